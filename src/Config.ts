@@ -1,0 +1,43 @@
+/**
+ * Typed configuration: the only place the process environment is read.
+ * Variables and defaults follow CONTRACT.md ("Configuration").
+ */
+import { Config, Option } from "effect"
+
+export const Role = ["api", "scheduler", "ingest", "dispatcher"] as const
+export type Role = (typeof Role)[number]
+
+const roles = Config.string("ROLES").pipe(
+  Config.withDefault(Role.join(",")),
+  Config.map((value) => value.split(",").map((role) => role.trim()).filter((role) => role.length > 0)),
+  Config.validate({
+    message: `ROLES must be a comma list of ${Role.join(", ")}`,
+    validation: (list): list is Array<Role> => list.every((role) => (Role as ReadonlyArray<string>).includes(role))
+  })
+)
+
+export const AppConfig = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  publicUrl: Config.option(Config.url("PUBLIC_URL")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  smtpUrl: Config.option(Config.redacted("SMTP_URL")),
+  mailFrom: Config.string("MAIL_FROM").pipe(Config.withDefault("status@localhost")),
+  adminEmail: Config.option(Config.string("ADMIN_EMAIL")),
+  adminPassword: Config.option(Config.redacted("ADMIN_PASSWORD")),
+  roles,
+  probeRegion: Config.string("PROBE_REGION").pipe(Config.withDefault("local"))
+}).pipe(
+  Config.map((config) => ({
+    ...config,
+    /** Public address of the status page, without a trailing slash. */
+    publicUrl: Option.match(config.publicUrl, {
+      onNone: () => `http://localhost:${config.port}`,
+      onSome: (url) => url.toString().replace(/\/$/, "")
+    })
+  }))
+)
+
+export type AppConfig = Config.Config.Success<typeof AppConfig>

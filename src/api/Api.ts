@@ -1,0 +1,20 @@
+/**
+ * The whole HTTP API, declared once. The server, the OpenAPI document and the typed
+ * client used by tests and the dashboard all derive from it.
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ServiceUnavailable } from "../domain/Errors.js"
+import { ComponentsApi } from "./ComponentsApi.js"
+import { HealthApi } from "./HealthApi.js"
+import { OrganizationApi } from "./OrganizationApi.js"
+import { StatusApi } from "./StatusApi.js"
+
+export class Api extends HttpApi.make("status-page")
+  .add(HealthApi)
+  .add(StatusApi)
+  .add(ComponentsApi)
+  .add(OrganizationApi)
+  // Any endpoint that reaches the database answers 503 while it is away.
+  .addError(ServiceUnavailable)
+  .annotate(OpenApi.Title, "Status page service")
+{}

@@ -1,0 +1,80 @@
+import { Model } from "@effect/sql"
+import { Schema } from "effect"
+import { Int32, Name, Text } from "./Fields.js"
+
+export const ComponentStatus = Schema.Literal(
+  "operational",
+  "degraded",
+  "partial_outage",
+  "major_outage",
+  "maintenance"
+)
+export type ComponentStatus = typeof ComponentStatus.Type
+
+/** Severity order of component statuses, worst first (CONTRACT.md, "Overall status"). */
+const severity: Record<ComponentStatus, number> = {
+  major_outage: 4,
+  partial_outage: 3,
+  degraded: 2,
+  maintenance: 1,
+  operational: 0
+}
+
+/** The worst of the given statuses; `operational` when there are none. */
+export const worstStatus = (statuses: Iterable<ComponentStatus>): ComponentStatus => {
+  let worst: ComponentStatus = "operational"
+  for (const status of statuses) if (severity[status] > severity[worst]) worst = status
+  return worst
+}
+
+export const ComponentId = Schema.String.pipe(Schema.brand("ComponentId"))
+export type ComponentId = typeof ComponentId.Type
+
+export const ComponentName = Name(200)
+export const ComponentDescription = Text(2000)
+export const DisplayOrder = Int32
+
+export class Component extends Model.Class<Component>("Component")({
+  id: Model.Generated(ComponentId),
+  name: ComponentName,
+  description: ComponentDescription,
+  status: ComponentStatus,
+  displayOrder: DisplayOrder,
+  isPublic: Schema.Boolean,
+  createdAt: Model.DateTimeInsertFromDate,
+  updatedAt: Model.DateTimeUpdateFromDate
+}) {}
+
+/**
+ * Body of POST /admin/components: only the name is required. Defaults: empty description,
+ * `operational`, public, and placed after the last component.
+ */
+export class CreateComponent extends Schema.Class<CreateComponent>("CreateComponent")({
+  name: ComponentName,
+  description: Schema.optional(ComponentDescription),
+  status: Schema.optional(ComponentStatus),
+  displayOrder: Schema.optional(DisplayOrder),
+  isPublic: Schema.optional(Schema.Boolean)
+}) {}
+
+/** Body of PUT /admin/components/:id: a partial update. */
+export class UpdateComponent extends Schema.Class<UpdateComponent>("UpdateComponent")({
+  name: Schema.optional(ComponentName),
+  description: Schema.optional(ComponentDescription),
+  status: Schema.optional(ComponentStatus),
+  displayOrder: Schema.optional(DisplayOrder),
+  isPublic: Schema.optional(Schema.Boolean)
+}) {}
+
+export class SetComponentStatus extends Schema.Class<SetComponentStatus>("SetComponentStatus")({
+  status: ComponentStatus
+}) {}
+
+/** A component as the public sees it. */
+export class PublicComponent extends Schema.Class<PublicComponent>("PublicComponent")({
+  id: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  status: ComponentStatus,
+  displayOrder: Schema.Number
+}) {}

@@ -1,0 +1,37 @@
+/**
+ * Field schemas shared by several resources. They keep out what PostgreSQL would
+ * refuse (NUL characters, out-of-range integers), so bad input is a 400, never a 500.
+ */
+import { Schema } from "effect"
+
+const noNul = (s: string) => !s.includes("\u0000") || "must not contain NUL characters"
+
+/** A string of at most `max` characters without NUL. */
+export const Text = (max: number) =>
+  Schema.String.pipe(
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
+    Schema.filter(noNul)
+  )
+
+/** A non-blank string (after trimming) of at most `max` characters. */
+export const Name = (max: number) =>
+  Schema.Trim.pipe(
+    Schema.compose(Text(max)),
+    Schema.minLength(1, { message: () => "must not be empty" })
+  )
+
+/** An absolute http(s) URL. */
+export const HttpUrl = Text(2048).pipe(
+  Schema.filter((value) => {
+    try {
+      const url = new URL(value)
+      return url.protocol === "http:" || url.protocol === "https:" ? true : "must be an http(s) URL"
+    } catch {
+      return "must be an absolute http(s) URL"
+    }
+  }),
+  Schema.annotations({ identifier: "HttpUrl", description: "An absolute http:// or https:// URL" })
+)
+
+/** A 32-bit signed integer, the range of a PostgreSQL `integer` column. */
+export const Int32 = Schema.Int.pipe(Schema.between(-2147483648, 2147483647))

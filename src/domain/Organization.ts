@@ -1,0 +1,46 @@
+import { Model } from "@effect/sql"
+import { Schema } from "effect"
+import { HttpUrl, Name } from "./Fields.js"
+
+export const OrganizationId = Schema.String.pipe(Schema.brand("OrganizationId"))
+export type OrganizationId = typeof OrganizationId.Type
+
+export const BrandColor = Schema.String.pipe(
+  Schema.pattern(/^#[0-9a-fA-F]{6}$/, { message: () => "must be a colour of the form #rrggbb" })
+)
+
+/** A time zone the runtime knows by its IANA name, written as IANA writes it (`Europe/Paris`, `UTC`). */
+export const isIanaTimeZone = (name: string): boolean => {
+  if (!/^(UTC|[A-Z][A-Za-z_-]+(\/[A-Za-z0-9_+-]+){1,2})$/.test(name)) return false
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name })
+    return true
+  } catch {
+    return false
+  }
+}
+
+export const TimeZone = Schema.String.pipe(
+  Schema.filter((name) => isIanaTimeZone(name) || "must be an IANA time zone such as Europe/Paris"),
+  Schema.annotations({ identifier: "TimeZone", description: "IANA time-zone name" })
+)
+
+export const OrganizationName = Name(200)
+
+export class Organization extends Model.Class<Organization>("Organization")({
+  id: Model.Generated(OrganizationId),
+  name: OrganizationName,
+  logoUrl: Schema.NullOr(Schema.String),
+  brandColor: BrandColor,
+  timezone: TimeZone,
+  createdAt: Model.DateTimeInsertFromDate,
+  updatedAt: Model.DateTimeUpdateFromDate
+}) {}
+
+/** Body of PUT /admin/org/:id: a partial update; `logoUrl: null` removes the logo. */
+export class UpdateOrganization extends Schema.Class<UpdateOrganization>("UpdateOrganization")({
+  name: Schema.optional(OrganizationName),
+  logoUrl: Schema.optional(Schema.NullOr(HttpUrl)),
+  brandColor: Schema.optional(BrandColor),
+  timezone: Schema.optional(TimeZone)
+}) {}

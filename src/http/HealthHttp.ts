@@ -1,0 +1,21 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Api } from "../api/Api.js"
+import { Health } from "../api/HealthApi.js"
+import { databaseUnavailable } from "../persistence/DatabaseErrors.js"
+
+const ok = new Health({ status: "ok" })
+
+export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return handlers
+      .handle("live", () => Effect.succeed(ok))
+      .handle("ready", () =>
+        sql`select 1`.pipe(
+          Effect.timeout("2 seconds"),
+          Effect.as(ok),
+          Effect.catchAll(() => Effect.fail(databaseUnavailable))
+        ))
+  }))

@@ -1,0 +1,27 @@
+/**
+ * The HTTP side: the HttpApi handlers, OpenAPI document at /api/v1/openapi.json and its
+ * Swagger page at /docs. Needs an HttpServer and a migrated database.
+ */
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { Layer } from "effect"
+import { Api } from "../api/Api.js"
+import { Components } from "../services/Components.js"
+import { OrganizationProfile } from "../services/Organization.js"
+import { PublicStatus } from "../services/PublicStatus.js"
+import { errorBodies } from "./ErrorBodies.js"
+import { ComponentsHttp } from "./ComponentsHttp.js"
+import { HealthHttp } from "./HealthHttp.js"
+import { OrganizationHttp } from "./OrganizationHttp.js"
+import { StatusHttp } from "./StatusHttp.js"
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp]),
+  Layer.provide([Components.Default, PublicStatus.Default, OrganizationProfile.Default])
+)
+
+export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
+  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
+  Layer.provide(ApiLive),
+  HttpServer.withLogAddress
+)

@@ -1,0 +1,50 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Component } from "../domain/Component.js"
+import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../domain/Component.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { definedFields, rowsOf } from "./Rows.js"
+
+export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("ComponentsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const components = rowsOf(Component)
+
+    return {
+      findAll: () => components.all(sql`select * from components order by display_order, name, id`),
+
+      findPublic: () =>
+        components.all(sql`select * from components where is_public order by display_order, name, id`),
+
+      findById: (id: ComponentId) => components.first(sql`select * from components where id = ${id}`),
+
+      /** Fills the defaults of CreateComponent; without a displayOrder the component goes last. */
+      insert: (input: CreateComponent) =>
+        components.one(sql`
+          insert into components (name, description, status, display_order, is_public)
+          values (${input.name}, ${input.description ?? ""}, ${input.status ?? "operational"},
+                  coalesce(${input.displayOrder ?? null}::integer,
+                           (select coalesce(max(display_order) + 1, 0) from components)),
+                  ${input.isPublic ?? true})
+          returning *`),
+
+      update: (id: ComponentId, changes: UpdateComponent) => {
+        const fields = definedFields(changes)
+        return components.first(
+          Object.keys(fields).length === 0
+            ? sql`select * from components where id = ${id}`
+            : sql`update components set ${sql.update(fields)}, updated_at = now() where id = ${id} returning *`
+        )
+      },
+
+      setStatus: (id: ComponentId, status: ComponentStatus) =>
+        components.first(sql`update components set status = ${status}, updated_at = now() where id = ${id} returning *`),
+
+      /** True when a component was deleted. */
+      remove: (id: ComponentId) =>
+        orUnavailable(sql`delete from components where id = ${id} returning id`).pipe(
+          Effect.map((rows) => rows.length > 0)
+        )
+    } as const
+  })
+}) {}

@@ -1,0 +1,36 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Organization } from "../domain/Organization.js"
+import type { OrganizationId, UpdateOrganization } from "../domain/Organization.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { definedFields, rowsOf } from "./Rows.js"
+
+/** The profile a new deployment starts with; the operator edits it with PUT /admin/org/:id. */
+const defaultProfile = { name: "Status", brandColor: "#2563eb", timezone: "UTC" }
+
+export class OrganizationRepo extends Effect.Service<OrganizationRepo>()("OrganizationRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const organizations = rowsOf(Organization)
+
+    return {
+      /** Creates the deployment's organization unless it exists (the singleton column settles races). */
+      ensureExists: () =>
+        orUnavailable(sql`
+          insert into organizations (name, brand_color, timezone)
+          values (${defaultProfile.name}, ${defaultProfile.brandColor}, ${defaultProfile.timezone})
+          on conflict (singleton) do nothing`),
+
+      find: () => organizations.first(sql`select * from organizations limit 1`),
+
+      update: (id: OrganizationId, changes: UpdateOrganization) => {
+        const fields = definedFields(changes)
+        return organizations.first(
+          Object.keys(fields).length === 0
+            ? sql`select * from organizations where id = ${id}`
+            : sql`update organizations set ${sql.update(fields)}, updated_at = now() where id = ${id} returning *`
+        )
+      }
+    } as const
+  })
+}) {}

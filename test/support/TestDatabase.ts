@@ -1,0 +1,35 @@
+/**
+ * A fresh PostgreSQL database per test layer on the machine's server (TEST_DATABASE_URL,
+ * default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards, so suites never
+ * see each other's data. It is handed to the app as DATABASE_URL through a ConfigProvider.
+ */
+import { Reactivity } from "@effect/experimental"
+import { PgClient } from "@effect/sql-pg"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+
+export const adminUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const withAdmin = <A, E>(f: (sql: PgClient.PgClient) => Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 }), f)).pipe(
+    Effect.provide(Reactivity.layer)
+  )
+
+/** Creates a database and returns its URL; drops it when the scope closes. */
+export const freshDatabaseUrl = Effect.acquireRelease(
+  Effect.gen(function*() {
+    const name = `sps_test_${randomBytes(6).toString("hex")}`
+    yield* withAdmin((sql) => sql.unsafe(`create database "${name}"`))
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    return { name, url: url.toString() }
+  }),
+  ({ name }) => withAdmin((sql) => sql.unsafe(`drop database if exists "${name}" with (force)`)).pipe(Effect.orDie)
+).pipe(Effect.orDie)
+
+/** Configuration for the app under test: a fresh database plus the given variables. */
+export const testConfig = (variables: Record<string, string> = {}) =>
+  Layer.unwrapScoped(
+    Effect.map(freshDatabaseUrl, ({ url }) =>
+      Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, ...variables })))
+  )

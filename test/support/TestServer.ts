@@ -1,0 +1,34 @@
+/**
+ * The real HTTP stack on a random loopback port, over a fresh database. Tests talk to it
+ * with the typed client derived from the API (`ApiClient`) or, for bad input, raw requests.
+ */
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Api } from "../../src/api/Api.js"
+import { HttpLive } from "../../src/http/Server.js"
+import { Database } from "../../src/persistence/Database.js"
+import { testConfig } from "./TestDatabase.js"
+
+export const TestServer = (variables: Record<string, string> = {}) =>
+  HttpLive.pipe(
+    Layer.provide(Database),
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provide(testConfig(variables)),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+
+export const ApiClient = HttpApiClient.make(Api)
+
+/** Sends a raw request with a JSON body (any value, even an invalid one) and returns status and parsed body. */
+export const sendJson = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", url: string, body?: unknown) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    let request = HttpClientRequest.make(method)(url)
+    if (body !== undefined) {
+      request = HttpClientRequest.bodyText(request, typeof body === "string" ? body : JSON.stringify(body), "application/json")
+    }
+    const response = yield* client.execute(request)
+    const text = yield* response.text
+    return { status: response.status, headers: response.headers, body: text.length > 0 ? JSON.parse(text) : undefined }
+  }).pipe(Effect.scoped)
