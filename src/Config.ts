@@ -2,7 +2,7 @@
  * Typed configuration: the only place the process environment is read.
  * Variables and defaults follow CONTRACT.md ("Configuration").
  */
-import { Config, Option } from "effect"
+import { Config, Duration, Option } from "effect"
 
 export const Role = ["api", "scheduler", "ingest", "dispatcher"] as const
 export type Role = (typeof Role)[number]
@@ -27,6 +27,8 @@ export const AppConfig = Config.all({
   mailFrom: Config.string("MAIL_FROM").pipe(Config.withDefault("status@localhost")),
   adminEmail: Config.option(Config.string("ADMIN_EMAIL")),
   adminPassword: Config.option(Config.redacted("ADMIN_PASSWORD")),
+  sessionIdleTimeout: Config.duration("SESSION_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.hours(12))),
+  sessionMaxAge: Config.duration("SESSION_MAX_AGE").pipe(Config.withDefault(Duration.days(7))),
   roles,
   probeRegion: Config.string("PROBE_REGION").pipe(Config.withDefault("local"))
 }).pipe(

@@ -4,6 +4,8 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ServiceUnavailable } from "../domain/Errors.js"
+import { ApiKeysApi } from "./ApiKeysApi.js"
+import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
@@ -14,6 +16,8 @@ export class Api extends HttpApi.make("status-page")
   .add(StatusApi)
   .add(ComponentsApi)
   .add(OrganizationApi)
+  .add(AuthApi)
+  .add(ApiKeysApi)
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "Status page service")

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Component, ComponentId, CreateComponent, SetComponentStatus, UpdateComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
+import { Authentication } from "./Security.js"
 
 const ComponentPath = Schema.Struct({ id: ComponentId })
 
@@ -32,5 +33,6 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       .addSuccess(Component.json)
       .addError(NotFound)
   )
+  .middleware(Authentication)
   .prefix("/api/v1/admin/components")
 {}

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { NotFound } from "../domain/Errors.js"
 import { Organization, OrganizationId, UpdateOrganization } from "../domain/Organization.js"
+import { Authentication } from "./Security.js"
 
 export class OrganizationApi extends HttpApiGroup.make("organization")
   .add(HttpApiEndpoint.get("get", "/").addSuccess(Organization.json))
@@ -12,5 +13,6 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
       .addSuccess(Organization.json)
       .addError(NotFound)
   )
+  .middleware(Authentication)
   .prefix("/api/v1/admin/org")
 {}

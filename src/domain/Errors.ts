@@ -37,3 +37,22 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
 export const orNotFound = (what: string, id: string) =>
 <A, E, R>(self: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | NotFound, R> =>
   Effect.flatMap(self, Option.match({ onNone: () => Effect.fail(NotFound.of(what, id)), onSome: Effect.succeed }))
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
+  "Unauthorized",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 401 })
+) {}
+
+export class Forbidden extends Schema.TaggedError<Forbidden>()(
+  "Forbidden",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
+/** 429; the response also carries a `Retry-After` header with `retryAfterSeconds`. */
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
+  "TooManyRequests",
+  { message: Schema.String, retryAfterSeconds: Schema.Int },
+  HttpApiSchema.annotations({ status: 429 })
+) {}

@@ -3,20 +3,37 @@
  * Swagger page at /docs. Needs an HttpServer and a migrated database.
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../api/Api.js"
+import { Administrators } from "../services/Administrators.js"
+import { ApiKeys } from "../services/ApiKeys.js"
 import { Components } from "../services/Components.js"
 import { OrganizationProfile } from "../services/Organization.js"
 import { PublicStatus } from "../services/PublicStatus.js"
+import { Sessions } from "../services/Sessions.js"
+import { ApiKeysHttp } from "./ApiKeysHttp.js"
+import { AuthenticationLive } from "./Authentication.js"
+import { AuthHttp } from "./AuthHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
 
+const FirstAdministrator = Layer.effectDiscard(Effect.flatMap(Administrators, (admins) => admins.ensureFirstAdministrator()))
+
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp]),
-  Layer.provide([Components.Default, PublicStatus.Default, OrganizationProfile.Default])
+  Layer.provide(FirstAdministrator),
+  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
+  Layer.provide(AuthenticationLive),
+  Layer.provide([
+    Components.Default,
+    PublicStatus.Default,
+    OrganizationProfile.Default,
+    Administrators.Default,
+    ApiKeys.Default,
+    Sessions.Default
+  ])
 )
 
 export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(

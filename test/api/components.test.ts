@@ -62,6 +62,18 @@ it.layer(TestServer())("components", (it) => {
       }
     }))
 
+  it.effect("refuses ids PostgreSQL cannot compare with 400, not 500", () =>
+    Effect.gen(function*() {
+      for (const [method, body] of [["PUT", { name: "x" }], ["DELETE", undefined]] as const) {
+        const nul = yield* sendJson(method, "/api/v1/admin/components/%00", body)
+        expect(nul.status, method).toBe(400)
+        // The router itself refuses parameters over 100 characters as an unknown route.
+        const long = yield* sendJson(method, `/api/v1/admin/components/${"x".repeat(500)}`, body)
+        expect([400, 404], method).toContain(long.status)
+        expect(typeof long.body._tag).toBe("string")
+      }
+    }))
+
   it.effect("rejects every kind of bad body with 400 and the error shape", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient

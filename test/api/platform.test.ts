@@ -1,12 +1,9 @@
 import { HttpClient } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
-import { HttpLive } from "../../src/http/Server.js"
-import { Database } from "../../src/persistence/Database.js"
 import { tcpProxy } from "../support/TcpProxy.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
-import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+import { ApiClient, sendJson, TestServer, TestStack } from "../support/TestServer.js"
 
 it.layer(TestServer())("platform endpoints", (it) => {
   it.effect("healthz and readyz answer ok", () =>
@@ -53,10 +50,7 @@ const BehindProxy = Layer.unwrapScoped(
     const url = new URL(database.url)
     const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
     url.port = String(proxy.port)
-    const app = HttpLive.pipe(
-      Layer.provide(Database),
-      Layer.provideMerge(NodeHttpServer.layerTest),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url.toString() }))),
+    const app = TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url.toString() }))).pipe(
       Layer.provide(Logger.minimumLogLevel(LogLevel.None))
     )
     return Layer.merge(app, Layer.succeed(Proxy, proxy))

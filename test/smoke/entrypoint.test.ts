@@ -1,15 +1,21 @@
 /**
  * Boots the real entry point with no DATABASE_URL (the embedded PGlite default), talks to it
- * over HTTP, stops it with SIGTERM and starts it again on the same data directory.
+ * over HTTP, stops it with SIGTERM, uses the CLI on the same data, and starts it again.
  */
 import { describe, expect, it } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, startService, waitFor200 } from "../support/ChildProcess.js"
+import { freePort, runCommand, startService, waitFor200 } from "../support/ChildProcess.js"
+
+const json = (body: unknown, headers: Record<string, string> = {}) => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body)
+})
 
 describe("npm start on the embedded default", () => {
-  it("serves the summary, keeps data across a restart and stops cleanly on SIGTERM", async () => {
+  it("serves, prints the first administrator's password once, keeps data, and the CLI manages access", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "sps-smoke-"))
     try {
       const port = await freePort()
@@ -24,20 +30,49 @@ describe("npm start on the embedded default", () => {
         activeIncidents: [],
         upcomingMaintenance: []
       })
-      const created = await fetch(`${base}/api/v1/admin/components`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "Checkout", status: "degraded" })
-      })
+      const printed = /Sign in as (\S+) with password (\S+) /.exec(first.output())
+      expect(printed?.[1]).toBe("admin@localhost")
+      const signIn = await fetch(`${base}/api/v1/auth/signin`, json({ email: printed![1], password: printed![2] }))
+      expect(signIn.status).toBe(200)
+      const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!
+      expect((await fetch(`${base}/api/v1/admin/components`, json({ name: "Checkout" }))).status).toBe(401)
+      const created = await fetch(`${base}/api/v1/admin/components`, json({ name: "Checkout", status: "degraded" }, { cookie }))
       expect(created.status).toBe(201)
       first.child.kill("SIGTERM")
       expect(await first.exited).toBe(0)
+
+      // The embedded database admits one process at a time: the CLI runs while the service is down.
+      const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "smoke"], env)
+      expect(key.code, key.stderr).toBe(0)
+      expect(key.stdout.trim()).toMatch(/^svc_[A-Za-z0-9]{32}$/)
+      const reset = await runCommand(
+        "src/cli.ts",
+        ["admin", "reset-password", "--email", "admin@localhost", "--password-stdin"],
+        env,
+        "a brand new passphrase\n"
+      )
+      expect(reset.code, reset.stderr).toBe(0)
+      const unknown = await runCommand("src/cli.ts", ["admin", "reset-password", "--email", "nobody@example.com"], env)
+      expect(unknown.code).toBe(2)
+      expect((await runCommand("src/cli.ts", ["api-key", "create"], env)).code).toBe(2)
 
       const second = startService("src/main.ts", env)
       const again = await waitFor200(`${base}/api/v1/status`, 60_000, second)
       const body = await again.json()
       expect(body.status).toBe("degraded")
       expect(body.components.map((c: { name: string }) => c.name)).toEqual(["Checkout"])
+      expect(second.output()).not.toContain("with password")
+
+      const authorization = `Bearer ${key.stdout.trim()}`
+      expect((await fetch(`${base}/api/v1/admin/components`, { headers: { authorization } })).status).toBe(200)
+      expect((await fetch(`${base}/api/v1/admin/components`, { headers: { cookie } })).status).toBe(401)
+      const oldPassword = await fetch(`${base}/api/v1/auth/signin`, json({ email: "admin@localhost", password: printed![2] }))
+      expect(oldPassword.status).toBe(401)
+      const newPassword = await fetch(
+        `${base}/api/v1/auth/signin`,
+        json({ email: "admin@localhost", password: "a brand new passphrase" })
+      )
+      expect(newPassword.status).toBe(200)
       second.child.kill("SIGTERM")
       expect(await second.exited).toBe(0)
     } finally {

@@ -36,12 +36,28 @@ export const startService = (entry: string, env: Record<string, string>): Servic
   return { child, output: () => output, exited }
 }
 
+/** Runs `tsx <entry> ...args` to completion and returns its exit code and output. */
+export const runCommand = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>, stdin?: string) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(`${projectRoot}/node_modules/.bin/tsx`, [entry, ...args], {
+      cwd: projectRoot,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.stdin.end(stdin ?? "")
+    child.on("exit", (code) => resolve({ code, stdout, stderr }))
+  })
+
 /** Polls `url` until it answers 200, or fails after `timeoutMs`. */
 export const waitFor200 = async (url: string, timeoutMs: number, service?: Service) => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     try {
-      const response = await fetch(url)
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) })
       if (response.status === 200) return response
     } catch {
       // not listening yet

@@ -5,7 +5,7 @@
  */
 import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 
 export const adminUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -27,9 +27,15 @@ export const freshDatabaseUrl = Effect.acquireRelease(
   ({ name }) => withAdmin((sql) => sql.unsafe(`drop database if exists "${name}" with (force)`)).pipe(Effect.orDie)
 ).pipe(Effect.orDie)
 
+/** The URL of the suite's database, for tests that inspect it directly. */
+export class TestDatabaseUrl extends Context.Tag("test/TestDatabaseUrl")<TestDatabaseUrl, string>() {}
+
 /** Configuration for the app under test: a fresh database plus the given variables. */
 export const testConfig = (variables: Record<string, string> = {}) =>
   Layer.unwrapScoped(
     Effect.map(freshDatabaseUrl, ({ url }) =>
-      Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, ...variables })))
+      Layer.merge(
+        Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, ...variables })),
+        Layer.succeed(TestDatabaseUrl, url)
+      ))
   )

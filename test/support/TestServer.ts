@@ -1,34 +1,76 @@
 /**
  * The real HTTP stack on a random loopback port, over a fresh database. Tests talk to it
- * with the typed client derived from the API (`ApiClient`) or, for bad input, raw requests.
+ * with the typed client derived from the API (`ApiClient`) or, for bad input, raw requests
+ * (`sendJson`). Both carry an API key created for the suite; `Anonymous` is the same client
+ * without credentials. The server's Clock is the suite's TestClock, set to the real time.
  */
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
 import { Api } from "../../src/api/Api.js"
+import { CreateApiKey } from "../../src/domain/Auth.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
+import { ApiKeys } from "../../src/services/ApiKeys.js"
 import { testConfig } from "./TestDatabase.js"
 
-export const TestServer = (variables: Record<string, string> = {}) =>
-  HttpLive.pipe(
-    Layer.provide(Database),
+export class Anonymous extends Context.Tag("test/Anonymous")<Anonymous, HttpClient.HttpClient>() {}
+export class SuiteApiKey extends Context.Tag("test/SuiteApiKey")<SuiteApiKey, string>() {}
+
+const Authenticated = Layer.effectContext(
+  Effect.gen(function*() {
+    const anonymous = yield* HttpClient.HttpClient
+    const apiKeys = yield* ApiKeys
+    const { key } = yield* apiKeys.create(new CreateApiKey({ name: "test suite" }), null)
+    return Context.make(HttpClient.HttpClient, anonymous.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key)))).pipe(
+      Context.add(Anonymous, anonymous),
+      Context.add(SuiteApiKey, key)
+    )
+  })
+).pipe(Layer.provide(ApiKeys.Default))
+
+/** The authenticated stack over the configuration `config` provides (DATABASE_URL at least). */
+export const TestStack = <A, E>(config: Layer.Layer<A, E>) =>
+  Authenticated.pipe(
+    Layer.provideMerge(HttpLive),
+    Layer.provideMerge(Database),
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provide(testConfig(variables)),
+    Layer.provideMerge(config),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )
 
+/** For `it.layer`: a fresh database plus `variables`, and the TestClock set to now. */
+export const TestServer = (variables: Record<string, string> = {}) =>
+  TestStack(testConfig(variables)).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))
+
 export const ApiClient = HttpApiClient.make(Api)
 
+/** The typed client without credentials. */
+export const AnonymousApiClient = Effect.flatMap(Anonymous, (client) =>
+  HttpApiClient.make(Api).pipe(Effect.provideService(HttpClient.HttpClient, client)))
+
 /** Sends a raw request with a JSON body (any value, even an invalid one) and returns status and parsed body. */
-export const sendJson = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", url: string, body?: unknown) =>
+export const sendJson = (
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {}
+) =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
-    let request = HttpClientRequest.make(method)(url)
+    let request = HttpClientRequest.make(method)(url).pipe(HttpClientRequest.setHeaders(headers))
     if (body !== undefined) {
       request = HttpClientRequest.bodyText(request, typeof body === "string" ? body : JSON.stringify(body), "application/json")
     }
     const response = yield* client.execute(request)
     const text = yield* response.text
-    return { status: response.status, headers: response.headers, body: text.length > 0 ? JSON.parse(text) : undefined }
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text.length > 0 && response.headers["content-type"]?.includes("json") ? JSON.parse(text) : text
+    }
   }).pipe(Effect.scoped)
+
+/** `sendJson` without credentials. */
+export const sendAnonymous = (...args: Parameters<typeof sendJson>) =>
+  Effect.flatMap(Anonymous, (client) => sendJson(...args).pipe(Effect.provideService(HttpClient.HttpClient, client)))

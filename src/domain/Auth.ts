@@ -1,0 +1,60 @@
+import { Model } from "@effect/sql"
+import { Context, Schema } from "effect"
+import { Id, Name, NullableTimestampColumn, Text, TimestampColumn, UtcTimestamp } from "./Fields.js"
+
+export const UserId = Id("UserId")
+export type UserId = typeof UserId.Type
+
+/** An administrator as the API shows it: never the password hash. */
+export class User extends Schema.Class<User>("User")({
+  id: UserId,
+  email: Schema.String,
+  name: Schema.String
+}) {}
+
+export class SignIn extends Schema.Class<SignIn>("SignIn")({
+  email: Text(320),
+  password: Text(1024)
+}) {}
+
+export class SignedIn extends Schema.Class<SignedIn>("SignedIn")({ user: User }) {}
+
+export class Me extends Schema.Class<Me>("Me")({
+  /** The signed-in user, or the user who created the API key (null for keys made by the CLI). */
+  user: Schema.NullOr(User),
+  authenticatedBy: Schema.Literal("session", "apiKey")
+}) {}
+
+export const ApiKeyId = Id("ApiKeyId")
+export type ApiKeyId = typeof ApiKeyId.Type
+
+/** `svc_` followed by 32 characters of [A-Za-z0-9] (specification, "API key rules"). */
+export const apiKeyPattern = /^svc_[A-Za-z0-9]{32}$/
+export const apiKeyPrefixLength = 12
+
+export class ApiKey extends Model.Class<ApiKey>("ApiKey")({
+  id: Model.Generated(ApiKeyId),
+  name: Schema.String,
+  prefix: Schema.String,
+  createdAt: TimestampColumn,
+  lastUsedAt: NullableTimestampColumn,
+  expiresAt: NullableTimestampColumn
+}) {}
+
+export class CreateApiKey extends Schema.Class<CreateApiKey>("CreateApiKey")({
+  name: Name(200),
+  expiresAt: Schema.optional(UtcTimestamp)
+}) {}
+
+/** The creation response: the only time the full `key` is shown. */
+export class CreatedApiKey extends Schema.Class<CreatedApiKey>("CreatedApiKey")({
+  ...ApiKey.json.fields,
+  key: Schema.String
+}) {}
+
+/** Who is making an authenticated admin request. */
+export type Principal =
+  | { readonly method: "session"; readonly sessionId: string; readonly userId: UserId }
+  | { readonly method: "apiKey"; readonly apiKeyId: ApiKeyId; readonly userId: UserId | null }
+
+export class CurrentPrincipal extends Context.Tag("CurrentPrincipal")<CurrentPrincipal, Principal>() {}

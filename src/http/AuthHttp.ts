@@ -1,0 +1,55 @@
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Option } from "effect"
+import { Api } from "../api/Api.js"
+import { sessionCookie } from "../api/Security.js"
+import { AppConfig } from "../Config.js"
+import { CurrentPrincipal, Me, SignedIn } from "../domain/Auth.js"
+import { Forbidden, TooManyRequests } from "../domain/Errors.js"
+import { Administrators } from "../services/Administrators.js"
+import { Sessions } from "../services/Sessions.js"
+import { isCrossSiteChange } from "./SameOrigin.js"
+
+/** Adds `Retry-After` to a 429 answer. */
+export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (error) =>
+    error instanceof TooManyRequests
+      ? HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfterSeconds)))
+      )
+      : Effect.void)
+
+export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
+  Effect.gen(function*() {
+    const administrators = yield* Administrators
+    const sessions = yield* Sessions
+    const config = yield* AppConfig
+    const cookieOptions = { sameSite: "lax", path: "/" } as const
+
+    return handlers
+      .handle("signIn", ({ payload }) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const client = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const { token, user } = yield* administrators.signIn(payload, client)
+          yield* HttpApiBuilder.securitySetCookie(sessionCookie, token, {
+            ...cookieOptions,
+            maxAge: Duration.toSeconds(config.sessionMaxAge)
+          })
+          return new SignedIn({ user })
+        }).pipe(withRetryAfter))
+      .handle("signOut", () =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (isCrossSiteChange(request, config.publicUrl)) {
+            return yield* new Forbidden({ message: "Cross-site requests cannot sign out" })
+          }
+          yield* sessions.end(request.cookies[sessionCookie.key] ?? "")
+          yield* HttpApiBuilder.securitySetCookie(sessionCookie, "", { ...cookieOptions, maxAge: 0 })
+        }))
+      .handle("me", () =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const user = principal.userId === null ? Option.none() : yield* administrators.find(principal.userId)
+          return new Me({ user: Option.getOrNull(user), authenticatedBy: principal.method })
+        }))
+  }))

@@ -1,0 +1,21 @@
+/**
+ * Cross-site request refusal for cookie-authenticated state changes (CONTRACT.md): a request
+ * marked `Sec-Fetch-Site: cross-site`, or whose `Origin` is neither the public URL's origin
+ * nor the host it was sent to, is refused. Reads (GET, HEAD, OPTIONS) are never refused.
+ */
+import type { HttpServerRequest } from "@effect/platform"
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
+
+export const isCrossSiteChange = (request: HttpServerRequest.HttpServerRequest, publicUrl: string): boolean => {
+  if (safeMethods.has(request.method)) return false
+  if (request.headers["sec-fetch-site"] === "cross-site") return true
+  const origin = request.headers["origin"]
+  if (origin === undefined) return false
+  try {
+    const from = new URL(origin)
+    return from.origin !== new URL(publicUrl).origin && from.host !== request.headers["host"]
+  } catch {
+    return true // "null" or garbage: an opaque origin is foreign
+  }
+}

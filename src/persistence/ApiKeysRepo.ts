@@ -1,0 +1,44 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { ApiKey, UserId } from "../domain/Auth.js"
+import type { ApiKeyId } from "../domain/Auth.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { rowsOf } from "./Rows.js"
+
+/** What authentication needs of a key: never sent to a client. */
+export class ApiKeyCredential extends Schema.Class<ApiKeyCredential>("ApiKeyCredential")({
+  id: Schema.String,
+  keyHash: Schema.Uint8ArrayFromSelf,
+  createdBy: Schema.NullOr(UserId),
+  expiresAt: Schema.NullOr(Schema.DateFromSelf)
+}) {}
+
+const columns = "id, name, prefix, created_at, last_used_at, expires_at"
+
+export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const keys = rowsOf(ApiKey)
+    const credentials = rowsOf(ApiKeyCredential)
+    return {
+      list: () => keys.all(sql`select ${sql.literal(columns)} from api_keys order by created_at, id`),
+      insert: (key: {
+        name: string
+        prefix: string
+        keyHash: Buffer
+        createdBy: UserId | null
+        createdAt: Date
+        expiresAt: Date | null
+      }) =>
+        keys.one(sql`
+          insert into api_keys (name, prefix, key_hash, created_by, created_at, expires_at)
+          values (${key.name}, ${key.prefix}, ${key.keyHash}, ${key.createdBy}, ${key.createdAt}, ${key.expiresAt})
+          returning ${sql.literal(columns)}`),
+      findByPrefix: (prefix: string) =>
+        credentials.all(sql`select id, key_hash, created_by, expires_at from api_keys where prefix = ${prefix}`),
+      markUsed: (id: string, at: Date) => orUnavailable(sql`update api_keys set last_used_at = ${at} where id = ${id}`),
+      remove: (id: ApiKeyId) =>
+        orUnavailable(sql`delete from api_keys where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0))
+    } as const
+  })
+}) {}
