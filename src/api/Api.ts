@@ -8,12 +8,14 @@ import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { StatusApi } from "./StatusApi.js"
+import { WebhooksApi } from "./WebhooksApi.js"
 
 export class Api extends HttpApi.make("status-page")
   .add(HealthApi)
   .add(StatusApi)
   .add(ComponentsApi)
   .add(OrganizationApi)
+  .add(WebhooksApi)
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "Status page service")

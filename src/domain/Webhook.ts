@@ -86,3 +86,22 @@ export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttem
   durationMs: Schema.Int,
   attemptedAt: Model.DateTimeInsertFromDate
 }) {}
+
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed")
+
+/** A delivery of one event to one webhook, across its attempts (row of webhook_deliveries). */
+export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
+  /** The delivery id: `webhook-id` and `X-Service-Delivery`, the same on every retry. */
+  id: Schema.String,
+  eventId: Schema.String,
+  eventName: EventName,
+  /** The event as NotificationEvent encodes it. */
+  event: Schema.Unknown,
+  webhookId: WebhookId,
+  status: DeliveryStatus,
+  /** Attempts made so far. */
+  attempts: Schema.Int,
+  nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  lastStatusCode: Schema.NullOr(Schema.Int),
+  lastError: Schema.NullOr(Schema.String)
+}) {}

@@ -8,15 +8,19 @@ import { Api } from "../api/Api.js"
 import { Components } from "../services/Components.js"
 import { OrganizationProfile } from "../services/Organization.js"
 import { PublicStatus } from "../services/PublicStatus.js"
+import { Webhooks } from "../services/Webhooks.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
+import { WebhooksHttp } from "./WebhooksHttp.js"
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp]),
-  Layer.provide([Components.Default, PublicStatus.Default, OrganizationProfile.Default])
+  Layer.provide(WebhooksHttp),
+  Layer.provide([Components.Default, PublicStatus.Default, OrganizationProfile.Default]),
+  Layer.provide(Webhooks.Default)
 )
 
 export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
