@@ -8,6 +8,7 @@ import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { StatusApi } from "./StatusApi.js"
+import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
 export class Api extends HttpApi.make("status-page")
@@ -16,6 +17,8 @@ export class Api extends HttpApi.make("status-page")
   .add(ComponentsApi)
   .add(OrganizationApi)
   .add(WebhooksApi)
+  .add(SubscriptionsApi)
+  .add(SubscribersApi)
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "Status page service")

@@ -37,3 +37,10 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
 export const orNotFound = (what: string, id: string) =>
 <A, E, R>(self: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | NotFound, R> =>
   Effect.flatMap(self, Option.match({ onNone: () => Effect.fail(NotFound.of(what, id)), onSome: Effect.succeed }))
+
+/** Too many requests; the response carries `Retry-After` with `retryAfterSeconds`. */
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
+  "TooManyRequests",
+  { message: Schema.String, retryAfterSeconds: Schema.Int },
+  HttpApiSchema.annotations({ status: 429 })
+) {}

@@ -8,19 +8,21 @@ import { Api } from "../api/Api.js"
 import { Components } from "../services/Components.js"
 import { OrganizationProfile } from "../services/Organization.js"
 import { PublicStatus } from "../services/PublicStatus.js"
+import { Subscriptions } from "../services/Subscriptions.js"
 import { Webhooks } from "../services/Webhooks.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
+import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp]),
-  Layer.provide(WebhooksHttp),
+  Layer.provide([WebhooksHttp, SubscriptionsHttp, SubscribersHttp]),
   Layer.provide([Components.Default, PublicStatus.Default, OrganizationProfile.Default]),
-  Layer.provide(Webhooks.Default)
+  Layer.provide([Webhooks.Default, Subscriptions.Default])
 )
 
 export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
