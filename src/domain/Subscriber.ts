@@ -1,7 +1,8 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
+import { Text } from "./Fields.js"
 
-export const SubscriberId = Schema.String.pipe(Schema.brand("SubscriberId"))
+export const SubscriberId = Text(1000).pipe(Schema.brand("SubscriberId"))
 export type SubscriberId = typeof SubscriberId.Type
 
 /**
@@ -38,7 +39,7 @@ export class Recipient extends Schema.Class<Recipient>("Recipient")({
 }) {}
 
 /** Tokens are URL-safe base64 of random bytes; anything else cannot match one. */
-const Token = Schema.String.pipe(Schema.maxLength(200))
+const Token = Text(200)
 
 export class Subscribe extends Schema.Class<Subscribe>("Subscribe")({ email: EmailAddress }) {}
 

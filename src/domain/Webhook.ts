@@ -6,7 +6,8 @@ import { HttpUrl, Name, Text } from "./Fields.js"
 export const WebhookType = Schema.Literal("chat_a", "chat_b", "chat_c", "generic")
 export type WebhookType = typeof WebhookType.Type
 
-export const WebhookId = Schema.String.pipe(Schema.brand("WebhookId"))
+/** Any text without NUL may be asked for (PostgreSQL refuses NUL); unknown ids are 404. */
+export const WebhookId = Text(1000).pipe(Schema.brand("WebhookId"))
 export type WebhookId = typeof WebhookId.Type
 
 export const WebhookName = Name(200)

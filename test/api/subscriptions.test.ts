@@ -165,7 +165,7 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect((yield* sendJson("DELETE", `/api/v1/admin/subscribers/${erin.id}`)).status).toBe(204)
       expect((yield* sendJson("DELETE", `/api/v1/admin/subscribers/${erin.id}`)).status).toBe(404)
 
-      const cases: ReadonlyArray<readonly [string, "GET" | "POST", string, unknown]> = [
+      const cases: ReadonlyArray<readonly [string, "GET" | "POST" | "DELETE", string, unknown]> = [
         ["no email", "POST", "/api/v1/subscribe", {}],
         ["not an address", "POST", "/api/v1/subscribe", { email: "nobody" }],
         ["header injection", "POST", "/api/v1/subscribe", { email: "a@b.test\r\nBcc: x@y.test" }],
@@ -173,7 +173,10 @@ it.layer(WithMail)("subscriptions", (it) => {
         ["number", "POST", "/api/v1/subscribe", { email: 42 }],
         ["malformed JSON", "POST", "/api/v1/subscribe", "{"],
         ["unsubscribe without token", "POST", "/api/v1/unsubscribe", { email: "a@b.test" }],
-        ["one-click without parameters", "POST", "/api/v1/unsubscribe/one-click", undefined]
+        ["one-click without parameters", "POST", "/api/v1/unsubscribe/one-click", undefined],
+        ["NUL in token", "POST", "/api/v1/unsubscribe", { email: "a@b.test", token: "\u0000" }],
+        ["NUL in one-click token", "POST", "/api/v1/unsubscribe/one-click?email=a@b.test&token=%00", undefined],
+        ["NUL in subscriber id", "DELETE", "/api/v1/admin/subscribers/%00", undefined]
       ]
       for (const [label, method, url, body] of cases) {
         const response = yield* sendJson(method, url, body)

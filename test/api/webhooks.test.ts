@@ -79,6 +79,10 @@ layer(TestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeTestS
         expect(response.status, `${method} ${url}`).toBe(404)
         expect(response.body).toEqual({ _tag: "NotFound", message: 'Webhook "nope" was not found' })
       }
+      // PostgreSQL cannot hold NUL: such an id is bad input, not a server error.
+      for (const [method, url] of [["DELETE", "/api/v1/admin/webhooks/%00"], ["POST", "/api/v1/admin/webhooks/%00/test"]] as const) {
+        expect((yield* sendJson(method, url)).status, `${method} ${url}`).toBe(400)
+      }
     }))
 
   it.effect("rejects bad bodies with 400", () =>
