@@ -3,6 +3,7 @@
  * schedule (driven by the TestClock) and the webhook's failure counters, against real
  * receivers and a real database.
  */
+import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
 import type { NotificationEvent } from "../../src/domain/NotificationEvent.js"
@@ -14,7 +15,7 @@ import type { Answer } from "../support/Receiver.js"
 import { testConfig } from "../support/TestDatabase.js"
 
 const Services = Layer.mergeAll(Webhooks.Default, WebhookDeliveries.Default).pipe(
-  Layer.provide(Database),
+  Layer.provideMerge(Database),
   Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
@@ -138,5 +139,23 @@ it.layer(Services)("webhook deliveries", (it) => {
       ])
       expect(target.received).toHaveLength(0)
       expect((yield* webhooks.list()).find((w) => w.id === hook.id)?.consecutiveFailures).toBe(0)
+    }))
+
+  it.scoped("a delivery that cannot be attempted does not hold up the others", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const deliveries = yield* WebhookDeliveries
+      const sql = yield* SqlClient.SqlClient
+      const target = yield* receiver(answerWith(200))
+      const hook = yield* webhooks.create({ name: "mixed", url: target.url, type: "chat_a", componentIds: ["mixed"] })
+      yield* sql`
+        insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
+        values ('evt_broken', 'incident.created', '{"not":"an event"}'::jsonb, ${hook.id}, ${new Date(0)})`
+      yield* deliveries.enqueue(incident(["mixed"]))
+      const attempted = yield* deliveries.deliverDue().pipe(
+        Effect.provide(Logger.minimumLogLevel(LogLevel.None))
+      )
+      expect(attempted.map((d) => [d.eventId === "evt_broken", d.status])).toEqual([[false, "delivered"]])
+      expect(target.received).toHaveLength(1)
     }))
 })

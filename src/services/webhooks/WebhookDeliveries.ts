@@ -67,7 +67,20 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       deliverDue: (limit = 50) =>
         Effect.gen(function*() {
           const due = yield* deliveries.claimDue(yield* now, limit, claimLease)
-          const outcomes = yield* Effect.forEach(due, attempt, { concurrency: 10 })
+          // One broken delivery (or the database going away mid-batch) must not stop the others;
+          // an unrecorded attempt is due again when its claim lease runs out.
+          const outcomes = yield* Effect.forEach(
+            due,
+            (delivery) =>
+              attempt(delivery).pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logError(`Webhook delivery ${delivery.id} could not be attempted`, cause).pipe(
+                    Effect.as(Option.none<WebhookDelivery>())
+                  )
+                )
+              ),
+            { concurrency: 10 }
+          )
           return outcomes.flatMap(Option.toArray)
         }),
 
