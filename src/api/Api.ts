@@ -10,6 +10,8 @@ import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { StatusApi } from "./StatusApi.js"
+import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
+import { WebhooksApi } from "./WebhooksApi.js"
 
 export class Api extends HttpApi.make("status-page")
   .add(HealthApi)
@@ -18,6 +20,9 @@ export class Api extends HttpApi.make("status-page")
   .add(OrganizationApi)
   .add(AuthApi)
   .add(ApiKeysApi)
+  .add(WebhooksApi)
+  .add(SubscriptionsApi)
+  .add(SubscribersApi)
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "Status page service")

@@ -1,22 +1,14 @@
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Duration, Effect, Option } from "effect"
 import { Api } from "../api/Api.js"
 import { sessionCookie } from "../api/Security.js"
 import { AppConfig } from "../Config.js"
 import { CurrentPrincipal, Me, SignedIn } from "../domain/Auth.js"
-import { Forbidden, TooManyRequests } from "../domain/Errors.js"
+import { Forbidden } from "../domain/Errors.js"
 import { Administrators } from "../services/Administrators.js"
 import { Sessions } from "../services/Sessions.js"
+import { withRetryAfter } from "./RetryAfter.js"
 import { isCrossSiteChange } from "./SameOrigin.js"
-
-/** Adds `Retry-After` to a 429 answer. */
-export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapError(effect, (error) =>
-    error instanceof TooManyRequests
-      ? HttpApp.appendPreResponseHandler((_request, response) =>
-        Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfterSeconds)))
-      )
-      : Effect.void)
 
 export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function*() {

@@ -14,17 +14,22 @@ import { Sessions } from "../services/Sessions.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
+import { Subscriptions } from "../services/Subscriptions.js"
+import { Webhooks } from "../services/Webhooks.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
+import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
+import { WebhooksHttp } from "./WebhooksHttp.js"
 
 const FirstAdministrator = Layer.effectDiscard(Effect.flatMap(Administrators, (admins) => admins.ensureFirstAdministrator()))
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(FirstAdministrator),
   Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
+  Layer.provide([WebhooksHttp, SubscriptionsHttp, SubscribersHttp]),
   Layer.provide(AuthenticationLive),
   Layer.provide([
     Components.Default,
@@ -32,7 +37,9 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     OrganizationProfile.Default,
     Administrators.Default,
     ApiKeys.Default,
-    Sessions.Default
+    Sessions.Default,
+    Webhooks.Default,
+    Subscriptions.Default
   ])
 )
 

@@ -39,6 +39,9 @@ export const TestStack = <A, E>(config: Layer.Layer<A, E>) =>
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )
 
+/** For suites on real time (`excludeTestServices`): a fresh database plus `variables`. */
+export const LiveTestServer = (variables: Record<string, string> = {}) => TestStack(testConfig(variables))
+
 /** For `it.layer`: a fresh database plus `variables`, and the TestClock set to now. */
 export const TestServer = (variables: Record<string, string> = {}) =>
   TestStack(testConfig(variables)).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))

@@ -1,0 +1,87 @@
+/**
+ * The events that notifications are made of (spec "Events", CONTRACT.md "Events and webhooks").
+ * The outbox stores them; the webhook formats and the notification mail render them. Pure data.
+ */
+import { Schema } from "effect"
+import { ComponentStatus } from "./Component.js"
+
+export const IncidentEventName = Schema.Literal("incident.created", "incident.updated", "incident.resolved")
+export const MaintenanceEventName = Schema.Literal(
+  "maintenance.scheduled",
+  "maintenance.started",
+  "maintenance.completed"
+)
+export const ComponentEventName = Schema.Literal("component.status_changed")
+
+export const EventName = Schema.Union(IncidentEventName, MaintenanceEventName, ComponentEventName)
+export type EventName = typeof EventName.Type
+
+export const IncidentStatusValue = Schema.Literal("investigating", "identified", "monitoring", "resolved")
+export const IncidentSeverityValue = Schema.Literal("none", "minor", "major", "critical")
+export const MaintenanceStatusValue = Schema.Literal("scheduled", "in_progress", "completed", "cancelled")
+
+export const IncidentEventData = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  status: IncidentStatusValue,
+  severity: IncidentSeverityValue,
+  componentIds: Schema.Array(Schema.String),
+  /** The latest timeline message (the initial message on creation). */
+  message: Schema.NullOr(Schema.String),
+  /** Present and true only in the sample sent by POST /admin/webhooks/:id/test. */
+  test: Schema.optional(Schema.Boolean)
+})
+export type IncidentEventData = typeof IncidentEventData.Type
+
+export const MaintenanceEventData = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  status: MaintenanceStatusValue,
+  /** ISO 8601 UTC. */
+  scheduledStart: Schema.String,
+  scheduledEnd: Schema.String,
+  componentIds: Schema.Array(Schema.String)
+})
+export type MaintenanceEventData = typeof MaintenanceEventData.Type
+
+export const ComponentEventData = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  previousStatus: ComponentStatus,
+  status: ComponentStatus
+})
+export type ComponentEventData = typeof ComponentEventData.Type
+
+const eventFields = {
+  /** Stable id of the event (the outbox row). */
+  id: Schema.String,
+  occurredAt: Schema.DateTimeUtc,
+  /** The components the event is about: the webhook `componentIds` filter applies to them. */
+  componentIds: Schema.Array(Schema.String)
+}
+
+export const IncidentEvent = Schema.Struct({ ...eventFields, event: IncidentEventName, data: IncidentEventData })
+export const MaintenanceEvent = Schema.Struct({ ...eventFields, event: MaintenanceEventName, data: MaintenanceEventData })
+export const ComponentEvent = Schema.Struct({ ...eventFields, event: ComponentEventName, data: ComponentEventData })
+
+export const NotificationEvent = Schema.Union(IncidentEvent, MaintenanceEvent, ComponentEvent)
+export type NotificationEvent = typeof NotificationEvent.Type
+export type IncidentEvent = typeof IncidentEvent.Type
+export type MaintenanceEvent = typeof MaintenanceEvent.Type
+export type ComponentEvent = typeof ComponentEvent.Type
+
+/** The toggle of a webhook that enables an event (spec "Events"). */
+export type NotifyToggle = "notifyOnIncident" | "notifyOnMaintenance" | "notifyOnComponentChange"
+
+export const toggleOf = (event: EventName): NotifyToggle =>
+  event.startsWith("incident.")
+    ? "notifyOnIncident"
+    : event.startsWith("maintenance.")
+    ? "notifyOnMaintenance"
+    : "notifyOnComponentChange"
+
+/** Who the notification is from: the organization's name and the public status-page address. */
+export interface Sender {
+  readonly name: string
+  readonly url: string
+}

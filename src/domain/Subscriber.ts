@@ -1,0 +1,65 @@
+import { Model } from "@effect/sql"
+import { Schema } from "effect"
+import { Text } from "./Fields.js"
+
+export const SubscriberId = Text(1000).pipe(Schema.brand("SubscriberId"))
+export type SubscriberId = typeof SubscriberId.Type
+
+/**
+ * An e-mail address as subscribers give it: trimmed and lower-cased, at most 254 characters,
+ * one `@`, a dotted domain and no whitespace or control characters (it goes into mail headers).
+ */
+export const EmailAddress = Schema.Trim.pipe(
+  Schema.compose(Schema.Lowercase),
+  Schema.compose(
+    Schema.String.pipe(
+      Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
+      Schema.pattern(/^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+@[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+\.[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+$/, {
+        message: () => "must be an e-mail address"
+      })
+    )
+  ),
+  Schema.annotations({ identifier: "EmailAddress", description: "An e-mail address" })
+)
+
+/** A subscriber as administrators see it: tokens are never listed. */
+export class Subscriber extends Model.Class<Subscriber>("Subscriber")({
+  id: Model.Generated(SubscriberId),
+  email: Schema.String,
+  verified: Schema.Boolean,
+  createdAt: Model.DateTimeInsertFromDate,
+  verifiedAt: Model.Field({ select: Schema.NullOr(Schema.DateTimeUtcFromDate), json: Schema.NullOr(Schema.DateTimeUtc) })
+}) {}
+
+/** A verified subscriber with what a notification mail to them needs. */
+export class Recipient extends Schema.Class<Recipient>("Recipient")({
+  id: SubscriberId,
+  email: Schema.String,
+  unsubscribeToken: Schema.String
+}) {}
+
+/** Tokens are URL-safe base64 of random bytes; anything else cannot match one. */
+const Token = Text(200)
+
+export class Subscribe extends Schema.Class<Subscribe>("Subscribe")({ email: EmailAddress }) {}
+
+export class SubscribeAccepted extends Schema.Class<SubscribeAccepted>("SubscribeAccepted")({
+  message: Schema.String
+}) {}
+
+export class Verified extends Schema.Class<Verified>("Verified")({
+  verified: Schema.Literal(true),
+  email: Schema.String
+}) {}
+
+export class Unsubscribe extends Schema.Class<Unsubscribe>("Unsubscribe")({
+  email: EmailAddress,
+  token: Token
+}) {}
+
+export class Unsubscribed extends Schema.Class<Unsubscribed>("Unsubscribed")({
+  unsubscribed: Schema.Literal(true)
+}) {}
+
+export const VerifyPath = Schema.Struct({ token: Token })
+export const OneClickParams = Schema.Struct({ email: EmailAddress, token: Token })

@@ -1,0 +1,108 @@
+import { Model } from "@effect/sql"
+import { Schema } from "effect"
+import { EventName } from "./NotificationEvent.js"
+import { HttpUrl, Name, Text } from "./Fields.js"
+
+export const WebhookType = Schema.Literal("chat_a", "chat_b", "chat_c", "generic")
+export type WebhookType = typeof WebhookType.Type
+
+/** Any text without NUL may be asked for (PostgreSQL refuses NUL); unknown ids are 404. */
+export const WebhookId = Text(1000).pipe(Schema.brand("WebhookId"))
+export type WebhookId = typeof WebhookId.Type
+
+export const WebhookName = Name(200)
+/** Component ids to filter on (at most 1000, each a short id); null means every component. */
+export const ComponentFilter = Schema.NullOr(Schema.Array(Text(100)).pipe(Schema.maxItems(1000)))
+
+export class Webhook extends Model.Class<Webhook>("Webhook")({
+  id: Model.Generated(WebhookId),
+  name: WebhookName,
+  url: HttpUrl,
+  type: WebhookType,
+  isActive: Schema.Boolean,
+  /** Kept out of every JSON variant: the creation response adds it once (CreatedWebhook). */
+  secret: Model.Sensitive(Schema.NullOr(Schema.String)),
+  notifyOnIncident: Schema.Boolean,
+  notifyOnMaintenance: Schema.Boolean,
+  notifyOnComponentChange: Schema.Boolean,
+  componentIds: ComponentFilter,
+  consecutiveFailures: Schema.Int,
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: Model.DateTimeInsertFromDate,
+  updatedAt: Model.DateTimeUpdateFromDate
+}) {}
+
+/** The creation response: the webhook with its secret, the only time the secret is shown. */
+export class CreatedWebhook extends Schema.Class<CreatedWebhook>("CreatedWebhook")({
+  ...Webhook.json.fields,
+  secret: Schema.NullOr(Schema.String)
+}) {}
+
+/**
+ * Body of POST /admin/webhooks. Defaults: active, all three toggles on, no component filter.
+ * The secret is generated, never chosen.
+ */
+export class CreateWebhook extends Schema.Class<CreateWebhook>("CreateWebhook")({
+  name: WebhookName,
+  url: HttpUrl,
+  type: WebhookType,
+  isActive: Schema.optional(Schema.Boolean),
+  notifyOnIncident: Schema.optional(Schema.Boolean),
+  notifyOnMaintenance: Schema.optional(Schema.Boolean),
+  notifyOnComponentChange: Schema.optional(Schema.Boolean),
+  componentIds: Schema.optional(ComponentFilter)
+}) {}
+
+/** Body of PUT /admin/webhooks/:id: a partial update. The type (and so the secret) is fixed at creation. */
+export class UpdateWebhook extends Schema.Class<UpdateWebhook>("UpdateWebhook")({
+  name: Schema.optional(WebhookName),
+  url: Schema.optional(HttpUrl),
+  isActive: Schema.optional(Schema.Boolean),
+  notifyOnIncident: Schema.optional(Schema.Boolean),
+  notifyOnMaintenance: Schema.optional(Schema.Boolean),
+  notifyOnComponentChange: Schema.optional(Schema.Boolean),
+  componentIds: Schema.optional(ComponentFilter)
+}) {}
+
+/** What one delivery attempt came to (the answer of POST /admin/webhooks/:id/test). */
+export class DeliveryResult extends Schema.Class<DeliveryResult>("DeliveryResult")({
+  success: Schema.Boolean,
+  statusCode: Schema.NullOr(Schema.Int),
+  durationMs: Schema.Int,
+  error: Schema.NullOr(Schema.String)
+}) {}
+
+/** One recorded attempt, as GET /admin/webhooks/:id/deliveries lists it (newest first). */
+export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttempt")({
+  id: Schema.String,
+  /** The delivery (stable across retries, the `webhook-id` header); null for a test send. */
+  deliveryId: Schema.NullOr(Schema.String),
+  eventId: Schema.NullOr(Schema.String),
+  event: EventName,
+  test: Schema.Boolean,
+  attempt: Schema.Int,
+  success: Schema.Boolean,
+  statusCode: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  durationMs: Schema.Int,
+  attemptedAt: Model.DateTimeInsertFromDate
+}) {}
+
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed")
+
+/** A delivery of one event to one webhook, across its attempts (row of webhook_deliveries). */
+export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
+  /** The delivery id: `webhook-id` and `X-Service-Delivery`, the same on every retry. */
+  id: Schema.String,
+  eventId: Schema.String,
+  eventName: EventName,
+  /** The event as NotificationEvent encodes it. */
+  event: Schema.Unknown,
+  webhookId: WebhookId,
+  status: DeliveryStatus,
+  /** Attempts made so far. */
+  attempts: Schema.Int,
+  nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  lastStatusCode: Schema.NullOr(Schema.Int),
+  lastError: Schema.NullOr(Schema.String)
+}) {}

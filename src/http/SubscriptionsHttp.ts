@@ -1,0 +1,26 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Api } from "../api/Api.js"
+import { Subscriptions } from "../services/Subscriptions.js"
+import { withRetryAfter } from "./RetryAfter.js"
+
+export const SubscriptionsHttp = HttpApiBuilder.group(Api, "subscriptions", (handlers) =>
+  Effect.gen(function*() {
+    const subscriptions = yield* Subscriptions
+    return handlers
+      .handle("subscribe", ({ payload, request }) =>
+        subscriptions.subscribe(payload.email, Option.getOrElse(request.remoteAddress, () => "unknown")).pipe(
+          withRetryAfter
+        ))
+      .handle("verify", ({ path }) => subscriptions.verify(path.token))
+      .handle("unsubscribe", ({ payload }) => subscriptions.unsubscribe(payload.email, payload.token))
+      .handle("oneClickUnsubscribe", ({ urlParams }) => subscriptions.unsubscribe(urlParams.email, urlParams.token))
+  }))
+
+export const SubscribersHttp = HttpApiBuilder.group(Api, "subscribers", (handlers) =>
+  Effect.gen(function*() {
+    const subscriptions = yield* Subscriptions
+    return handlers
+      .handle("list", () => subscriptions.list())
+      .handle("remove", ({ path }) => subscriptions.remove(path.id))
+  }))

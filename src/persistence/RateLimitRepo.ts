@@ -1,0 +1,28 @@
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Schema } from "effect"
+import { rowsOf } from "./Rows.js"
+
+/**
+ * Fixed-window counters in the database, so every API instance counts the same requests.
+ * One statement per hit: concurrent requests cannot both see a window as fresh.
+ */
+export class RateLimitRepo extends Effect.Service<RateLimitRepo>()("RateLimitRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const windows = rowsOf(Schema.Struct({ hits: Schema.Int, windowStartedAt: Schema.DateFromSelf }))
+
+    return {
+      /** Counts a request for `key` at `now`; returns the hits of the current window, this one included. */
+      hit: (key: string, window: Duration.Duration, now: Date) => {
+        const windowStart = new Date(now.getTime() - Duration.toMillis(window))
+        return windows.one(sql`
+          insert into rate_limits (key, window_started_at, hits) values (${key}, ${now}, 1)
+          on conflict (key) do update set
+            window_started_at = case when rate_limits.window_started_at <= ${windowStart}
+                                     then excluded.window_started_at else rate_limits.window_started_at end,
+            hits = case when rate_limits.window_started_at <= ${windowStart} then 1 else rate_limits.hits + 1 end
+          returning hits, window_started_at`)
+      }
+    } as const
+  })
+}) {}

@@ -1,0 +1,72 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { EventName } from "../domain/NotificationEvent.js"
+import { toggleOf } from "../domain/NotificationEvent.js"
+import { Webhook } from "../domain/Webhook.js"
+import type { CreateWebhook, UpdateWebhook, WebhookId } from "../domain/Webhook.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { definedFields, rowsOf } from "./Rows.js"
+
+/** component_ids is jsonb: arrays go in as JSON text. */
+const componentIdsParam = (ids: ReadonlyArray<string> | null) => (ids === null ? null : JSON.stringify(ids))
+
+const toggleColumn = {
+  notifyOnIncident: "notify_on_incident",
+  notifyOnMaintenance: "notify_on_maintenance",
+  notifyOnComponentChange: "notify_on_component_change"
+} as const
+
+export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const webhooks = rowsOf(Webhook)
+
+    return {
+      findAll: () => webhooks.all(sql`select * from webhooks order by created_at, id`),
+
+      findById: (id: WebhookId) => webhooks.first(sql`select * from webhooks where id = ${id}`),
+
+      /** Fills the defaults of CreateWebhook: active, every toggle on, no component filter. */
+      insert: (input: CreateWebhook, secret: string | null) =>
+        webhooks.one(sql`
+          insert into webhooks (name, url, type, is_active, secret, notify_on_incident, notify_on_maintenance,
+                                notify_on_component_change, component_ids)
+          values (${input.name}, ${input.url}, ${input.type}, ${input.isActive ?? true}, ${secret},
+                  ${input.notifyOnIncident ?? true}, ${input.notifyOnMaintenance ?? true},
+                  ${input.notifyOnComponentChange ?? true},
+                  ${componentIdsParam(input.componentIds ?? null)}::jsonb)
+          returning *`),
+
+      update: (id: WebhookId, changes: UpdateWebhook) => {
+        const { componentIds, ...columns } = definedFields(changes)
+        const fields: Record<string, unknown> = { ...columns }
+        if (componentIds !== undefined) fields.componentIds = sql`${componentIdsParam(componentIds)}::jsonb`
+        return webhooks.first(
+          Object.keys(fields).length === 0
+            ? sql`select * from webhooks where id = ${id}`
+            : sql`update webhooks set ${sql.update(fields)}, updated_at = now() where id = ${id} returning *`
+        )
+      },
+
+      toggle: (id: WebhookId) =>
+        webhooks.first(sql`update webhooks set is_active = not is_active, updated_at = now() where id = ${id} returning *`),
+
+      /** True when a webhook was deleted (its deliveries and attempts go with it). */
+      remove: (id: WebhookId) =>
+        orUnavailable(sql`delete from webhooks where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0)),
+
+      /**
+       * The webhooks an event goes to (spec "Events", rules 1-2): active, with the event's toggle
+       * on, and either no component filter or one that shares a component with the event.
+       */
+      findRecipients: (event: EventName, componentIds: ReadonlyArray<string>) =>
+        webhooks.all(sql`
+          select * from webhooks
+          where is_active
+            and ${sql(toggleColumn[toggleOf(event)])}
+            and (component_ids is null
+                 or component_ids ?| array(select jsonb_array_elements_text(${JSON.stringify(componentIds)}::jsonb)))
+          order by created_at, id`)
+    } as const
+  })
+}) {}

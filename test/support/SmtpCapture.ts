@@ -1,0 +1,52 @@
+/**
+ * A real SMTP server (smtp-server) on a random loopback port that keeps every message it
+ * receives, parsed by mailparser, for tests of the mail the service sends.
+ */
+import { Effect } from "effect"
+import { simpleParser } from "mailparser"
+import type { ParsedMail } from "mailparser"
+import type { AddressInfo } from "node:net"
+import { SMTPServer } from "smtp-server"
+
+export interface CapturedMail {
+  readonly envelopeTo: ReadonlyArray<string>
+  readonly parsed: ParsedMail
+}
+
+export interface SmtpCapture {
+  readonly url: string
+  readonly messages: Array<CapturedMail>
+  /** Waits (in real time, so it works under a TestClock) until `count` messages arrived. */
+  readonly waitFor: (count: number, timeoutMs?: number) => Effect.Effect<ReadonlyArray<CapturedMail>>
+}
+
+export const smtpCapture = Effect.acquireRelease(
+  Effect.async<{ capture: SmtpCapture; server: SMTPServer }>((resume) => {
+    const messages: Array<CapturedMail> = []
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS", "AUTH"],
+      logger: false,
+      onData(stream, session, callback) {
+        simpleParser(stream).then(
+          (parsed) => {
+            messages.push({ envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address), parsed })
+            callback()
+          },
+          (error: Error) => callback(error)
+        )
+      }
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.server.address() as AddressInfo
+      const waitFor = (count: number, timeoutMs = 5000) =>
+        Effect.promise(async () => {
+          const deadline = Date.now() + timeoutMs
+          while (messages.length < count && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20))
+          return messages.slice()
+        })
+      resume(Effect.succeed({ server, capture: { url: `smtp://127.0.0.1:${port}`, messages, waitFor } }))
+    })
+  }),
+  ({ server }) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
+).pipe(Effect.map(({ capture }) => capture))

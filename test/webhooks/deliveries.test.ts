@@ -1,0 +1,161 @@
+/**
+ * The operations the dispatcher runs: recipients, idempotent enqueueing, retries on the
+ * schedule (driven by the TestClock) and the webhook's failure counters, against real
+ * receivers and a real database.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, it } from "@effect/vitest"
+import { DateTime, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
+import type { NotificationEvent } from "../../src/domain/NotificationEvent.js"
+import { Database } from "../../src/persistence/Database.js"
+import { Webhooks } from "../../src/services/Webhooks.js"
+import { WebhookDeliveries } from "../../src/services/webhooks/WebhookDeliveries.js"
+import { answerWith, receiver } from "../support/Receiver.js"
+import type { Answer } from "../support/Receiver.js"
+import { testConfig } from "../support/TestDatabase.js"
+
+const Services = Layer.mergeAll(Webhooks.Default, WebhookDeliveries.Default).pipe(
+  Layer.provideMerge(Database),
+  Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+)
+
+let sequence = 0
+const incident = (componentIds: ReadonlyArray<string>): NotificationEvent => ({
+  id: `evt_${++sequence}`,
+  event: "incident.created",
+  occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+  componentIds,
+  data: { id: "inc", title: "Outage", status: "investigating", severity: "critical", componentIds, message: "Down" }
+})
+
+/** Answers with the given statuses in turn, then repeats the last one. */
+const answersInTurn = (...statuses: ReadonlyArray<number>): Answer => {
+  let calls = 0
+  return (request, response, raw) => answerWith(statuses[Math.min(calls++, statuses.length - 1)]!)(request, response, raw)
+}
+
+it.layer(Services)("webhook deliveries", (it) => {
+  it.effect("sends each event to the active webhooks whose toggle and component filter match", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const deliveries = yield* WebhookDeliveries
+      const url = "http://127.0.0.1:9/unused"
+      const all = yield* webhooks.create({ name: "all", url, type: "chat_a" })
+      const apiOnly = yield* webhooks.create({ name: "api", url, type: "chat_b", componentIds: ["api"] })
+      const noIncidents = yield* webhooks.create({ name: "quiet", url, type: "chat_c", notifyOnIncident: false })
+      const inactive = yield* webhooks.create({ name: "off", url, type: "generic", isActive: false })
+
+      const recipients = (event: NotificationEvent) =>
+        deliveries.enqueue(event).pipe(Effect.map((rows) => rows.map((row) => row.webhookId).sort()))
+      const ours = (ids: ReadonlyArray<string>) => ids.filter((id) => [all.id, apiOnly.id, noIncidents.id, inactive.id].some((known) => known === id))
+
+      expect(ours(yield* recipients(incident(["api", "web"])))).toEqual([all.id, apiOnly.id].sort())
+      expect(ours(yield* recipients(incident(["web"])))).toEqual([all.id])
+      const maintenance: NotificationEvent = {
+        id: `evt_${++sequence}`,
+        event: "maintenance.scheduled",
+        occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+        componentIds: ["db"],
+        data: {
+          id: "m",
+          title: "Upgrade",
+          status: "scheduled",
+          scheduledStart: "2026-03-02T10:00:00.000Z",
+          scheduledEnd: "2026-03-02T11:00:00.000Z",
+          componentIds: ["db"]
+        }
+      }
+      expect(ours(yield* recipients(maintenance))).toEqual([all.id, noIncidents.id].sort())
+      // Handing the same event over again creates nothing new.
+      expect(yield* deliveries.enqueue(maintenance)).toEqual([])
+      yield* Effect.forEach([all, apiOnly, noIncidents, inactive], (hook) => webhooks.remove(hook.id))
+    }))
+
+  it.scoped("retries after 5 s and 10 s with the same delivery id, and a success resets the failure count", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const deliveries = yield* WebhookDeliveries
+      const target = yield* receiver(answersInTurn(500, 503, 200))
+      const hook = yield* webhooks.create({ name: "flaky", url: target.url, type: "generic", componentIds: ["flaky"] })
+      const [delivery] = yield* deliveries.enqueue(incident(["flaky"]))
+
+      expect((yield* deliveries.deliverDue()).map((d) => [d.status, d.attempts])).toEqual([["pending", 1]])
+      expect(yield* deliveries.deliverDue()).toEqual([])
+      yield* TestClock.adjust("4999 millis")
+      expect(yield* deliveries.deliverDue()).toEqual([])
+      yield* TestClock.adjust("1 millis")
+      expect((yield* deliveries.deliverDue()).map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual([["pending", 2, 503]])
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* deliveries.deliverDue()).map((d) => [d.status, d.attempts])).toEqual([["delivered", 3]])
+
+      expect(target.received.map((request) => request.headers["webhook-id"])).toEqual([delivery!.id, delivery!.id, delivery!.id])
+      expect(new Set(target.received.map((request) => request.body)).size).toBe(1)
+      const after = (yield* webhooks.list()).find((w) => w.id === hook.id)
+      expect(after).toMatchObject({ consecutiveFailures: 0 })
+      const log = yield* webhooks.deliveries(hook.id)
+      expect(log.map((attempt) => [attempt.attempt, attempt.statusCode, attempt.deliveryId])).toEqual([
+        [3, 200, delivery!.id],
+        [2, 503, delivery!.id],
+        [1, 500, delivery!.id]
+      ])
+    }))
+
+  it.scoped("gives up after 3 retries, counts the failure with its error, and resets on the next success", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const deliveries = yield* WebhookDeliveries
+      const target = yield* receiver(answersInTurn(500, 500, 500, 500, 200))
+      const hook = yield* webhooks.create({ name: "down", url: target.url, type: "chat_a", componentIds: ["down"] })
+      yield* deliveries.enqueue(incident(["down"]))
+
+      const statuses: Array<string> = []
+      for (const wait of ["0 seconds", "5 seconds", "10 seconds", "20 seconds", "40 seconds"] as const) {
+        yield* TestClock.adjust(wait)
+        statuses.push(...(yield* deliveries.deliverDue()).map((d) => `${d.attempts}:${d.status}`))
+      }
+      expect(statuses).toEqual(["1:pending", "2:pending", "3:pending", "4:failed"])
+      expect(target.received).toHaveLength(4)
+      expect((yield* webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({
+        consecutiveFailures: 1,
+        lastError: "HTTP 500"
+      })
+
+      yield* deliveries.enqueue(incident(["down"]))
+      expect((yield* deliveries.deliverDue()).map((d) => d.status)).toEqual(["delivered"])
+      expect((yield* webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({ consecutiveFailures: 0 })
+    }))
+
+  it.scoped("a webhook disabled after the event was enqueued receives nothing", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const deliveries = yield* WebhookDeliveries
+      const target = yield* receiver(answerWith(200))
+      const hook = yield* webhooks.create({ name: "later off", url: target.url, type: "chat_a", componentIds: ["off"] })
+      yield* deliveries.enqueue(incident(["off"]))
+      yield* webhooks.toggle(hook.id)
+      expect((yield* deliveries.deliverDue()).map((d) => [d.status, d.lastError])).toEqual([
+        ["failed", "Webhook disabled before delivery"]
+      ])
+      expect(target.received).toHaveLength(0)
+      expect((yield* webhooks.list()).find((w) => w.id === hook.id)?.consecutiveFailures).toBe(0)
+    }))
+
+  it.scoped("a delivery that cannot be attempted does not hold up the others", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const deliveries = yield* WebhookDeliveries
+      const sql = yield* SqlClient.SqlClient
+      const target = yield* receiver(answerWith(200))
+      const hook = yield* webhooks.create({ name: "mixed", url: target.url, type: "chat_a", componentIds: ["mixed"] })
+      yield* sql`
+        insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
+        values ('evt_broken', 'incident.created', '{"not":"an event"}'::jsonb, ${hook.id}, ${new Date(0)})`
+      yield* deliveries.enqueue(incident(["mixed"]))
+      const attempted = yield* deliveries.deliverDue().pipe(
+        Effect.provide(Logger.minimumLogLevel(LogLevel.None))
+      )
+      expect(attempted.map((d) => [d.eventId === "evt_broken", d.status])).toEqual([[false, "delivered"]])
+      expect(target.received).toHaveLength(1)
+    }))
+})

@@ -1,0 +1,98 @@
+/** Deliveries to real receivers on loopback: success, server error, redirect, time-out, reset. */
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import { createHmac } from "node:crypto"
+import { buildDeliveryRequest, userAgent } from "../../src/services/webhooks/DeliveryRequest.js"
+import { generateSecret } from "../../src/services/webhooks/Signing.js"
+import { DeliveryTimeout, WebhookSender } from "../../src/services/webhooks/WebhookSender.js"
+import { answerWith, hang, receiver, resetConnection } from "../support/Receiver.js"
+import { sampleEvents, sender } from "./SampleEvents.js"
+
+const event = sampleEvents[0]!
+
+const deliverTo = (url: string, type: "generic" | "chat_a" = "chat_a", secret: string | null = null) =>
+  Effect.flatMap(WebhookSender, (webhooks) =>
+    webhooks.send(buildDeliveryRequest({
+      target: { url, type, secret },
+      event,
+      sender,
+      deliveryId: "dlv_1",
+      timestamp: 1_772_359_200
+    })))
+
+describe("WebhookSender", () => {
+  it.live("succeeds on 2xx and sends the generic body signed, with its headers", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver(answerWith(204))
+      const secret = generateSecret()
+      const result = yield* deliverTo(target.url, "generic", secret)
+      expect(result).toMatchObject({ success: true, statusCode: 204, error: null })
+      expect(result.durationMs).toBeGreaterThanOrEqual(0)
+
+      const [request] = target.received
+      expect(request!.method).toBe("POST")
+      expect(JSON.parse(request!.body)).toMatchObject({ event: "incident.created", organization: sender })
+      expect(request!.headers).toMatchObject({
+        "content-type": "application/json",
+        "user-agent": userAgent,
+        "x-service-event": "incident.created",
+        "webhook-id": "dlv_1",
+        "webhook-timestamp": "1772359200"
+      })
+      const hex = createHmac("sha256", secret).update(request!.body).digest("hex")
+      expect(request!.headers["x-service-signature"]).toBe(`sha256=${hex}`)
+      const standard = createHmac("sha256", Buffer.from(secret, "hex"))
+        .update(`dlv_1.1772359200.${request!.body}`)
+        .digest("base64")
+      expect(request!.headers["webhook-signature"]).toBe(`v1,${standard}`)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("does not sign chat formats", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver(answerWith(200))
+      expect((yield* deliverTo(target.url)).success).toBe(true)
+      expect(target.received[0]!.headers["x-service-signature"]).toBeUndefined()
+      expect(JSON.parse(target.received[0]!.body).attachments).toHaveLength(1)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("fails on a 500 answer", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver(answerWith(500))
+      expect(yield* deliverTo(target.url)).toMatchObject({ success: false, statusCode: 500, error: "HTTP 500" })
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("fails on a redirect and does not follow it", () =>
+    Effect.gen(function*() {
+      const elsewhere = yield* receiver(answerWith(200))
+      const target = yield* receiver(answerWith(301, { location: elsewhere.url }))
+      const result = yield* deliverTo(target.url)
+      expect(result).toMatchObject({ success: false, statusCode: 301 })
+      expect(result.error).toContain("redirects are not followed")
+      expect(elsewhere.received).toHaveLength(0)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("fails when the receiver does not answer within the time-out", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver(hang)
+      const result = yield* deliverTo(target.url).pipe(Effect.provideService(DeliveryTimeout, Duration.millis(300)))
+      expect(result).toMatchObject({ success: false, statusCode: null, error: "No answer within 300ms" })
+      expect(result.durationMs).toBeGreaterThanOrEqual(290)
+      expect(result.durationMs).toBeLessThan(5000)
+      expect(target.received).toHaveLength(1)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("fails when the connection is reset or refused", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver(resetConnection)
+      const reset = yield* deliverTo(target.url)
+      expect(reset).toMatchObject({ success: false, statusCode: null })
+      expect(reset.error).toMatch(/^Connection failed: .*(ECONNRESET|socket hang up)/)
+
+      // A port nothing listens on: bind one, close it, then deliver there.
+      const gone = yield* receiver(answerWith(200))
+      gone.close()
+      const refused = yield* deliverTo(gone.url)
+      expect(refused).toMatchObject({ success: false, statusCode: null })
+      expect(refused.error).toMatch(/ECONNREFUSED/)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+})
