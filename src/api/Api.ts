@@ -8,6 +8,7 @@ import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
+import { MonitorsApi } from "./MonitorsApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
@@ -17,6 +18,7 @@ export class Api extends HttpApi.make("status-page")
   .add(HealthApi)
   .add(StatusApi)
   .add(ComponentsApi)
+  .add(MonitorsApi)
   .add(OrganizationApi)
   .add(AuthApi)
   .add(ApiKeysApi)

@@ -21,11 +21,20 @@ export class Conflict extends Schema.TaggedError<Conflict>()(
   HttpApiSchema.annotations({ status: 409 })
 ) {}
 
+/** One offending field of a request, as in HttpApiDecodeError's `issues`. */
+export const Issue = Schema.Struct({ path: Schema.Array(Schema.String), message: Schema.String })
+export type Issue = typeof Issue.Type
+
+/** 400 for rules a schema cannot check alone (across fields, or against stored values). */
 export class BadRequest extends Schema.TaggedError<BadRequest>()(
   "BadRequest",
-  { message: Schema.String },
+  { message: Schema.String, issues: Schema.optional(Schema.Array(Issue)) },
   HttpApiSchema.annotations({ status: 400 })
-) {}
+) {
+  static fromIssues(issues: ReadonlyArray<Issue>) {
+    return new BadRequest({ message: issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), issues })
+  }
+}
 
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
   "ServiceUnavailable",

@@ -8,6 +8,7 @@ import { Api } from "../api/Api.js"
 import { Administrators } from "../services/Administrators.js"
 import { ApiKeys } from "../services/ApiKeys.js"
 import { Components } from "../services/Components.js"
+import { Monitors } from "../services/Monitors.js"
 import { OrganizationProfile } from "../services/Organization.js"
 import { PublicStatus } from "../services/PublicStatus.js"
 import { Sessions } from "../services/Sessions.js"
@@ -19,6 +20,7 @@ import { Webhooks } from "../services/Webhooks.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
+import { MonitorsHttp } from "./MonitorsHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
@@ -28,11 +30,12 @@ const FirstAdministrator = Layer.effectDiscard(Effect.flatMap(Administrators, (a
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(FirstAdministrator),
-  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
+  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, MonitorsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
   Layer.provide([WebhooksHttp, SubscriptionsHttp, SubscribersHttp]),
   Layer.provide(AuthenticationLive),
   Layer.provide([
     Components.Default,
+    Monitors.Default,
     PublicStatus.Default,
     OrganizationProfile.Default,
     Administrators.Default,

@@ -1,0 +1,14 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../api/Api.js"
+import { Monitors } from "../services/Monitors.js"
+
+export const MonitorsHttp = HttpApiBuilder.group(Api, "monitors", (handlers) =>
+  Effect.gen(function*() {
+    const monitors = yield* Monitors
+    return handlers
+      .handle("list", () => monitors.list())
+      .handle("create", ({ payload }) => monitors.create(payload))
+      .handle("update", ({ path, payload }) => monitors.update(path.id, payload))
+      .handle("remove", ({ path }) => monitors.remove(path.id))
+  }))
