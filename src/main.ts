@@ -8,13 +8,21 @@ import { createServer } from "node:http"
 import { AppConfig } from "./Config.js"
 import { HttpLive } from "./http/Server.js"
 import { Database } from "./persistence/Database.js"
+import { UptimeAggregator } from "./services/UptimeAggregator.js"
 
 const ApiRole = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => HttpLive.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))))
 )
 
+/** The scheduler role: the uptime aggregation fiber (the check scheduler joins it with the fleet). */
+const SchedulerRole = UptimeAggregator
+
 const Roles = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => config.roles.includes("api") ? ApiRole : Layer.empty)
+  Effect.map(AppConfig, (config) =>
+    Layer.mergeAll(
+      config.roles.includes("api") ? ApiRole : Layer.empty,
+      config.roles.includes("scheduler") ? SchedulerRole : Layer.empty
+    ))
 )
 
 Layer.launch(Roles.pipe(Layer.provide(Database))).pipe(NodeRuntime.runMain)

@@ -12,6 +12,7 @@ import { Monitors } from "../services/Monitors.js"
 import { OrganizationProfile } from "../services/Organization.js"
 import { PublicStatus } from "../services/PublicStatus.js"
 import { Sessions } from "../services/Sessions.js"
+import { Uptime } from "../services/Uptime.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
@@ -36,6 +37,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([
     Components.Default,
     Monitors.Default,
+    Uptime.Default,
     PublicStatus.Default,
     OrganizationProfile.Default,
     Administrators.Default,

@@ -1,0 +1,31 @@
+import { Schema } from "effect"
+import type { ComponentStatus } from "./Component.js"
+
+export const UptimePeriod = Schema.Literal("24h", "7d", "30d", "90d")
+export type UptimePeriod = typeof UptimePeriod.Type
+
+/** Query of GET /status/uptime; without `period`, 90 days. */
+export class UptimeQuery extends Schema.Class<UptimeQuery>("UptimeQuery")({
+  period: Schema.optional(UptimePeriod)
+}) {}
+
+export const defaultUptimePeriod: UptimePeriod = "90d"
+
+export class UptimeRecord extends Schema.Class<UptimeRecord>("UptimeRecord")({
+  componentId: Schema.String,
+  componentName: Schema.String,
+  /** Percent, 0–100, with three decimals. */
+  uptimePercentage: Schema.Number,
+  period: UptimePeriod
+}) {}
+
+/**
+ * How much of a moment counts as downtime (DESIGN.md): a major outage fully, a partial one at
+ * 30 %, degraded service and maintenance not at all.
+ */
+export const downtimeWeight = (status: ComponentStatus): number =>
+  status === "major_outage" ? 1 : status === "partial_outage" ? 0.3 : 0
+
+/** The weight of `down` of `total` monitors being down: all of them is a major outage, some a partial one. */
+export const monitorDowntimeWeight = (down: number, total: number): number =>
+  down <= 0 ? 0 : down >= total ? 1 : 0.3
