@@ -122,14 +122,17 @@ export const make = (options: RedisTransportOptions) =>
             return deliveries
           })
 
+        // The stream or group was deleted under us (e.g. FLUSHALL): make it again and go on.
+        const recreateOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
+          Effect.catchIf(self, (error) => error.message.includes("NOGROUP"), () => Effect.as(createGroup(key, group, from), empty))
+
         const read = (max: number, blockMs: number) =>
           call(`reading ${key} as ${group}/${name}`, () =>
             reader.xreadgroup("GROUP", group, name, "COUNT", max, "BLOCK", blockMs, "STREAMS", key, ">") as Promise<
               Array<[string, Array<StreamEntry>]> | null
             >).pipe(
               Effect.flatMap((reply) => decodeEntries(reply?.[0]?.[1] ?? [])),
-              // The stream or group was deleted under us (e.g. FLUSHALL): make it again and read on.
-              Effect.catchIf((error) => error.message.includes("NOGROUP"), () => Effect.as(createGroup(key, group, from), []))
+              recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
             )
 
         const claimStale = (max: number, minIdleMs: number) =>
@@ -140,7 +143,8 @@ export const make = (options: RedisTransportOptions) =>
               Effect.flatMap(([next, entries]) => {
                 claimCursor = next
                 return decodeEntries(entries)
-              })
+              }),
+              recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
             )
 
         const keepAlive = (ids: ReadonlyArray<string>) =>
