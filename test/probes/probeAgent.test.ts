@@ -3,11 +3,12 @@
  * probing a real loopback HTTP server.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, HashMap, Layer, Logger } from "effect"
+import { ConfigProvider, Effect, HashMap, Layer, Logger } from "effect"
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
 import { CheckJob } from "../../src/queue/CheckJob.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
+import { JobTransportLive } from "../../src/queue/JobTransportLive.js"
 import { httpServer } from "../support/Servers.js"
 import { readAll } from "../queue/transportContract.js"
 
@@ -76,4 +77,20 @@ describe("probe agent (in-process transport)", () => {
       expect(lines[0]!.lagMaxMs).toBeGreaterThanOrEqual(0)
       expect(lines[1]).toMatchObject({ checks: 0, failures: 0, skippedStale: 0 })
     }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
+})
+
+describe("in-process probe as the service composes it without REDIS_URL", () => {
+  it.live("JobTransportLive is the in-process transport and InProcessProbeLive serves region local", () =>
+    Effect.gen(function*() {
+      const target = yield* httpServer((_request, response) => response.end("ok"))
+      const queue = yield* JobTransport
+      const ingest = yield* queue.resultConsumer("ingest-test")
+      yield* queue.publishJobs([httpJob("svc", `${target.url}/`)])
+      const [result] = (yield* readAll(ingest, 1)).map((d) => d.value)
+      expect(result).toMatchObject({ jobId: expect.stringMatching(/^svc:\d+$/), region: "local", probe: "in-process", ok: true, statusCode: 200 })
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(ProbeAgent.InProcessProbeLive.pipe(Layer.provideMerge(JobTransportLive))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PROBE_CONCURRENCY", "2"]])))
+    ))
 })
