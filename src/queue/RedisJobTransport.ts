@@ -23,6 +23,11 @@ export interface RedisTransportOptions {
   readonly jobsMaxLength?: number
   /** Approximate length the results stream is trimmed to (default 250,000). */
   readonly resultsMaxLength?: number
+  /**
+   * A joining consumer removes siblings idle this long with nothing pending (default 1 hour):
+   * every probe restart joins under a new name, and the dead names would pile up.
+   */
+  readonly forgetConsumersIdleMs?: number
 }
 
 const call = <A>(what: string, run: () => Promise<A>) =>
@@ -75,6 +80,7 @@ export const make = (options: RedisTransportOptions) =>
     const resultsKey = `${prefix}results`
     const jobsMaxLength = options.jobsMaxLength ?? 100_000
     const resultsMaxLength = options.resultsMaxLength ?? 250_000
+    const forgetConsumersIdleMs = options.forgetConsumersIdleMs ?? 60 * 60 * 1000
     const shared = yield* connect(url, "status-page-queue")
 
     const createGroup = (key: string, group: string, from: "$" | "0") =>
@@ -92,9 +98,30 @@ export const make = (options: RedisTransportOptions) =>
         if (failed !== undefined) throw failed[0]
       })
 
+    /** Deletes long-idle consumers without pending entries; one with entries is left for a claim. */
+    const forgetIdleConsumers = (key: string, group: string, self: string) =>
+      call(`listing consumers of ${key}/${group}`, () => shared.xinfo("CONSUMERS", key, group) as Promise<Array<Array<string | number>>>).pipe(
+        Effect.flatMap((consumers) => {
+          const idle = consumers.flatMap((fields) => {
+            const info = new Map<string, string | number>()
+            for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]!)
+            // Redis >= 7.2 reports `inactive` (since the last successful read); older ones `idle`.
+            const idleMs = Number(info.get("inactive") ?? info.get("idle"))
+            const name = String(info.get("name"))
+            return name !== self && Number(info.get("pending")) === 0 && idleMs >= forgetConsumersIdleMs ? [name] : []
+          })
+          return Effect.forEach(idle, (name) =>
+            call(`removing consumer ${name}`, () => shared.xgroup("DELCONSUMER", key, group, name)), { discard: true }).pipe(
+              Effect.tap(() => idle.length > 0 ? Effect.logInfo("removed idle consumers").pipe(Effect.annotateLogs({ group, consumers: idle.join(",") })) : Effect.void)
+            )
+        }),
+        Effect.catchAll((error) => Effect.logWarning("could not remove idle consumers").pipe(Effect.annotateLogs({ error: error.message })))
+      )
+
     const consumer = <A>(key: string, group: string, from: "$" | "0", name: string, format: StreamCodec<A>) =>
       Effect.gen(function*() {
         yield* createGroup(key, group, from)
+        yield* forgetIdleConsumers(key, group, name)
         // Dedicated: a blocking XREADGROUP holds its connection until it returns.
         const reader = yield* connect(url, `status-page-${group}-${name}`, true)
         let claimCursor = "0-0"

@@ -49,4 +49,29 @@ describe("redis streams transport", () => {
       const pending = yield* Effect.promise(() => redis.xpending(`${prefix}jobs`, "eu"))
       expect(pending[0]).toBe(1)
     }).pipe(Effect.scoped))
+
+  it.live("a joining consumer removes long-idle siblings with nothing pending, and keeps the others", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix, forgetConsumersIdleMs: 200 })
+      const consumers = () =>
+        Effect.promise(() => redis.xinfo("CONSUMERS", `${prefix}jobs`, "eu") as Promise<Array<Array<string>>>).pipe(
+          Effect.map((list) => list.map((fields) => fields[1]).sort())
+        )
+      const holder = yield* queue.jobConsumer("eu", "holder")
+      const ghost = yield* queue.jobConsumer("eu", "ghost")
+      // A consumer exists in Redis once it has received an entry.
+      yield* queue.publishJobs(jobsFor(2))
+      const held = yield* holder.read(1, 100)
+      const done = yield* ghost.read(1, 100)
+      yield* ghost.ack(done.map((d) => d.id))
+      expect(held).toHaveLength(1)
+      expect(yield* consumers()).toEqual(["ghost", "holder"])
+      yield* Effect.sleep("300 millis")
+      const newcomer = yield* queue.jobConsumer("eu", "newcomer")
+      expect(yield* consumers()).toEqual(["holder"])
+      yield* queue.publishJobs(jobsFor(1, "n"))
+      expect(yield* newcomer.read(1, 100)).toHaveLength(1)
+      expect(yield* consumers()).toEqual(["holder", "newcomer"])
+    }).pipe(Effect.scoped))
 })
