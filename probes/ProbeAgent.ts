@@ -62,6 +62,7 @@ export const run = (options: ProbeAgentOptions) =>
         const outcome = yield* runCheck(job, options.checkOptions)
         stats.checks++
         if (!outcome.ok) stats.failures++
+        // Built from a decoded job and a check outcome, so valid by construction: no re-validation on the hot path.
         const result = new CheckResult({
           jobId: job.id,
           monitorId: job.monitorId,
@@ -70,7 +71,6 @@ export const run = (options: ProbeAgentOptions) =>
           scheduledAt: job.scheduledAt,
           checkedAt,
           ...outcome
-          // Built from a decoded job and a check outcome: valid by construction, and this is the hot path.
         }, { disableValidation: true })
         yield* transport.publishResults([result]).pipe(Effect.retry(deliveryRetry))
         yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
