@@ -18,16 +18,12 @@ export const resultFor = (job: CheckJob, region: string) =>
     ok: true, durationMs: 1, timings: { dnsMs: null, connectMs: 1, tlsMs: null, firstByteMs: null }, statusCode: null, error: null, sslDaysLeft: null
   })
 
-/** Reads until `count` deliveries arrived (each read at most `max`), failing after `rounds` empty reads. */
+/** Reads until `count` deliveries arrived (each read at most `max`), or 10 s passed. */
 export const readAll = <A>(consumer: Consumer<A>, count: number, max = 100) =>
   Effect.gen(function*() {
     const all: Array<Delivery<A>> = []
-    let empty = 0
-    while (all.length < count && empty < 5) {
-      const batch = yield* consumer.read(max, 100)
-      if (batch.length === 0) empty++
-      all.push(...batch)
-    }
+    const deadline = Date.now() + 10_000
+    while (all.length < count && Date.now() < deadline) all.push(...(yield* consumer.read(max, 100)))
     return all
   })
 
