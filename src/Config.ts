@@ -43,3 +43,18 @@ export const AppConfig = Config.all({
 )
 
 export type AppConfig = Config.Config.Success<typeof AppConfig>
+
+/** The probe fleet's job/result transport (src/queue), shared by the scheduler, ingest and probes. */
+export const QueueConfig = Config.all({
+  /** Unset: the in-process transport and one in-process probe. */
+  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  /** Prepended to the stream names `jobs` and `results`, so deployments can share one Redis. */
+  streamPrefix: Config.string("REDIS_STREAM_PREFIX").pipe(Config.withDefault("")),
+  /** A delivery left unacknowledged this long is claimed by a live sibling of its group. */
+  claimIdleMs: Config.integer("QUEUE_CLAIM_IDLE_MS").pipe(
+    Config.withDefault(30_000),
+    Config.validate({ message: "QUEUE_CLAIM_IDLE_MS must be at least 100", validation: (ms) => ms >= 100 })
+  )
+})
+
+export type QueueConfig = Config.Config.Success<typeof QueueConfig>

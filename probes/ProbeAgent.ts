@@ -1,0 +1,191 @@
+/**
+ * The probe agent: reads the jobs of its region, runs their checks with at most `concurrency`
+ * in flight, publishes each result and only then acknowledges the job (at least once: a probe
+ * that dies before the ack leaves the job pending, and a sibling of its region claims it).
+ *
+ * - A job more than one interval late is acknowledged without running: after an outage the
+ *   backlog does not storm the targets; the next scheduled run measures again.
+ * - Deliveries being worked on are kept alive, so siblings claim only a dead probe's jobs.
+ * - Shutting down (scope closed, e.g. SIGTERM) stops reading, lets the checks in flight finish
+ *   and deliver their results, then leaves.
+ * - Once per `statsEvery` (a minute) it logs checks done, failures, skipped jobs and lag.
+ */
+import { Clock, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
+import { QueueConfig } from "../src/Config.js"
+import { CheckResult } from "../src/queue/CheckJob.js"
+import type { CheckJob } from "../src/queue/CheckJob.js"
+import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
+import { type CheckOptions, runCheck } from "./checks/runCheck.js"
+import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"
+
+export interface ProbeAgentOptions {
+  readonly region: string
+  /** Consumer name: unique among the probes of the region. */
+  readonly name: string
+  readonly concurrency: number
+  /** Jobs pending this long with a (presumably dead) sibling are claimed. */
+  readonly claimIdleMs: number
+  readonly checkOptions?: CheckOptions
+  /** Longest wait of one read (default 2 s). */
+  readonly readBlockMs?: number
+  /** Period of the stats line (default 1 minute). */
+  readonly statsEvery?: Duration.DurationInput
+}
+
+const deliveryRetry = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+
+export const run = (options: ProbeAgentOptions) =>
+  Effect.gen(function*() {
+    const transport = yield* JobTransport
+    const consumer = yield* transport.jobConsumer(options.region, options.name)
+    const batch = Math.min(options.concurrency, 100)
+    // One token per check that may run; reading takes tokens first, so jobs are only taken
+    // from the stream when they can start at once (the rest stay for siblings).
+    const slots = yield* Queue.bounded<true>(options.concurrency)
+    yield* Queue.offerAll(slots, Array.from({ length: options.concurrency }, () => true as const))
+    const giveBack = (n: number) => n > 0 ? Queue.offerAll(slots, Array.from({ length: n }, () => true as const)) : Effect.void
+    const inFlight = new Set<string>()
+    const stats = { checks: 0, failures: 0, skipped: 0, lagTotalMs: 0, lagMaxMs: 0 }
+
+    const process = (delivery: Delivery<CheckJob>) =>
+      Effect.gen(function*() {
+        const job = delivery.value
+        const checkedAt = yield* Clock.currentTimeMillis
+        if (job.isStaleAt(checkedAt)) {
+          stats.skipped++
+          yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
+          return
+        }
+        const lag = Math.max(0, checkedAt - job.scheduledAt)
+        stats.lagTotalMs += lag
+        stats.lagMaxMs = Math.max(stats.lagMaxMs, lag)
+        const outcome = yield* runCheck(job, options.checkOptions)
+        stats.checks++
+        if (!outcome.ok) stats.failures++
+        // Built from a decoded job and a check outcome, so valid by construction: no re-validation on the hot path.
+        const result = new CheckResult({
+          jobId: job.id,
+          monitorId: job.monitorId,
+          region: options.region,
+          probe: options.name,
+          scheduledAt: job.scheduledAt,
+          checkedAt,
+          ...outcome
+        }, { disableValidation: true })
+        yield* transport.publishResults([result]).pipe(Effect.retry(deliveryRetry))
+        yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning("job left pending for a sibling to claim").pipe(
+            Effect.annotateLogs({ job: delivery.value.id, error: error.message })
+          )
+        ),
+        Effect.ensuring(Effect.suspend(() => {
+          inFlight.delete(delivery.id)
+          return giveBack(1)
+        })),
+        // Shutting down waits for checks in flight: each has its own time-out.
+        Effect.uninterruptible
+      )
+
+    const running = yield* FiberSet.make<void, never>()
+    const dispatch = (deliveries: ReadonlyArray<Delivery<CheckJob>>) =>
+      Effect.gen(function*() {
+        let unused = 0
+        for (const delivery of deliveries) {
+          // Already ours and running (claimed back after a slow keep-alive): nothing to do.
+          if (inFlight.has(delivery.id)) {
+            unused++
+            continue
+          }
+          inFlight.add(delivery.id)
+          yield* FiberSet.run(running, process(delivery))
+        }
+        yield* giveBack(unused)
+      })
+
+    // One loop takes the free slots, first for jobs a dead sibling left pending (when a claim
+    // is due), then for new jobs. A separate claim loop would find no slot free: a blocked read
+    // holds them all.
+    const claimEveryMs = Math.min(Math.max(options.claimIdleMs / 4, 100), 5_000)
+    const readBlockMs = Math.min(options.readBlockMs ?? 2000, claimEveryMs)
+    let nextClaimAt = 0
+    const takeJobs = Effect.gen(function*() {
+      yield* Queue.take(slots)
+      let free = 1 + (yield* Queue.takeUpTo(slots, batch - 1)).length
+      const now = yield* Clock.currentTimeMillis
+      if (now >= nextClaimAt) {
+        nextClaimAt = now + claimEveryMs
+        const claimed = yield* consumer.claimStale(free, options.claimIdleMs).pipe(Effect.onError(() => giveBack(free)))
+        if (claimed.length > 0) {
+          yield* Effect.logInfo("claimed jobs a sibling left pending").pipe(Effect.annotateLogs({ count: claimed.length }))
+        }
+        free -= claimed.length
+        yield* dispatch(claimed)
+        if (free === 0) return
+      }
+      const taken = free
+      const deliveries = yield* consumer.read(taken, readBlockMs).pipe(Effect.onError(() => giveBack(taken)))
+      yield* giveBack(taken - deliveries.length)
+      yield* dispatch(deliveries)
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.logWarning("taking jobs failed; retrying").pipe(
+          Effect.annotateLogs({ error: error.message }),
+          Effect.zipRight(Effect.sleep("1 second"))
+        )
+      ),
+      Effect.forever
+    )
+
+    const keepAliveLoop = Effect.suspend(() => consumer.keepAlive([...inFlight])).pipe(
+      Effect.catchAll((error) => Effect.logWarning("refreshing jobs in flight failed").pipe(Effect.annotateLogs({ error: error.message }))),
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.max(options.claimIdleMs / 3, 50))))
+    )
+
+    const statsLoop = Effect.suspend(() => {
+      const line = {
+        checks: stats.checks,
+        failures: stats.failures,
+        skippedStale: stats.skipped,
+        lagAvgMs: stats.checks === 0 ? 0 : Math.round(stats.lagTotalMs / stats.checks),
+        lagMaxMs: stats.lagMaxMs,
+        inFlight: inFlight.size
+      }
+      Object.assign(stats, { checks: 0, failures: 0, skipped: 0, lagTotalMs: 0, lagMaxMs: 0 })
+      return Effect.logInfo("probe stats").pipe(Effect.annotateLogs(line))
+    }).pipe(Effect.delay(options.statsEvery ?? "1 minute"), Effect.forever)
+
+    yield* Effect.forkScoped(takeJobs)
+    yield* Effect.forkScoped(keepAliveLoop)
+    yield* Effect.forkScoped(statsLoop)
+    yield* Effect.logInfo("probe ready").pipe(Effect.annotateLogs({ concurrency: options.concurrency }))
+  }).pipe(
+    Effect.annotateLogs({ region: options.region, probe: options.name }),
+    Effect.withLogSpan("probe-agent")
+  )
+
+/** A probe agent for the life of the layer; needs a JobTransport. */
+export const layer = (options: ProbeAgentOptions) => Layer.scopedDiscard(run(options))
+
+/** The agent configured from the environment (ProbeConfig, QueueConfig). */
+export const layerConfig = (overrides: Partial<ProbeAgentOptions> = {}) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const probe = yield* ProbeConfig
+    const queue = yield* QueueConfig
+    const extraCa = yield* readExtraCa(probe)
+    return layer({
+      region: probe.region,
+      name: probe.name,
+      concurrency: probe.concurrency,
+      claimIdleMs: queue.claimIdleMs,
+      checkOptions: { extraCa, sslWarningDays: probe.sslWarningDays },
+      ...overrides
+    })
+  }))
+
+/**
+ * The one probe a service without REDIS_URL runs in its own process, on the in-process
+ * transport (provide InProcessJobTransport / JobTransportLive): region `local`.
+ */
+export const InProcessProbeLive = layerConfig({ region: "local", name: "in-process" })

@@ -1,0 +1,42 @@
+/**
+ * Configuration of a probe agent (probes/main.ts, and the in-process probe of the service).
+ * The transport's variables (REDIS_URL, REDIS_STREAM_PREFIX, QUEUE_CLAIM_IDLE_MS) are in
+ * src/Config.ts (`QueueConfig`), shared with the scheduler and ingest.
+ */
+import { Config, Effect, Option } from "effect"
+import { readFileSync } from "node:fs"
+import { hostname } from "node:os"
+
+const regionPattern = /^[a-z0-9][a-z0-9_-]{0,62}$/
+
+export const ProbeConfig = Config.all({
+  region: Config.string("PROBE_REGION").pipe(
+    Config.withDefault("local"),
+    Config.validate({ message: "PROBE_REGION must be 1-63 of a-z, 0-9, '-', '_'", validation: (r) => regionPattern.test(r) })
+  ),
+  /** This probe's consumer name in its region's group; unique per process by default. */
+  name: Config.string("PROBE_NAME").pipe(Config.withDefault(`${hostname()}-${process.pid}`)),
+  concurrency: Config.integer("PROBE_CONCURRENCY").pipe(
+    Config.withDefault(32),
+    Config.validate({ message: "PROBE_CONCURRENCY must be between 1 and 10000", validation: (n) => n >= 1 && n <= 10_000 })
+  ),
+  sslWarningDays: Config.integer("SSL_EXPIRY_WARNING_DAYS").pipe(
+    Config.withDefault(14),
+    Config.validate({ message: "SSL_EXPIRY_WARNING_DAYS must be >= 0", validation: (n) => n >= 0 })
+  ),
+  /** A PEM file of extra CA certificates trusted by `http` (https) and `ssl_expiry` checks. */
+  extraCaFile: Config.option(Config.string("PROBE_EXTRA_CA_FILE"))
+})
+
+export type ProbeConfig = Config.Config.Success<typeof ProbeConfig>
+
+/** The extra CA bundle's contents, read once at start-up; a missing file stops the probe with its path. */
+export const readExtraCa = (config: ProbeConfig) =>
+  Option.match(config.extraCaFile, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (path) =>
+      Effect.try({
+        try: () => readFileSync(path, "utf8"),
+        catch: (cause) => new Error(`PROBE_EXTRA_CA_FILE ${path} cannot be read: ${String(cause)}`)
+      })
+  })

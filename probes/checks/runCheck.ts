@@ -1,0 +1,24 @@
+/** Runs the check a job names. A check never fails: every problem is a failed outcome. */
+import type { Effect } from "effect"
+import type { CheckDefinition, CheckOutcome } from "../../src/queue/CheckJob.js"
+import { httpCheck } from "./http.js"
+import { sslExpiryCheck } from "./sslExpiry.js"
+import { tcpCheck } from "./tcp.js"
+
+export interface CheckOptions {
+  /** Extra trusted CA certificates (PEM) for `http` over TLS and `ssl_expiry`. */
+  readonly extraCa?: string | undefined
+  /** `ssl_expiry` fails when fewer days are left (default 14). */
+  readonly sslWarningDays?: number | undefined
+}
+
+export const runCheck = (check: CheckDefinition, options: CheckOptions = {}): Effect.Effect<CheckOutcome> => {
+  switch (check.type) {
+    case "http":
+      return httpCheck(check, { extraCa: options.extraCa })
+    case "tcp":
+      return tcpCheck(check)
+    case "ssl_expiry":
+      return sslExpiryCheck(check, { extraCa: options.extraCa, warningDays: options.sslWarningDays })
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The `tcp` check: opens a TCP connection to `tcp://host:port` (or `host:port`) within the
+ * time-out and closes it at once; reports DNS and connect times.
+ */
+import { Effect } from "effect"
+import * as net from "node:net"
+import { performance } from "node:perf_hooks"
+import type { CheckOutcome } from "../../src/queue/CheckJob.js"
+import { describeError, parseHostPort, roundMs } from "./outcome.js"
+
+export interface TcpCheck {
+  readonly url: string
+  readonly timeoutMs: number
+}
+
+/** `tcp://host:port` or `host:port` (IPv6 in brackets); undefined when it is neither. */
+export const parseTcpTarget = (target: string) => {
+  const authority = target.startsWith("tcp://") ? target.slice("tcp://".length).replace(/\/$/, "") : target
+  return parseHostPort(authority, undefined)
+}
+
+export const tcpCheck = (check: TcpCheck): Effect.Effect<CheckOutcome> =>
+  Effect.async<CheckOutcome>((resume) => {
+    const start = performance.now()
+    let lookupAt: number | undefined
+    let connectAt: number | undefined
+    let done = false
+    const finish = (ok: boolean, error: string | null) => {
+      if (done) return
+      done = true
+      clearTimeout(deadline)
+      socket?.destroy()
+      resume(Effect.succeed({
+        ok,
+        durationMs: roundMs((connectAt ?? performance.now()) - start),
+        timings: {
+          dnsMs: lookupAt === undefined ? null : roundMs(lookupAt - start),
+          connectMs: connectAt === undefined ? null : roundMs(connectAt - (lookupAt ?? start)),
+          tlsMs: null,
+          firstByteMs: null
+        },
+        statusCode: null,
+        error,
+        sslDaysLeft: null
+      }))
+    }
+
+    const target = parseTcpTarget(check.url)
+    let socket: net.Socket | undefined
+    const deadline = setTimeout(() => finish(false, `timed out after ${check.timeoutMs} ms`), check.timeoutMs)
+    if (target === undefined) {
+      finish(false, `invalid TCP target (want tcp://host:port or host:port): ${check.url}`)
+      return
+    }
+    socket = net.connect({ host: target.host, port: target.port })
+    socket.once("lookup", () => (lookupAt = performance.now()))
+    socket.once("connect", () => {
+      connectAt = performance.now()
+      finish(true, null)
+    })
+    socket.once("error", (error) => finish(false, describeError(error)))
+    return Effect.sync(() => {
+      done = true
+      clearTimeout(deadline)
+      socket?.destroy()
+    })
+  })

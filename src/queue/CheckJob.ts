@@ -1,0 +1,98 @@
+/**
+ * What travels between the scheduler, the probe agents and ingest: a check job (one run of a
+ * monitor's check, due at `scheduledAt`) and its result. No I/O here; the probe agent imports
+ * this module without any database code.
+ *
+ * Times are epoch milliseconds (integers): they are compact on the wire and make the stable
+ * job id `monitorId:scheduledAt` unambiguous.
+ */
+import { Schema } from "effect"
+
+export const CheckType = Schema.Literal("http", "tcp", "ssl_expiry")
+export type CheckType = typeof CheckType.Type
+
+const EpochMillis = Schema.Int.pipe(Schema.nonNegative())
+const PositiveInt = Schema.Int.pipe(Schema.positive())
+const DurationMs = Schema.Number.pipe(Schema.nonNegative())
+
+/** The part of a monitor a probe needs to run its check. */
+export const CheckDefinition = Schema.Struct({
+  monitorId: Schema.NonEmptyString,
+  type: CheckType,
+  /** `http(s)://…` for `http`; `tcp://host:port` or `host:port` for `tcp`; `https://host[:port]` or `host[:port]` for `ssl_expiry`. */
+  url: Schema.NonEmptyString,
+  timeoutMs: PositiveInt,
+  expectedStatusCode: Schema.Int.pipe(Schema.between(100, 599)),
+  intervalSeconds: PositiveInt
+})
+export type CheckDefinition = typeof CheckDefinition.Type
+
+/** The stable id of the run of `monitorId` due at `scheduledAt`: a result is stored once per id. */
+export const jobIdOf = (monitorId: string, scheduledAt: number): string => `${monitorId}:${scheduledAt}`
+
+export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
+  Schema.Struct({
+    id: Schema.String,
+    ...CheckDefinition.fields,
+    /** When the run was due (epoch ms). */
+    scheduledAt: EpochMillis
+  }).pipe(
+    Schema.filter((job) => job.id === jobIdOf(job.monitorId, job.scheduledAt) || "id must be monitorId:scheduledAt")
+  )
+) {
+  /** The job for the run of `check` due at `scheduledAt`. */
+  static forRun(check: CheckDefinition, scheduledAt: number): CheckJob {
+    return new CheckJob({ ...check, id: jobIdOf(check.monitorId, scheduledAt), scheduledAt })
+  }
+
+  /** How late a job may start: one interval. An older job is skipped, so a backlog never storms a target. */
+  isStaleAt(now: number): boolean {
+    return now - this.scheduledAt > this.intervalSeconds * 1000
+  }
+}
+
+/**
+ * Time spent in each phase of a check, in milliseconds; null for a phase that did not happen
+ * (no DNS lookup for an IP address, no TLS for plain HTTP or TCP, no answer after a failure).
+ */
+export const CheckTimings = Schema.Struct({
+  dnsMs: Schema.NullOr(DurationMs),
+  connectMs: Schema.NullOr(DurationMs),
+  tlsMs: Schema.NullOr(DurationMs),
+  /** From the request being sent to the response headers. */
+  firstByteMs: Schema.NullOr(DurationMs)
+})
+export type CheckTimings = typeof CheckTimings.Type
+
+export const noTimings: CheckTimings = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null }
+
+/** What a check found, before the probe stamps it with the job and region. */
+export const CheckOutcome = Schema.Struct({
+  ok: Schema.Boolean,
+  /** Wall time of the whole check. */
+  durationMs: DurationMs,
+  timings: CheckTimings,
+  statusCode: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  /** Whole days until the certificate expires (negative once expired); `ssl_expiry` only. */
+  sslDaysLeft: Schema.NullOr(Schema.Int)
+})
+export type CheckOutcome = typeof CheckOutcome.Type
+
+export class CheckResult extends Schema.Class<CheckResult>("CheckResult")({
+  /** `monitorId:scheduledAt`: the same job run twice yields two results with one id, stored once. */
+  jobId: Schema.String,
+  monitorId: Schema.NonEmptyString,
+  region: Schema.NonEmptyString,
+  /** The probe instance (consumer) that ran the check. */
+  probe: Schema.String,
+  scheduledAt: EpochMillis,
+  /** When the check started (epoch ms). */
+  checkedAt: EpochMillis,
+  ...CheckOutcome.fields
+}) {}
+
+/** Region names become Redis consumer-group names: keep them short and plain. */
+export const RegionName = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: () => "a region is 1-63 of a-z, 0-9, '-', '_'" })
+)

@@ -1,0 +1,110 @@
+/**
+ * The job transport inside one process (no REDIS_URL): the same consumer-group semantics as
+ * Redis Streams, on Effect queues. Each group has its own bounded queue (the oldest messages
+ * are dropped when it is full, like a trimmed stream) and a pending list with delivery times
+ * read from the Clock, so stale claims follow the TestClock in tests.
+ */
+import { Clock, Effect, Layer, Option, Queue } from "effect"
+import type { CheckJob, CheckResult } from "./CheckJob.js"
+import { type Consumer, type Delivery, ingestGroup, JobTransport } from "./JobTransport.js"
+
+interface Pending<A> {
+  readonly delivery: Delivery<A>
+  consumer: string
+  deliveredAt: number
+}
+
+interface Group<A> {
+  readonly queue: Queue.Queue<Delivery<A>>
+  readonly pending: Map<string, Pending<A>>
+}
+
+/** A stream with consumer groups. A group created later does not see earlier messages (Redis `$`). */
+const makeStream = <A>(capacity: number) =>
+  Effect.sync(() => {
+    const groups = new Map<string, Group<A>>()
+    let sequence = 0
+
+    const group = (name: string) =>
+      Effect.gen(function*() {
+        const existing = groups.get(name)
+        if (existing !== undefined) return existing
+        const created: Group<A> = { queue: yield* Queue.sliding<Delivery<A>>(capacity), pending: new Map() }
+        groups.set(name, created)
+        return created
+      })
+
+    const publish = (values: ReadonlyArray<A>) =>
+      Effect.forEach(groups.values(), (g) =>
+        Queue.offerAll(g.queue, values.map((value, index) => ({ id: `${sequence + index + 1}`, value }))), { discard: true }
+      ).pipe(Effect.zipLeft(Effect.sync(() => (sequence += values.length))))
+
+    const consumer = (groupName: string, name: string) =>
+      Effect.map(group(groupName), (g): Consumer<A> => {
+        const deliver = (deliveries: Iterable<Delivery<A>>) =>
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            const list = Array.from(deliveries)
+            for (const delivery of list) g.pending.set(delivery.id, { delivery, consumer: name, deliveredAt: now })
+            return list
+          })
+        return {
+          name,
+          read: (max, blockMs) =>
+            Queue.take(g.queue).pipe(
+              Effect.timeoutOption(blockMs),
+              Effect.flatMap(Option.match({
+                onNone: () => Effect.succeed<ReadonlyArray<Delivery<A>>>([]),
+                onSome: (first) =>
+                  Effect.flatMap(Queue.takeUpTo(g.queue, Math.max(0, max - 1)), (rest) => deliver([first, ...rest]))
+              }))
+            ),
+          claimStale: (max, minIdleMs) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              const stale: Array<Delivery<A>> = []
+              for (const entry of g.pending.values()) {
+                if (stale.length >= max) break
+                if (now - entry.deliveredAt >= minIdleMs) stale.push(entry.delivery)
+              }
+              return deliver(stale)
+            }),
+          keepAlive: (ids) =>
+            Effect.map(Clock.currentTimeMillis, (now) => {
+              for (const id of ids) {
+                const entry = g.pending.get(id)
+                if (entry !== undefined) {
+                  entry.consumer = name
+                  entry.deliveredAt = now
+                }
+              }
+            }),
+          ack: (ids) =>
+            Effect.sync(() => {
+              for (const id of ids) g.pending.delete(id)
+            })
+        }
+      })
+
+    return { publish, consumer, group }
+  })
+
+export interface InProcessTransportOptions {
+  /** Messages kept per group before the oldest are dropped (default 100,000). */
+  readonly capacity?: number
+}
+
+export const make = (options: InProcessTransportOptions = {}) =>
+  Effect.gen(function*() {
+    const capacity = options.capacity ?? 100_000
+    const jobs = yield* makeStream<CheckJob>(capacity)
+    const results = yield* makeStream<CheckResult>(capacity)
+    // Results published before ingest joins are kept for it, as the Redis group created at 0 does.
+    yield* results.group(ingestGroup)
+    return JobTransport.of({
+      publishJobs: jobs.publish,
+      jobConsumer: (region, consumer) => jobs.consumer(region, consumer),
+      publishResults: results.publish,
+      resultConsumer: (consumer) => results.consumer(ingestGroup, consumer)
+    })
+  })
+
+export const layer = (options: InProcessTransportOptions = {}) => Layer.effect(JobTransport, make(options))

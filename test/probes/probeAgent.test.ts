@@ -1,0 +1,96 @@
+/**
+ * The probe agent on the in-process transport (what `npm start` runs without REDIS_URL),
+ * probing a real loopback HTTP server.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, HashMap, Layer, Logger } from "effect"
+import * as ProbeAgent from "../../probes/ProbeAgent.js"
+import { CheckJob } from "../../src/queue/CheckJob.js"
+import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
+import { JobTransport } from "../../src/queue/JobTransport.js"
+import { JobTransportLive } from "../../src/queue/JobTransportLive.js"
+import { httpServer } from "../support/Servers.js"
+import { readAll } from "../queue/transportContract.js"
+
+const agentOptions = { region: "local", name: "p1", concurrency: 4, claimIdleMs: 30_000, readBlockMs: 100 }
+
+const httpJob = (monitorId: string, url: string, scheduledAt = Date.now()) =>
+  CheckJob.forRun({ monitorId, type: "http", url, timeoutMs: 5000, expectedStatusCode: 200, intervalSeconds: 60 }, scheduledAt)
+
+describe("probe agent (in-process transport)", () => {
+  it.live("runs fresh jobs into results, skips stale ones, and respects its concurrency limit", () =>
+    Effect.gen(function*() {
+      let active = 0
+      let peak = 0
+      const paths: Array<string> = []
+      const target = yield* httpServer((request, response) => {
+        paths.push(request.url!)
+        active++
+        peak = Math.max(peak, active)
+        setTimeout(() => {
+          active--
+          response.writeHead(request.url === "/down" ? 500 : 200).end()
+        }, 50)
+      })
+      const queue = yield* JobTransport
+      const ingest = yield* queue.resultConsumer("ingest-test")
+      yield* Layer.buildWithScope(ProbeAgent.layer(agentOptions), yield* Effect.scope)
+
+      const fresh = Array.from({ length: 10 }, (_, i) => httpJob(`up${i}`, `${target.url}/up${i}`))
+      const failing = httpJob("down", `${target.url}/down`)
+      const stale = httpJob("stale", `${target.url}/stale`, Date.now() - 61_000)
+      yield* queue.publishJobs([...fresh, failing, stale])
+
+      const results = (yield* readAll(ingest, 11)).map((d) => d.value)
+      expect(results.map((r) => r.jobId).sort()).toEqual([...fresh, failing].map((j) => j.id).sort())
+      for (const result of results) {
+        expect(result).toMatchObject({ region: "local", probe: "p1" })
+        expect(result.checkedAt).toBeGreaterThanOrEqual(result.scheduledAt)
+      }
+      expect(results.find((r) => r.monitorId === "down")).toMatchObject({ ok: false, statusCode: 500 })
+      expect(results.filter((r) => r.ok)).toHaveLength(10)
+      expect(paths).not.toContain("/stale")
+      expect(peak).toBe(4)
+      expect(yield* ingest.read(10, 200)).toEqual([])
+    }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
+
+  it.live("logs a stats line per period with checks, failures, skipped jobs and lag", () =>
+    Effect.gen(function*() {
+      const lines: Array<Record<string, unknown>> = []
+      const capture = Logger.make(({ annotations, message }) => {
+        if (Array.isArray(message) && message[0] === "probe stats") lines.push(Object.fromEntries(HashMap.toEntries(annotations)))
+      })
+      const target = yield* httpServer((request, response) => response.writeHead(request.url === "/down" ? 503 : 200).end())
+      const queue = yield* JobTransport
+      yield* Layer.buildWithScope(
+        ProbeAgent.layer({ ...agentOptions, statsEvery: "400 millis" }).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, capture))),
+        yield* Effect.scope
+      )
+      yield* queue.publishJobs([
+        httpJob("a", `${target.url}/up`),
+        httpJob("b", `${target.url}/down`),
+        httpJob("c", `${target.url}/up`, Date.now() - 120_000)
+      ])
+      yield* Effect.sleep("900 millis")
+      expect(lines.length).toBeGreaterThanOrEqual(2)
+      expect(lines[0]).toMatchObject({ checks: 2, failures: 1, skippedStale: 1, region: "local", probe: "p1" })
+      expect(lines[0]!.lagMaxMs).toBeGreaterThanOrEqual(0)
+      expect(lines[1]).toMatchObject({ checks: 0, failures: 0, skippedStale: 0 })
+    }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
+})
+
+describe("in-process probe as the service composes it without REDIS_URL", () => {
+  it.live("JobTransportLive is the in-process transport and InProcessProbeLive serves region local", () =>
+    Effect.gen(function*() {
+      const target = yield* httpServer((_request, response) => response.end("ok"))
+      const queue = yield* JobTransport
+      const ingest = yield* queue.resultConsumer("ingest-test")
+      yield* queue.publishJobs([httpJob("svc", `${target.url}/`)])
+      const [result] = (yield* readAll(ingest, 1)).map((d) => d.value)
+      expect(result).toMatchObject({ jobId: expect.stringMatching(/^svc:\d+$/), region: "local", probe: "in-process", ok: true, statusCode: 200 })
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(ProbeAgent.InProcessProbeLive.pipe(Layer.provideMerge(JobTransportLive))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PROBE_CONCURRENCY", "2"]])))
+    ))
+})

@@ -1,0 +1,179 @@
+/**
+ * The real probe agent (`probes/main.ts` under tsx) as child processes on the real Redis:
+ * regions and siblings, a SIGKILLed probe whose jobs a sibling finishes, stale jobs, and a
+ * SIGTERM that drains the checks in flight. Each test uses its own stream prefix.
+ */
+import { randomUUID } from "node:crypto"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { Schema } from "effect"
+import { Redis } from "ioredis"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { CheckJob, CheckResult } from "../../src/queue/CheckJob.js"
+import { spawn } from "node:child_process"
+import { projectRoot, type Service } from "../support/ChildProcess.js"
+import { redisUrl } from "../support/Redis.js"
+
+const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
+const decodeResult = Schema.decodeUnknownSync(Schema.parseJson(CheckResult))
+
+let redis: Redis
+let prefix: string
+let children: Array<Service>
+let servers: Array<http.Server>
+
+beforeEach(async () => {
+  redis = new Redis(redisUrl)
+  prefix = `test:${randomUUID()}:`
+  children = []
+  servers = []
+})
+
+afterEach(async () => {
+  for (const child of children) if (child.child.exitCode === null) child.child.kill("SIGKILL")
+  await Promise.all(children.map((child) => child.exited))
+  for (const server of servers) {
+    server.closeAllConnections()
+    server.close()
+  }
+  const keys = await redis.keys(`${prefix}*`)
+  if (keys.length > 0) await redis.del(...keys)
+  await redis.quit()
+})
+
+const until = async (what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 20_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`timed out waiting for ${what}\n${children.map((c) => c.output()).join("\n---\n")}`)
+}
+
+/**
+ * Starts `probes/main.ts` as node itself with tsx's loader (what `npm run probe` runs), not
+ * under the tsx wrapper binary: a SIGKILL must reach the probe, not just a wrapper around it.
+ */
+const startProbe = async (region: string, name: string, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "probes/main.ts"], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      REDIS_URL: redisUrl,
+      REDIS_STREAM_PREFIX: prefix,
+      PROBE_REGION: region,
+      PROBE_NAME: name,
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (chunk) => (output += chunk))
+  child.stderr.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  const probe: Service = { child, output: () => output, exited }
+  children.push(probe)
+  await until(`${name} to be ready`, () => probe.output().includes("probe ready"), 30_000)
+  return probe
+}
+
+const target = async (handler: http.RequestListener) => {
+  const server = http.createServer(handler)
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+const publish = async (jobs: ReadonlyArray<CheckJob>) => {
+  const pipeline = redis.pipeline()
+  for (const job of jobs) pipeline.xadd(`${prefix}jobs`, "*", "job", encodeJob(job))
+  await pipeline.exec()
+}
+
+const httpJobs = (count: number, url: string, options: { scheduledAt?: number; tag?: string } = {}) =>
+  Array.from({ length: count }, (_, i) =>
+    CheckJob.forRun(
+      { monitorId: `${options.tag ?? "m"}${i}`, type: "http", url, timeoutMs: 20_000, expectedStatusCode: 200, intervalSeconds: 60 },
+      options.scheduledAt ?? Date.now()
+    ))
+
+const results = async () =>
+  (await redis.xrange(`${prefix}results`, "-", "+")).map(([, fields]) => decodeResult(fields[1]))
+
+const pendingJobs = async (region: string) => Number((await redis.xpending(`${prefix}jobs`, region) as [number])[0])
+
+describe("probe agents on Redis Streams (child processes)", () => {
+  it("every region checks every job once, siblings share the work, stale jobs are skipped", async () => {
+    const url = await target((_request, response) => setTimeout(() => response.end("ok"), 10))
+    await Promise.all([startProbe("eu", "eu-1"), startProbe("eu", "eu-2"), startProbe("us", "us-1")])
+    const fresh = httpJobs(60, `${url}/ok`)
+    const stale = httpJobs(5, `${url}/stale`, { scheduledAt: Date.now() - 61_000, tag: "stale" })
+    await publish([...stale, ...fresh])
+
+    await until("120 results", async () => (await redis.xlen(`${prefix}results`)) >= 120)
+    await until("every job acknowledged", async () => (await pendingJobs("eu")) === 0 && (await pendingJobs("us")) === 0)
+    const all = await results()
+    expect(all).toHaveLength(120)
+    for (const region of ["eu", "us"]) {
+      const ids = all.filter((r) => r.region === region).map((r) => r.jobId)
+      expect(new Set(ids).size).toBe(60)
+      expect(ids.sort()).toEqual(fresh.map((j) => j.id).sort())
+    }
+    expect(all.every((r) => r.ok)).toBe(true)
+    const byProbe = (name: string) => all.filter((r) => r.probe === name).length
+    expect(byProbe("eu-1")).toBeGreaterThan(0)
+    expect(byProbe("eu-2")).toBeGreaterThan(0)
+    expect(byProbe("eu-1") + byProbe("eu-2")).toBe(60)
+    expect(byProbe("us-1")).toBe(60)
+  }, 90_000)
+
+  it("jobs held by a SIGKILLed probe are finished by a sibling of its region within claim idle + 1 s", async () => {
+    const claimIdleMs = 1500
+    let requests = 0
+    const url = await target((_request, response) => {
+      // The first five requests (the doomed probe's) never get an answer.
+      if (++requests > 5) response.end("ok")
+    })
+    const env = { QUEUE_CLAIM_IDLE_MS: String(claimIdleMs), PROBE_CONCURRENCY: "10" }
+    const doomed = await startProbe("eu", "doomed", env)
+    const jobs = httpJobs(5, `${url}/slow`)
+    await publish(jobs)
+    await until("the doomed probe to hold five jobs", () => requests === 5)
+    await startProbe("eu", "sibling", env)
+    // Kept alive while its owner lives: the sibling has claimed nothing.
+    await new Promise((resolve) => setTimeout(resolve, claimIdleMs))
+    expect(await redis.xlen(`${prefix}results`)).toBe(0)
+    expect(await redis.xpending(`${prefix}jobs`, "eu")).toMatchObject([5, expect.anything(), expect.anything(), [["doomed", "5"]]])
+
+    doomed.child.kill("SIGKILL")
+    const killedAt = Date.now()
+    await until("five results", async () => (await redis.xlen(`${prefix}results`)) >= 5, 10_000)
+    const elapsed = Date.now() - killedAt
+    expect(elapsed).toBeLessThanOrEqual(claimIdleMs + 1000)
+    const all = await results()
+    expect(all.map((r) => r.jobId).sort()).toEqual(jobs.map((j) => j.id).sort())
+    expect(all.every((r) => r.ok && r.probe === "sibling")).toBe(true)
+    await until("every job acknowledged", async () => (await pendingJobs("eu")) === 0)
+  }, 90_000)
+
+  it("SIGTERM lets the checks in flight finish and deliver their results before exiting", async () => {
+    let requests = 0
+    const url = await target((_request, response) => {
+      requests++
+      setTimeout(() => response.end("ok"), 800)
+    })
+    const probe = await startProbe("eu", "draining")
+    const jobs = httpJobs(3, `${url}/slow`)
+    await publish(jobs)
+    await until("three checks in flight", () => requests === 3)
+    const stoppedAt = Date.now()
+    probe.child.kill("SIGTERM")
+    expect(await probe.exited).toBe(0)
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(500)
+    const all = await results()
+    expect(all.map((r) => r.jobId).sort()).toEqual(jobs.map((j) => j.id).sort())
+    expect(all.every((r) => r.ok)).toBe(true)
+    expect(await pendingJobs("eu")).toBe(0)
+  }, 60_000)
+})

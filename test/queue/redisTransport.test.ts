@@ -1,0 +1,77 @@
+/** The Redis Streams transport on the real Redis at 127.0.0.1:6379, one key prefix per test. */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import { redisPrefix, redisUrl } from "../support/Redis.js"
+import { jobsFor, readAll, transportContract } from "./transportContract.js"
+
+transportContract("redis streams", () =>
+  Layer.unwrapScoped(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix }))))
+
+describe("redis streams transport", () => {
+  it.live("a blocking read holds its own connection: publishing and acknowledging go on meanwhile", () =>
+    Effect.gen(function*() {
+      const { prefix } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const idle = yield* queue.jobConsumer("eu", "idle")
+      const worker = yield* queue.jobConsumer("us", "worker")
+      const blocked = yield* Effect.fork(idle.read(10, 3000))
+      yield* Effect.sleep("50 millis")
+      const started = Date.now()
+      yield* queue.publishJobs(jobsFor(3))
+      const received = yield* readAll(worker, 3)
+      yield* worker.ack(received.map((d) => d.id))
+      expect(Date.now() - started).toBeLessThan(1000)
+      // The blocked reader of the other region wakes up with the jobs.
+      const woken = yield* Fiber.join(blocked)
+      expect(woken.length).toBeGreaterThan(0)
+    }).pipe(Effect.scoped))
+
+  it.live("the streams are trimmed, so memory stays bounded with nobody reading", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix, jobsMaxLength: 100 })
+      yield* queue.publishJobs(jobsFor(1000))
+      const length = yield* Effect.promise(() => redis.xlen(`${prefix}jobs`))
+      expect(length).toBeGreaterThanOrEqual(100)
+      expect(length).toBeLessThan(300)
+    }).pipe(Effect.scoped))
+
+  it.live("an entry that is not a valid job is acknowledged and skipped", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const consumer = yield* queue.jobConsumer("eu", "reader")
+      yield* Effect.promise(() => redis.xadd(`${prefix}jobs`, "*", "job", "{\"not\":\"a job\"}"))
+      yield* queue.publishJobs(jobsFor(1))
+      const received = yield* readAll(consumer, 1)
+      expect(received.map((d) => d.value.id)).toEqual(["m0:1000"])
+      const pending = yield* Effect.promise(() => redis.xpending(`${prefix}jobs`, "eu"))
+      expect(pending[0]).toBe(1)
+    }).pipe(Effect.scoped))
+
+  it.live("a joining consumer removes long-idle siblings with nothing pending, and keeps the others", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix, forgetConsumersIdleMs: 200 })
+      const consumers = () =>
+        Effect.promise(() => redis.xinfo("CONSUMERS", `${prefix}jobs`, "eu") as Promise<Array<Array<string>>>).pipe(
+          Effect.map((list) => list.map((fields) => fields[1]).sort())
+        )
+      const holder = yield* queue.jobConsumer("eu", "holder")
+      const ghost = yield* queue.jobConsumer("eu", "ghost")
+      // A consumer exists in Redis once it has received an entry.
+      yield* queue.publishJobs(jobsFor(2))
+      const held = yield* holder.read(1, 100)
+      const done = yield* ghost.read(1, 100)
+      yield* ghost.ack(done.map((d) => d.id))
+      expect(held).toHaveLength(1)
+      expect(yield* consumers()).toEqual(["ghost", "holder"])
+      yield* Effect.sleep("300 millis")
+      const newcomer = yield* queue.jobConsumer("eu", "newcomer")
+      expect(yield* consumers()).toEqual(["holder"])
+      yield* queue.publishJobs(jobsFor(1, "n"))
+      expect(yield* newcomer.read(1, 100)).toHaveLength(1)
+      expect(yield* consumers()).toEqual(["holder", "newcomer"])
+    }).pipe(Effect.scoped))
+})
