@@ -51,6 +51,10 @@ export const run = (options: ProbeAgentOptions) =>
       Effect.gen(function*() {
         const job = delivery.value
         const checkedAt = yield* Clock.currentTimeMillis
+        if (!job.isFor(options.region)) {
+          yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
+          return
+        }
         if (job.isStaleAt(checkedAt)) {
           stats.skipped++
           yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))

@@ -23,7 +23,9 @@ export const CheckDefinition = Schema.Struct({
   url: Schema.NonEmptyString,
   timeoutMs: PositiveInt,
   expectedStatusCode: Schema.Int.pipe(Schema.between(100, 599)),
-  intervalSeconds: PositiveInt
+  intervalSeconds: PositiveInt,
+  /** The regions that run this check; absent or null: every region. */
+  regions: Schema.optional(Schema.NullOr(Schema.Array(Schema.String)))
 })
 export type CheckDefinition = typeof CheckDefinition.Type
 
@@ -43,6 +45,11 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
   /** The job for the run of `check` due at `scheduledAt`. */
   static forRun(check: CheckDefinition, scheduledAt: number): CheckJob {
     return new CheckJob({ ...check, id: jobIdOf(check.monitorId, scheduledAt), scheduledAt })
+  }
+
+  /** Whether the probes of `region` run this job. */
+  isFor(region: string): boolean {
+    return this.regions === undefined || this.regions === null || this.regions.includes(region)
   }
 
   /** How late a job may start: one interval. An older job is skipped, so a backlog never storms a target. */

@@ -22,6 +22,16 @@ describe("check jobs", () => {
     expect(job.isStaleAt(1_000_000 + 60_001)).toBe(true)
   })
 
+  it.effect("name the regions that run them; none named means every region", () =>
+    Effect.gen(function*() {
+      expect(CheckJob.forRun(check, 0).isFor("anywhere")).toBe(true)
+      const limited = CheckJob.forRun({ ...check, regions: ["eu-west", "us-east"] }, 0)
+      expect(limited.isFor("eu-west")).toBe(true)
+      expect(limited.isFor("ap-south")).toBe(false)
+      const json = yield* Schema.encode(Schema.parseJson(CheckJob))(limited)
+      expect((yield* Schema.decodeUnknown(Schema.parseJson(CheckJob))(json)).regions).toEqual(["eu-west", "us-east"])
+    }))
+
   it.effect("results round-trip through JSON", () =>
     Effect.gen(function*() {
       const result = new CheckResult({
