@@ -8,13 +8,19 @@ import { createServer } from "node:http"
 import { AppConfig } from "./Config.js"
 import { HttpLive } from "./http/Server.js"
 import { Database } from "./persistence/Database.js"
+import { MaintenanceClock } from "./services/MaintenanceClock.js"
 
 const ApiRole = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => HttpLive.pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))))
 )
 
 const Roles = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => config.roles.includes("api") ? ApiRole : Layer.empty)
+  Effect.map(AppConfig, (config) =>
+    Layer.mergeAll(
+      config.roles.includes("api") ? ApiRole : Layer.empty,
+      // Safe to run in several instances: each window transition is claimed with SKIP LOCKED.
+      config.roles.includes("scheduler") ? MaintenanceClock : Layer.empty
+    ))
 )
 
 Layer.launch(Roles.pipe(Layer.provide(Database))).pipe(NodeRuntime.runMain)

@@ -6,6 +6,8 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { ServiceUnavailable } from "../domain/Errors.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
+import { IncidentsApi } from "./IncidentsApi.js"
+import { MaintenanceApi } from "./MaintenanceApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { StatusApi } from "./StatusApi.js"
 
@@ -14,6 +16,8 @@ export class Api extends HttpApi.make("status-page")
   .add(StatusApi)
   .add(ComponentsApi)
   .add(OrganizationApi)
+  .add(IncidentsApi)
+  .add(MaintenanceApi)
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "Status page service")

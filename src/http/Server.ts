@@ -6,17 +6,27 @@ import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@eff
 import { Layer } from "effect"
 import { Api } from "../api/Api.js"
 import { Components } from "../services/Components.js"
+import { Incidents } from "../services/Incidents.js"
+import { MaintenanceWindows } from "../services/Maintenance.js"
 import { OrganizationProfile } from "../services/Organization.js"
 import { PublicStatus } from "../services/PublicStatus.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
+import { IncidentsHttp } from "./IncidentsHttp.js"
+import { MaintenanceHttp } from "./MaintenanceHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp]),
-  Layer.provide([Components.Default, PublicStatus.Default, OrganizationProfile.Default])
+  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp, IncidentsHttp, MaintenanceHttp]),
+  Layer.provide([
+    Components.Default,
+    PublicStatus.Default,
+    OrganizationProfile.Default,
+    Incidents.Default,
+    MaintenanceWindows.Default
+  ])
 )
 
 export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(

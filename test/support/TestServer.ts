@@ -8,11 +8,13 @@ import { Effect, Layer, Logger, LogLevel } from "effect"
 import { Api } from "../../src/api/Api.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
+import { MaintenanceClock } from "../../src/services/MaintenanceClock.js"
 import { testConfig } from "./TestDatabase.js"
 
+/** The API, the maintenance clock, and the database (tests read the outbox through SqlClient). */
 export const TestServer = (variables: Record<string, string> = {}) =>
-  HttpLive.pipe(
-    Layer.provide(Database),
+  Layer.merge(HttpLive, MaintenanceClock).pipe(
+    Layer.provideMerge(Database),
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provide(testConfig(variables)),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
