@@ -9,7 +9,7 @@ import { Components } from "../services/Components.js"
 import { Incidents } from "../services/Incidents.js"
 import { MaintenanceWindows } from "../services/Maintenance.js"
 import { OrganizationProfile } from "../services/Organization.js"
-import { PublicStatus } from "../services/PublicStatus.js"
+import { PublicSnapshot } from "../services/PublicSnapshot.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
@@ -22,7 +22,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, OrganizationHttp, IncidentsHttp, MaintenanceHttp]),
   Layer.provide([
     Components.Default,
-    PublicStatus.Default,
+    PublicSnapshot.Default,
     OrganizationProfile.Default,
     Incidents.Default,
     MaintenanceWindows.Default

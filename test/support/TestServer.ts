@@ -2,20 +2,28 @@
  * The real HTTP stack on a random loopback port, over a fresh database. Tests talk to it
  * with the typed client derived from the API (`ApiClient`) or, for bad input, raw requests.
  */
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { Api } from "../../src/api/Api.js"
+import { PublicHttpServer } from "../../src/http/PublicFastPath.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import { MaintenanceClock } from "../../src/services/MaintenanceClock.js"
 import { testConfig } from "./TestDatabase.js"
 
+/** The production server (with its public fast path) on a loopback port, and a client pointed at it. */
+export const TestHttpServer = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+  Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" }))
+)
+
 /** The API, the maintenance clock, and the database (tests read the outbox through SqlClient). */
 export const TestServer = (variables: Record<string, string> = {}) =>
   Layer.merge(HttpLive, MaintenanceClock).pipe(
+    Layer.provideMerge(TestHttpServer),
     Layer.provideMerge(Database),
-    Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provide(testConfig(variables)),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )
