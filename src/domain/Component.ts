@@ -1,6 +1,6 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
-import { Int32, Name, Text } from "./Fields.js"
+import { IdString, Int32, Name, Text } from "./Fields.js"
 
 export const ComponentStatus = Schema.Literal(
   "operational",
@@ -27,7 +27,7 @@ export const worstStatus = (statuses: Iterable<ComponentStatus>): ComponentStatu
   return worst
 }
 
-export const ComponentId = Schema.String.pipe(Schema.brand("ComponentId"))
+export const ComponentId = IdString.pipe(Schema.brand("ComponentId"))
 export type ComponentId = typeof ComponentId.Type
 
 export const ComponentName = Name(200)

@@ -35,3 +35,6 @@ export const HttpUrl = Text(2048).pipe(
 
 /** A 32-bit signed integer, the range of a PostgreSQL `integer` column. */
 export const Int32 = Schema.Int.pipe(Schema.between(-2147483648, 2147483647))
+
+/** An opaque id as it arrives in a path or body: any string PostgreSQL can compare (no NUL). */
+export const IdString = Schema.String.pipe(Schema.filter(noNul))

@@ -1,7 +1,7 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 import { ComponentId } from "./Component.js"
-import { Name } from "./Fields.js"
+import { IdString, Name } from "./Fields.js"
 import { NullableTimestamp } from "./Timestamps.js"
 
 export const IncidentStatus = Schema.Literal("investigating", "identified", "monitoring", "resolved")
@@ -13,7 +13,7 @@ export const OpenIncidentStatus = Schema.Literal("investigating", "identified", 
 export const IncidentSeverity = Schema.Literal("none", "minor", "major", "critical")
 export type IncidentSeverity = typeof IncidentSeverity.Type
 
-export const IncidentId = Schema.String.pipe(Schema.brand("IncidentId"))
+export const IncidentId = IdString.pipe(Schema.brand("IncidentId"))
 export type IncidentId = typeof IncidentId.Type
 
 export const IncidentTitle = Name(200)

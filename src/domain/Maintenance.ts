@@ -1,14 +1,14 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 import { ComponentId } from "./Component.js"
-import { Name, Text } from "./Fields.js"
+import { IdString, Name, Text } from "./Fields.js"
 import { ComponentIds } from "./Incident.js"
 import { Timestamp, UtcTimestamp } from "./Timestamps.js"
 
 export const MaintenanceStatus = Schema.Literal("scheduled", "in_progress", "completed", "cancelled")
 export type MaintenanceStatus = typeof MaintenanceStatus.Type
 
-export const MaintenanceId = Schema.String.pipe(Schema.brand("MaintenanceId"))
+export const MaintenanceId = IdString.pipe(Schema.brand("MaintenanceId"))
 export type MaintenanceId = typeof MaintenanceId.Type
 
 export const MaintenanceTitle = Name(200)

@@ -1,8 +1,8 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
-import { HttpUrl, Name } from "./Fields.js"
+import { HttpUrl, IdString, Name } from "./Fields.js"
 
-export const OrganizationId = Schema.String.pipe(Schema.brand("OrganizationId"))
+export const OrganizationId = IdString.pipe(Schema.brand("OrganizationId"))
 export type OrganizationId = typeof OrganizationId.Type
 
 export const BrandColor = Schema.String.pipe(

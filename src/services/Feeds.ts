@@ -64,7 +64,7 @@ export const rssFeed = (source: FeedSource, now: DateTime.Utc): string => {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
 <channel>
-<title>${xml(source.title)} status</title>
+<title>${xml(source.title)}</title>
 <link>${xml(source.publicUrl)}</link>
 <description>${xml(`Incidents and maintenance of ${source.title}`)}</description>
 <atom:link href="${xml(`${source.publicUrl}/api/v1/status/rss`)}" rel="self" type="application/rss+xml"/>
@@ -89,7 +89,7 @@ export const atomFeed = (source: FeedSource, now: DateTime.Utc): string => {
   const entries = items(source)
   return `<?xml version="1.0" encoding="UTF-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
-<title>${xml(source.title)} status</title>
+<title>${xml(source.title)}</title>
 <id>${xml(`${source.publicUrl}/api/v1/status/atom`)}</id>
 <link rel="self" href="${xml(`${source.publicUrl}/api/v1/status/atom`)}"/>
 <link rel="alternate" href="${xml(source.publicUrl)}"/>

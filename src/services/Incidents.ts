@@ -83,6 +83,10 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
             return yield* Effect.fail(new Conflict({ message: `Incident ${JSON.stringify(id)} is resolved; open a new incident` }))
           }
           const { componentIds, ...fields } = changes_
+          // Nothing to change: no write, no event.
+          if (componentIds === undefined && Object.values(fields).every((value) => value === undefined)) {
+            return yield* reload(id)
+          }
           if (componentIds !== undefined) yield* repo.setComponents(id, yield* existingComponents(componentIds))
           yield* repo.update(id, fields)
           return yield* announce("incident.updated", id)

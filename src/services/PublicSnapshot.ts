@@ -96,7 +96,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
         : rebuild.pipe(Effect.catchTag("ServiceUnavailable", (error) => current ? Effect.succeed(current.snapshot) : Effect.fail(error)))
     )
 
-    // Rebuild eagerly after each change, so readers (and the fast path) find it ready.
+    // Build at start-up, then rebuild eagerly after each change, so readers (and the fast path) find it ready.
     const notifications = yield* changes.subscribe
     yield* Queue.take(notifications).pipe(
       Effect.zipRight(Queue.takeAll(notifications)),
@@ -104,6 +104,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       Effect.forever,
       Effect.forkScoped
     )
+    yield* Effect.forkScoped(get.pipe(Effect.catchAllCause((cause) => Effect.logWarning("Building the public snapshot failed", cause))))
 
     return {
       get,

@@ -106,6 +106,10 @@ it.layer(TestServer())("incidents", (it) => {
         expect(response.status, `${method} ${url}`).toBe(409)
         expect(response.body._tag).toBe("Conflict")
       }
+      // An empty PUT changes nothing and announces nothing.
+      expect((yield* client.incidents.update({ path: { id: incident.id }, payload: {} })).updatedAt).toEqual(
+        (yield* client.incidents.get({ path: { id: incident.id } })).updatedAt
+      )
       // A resolved incident can still be corrected.
       const renamed = yield* client.incidents.update({ path: { id: incident.id }, payload: { title: "Done (renamed)" } })
       expect(renamed).toMatchObject({ title: "Done (renamed)", status: "resolved" })
@@ -146,7 +150,10 @@ it.layer(TestServer())("incidents", (it) => {
         ["update without message", "POST", `${base}/${target.id}/updates`, { status: "identified" }],
         ["update with bad status", "POST", `${base}/${target.id}/updates`, { status: "fixed", message: "m" }],
         ["resolve message not string", "PATCH", `${base}/${target.id}/resolve`, { message: 5 }],
-        ["malformed JSON", "POST", base, "{"]
+        ["malformed JSON", "POST", base, "{"],
+        ["NUL in a component id", "POST", base, { title: "x", message: "m", componentIds: ["a\u0000"] }],
+        ["NUL in the path id", "PUT", `${base}/%00`, { title: "x" }],
+        ["NUL in the path id of resolve", "PATCH", `${base}/%00/resolve`, {}]
       ]
       for (const [label, method, url, body] of cases) {
         const response = yield* sendJson(method, url, body)

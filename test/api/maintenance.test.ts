@@ -76,7 +76,9 @@ it.layer(TestServer())("maintenance", (it) => {
         ["missing end", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z" }],
         ["unknown component", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-02T00:00:00Z", componentIds: ["nope"] }],
         ["start moved after end", "PUT", `/api/v1/admin/maintenance/${id}`, { scheduledStart: "2031-03-01T06:00:00Z" }],
-        ["blank title", "PUT", `/api/v1/admin/maintenance/${id}`, { title: " " }]
+        ["blank title", "PUT", `/api/v1/admin/maintenance/${id}`, { title: " " }],
+        ["NUL in the path id", "PUT", "/api/v1/admin/maintenance/%00", { title: "x" }],
+        ["NUL in a component id", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-02T00:00:00Z", componentIds: ["\u0000"] }]
       ]
       for (const [label, method, url, body] of bad) {
         const response = yield* sendJson(method, url, body)
