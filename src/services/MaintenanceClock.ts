@@ -14,7 +14,10 @@ export const MaintenanceClock = Layer.scopedDiscard(
       Effect.flatMap(windows.runDue),
       // A failed pass (database away) is retried on the next tick.
       Effect.catchAllCause((cause) => Effect.logWarning("Maintenance clock pass failed", cause)),
-      Effect.withLogSpan("maintenance-clock")
+      Effect.withLogSpan("maintenance-clock"),
+      // Shutdown interrupts the clock between passes, never inside a query or transaction
+      // (cancelling a query on the embedded PGlite can stall the connections it shares).
+      Effect.uninterruptible
     )
     yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced("1 second")))
   })

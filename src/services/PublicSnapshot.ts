@@ -100,7 +100,10 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
     const notifications = yield* changes.subscribe
     yield* Queue.take(notifications).pipe(
       Effect.zipRight(Queue.takeAll(notifications)),
-      Effect.zipRight(get.pipe(Effect.catchAllCause((cause) => Effect.logWarning("Rebuilding the public snapshot failed", cause)))),
+      // Like the maintenance clock: interrupted between rebuilds, not inside one's queries.
+      Effect.zipRight(
+        get.pipe(Effect.catchAllCause((cause) => Effect.logWarning("Rebuilding the public snapshot failed", cause)), Effect.uninterruptible)
+      ),
       Effect.forever,
       Effect.forkScoped
     )
