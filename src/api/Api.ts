@@ -9,6 +9,8 @@ import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { MonitorsApi } from "./MonitorsApi.js"
+import { IncidentsApi } from "./IncidentsApi.js"
+import { MaintenanceApi } from "./MaintenanceApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
@@ -25,6 +27,8 @@ export class Api extends HttpApi.make("status-page")
   .add(WebhooksApi)
   .add(SubscriptionsApi)
   .add(SubscribersApi)
+  .add(IncidentsApi)
+  .add(MaintenanceApi)
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "Status page service")

@@ -65,5 +65,8 @@ export const TimestampColumn = Model.Field({
   json: Schema.DateTimeUtc
 })
 
-/** An opaque resource id: a path parameter PostgreSQL can compare (no NUL), at most 100 characters. */
-export const Id = <const B extends string>(brand: B) => Text(100).pipe(Schema.brand(brand))
+/** An opaque id as it arrives in a path or body: a string PostgreSQL can compare (no NUL), at most 100 characters. */
+export const IdString = Text(100)
+
+/** A branded opaque resource id. */
+export const Id = <const B extends string>(brand: B) => IdString.pipe(Schema.brand(brand))

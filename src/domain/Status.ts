@@ -1,10 +1,12 @@
 import { Schema } from "effect"
 import { ComponentStatus, PublicComponent } from "./Component.js"
+import { PublicIncident } from "./Incident.js"
+import { PublicMaintenance } from "./Maintenance.js"
 
-/** GET /status. Incidents and maintenance join the summary with the incidents issue (#4). */
+/** GET /status: unresolved public incidents, newest first; scheduled and running windows, soonest first. */
 export class StatusSummary extends Schema.Class<StatusSummary>("StatusSummary")({
   status: ComponentStatus,
   components: Schema.Array(PublicComponent),
-  activeIncidents: Schema.Tuple(),
-  upcomingMaintenance: Schema.Tuple()
+  activeIncidents: Schema.Array(PublicIncident),
+  upcomingMaintenance: Schema.Array(PublicMaintenance)
 }) {}

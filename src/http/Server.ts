@@ -8,19 +8,23 @@ import { Api } from "../api/Api.js"
 import { Administrators } from "../services/Administrators.js"
 import { ApiKeys } from "../services/ApiKeys.js"
 import { Components } from "../services/Components.js"
+import { Incidents } from "../services/Incidents.js"
+import { MaintenanceWindows } from "../services/Maintenance.js"
 import { Monitors } from "../services/Monitors.js"
 import { OrganizationProfile } from "../services/Organization.js"
-import { PublicStatus } from "../services/PublicStatus.js"
+import { PublicSnapshot } from "../services/PublicSnapshot.js"
 import { Sessions } from "../services/Sessions.js"
-import { Uptime } from "../services/Uptime.js"
-import { ApiKeysHttp } from "./ApiKeysHttp.js"
-import { AuthenticationLive } from "./Authentication.js"
-import { AuthHttp } from "./AuthHttp.js"
 import { Subscriptions } from "../services/Subscriptions.js"
+import { Uptime } from "../services/Uptime.js"
 import { Webhooks } from "../services/Webhooks.js"
-import { errorBodies } from "./ErrorBodies.js"
+import { ApiKeysHttp } from "./ApiKeysHttp.js"
+import { AuthHttp } from "./AuthHttp.js"
+import { AuthenticationLive } from "./Authentication.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
+import { errorBodies } from "./ErrorBodies.js"
 import { HealthHttp } from "./HealthHttp.js"
+import { IncidentsHttp } from "./IncidentsHttp.js"
+import { MaintenanceHttp } from "./MaintenanceHttp.js"
 import { MonitorsHttp } from "./MonitorsHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
@@ -32,14 +36,16 @@ const FirstAdministrator = Layer.effectDiscard(Effect.flatMap(Administrators, (a
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(FirstAdministrator),
   Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, MonitorsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
-  Layer.provide([WebhooksHttp, SubscriptionsHttp, SubscribersHttp]),
+  Layer.provide([IncidentsHttp, MaintenanceHttp, WebhooksHttp, SubscriptionsHttp, SubscribersHttp]),
   Layer.provide(AuthenticationLive),
   Layer.provide([
     Components.Default,
     Monitors.Default,
     Uptime.Default,
-    PublicStatus.Default,
+    PublicSnapshot.Default,
     OrganizationProfile.Default,
+    Incidents.Default,
+    MaintenanceWindows.Default,
     Administrators.Default,
     ApiKeys.Default,
     Sessions.Default,

@@ -18,6 +18,9 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
 
       findById: (id: ComponentId) => components.first(sql`select * from components where id = ${id}`),
 
+      /** Reads and locks the row until the transaction ends (status changes compare before and after). */
+      findByIdForUpdate: (id: ComponentId) => components.first(sql`select * from components where id = ${id} for update`),
+
       /** Fills the defaults of CreateComponent; without a displayOrder the component goes last. */
       insert: (input: CreateComponent) =>
         components.one(sql`

@@ -2,11 +2,13 @@ import { Effect, Option } from "effect"
 import { orNotFound } from "../domain/Errors.js"
 import type { OrganizationId, UpdateOrganization } from "../domain/Organization.js"
 import { OrganizationRepo } from "../persistence/OrganizationRepo.js"
+import { StateChanges } from "./StateChanges.js"
 
 /** The one organization of the deployment, created on first start. */
 export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("OrganizationProfile", {
   effect: Effect.gen(function*() {
     const repo = yield* OrganizationRepo
+    const changes = yield* StateChanges
     yield* repo.ensureExists()
     return {
       get: () =>
@@ -16,9 +18,10 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
             onSome: Effect.succeed
           }))
         ),
-      update: (id: OrganizationId, changes: UpdateOrganization) =>
-        repo.update(id, changes).pipe(orNotFound("Organization", id))
+      // The organization's name titles the public feeds.
+      update: (id: OrganizationId, update: UpdateOrganization) =>
+        changes.commit(repo.update(id, update)).pipe(orNotFound("Organization", id))
     } as const
   }),
-  dependencies: [OrganizationRepo.Default]
+  dependencies: [OrganizationRepo.Default, StateChanges.Default]
 }) {}

@@ -66,10 +66,15 @@ layer(BehindProxy, { excludeTestServices: true })("database outage", (it) => {
       const client = yield* ApiClient
       yield* client.components.create({ payload: { name: "Before" } })
 
+      // Public reads are served from the in-memory snapshot, so they outlive the database.
+      expect((yield* client.status.summary()).components.map((c) => c.name)).toEqual(["Before"])
+
       const proxy = yield* Proxy
       yield* Effect.promise(proxy.cut)
+      const summary = yield* sendJson("GET", "/api/v1/status")
+      expect(summary.status).toBe(200)
+      expect(summary.body.components.map((c: { name: string }) => c.name)).toEqual(["Before"])
       for (const [method, url, body] of [
-        ["GET", "/api/v1/status", undefined],
         ["GET", "/api/v1/admin/components", undefined],
         ["POST", "/api/v1/admin/components", { name: "During" }],
         ["GET", "/readyz", undefined]

@@ -23,7 +23,9 @@ describe("npm start on the embedded default", () => {
       const env = { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir }
 
       const first = startService("src/main.ts", env)
-      const summary = await waitFor200(`${base}/api/v1/status`, 60_000, first)
+      // Ready once the whole API is up (the public fast path may answer a little earlier).
+      await waitFor200(`${base}/readyz`, 60_000, first)
+      const summary = await fetch(`${base}/api/v1/status`)
       expect(await summary.json()).toEqual({
         status: "operational",
         components: [],

@@ -4,18 +4,27 @@
  * (`sendJson`). Both carry an API key created for the suite; `Anonymous` is the same client
  * without credentials. The server's Clock is the suite's TestClock, set to the real time.
  */
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
 import { Api } from "../../src/api/Api.js"
 import { CreateApiKey } from "../../src/domain/Auth.js"
+import { PublicHttpServer } from "../../src/http/PublicFastPath.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/ApiKeys.js"
+import { MaintenanceClock } from "../../src/services/MaintenanceClock.js"
 import { testConfig } from "./TestDatabase.js"
 
 export class Anonymous extends Context.Tag("test/Anonymous")<Anonymous, HttpClient.HttpClient>() {}
 export class SuiteApiKey extends Context.Tag("test/SuiteApiKey")<SuiteApiKey, string>() {}
+
+/** The production server (with its public fast path) on a loopback port, and a client pointed at it. */
+export const TestHttpServer = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+  Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" }))
+)
 
 const Authenticated = Layer.effectContext(
   Effect.gen(function*() {
@@ -29,12 +38,15 @@ const Authenticated = Layer.effectContext(
   })
 ).pipe(Layer.provide(ApiKeys.Default))
 
-/** The authenticated stack over the configuration `config` provides (DATABASE_URL at least). */
+/**
+ * The API and the maintenance clock, authenticated, over the configuration `config` provides
+ * (DATABASE_URL at least); the database is exposed so tests can read the outbox.
+ */
 export const TestStack = <A, E>(config: Layer.Layer<A, E>) =>
   Authenticated.pipe(
-    Layer.provideMerge(HttpLive),
+    Layer.provideMerge(Layer.merge(HttpLive, MaintenanceClock)),
+    Layer.provideMerge(TestHttpServer),
     Layer.provideMerge(Database),
-    Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(config),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )

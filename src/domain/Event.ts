@@ -1,0 +1,13 @@
+import { Schema } from "effect"
+
+/** The events of the specification; each is written to the outbox with the change it describes. */
+export const EventName = Schema.Literal(
+  "incident.created",
+  "incident.updated",
+  "incident.resolved",
+  "maintenance.scheduled",
+  "maintenance.started",
+  "maintenance.completed",
+  "component.status_changed"
+)
+export type EventName = typeof EventName.Type

@@ -1,0 +1,58 @@
+/**
+ * The fast path for public reads: a GET whose exact path has a current pre-encoded response in
+ * the snapshot is answered in the Node request listener, before the Effect router, so the cost
+ * of a cached read is close to a bare node:http server's. Anything else (other methods, query
+ * strings, a stale snapshot) goes on to the Effect app unchanged.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { ListenOptions } from "node:net"
+import type { EncodedResponse } from "../services/PublicSnapshot.js"
+import { PublicSnapshot } from "../services/PublicSnapshot.js"
+import { writeNode } from "./PublicResponses.js"
+
+/**
+ * A node:http server whose "request" events reach the other listeners only when `answer`
+ * declines them. NodeHttpServer listens as soon as its layer is built but attaches the app
+ * only once the API's layers are up; requests arriving in between are held and handed over
+ * then, instead of hanging forever without a listener.
+ */
+export const serverWithFastPath = (answer: (request: IncomingMessage, response: ServerResponse) => boolean): Server => {
+  const server = createServer()
+  const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
+  const held: Array<[IncomingMessage, ServerResponse]> = []
+  server.on("newListener", (event) => {
+    // Fired before the listener is added: hand the held requests over on the next turn.
+    if (event === "request") setImmediate(() => held.splice(0).forEach((args) => emit("request", ...args)))
+  })
+  server.emit = ((event: string, ...args: Array<unknown>) => {
+    if (event !== "request") return emit(event, ...args)
+    const [request, response] = args as [IncomingMessage, ServerResponse]
+    if (answer(request, response)) return true
+    if (server.listenerCount("request") === 0) {
+      held.push([request, response])
+      return true
+    }
+    return emit(event, ...args)
+  }) as Server["emit"]
+  return server
+}
+
+/** Answers a GET of a cached path; `lookup` returns nothing when the path is not cached or the snapshot is stale. */
+export const answerCached = (lookup: (path: string) => EncodedResponse | undefined) =>
+(request: IncomingMessage, response: ServerResponse): boolean => {
+  if (request.method !== "GET" || request.url === undefined) return false
+  const cached = lookup(request.url)
+  if (cached === undefined) return false
+  writeNode(request, response, cached)
+  return true
+}
+
+/** NodeHttpServer.layer on a server with the fast path over the process's PublicSnapshot. */
+export const PublicHttpServer = (options: ListenOptions) =>
+  Layer.unwrapEffect(
+    Effect.map(PublicSnapshot, (snapshot) =>
+      NodeHttpServer.layer(() => serverWithFastPath(answerCached(snapshot.cachedNow)), options))
+  ).pipe(Layer.provide(PublicSnapshot.Default))

@@ -1,0 +1,25 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { ComponentId } from "../domain/Component.js"
+import { BadRequest } from "../domain/Errors.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+
+/**
+ * Checks the `componentIds` of an incident or maintenance body. An unknown id is a 400 (the body
+ * is wrong; 404 is kept for the resource in the path). Locks the rows so that a concurrent
+ * delete cannot slip in before the links are written. Returns the ids without duplicates.
+ */
+export const existingComponents = (ids: ReadonlyArray<ComponentId>) =>
+  Effect.gen(function*() {
+    const unique = [...new Set(ids)]
+    if (unique.length === 0) return unique
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* orUnavailable(
+      sql<{ id: ComponentId }>`select id from components where id = any(${unique}::text[]) for share`
+    )
+    const found = new Set(rows.map((row) => row.id))
+    const missing = unique.filter((id) => !found.has(id))
+    return missing.length === 0 ? unique : yield* Effect.fail(
+      new BadRequest({ message: `Unknown componentIds: ${missing.map((id) => JSON.stringify(id)).join(", ")}` })
+    )
+  })

@@ -1,0 +1,71 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { ComponentId } from "../domain/Component.js"
+import { Incident } from "../domain/Incident.js"
+import type { IncidentId, IncidentSeverity, IncidentStatus, UpdateIncident } from "../domain/Incident.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { definedFields, rowsOf } from "./Rows.js"
+
+/** ISO 8601 UTC with milliseconds, as JSON-aggregated timeline entries carry their time. */
+export const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const incidents = rowsOf(Incident)
+
+    /** An incident with its component ids, timeline (oldest first) and latest message. */
+    const withTimeline = sql.literal(`
+      select i.*,
+        coalesce((select array_agg(ic.component_id order by ic.component_id)
+                  from incident_components ic where ic.incident_id = i.id), '{}') as component_ids,
+        coalesce((select json_agg(json_build_object('id', u.id, 'status', u.status, 'message', u.message,
+                                                    'createdAt', ${isoUtc("u.created_at")}) order by u.seq)
+                  from incident_updates u where u.incident_id = i.id), '[]') as updates,
+        (select u.message from incident_updates u where u.incident_id = i.id order by u.seq desc limit 1) as message
+      from incidents i`)
+
+    return {
+      findAll: () => incidents.all(sql`${withTimeline} order by i.created_at desc, i.id desc`),
+
+      findById: (id: IncidentId) => incidents.first(sql`${withTimeline} where i.id = ${id}`),
+
+      /** Locks the incident row for the rest of the transaction; returns its status. */
+      lockStatus: (id: IncidentId) =>
+        orUnavailable(sql<{ status: IncidentStatus }>`select status from incidents where id = ${id} for update`).pipe(
+          Effect.map((rows) => rows[0]?.status)
+        ),
+
+      insert: (input: { title: string; status: IncidentStatus; severity: IncidentSeverity }) =>
+        orUnavailable(sql<{ id: IncidentId }>`
+          insert into incidents (title, status, severity)
+          values (${input.title}, ${input.status}, ${input.severity})
+          returning id`).pipe(Effect.map((rows) => rows[0]!.id)),
+
+      /** Sets the defined fields (none: only `updated_at`, e.g. when the components changed). */
+      update: (id: IncidentId, changes: Omit<UpdateIncident, "componentIds">) => {
+        const fields = definedFields(changes)
+        return orUnavailable(
+          Object.keys(fields).length === 0
+            ? sql`update incidents set updated_at = now() where id = ${id}`
+            : sql`update incidents set ${sql.update(fields)}, updated_at = now() where id = ${id}`
+        )
+      },
+
+      touch: (id: IncidentId, status: IncidentStatus) =>
+        orUnavailable(sql`
+          update incidents set status = ${status}, updated_at = now(),
+            resolved_at = case when ${status} = 'resolved' then now() else resolved_at end
+          where id = ${id}`),
+
+      setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
+        orUnavailable(Effect.zipRight(
+          sql`delete from incident_components where incident_id = ${id}`,
+          sql`insert into incident_components (incident_id, component_id) select ${id}, unnest(${[...componentIds]}::text[])`
+        )),
+
+      addUpdate: (id: IncidentId, status: IncidentStatus, message: string) =>
+        orUnavailable(sql`insert into incident_updates (incident_id, status, message) values (${id}, ${status}, ${message})`)
+    } as const
+  })
+}) {}

@@ -1,0 +1,211 @@
+import { expect, it, layer } from "@effect/vitest"
+import { DateTime, Duration, Effect, TestClock, TestServices } from "effect"
+import { outboxMark, outboxSince } from "../support/Outbox.js"
+import { ApiClient, sendJson, TestServer, LiveTestServer } from "../support/TestServer.js"
+
+const iso = (at: DateTime.Utc) => DateTime.formatIso(at)
+
+/**
+ * Waits until `check` holds: the maintenance clock runs in the layer on the shared TestClock, so
+ * each round moves the clock one second on and gives the clock's queries real time to finish.
+ */
+const eventually = <A>(check: Effect.Effect<A | undefined, unknown, ApiClientEnv>) =>
+  Effect.gen(function*() {
+    for (let round = 0; round < 60; round++) {
+      const result = yield* check
+      if (result !== undefined) return result
+      yield* TestClock.adjust("1 second")
+      yield* TestServices.provideLive(Effect.sleep("50 millis"))
+    }
+    return yield* Effect.dieMessage("condition not reached")
+  })
+type ApiClientEnv = Effect.Effect.Context<typeof ApiClient>
+
+it.layer(TestServer())("maintenance", (it) => {
+  it.effect("schedules, validates, updates partially and cancels softly", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const db = yield* client.components.create({ payload: { name: "Database" } })
+      const start = DateTime.unsafeMake("2031-03-01T02:00:00Z")
+      const end = DateTime.unsafeMake("2031-03-01T04:00:00Z")
+      const mark = yield* outboxMark
+      const created = yield* sendJson("POST", "/api/v1/admin/maintenance", {
+        title: "Database upgrade",
+        scheduledStart: "2031-03-01T02:00:00Z",
+        scheduledEnd: "2031-03-01T04:00:00Z",
+        componentIds: [db.id]
+      })
+      expect(created.status).toBe(201)
+      expect(created.body).toMatchObject({
+        title: "Database upgrade",
+        description: "",
+        status: "scheduled",
+        scheduledStart: "2031-03-01T02:00:00.000Z",
+        scheduledEnd: "2031-03-01T04:00:00.000Z",
+        componentIds: [db.id]
+      })
+      const events = yield* outboxSince(mark)
+      expect(events.map((e) => [e.event, e.payload, e.componentIds])).toEqual([[
+        "maintenance.scheduled",
+        {
+          id: created.body.id,
+          title: "Database upgrade",
+          status: "scheduled",
+          scheduledStart: "2031-03-01T02:00:00.000Z",
+          scheduledEnd: "2031-03-01T04:00:00.000Z",
+          componentIds: [db.id]
+        },
+        [db.id]
+      ]])
+
+      const id = created.body.id
+      const moved = yield* client.maintenance.update({
+        path: { id },
+        payload: { description: "Minor version", scheduledEnd: DateTime.add(end, { hours: 1 }) }
+      })
+      expect(moved).toMatchObject({ title: "Database upgrade", description: "Minor version", status: "scheduled" })
+      expect(iso(moved.scheduledEnd)).toBe("2031-03-01T05:00:00.000Z")
+      expect(iso(moved.scheduledStart)).toBe(iso(start))
+
+      const bad: ReadonlyArray<readonly [string, "POST" | "PUT", string, unknown]> = [
+        ["end before start", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-02T00:00:00Z", scheduledEnd: "2031-01-01T00:00:00Z" }],
+        ["end equals start", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-01T00:00:00Z" }],
+        ["offset, not UTC", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00+02:00", scheduledEnd: "2031-01-02T00:00:00Z" }],
+        ["date only", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01", scheduledEnd: "2031-01-02T00:00:00Z" }],
+        ["impossible date", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-02-30T00:00:00Z", scheduledEnd: "2031-03-02T00:00:00Z" }],
+        ["missing end", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z" }],
+        ["unknown component", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-02T00:00:00Z", componentIds: ["nope"] }],
+        ["start moved after end", "PUT", `/api/v1/admin/maintenance/${id}`, { scheduledStart: "2031-03-01T06:00:00Z" }],
+        ["blank title", "PUT", `/api/v1/admin/maintenance/${id}`, { title: " " }],
+        ["NUL in the path id", "PUT", "/api/v1/admin/maintenance/%00", { title: "x" }],
+        ["NUL in a component id", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-02T00:00:00Z", componentIds: ["\u0000"] }]
+      ]
+      for (const [label, method, url, body] of bad) {
+        const response = yield* sendJson(method, url, body)
+        expect(response.status, label).toBe(400)
+        expect(typeof response.body.message, label).toBe("string")
+      }
+
+      const cancelled = yield* sendJson("DELETE", `/api/v1/admin/maintenance/${id}`)
+      expect(cancelled.status).toBe(204)
+      expect((yield* client.maintenance.get({ path: { id } })).status).toBe("cancelled")
+      expect((yield* client.maintenance.list()).map((w) => w.id)).toContain(id)
+      for (const [method, body] of [["DELETE", undefined], ["PUT", { title: "again" }]] as const) {
+        const response = yield* sendJson(method, `/api/v1/admin/maintenance/${id}`, body)
+        expect(response.status, method).toBe(409)
+        expect(response.body._tag).toBe("Conflict")
+      }
+      for (const [method, body] of [["GET", undefined], ["PUT", { title: "x" }], ["DELETE", undefined]] as const) {
+        const response = yield* sendJson(method, "/api/v1/admin/maintenance/nope", body)
+        expect(response.status, method).toBe(404)
+        expect(response.body).toEqual({ _tag: "NotFound", message: 'Maintenance "nope" was not found' })
+      }
+    }))
+
+  it.effect("the clock starts and completes windows, and restores statuses an operator did not change", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const degraded = yield* client.components.create({ payload: { name: "Degraded", status: "degraded" } })
+      const touched = yield* client.components.create({ payload: { name: "Touched" } })
+      const now = yield* DateTime.now
+      const window = yield* client.maintenance.create({
+        payload: {
+          title: "Network work",
+          scheduledStart: DateTime.add(now, { minutes: 1 }),
+          scheduledEnd: DateTime.add(now, { minutes: 10 }),
+          componentIds: [degraded.id, touched.id]
+        }
+      })
+      const mark = yield* outboxMark
+      const statusOf = (id: string) => Effect.map(client.components.list(), (list) => list.find((c) => c.id === id)?.status)
+
+      yield* TestClock.adjust(Duration.seconds(59))
+      expect((yield* client.maintenance.get({ path: { id: window.id } })).status).toBe("scheduled")
+      yield* eventually(Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined))
+      expect(yield* statusOf(degraded.id)).toBe("maintenance")
+      expect(yield* statusOf(touched.id)).toBe("maintenance")
+
+      // The operator takes over one component during the window.
+      yield* client.components.setStatus({ path: { id: touched.id }, payload: { status: "major_outage" } })
+
+      yield* TestClock.adjust(Duration.minutes(9))
+      yield* eventually(Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "completed" || undefined))
+      expect(yield* statusOf(degraded.id)).toBe("degraded")
+      expect(yield* statusOf(touched.id)).toBe("major_outage")
+
+      const events = yield* outboxSince(mark)
+      const summary = events.map((e) =>
+        e.event === "component.status_changed"
+          ? `${e.payload.name}: ${e.payload.previousStatus} -> ${e.payload.status}`
+          : `${e.event} ${e.payload.status}`
+      )
+      // The two components enter maintenance in id order, which is random.
+      expect(summary.slice(0, 2).sort()).toEqual(["Degraded: degraded -> maintenance", "Touched: operational -> maintenance"])
+      expect(summary.slice(2)).toEqual([
+        "maintenance.started in_progress",
+        "Touched: maintenance -> major_outage",
+        "Degraded: maintenance -> degraded",
+        "maintenance.completed completed"
+      ])
+      expect(events.at(-1)!.payload).toMatchObject({ id: window.id, title: "Network work", componentIds: [degraded.id, touched.id].sort() })
+      expect(events.at(-1)!.componentIds).toEqual([degraded.id, touched.id].sort())
+    }))
+
+  it.effect("changing a running window's start or components is 409; cancelling it restores its components", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const web = yield* client.components.create({ payload: { name: "Web" } })
+      const now = yield* DateTime.now
+      const window = yield* client.maintenance.create({
+        payload: { title: "Deploy", scheduledStart: now, scheduledEnd: DateTime.add(now, { hours: 1 }), componentIds: [web.id] }
+      })
+      yield* eventually(Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined))
+      for (const body of [{ scheduledStart: iso(DateTime.add(now, { minutes: 5 })) }, { componentIds: [] }]) {
+        expect((yield* sendJson("PUT", `/api/v1/admin/maintenance/${window.id}`, body)).status).toBe(409)
+      }
+      const longer = yield* client.maintenance.update({ path: { id: window.id }, payload: { scheduledEnd: DateTime.add(now, { hours: 2 }) } })
+      expect(longer.status).toBe("in_progress")
+
+      const mark = yield* outboxMark
+      yield* client.maintenance.cancel({ path: { id: window.id } })
+      expect((yield* client.components.list()).find((c) => c.id === web.id)?.status).toBe("operational")
+      expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual([
+        "component.status_changed operational",
+        "maintenance.completed cancelled"
+      ])
+    }))
+})
+
+// Real time: the clock's own schedule, no TestClock.
+layer(LiveTestServer(), { excludeTestServices: true })("maintenance clock in real time", (it) => {
+  it.effect("starts and completes a window within seconds, also one whose times have already passed", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const api = yield* client.components.create({ payload: { name: "API" } })
+      const now = yield* DateTime.now
+      const soon = yield* client.maintenance.create({
+        payload: { title: "Soon", scheduledStart: DateTime.add(now, { seconds: 1 }), scheduledEnd: DateTime.add(now, { seconds: 3 }), componentIds: [api.id] }
+      })
+      const past = yield* client.maintenance.create({
+        payload: { title: "Missed", scheduledStart: DateTime.subtract(now, { hours: 2 }), scheduledEnd: DateTime.subtract(now, { hours: 1 }), componentIds: [api.id] }
+      })
+      const seen = new Set<string>()
+      for (let i = 0; i < 80 && !seen.has("completed"); i++) {
+        seen.add((yield* client.maintenance.get({ path: { id: soon.id } })).status)
+        if (seen.has("in_progress") && seen.size === 2) {
+          expect((yield* client.components.list()).find((c) => c.id === api.id)?.status).toBe("maintenance")
+        }
+        yield* Effect.sleep("100 millis")
+      }
+      expect(seen).toContain("in_progress")
+      expect(seen).toContain("completed")
+      expect((yield* client.maintenance.get({ path: { id: past.id } })).status).toBe("completed")
+      expect((yield* client.components.list()).find((c) => c.id === api.id)?.status).toBe("operational")
+      const events = yield* outboxSince("0")
+      expect(events.filter((e) => e.payload.id === past.id).map((e) => e.event)).toEqual([
+        "maintenance.scheduled",
+        "maintenance.started",
+        "maintenance.completed"
+      ])
+    }), 20_000)
+})
