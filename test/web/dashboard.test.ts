@@ -64,11 +64,17 @@ describe("admin dashboard", () => {
     expect(js.status).toBe(200)
     expect(js.headers.get("content-type")).toContain("text/javascript")
     expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
-    expect((await js.text()).length).toBeGreaterThan(1000)
+    const scriptText = await js.text()
+    expect(scriptText.length).toBeGreaterThan(1000)
     const etag = js.headers.get("etag")!
     const revalidated = await fetch(`${stack.baseUrl}/admin/app.js`, { headers: { "if-none-match": etag } })
     expect(revalidated.status).toBe(304)
     expect(revalidated.headers.get("cache-control")).toBe("no-cache")
+    // Node's fetch asks for gzip and unpacks it; without the header the bytes come plain and equal.
+    expect(js.headers.get("content-encoding")).toBe("gzip")
+    const plain = await fetch(`${stack.baseUrl}${script![1]}`, { headers: { "accept-encoding": "identity" } })
+    expect(plain.headers.get("content-encoding")).toBeNull()
+    expect(await plain.text()).toBe(scriptText)
     const css = await fetch(`${stack.baseUrl}${stylesheet![1]}`)
     expect(css.headers.get("content-type")).toContain("text/css")
   })
@@ -274,6 +280,21 @@ describe("admin dashboard", () => {
     expect(await api((client) => client.subscribers.list())).toEqual([])
     await page.setViewportSize({ width: 390, height: 844 })
     await expectAccessible(page)
+    await page.close()
+  })
+
+  it("every screen reads well at phone width, with no serious accessibility violation", async () => {
+    const page = await openScreen("components")
+    await page.setViewportSize({ width: 390, height: 844 })
+    for (const [screen, title] of [["components", "Components"], ["monitors", "Monitors"], ["webhooks", "Webhooks"], ["subscribers", "Subscribers"], ["settings", "Settings"]]) {
+      await page.goto(`${stack.baseUrl}/admin#/${screen}`)
+      await page.getByRole("heading", { name: title, level: 1 }).waitFor()
+      await expect.poll(() => page.locator("[aria-busy=true]").count()).toBe(0)
+      expect(await page.title()).toBe(`${title} · Status admin`)
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+      await expectAccessible(page)
+      await screenshot(page, `${screen}-phone`)
+    }
     await page.close()
   })
 })

@@ -7,9 +7,12 @@ import { Data, Effect } from "effect"
 import * as esbuild from "esbuild"
 import { createHash } from "node:crypto"
 import { fileURLToPath } from "node:url"
+import { gzipSync } from "node:zlib"
 
 export interface AdminAsset {
   readonly body: Uint8Array
+  /** The same bytes gzipped once here, for clients that accept it. */
+  readonly gzipped: Uint8Array
   readonly contentType: string
   /** Content hash: the version in the asset's URL and its ETag. */
   readonly hash: string
@@ -26,6 +29,7 @@ const appDirectory = fileURLToPath(new URL("./app/", import.meta.url))
 
 const asset = (body: Uint8Array, contentType: string): AdminAsset => ({
   body,
+  gzipped: gzipSync(body, { level: 9 }),
   contentType,
   hash: createHash("sha256").update(body).digest("base64url").slice(0, 16)
 })

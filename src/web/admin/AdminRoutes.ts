@@ -27,15 +27,17 @@ const commonHeaders = {
 
 const serveAsset = (asset: AdminAsset) =>
   Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const etag = `"${asset.hash}"`
+    const etag = `W/"${asset.hash}"` // weak: the gzipped and plain bytes share it
     const versioned = new URL(request.url, "http://localhost").searchParams.get("v") === asset.hash
     const headers = {
       ...commonHeaders,
       etag,
+      vary: "Accept-Encoding",
       "cache-control": versioned ? "public, max-age=31536000, immutable" : "no-cache"
     }
-    return request.headers["if-none-match"] === etag
-      ? HttpServerResponse.empty({ status: 304, headers })
+    if (request.headers["if-none-match"] === etag) return HttpServerResponse.empty({ status: 304, headers })
+    return /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+      ? HttpServerResponse.uint8Array(asset.gzipped, { contentType: asset.contentType, headers: { ...headers, "content-encoding": "gzip" } })
       : HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
   })
 
