@@ -24,6 +24,8 @@ const chromiumFlags = [
 
 export interface Browser {
   readonly context: BrowserContext
+  /** Uncaught exceptions and console errors of every page so far. */
+  readonly pageErrors: Array<string>
   readonly close: () => Promise<void>
 }
 
@@ -35,8 +37,14 @@ export const launchBrowser = async (): Promise<Browser> => {
     args: chromiumFlags,
     viewport: { width: 1280, height: 900 }
   })
+  const pageErrors: Array<string> = []
+  context.on("weberror", (error) => pageErrors.push(String(error.error())))
+  context.on("console", (message) => {
+    if (message.type() === "error") pageErrors.push(message.text())
+  })
   return {
     context,
+    pageErrors,
     close: async () => {
       await context.close()
       await rm(userDataDir, { recursive: true, force: true })

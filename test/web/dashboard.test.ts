@@ -2,7 +2,7 @@
  * The admin dashboard in a real browser (Debian's Chromium through playwright-core) against the
  * full stack on a loopback port: what an operator does, checked on screen and through the API.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import type { Page } from "playwright-core"
 import { adminEmail, adminPassword, adminVariables } from "../support/Auth.js"
@@ -17,6 +17,13 @@ let browser: Browser
 beforeAll(async () => {
   stack = await startLiveStack(adminVariables)
   browser = await launchBrowser()
+})
+
+// Uncaught exceptions and logged errors are bugs. (A 4xx the dashboard shows in words is
+// logged by the browser as "Failed to load resource", and is expected here.)
+afterEach(() => {
+  const errors = browser.pageErrors.splice(0).filter((error) => !error.startsWith("Failed to load resource: the server responded with a status of 4"))
+  expect(errors).toEqual([])
 })
 
 afterAll(async () => {
@@ -170,12 +177,14 @@ describe("admin dashboard", () => {
   it("creates a generic webhook, shows its secret once and tests it against a real receiver", async () => {
     const scope = Effect.runSync(Scope.make())
     const hook = await Effect.runPromise(Scope.extend(receiver(answerWith(204)), scope))
+    const payments = await api((client) => client.components.create({ payload: { name: "Payments" } }))
     try {
       const page = await openScreen("webhooks")
       const form = page.getByRole("form", { name: "New webhook" })
       await form.getByLabel("Name").fill("Ops receiver")
       await form.getByLabel("URL").fill(hook.url)
       await form.getByLabel("Format").selectOption("generic")
+      await form.getByRole("group", { name: "Only about these components" }).getByLabel("Payments").check()
       await form.getByRole("button", { name: "Create webhook" }).click()
       const secret = page.getByRole("status", { name: "Signing secret", exact: true })
       await secret.waitFor()
@@ -192,7 +201,9 @@ describe("admin dashboard", () => {
 
       await row.getByRole("button", { name: "Active Ops receiver" }).click()
       await expect.poll(() => page.getByText("Ops receiver is now paused.").isVisible()).toBe(true)
-      expect((await api((client) => client.webhooks.list())).find((w) => w.name === "Ops receiver")?.isActive).toBe(false)
+      expect((await api((client) => client.webhooks.list())).find((w) => w.name === "Ops receiver"))
+        .toMatchObject({ isActive: false, type: "generic", componentIds: [payments.id] })
+      expect(await row.textContent()).toContain("Payments")
       await expectAccessible(page)
       await screenshot(page, "webhooks")
 

@@ -8,6 +8,7 @@ export const adminShell = (bundle: AdminBundle): string => `<!DOCTYPE html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="referrer" content="same-origin">
   <title>Status admin</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/admin/app.css?v=${bundle.stylesheet.hash}">
   <script type="module" src="/admin/app.js?v=${bundle.script.hash}"></script>
 </head>

@@ -61,7 +61,11 @@ const ComponentForm = (props: {
   )
 }
 
-const ComponentRow = (props: { readonly component: ComponentJson; readonly onChanged: (message: string) => void }) => {
+const ComponentRow = (props: {
+  readonly component: ComponentJson
+  readonly onChanged: (message: string) => void
+  readonly reload: () => void
+}) => {
   const { component } = props
   const [editing, setEditing] = useState(false)
   const [failure, setFailure] = useState<Failure | null>(null)
@@ -69,7 +73,9 @@ const ComponentRow = (props: { readonly component: ComponentJson; readonly onCha
   const changeStatus = async (status: ComponentStatus) => {
     const outcome = await call((api) => api.components.setStatus({ path: { id: component.id }, payload: { status } }))
     setFailure(outcome.ok ? null : outcome.failure)
+    // On failure the menu shows a status the server did not take: show the stored one again.
     if (outcome.ok) props.onChanged(`${component.name} is now ${labelOf(componentStatuses, status).toLowerCase()}.`)
+    else props.reload()
   }
   const remove = async () => {
     const outcome = await call((api) => api.components.remove({ path: { id: component.id } }))
@@ -140,7 +146,7 @@ const ComponentsView = () => {
                   <tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
                 </thead>
                 <tbody>
-                  {components.map((component) => <ComponentRow key={component.id} component={component} onChanged={changed} />)}
+                  {components.map((component) => <ComponentRow key={component.id} component={component} onChanged={changed} reload={reload} />)}
                 </tbody>
               </Table>
             )}

@@ -3,6 +3,7 @@
  * switching a webhook on and off, its recent deliveries, and deleting it.
  */
 import { useState } from "preact/hooks"
+import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
@@ -13,6 +14,7 @@ import { useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
 type WebhookJson = typeof Webhook.json.Type
+type ComponentJson = typeof Component.json.Type
 
 const describeResult = (result: DeliveryResult) =>
   result.success
@@ -56,7 +58,11 @@ const Deliveries = ({ webhook }: { readonly webhook: WebhookJson }) => {
   )
 }
 
-const WebhookRow = (props: { readonly webhook: WebhookJson; readonly onChanged: (message: string) => void }) => {
+const WebhookRow = (props: {
+  readonly webhook: WebhookJson
+  readonly components: ReadonlyArray<ComponentJson>
+  readonly onChanged: (message: string) => void
+}) => {
   const { webhook } = props
   const [testResult, setTestResult] = useState<DeliveryResult | null>(null)
   const [testing, setTesting] = useState(false)
@@ -91,7 +97,11 @@ const WebhookRow = (props: { readonly webhook: WebhookJson; readonly onChanged: 
       <th scope="row">
         {webhook.name}
         {!webhook.isActive && <span class="badge">paused</span>}
-        <p class="small muted">{labelOf(webhookTypes, webhook.type)} · <code>{webhook.url}</code></p>
+        <p class="small muted">
+          {labelOf(webhookTypes, webhook.type)} · <code>{webhook.url}</code> · {webhook.componentIds === null
+            ? "all components"
+            : webhook.componentIds.map((id) => props.components.find((component) => component.id === id)?.name ?? id).join(", ")}
+        </p>
         {webhook.consecutiveFailures > 0 && (
           <p class="small result-bad">{webhook.consecutiveFailures} failed deliveries in a row{webhook.lastError && `: ${webhook.lastError}`}</p>
         )}
@@ -120,22 +130,35 @@ const WebhookRow = (props: { readonly webhook: WebhookJson; readonly onChanged: 
   )
 }
 
-const NewWebhook = (props: { readonly onCreated: (webhook: typeof CreatedWebhook.Type) => void }) => {
+const NewWebhook = (props: {
+  readonly components: ReadonlyArray<ComponentJson>
+  readonly onCreated: (webhook: typeof CreatedWebhook.Type) => void
+}) => {
   const [name, setName] = useState("")
   const [url, setUrl] = useState("")
   const [type, setType] = useState<WebhookType>("generic")
   const [notifyOnIncident, setIncident] = useState(true)
   const [notifyOnMaintenance, setMaintenance] = useState(true)
   const [notifyOnComponentChange, setComponentChange] = useState(true)
+  const [componentIds, setComponentIds] = useState<ReadonlyArray<string>>([])
   const { failure, busy, submit, fieldError } = useSubmit()
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
-    const payload = { name: name.trim(), url: url.trim(), type, notifyOnIncident, notifyOnMaintenance, notifyOnComponentChange }
+    const payload = {
+      name: name.trim(),
+      url: url.trim(),
+      type,
+      notifyOnIncident,
+      notifyOnMaintenance,
+      notifyOnComponentChange,
+      componentIds: componentIds.length === 0 ? null : componentIds
+    }
     const outcome = await submit((api) => api.webhooks.create({ payload }))
     if (outcome.ok) {
       setName("")
       setUrl("")
+      setComponentIds([])
       props.onCreated(outcome.value)
     }
   }
@@ -151,6 +174,22 @@ const NewWebhook = (props: { readonly onCreated: (webhook: typeof CreatedWebhook
         <Checkbox id="webhook-maintenance" label="Maintenance" checked={notifyOnMaintenance} onChange={setMaintenance} />
         <Checkbox id="webhook-component" label="Component status changes" checked={notifyOnComponentChange} onChange={setComponentChange} />
       </Fieldset>
+      {props.components.length > 0 && (
+        <Fieldset legend="Only about these components">
+          <p class="hint">Leave all unchecked to hear about every component.</p>
+          {props.components.map((component) => (
+            <Checkbox
+              key={component.id}
+              id={`webhook-about-${component.id}`}
+              label={component.name}
+              checked={componentIds.includes(component.id)}
+              onChange={(checked) =>
+                setComponentIds(checked ? [...componentIds, component.id] : componentIds.filter((id) => id !== component.id))}
+            />
+          ))}
+          {fieldError("componentIds") && <p class="field-error">{fieldError("componentIds")}</p>}
+        </Fieldset>
+      )}
       <div class="actions"><button type="submit" class="primary" disabled={busy}>Create webhook</button></div>
     </form>
   )
@@ -158,6 +197,8 @@ const NewWebhook = (props: { readonly onCreated: (webhook: typeof CreatedWebhook
 
 const WebhooksView = () => {
   const [loaded, reload] = useLoad((api) => api.webhooks.list())
+  const [components] = useLoad((api) => api.components.list())
+  const componentList = components.state === "ready" ? components.value : []
   const [message, setMessage] = useState("")
   const [created, setCreated] = useState<typeof CreatedWebhook.Type | null>(null)
   const changed = (text: string) => {
@@ -177,7 +218,7 @@ const WebhooksView = () => {
                 <tr><th scope="col">Webhook</th><th scope="col">Active</th><th scope="col">Actions</th></tr>
               </thead>
               <tbody>
-                {webhooks.map((webhook) => <WebhookRow key={webhook.id} webhook={webhook} onChanged={changed} />)}
+                {webhooks.map((webhook) => <WebhookRow key={webhook.id} webhook={webhook} components={componentList} onChanged={changed} />)}
               </tbody>
             </Table>
           )}
@@ -191,7 +232,7 @@ const WebhooksView = () => {
       )}
       <section aria-labelledby="new-webhook-title">
         <h2 id="new-webhook-title">New webhook</h2>
-        <NewWebhook onCreated={(webhook) => {
+        <NewWebhook components={componentList} onCreated={(webhook) => {
           setCreated(webhook)
           changed(`${webhook.name} was created.`)
         }} />

@@ -1,7 +1,7 @@
 /** What the user sees besides forms: failures, confirmations, loading, dates and empty lists. */
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
-import { useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import type { Failure } from "../failure.js"
 import type { Loaded } from "./requests.js"
 
@@ -39,10 +39,15 @@ export const ConfirmButton = (props: {
   readonly disabled?: boolean
 }) => {
   const [asking, setAsking] = useState(false)
+  const confirm = useRef<HTMLButtonElement>(null)
+  // The button pressed is replaced, so focus moves to the question rather than to the page's start.
+  useEffect(() => {
+    if (asking) confirm.current?.focus()
+  }, [asking])
   return asking
     ? (
       <span class="confirm">
-        <button type="button" class="danger" onClick={() => {
+        <button type="button" class="danger" ref={confirm} onClick={() => {
           setAsking(false)
           props.onConfirm()
         }}>
