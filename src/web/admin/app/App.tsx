@@ -8,6 +8,8 @@ import { call, onSignedOut } from "./api.js"
 import { href, useRoute } from "./router.js"
 import { screens } from "./screens/registry.js"
 import { SignIn } from "./SignIn.js"
+import type { Failure } from "./failure.js"
+import { FailureMessage } from "./ui/feedback.js"
 
 type Session = { readonly state: "checking" } | { readonly state: "signedOut" } | { readonly state: "signedIn"; readonly user: User | null }
 
@@ -36,6 +38,7 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
   const screen = screens.find((candidate) => candidate.path === route) ?? screens[0]!
   const main = useRef<HTMLElement>(null)
   const [signingOut, setSigningOut] = useState(false)
+  const [signOutFailure, setSignOutFailure] = useState<Failure | null>(null)
 
   useEffect(() => {
     document.title = `${screen.title} · Status admin`
@@ -43,9 +46,11 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
 
   const signOut = async () => {
     setSigningOut(true)
-    await call((api) => api.auth.signOut())
+    const outcome = await call((api) => api.auth.signOut())
     setSigningOut(false)
-    props.onSignOut()
+    // Only a session the server has ended counts as signed out (a 401 already means that).
+    if (outcome.ok) props.onSignOut()
+    else setSignOutFailure(outcome.failure)
   }
 
   return (
@@ -71,6 +76,7 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
           {props.user && <span class="muted">{props.user.email}</span>}
           <button type="button" onClick={signOut} disabled={signingOut}>Sign out</button>
         </div>
+        <FailureMessage failure={signOutFailure} />
       </header>
       <main id="main" ref={main} tabIndex={-1}>
         <screen.View key={screen.path} />
