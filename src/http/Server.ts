@@ -1,6 +1,6 @@
 /**
- * The HTTP side: the HttpApi handlers, OpenAPI document at /api/v1/openapi.json and its
- * Swagger page at /docs. Needs an HttpServer and a migrated database.
+ * The HTTP side: the HttpApi handlers, OpenAPI document at /api/v1/openapi.json, its
+ * Swagger page at /docs and the admin dashboard at /admin. Needs an HttpServer and a migrated database.
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
@@ -30,6 +30,7 @@ import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
+import { AdminRoutes } from "../web/admin/AdminRoutes.js"
 
 const FirstAdministrator = Layer.effectDiscard(Effect.flatMap(Administrators, (admins) => admins.ensureFirstAdministrator()))
 
@@ -56,6 +57,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+  Layer.provide(AdminRoutes),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress

@@ -1,0 +1,4 @@
+import { render } from "preact"
+import { App } from "./App.js"
+
+render(<App />, document.getElementById("app")!)

@@ -1,0 +1,18 @@
+/**
+ * Every screen, in navigation order; the first is the one shown at `/admin`. A new screen
+ * (incidents, maintenance) is one module exporting a `Screen`, added to this list.
+ */
+import { ComponentsScreen } from "./ComponentsScreen.js"
+import { MonitorsScreen } from "./MonitorsScreen.js"
+import type { Screen } from "./Screen.js"
+import { SettingsScreen } from "./SettingsScreen.js"
+import { SubscribersScreen } from "./SubscribersScreen.js"
+import { WebhooksScreen } from "./WebhooksScreen.js"
+
+export const screens: ReadonlyArray<Screen> = [
+  ComponentsScreen,
+  MonitorsScreen,
+  WebhooksScreen,
+  SubscribersScreen,
+  SettingsScreen
+]

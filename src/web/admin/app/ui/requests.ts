@@ -1,0 +1,38 @@
+/** Hooks that run typed-client requests for a screen: loading data, and submitting changes. */
+import type { Effect } from "effect"
+import { useCallback, useEffect, useState } from "preact/hooks"
+import { type ApiClient, call, type Outcome } from "../api.js"
+import type { Failure } from "../failure.js"
+
+export type Loaded<A> =
+  | { readonly state: "loading" }
+  | { readonly state: "failed"; readonly failure: Failure }
+  | { readonly state: "ready"; readonly value: A }
+
+/** Loads once on mount; `reload` fetches again (after a change) and keeps the old value meanwhile. */
+export const useLoad = <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>) => {
+  const [loaded, setLoaded] = useState<Loaded<A>>({ state: "loading" })
+  const reload = useCallback(async () => {
+    const outcome = await call(request)
+    setLoaded(outcome.ok ? { state: "ready", value: outcome.value } : { state: "failed", failure: outcome.failure })
+  }, [])
+  useEffect(() => {
+    void reload()
+  }, [reload])
+  return [loaded, reload] as const
+}
+
+/** A form's submission: its failure (with per-field messages) and whether it is in flight. */
+export const useSubmit = () => {
+  const [failure, setFailure] = useState<Failure | null>(null)
+  const [busy, setBusy] = useState(false)
+  const submit = useCallback(async <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>): Promise<Outcome<A>> => {
+    setBusy(true)
+    const outcome = await call(request)
+    setBusy(false)
+    setFailure(outcome.ok ? null : outcome.failure)
+    return outcome
+  }, [])
+  const fieldError = (name: string): string | undefined => failure?.fields[name]
+  return { failure, busy, submit, fieldError, clear: () => setFailure(null) }
+}

@@ -1,0 +1,76 @@
+/**
+ * Debian's Chromium driven by playwright-core, headless, on a fresh profile per launch, plus
+ * what the dashboard tests check with it: screenshots kept under test/artifacts/ and axe-core
+ * injected into the page.
+ */
+import axe from "axe-core"
+import { mkdir, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { chromium, type BrowserContext, type Page } from "playwright-core"
+
+export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+export const artifactsDirectory = "test/artifacts/dashboard"
+
+const chromiumFlags = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+
+export interface Browser {
+  readonly context: BrowserContext
+  /** Uncaught exceptions and console errors of every page so far. */
+  readonly pageErrors: Array<string>
+  readonly close: () => Promise<void>
+}
+
+export const launchBrowser = async (): Promise<Browser> => {
+  const userDataDir = await mkdtemp(join(tmpdir(), "sps-chromium-"))
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: chromiumFlags,
+    viewport: { width: 1280, height: 900 }
+  })
+  const pageErrors: Array<string> = []
+  context.on("weberror", (error) => pageErrors.push(String(error.error())))
+  context.on("console", (message) => {
+    if (message.type() === "error") pageErrors.push(message.text())
+  })
+  return {
+    context,
+    pageErrors,
+    close: async () => {
+      await context.close()
+      await rm(userDataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+export const screenshot = async (page: Page, name: string) => {
+  await mkdir(artifactsDirectory, { recursive: true })
+  await page.screenshot({ path: join(artifactsDirectory, `${name}.png`), fullPage: true })
+}
+
+export interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<unknown> }>
+}
+
+/** The serious and critical axe-core violations on the page as it is now. */
+export const seriousAccessibilityViolations = async (page: Page): Promise<Array<AxeViolation>> => {
+  // Evaluated through the DevTools protocol, so the page's CSP (scripts from 'self' only) allows it.
+  await page.evaluate(axe.source)
+  const violations = await page.evaluate(async () => {
+    const result = await (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] })
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
+  })
+  return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+}

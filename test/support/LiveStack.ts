@@ -1,0 +1,20 @@
+/**
+ * The full stack (`TestStack`: HTTP server, API, dashboard, fresh database) on a real loopback
+ * port and real time, for a browser to visit. `run` executes effects against it with the
+ * suite's API key (the typed `ApiClient` works inside).
+ */
+import { HttpServer } from "@effect/platform"
+import { Effect, ManagedRuntime } from "effect"
+import { LiveTestServer } from "./TestServer.js"
+
+export const startLiveStack = async (variables: Record<string, string> = {}) => {
+  const runtime = ManagedRuntime.make(LiveTestServer(variables))
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  if (address._tag !== "TcpAddress") throw new Error("the test server is not on TCP")
+  return {
+    /** `localhost` is a secure context for Chromium, so the `Secure` session cookie is kept over http. */
+    baseUrl: `http://localhost:${address.port}`,
+    run: runtime.runPromise,
+    dispose: () => runtime.dispose()
+  }
+}
