@@ -29,6 +29,10 @@ export const AppConfig = Config.all({
   adminPassword: Config.option(Config.redacted("ADMIN_PASSWORD")),
   sessionIdleTimeout: Config.duration("SESSION_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.hours(12))),
   sessionMaxAge: Config.duration("SESSION_MAX_AGE").pipe(Config.withDefault(Duration.days(7))),
+  resultsRetentionDays: Config.integer("RESULTS_RETENTION_DAYS").pipe(
+    Config.withDefault(7),
+    Config.validate({ message: "RESULTS_RETENTION_DAYS must be between 1 and 3650", validation: (d) => d >= 1 && d <= 3650 })
+  ),
   roles,
   probeRegion: Config.string("PROBE_REGION").pipe(Config.withDefault("local"))
 }).pipe(

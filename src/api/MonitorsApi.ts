@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, NotFound } from "../domain/Errors.js"
-import { CreateMonitor, Monitor, MonitorId, UpdateMonitor } from "../domain/Monitor.js"
+import { CreateMonitor, Monitor, MonitorId, MonitorResult, MonitorResultsQuery, UpdateMonitor } from "../domain/Monitor.js"
 import { Authentication } from "./Security.js"
 
 const MonitorPath = Schema.Struct({ id: MonitorId })
@@ -21,6 +21,13 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       .setPayload(UpdateMonitor)
       .addSuccess(Monitor.json)
       .addError(BadRequest)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("results", "/:id/results")
+      .setPath(MonitorPath)
+      .setUrlParams(MonitorResultsQuery)
+      .addSuccess(Schema.Array(MonitorResult))
       .addError(NotFound)
   )
   .add(

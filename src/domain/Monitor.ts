@@ -32,6 +32,20 @@ export const ExpectedStatusCode = bounded(monitorLimits.expectedStatusCode)
 export const FailureThreshold = bounded(monitorLimits.failureThreshold)
 const Target = Text(2048)
 
+/** What the probes of one region last found. */
+export const RegionState = Schema.Struct({
+  region: Schema.String,
+  ok: Schema.Boolean,
+  consecutiveFailures: Schema.Number,
+  lastCheckedAt: Schema.DateTimeUtc,
+  lastDurationMs: Schema.Number,
+  lastStatusCode: Schema.NullOr(Schema.Number),
+  lastError: Schema.NullOr(Schema.String)
+})
+
+/** `down` when a quorum of regions fails (README, "Monitor fleet"); `unknown` until checked. */
+export const MonitorState = Schema.Literal("unknown", "up", "down")
+
 export class Monitor extends Model.Class<Monitor>("Monitor")({
   id: Model.Generated(MonitorId),
   componentId: ComponentId,
@@ -43,8 +57,32 @@ export class Monitor extends Model.Class<Monitor>("Monitor")({
   expectedStatusCode: Schema.NullOr(Schema.Int),
   failureThreshold: Schema.Int,
   regions: Schema.NullOr(Schema.Array(Schema.String)),
+  state: MonitorState,
+  regionStates: Schema.Array(RegionState),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
+}) {}
+
+export class MonitorResultsQuery extends Schema.Class<MonitorResultsQuery>("MonitorResultsQuery")({
+  /** 1–500, default 100. */
+  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500)))
+}) {}
+
+/** One stored check, as GET /admin/monitors/:id/results lists it (newest first). */
+export class MonitorResult extends Schema.Class<MonitorResult>("MonitorResult")({
+  region: Schema.String,
+  probe: Schema.String,
+  scheduledAt: Schema.DateTimeUtc,
+  checkedAt: Schema.DateTimeUtc,
+  ok: Schema.Boolean,
+  durationMs: Schema.Number,
+  dnsMs: Schema.NullOr(Schema.Number),
+  connectMs: Schema.NullOr(Schema.Number),
+  tlsMs: Schema.NullOr(Schema.Number),
+  firstByteMs: Schema.NullOr(Schema.Number),
+  statusCode: Schema.NullOr(Schema.Number),
+  error: Schema.NullOr(Schema.String),
+  sslDaysLeft: Schema.NullOr(Schema.Number)
 }) {}
 
 export class CreateMonitor extends Schema.Class<CreateMonitor>("CreateMonitor")({

@@ -10,5 +10,6 @@ export const MonitorsHttp = HttpApiBuilder.group(Api, "monitors", (handlers) =>
       .handle("list", () => monitors.list())
       .handle("create", ({ payload }) => monitors.create(payload))
       .handle("update", ({ path, payload }) => monitors.update(path.id, payload))
+      .handle("results", ({ path, urlParams }) => monitors.results(path.id, urlParams.limit ?? 100))
       .handle("remove", ({ path }) => monitors.remove(path.id))
   }))

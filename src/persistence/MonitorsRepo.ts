@@ -1,11 +1,22 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Model } from "@effect/sql"
+import type { Statement } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import { NotFound } from "../domain/Errors.js"
-import { Monitor } from "../domain/Monitor.js"
+import { Monitor, MonitorResult } from "../domain/Monitor.js"
 import type { MonitorDefinition, MonitorId } from "../domain/Monitor.js"
 import { orUnavailable, sqlState } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
+
+class IdRow extends Schema.Class<IdRow>("IdRow")({ id: Schema.String }) {}
+
+/** A stored check as the database returns it. */
+class MonitorResultRow extends Schema.Class<MonitorResultRow>("MonitorResultRow")({
+  ...MonitorResult.fields,
+  scheduledAt: Model.DateTimeFromDate,
+  checkedAt: Model.DateTimeFromDate
+}) {}
 
 /** A component deleted between the check and the write is a 404, not a 500. */
 const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Effect<A, SqlError, R>) =>
@@ -20,29 +31,50 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
     const sql = yield* SqlClient.SqlClient
     const monitors = rowsOf(Monitor)
     const regions = (definition: MonitorDefinition) => definition.regions === null ? null : JSON.stringify(definition.regions)
+    const results = rowsOf(MonitorResultRow)
+    const ids = rowsOf(IdRow)
+    // A monitor with what each region last found.
+    const withStates = (where: Statement.Fragment) => sql`
+      select m.*, coalesce((
+        select json_agg(json_build_object(
+          'region', s.region, 'ok', s.last_ok, 'consecutiveFailures', s.consecutive_failures,
+          'lastCheckedAt', s.last_checked_at, 'lastDurationMs', s.last_duration_ms,
+          'lastStatusCode', s.last_status_code, 'lastError', s.last_error) order by s.region)
+        from monitor_region_state s where s.monitor_id = m.id), '[]'::json) as region_states
+      from monitors m ${where} order by m.created_at, m.id`
+    const findById = (id: string) => monitors.first(withStates(sql`where m.id = ${id}`))
+    const thenFind = <E, R>(write: Effect.Effect<Option.Option<{ id: string }>, E, R>) =>
+      Effect.flatMap(write, Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: ({ id }) => findById(id) }))
 
     return {
-      findAll: () => monitors.all(sql`select * from monitors order by created_at, id`),
-      findById: (id: MonitorId) => monitors.first(sql`select * from monitors where id = ${id}`),
+      findAll: () => monitors.all(withStates(sql``)),
+      findById: (id: MonitorId) => findById(id),
       insert: (definition: MonitorDefinition) =>
-        monitors.one(
+        ids.first(
           sql`
             insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code,
                                   failure_threshold, regions)
             values (${definition.componentId}, ${definition.type}, ${definition.url}, ${definition.intervalSeconds},
                     ${definition.timeoutMs}, ${definition.expectedStatusCode}, ${definition.failureThreshold},
                     ${regions(definition)}::jsonb)
-            returning *`.pipe(componentGone(definition))
-        ),
+            returning id`.pipe(componentGone(definition))
+        ).pipe(thenFind, Effect.flatMap(Effect.orDie)),
       replace: (id: MonitorId, definition: MonitorDefinition) =>
-        monitors.first(
+        ids.first(
           sql`
             update monitors set component_id = ${definition.componentId}, type = ${definition.type},
               url = ${definition.url}, interval_seconds = ${definition.intervalSeconds},
               timeout_ms = ${definition.timeoutMs}, expected_status_code = ${definition.expectedStatusCode},
               failure_threshold = ${definition.failureThreshold}, regions = ${regions(definition)}::jsonb,
               updated_at = now()
-            where id = ${id} returning *`.pipe(componentGone(definition))
+            where id = ${id} returning id`.pipe(componentGone(definition))
+        ).pipe(thenFind),
+      recentResults: (id: MonitorId, limit: number) =>
+        results.all(sql`
+          select region, probe, scheduled_at, checked_at, ok, duration_ms, dns_ms, connect_ms, tls_ms,
+                 first_byte_ms, status_code, error, ssl_days_left
+          from check_results where monitor_id = ${id} order by scheduled_at desc, region limit ${limit}`).pipe(
+          Effect.map((rows) => rows.map((row) => new MonitorResult(row)))
         ),
       remove: (id: MonitorId) =>
         orUnavailable(sql`delete from monitors where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0))

@@ -3,7 +3,9 @@ import type { Component } from "../domain/Component.js"
 import type { OutboxRepo } from "../persistence/OutboxRepo.js"
 
 /** Appends `component.status_changed` when a write changed the status, in the write's transaction. */
-export const recordStatusChange = (outbox: OutboxRepo, before: Component, after: Component) =>
+type StatusOf = Pick<Component, "id" | "name" | "status">
+
+export const recordStatusChange = (outbox: OutboxRepo, before: StatusOf, after: StatusOf) =>
   before.status === after.status
     ? Effect.void
     : outbox.append(

@@ -80,6 +80,9 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
           return yield* repo.replace(id, definition).pipe(orNotFound("Monitor", id))
         }),
 
+      /** The newest stored checks of every region. */
+      results: (id: MonitorId, limit: number) => Effect.zipRight(get(id), repo.recentResults(id, limit)),
+
       remove: (id: MonitorId) =>
         repo.remove(id).pipe(
           Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Monitor", id)),

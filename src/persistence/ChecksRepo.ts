@@ -1,0 +1,175 @@
+/**
+ * Check results, per-region monitor status and monitor states. Results are written with one
+ * multi-row statement per batch (unnest of arrays) and deduplicated on (job id, region).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { ComponentId, ComponentStatus } from "../domain/Component.js"
+import type { MonitorState, RegionStatus } from "../domain/Quorum.js"
+import type { CheckResult } from "../queue/CheckJob.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { rowsOf } from "./Rows.js"
+
+class InsertedRow extends Schema.Class<InsertedRow>("InsertedRow")({ jobId: Schema.String, region: Schema.String }) {}
+
+export class QuorumMonitorRow extends Schema.Class<QuorumMonitorRow>("QuorumMonitorRow")({
+  id: Schema.String,
+  componentId: Schema.String,
+  state: Schema.Literal("unknown", "up", "down"),
+  intervalSeconds: Schema.Number,
+  failureThreshold: Schema.Number,
+  regions: Schema.NullOr(Schema.Array(Schema.String))
+}) {}
+
+class RegionStatusRow extends Schema.Class<RegionStatusRow>("RegionStatusRow")({
+  monitorId: Schema.String,
+  region: Schema.String,
+  lastScheduledAt: Schema.DateFromSelf,
+  lastCheckedAt: Schema.DateFromSelf,
+  lastOk: Schema.Boolean,
+  consecutiveFailures: Schema.Number,
+  failingSince: Schema.NullOr(Schema.DateFromSelf),
+  lastStatusCode: Schema.NullOr(Schema.Number),
+  lastError: Schema.NullOr(Schema.String),
+  lastDurationMs: Schema.Number
+}) {}
+
+export class StatusSourceRow extends Schema.Class<StatusSourceRow>("StatusSourceRow")({
+  id: ComponentId,
+  name: Schema.String,
+  status: ComponentStatus,
+  statusSetBy: Schema.Literal("operator", "monitors")
+}) {}
+
+class CountRow extends Schema.Class<CountRow>("CountRow")({ count: Schema.Number }) {}
+
+class StateRow extends Schema.Class<StateRow>("StateRow")({ state: Schema.Literal("unknown", "up", "down") }) {}
+
+const date = (millis: number | null) => millis === null ? null : new Date(millis)
+
+export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const inserted = rowsOf(InsertedRow)
+    const monitors = rowsOf(QuorumMonitorRow)
+    const regionRows = rowsOf(RegionStatusRow)
+    const states = rowsOf(StateRow)
+    const statusSources = rowsOf(StatusSourceRow)
+    const counts = rowsOf(CountRow)
+
+    return {
+      /** Stores the results not stored yet and returns the (job id, region) pairs it stored. */
+      insertResults: (results: ReadonlyArray<CheckResult>) =>
+        inserted.all(sql`
+          insert into check_results (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms,
+                                     dns_ms, connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left)
+          select * from unnest(
+            ${results.map((r) => r.jobId)}::text[], ${results.map((r) => r.region)}::text[],
+            ${results.map((r) => r.monitorId)}::text[], ${results.map((r) => r.probe)}::text[],
+            ${results.map((r) => new Date(r.scheduledAt))}::timestamptz[],
+            ${results.map((r) => new Date(r.checkedAt))}::timestamptz[],
+            ${results.map((r) => r.ok)}::boolean[], ${results.map((r) => r.durationMs)}::float8[],
+            ${results.map((r) => r.timings.dnsMs)}::float8[], ${results.map((r) => r.timings.connectMs)}::float8[],
+            ${results.map((r) => r.timings.tlsMs)}::float8[], ${results.map((r) => r.timings.firstByteMs)}::float8[],
+            ${results.map((r) => r.statusCode)}::integer[], ${results.map((r) => r.error)}::text[],
+            ${results.map((r) => r.sslDaysLeft)}::integer[])
+          on conflict (job_id, region) do nothing
+          returning job_id, region`),
+
+      /** The monitors of these ids that still exist, locked for the rest of the transaction. */
+      lockMonitors: (ids: ReadonlyArray<string>) =>
+        monitors.all(sql`
+          select id, component_id, state, interval_seconds, failure_threshold, regions
+          from monitors where id = any(${[...ids]}::text[]) order by id for update`),
+
+      regionStatuses: (monitorIds: ReadonlyArray<string>) =>
+        Effect.map(
+          regionRows.all(sql`select * from monitor_region_state where monitor_id = any(${[...monitorIds]}::text[])`),
+          (rows) =>
+            rows.map((row) => ({
+              monitorId: row.monitorId,
+              status: {
+                region: row.region,
+                lastScheduledAt: row.lastScheduledAt.getTime(),
+                lastCheckedAt: row.lastCheckedAt.getTime(),
+                lastOk: row.lastOk,
+                consecutiveFailures: row.consecutiveFailures,
+                failingSince: row.failingSince?.getTime() ?? null,
+                lastStatusCode: row.lastStatusCode,
+                lastError: row.lastError,
+                lastDurationMs: row.lastDurationMs
+              } satisfies RegionStatus
+            }))
+        ),
+
+      saveRegionStatuses: (statuses: ReadonlyArray<{ monitorId: string; status: RegionStatus }>) =>
+        statuses.length === 0 ? Effect.void : orUnavailable(sql`
+          insert into monitor_region_state ${
+          sql.insert(statuses.map(({ monitorId, status }) => ({
+            monitorId,
+            region: status.region,
+            lastScheduledAt: new Date(status.lastScheduledAt),
+            lastCheckedAt: new Date(status.lastCheckedAt),
+            lastOk: status.lastOk,
+            consecutiveFailures: status.consecutiveFailures,
+            failingSince: date(status.failingSince),
+            lastStatusCode: status.lastStatusCode,
+            lastError: status.lastError,
+            lastDurationMs: status.lastDurationMs
+          })))
+        }
+          on conflict (monitor_id, region) do update set
+            last_scheduled_at = excluded.last_scheduled_at, last_checked_at = excluded.last_checked_at,
+            last_ok = excluded.last_ok, consecutive_failures = excluded.consecutive_failures,
+            failing_since = excluded.failing_since, last_status_code = excluded.last_status_code,
+            last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms`).pipe(Effect.asVoid),
+
+      /** Marks the monitor down and opens its downtime interval. */
+      markDown: (monitor: QuorumMonitorRow, since: number, now: number) =>
+        orUnavailable(Effect.all([
+          sql`update monitors set state = 'down', state_changed_at = ${new Date(now)} where id = ${monitor.id}`,
+          sql`insert into monitor_downtime (monitor_id, component_id, started_at)
+              values (${monitor.id}, ${monitor.componentId}, ${new Date(since)})
+              on conflict (monitor_id) where ended_at is null do nothing`
+        ], { discard: true })),
+
+      /** Marks the monitor up and closes its open downtime interval at `at`. */
+      markUp: (monitor: QuorumMonitorRow, at: number, now: number) =>
+        orUnavailable(Effect.all([
+          sql`update monitors set state = 'up', state_changed_at = ${new Date(now)} where id = ${monitor.id}`,
+          sql`update monitor_downtime set ended_at = greatest(started_at, ${new Date(at)})
+              where monitor_id = ${monitor.id} and ended_at is null`
+        ], { discard: true })),
+
+      /** The states of a component's monitors. */
+      componentMonitorStates: (componentId: string) =>
+        Effect.map(
+          states.all(sql`select state from monitors where component_id = ${componentId}`),
+          (rows): ReadonlyArray<MonitorState> => rows.map((row) => row.state)
+        ),
+
+      /** A component's status and who set it, locked for the rest of the transaction. */
+      lockComponentStatus: (componentId: string) =>
+        statusSources.first(sql`select id, name, status, status_set_by from components where id = ${componentId} for update`),
+
+      componentStatus: (componentId: string) =>
+        statusSources.first(sql`select id, name, status, status_set_by from components where id = ${componentId}`),
+
+      /** Sets a status as the monitors' doing (see migration 0010: the actor goes into status_set_by). */
+      setStatusByMonitors: (componentId: string, status: ComponentStatus) =>
+        orUnavailable(Effect.all([
+          sql`select set_config('status_page.actor', 'monitors', true)`,
+          sql`update components set status = ${status}, updated_at = now() where id = ${componentId}`
+        ], { discard: true })),
+
+      /** Deletes results scheduled before `before`, a bounded batch at a time; returns how many. */
+      deleteResultsBefore: (before: Date, batch: number) =>
+        counts.one(sql`
+          with deleted as (
+            delete from check_results where ctid in (
+              select ctid from check_results where scheduled_at < ${before} limit ${batch})
+            returning 1)
+          select count(*)::int as count from deleted`).pipe(Effect.map((row) => row.count))
+    } as const
+  })
+}) {}

@@ -1,0 +1,98 @@
+/**
+ * Ingest: stores a batch of check results once each, advances every region's streak, decides
+ * each monitor's state by region quorum (recording down intervals), and moves the components'
+ * statuses as their monitors call for, with `component.status_changed` in the outbox.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { advanceRegion, decide, statusFromMonitors } from "../domain/Quorum.js"
+import type { RegionStatus } from "../domain/Quorum.js"
+import { ChecksRepo } from "../persistence/ChecksRepo.js"
+import type { StatusSourceRow } from "../persistence/ChecksRepo.js"
+import { orUnavailable } from "../persistence/DatabaseErrors.js"
+import { OutboxRepo } from "../persistence/OutboxRepo.js"
+import type { CheckResult } from "../queue/CheckJob.js"
+import { recordStatusChange } from "./ComponentEvents.js"
+import { StateChanges } from "./StateChanges.js"
+
+const keyOf = (result: { jobId: string; region: string }) => `${result.jobId}|${result.region}`
+
+/**
+ * Monitors move a status they set themselves, or an operational one; never one an operator set
+ * by hand since, and never maintenance.
+ */
+const monitorsMayMove = (component: StatusSourceRow) =>
+  component.status !== "maintenance" && (component.statusSetBy === "monitors" || component.status === "operational")
+
+export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ChecksRepo
+    const outbox = yield* OutboxRepo
+    const changes = yield* StateChanges
+
+    /** Stores the batch and applies quorum; returns the components whose monitors were checked. */
+    const storeAndDecide = (results: ReadonlyArray<CheckResult>) =>
+      Effect.gen(function*() {
+        const unique = [...new Map(results.map((r) => [keyOf(r), r])).values()]
+        const stored = new Set((yield* repo.insertResults(unique)).map(keyOf))
+        const fresh = unique.filter((r) => stored.has(keyOf(r))).sort((a, b) => a.scheduledAt - b.scheduledAt)
+        if (fresh.length === 0) return []
+
+        const monitors = yield* repo.lockMonitors([...new Set(fresh.map((r) => r.monitorId))])
+        const regions = new Map(monitors.map((m) => [m.id, new Map<string, RegionStatus>()]))
+        for (const { monitorId, status } of yield* repo.regionStatuses(monitors.map((m) => m.id))) {
+          regions.get(monitorId)?.set(status.region, status)
+        }
+        const touched = new Map<string, { monitorId: string; status: RegionStatus }>()
+        for (const result of fresh) {
+          const ofMonitor = regions.get(result.monitorId)
+          if (ofMonitor === undefined) continue // deleted since it was scheduled
+          const before = ofMonitor.get(result.region)
+          const after = advanceRegion(before, result)
+          if (after === before) continue
+          ofMonitor.set(result.region, after)
+          touched.set(`${result.monitorId}|${result.region}`, { monitorId: result.monitorId, status: after })
+        }
+        yield* repo.saveRegionStatuses([...touched.values()])
+
+        const now = yield* Clock.currentTimeMillis
+        for (const monitor of monitors) {
+          const transition = decide(monitor, [...regions.get(monitor.id)!.values()], now)
+          if (transition._tag === "Down") yield* repo.markDown(monitor, transition.since, now)
+          if (transition._tag === "Up") yield* repo.markUp(monitor, transition.at, now)
+        }
+        return [...new Set(monitors.map((m) => m.componentId))]
+      })
+
+    const targetStatus = (componentId: string) =>
+      Effect.map(repo.componentMonitorStates(componentId), (states) => states.length === 0 ? undefined : statusFromMonitors(states))
+
+    /** Moves one component's status to what its monitors call for, when it may and must. */
+    const applyMonitorStatus = (componentId: string) =>
+      Effect.gen(function*() {
+        // A read first, so a batch that changes nothing does not invalidate the public snapshot.
+        const current = yield* repo.componentStatus(componentId)
+        const target = yield* targetStatus(componentId)
+        if (Option.isNone(current) || target === undefined || current.value.status === target) return
+        if (!monitorsMayMove(current.value)) return
+        yield* changes.commit(Effect.gen(function*() {
+          const locked = yield* repo.lockComponentStatus(componentId)
+          const wanted = yield* targetStatus(componentId)
+          if (Option.isNone(locked) || wanted === undefined || locked.value.status === wanted) return
+          if (!monitorsMayMove(locked.value)) return
+          yield* repo.setStatusByMonitors(componentId, wanted)
+          yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
+        }))
+      })
+
+    return {
+      ingest: (results: ReadonlyArray<CheckResult>) =>
+        Effect.gen(function*() {
+          const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(results)))
+          yield* Effect.forEach(componentIds, applyMonitorStatus, { discard: true })
+        }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { results: results.length } }))
+    } as const
+  }),
+  dependencies: [ChecksRepo.Default, OutboxRepo.Default, StateChanges.Default]
+}) {}
