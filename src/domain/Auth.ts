@@ -1,6 +1,7 @@
 import { Model } from "@effect/sql"
 import { Context, Schema } from "effect"
-import { Id, Name, NullableTimestampColumn, Text, TimestampColumn, UtcTimestamp } from "./Fields.js"
+import { Id, Name, Text } from "./Fields.js"
+import { NullableTimestamp, Timestamp, UtcTimestamp } from "./Timestamps.js"
 
 export const UserId = Id("UserId")
 export type UserId = typeof UserId.Type
@@ -36,9 +37,9 @@ export class ApiKey extends Model.Class<ApiKey>("ApiKey")({
   id: Model.Generated(ApiKeyId),
   name: Schema.String,
   prefix: Schema.String,
-  createdAt: TimestampColumn,
-  lastUsedAt: NullableTimestampColumn,
-  expiresAt: NullableTimestampColumn
+  createdAt: Timestamp,
+  lastUsedAt: NullableTimestamp,
+  expiresAt: NullableTimestamp
 }) {}
 
 export class CreateApiKey extends Schema.Class<CreateApiKey>("CreateApiKey")({

@@ -2,7 +2,6 @@
  * Field schemas shared by several resources. They keep out what PostgreSQL would
  * refuse (NUL characters, out-of-range integers), so bad input is a 400, never a 500.
  */
-import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
 const noNul = (s: string) => !s.includes("\u0000") || "must not contain NUL characters"
@@ -36,34 +35,6 @@ export const HttpUrl = Text(2048).pipe(
 
 /** A 32-bit signed integer, the range of a PostgreSQL `integer` column. */
 export const Int32 = Schema.Int.pipe(Schema.between(-2147483648, 2147483647))
-
-/**
- * An ISO 8601 UTC timestamp (`2026-05-01T12:00:00Z`, optional fraction), decoded to a
- * DateTime.Utc. Other offsets and date-only strings are refused.
- */
-export const UtcTimestamp = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z$/, {
-    message: () => "must be an ISO 8601 UTC timestamp such as 2026-05-01T12:00:00Z"
-  }),
-  Schema.compose(Schema.DateTimeUtc),
-  Schema.annotations({ identifier: "UtcTimestamp" })
-)
-
-/** A nullable `timestamptz` column: a Date from the database, an ISO string (or null) in JSON. */
-export const NullableTimestampColumn = Model.Field({
-  select: Schema.NullOr(Model.DateTimeFromDate),
-  insert: Schema.NullOr(Model.DateTimeFromDate),
-  update: Schema.NullOr(Model.DateTimeFromDate),
-  json: Schema.NullOr(Schema.DateTimeUtc)
-})
-
-/** A `timestamptz` column the application sets (from the Effect Clock, so tests control it). */
-export const TimestampColumn = Model.Field({
-  select: Model.DateTimeFromDate,
-  insert: Model.DateTimeFromDate,
-  update: Model.DateTimeFromDate,
-  json: Schema.DateTimeUtc
-})
 
 /** An opaque id as it arrives in a path or body: a string PostgreSQL can compare (no NUL), at most 100 characters. */
 export const IdString = Text(100)

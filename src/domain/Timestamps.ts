@@ -4,7 +4,7 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
-/** A timestamp column written by the application (maintenance schedules). */
+/** A timestamp column written by the application (maintenance schedules, API key creation). */
 export const Timestamp = Model.Field({
   select: Model.DateTimeFromDate,
   insert: Model.DateTimeFromDate,
@@ -12,9 +12,11 @@ export const Timestamp = Model.Field({
   json: Schema.DateTimeUtc
 })
 
-/** A nullable timestamp column set by the service (`resolvedAt`). */
+/** A nullable timestamp column set by the service (`resolvedAt`, `lastUsedAt`, `expiresAt`). */
 export const NullableTimestamp = Model.Field({
   select: Schema.NullOr(Model.DateTimeFromDate),
+  insert: Schema.NullOr(Model.DateTimeFromDate),
+  update: Schema.NullOr(Model.DateTimeFromDate),
   json: Schema.NullOr(Schema.DateTimeUtc)
 })
 
