@@ -10,6 +10,7 @@ import { HttpLive } from "./http/Server.js"
 import { Database } from "./persistence/Database.js"
 import { UptimeAggregator } from "./services/UptimeAggregator.js"
 import { MaintenanceClock } from "./services/MaintenanceClock.js"
+import { Dispatcher } from "./services/dispatcher/Dispatcher.js"
 
 const ApiRole = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => HttpLive.pipe(Layer.provide(PublicHttpServer({ port: config.port, host: config.host }))))
@@ -26,7 +27,8 @@ const Roles = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Layer.mergeAll(
       config.roles.includes("api") ? ApiRole : Layer.empty,
-      config.roles.includes("scheduler") ? SchedulerRole : Layer.empty
+      config.roles.includes("scheduler") ? SchedulerRole : Layer.empty,
+      config.roles.includes("dispatcher") ? Dispatcher : Layer.empty
     ))
 )
 
