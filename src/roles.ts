@@ -1,8 +1,8 @@
 /**
  * The roles a process runs (ROLES): each is a Layer over the migrated database. Several
  * instances may run any role: the check scheduler keeps one active by an advisory lock,
- * ingest instances share one consumer group, maintenance transitions are claimed with SKIP
- * LOCKED, and uptime rollups are idempotent upserts.
+ * ingest instances share one consumer group, maintenance transitions and outbox events are
+ * claimed with SKIP LOCKED, and uptime rollups are idempotent upserts.
  */
 import { Effect, Layer, Option } from "effect"
 import { InProcessProbeLive } from "../probes/ProbeAgent.js"
@@ -11,6 +11,7 @@ import { PublicHttpServer } from "./http/PublicFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { JobTransportLive } from "./queue/JobTransportLive.js"
 import { CheckScheduler } from "./services/CheckScheduler.js"
+import { Dispatcher } from "./services/dispatcher/Dispatcher.js"
 import { IngestConsumer } from "./services/IngestConsumer.js"
 import { MaintenanceClock } from "./services/MaintenanceClock.js"
 import { UptimeAggregator } from "./services/UptimeAggregator.js"
@@ -31,6 +32,7 @@ export const Roles = Layer.unwrapEffect(
     const localProbe = Option.isNone(redisUrl) && (runs("scheduler") || runs("ingest"))
     return Layer.mergeAll(
       runs("api") ? ApiRole : Layer.empty,
+      runs("dispatcher") ? Dispatcher : Layer.empty,
       Layer.mergeAll(
         runs("scheduler") ? SchedulerRole : Layer.empty,
         runs("ingest") ? IngestConsumer : Layer.empty,

@@ -28,6 +28,10 @@ export const IncidentEventData = Schema.Struct({
   componentIds: Schema.Array(Schema.String),
   /** The latest timeline message (the initial message on creation). */
   message: Schema.NullOr(Schema.String),
+  /** ISO 8601 UTC; the outbox records them, the sample of a test send has none. */
+  createdAt: Schema.optional(Schema.String),
+  updatedAt: Schema.optional(Schema.String),
+  resolvedAt: Schema.optional(Schema.NullOr(Schema.String)),
   /** Present and true only in the sample sent by POST /admin/webhooks/:id/test. */
   test: Schema.optional(Schema.Boolean)
 })

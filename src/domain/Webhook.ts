@@ -104,5 +104,7 @@ export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDeliv
   attempts: Schema.Int,
   nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
   lastStatusCode: Schema.NullOr(Schema.Int),
-  lastError: Schema.NullOr(Schema.String)
+  lastError: Schema.NullOr(Schema.String),
+  /** Enqueueing order: deliveries due at the same time go out in this order. */
+  sequence: Schema.NumberFromString
 }) {}

@@ -10,6 +10,10 @@ import type { DeliveryResult, WebhookId } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
+/** `returning` keeps no order: attempts start in the order the deliveries became due. */
+const byDueTime = (a: WebhookDelivery, b: WebhookDelivery) =>
+  (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || a.sequence - b.sequence
+
 /** Error texts are kept short in the database. */
 const clipError = (error: string | null) => (error === null ? null : error.slice(0, 1000))
 
@@ -50,10 +54,10 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           where id in (
             select id from webhook_deliveries
             where status = 'pending' and next_attempt_at <= ${now}
-            order by next_attempt_at, id
+            order by next_attempt_at, sequence
             limit ${limit}
             for update skip locked)
-          returning *`),
+          returning *`).pipe(Effect.map((claimed) => claimed.toSorted(byDueTime))),
 
       findById: (id: string) => deliveries.first(sql`select * from webhook_deliveries where id = ${id}`),
 

@@ -22,9 +22,16 @@ export interface Service {
   readonly exited: Promise<number | null>
 }
 
-/** Starts `tsx <entry>` with exactly the given environment (plus PATH and HOME). */
-export const startService = (entry: string, env: Record<string, string>): Service => {
-  const child = spawn(`${projectRoot}/node_modules/.bin/tsx`, [entry], {
+/**
+ * Starts `tsx <entry>` with exactly the given environment (plus PATH and HOME). With
+ * `directNode`, it runs `node --import tsx <entry>` instead: one process, so a signal sent to
+ * `child` reaches the service itself rather than a tsx wrapper.
+ */
+export const startService = (entry: string, env: Record<string, string>, options: { readonly directNode?: boolean } = {}): Service => {
+  const [command, args] = options.directNode
+    ? [process.execPath, ["--import", "tsx", entry]]
+    : [`${projectRoot}/node_modules/.bin/tsx`, [entry]]
+  const child = spawn(command, args, {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"]

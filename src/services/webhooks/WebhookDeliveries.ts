@@ -12,10 +12,14 @@ import { WebhooksRepo } from "../../persistence/WebhooksRepo.js"
 import { OrganizationProfile } from "../Organization.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
 import { nextAttemptAt } from "./RetrySchedule.js"
-import { WebhookSender } from "./WebhookSender.js"
+import { DeliveryTimeout, WebhookSender } from "./WebhookSender.js"
 
-/** Longer than any attempt (10 s time-out), so a claimed delivery is not claimed twice. */
-const claimLease = Duration.minutes(1)
+/**
+ * How long a claim keeps a delivery from other dispatchers: longer than any attempt (the
+ * receiver's time-out plus the bookkeeping), short enough that the deliveries a killed
+ * dispatcher had in flight go out again soon.
+ */
+const claimLease = Effect.map(DeliveryTimeout, (timeout) => Duration.sum(timeout, Duration.seconds(5)))
 
 const encodeEvent = Schema.encodeSync(NotificationEvent)
 const decodeEvent = Schema.decodeUnknown(NotificationEvent)
@@ -29,9 +33,13 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const sender = yield* WebhookSender
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    /** Makes attempt number `delivery.attempts + 1` and records it. */
+    /**
+     * Makes attempt number `delivery.attempts + 1` and records it. Only the request can be
+     * interrupted (shutdown): then nothing is recorded and the claim's lease brings it back.
+     * Database work is never cut short (that can stall the embedded PGlite's shared session).
+     */
     const attempt = (delivery: WebhookDelivery) =>
-      Effect.gen(function*() {
+      Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
         const webhook = yield* webhooks.findById(delivery.webhookId)
         const event = yield* decodeEvent(delivery.event).pipe(Effect.orDie)
         const profile = yield* organization.get()
@@ -39,17 +47,23 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         // A deleted webhook took its deliveries with it; a disabled one receives nothing.
         if (Option.isNone(webhook)) return Option.none<WebhookDelivery>()
         if (!webhook.value.isActive) return yield* deliveries.cancel(delivery, "Webhook disabled before delivery")
-        const result = yield* sender.send(buildDeliveryRequest({
+        const result = yield* restore(sender.send(buildDeliveryRequest({
           target: webhook.value,
           event,
           sender: { name: profile.name, url: config.publicUrl },
           deliveryId: delivery.id,
           timestamp: Math.floor(startedAt.getTime() / 1000)
-        }))
+        })))
         const finishedAt = yield* now
         const retryAt = result.success ? null : Option.getOrNull(nextAttemptAt(delivery.attempts + 1, finishedAt))
         return Option.some(yield* deliveries.recordAttempt(delivery, result, finishedAt, retryAt))
-      }).pipe(Effect.withSpan("WebhookDeliveries.attempt", { attributes: { delivery: delivery.id } }))
+      })).pipe(Effect.withSpan("WebhookDeliveries.attempt", { attributes: { delivery: delivery.id } }))
+
+    /** Claims up to `limit` due deliveries, oldest first, for one lease. */
+    const claimDue = (limit: number) =>
+      Effect.gen(function*() {
+        return yield* deliveries.claimDue(yield* now, limit, yield* claimLease)
+      })
 
     return {
       /** Creates the deliveries of a committed event for every webhook that should receive it. */
@@ -66,7 +80,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       /** Attempts every due delivery (up to `limit`, concurrently) and returns what was attempted. */
       deliverDue: (limit = 50) =>
         Effect.gen(function*() {
-          const due = yield* deliveries.claimDue(yield* now, limit, claimLease)
+          const due = yield* claimDue(limit)
           // One broken delivery (or the database going away mid-batch) must not stop the others;
           // an unrecorded attempt is due again when its claim lease runs out.
           const outcomes = yield* Effect.forEach(
@@ -84,6 +98,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           return outcomes.flatMap(Option.toArray)
         }),
 
+      claimDue,
       attempt
     } as const
   }),

@@ -1,0 +1,67 @@
+/**
+ * Subscriber mail waiting to be sent: one row per (event, subscriber), retried on the webhook
+ * schedule. Times come from the caller (the Effect Clock), so schedules are testable.
+ */
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Schema } from "effect"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { rowsOf } from "./Rows.js"
+
+/** A claimed mail with the address and unsubscribe token it is rendered for. */
+export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
+  id: Schema.String,
+  eventId: Schema.String,
+  /** The event as NotificationEvent encodes it. */
+  event: Schema.Unknown,
+  attempts: Schema.Int,
+  email: Schema.String,
+  unsubscribeToken: Schema.String
+}) {}
+
+export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("MailDeliveriesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const mails = rowsOf(MailDelivery)
+
+    return {
+      /**
+       * One pending mail per verified subscriber, due at `dueAt`; returns how many were created.
+       * Idempotent: an event handed over twice keeps its mails.
+       */
+      enqueue: (event: { readonly id: string; readonly encoded: unknown }, dueAt: Date) =>
+        orUnavailable(sql<{ id: string }>`
+          insert into mail_deliveries (event_id, event, subscriber_id, next_attempt_at)
+          select ${event.id}, ${JSON.stringify(event.encoded)}::jsonb, id, ${dueAt}
+          from subscribers where verified_at is not null
+          order by created_at, id
+          on conflict (event_id, subscriber_id) do nothing
+          returning id`).pipe(Effect.map((rows) => rows.length)),
+
+      /** Claims up to `limit` due mails, oldest first, pushing them `lease` ahead like webhook deliveries. */
+      claimDue: (now: Date, limit: number, lease: Duration.Duration) =>
+        mails.all(sql`
+          with claimed as (
+            update mail_deliveries
+            set next_attempt_at = ${new Date(now.getTime() + Duration.toMillis(lease))}, updated_at = now()
+            where id in (
+              select id from mail_deliveries
+              where status = 'pending' and next_attempt_at <= ${now}
+              order by next_attempt_at, sequence
+              limit ${limit}
+              for update skip locked)
+            returning id, event_id, event, attempts, subscriber_id, sequence)
+          select claimed.id, claimed.event_id, claimed.event, claimed.attempts, s.email, s.unsubscribe_token
+          from claimed join subscribers s on s.id = claimed.subscriber_id
+          order by claimed.sequence`),
+
+      /** Records attempt `attempts + 1`: sent, pending until `retryAt`, or failed for good without one. */
+      recordAttempt: (mail: MailDelivery, error: string | null, retryAt: Date | null) =>
+        orUnavailable(sql`
+          update mail_deliveries
+          set status = ${error === null ? "sent" : retryAt !== null ? "pending" : "failed"},
+              attempts = attempts + 1, next_attempt_at = ${error === null ? null : retryAt},
+              last_error = ${error?.slice(0, 1000) ?? null}, updated_at = now()
+          where id = ${mail.id}`).pipe(Effect.asVoid)
+    } as const
+  })
+}) {}

@@ -1,0 +1,110 @@
+/**
+ * The `dispatcher` role: turns committed outbox events into webhook deliveries and subscriber
+ * mail, and sends those. Three fibers:
+ *
+ * - the hand-over claims undispatched outbox events (oldest first, SKIP LOCKED, one short
+ *   statement), enqueues each event's deliveries (one per matching active webhook) and mails
+ *   (one per verified subscriber, incident and maintenance events only), then marks the events
+ *   dispatched. Enqueueing is idempotent, so an event handed over twice (a crash between the
+ *   two steps, a lease that ran out) keeps its delivery ids and is not sent twice;
+ * - two work pumps send the due webhook deliveries and mails, each item in its own fiber
+ *   within a bound, so a slow receiver never holds up the others. Retries are due times in the
+ *   database; claims are leases, so a dispatcher that dies only delays what it held.
+ *
+ * Wake-ups come from StateChanges (in process, and LISTEN/NOTIFY from other instances on a
+ * PostgreSQL server); every fiber also polls each second. Several instances may run at once.
+ */
+import { Duration, Effect, Either, Layer, Queue } from "effect"
+import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import type { OutboxRow } from "../../persistence/OutboxRepo.js"
+import { MailDeliveries } from "../mail/MailDeliveries.js"
+import { StateChanges } from "../StateChanges.js"
+import { WebhookDeliveries } from "../webhooks/WebhookDeliveries.js"
+import { toNotificationEvent } from "./OutboxEvents.js"
+import { runWorkPump } from "./WorkPump.js"
+
+/** How often every fiber looks for work without being woken. */
+const pollInterval = Duration.seconds(1)
+/** Outbox events claimed per pass. */
+const handOverBatch = 100
+/** A hand-over pass takes milliseconds; a claim older than this belongs to a dispatcher that died. */
+const handOverLease = Duration.seconds(10)
+/** Webhook requests in flight at once (each waits at most the 10 s time-out). */
+const webhookSlots = 64
+/** SMTP exchanges in flight at once. */
+const mailSlots = 8
+
+const wakeUp = (queue: Queue.Queue<void>) => Queue.offer(queue, undefined)
+
+export const Dispatcher = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const outbox = yield* OutboxRepo
+    const webhooks = yield* WebhookDeliveries
+    const mails = yield* MailDeliveries
+    const changes = yield* StateChanges
+    // Sliding queues of one: wake-ups that arrive while a fiber works collapse into one more look.
+    const outboxChanged = yield* Queue.sliding<void>(1)
+    const webhooksDue = yield* Queue.sliding<void>(1)
+    const mailsDue = yield* Queue.sliding<void>(1)
+
+    const notifications = yield* changes.subscribe
+    yield* Queue.take(notifications).pipe(Effect.zipRight(wakeUp(outboxChanged)), Effect.forever, Effect.forkScoped)
+
+    const handOver = (row: OutboxRow) =>
+      Either.match(toNotificationEvent(row), {
+        // A row the formats cannot read is a bug to fix, not something a retry mends: log it and move on.
+        onLeft: (error) => Effect.logError(`Outbox event ${row.id} (${row.event}) cannot be converted; skipped`, error),
+        onRight: (event) =>
+          Effect.gen(function*() {
+            const deliveries = yield* webhooks.enqueue(event)
+            if (deliveries.length > 0) yield* wakeUp(webhooksDue)
+            if ((yield* mails.enqueue(event)) > 0) yield* wakeUp(mailsDue)
+          })
+      })
+
+    /** Hands over one batch of events, in creation order; returns how many it claimed. */
+    const handOverPass = Effect.gen(function*() {
+      const rows = yield* outbox.claimPending(handOverBatch, handOverLease)
+      for (const row of rows) yield* handOver(row)
+      yield* outbox.markDispatched(rows.map((row) => row.id))
+      if (rows.length > 0) yield* Effect.logDebug(`Handed over ${rows.length} events`)
+      return rows.length
+    }).pipe(
+      Effect.withSpan("Dispatcher.handOver"),
+      // Short database work: finish it rather than cut a query short at shutdown.
+      Effect.uninterruptible,
+      Effect.catchAllCause((cause) => Effect.logWarning("Handing over outbox events failed; retrying", cause).pipe(Effect.as(0)))
+    )
+
+    const handOverLoop = handOverPass.pipe(
+      Effect.flatMap((claimed) =>
+        claimed === handOverBatch
+          ? Effect.void
+          : Effect.raceFirst(Queue.take(outboxChanged), Effect.sleep(pollInterval))
+      ),
+      Effect.forever,
+      Effect.withLogSpan("dispatcher.outbox")
+    )
+
+    yield* Effect.forkScoped(handOverLoop)
+    yield* Effect.forkScoped(runWorkPump({
+      name: "dispatcher.webhooks",
+      slots: webhookSlots,
+      claim: webhooks.claimDue,
+      work: webhooks.attempt,
+      woken: Queue.take(webhooksDue),
+      pollInterval
+    }))
+    yield* Effect.forkScoped(runWorkPump({
+      name: "dispatcher.mail",
+      slots: mailSlots,
+      claim: mails.claimDue,
+      work: mails.attempt,
+      woken: Queue.take(mailsDue),
+      pollInterval
+    }))
+    yield* Effect.logInfo("Dispatcher started")
+  })
+).pipe(
+  Layer.provide(Layer.mergeAll(OutboxRepo.Default, WebhookDeliveries.Default, MailDeliveries.Default, StateChanges.Default))
+)
