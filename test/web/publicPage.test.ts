@@ -64,13 +64,14 @@ describe("public status page", () => {
   it("shows the organization's name, brand colour with a readable text colour, and times in its time zone", async () => {
     const org = await api((client) => client.organization.get())
     await api((client) =>
-      client.organization.update({ path: { id: org.id }, payload: { name: "Acme", brandColor: "#ffd700", timezone: "Asia/Tokyo" } })
+      client.organization.update({ path: { id: org.id }, payload: { name: "Acme", brandColor: "#ffd700", timezone: "Asia/Tokyo", logoUrl: "https://cdn.example.com/acme.png" } })
     )
     const incident = await api((client) =>
       client.incidents.create({ payload: { title: "Login delays", message: "Looking into it.", severity: "minor" } })
     )
     const page = await eventuallyContains("/", "Login delays")
     expect(page).toContain("<title>Acme status</title>")
+    expect(page).toContain('<img src="https://cdn.example.com/acme.png" alt="Acme">')
     // Gold is light: black text on it, not white.
     expect(page).toContain("--brand:#ffd700;--brand-ink:#000000")
     expect(page).toMatch(/<time datetime="[^"]+Z">[^<]*GMT\+9<\/time>/)
