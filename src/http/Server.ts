@@ -1,6 +1,6 @@
 /**
  * The HTTP side: the HttpApi handlers, OpenAPI document at /api/v1/openapi.json, its
- * Swagger page at /docs and the admin dashboard at /admin. Needs an HttpServer and a migrated database.
+ * Swagger page at /docs, the admin dashboard at /admin and the public status page at /. Needs an HttpServer and a migrated database.
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
@@ -31,6 +31,8 @@ import { StatusHttp } from "./StatusHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
 import { AdminRoutes } from "../web/admin/AdminRoutes.js"
+import { PublicPages } from "../web/public/PublicPages.js"
+import { PublicRoutes } from "../web/public/PublicRoutes.js"
 
 const FirstAdministrator = Layer.effectDiscard(Effect.flatMap(Administrators, (admins) => admins.ensureFirstAdministrator()))
 
@@ -58,6 +60,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(AdminRoutes),
+  Layer.provide(PublicRoutes.pipe(Layer.provide([PublicPages.Default, Subscriptions.Default]))),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress

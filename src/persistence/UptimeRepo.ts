@@ -31,6 +31,13 @@ class TotalsRow extends Schema.Class<TotalsRow>("TotalsRow")({
   downtimeSeconds: Schema.Number
 }) {}
 
+class BucketRow extends Schema.Class<BucketRow>("BucketRow")({
+  componentId: Schema.String,
+  bucketStart: Schema.DateFromSelf,
+  observedSeconds: Schema.Number,
+  downtimeSeconds: Schema.Number
+}) {}
+
 class DirtyRow extends Schema.Class<DirtyRow>("DirtyRow")({
   lastId: Schema.NullOr(Schema.NumberFromString),
   since: Schema.NullOr(Schema.DateFromSelf)
@@ -57,6 +64,7 @@ export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
     const totals = rowsOf(TotalsRow)
     const watermarks = rowsOf(WatermarkRow)
     const dirty = rowsOf(DirtyRow)
+    const buckets = rowsOf(BucketRow)
 
     return {
       /** Everything the calculation needs for [from, to): each component's status at `from` and changes since. */
@@ -114,6 +122,15 @@ export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
           where c.is_public
           group by c.id, c.name, c.display_order
           order by c.display_order, c.name, c.id`),
+
+      /** The buckets since `from` of every public component, one row per component and bucket. */
+      publicBuckets: (granularity: Granularity, from: Date) =>
+        buckets.all(sql`
+          select r.component_id, r.bucket_start, r.observed_seconds::float8 as observed_seconds,
+                 r.downtime_seconds::float8 as downtime_seconds
+          from uptime_rollups r join components c on c.id = r.component_id
+          where c.is_public and r.granularity = ${granularity} and r.bucket_start >= ${from}
+          order by r.component_id, r.bucket_start`),
 
       prune: (granularity: Granularity, before: Date) =>
         orUnavailable(sql`delete from uptime_rollups where granularity = ${granularity} and bucket_start < ${before}`)

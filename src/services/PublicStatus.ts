@@ -9,8 +9,17 @@ import { MaintenanceRepo } from "../persistence/MaintenanceRepo.js"
 import { OrganizationRepo } from "../persistence/OrganizationRepo.js"
 
 /** Everything the public may read, read from the database in one go. */
+/** What the public status page shows of the organization. */
+export interface PublicOrganization {
+  readonly name: string
+  readonly logoUrl: string | null
+  readonly brandColor: string
+  readonly timezone: string
+}
+
 export interface PublicState {
   readonly organizationName: string
+  readonly organization: PublicOrganization
   readonly summary: StatusSummary
   readonly components: ReadonlyArray<PublicComponent>
   /** Public incidents, newest first, with their timelines. */
@@ -85,6 +94,10 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
       })
       return {
         organizationName: Option.match(org, { onNone: () => "Status", onSome: (o) => o.name }),
+        organization: Option.match(org, {
+          onNone: (): PublicOrganization => ({ name: "Status", logoUrl: null, brandColor: "#2563eb", timezone: "UTC" }),
+          onSome: ({ brandColor, logoUrl, name, timezone }): PublicOrganization => ({ name, logoUrl, brandColor, timezone })
+        }),
         summary,
         components: publicComponents,
         incidents: publicIncidents,

@@ -86,6 +86,13 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
         if (dirty.lastId !== null) yield* repo.clearDirty(dirty.lastId)
       }).pipe(Effect.withSpan("Uptime.refresh")),
 
+      /** The last `days` daily buckets (today's partial one included) of every public component. */
+      daily: (days: number) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          return yield* repo.publicBuckets("day", new Date(floorTo(now, day) - (days - 1) * day))
+        }),
+
       read: (period: UptimePeriod) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis

@@ -31,13 +31,20 @@ it.layer(TestServer(adminVariables))("sessions", (it) => {
     Effect.gen(function*() {
       expect((yield* signIn(adminEmail.toUpperCase())).status).toBe(200)
 
-      const startUnknown = performance.now()
-      const unknown = yield* signIn("nobody@example.com", adminPassword)
-      const unknownMillis = performance.now() - startUnknown
-      const startWrong = performance.now()
-      const wrong = yield* signIn(adminEmail, "not the password at all")
-      const wrongMillis = performance.now() - startWrong
-
+      // Fastest of three of each, so a busy machine does not decide the comparison.
+      const fastest = (email: string, password: string) =>
+        Effect.gen(function*() {
+          let best = Number.POSITIVE_INFINITY
+          let last: Effect.Effect.Success<ReturnType<typeof signIn>> | undefined
+          for (let i = 0; i < 3; i++) {
+            const started = performance.now()
+            last = yield* signIn(email, password)
+            best = Math.min(best, performance.now() - started)
+          }
+          return { response: last!, millis: best }
+        })
+      const { millis: unknownMillis, response: unknown } = yield* fastest("nobody@example.com", adminPassword)
+      const { millis: wrongMillis, response: wrong } = yield* fastest(adminEmail, "not the password at all")
       expect(unknown.status).toBe(401)
       expect(wrong.status).toBe(401)
       expect(unknown.body).toEqual(wrong.body)

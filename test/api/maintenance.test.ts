@@ -1,7 +1,7 @@
 import { expect, it, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, TestClock, TestServices } from "effect"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
-import { ApiClient, sendJson, TestServer, LiveTestServer } from "../support/TestServer.js"
+import { ApiClient, LiveTestServer, sendJson, TestServer, withMaintenanceClock } from "../support/TestServer.js"
 
 const iso = (at: DateTime.Utc) => DateTime.formatIso(at)
 
@@ -21,7 +21,7 @@ const eventually = <A>(check: Effect.Effect<A | undefined, unknown, ApiClientEnv
   })
 type ApiClientEnv = Effect.Effect.Context<typeof ApiClient>
 
-it.layer(TestServer())("maintenance", (it) => {
+it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
   it.effect("schedules, validates, updates partially and cancels softly", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
@@ -177,7 +177,7 @@ it.layer(TestServer())("maintenance", (it) => {
 })
 
 // Real time: the clock's own schedule, no TestClock.
-layer(LiveTestServer(), { excludeTestServices: true })("maintenance clock in real time", (it) => {
+layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("maintenance clock in real time", (it) => {
   it.effect("starts and completes a window within seconds, also one whose times have already passed", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient

@@ -1,6 +1,6 @@
 /**
  * Debian's Chromium driven by playwright-core, headless, on a fresh profile per launch, plus
- * what the dashboard tests check with it: screenshots kept under test/artifacts/ and axe-core
+ * what the browser tests check with it: screenshots kept under test/artifacts/ and axe-core
  * injected into the page.
  */
 import axe from "axe-core"
@@ -29,13 +29,15 @@ export interface Browser {
   readonly close: () => Promise<void>
 }
 
-export const launchBrowser = async (): Promise<Browser> => {
+/** `javaScriptEnabled: false` checks that pages work for visitors without scripts. */
+export const launchBrowser = async (options: { readonly javaScriptEnabled?: boolean } = {}): Promise<Browser> => {
   const userDataDir = await mkdtemp(join(tmpdir(), "sps-chromium-"))
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,
     headless: true,
     args: chromiumFlags,
-    viewport: { width: 1280, height: 900 }
+    viewport: { width: 1280, height: 900 },
+    javaScriptEnabled: options.javaScriptEnabled ?? true
   })
   const pageErrors: Array<string> = []
   context.on("weberror", (error) => pageErrors.push(String(error.error())))
@@ -52,9 +54,9 @@ export const launchBrowser = async (): Promise<Browser> => {
   }
 }
 
-export const screenshot = async (page: Page, name: string) => {
-  await mkdir(artifactsDirectory, { recursive: true })
-  await page.screenshot({ path: join(artifactsDirectory, `${name}.png`), fullPage: true })
+export const screenshot = async (page: Page, name: string, directory = artifactsDirectory) => {
+  await mkdir(directory, { recursive: true })
+  await page.screenshot({ path: join(directory, `${name}.png`), fullPage: true })
 }
 
 export interface AxeViolation {

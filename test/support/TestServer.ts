@@ -39,12 +39,14 @@ const Authenticated = Layer.effectContext(
 ).pipe(Layer.provide(ApiKeys.Default))
 
 /**
- * The API and the maintenance clock, authenticated, over the configuration `config` provides
- * (DATABASE_URL at least); the database is exposed so tests can read the outbox.
+ * The API, authenticated, over the configuration `config` provides (DATABASE_URL at least); the
+ * database is exposed so tests can read the outbox. Background clocks are left out: a suite that
+ * needs one adds it (`withMaintenanceClock`), since a once-a-second fiber turns every long
+ * TestClock.adjust into thousands of rounds of queries.
  */
 export const TestStack = <A, E>(config: Layer.Layer<A, E>) =>
   Authenticated.pipe(
-    Layer.provideMerge(Layer.merge(HttpLive, MaintenanceClock)),
+    Layer.provideMerge(HttpLive),
     Layer.provideMerge(TestHttpServer),
     Layer.provideMerge(Database),
     Layer.provideMerge(config),
@@ -57,6 +59,9 @@ export const LiveTestServer = (variables: Record<string, string> = {}) => TestSt
 /** For `it.layer`: a fresh database plus `variables`, and the TestClock set to now. */
 export const TestServer = (variables: Record<string, string> = {}) =>
   TestStack(testConfig(variables)).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))
+
+/** A test stack that also runs the maintenance clock. */
+export const withMaintenanceClock = <A, E, R>(stack: Layer.Layer<A, E, R>) => MaintenanceClock.pipe(Layer.provideMerge(stack))
 
 export const ApiClient = HttpApiClient.make(Api)
 

@@ -274,6 +274,79 @@ describe("admin dashboard", () => {
     await page.close()
   })
 
+  it("opens an incident, posts an update, reads the timeline and resolves it", async () => {
+    await api((client) => client.components.create({ payload: { name: "Catalogue" } }))
+    const page = await openScreen("incidents")
+    const form = page.getByRole("form", { name: "New incident" })
+    // Nothing filled in: the reasons show next to the fields.
+    await form.getByRole("button", { name: "Open incident" }).click()
+    await expect.poll(() => form.getByLabel("Title").getAttribute("aria-invalid")).toBe("true")
+    expect(await form.locator("#incident-title-error").textContent()).toBe("Must not be empty")
+
+    await form.getByLabel("Title").fill("Search is slow")
+    await form.getByLabel("Severity").selectOption("major")
+    await form.getByLabel("Message").fill("We are looking into slow searches.")
+    await form.getByLabel("Catalogue").check()
+    await form.getByRole("button", { name: "Open incident" }).click()
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Search is slow was opened.")
+
+    const row = page.getByRole("row").filter({ hasText: "Search is slow" })
+    await row.getByRole("button", { name: "Post update" }).click()
+    const update = row.getByRole("form", { name: "Update on Search is slow" })
+    await update.getByLabel("Status").selectOption("identified")
+    await update.getByLabel("Message").fill("An index rebuild is the cause.")
+    await update.getByRole("button", { name: "Post update" }).click()
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("The update on Search is slow was posted.")
+    await row.getByRole("button", { name: "Timeline" }).click()
+    const timeline = row.getByRole("list", { name: "Timeline of Search is slow" })
+    await expect.poll(() => timeline.getByRole("listitem").count()).toBe(2)
+    expect(await timeline.getByRole("listitem").last().textContent()).toContain("An index rebuild is the cause.")
+    await expectAccessible(page)
+    await screenshot(page, "incidents")
+
+    await row.getByRole("button", { name: "Resolve", exact: true }).click()
+    await row.getByRole("button", { name: "Resolve Search is slow" }).click()
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Search is slow was resolved.")
+    const stored = (await api((client) => client.incidents.list())).find((incident) => incident.title === "Search is slow")
+    expect(stored).toMatchObject({ status: "resolved", severity: "major" })
+    expect(stored!.updates.map((entry) => entry.status)).toEqual(["investigating", "identified", "resolved"])
+    await page.close()
+  })
+
+  it("schedules, edits and cancels maintenance", async () => {
+    const page = await openScreen("maintenance")
+    const form = page.getByRole("form", { name: "Schedule maintenance" })
+    await form.getByLabel("Title").fill("Database upgrade")
+    await form.getByLabel("Starts").fill("2031-03-10T09:00")
+    await form.getByLabel("Ends").fill("2031-03-10T08:00")
+    await form.getByRole("button", { name: "Schedule" }).click()
+    await expect.poll(() => form.getByLabel("Ends").getAttribute("aria-invalid")).toBe("true")
+    expect(await form.locator("#new-window-end-error").textContent()).toBe("Must be after the start")
+
+    await form.getByLabel("Ends").fill("2031-03-10T11:00")
+    await form.getByRole("button", { name: "Schedule" }).click()
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Database upgrade was scheduled.")
+    const created = (await api((client) => client.maintenance.list())).find((window) => window.title === "Database upgrade")!
+    // The browser's local time, sent as UTC.
+    const local = await page.evaluate(() => [new Date("2031-03-10T09:00").toISOString(), new Date("2031-03-10T11:00").toISOString()])
+    expect([created.scheduledStart, created.scheduledEnd].map((at) => new Date(at.epochMillis).toISOString())).toEqual(local)
+
+    const row = page.getByRole("row").filter({ hasText: "Database upgrade" })
+    await row.getByRole("button", { name: "Edit" }).click()
+    const edit = row.getByRole("form", { name: "Edit Database upgrade" })
+    await edit.getByLabel("Description").fill("Read-only for two hours.")
+    await edit.getByRole("button", { name: "Save" }).click()
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Database upgrade was saved.")
+    await expectAccessible(page)
+    await screenshot(page, "maintenance")
+
+    await row.getByRole("button", { name: "Cancel window" }).click()
+    await row.getByRole("button", { name: "Cancel Database upgrade" }).click()
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Database upgrade was cancelled.")
+    expect((await api((client) => client.maintenance.get({ path: { id: created.id } }))).status).toBe("cancelled")
+    await page.close()
+  })
+
   it("lists subscribers and removes one", async () => {
     await fetch(`${stack.baseUrl}/api/v1/subscribe`, {
       method: "POST",
@@ -297,7 +370,7 @@ describe("admin dashboard", () => {
   it("every screen reads well at phone width, with no serious accessibility violation", async () => {
     const page = await openScreen("components")
     await page.setViewportSize({ width: 390, height: 844 })
-    for (const [screen, title] of [["components", "Components"], ["monitors", "Monitors"], ["webhooks", "Webhooks"], ["subscribers", "Subscribers"], ["settings", "Settings"]]) {
+    for (const [screen, title] of [["components", "Components"], ["incidents", "Incidents"], ["maintenance", "Maintenance"], ["monitors", "Monitors"], ["webhooks", "Webhooks"], ["subscribers", "Subscribers"], ["settings", "Settings"]]) {
       await page.goto(`${stack.baseUrl}/admin#/${screen}`)
       await page.getByRole("heading", { name: title, level: 1 }).waitFor()
       await expect.poll(() => page.locator("[aria-busy=true]").count()).toBe(0)

@@ -1,8 +1,10 @@
 /**
- * Every screen, in navigation order; the first is the one shown at `/admin`. A new screen
- * (incidents, maintenance) is one module exporting a `Screen`, added to this list.
+ * Every screen, in navigation order; the first is the one shown at `/admin`. A new screen is
+ * one module exporting a `Screen`, added to this list.
  */
 import { ComponentsScreen } from "./ComponentsScreen.js"
+import { IncidentsScreen } from "./IncidentsScreen.js"
+import { MaintenanceScreen } from "./MaintenanceScreen.js"
 import { MonitorsScreen } from "./MonitorsScreen.js"
 import type { Screen } from "./Screen.js"
 import { SettingsScreen } from "./SettingsScreen.js"
@@ -11,6 +13,8 @@ import { WebhooksScreen } from "./WebhooksScreen.js"
 
 export const screens: ReadonlyArray<Screen> = [
   ComponentsScreen,
+  IncidentsScreen,
+  MaintenanceScreen,
   MonitorsScreen,
   WebhooksScreen,
   SubscribersScreen,

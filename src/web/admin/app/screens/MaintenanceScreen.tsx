@@ -1,0 +1,222 @@
+/**
+ * Maintenance: scheduling a window against components, editing it, and cancelling it. Times
+ * are entered in the browser's time zone and sent as UTC.
+ */
+import { DateTime, Effect, Schema } from "effect"
+import { useState } from "preact/hooks"
+import type { Component } from "../../../../domain/Component.js"
+import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../../../domain/Maintenance.js"
+import { call } from "../api.js"
+import type { Failure } from "../failure.js"
+import { labelOf, maintenanceStatuses } from "../labels.js"
+import { ComponentPicker, componentNames, type ComponentId } from "../ui/ComponentPicker.js"
+import { TextArea, TextField } from "../ui/fields.js"
+import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { useLoad, useSubmit } from "../ui/requests.js"
+import type { Screen } from "./Screen.js"
+
+type WindowJson = typeof Maintenance.json.Type
+type ComponentJson = typeof Component.json.Type
+
+const pad = (n: number) => String(n).padStart(2, "0")
+
+/** A `datetime-local` value (the browser's local time) for an instant. */
+const toLocalInput = (at: DateTime.Utc) => {
+  const d = DateTime.toDate(at)
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
+}
+
+/** The UTC timestamp the API takes; a value the browser cannot read is passed on for the schema to name. */
+const toUtc = (local: string) => {
+  const time = new Date(local).getTime()
+  return Number.isNaN(time) ? local : new Date(time).toISOString()
+}
+
+const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
+
+const WindowForm = (props: {
+  readonly id: string
+  readonly initial?: WindowJson
+  readonly components: ReadonlyArray<ComponentJson>
+  readonly submitLabel: string
+  readonly onSaved: (window: WindowJson) => void
+  readonly onCancel?: () => void
+}) => {
+  const { initial } = props
+  const [title, setTitle] = useState(initial?.title ?? "")
+  const [description, setDescription] = useState(initial?.description ?? "")
+  const [start, setStart] = useState(initial ? toLocalInput(initial.scheduledStart) : "")
+  const [end, setEnd] = useState(initial ? toLocalInput(initial.scheduledEnd) : "")
+  const [componentIds, setComponentIds] = useState<ReadonlyArray<ComponentId>>(initial?.componentIds ?? [])
+  const { failure, busy, submit, fieldError } = useSubmit()
+  const [endError, setEndError] = useState<string | undefined>(undefined)
+
+  const onSubmit = async (event: Event) => {
+    event.preventDefault()
+    const payload = {
+      title: title.trim(),
+      description,
+      scheduledStart: toUtc(start),
+      scheduledEnd: toUtc(end),
+      componentIds
+    }
+    // Said here, next to the field, rather than as the server's sentence about the whole form.
+    const startTime = Date.parse(payload.scheduledStart)
+    const endTime = Date.parse(payload.scheduledEnd)
+    setEndError(!Number.isNaN(startTime) && !Number.isNaN(endTime) && endTime <= startTime ? "Must be after the start" : undefined)
+    if (!Number.isNaN(startTime) && !Number.isNaN(endTime) && endTime <= startTime) return
+    // The form holds strings: decoding them with the API's own schema names any bad field before sending.
+    const outcome = await submit((api) =>
+      initial
+        ? Effect.flatMap(Schema.decodeUnknown(UpdateMaintenance)(payload), (decoded) => api.maintenance.update({ path: { id: initial.id }, payload: decoded }))
+        : Effect.flatMap(Schema.decodeUnknown(CreateMaintenance)(payload), (decoded) => api.maintenance.create({ payload: decoded }))
+    )
+    if (outcome.ok) {
+      if (!initial) {
+        setTitle("")
+        setDescription("")
+        setStart("")
+        setEnd("")
+        setComponentIds([])
+      }
+      props.onSaved(outcome.value)
+    }
+  }
+
+  const hint = `Your local time (${timeZone}).`
+  return (
+    <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
+      <FailureMessage failure={failure} />
+      <TextField id={`${props.id}-name`} label="Title" required value={title} onInput={setTitle} error={fieldError("title")} />
+      <TextArea id={`${props.id}-description`} label="Description" value={description} onInput={setDescription} error={fieldError("description")} />
+      <TextField
+        id={`${props.id}-start`}
+        label="Starts"
+        type="datetime-local"
+        required
+        hint={hint}
+        value={start}
+        onInput={setStart}
+        error={fieldError("scheduledStart")}
+      />
+      <TextField
+        id={`${props.id}-end`}
+        label="Ends"
+        type="datetime-local"
+        required
+        hint={hint}
+        value={end}
+        onInput={setEnd}
+        error={endError ?? fieldError("scheduledEnd")}
+      />
+      <ComponentPicker
+        id={`${props.id}-affects`}
+        legend="Components under maintenance"
+        components={props.components}
+        selected={componentIds}
+        onChange={setComponentIds}
+        error={fieldError("componentIds")}
+      />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
+        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
+      </div>
+    </form>
+  )
+}
+
+const WindowRow = (props: {
+  readonly window: WindowJson
+  readonly components: ReadonlyArray<ComponentJson>
+  readonly onChanged: (message: string) => void
+}) => {
+  const { window } = props
+  const [editing, setEditing] = useState(false)
+  const [failure, setFailure] = useState<Failure | null>(null)
+  const changeable = window.status === "scheduled" || window.status === "in_progress"
+
+  const cancel = async () => {
+    const outcome = await call((api) => api.maintenance.cancel({ path: { id: window.id } }))
+    setFailure(outcome.ok ? null : outcome.failure)
+    if (outcome.ok) props.onChanged(`${window.title} was cancelled.`)
+  }
+
+  return (
+    <tr>
+      <th scope="row">
+        {window.title}
+        <p class="small muted">
+          <When at={window.scheduledStart} /> to <When at={window.scheduledEnd} /> · {componentNames(props.components, window.componentIds)}
+        </p>
+        {window.description && <p class="small">{window.description}</p>}
+        <FailureMessage failure={failure} />
+        {editing && (
+          <section class="inline-form" aria-labelledby={`edit-${window.id}-title`}>
+            <h3 id={`edit-${window.id}-title`}>Edit {window.title}</h3>
+            <WindowForm
+              id={`edit-${window.id}`}
+              initial={window}
+              components={props.components}
+              submitLabel="Save"
+              onCancel={() => setEditing(false)}
+              onSaved={(saved) => {
+                setEditing(false)
+                props.onChanged(`${saved.title} was saved.`)
+              }}
+            />
+          </section>
+        )}
+      </th>
+      <td><span class={changeable ? "badge" : "badge ok"}>{labelOf(maintenanceStatuses, window.status)}</span></td>
+      <td class="row-actions">
+        {changeable && (
+          <>
+            <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+              Edit<span class="visually-hidden"> {window.title}</span>
+            </button>
+            <ConfirmButton label="Cancel window" confirmLabel={`Cancel ${window.title}`} onConfirm={cancel} />
+          </>
+        )}
+      </td>
+    </tr>
+  )
+}
+
+const MaintenanceView = () => {
+  const [loaded, reload] = useLoad((api) => api.maintenance.list())
+  const [components] = useLoad((api) => api.components.list())
+  const componentList = components.state === "ready" ? components.value : []
+  const [message, setMessage] = useState("")
+  const changed = (text: string) => {
+    setMessage(text)
+    void reload()
+  }
+
+  return (
+    <>
+      <h1>Maintenance</h1>
+      <StatusMessage text={message} />
+      <Loading loaded={loaded}>
+        {(windows) =>
+          windows.length === 0 ? <p>No maintenance scheduled.</p> : (
+            <Table caption="Maintenance windows">
+              <thead>
+                <tr><th scope="col">Window</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
+              </thead>
+              <tbody>
+                {windows
+                  .toSorted((a, b) => b.scheduledStart.epochMillis - a.scheduledStart.epochMillis)
+                  .map((window) => <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />)}
+              </tbody>
+            </Table>
+          )}
+      </Loading>
+      <section aria-labelledby="new-window-title">
+        <h2 id="new-window-title">Schedule maintenance</h2>
+        <WindowForm id="new-window" components={componentList} submitLabel="Schedule" onSaved={(created) => changed(`${created.title} was scheduled.`)} />
+      </section>
+    </>
+  )
+}
+
+export const MaintenanceScreen: Screen = { path: "maintenance", title: "Maintenance", View: MaintenanceView }

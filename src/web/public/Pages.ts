@@ -1,0 +1,130 @@
+/**
+ * The public pages' content, from the public state alone (the snapshot and the daily uptime
+ * buckets): the status page, an incident's timeline, the paged history, and the answers of the
+ * subscription forms and e-mail links.
+ */
+import type { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
+import type { PublicMaintenance } from "../../domain/Maintenance.js"
+import type { PublicState } from "../../services/PublicStatus.js"
+import { html, type Raw } from "./Html.js"
+import { renderPage, type RenderedPage } from "./Layout.js"
+import { timeFormatter, type TimeFormatter } from "./Times.js"
+import { type DailyBucket, uptimeBars } from "./UptimeBar.js"
+import { componentStatusLabel, incidentStatusLabel, maintenanceStatusLabel, overallLabel, severityLabel, statusMark } from "./Words.js"
+
+export const historyPageSize = 20
+const recentHistory = 5
+
+/** What the subscribe form shows: nothing yet, a refusal of the address, or the outcome. */
+export type SubscribeForm =
+  | { readonly _tag: "Empty" }
+  | { readonly _tag: "Invalid"; readonly email: string; readonly error: string }
+  | { readonly _tag: "Done"; readonly message: string; readonly ok: boolean }
+
+const incidentSummary = (incident: PublicIncident | PublicIncidentDetail, time: TimeFormatter) => {
+  const latest = "updates" in incident ? incident.updates.at(-1) : undefined
+  return html`<li class="card"><div class="row"><h3><a href="/incidents/${encodeURIComponent(incident.id)}">${incident.title}</a></h3><span class="st">${
+    incidentStatusLabel[incident.status]
+  }</span></div><p>${latest?.message ?? incident.message}</p><p class="small">${latest ? "Updated" : "Posted"} ${
+    time(latest?.createdAt ?? incident.updatedAt)
+  }</p></li>`
+}
+
+const maintenanceItem = (window: PublicMaintenance, names: (ids: ReadonlyArray<string>) => string, time: TimeFormatter) =>
+  html`<li class="card"><div class="row"><h3>${window.title}</h3><span class="st maintenance">${maintenanceStatusLabel[window.status]}</span></div>${
+    window.description && html`<p>${window.description}</p>`
+  }<p class="small">${time(window.scheduledStart)} to ${time(window.scheduledEnd)}${window.componentIds.length > 0 && ` · ${names(window.componentIds)}`}</p></li>`
+
+const subscribeSection = (form: SubscribeForm) => {
+  const invalid = form._tag === "Invalid"
+  return html`<section aria-labelledby="subscribe-title"><h2 id="subscribe-title">Get updates by e-mail</h2>${
+    form._tag === "Done" && html`<p class="notice${form.ok ? "" : " bad"}" role="${form.ok ? "status" : "alert"}">${form.message}</p>`
+  }<form class="subscribe" method="post" action="/subscribe" novalidate><div class="field"><label for="email">E-mail address</label><input id="email" name="email" type="email" autocomplete="email" required value="${
+    invalid ? form.email : ""
+  }"${invalid ? html` aria-invalid="true" aria-describedby="email-error"` : ""}>${invalid && html`<p id="email-error" class="error">${form.error}</p>`}</div><button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
+}
+
+export const statusPage = (state: PublicState, buckets: ReadonlyArray<DailyBucket>, now: number, form: SubscribeForm): RenderedPage => {
+  const { organization, summary } = state
+  const time = timeFormatter(organization.timezone)
+  const bar = uptimeBars(buckets, state.incidents, now)
+  const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
+  const names = (ids: ReadonlyArray<string>) => ids.map((id) => nameOf.get(id) ?? id).join(", ")
+  const past = state.incidents.filter((incident) => incident.status === "resolved").slice(0, recentHistory)
+
+  const body: Raw = html`<section class="banner ${summary.status}" aria-labelledby="overall"><span class="mark" aria-hidden="true">${
+    statusMark[summary.status]
+  }</span><h1 id="overall">${overallLabel[summary.status]}</h1></section>
+${
+    summary.activeIncidents.length > 0 &&
+    html`<section aria-labelledby="active-title"><h2 id="active-title">Active incidents</h2><ul class="plain">${
+      summary.activeIncidents.map((active) => incidentSummary(state.incidents.find((i) => i.id === active.id) ?? active, time))
+    }</ul></section>`
+  }
+${
+    summary.upcomingMaintenance.length > 0 &&
+    html`<section aria-labelledby="maintenance-title"><h2 id="maintenance-title">Maintenance</h2><ul class="plain">${
+      summary.upcomingMaintenance.map((window) => maintenanceItem(window, names, time))
+    }</ul></section>`
+  }
+<section aria-labelledby="components-title"><h2 id="components-title">Components</h2>${
+    state.components.length === 0
+      ? html`<p>No components are listed yet.</p>`
+      : html`<ul class="plain">${
+        state.components.map((component) =>
+          html`<li class="card"><div class="row"><h3>${component.name}</h3><span class="st ${component.status}"><span class="mark" aria-hidden="true">${
+            statusMark[component.status]
+          }</span> ${componentStatusLabel[component.status]}</span></div>${component.description && html`<p class="small">${component.description}</p>`}${
+            bar(component)
+          }</li>`
+        )
+      }</ul>`
+  }</section>
+<section aria-labelledby="history-title"><h2 id="history-title">Recent history</h2>${
+    past.length === 0 ? html`<p>No incidents reported recently.</p>` : html`<ul class="plain">${past.map((incident) => incidentSummary(incident, time))}</ul>`
+  }<p><a href="/history">All past incidents</a></p></section>
+${subscribeSection(form)}`
+  return renderPage({ organization, title: `${organization.name} status`, body })
+}
+
+export const incidentPage = (state: PublicState, incident: PublicIncidentDetail): RenderedPage => {
+  const time = timeFormatter(state.organization.timezone)
+  const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
+  const body = html`<p><a href="/">Back to the current status</a></p><h1>${incident.title}</h1><p><span class="st">${
+    incidentStatusLabel[incident.status]
+  }</span> · ${severityLabel[incident.severity]}${
+    incident.componentIds.length > 0 && ` · affects ${incident.componentIds.map((id) => nameOf.get(id) ?? id).join(", ")}`
+  }</p><p class="small">Opened ${time(incident.createdAt)}${incident.resolvedAt && html` · resolved ${time(incident.resolvedAt)}`}</p>
+<h2>Updates</h2><ol class="timeline" reversed>${
+    incident.updates.toReversed().map((update) =>
+      html`<li><p><strong>${incidentStatusLabel[update.status]}</strong> · ${time(update.createdAt)}</p><p>${update.message}</p></li>`
+    )
+  }</ol>`
+  return renderPage({ organization: state.organization, title: `${incident.title} · ${state.organization.name} status`, body })
+}
+
+/** Page `page` (from 1) of past and present incidents, newest first; undefined past the last page. */
+export const historyPage = (state: PublicState, page: number): RenderedPage | undefined => {
+  const pages = Math.max(1, Math.ceil(state.incidents.length / historyPageSize))
+  if (page > pages) return undefined
+  const time = timeFormatter(state.organization.timezone)
+  const shown = state.incidents.slice((page - 1) * historyPageSize, page * historyPageSize)
+  const body = html`<p><a href="/">Back to the current status</a></p><h1>Incident history</h1>${
+    shown.length === 0 ? html`<p>No incidents have been reported.</p>` : html`<ul class="plain">${shown.map((incident) => incidentSummary(incident, time))}</ul>`
+  }<nav aria-label="History pages"><p class="row">${page > 1 ? html`<a href="/history?page=${page - 1}" rel="prev">Newer incidents</a>` : html`<span></span>`}<span>Page ${page} of ${pages}</span>${
+    page < pages ? html`<a href="/history?page=${page + 1}" rel="next">Older incidents</a>` : html`<span></span>`
+  }</p></nav>`
+  return renderPage({ organization: state.organization, title: `Incident history · ${state.organization.name} status`, body })
+}
+
+/** A page that answers a form or an e-mail link: a heading, what happened, and optionally a form. */
+export const messagePage = (state: PublicState, options: { readonly title: string; readonly message: string; readonly ok: boolean; readonly extra?: Raw }) =>
+  renderPage({
+    organization: state.organization,
+    title: `${options.title} · ${state.organization.name} status`,
+    body: html`<h1>${options.title}</h1><p class="notice${options.ok ? "" : " bad"}" role="${options.ok ? "status" : "alert"}">${options.message}</p>${options.extra}<p><a href="/">Back to the current status</a></p>`
+  })
+
+/** The page an unsubscribe link opens: one button, so a link scanner that follows it changes nothing. */
+export const unsubscribeForm = (email: string, token: string) =>
+  html`<form method="post" action="/unsubscribe"><input type="hidden" name="email" value="${email}"><input type="hidden" name="token" value="${token}"><button type="submit">Unsubscribe ${email}</button></form>`

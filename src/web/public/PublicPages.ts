@@ -1,0 +1,121 @@
+/**
+ * The public pages, rendered from the public snapshot (no database query per view) and kept
+ * encoded (bytes, gzip, ETag) until the snapshot changes. The uptime bars' daily buckets are read
+ * from the rollups at most once a minute: uptime moves every minute, not at every view.
+ */
+import { Clock, Effect } from "effect"
+import { createHash } from "node:crypto"
+import { gzipSync } from "node:zlib"
+import { AppConfig } from "../../Config.js"
+import type { Snapshot } from "../../services/PublicSnapshot.js"
+import { PublicSnapshot } from "../../services/PublicSnapshot.js"
+import { Uptime } from "../../services/Uptime.js"
+import { statusBadge } from "./Badge.js"
+import type { RenderedPage } from "./Layout.js"
+import { historyPage, incidentPage, type SubscribeForm, statusPage } from "./Pages.js"
+import { barDays, type DailyBucket } from "./UptimeBar.js"
+import { widget } from "./Widget.js"
+
+/** A response ready to write, with its validator and any headers of its own. */
+export interface EncodedPage {
+  readonly body: Uint8Array
+  readonly gzipped: Uint8Array
+  readonly contentType: string
+  readonly etag: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+const uptimeRefreshMillis = 60_000
+
+export const encodePage = (text: string, contentType: string, headers: Record<string, string> = {}): EncodedPage => {
+  const body = Buffer.from(text)
+  return {
+    body,
+    gzipped: gzipSync(body),
+    contentType,
+    etag: `"${createHash("sha1").update(body).digest("base64url")}"`,
+    headers
+  }
+}
+
+export const htmlPage = (page: RenderedPage) =>
+  encodePage(page.html, "text/html; charset=utf-8", { "content-security-policy": page.contentSecurityPolicy })
+
+/** Embeds (badge, widget) are read from other sites' pages. */
+const embeddable = { "access-control-allow-origin": "*" }
+
+export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
+  effect: Effect.gen(function*() {
+    const snapshots = yield* PublicSnapshot
+    const uptime = yield* Uptime
+    const { publicUrl } = yield* AppConfig
+    const uptimeLock = yield* Effect.makeSemaphore(1)
+
+    let uptimeRead: { readonly at: number; readonly buckets: ReadonlyArray<DailyBucket> } | undefined
+    /** Rendered pages of one snapshot and one uptime read, by path. */
+    let cache: { readonly snapshot: Snapshot; readonly uptimeAt: number; readonly pages: Map<string, EncodedPage> } | undefined
+
+    /** The daily buckets, read again when a minute old; while the database is away, the last ones. */
+    const dailyBuckets = uptimeLock.withPermits(1)(Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      if (uptimeRead && now - uptimeRead.at < uptimeRefreshMillis) return uptimeRead
+      const buckets = yield* uptime.daily(barDays).pipe(
+        Effect.catchTag("ServiceUnavailable", () => Effect.succeed(uptimeRead?.buckets ?? []))
+      )
+      uptimeRead = { at: now, buckets }
+      return uptimeRead
+    }))
+
+    /** The page at `key`, rendered once per snapshot and uptime read; null when there is none. */
+    const cached = (key: string, render: (snapshot: Snapshot, buckets: ReadonlyArray<DailyBucket>, now: number) => EncodedPage | null) =>
+      Effect.gen(function*() {
+        const snapshot = yield* snapshots.get
+        const read = yield* dailyBuckets
+        if (cache?.snapshot !== snapshot || cache.uptimeAt !== read.at) cache = { snapshot, uptimeAt: read.at, pages: new Map() }
+        const found = cache.pages.get(key)
+        if (found) return found
+        // Only pages that exist are kept: unknown ids cannot grow the cache.
+        const rendered = render(snapshot, read.buckets, read.at)
+        if (rendered) cache.pages.set(key, rendered)
+        return rendered
+      })
+
+    return {
+      status: cached("/", (snapshot, buckets, now) => htmlPage(statusPage(snapshot.state, buckets, now, { _tag: "Empty" }))),
+
+      /** The status page with the subscribe form's answer; not cached, it is one visitor's. */
+      statusWithForm: (form: SubscribeForm) =>
+        Effect.gen(function*() {
+          const snapshot = yield* snapshots.get
+          const read = yield* dailyBuckets
+          return statusPage(snapshot.state, read.buckets, read.at, form)
+        }),
+
+      incident: (id: string) =>
+        cached(`/incidents/${id}`, ({ state }) => {
+          const incident = state.incidents.find((candidate) => candidate.id === id)
+          return incident ? htmlPage(incidentPage(state, incident)) : null
+        }),
+
+      history: (page: number) =>
+        cached(`/history?page=${page}`, ({ state }) => {
+          const rendered = historyPage(state, page)
+          return rendered ? htmlPage(rendered) : null
+        }),
+
+      /** The badge of the whole page, or of one public component (null for any other id). */
+      badge: (componentId: string | undefined) =>
+        cached(`/badge.svg?component=${componentId ?? ""}`, ({ state }) => {
+          if (componentId === undefined) return encodePage(statusBadge(state.organization.name, state.summary.status), "image/svg+xml", embeddable)
+          const component = state.components.find((candidate) => candidate.id === componentId)
+          return component ? encodePage(statusBadge(component.name, component.status), "image/svg+xml", embeddable) : null
+        }),
+
+      widget: cached("/widget.json", ({ state }) => encodePage(widget(state, publicUrl), "application/json", embeddable)),
+
+      /** The snapshot's state, for the pages that answer forms and e-mail links. */
+      state: Effect.map(snapshots.get, (snapshot) => snapshot.state)
+    } as const
+  }),
+  dependencies: [PublicSnapshot.Default, Uptime.Default]
+}) {}

@@ -1,0 +1,169 @@
+/**
+ * The public status page and what hangs off it, served beside the API: `/`, `/incidents/:id`,
+ * `/history`, the subscribe form (`POST /subscribe`), the landing pages of the e-mail links
+ * (`/subscribe/verify/:token`, `/unsubscribe`), the badge (`/badge.svg`) and the widget
+ * (`/widget.json`). All of it works without JavaScript: the forms are plain HTML forms.
+ */
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Option, Schema } from "effect"
+import { AppConfig } from "../../Config.js"
+import { EmailAddress } from "../../domain/Subscriber.js"
+import { isCrossSiteChange } from "../../http/SameOrigin.js"
+import { notModified } from "../../http/PublicResponses.js"
+import { publicMaxAge } from "../../services/PublicSnapshot.js"
+import { Subscriptions } from "../../services/Subscriptions.js"
+import type { RenderedPage } from "./Layout.js"
+import { messagePage, unsubscribeForm } from "./Pages.js"
+import { type EncodedPage, htmlPage, PublicPages } from "./PublicPages.js"
+
+const commonHeaders = { "x-content-type-options": "nosniff", "referrer-policy": "same-origin" }
+
+/** A cached page, with ETag revalidation (304) and gzip for clients that accept it. */
+const cachedResponse = (page: EncodedPage) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const headers = {
+      ...commonHeaders,
+      ...page.headers,
+      etag: page.etag,
+      vary: "Accept-Encoding",
+      "cache-control": `public, max-age=${publicMaxAge}`
+    }
+    if (notModified(request.headers["if-none-match"], page.etag)) return HttpServerResponse.empty({ status: 304, headers })
+    return /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+      ? HttpServerResponse.uint8Array(page.gzipped, { contentType: page.contentType, headers: { ...headers, "content-encoding": "gzip" } })
+      : HttpServerResponse.uint8Array(page.body, { contentType: page.contentType, headers })
+  })
+
+/** A page for one visitor (a form's answer): never stored by caches. */
+const personalResponse = (page: RenderedPage, status = 200, extra: Record<string, string> = {}) => {
+  const encoded = htmlPage(page)
+  return HttpServerResponse.uint8Array(encoded.body, {
+    status,
+    contentType: encoded.contentType,
+    headers: { ...commonHeaders, ...encoded.headers, ...extra, "cache-control": "no-store" }
+  })
+}
+
+const notFound = HttpServerResponse.text("Not found", { status: 404, headers: commonHeaders })
+const unavailable = HttpServerResponse.text("The status page is starting or cannot reach its database. Try again in a moment.", {
+  status: 503,
+  headers: { ...commonHeaders, "retry-after": "5" }
+})
+
+const searchParam = (request: HttpServerRequest.HttpServerRequest, name: string) =>
+  new URL(request.url, "http://localhost").searchParams.get(name) ?? undefined
+
+const decodeEmail = Schema.decodeUnknownEither(EmailAddress)
+
+export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const pages = yield* PublicPages
+    const subscriptions = yield* Subscriptions
+    const { publicUrl } = yield* AppConfig
+
+    /** Answers a page from the cache, 404 when it has none, 503 before the first snapshot. */
+    const cachedOr404 = <E>(page: Effect.Effect<EncodedPage | null, E>) =>
+      page.pipe(
+        Effect.flatMap((found) => found ? cachedResponse(found) : Effect.succeed(notFound)),
+        Effect.catchAll(() => Effect.succeed(unavailable))
+      )
+
+    /** A page answering a form or a link, in the frame of the status page. */
+    const answer = (options: Parameters<typeof messagePage>[1], status: number, extra: Record<string, string> = {}) =>
+      Effect.map(pages.state, (state) => personalResponse(messagePage(state, options), status, extra))
+
+    /** Cross-site form posts are refused, as for the API (CONTRACT.md). */
+    const sameSiteForm = <E, R>(handle: (form: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (isCrossSiteChange(request, publicUrl)) {
+          return yield* answer({ title: "Not sent", message: "This form can only be sent from this status page.", ok: false }, 403)
+        }
+        const body = yield* request.text
+        return yield* handle(new URLSearchParams(body))
+      }).pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
+
+    yield* router.get("/", cachedOr404(pages.status))
+    yield* router.get(
+      "/incidents/:id",
+      Effect.flatMap(HttpRouter.params, (params) => cachedOr404(pages.incident(params.id ?? "")))
+    )
+    yield* router.get(
+      "/history",
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const page = searchParam(request, "page") ?? "1"
+        return /^[1-9]\d{0,5}$/.test(page) ? cachedOr404(pages.history(Number(page))) : Effect.succeed(notFound)
+      })
+    )
+    yield* router.get(
+      "/badge.svg",
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => cachedOr404(pages.badge(searchParam(request, "component"))))
+    )
+    yield* router.get("/widget.json", cachedOr404(pages.widget))
+
+    yield* router.post(
+      "/subscribe",
+      sameSiteForm((form) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const given = form.get("email") ?? ""
+          const email = decodeEmail(given)
+          if (email._tag === "Left") {
+            const page = yield* pages.statusWithForm({ _tag: "Invalid", email: given, error: "Enter an e-mail address, such as name@example.com." })
+            return personalResponse(page, 400)
+          }
+          const client = Option.getOrElse(request.remoteAddress, () => "unknown")
+          return yield* subscriptions.subscribe(email.right, client).pipe(
+            Effect.flatMap((accepted) => pages.statusWithForm({ _tag: "Done", message: accepted.message, ok: true })),
+            Effect.map((page) => personalResponse(page)),
+            Effect.catchTag("TooManyRequests", (error) =>
+              Effect.map(
+                pages.statusWithForm({ _tag: "Done", message: "Too many subscription requests. Please try again later.", ok: false }),
+                (page) => personalResponse(page, 429, { "retry-after": String(error.retryAfterSeconds) })
+              ))
+          )
+        })
+      )
+    )
+
+    yield* router.get(
+      "/subscribe/verify/:token",
+      Effect.flatMap(HttpRouter.params, (params) =>
+        subscriptions.verify(params.token ?? "").pipe(
+          Effect.flatMap((verified) =>
+            answer({ title: "Subscription confirmed", message: `${verified.email} will now receive incident and maintenance updates.`, ok: true }, 200)
+          ),
+          Effect.catchTag("NotFound", () =>
+            answer({
+              title: "Link not valid",
+              message: "This confirmation link is unknown, already used or expired. Subscribe again to get a new one.",
+              ok: false
+            }, 404)),
+          Effect.catchAll(() => Effect.succeed(unavailable))
+        ))
+    )
+
+    yield* router.get(
+      "/unsubscribe",
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const email = searchParam(request, "email")
+        const token = searchParam(request, "token")
+        return (email && token
+          ? answer({ title: "Unsubscribe", message: `Stop sending status updates to ${email}?`, ok: true, extra: unsubscribeForm(email, token) }, 200)
+          : answer({ title: "Link not valid", message: "This unsubscribe link is incomplete. Use the link from the latest e-mail.", ok: false }, 400))
+          .pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
+      })
+    )
+    yield* router.post(
+      "/unsubscribe",
+      sameSiteForm((form) =>
+        // Addresses are stored as EmailAddress normalizes them (trimmed, lower case).
+        subscriptions.unsubscribe(Either.getOrElse(decodeEmail(form.get("email") ?? ""), () => ""), form.get("token") ?? "").pipe(
+          Effect.flatMap(() => answer({ title: "Unsubscribed", message: `${form.get("email")} will receive no more updates.`, ok: true }, 200)),
+          Effect.catchTag("NotFound", () =>
+            answer({ title: "Not unsubscribed", message: "No subscription matches this link: it may have ended already.", ok: false }, 404))
+        )
+      )
+    )
+  })
+)

@@ -1,0 +1,67 @@
+/**
+ * The 90-day uptime bar of a component: one cell per UTC day from the daily rollups, coloured by
+ * that day's downtime, titled with the day's uptime and the incidents that touched the component.
+ */
+import type { PublicComponent } from "../../domain/Component.js"
+import type { PublicIncidentDetail } from "../../domain/Incident.js"
+import { uptimePercentage } from "../../domain/UptimeCalculation.js"
+import { html, Raw } from "./Html.js"
+
+export const barDays = 90
+const day = 86_400_000
+
+export interface DailyBucket {
+  readonly componentId: string
+  readonly bucketStart: Date
+  readonly observedSeconds: number
+  readonly downtimeSeconds: number
+}
+
+/** The colour class of a day: no data, or by how much of it was down. */
+const level = (percent: number | null) =>
+  percent === null ? "none" : percent >= 100 ? "up" : percent >= 99 ? "dip" : percent >= 95 ? "down" : "out"
+
+const dayFormat = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
+
+const formatPercent = (percent: number) => `${Number(percent.toFixed(2))} %`
+
+export const uptimeBars = (
+  buckets: ReadonlyArray<DailyBucket>,
+  incidents: ReadonlyArray<PublicIncidentDetail>,
+  now: number
+) => {
+  const firstDay = Math.floor(now / day) * day - (barDays - 1) * day
+  const byComponent = new Map<string, Map<number, DailyBucket>>()
+  for (const bucket of buckets) {
+    const days = byComponent.get(bucket.componentId) ?? new Map<number, DailyBucket>()
+    days.set(bucket.bucketStart.getTime(), bucket)
+    byComponent.set(bucket.componentId, days)
+  }
+
+  return (component: PublicComponent) => {
+    const days = byComponent.get(component.id) ?? new Map<number, DailyBucket>()
+    let observed = 0
+    let down = 0
+    const cells = Array.from({ length: barDays }, (_, i) => {
+      const start = firstDay + i * day
+      const bucket = days.get(start)
+      if (bucket) {
+        observed += bucket.observedSeconds
+        down += bucket.downtimeSeconds
+      }
+      const percent = bucket ? uptimePercentage(bucket.observedSeconds, bucket.downtimeSeconds) : null
+      const touching = incidents.filter((incident) =>
+        incident.componentIds.includes(component.id) &&
+        incident.createdAt.epochMillis < start + day &&
+        (incident.resolvedAt?.epochMillis ?? now) >= start
+      )
+      const title = `${dayFormat.format(start)}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
+        touching.length === 0 ? "" : `; ${touching.length === 1 ? "incident" : "incidents"}: ${touching.map((incident) => incident.title).join("; ")}`
+      }`
+      // 90 cells per component: the optional </li> and the class's quotes are left out to keep the page light.
+      return html`<li class=${new Raw(level(percent))} title="${title}">`
+    })
+    const summary = observed === 0 ? "No uptime data yet" : `${formatPercent(uptimePercentage(observed, down))} uptime over ${barDays} days`
+    return html`<div class="uptime"><ol class="bar" aria-label="Daily uptime of ${component.name}, oldest first">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
+  }
+}
