@@ -41,6 +41,11 @@ export class StatusSourceRow extends Schema.Class<StatusSourceRow>("StatusSource
   statusSetBy: Schema.Literal("operator", "monitors")
 }) {}
 
+class ComponentStatesRow extends Schema.Class<ComponentStatesRow>("ComponentStatesRow")({
+  ...StatusSourceRow.fields,
+  monitorStates: Schema.Array(Schema.Literal("unknown", "up", "down"))
+}) {}
+
 class CountRow extends Schema.Class<CountRow>("CountRow")({ count: Schema.Number }) {}
 
 class StateRow extends Schema.Class<StateRow>("StateRow")({ state: Schema.Literal("unknown", "up", "down") }) {}
@@ -56,6 +61,7 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
     const states = rowsOf(StateRow)
     const statusSources = rowsOf(StatusSourceRow)
     const counts = rowsOf(CountRow)
+    const componentStates = rowsOf(ComponentStatesRow)
 
     return {
       /** Stores the results not stored yet and returns the (job id, region) pairs it stored. */
@@ -104,41 +110,47 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
 
       saveRegionStatuses: (statuses: ReadonlyArray<{ monitorId: string; status: RegionStatus }>) =>
         statuses.length === 0 ? Effect.void : orUnavailable(sql`
-          insert into monitor_region_state ${
-          sql.insert(statuses.map(({ monitorId, status }) => ({
-            monitorId,
-            region: status.region,
-            lastScheduledAt: new Date(status.lastScheduledAt),
-            lastCheckedAt: new Date(status.lastCheckedAt),
-            lastOk: status.lastOk,
-            consecutiveFailures: status.consecutiveFailures,
-            failingSince: date(status.failingSince),
-            lastStatusCode: status.lastStatusCode,
-            lastError: status.lastError,
-            lastDurationMs: status.lastDurationMs
-          })))
-        }
+          insert into monitor_region_state (monitor_id, region, last_scheduled_at, last_checked_at, last_ok,
+                                            consecutive_failures, failing_since, last_status_code, last_error, last_duration_ms)
+          select * from unnest(
+            ${statuses.map((s) => s.monitorId)}::text[], ${statuses.map((s) => s.status.region)}::text[],
+            ${statuses.map((s) => new Date(s.status.lastScheduledAt))}::timestamptz[],
+            ${statuses.map((s) => new Date(s.status.lastCheckedAt))}::timestamptz[],
+            ${statuses.map((s) => s.status.lastOk)}::boolean[], ${statuses.map((s) => s.status.consecutiveFailures)}::integer[],
+            ${statuses.map((s) => date(s.status.failingSince))}::timestamptz[], ${statuses.map((s) => s.status.lastStatusCode)}::integer[],
+            ${statuses.map((s) => s.status.lastError)}::text[], ${statuses.map((s) => s.status.lastDurationMs)}::float8[])
           on conflict (monitor_id, region) do update set
             last_scheduled_at = excluded.last_scheduled_at, last_checked_at = excluded.last_checked_at,
             last_ok = excluded.last_ok, consecutive_failures = excluded.consecutive_failures,
             failing_since = excluded.failing_since, last_status_code = excluded.last_status_code,
             last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms`).pipe(Effect.asVoid),
 
-      /** Marks the monitor down and opens its downtime interval. */
-      markDown: (monitor: QuorumMonitorRow, since: number, now: number) =>
+      /**
+       * Applies a batch's transitions with a few statements whatever its size: the monitors found
+       * down get their state and an open downtime interval, the ones found up get theirs and
+       * their open interval closed.
+       */
+      applyTransitions: (
+        downs: ReadonlyArray<{ monitor: QuorumMonitorRow; since: number }>,
+        ups: ReadonlyArray<{ monitor: QuorumMonitorRow; at: number }>,
+        now: number
+      ) =>
         orUnavailable(Effect.all([
-          sql`update monitors set state = 'down', state_changed_at = ${new Date(now)} where id = ${monitor.id}`,
-          sql`insert into monitor_downtime (monitor_id, component_id, started_at)
-              values (${monitor.id}, ${monitor.componentId}, ${new Date(since)})
-              on conflict (monitor_id) where ended_at is null do nothing`
-        ], { discard: true })),
-
-      /** Marks the monitor up and closes its open downtime interval at `at`. */
-      markUp: (monitor: QuorumMonitorRow, at: number, now: number) =>
-        orUnavailable(Effect.all([
-          sql`update monitors set state = 'up', state_changed_at = ${new Date(now)} where id = ${monitor.id}`,
-          sql`update monitor_downtime set ended_at = greatest(started_at, ${new Date(at)})
-              where monitor_id = ${monitor.id} and ended_at is null`
+          downs.length === 0 ? Effect.void : Effect.all([
+            sql`update monitors set state = 'down', state_changed_at = ${new Date(now)}
+                where id = any(${downs.map((d) => d.monitor.id)}::text[])`,
+            sql`insert into monitor_downtime (monitor_id, component_id, started_at)
+                select * from unnest(${downs.map((d) => d.monitor.id)}::text[], ${downs.map((d) => d.monitor.componentId)}::text[],
+                                     ${downs.map((d) => new Date(d.since))}::timestamptz[])
+                on conflict (monitor_id) where ended_at is null do nothing`
+          ], { discard: true }),
+          ups.length === 0 ? Effect.void : Effect.all([
+            sql`update monitors set state = 'up', state_changed_at = ${new Date(now)}
+                where id = any(${ups.map((u) => u.monitor.id)}::text[])`,
+            sql`update monitor_downtime d set ended_at = greatest(d.started_at, u.at)
+                from unnest(${ups.map((u) => u.monitor.id)}::text[], ${ups.map((u) => new Date(u.at))}::timestamptz[]) as u (monitor_id, at)
+                where d.monitor_id = u.monitor_id and d.ended_at is null`
+          ], { discard: true })
         ], { discard: true })),
 
       /** The states of a component's monitors. */
@@ -152,8 +164,14 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
       lockComponentStatus: (componentId: string) =>
         statusSources.first(sql`select id, name, status, status_set_by from components where id = ${componentId} for update`),
 
-      componentStatus: (componentId: string) =>
-        statusSources.first(sql`select id, name, status, status_set_by from components where id = ${componentId}`),
+      /** Each component's status, who set it and its monitors' states, in one query for a batch. */
+      componentStatuses: (componentIds: ReadonlyArray<string>) =>
+        componentStates.all(sql`
+          select c.id, c.name, c.status, c.status_set_by,
+                 coalesce(array_agg(m.state) filter (where m.id is not null), '{}') as monitor_states
+          from components c left join monitors m on m.component_id = c.id
+          where c.id = any(${[...componentIds]}::text[])
+          group by c.id`),
 
       /** Sets a status as the monitors' doing (see migration 0010: the actor goes into status_set_by). */
       setStatusByMonitors: (componentId: string, status: ComponentStatus) =>

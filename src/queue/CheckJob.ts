@@ -42,9 +42,12 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
     Schema.filter((job) => job.id === jobIdOf(job.monitorId, job.scheduledAt) || "id must be monitorId:scheduledAt")
   )
 ) {
-  /** The job for the run of `check` due at `scheduledAt`. */
-  static forRun(check: CheckDefinition, scheduledAt: number): CheckJob {
-    return new CheckJob({ ...check, id: jobIdOf(check.monitorId, scheduledAt), scheduledAt })
+  /**
+   * The job for the run of `check` due at `scheduledAt`. `validate: false` is for a `check`
+   * decoded already (the scheduler's monitors): validation costs more than publishing the job.
+   */
+  static forRun(check: CheckDefinition, scheduledAt: number, options: { readonly validate?: boolean } = {}): CheckJob {
+    return new CheckJob({ ...check, id: jobIdOf(check.monitorId, scheduledAt), scheduledAt }, { disableValidation: options.validate === false })
   }
 
   /** Whether the probes of `region` run this job. */

@@ -44,15 +44,20 @@ interface StreamCodec<A> {
   readonly decode: (json: string) => A | undefined
 }
 
-const codec = <A, I>(field: string, schema: Schema.Schema<A, I>): StreamCodec<A> => {
+/**
+ * `plain`: the values are their own JSON encoding (no transformation in the schema) and are
+ * built valid, so JSON.stringify encodes them; Schema.encode would validate each again, which
+ * costs more than the XADD. Decoding always validates.
+ */
+const codec = <A, I>(field: string, schema: Schema.Schema<A, I>, options: { readonly plain?: boolean } = {}): StreamCodec<A> => {
   const json = Schema.parseJson(schema)
-  const encode = Schema.encodeSync(json)
+  const encode = options.plain === true ? (value: A) => JSON.stringify(value) : Schema.encodeSync(json)
   const decode = Schema.decodeUnknownOption(json)
   return { field, encode, decode: (text) => decode(text).pipe((option) => (option._tag === "Some" ? option.value : undefined)) }
 }
 
-const jobCodec = codec("job", CheckJob)
-const resultCodec = codec("result", CheckResult)
+const jobCodec = codec("job", CheckJob, { plain: true })
+const resultCodec = codec("result", CheckResult, { plain: true })
 
 /** A connection for the scope; `blocking` ones are cut rather than QUIT, which would wait out a BLOCK. */
 const connect = (url: string, name: string, blocking = false) =>

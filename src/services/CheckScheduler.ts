@@ -23,15 +23,17 @@ const batchSize = 1000
 const offsetOf = (monitorId: string, intervalMs: number) =>
   createHash("sha256").update(monitorId).digest().readUInt32BE(0) % intervalMs
 
+const latestSlot = (offset: number, intervalMs: number, at: number) => Math.floor((at - offset) / intervalMs) * intervalMs + offset
+
 /** The latest slot of a monitor at or before `at`. */
-export const slotAt = (monitorId: string, intervalMs: number, at: number) => {
-  const offset = offsetOf(monitorId, intervalMs)
-  return Math.floor((at - offset) / intervalMs) * intervalMs + offset
-}
+export const slotAt = (monitorId: string, intervalMs: number, at: number) =>
+  latestSlot(offsetOf(monitorId, intervalMs), intervalMs, at)
 
 interface Entry {
   readonly monitor: Monitor
   readonly intervalMs: number
+  /** offsetOf, computed once: the tick runs every 100 ms over every monitor. */
+  readonly offset: number
   nextDue: number
 }
 
@@ -49,7 +51,7 @@ const toJob = (monitor: Monitor, scheduledAt: number) =>
     expectedStatusCode: monitor.expectedStatusCode ?? 200,
     intervalSeconds: monitor.intervalSeconds,
     regions: monitor.regions
-  }, scheduledAt)
+  }, scheduledAt, { validate: false })
 
 /** Publishes due jobs while this instance holds the lock. Never returns. */
 const scheduleWhileLeader = Effect.gen(function*() {
@@ -67,8 +69,9 @@ const scheduleWhileLeader = Effect.gen(function*() {
       const existing = entries.get(monitor.id)
       if (existing?.key === key) continue
       const intervalMs = monitor.intervalSeconds * 1000
+      const offset = offsetOf(monitor.id, intervalMs)
       // A new or changed monitor is checked at its current slot, so it is measured at once.
-      entries.set(monitor.id, { monitor, intervalMs, key, nextDue: slotAt(monitor.id, intervalMs, now) })
+      entries.set(monitor.id, { monitor, intervalMs, offset, key, nextDue: latestSlot(offset, intervalMs, now) })
     }
     for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
   })
@@ -79,7 +82,7 @@ const scheduleWhileLeader = Effect.gen(function*() {
     for (const entry of entries.values()) {
       if (entry.nextDue > now) continue
       // Behind by more than a slot (a take-over, a pause): only the latest slot runs.
-      const scheduledAt = Math.max(entry.nextDue, slotAt(entry.monitor.id, entry.intervalMs, now))
+      const scheduledAt = Math.max(entry.nextDue, latestSlot(entry.offset, entry.intervalMs, now))
       due.push(toJob(entry.monitor, scheduledAt))
       entry.nextDue = scheduledAt + entry.intervalMs
     }
@@ -88,7 +91,8 @@ const scheduleWhileLeader = Effect.gen(function*() {
 
   yield* reload
   yield* Effect.logInfo(`Scheduler active with ${entries.size} monitors`)
-  yield* reload.pipe(Effect.repeat(Schedule.spaced(reloadEvery)), Effect.forkScoped)
+  // The first reload is the one above: the next comes after `reloadEvery`, not during the first tick.
+  yield* reload.pipe(Effect.schedule(Schedule.spaced(reloadEvery)), Effect.forkScoped)
   return yield* tick.pipe(Effect.repeat(Schedule.spaced(tickEvery)), Effect.zipRight(Effect.never))
 })
 

@@ -8,7 +8,7 @@ import { Clock, Effect, Option } from "effect"
 import { advanceRegion, decide, statusFromMonitors } from "../domain/Quorum.js"
 import type { RegionStatus } from "../domain/Quorum.js"
 import { ChecksRepo } from "../persistence/ChecksRepo.js"
-import type { StatusSourceRow } from "../persistence/ChecksRepo.js"
+import type { QuorumMonitorRow, StatusSourceRow } from "../persistence/ChecksRepo.js"
 import { orUnavailable } from "../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../persistence/OutboxRepo.js"
 import type { CheckResult } from "../queue/CheckJob.js"
@@ -57,40 +57,46 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         yield* repo.saveRegionStatuses([...touched.values()])
 
         const now = yield* Clock.currentTimeMillis
+        const downs: Array<{ monitor: QuorumMonitorRow; since: number }> = []
+        const ups: Array<{ monitor: QuorumMonitorRow; at: number }> = []
         for (const monitor of monitors) {
           const transition = decide(monitor, [...regions.get(monitor.id)!.values()], now)
-          if (transition._tag === "Down") yield* repo.markDown(monitor, transition.since, now)
-          if (transition._tag === "Up") yield* repo.markUp(monitor, transition.at, now)
+          if (transition._tag === "Down") downs.push({ monitor, since: transition.since })
+          if (transition._tag === "Up") ups.push({ monitor, at: transition.at })
         }
+        yield* repo.applyTransitions(downs, ups, now)
         return [...new Set(monitors.map((m) => m.componentId))]
       })
 
     const targetStatus = (componentId: string) =>
       Effect.map(repo.componentMonitorStates(componentId), (states) => states.length === 0 ? undefined : statusFromMonitors(states))
 
-    /** Moves one component's status to what its monitors call for, when it may and must. */
+    /** Moves one component's status to what its monitors call for, checked again under its lock. */
     const applyMonitorStatus = (componentId: string) =>
-      Effect.gen(function*() {
-        // A read first, so a batch that changes nothing does not invalidate the public snapshot.
-        const current = yield* repo.componentStatus(componentId)
-        const target = yield* targetStatus(componentId)
-        if (Option.isNone(current) || target === undefined || current.value.status === target) return
-        if (!monitorsMayMove(current.value)) return
-        yield* changes.commit(Effect.gen(function*() {
-          const locked = yield* repo.lockComponentStatus(componentId)
-          const wanted = yield* targetStatus(componentId)
-          if (Option.isNone(locked) || wanted === undefined || locked.value.status === wanted) return
-          if (!monitorsMayMove(locked.value)) return
-          yield* repo.setStatusByMonitors(componentId, wanted)
-          yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
-        }))
-      })
+      changes.commit(Effect.gen(function*() {
+        const locked = yield* repo.lockComponentStatus(componentId)
+        const wanted = yield* targetStatus(componentId)
+        if (Option.isNone(locked) || wanted === undefined || locked.value.status === wanted) return
+        if (!monitorsMayMove(locked.value)) return
+        yield* repo.setStatusByMonitors(componentId, wanted)
+        yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
+      }))
+
+    /**
+     * The components whose status their monitors would move, found with one read for the batch:
+     * a batch that changes nothing writes nothing (and does not invalidate the public snapshot).
+     */
+    const componentsToMove = (componentIds: ReadonlyArray<string>) =>
+      componentIds.length === 0 ? Effect.succeed([]) : Effect.map(repo.componentStatuses(componentIds), (rows) =>
+        rows.filter((row) =>
+          row.monitorStates.length > 0 && statusFromMonitors(row.monitorStates) !== row.status && monitorsMayMove(row)
+        ).map((row) => row.id))
 
     return {
       ingest: (results: ReadonlyArray<CheckResult>) =>
         Effect.gen(function*() {
           const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(results)))
-          yield* Effect.forEach(componentIds, applyMonitorStatus, { discard: true })
+          yield* Effect.forEach(yield* componentsToMove(componentIds), applyMonitorStatus, { discard: true })
         }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { results: results.length } }))
     } as const
   }),

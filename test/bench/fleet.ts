@@ -1,0 +1,357 @@
+/**
+ * Benchmark of the monitor fleet (`npm run bench:fleet`) on the machine's PostgreSQL (a fresh
+ * database, dropped at the end) and Redis (a fresh stream prefix, deleted at the end). Each
+ * figure is printed next to an anchor measured in the same run, with their ratio. It measures
+ * and prints; it never fails on a number.
+ *
+ * 1. Scheduler: BENCH_MONITORS (10,000) monitors at a 30 s interval. Enqueue rate of a burst
+ *    (a scheduler that starts publishes every monitor's current slot at once: from its
+ *    "Scheduler active" log to the end of its last XADD) against a raw pipelined ioredis XADD
+ *    loop of the same payloads; then the p99 lag between a job's `scheduledAt` and its XADD
+ *    (the entry id's time) in steady state over BENCH_SCHEDULER_SECONDS (32).
+ * 2. Ingest: BENCH_RESULTS (100,000) results through ResultIngest in batches of 500 (what
+ *    IngestConsumer does) against a text `COPY ... FROM STDIN` of the same rows into a scratch
+ *    table with the same columns, keys and indexes.
+ * 3. Uptime read: GET /api/v1/status/uptime?period=90d over the real HTTP stack with 1,000
+ *    components and 90 days of rollups, with no raw check results, then with 1 million and with
+ *    BENCH_RAW_RESULTS (10,000,000) raw results stored.
+ *
+ * Environment: TEST_DATABASE_URL, REDIS_URL (default redis://127.0.0.1:6379) and the BENCH_*
+ * variables above.
+ */
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
+import { Redis } from "ioredis"
+import { createRequire } from "node:module"
+import { PublicHttpServer } from "../../src/http/PublicFastPath.js"
+import { HttpLive } from "../../src/http/Server.js"
+import { Database } from "../../src/persistence/Database.js"
+import { CheckResult, jobIdOf } from "../../src/queue/CheckJob.js"
+import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import { CheckScheduler } from "../../src/services/CheckScheduler.js"
+import { ResultIngest } from "../../src/services/ResultIngest.js"
+import { Uptime } from "../../src/services/Uptime.js"
+import { freshDatabaseUrl } from "../support/TestDatabase.js"
+
+/** node-postgres (what @effect/sql-pg runs on), typed for the little used here; it ships no types. */
+interface PgClient {
+  connect(): Promise<void>
+  query(submittable: CopyIn): void
+  end(): Promise<void>
+}
+const pg = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => PgClient }
+
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
+const monitorCount = Number(process.env.BENCH_MONITORS ?? 10_000)
+const componentCount = 1000
+const schedulerSeconds = Number(process.env.BENCH_SCHEDULER_SECONDS ?? 32)
+const resultCount = Number(process.env.BENCH_RESULTS ?? 100_000)
+const rawResults = Number(process.env.BENCH_RAW_RESULTS ?? 10_000_000)
+const prefix = `bench:${crypto.randomUUID()}:`
+const jobsKey = `${prefix}jobs`
+const ingestBatch = 500
+const bursts = 3
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
+const ms = (n: number) => `${n.toFixed(1)} ms`
+const rate = (n: number) => `${Math.round(n).toLocaleString("en-US")}/s`
+const entryMillis = (id: string) => Number(id.slice(0, id.indexOf("-")))
+
+/** Records when the scheduler says it is active; prints warnings and errors only. */
+const activeAt: Array<number> = []
+const BenchLogger = Logger.replace(
+  Logger.defaultLogger,
+  Logger.make((options) => {
+    const text = Array.isArray(options.message) ? options.message.join(" ") : String(options.message)
+    if (text.startsWith("Scheduler active")) activeAt.push(performance.timeOrigin + performance.now())
+    if (LogLevel.greaterThanEqual(options.logLevel, LogLevel.Warning)) {
+      console.error(`[${options.logLevel.label}] ${text}${Cause.isEmpty(options.cause) ? "" : `\n${Cause.pretty(options.cause)}`}`)
+    }
+  })
+)
+
+const seed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // Created 100 days ago, so the 90-day period is fully observed.
+  yield* sql`
+    insert into components (name, display_order, created_at)
+    select 'Component ' || i, i, now() - interval '100 days' from generate_series(1, ${componentCount}) as i`
+  yield* sql`
+    insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code, failure_threshold)
+    select c.id, 'http', 'http://127.0.0.1:9/m' || i, 30, 5000, 200, 2
+    from generate_series(1, ${monitorCount}) as i
+    join (select id, row_number() over (order by display_order) as n from components) c
+      on c.n = (i - 1) % ${componentCount} + 1`
+})
+
+/** Starts a scheduler on the given context; returns its scope. */
+const startScheduler = (context: Context.Context<never>) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    yield* Layer.buildWithScope(CheckScheduler, scope).pipe(Effect.provide(context))
+    return scope
+  })
+
+const waitFor = (condition: () => Promise<boolean>, what: string, timeoutMs = 60_000) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + timeoutMs
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })
+
+const schedulerBench = (redis: Redis) =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    console.log(`\n== Scheduler: ${monitorCount.toLocaleString("en-US")} monitors at a 30 s interval ==`)
+
+    // Bursts: each new scheduler publishes every monitor's current slot at once.
+    const burstRates: Array<number> = []
+    let payloads: Array<string> = []
+    for (let i = 0; i < bursts; i++) {
+      const before = yield* Effect.promise(() => redis.xlen(jobsKey))
+      const scope = yield* startScheduler(context)
+      yield* waitFor(async () => (await redis.xlen(jobsKey)) >= before + monitorCount, "a burst")
+      const last = (yield* Effect.promise(() => redis.xrevrange(jobsKey, "+", "-", "COUNT", 1)))[0]!
+      const seconds = (entryMillis(last[0]) + 1 - activeAt[activeAt.length - 1]!) / 1000
+      burstRates.push(monitorCount / seconds)
+      if (i === 0) payloads = (yield* Effect.promise(() => redis.xrange(jobsKey, "-", "+"))).map(([, fields]) => fields[1]!)
+      yield* Scope.close(scope, Exit.void)
+    }
+
+    // The anchor: the same payloads, XADD with the same trimming, pipelined 1,000 at a time.
+    const rawKey = `${prefix}raw`
+    const rawRates: Array<number> = []
+    for (let i = 0; i < bursts; i++) {
+      const started = performance.now()
+      yield* Effect.promise(async () => {
+        for (let j = 0; j < payloads.length; j += 1000) {
+          const pipeline = redis.pipeline()
+          for (const payload of payloads.slice(j, j + 1000)) pipeline.xadd(rawKey, "MAXLEN", "~", 100_000, "*", "job", payload)
+          await pipeline.exec()
+        }
+      })
+      rawRates.push(payloads.length / ((performance.now() - started) / 1000))
+    }
+    const best = (list: Array<number>) => Math.max(...list)
+    console.log(`scheduler burst (monitors in memory -> jobs -> XADD), ${bursts} runs: ${burstRates.map(rate).join(", ")}`)
+    console.log(`raw pipelined ioredis XADD loop of the same payloads, ${bursts} runs: ${rawRates.map(rate).join(", ")}`)
+    const rateRatio = best(burstRates) / best(rawRates)
+    console.log(`ratio scheduler / raw (best of each): ${rateRatio.toFixed(2)}; target >= 0.7: ${rateRatio >= 0.7 ? "met" : "NOT met"}`)
+
+    // Steady state: every job due after the start burst, published on its own tick.
+    const scope = yield* startScheduler(context)
+    const steadyFrom = Date.now() + 1000
+    yield* Effect.sleep(`${schedulerSeconds} seconds`)
+    yield* Scope.close(scope, Exit.void)
+    const entries = yield* Effect.promise(() => redis.xrange(jobsKey, String(steadyFrom), "+"))
+    const lags = entries
+      .map(([id, fields]) => ({ id, scheduledAt: (JSON.parse(fields[1]!) as { scheduledAt: number }).scheduledAt }))
+      .filter((e) => e.scheduledAt >= steadyFrom)
+      .map((e) => entryMillis(e.id) - e.scheduledAt)
+      .sort((a, b) => a - b)
+    console.log(
+      `steady state over ${schedulerSeconds} s: ${lags.length} jobs, lag scheduledAt -> XADD p50 ${ms(percentile(lags, 0.5))}, ` +
+        `p99 ${ms(percentile(lags, 0.99))}, max ${ms(lags[lags.length - 1]!)}; tick anchor: 100 ms; ` +
+        `target p99 <= 250 ms: ${percentile(lags, 0.99) <= 250 ? "met" : "NOT met"}`
+    )
+  })
+
+/** `COPY <table> FROM STDIN` of one text payload through node-postgres (no pg-copy-streams here). */
+class CopyIn {
+  callback: (error?: Error) => void = () => undefined
+  private error: Error | undefined
+  constructor(readonly text: string, readonly data: Buffer) {}
+  submit(connection: { query: (text: string) => void }) {
+    connection.query(this.text)
+  }
+  handleCopyInResponse(connection: { sendCopyFromChunk: (chunk: Buffer) => void; endCopyFrom: () => void }) {
+    for (let i = 0; i < this.data.length; i += 1 << 20) connection.sendCopyFromChunk(this.data.subarray(i, i + (1 << 20)))
+    connection.endCopyFrom()
+  }
+  handleCommandComplete() {}
+  handleError(error: Error) {
+    this.error = error
+  }
+  handleReadyForQuery() {
+    this.callback(this.error)
+  }
+}
+
+const copyField = (value: string | number | boolean | null) =>
+  value === null ? "\\N" : typeof value === "string" ? value.replace(/[\\\t\n\r]/g, (c) => `\\${c === "\t" ? "t" : c === "\n" ? "n" : c === "\r" ? "r" : "\\"}`) : String(value)
+
+const ingestBench = (databaseUrl: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ingest = yield* ResultIngest
+    const ids = (yield* sql<{ id: string }>`select id from monitors order by id`).map((row) => row.id)
+    const regions = ["eu", "us", "ap"]
+    const start = Date.now() - 3600_000
+    const results = Array.from({ length: resultCount }, (_, i) => {
+      const monitorId = ids[i % ids.length]!
+      const round = Math.floor(i / ids.length)
+      const region = regions[round % regions.length]!
+      const scheduledAt = start + Math.floor(round / regions.length) * 30_000
+      return new CheckResult({
+        jobId: jobIdOf(monitorId, scheduledAt),
+        monitorId,
+        region,
+        probe: `${region}-1`,
+        scheduledAt,
+        checkedAt: scheduledAt + 15,
+        ok: i % 97 !== 0,
+        durationMs: 12.5,
+        timings: { dnsMs: null, connectMs: 0.4, tlsMs: null, firstByteMs: 11 },
+        statusCode: i % 97 !== 0 ? 200 : 503,
+        error: i % 97 !== 0 ? null : "expected status 200, got 503",
+        sslDaysLeft: null
+      }, { disableValidation: true })
+    })
+    console.log(`\n== Ingest: ${resultCount.toLocaleString("en-US")} results, ${regions.length} regions, batches of ${ingestBatch} ==`)
+
+    const started = performance.now()
+    for (let i = 0; i < results.length; i += ingestBatch) yield* ingest.ingest(results.slice(i, i + ingestBatch))
+    const ingestSeconds = (performance.now() - started) / 1000
+    const stored = (yield* sql<{ count: number }>`select count(*)::int as count from check_results`)[0]!.count
+
+    yield* sql`create table check_results_copy (like check_results including all)`
+    const text = results.map((r) => [
+      r.jobId, r.region, r.monitorId, r.probe, new Date(r.scheduledAt).toISOString(), new Date(r.checkedAt).toISOString(),
+      r.ok, r.durationMs, r.timings.dnsMs, r.timings.connectMs, r.timings.tlsMs, r.timings.firstByteMs, r.statusCode, r.error, r.sslDaysLeft
+    ].map(copyField).join("\t")).join("\n") + "\n"
+    const client = new pg.Client({ connectionString: databaseUrl })
+    yield* Effect.promise(() => client.connect())
+    const copyStarted = performance.now()
+    yield* Effect.promise(() =>
+      new Promise<void>((resolve, reject) => {
+        const copy = new CopyIn("copy check_results_copy from stdin", Buffer.from(text))
+        copy.callback = (error) => (error ? reject(error) : resolve())
+        client.query(copy)
+      })
+    )
+    const copySeconds = (performance.now() - copyStarted) / 1000
+    yield* Effect.promise(() => client.end())
+    const copied = (yield* sql<{ count: number }>`select count(*)::int as count from check_results_copy`)[0]!.count
+    yield* sql`drop table check_results_copy`
+
+    const ingestRate = resultCount / ingestSeconds
+    const copyRate = resultCount / copySeconds
+    console.log(`ResultIngest (store, dedupe, region streaks, quorum, component status): ${rate(ingestRate)} (${ingestSeconds.toFixed(2)} s, ${stored} rows)`)
+    console.log(`text COPY FROM STDIN (node-postgres) of the same rows into an identical table: ${rate(copyRate)} (${copySeconds.toFixed(2)} s, ${copied} rows)`)
+    console.log(`ratio ingest / COPY: ${(ingestRate / copyRate).toFixed(2)}; target >= 10,000 results/s: ${ingestRate >= 10_000 ? "met" : "NOT met"}`)
+  })
+
+const uptimeBench = (base: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const uptime = yield* Uptime
+    console.log(`\n== Uptime read: GET /api/v1/status/uptime?period=90d, ${componentCount} components ==`)
+    // Rollups for 100 days, computed by the aggregator's own code path.
+    yield* uptime.refresh
+    const rollups = (yield* sql<{ count: number }>`select count(*)::int as count from uptime_rollups`)[0]!.count
+
+    const measure = Effect.promise(async () => {
+      const url = `${base}/api/v1/status/uptime?period=90d`
+      const once = async () => {
+        const started = performance.now()
+        const response = await fetch(url)
+        const body = (await response.json()) as Array<unknown>
+        if (response.status !== 200 || body.length !== componentCount) throw new Error(`unexpected answer ${response.status}, ${body.length} items`)
+        return performance.now() - started
+      }
+      for (let i = 0; i < 10; i++) await once()
+      const times: Array<number> = []
+      for (let i = 0; i < 50; i++) times.push(await once())
+      times.sort((a, b) => a - b)
+      return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
+    })
+
+    const insertRaw = (from: number, to: number) =>
+      sql`
+        insert into check_results (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms, connect_ms, first_byte_ms, status_code)
+        select m.id || ':' || g, 'eu', m.id, 'eu-1', t, t + interval '15 ms', g % 97 <> 0, 12.5, 0.4, 11, 200
+        from generate_series(${from}::bigint, ${to}::bigint) as g
+        cross join lateral (select now() - (g % 20160) * interval '30 seconds' as t) as at
+        join (select id, row_number() over (order by id) - 1 as n from monitors) m on m.n = g % ${monitorCount}`
+
+    const serviceRead = Effect.gen(function*() {
+      const times: Array<number> = []
+      for (let i = 0; i < 30; i++) {
+        const started = performance.now()
+        yield* uptime.read("90d")
+        times.push(performance.now() - started)
+      }
+      times.sort((a, b) => a - b)
+      return percentile(times, 0.5)
+    })
+    const queryTime = Effect.gen(function*() {
+      const plan = yield* sql.unsafe<{ "QUERY PLAN": string }>(`explain analyze
+        select c.id, c.name, coalesce(sum(r.observed_seconds), 0)::float8, coalesce(sum(r.downtime_seconds), 0)::float8
+        from components c left join uptime_rollups r on r.component_id = c.id and r.granularity = 'day' and r.bucket_start >= now() - interval '90 days'
+        where c.is_public group by c.id, c.name, c.display_order order by c.display_order, c.name, c.id`)
+      return plan.map((row) => row["QUERY PLAN"]).filter((line) => line.includes("Execution Time")).join("")
+    })
+    console.log(`Uptime.read("90d") in process, p50 ${ms(yield* serviceRead)}; its query: ${yield* queryTime}`)
+    const baseline = yield* measure
+    console.log(`no raw results (${rollups} rollup rows): p50 ${ms(baseline.p50)}, p99 ${ms(baseline.p99)}; target p50 <= 50 ms: ${baseline.p50 <= 50 ? "met" : "NOT met"}`)
+    yield* sql`delete from check_results`
+    let stored = 0
+    for (const target of [1_000_000, rawResults]) {
+      if (target <= stored) continue
+      const started = performance.now()
+      // A million rows a statement, so no single statement runs for minutes.
+      for (let from = stored; from < target; from += 1_000_000) yield* insertRaw(from, Math.min(target, from + 1_000_000) - 1)
+      yield* sql`analyze check_results`
+      stored = target
+      const size = (yield* sql<{ size: string }>`select pg_size_pretty(pg_total_relation_size('check_results')) as size`)[0]!.size
+      const seconds = (performance.now() - started) / 1000
+      const result = yield* measure
+      const ratio = result.p50 / baseline.p50
+      console.log(
+        `${stored.toLocaleString("en-US")} raw results (${size}, generated in ${seconds.toFixed(0)} s): p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
+          `ratio to no raw results ${ratio.toFixed(2)}; target within 20 %: ${ratio <= 1.2 ? "met" : "NOT met"}`
+      )
+    }
+  })
+
+const main = Effect.gen(function*() {
+  const { url } = yield* freshDatabaseUrl
+  const redis = yield* Effect.acquireRelease(
+    Effect.sync(() => new Redis(redisUrl)),
+    (redis) =>
+      Effect.promise(async () => {
+        const keys = await redis.keys(`${prefix}*`)
+        if (keys.length > 0) await redis.del(...keys)
+        await redis.quit()
+      })
+  )
+  const context = yield* Layer.build(
+    Layer.mergeAll(
+      HttpLive.pipe(Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" }))),
+      ResultIngest.Default,
+      Uptime.Default,
+      RedisJobTransport.layer({ url: redisUrl, prefix })
+    ).pipe(
+      Layer.provideMerge(Database),
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url }))),
+      Layer.provide(BenchLogger)
+    )
+  )
+  const address = Context.get(context, HttpServer.HttpServer).address
+  if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
+  yield* Effect.gen(function*() {
+    yield* seed
+    yield* schedulerBench(redis)
+    yield* ingestBench(url)
+    yield* uptimeBench(`http://127.0.0.1:${address.port}`)
+  }).pipe(Effect.provide(context))
+  console.log(`\nmachine: ${(yield* Effect.promise(() => import("node:os"))).cpus().length} cores; raw results used: ${rawResults.toLocaleString("en-US")} (BENCH_RAW_RESULTS)`)
+})
+
+Effect.runPromise(Effect.scoped(main).pipe(Effect.provide(BenchLogger))).catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})
