@@ -4,6 +4,8 @@
  * injected into the page.
  */
 import axe from "axe-core"
+import { expect } from "vitest"
+import { adminEmail, adminPassword } from "./Auth.js"
 import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -75,4 +77,20 @@ export const seriousAccessibilityViolations = async (page: Page): Promise<Array<
     return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
   })
   return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+}
+
+/** A page on the dashboard screen `screen`, signed in through the form if the browser has no session yet. */
+export const openAdminScreen = async (browser: Browser, baseUrl: string, screen: string): Promise<Page> => {
+  const page = await browser.context.newPage()
+  await page.goto(`${baseUrl}/admin#/${screen}`)
+  const signIn = page.getByRole("heading", { name: "Sign in to the status admin" })
+  const nav = page.getByRole("navigation", { name: "Main" })
+  await expect.poll(async () => (await signIn.isVisible()) || (await nav.isVisible())).toBe(true)
+  if (await signIn.isVisible()) {
+    await page.getByLabel("E-mail").fill(adminEmail)
+    await page.getByLabel("Password").fill(adminPassword)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await nav.waitFor()
+  }
+  return page
 }

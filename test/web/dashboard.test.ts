@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { Effect, Exit, Scope } from "effect"
 import type { Page } from "playwright-core"
 import { adminEmail, adminPassword, adminVariables } from "../support/Auth.js"
-import { type Browser, launchBrowser, screenshot, seriousAccessibilityViolations } from "../support/Browser.js"
+import { type Browser, launchBrowser, openAdminScreen, screenshot, seriousAccessibilityViolations } from "../support/Browser.js"
 import { startLiveStack } from "../support/LiveStack.js"
 import { answerWith, receiver } from "../support/Receiver.js"
 import { ApiClient } from "../support/TestServer.js"
@@ -34,21 +34,7 @@ afterAll(async () => {
 const api = <A, E>(request: (client: Effect.Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>) =>
   stack.run(Effect.flatMap(ApiClient, request))
 
-/** A page on the given screen, signed in through the form if the browser has no session yet. */
-const openScreen = async (screen: string): Promise<Page> => {
-  const page = await browser.context.newPage()
-  await page.goto(`${stack.baseUrl}/admin#/${screen}`)
-  const signIn = page.getByRole("heading", { name: "Sign in to the status admin" })
-  const nav = page.getByRole("navigation", { name: "Main" })
-  await expect.poll(async () => (await signIn.isVisible()) || (await nav.isVisible())).toBe(true)
-  if (await signIn.isVisible()) {
-    await page.getByLabel("E-mail").fill(adminEmail)
-    await page.getByLabel("Password").fill(adminPassword)
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await nav.waitFor()
-  }
-  return page
-}
+const openScreen = (screen: string) => openAdminScreen(browser, stack.baseUrl, screen)
 
 const expectAccessible = async (page: Page) => {
   expect(await seriousAccessibilityViolations(page)).toEqual([])
