@@ -6,7 +6,7 @@
  * Times are epoch milliseconds (integers): they are compact on the wire and make the stable
  * job id `monitorId:scheduledAt` unambiguous.
  */
-import { Schema } from "effect"
+import { Either, type ParseResult, Schema } from "effect"
 
 export const CheckType = Schema.Literal("http", "tcp", "ssl_expiry")
 export type CheckType = typeof CheckType.Type
@@ -59,6 +59,48 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
   isStaleAt(now: number): boolean {
     return now - this.scheduledAt > this.intervalSeconds * 1000
   }
+}
+
+/**
+ * A monitor's check, ready to publish run after run: the scheduler makes one per monitor (and
+ * again when its definition changes) and publishes each due run as `template` + `scheduledAt`.
+ * `encode` writes the job's JSON directly, the same text as `JSON.stringify` of `job` (a
+ * test holds them equal), without building a CheckJob: that costs more than the XADD.
+ */
+export class JobTemplate {
+  /** The JSON of the job up to the digits of `scheduledAt` in its `id`, and from them to the value of `scheduledAt`. */
+  private readonly head: string
+  private readonly middle: string
+
+  /** `check` is validated once here; the runs built from it are valid by construction. */
+  static make(check: CheckDefinition): Either.Either<JobTemplate, ParseResult.ParseError> {
+    return Either.map(Schema.decodeUnknownEither(CheckDefinition)(check), (valid) => new JobTemplate(valid))
+  }
+
+  private constructor(readonly check: CheckDefinition) {
+    // The fields in the order of CheckJob's schema; `regions: undefined` is left out, as JSON.stringify does.
+    const { monitorId, type, url, timeoutMs, expectedStatusCode, intervalSeconds, regions } = check
+    const fields = JSON.stringify({ monitorId, type, url, timeoutMs, expectedStatusCode, intervalSeconds, regions })
+    this.head = `{"id":${JSON.stringify(`${monitorId}:`).slice(0, -1)}`
+    this.middle = `",${fields.slice(1, -1)},"scheduledAt":`
+  }
+
+  /** The job due at `scheduledAt`. */
+  job(scheduledAt: number): CheckJob {
+    return CheckJob.forRun(this.check, scheduledAt, { validate: false })
+  }
+
+  /** The JSON of `job(scheduledAt)`. */
+  encode(scheduledAt: number): string {
+    if (!Number.isSafeInteger(scheduledAt) || scheduledAt < 0) throw new RangeError(`scheduledAt must be epoch milliseconds, got ${scheduledAt}`)
+    return `${this.head}${scheduledAt}${this.middle}${scheduledAt}}`
+  }
+}
+
+/** One run of a monitor's check: what the scheduler publishes. */
+export interface ScheduledRun {
+  readonly template: JobTemplate
+  readonly scheduledAt: number
 }
 
 /**

@@ -101,6 +101,7 @@ export const make = (options: InProcessTransportOptions = {}) =>
     yield* results.group(ingestGroup)
     return JobTransport.of({
       publishJobs: jobs.publish,
+      publishRuns: (runs) => jobs.publish(runs.map((run) => run.template.job(run.scheduledAt))),
       jobConsumer: (region, consumer) => jobs.consumer(region, consumer),
       publishResults: results.publish,
       resultConsumer: (consumer) => results.consumer(ingestGroup, consumer)

@@ -12,7 +12,7 @@
  */
 import type { Effect, Scope } from "effect"
 import { Context, Schema } from "effect"
-import type { CheckJob, CheckResult } from "./CheckJob.js"
+import type { CheckJob, CheckResult, ScheduledRun } from "./CheckJob.js"
 
 export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {
   message: Schema.String,
@@ -41,6 +41,11 @@ export interface Consumer<A> {
 export interface JobTransportShape {
   /** Publishes jobs to every region, in one round trip. */
   readonly publishJobs: (jobs: ReadonlyArray<CheckJob>) => Effect.Effect<void, QueueError>
+  /**
+   * Publishes the jobs of these runs, in order: the scheduler's path, which skips building a
+   * CheckJob per run where the transport only needs its JSON (Redis).
+   */
+  readonly publishRuns: (runs: ReadonlyArray<ScheduledRun>) => Effect.Effect<void, QueueError>
   /** Joins the consumer group of `region` (created when missing) as `consumer`. */
   readonly jobConsumer: (region: string, consumer: string) => Effect.Effect<Consumer<CheckJob>, QueueError, Scope.Scope>
   readonly publishResults: (results: ReadonlyArray<CheckResult>) => Effect.Effect<void, QueueError>

@@ -12,7 +12,7 @@
  */
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
-import { CheckJob, CheckResult } from "./CheckJob.js"
+import { CheckJob, CheckResult, type ScheduledRun } from "./CheckJob.js"
 import { type Consumer, type Delivery, ingestGroup, JobTransport, QueueError } from "./JobTransport.js"
 
 export interface RedisTransportOptions {
@@ -57,6 +57,10 @@ const codec = <A, I>(field: string, schema: Schema.Schema<A, I>, options: { read
 }
 
 const jobCodec = codec("job", CheckJob, { plain: true })
+
+/** XADDs per pipeline, and pipelines sent before the oldest must have answered. */
+const pipelineSize = 1000
+const pipelinesInFlight = 4
 const resultCodec = codec("result", CheckResult, { plain: true })
 
 /** A connection for the scope; `blocking` ones are cut rather than QUIT, which would wait out a BLOCK. */
@@ -94,14 +98,46 @@ export const make = (options: RedisTransportOptions) =>
           if (!error.message.startsWith("BUSYGROUP")) throw error
         })).pipe(Effect.asVoid)
 
+    /**
+     * XADDs `count` entries (`encode(i)` is the i-th) in order, in pipelines of `pipelineSize`
+     * with up to `pipelinesInFlight` of them sent at once, so Redis works on one while the next
+     * is built. Fails with the first error after every pipeline sent has answered.
+     */
+    const xaddAll = async (key: string, maxLength: number, field: string, count: number, encode: (i: number) => string) => {
+      const inFlight: Array<Promise<void>> = []
+      let failure: { readonly error: unknown } | undefined
+      const settle = (replies: Promise<Array<[Error | null, unknown]> | null>) =>
+        replies.then((all) => {
+          const failed = all?.find(([error]) => error !== null)
+          if (failed !== undefined) throw failed[0]
+        }).catch((error: unknown) => {
+          failure ??= { error }
+        })
+      try {
+        for (let start = 0; start < count && failure === undefined; start += pipelineSize) {
+          if (inFlight.length >= pipelinesInFlight) await inFlight.shift()
+          const pipeline = shared.pipeline()
+          const end = Math.min(count, start + pipelineSize)
+          for (let i = start; i < end; i++) pipeline.xadd(key, "MAXLEN", "~", maxLength, "*", field, encode(i))
+          inFlight.push(settle(pipeline.exec()))
+        }
+      } finally {
+        await Promise.all(inFlight)
+      }
+      if (failure !== undefined) throw failure.error
+    }
+
     const publish = <A>(key: string, maxLength: number, format: StreamCodec<A>) => (values: ReadonlyArray<A>) =>
-      values.length === 0 ? Effect.void : call(`publishing to ${key}`, async () => {
-        const pipeline = shared.pipeline()
-        for (const value of values) pipeline.xadd(key, "MAXLEN", "~", maxLength, "*", format.field, format.encode(value))
-        const replies = (await pipeline.exec()) ?? []
-        const failed = replies.find(([error]) => error !== null)
-        if (failed !== undefined) throw failed[0]
-      })
+      values.length === 0
+        ? Effect.void
+        : call(`publishing to ${key}`, () => xaddAll(key, maxLength, format.field, values.length, (i) => format.encode(values[i]!)))
+
+    /** The scheduler's path: each job's JSON comes straight from its template, no CheckJob built. */
+    const publishRuns = (runs: ReadonlyArray<ScheduledRun>) =>
+      runs.length === 0
+        ? Effect.void
+        : call(`publishing to ${jobsKey}`, () =>
+          xaddAll(jobsKey, jobsMaxLength, jobCodec.field, runs.length, (i) => runs[i]!.template.encode(runs[i]!.scheduledAt)))
 
     /** Deletes long-idle consumers without pending entries; one with entries is left for a claim. */
     const forgetIdleConsumers = (key: string, group: string, self: string) =>
@@ -190,6 +226,7 @@ export const make = (options: RedisTransportOptions) =>
 
     return JobTransport.of({
       publishJobs: publish(jobsKey, jobsMaxLength, jobCodec),
+      publishRuns,
       jobConsumer: (region, name) => consumer(jobsKey, region, "$", name, jobCodec),
       publishResults: publish(resultsKey, resultsMaxLength, resultCodec),
       resultConsumer: (name) => consumer(resultsKey, ingestGroup, "0", name, resultCodec)

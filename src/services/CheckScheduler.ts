@@ -6,18 +6,17 @@
  * instance schedules it, and ingest stores a run once even across a take-over.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Either, Layer, ParseResult, Schedule } from "effect"
 import { createHash } from "node:crypto"
 import type { Monitor } from "../domain/Monitor.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
-import { CheckJob } from "../queue/CheckJob.js"
+import { JobTemplate, type ScheduledRun } from "../queue/CheckJob.js"
 import { JobTransport } from "../queue/JobTransport.js"
 
 /** Key of the advisory lock only the active scheduler holds. */
 const leaderLockKey = 7_311_402_001
 const tickEvery = Duration.millis(100)
 const reloadEvery = Duration.seconds(5)
-const batchSize = 1000
 
 /** Spreads monitors of one interval over it, the same for every instance. */
 const offsetOf = (monitorId: string, intervalMs: number) =>
@@ -30,7 +29,8 @@ export const slotAt = (monitorId: string, intervalMs: number, at: number) =>
   latestSlot(offsetOf(monitorId, intervalMs), intervalMs, at)
 
 interface Entry {
-  readonly monitor: Monitor
+  /** The monitor's check, validated when it was loaded or changed. */
+  readonly template: JobTemplate
   readonly intervalMs: number
   /** offsetOf, computed once: the tick runs every 100 ms over every monitor. */
   readonly offset: number
@@ -41,8 +41,9 @@ interface Entry {
 const definitionKey = (m: Monitor) =>
   JSON.stringify([m.type, m.url, m.intervalSeconds, m.timeoutMs, m.expectedStatusCode, m.regions])
 
-const toJob = (monitor: Monitor, scheduledAt: number) =>
-  CheckJob.forRun({
+/** The job template of a monitor; fails when the monitor is not a valid check definition. */
+const templateOf = (monitor: Monitor) =>
+  JobTemplate.make({
     monitorId: monitor.id,
     type: monitor.type,
     url: monitor.url,
@@ -51,13 +52,15 @@ const toJob = (monitor: Monitor, scheduledAt: number) =>
     expectedStatusCode: monitor.expectedStatusCode ?? 200,
     intervalSeconds: monitor.intervalSeconds,
     regions: monitor.regions
-  }, scheduledAt, { validate: false })
+  })
 
 /** Publishes due jobs while this instance holds the lock. Never returns. */
 const scheduleWhileLeader = Effect.gen(function*() {
   const monitors = yield* MonitorsRepo
   const transport = yield* JobTransport
   const entries = new Map<string, Entry & { key: string }>()
+  /** The definition key of each monitor that is not a valid check, so it is reported once per change. */
+  const invalid = new Map<string, string>()
 
   const reload = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -67,26 +70,39 @@ const scheduleWhileLeader = Effect.gen(function*() {
       seen.add(monitor.id)
       const key = definitionKey(monitor)
       const existing = entries.get(monitor.id)
-      if (existing?.key === key) continue
+      if (existing?.key === key || invalid.get(monitor.id) === key) continue
+      const template = templateOf(monitor)
+      if (Either.isLeft(template)) {
+        // Probes would drop its jobs as undecodable: say why once per change instead.
+        entries.delete(monitor.id)
+        invalid.set(monitor.id, key)
+        yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
+          Effect.annotateLogs({ monitorId: monitor.id, error: ParseResult.TreeFormatter.formatErrorSync(template.left) })
+        )
+        continue
+      }
+      invalid.delete(monitor.id)
       const intervalMs = monitor.intervalSeconds * 1000
       const offset = offsetOf(monitor.id, intervalMs)
       // A new or changed monitor is checked at its current slot, so it is measured at once.
-      entries.set(monitor.id, { monitor, intervalMs, offset, key, nextDue: latestSlot(offset, intervalMs, now) })
+      entries.set(monitor.id, { template: template.right, intervalMs, offset, key, nextDue: latestSlot(offset, intervalMs, now) })
     }
     for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
+    for (const id of invalid.keys()) if (!seen.has(id)) invalid.delete(id)
   })
 
   const tick = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const due: Array<CheckJob> = []
+    const due: Array<ScheduledRun> = []
     for (const entry of entries.values()) {
       if (entry.nextDue > now) continue
       // Behind by more than a slot (a take-over, a pause): only the latest slot runs.
       const scheduledAt = Math.max(entry.nextDue, latestSlot(entry.offset, entry.intervalMs, now))
-      due.push(toJob(entry.monitor, scheduledAt))
+      due.push({ template: entry.template, scheduledAt })
       entry.nextDue = scheduledAt + entry.intervalMs
     }
-    for (let i = 0; i < due.length; i += batchSize) yield* transport.publishJobs(due.slice(i, i + batchSize))
+    // One call: the transport pipelines them in batches, without an effect per job or batch.
+    yield* transport.publishRuns(due)
   })
 
   yield* reload

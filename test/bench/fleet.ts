@@ -17,7 +17,8 @@
  *    BENCH_RAW_RESULTS (10,000,000) raw results stored.
  *
  * Environment: TEST_DATABASE_URL, REDIS_URL (default redis://127.0.0.1:6379) and the BENCH_*
- * variables above.
+ * variables above. BENCH_ONLY runs only some parts: `scheduler`, `burst` (the scheduler's
+ * bursts and their anchor, without the steady state), `ingest`, `uptime`; comma-separated.
  */
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
@@ -52,6 +53,8 @@ const prefix = `bench:${crypto.randomUUID()}:`
 const jobsKey = `${prefix}jobs`
 const ingestBatch = 500
 const bursts = 3
+const only = (process.env.BENCH_ONLY ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "")
+const runs = (part: string) => only.length === 0 || only.includes(part)
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
 const ms = (n: number) => `${n.toFixed(1)} ms`
@@ -141,6 +144,7 @@ const schedulerBench = (redis: Redis) =>
     const rateRatio = best(burstRates) / best(rawRates)
     console.log(`ratio scheduler / raw (best of each): ${rateRatio.toFixed(2)}; target >= 0.7: ${rateRatio >= 0.7 ? "met" : "NOT met"}`)
 
+    if (!runs("scheduler")) return
     // Steady state: every job due after the start burst, published on its own tick.
     const scope = yield* startScheduler(context)
     const steadyFrom = Date.now() + 1000
@@ -344,9 +348,9 @@ const main = Effect.gen(function*() {
   if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
   yield* Effect.gen(function*() {
     yield* seed
-    yield* schedulerBench(redis)
-    yield* ingestBench(url)
-    yield* uptimeBench(`http://127.0.0.1:${address.port}`)
+    if (runs("scheduler") || runs("burst")) yield* schedulerBench(redis)
+    if (runs("ingest")) yield* ingestBench(url)
+    if (runs("uptime")) yield* uptimeBench(`http://127.0.0.1:${address.port}`)
   }).pipe(Effect.provide(context))
   console.log(`\nmachine: ${(yield* Effect.promise(() => import("node:os"))).cpus().length} cores; raw results used: ${rawResults.toLocaleString("en-US")} (BENCH_RAW_RESULTS)`)
 })

@@ -1,7 +1,7 @@
 /** The job and result schemas: stable ids, staleness, and a JSON round trip. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
-import { CheckJob, CheckResult } from "../../src/queue/CheckJob.js"
+import { Effect, Either, Schema } from "effect"
+import { CheckJob, CheckResult, JobTemplate } from "../../src/queue/CheckJob.js"
 
 const check = { monitorId: "m1", type: "http", url: "http://127.0.0.1/", timeoutMs: 1000, expectedStatusCode: 200, intervalSeconds: 60 } as const
 
@@ -42,4 +42,35 @@ describe("check jobs", () => {
       const json = yield* Schema.encode(Schema.parseJson(CheckResult))(result)
       expect(yield* Schema.decodeUnknown(Schema.parseJson(CheckResult))(json)).toEqual(result)
     }))
+
+  it.effect("a job template writes the job's JSON: the same text as JSON.stringify, decoded to the same job", () =>
+    Effect.gen(function*() {
+      const definitions = [
+        check,
+        { ...check, regions: null },
+        { ...check, regions: ["eu-west", "us-east"] },
+        { ...check, regions: [] },
+        { ...check, type: "tcp", url: "db.internal:5432", expectedStatusCode: 200 },
+        { ...check, monitorId: "q\"uo\\te:é\u2028", url: "http://example.test/?a=\"b\"&c=\\d\n" }
+      ] as const
+      for (const definition of definitions) {
+        const template = yield* JobTemplate.make(definition)
+        for (const scheduledAt of [0, 1_700_000_000_000, Number.MAX_SAFE_INTEGER]) {
+          const job = CheckJob.forRun(definition, scheduledAt)
+          expect(template.job(scheduledAt)).toEqual(job)
+          expect(template.encode(scheduledAt)).toBe(JSON.stringify(job))
+          expect(yield* Schema.decodeUnknown(Schema.parseJson(CheckJob))(template.encode(scheduledAt))).toEqual(job)
+        }
+      }
+    }))
+
+  it("a job template refuses an invalid check, and a scheduledAt that is not epoch milliseconds", () => {
+    expect(Either.isLeft(JobTemplate.make({ ...check, expectedStatusCode: 42 }))).toBe(true)
+    expect(Either.isLeft(JobTemplate.make({ ...check, url: "" }))).toBe(true)
+    expect(Either.isLeft(JobTemplate.make({ ...check, intervalSeconds: 0 }))).toBe(true)
+    const template = Either.getOrThrow(JobTemplate.make(check))
+    expect(() => template.encode(1.5)).toThrow(RangeError)
+    expect(() => template.encode(-1)).toThrow(RangeError)
+    expect(() => template.encode(Number.NaN)).toThrow(RangeError)
+  })
 })

@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
-import { jobsFor, readAll, transportContract } from "./transportContract.js"
+import { jobsFor, readAll, runsFor, transportContract } from "./transportContract.js"
 
 transportContract("redis streams", () =>
   Layer.unwrapScoped(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix }))))
@@ -35,6 +35,28 @@ describe("redis streams transport", () => {
       const length = yield* Effect.promise(() => redis.xlen(`${prefix}jobs`))
       expect(length).toBeGreaterThanOrEqual(100)
       expect(length).toBeLessThan(300)
+    }).pipe(Effect.scoped))
+
+  it.live("published runs are trimmed too, and a failed XADD fails the publish after every pipeline answered", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix, jobsMaxLength: 100 })
+      yield* queue.publishRuns(runsFor(5000))
+      const length = yield* Effect.promise(() => redis.xlen(`${prefix}jobs`))
+      expect(length).toBeGreaterThanOrEqual(100)
+      expect(length).toBeLessThan(300)
+      const last = yield* Effect.promise(() => redis.xrevrange(`${prefix}jobs`, "+", "-", "COUNT", 1))
+      expect(JSON.parse(last[0]![1][1]!).id).toBe("m4999:5999")
+
+      // The key is no stream any more: every XADD fails with WRONGTYPE.
+      yield* Effect.promise(() => redis.del(`${prefix}jobs`).then(() => redis.set(`${prefix}jobs`, "x")))
+      const error = yield* Effect.flip(queue.publishRuns(runsFor(5000)))
+      expect(error._tag).toBe("QueueError")
+      expect(error.message).toContain("WRONGTYPE")
+      // The connection is still usable afterwards.
+      yield* Effect.promise(() => redis.del(`${prefix}jobs`))
+      yield* queue.publishRuns(runsFor(3))
+      expect(yield* Effect.promise(() => redis.xlen(`${prefix}jobs`))).toBe(3)
     }).pipe(Effect.scoped))
 
   it.live("an entry that is not a valid job is acknowledged and skipped", () =>

@@ -4,13 +4,23 @@
  * unless kept alive, and results reach ingest even when published before it joined.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Layer, type Scope } from "effect"
-import { CheckJob, CheckResult } from "../../src/queue/CheckJob.js"
+import { Effect, Either, type Layer, type Scope } from "effect"
+import { CheckJob, CheckResult, JobTemplate, type ScheduledRun } from "../../src/queue/CheckJob.js"
 import { type Consumer, type Delivery, JobTransport, type QueueError } from "../../src/queue/JobTransport.js"
 
 export const jobsFor = (count: number, monitor = "m") =>
   Array.from({ length: count }, (_, i) =>
     CheckJob.forRun({ monitorId: `${monitor}${i}`, type: "tcp", url: "127.0.0.1:1", timeoutMs: 1000, expectedStatusCode: 200, intervalSeconds: 60 }, 1_000 + i))
+
+/** The runs of `jobsFor(count, monitor)`, as the scheduler publishes them. */
+export const runsFor = (count: number, monitor = "m"): Array<ScheduledRun> =>
+  jobsFor(count, monitor).map((job) => ({
+    template: Either.getOrThrow(JobTemplate.make({
+      monitorId: job.monitorId, type: job.type, url: job.url, timeoutMs: job.timeoutMs,
+      expectedStatusCode: job.expectedStatusCode, intervalSeconds: job.intervalSeconds, regions: job.regions
+    })),
+    scheduledAt: job.scheduledAt
+  }))
 
 export const resultFor = (job: CheckJob, region: string) =>
   new CheckResult({
@@ -63,6 +73,21 @@ export const transportContract = (
         const usSeen = yield* readAll(us, jobs.length)
         expect(usSeen.map((d) => d.value)).toEqual(jobs)
         expect(yield* us.read(10, 50)).toEqual([])
+      })))
+
+    it.live("published runs arrive as the same jobs, in order, in every region", () =>
+      run(Effect.gen(function*() {
+        const queue = yield* JobTransport
+        const eu = yield* queue.jobConsumer("eu", "eu-a")
+        const us = yield* queue.jobConsumer("us", "us-a")
+        yield* queue.publishRuns([])
+        yield* queue.publishRuns(runsFor(2500))
+        const expected = jobsFor(2500)
+        for (const consumer of [eu, us]) {
+          const received = yield* readAll(consumer, expected.length, 1000)
+          expect(received.map((d) => d.value)).toEqual(expected)
+          expect(received.every((d) => d.value instanceof CheckJob)).toBe(true)
+        }
       })))
 
     it.live("a sibling claims what a consumer left pending, unless it is kept alive or acknowledged", () =>
