@@ -15,6 +15,7 @@
  * PostgreSQL server); every fiber also polls each second. Several instances may run at once.
  */
 import { Duration, Effect, Either, Layer, Queue } from "effect"
+import type { WebhookId } from "../../domain/Webhook.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import type { OutboxRow } from "../../persistence/OutboxRepo.js"
 import { MailDeliveries } from "../mail/MailDeliveries.js"
@@ -50,13 +51,13 @@ export const Dispatcher = Layer.scopedDiscard(
     const notifications = yield* changes.subscribe
     yield* Queue.take(notifications).pipe(Effect.zipRight(wakeUp(outboxChanged)), Effect.forever, Effect.forkScoped)
 
-    const handOver = (row: OutboxRow) =>
+    const handOver = (row: OutboxRow, recipients: Map<string, ReadonlyArray<WebhookId>>) =>
       Either.match(toNotificationEvent(row), {
         // A row the formats cannot read is a bug to fix, not something a retry mends: log it and move on.
         onLeft: (error) => Effect.logError(`Outbox event ${row.id} (${row.event}) cannot be converted; skipped`, error),
         onRight: (event) =>
           Effect.gen(function*() {
-            const deliveries = yield* webhooks.enqueue(event)
+            const deliveries = yield* webhooks.enqueue(event, recipients)
             if (deliveries.length > 0) yield* wakeUp(webhooksDue)
             if ((yield* mails.enqueue(event)) > 0) yield* wakeUp(mailsDue)
           })
@@ -65,7 +66,9 @@ export const Dispatcher = Layer.scopedDiscard(
     /** Hands over one batch of events, in creation order; returns how many it claimed. */
     const handOverPass = Effect.gen(function*() {
       const rows = yield* outbox.claimPending(handOverBatch, handOverLease)
-      for (const row of rows) yield* handOver(row)
+      // Webhook recipients are looked up once per kind of event and components in a pass.
+      const recipients = new Map<string, ReadonlyArray<WebhookId>>()
+      for (const row of rows) yield* handOver(row, recipients)
       yield* outbox.markDispatched(rows.map((row) => row.id))
       if (rows.length > 0) yield* Effect.logDebug(`Handed over ${rows.length} events`)
       return rows.length

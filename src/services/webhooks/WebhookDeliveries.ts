@@ -6,7 +6,7 @@
 import { Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
-import type { WebhookDelivery } from "../../domain/Webhook.js"
+import type { WebhookDelivery, WebhookId } from "../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../persistence/WebhookDeliveriesRepo.js"
 import type { AttemptOutcome, ClaimedDelivery } from "../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../persistence/WebhooksRepo.js"
@@ -24,6 +24,9 @@ const claimLease = Effect.map(DeliveryTimeout, (timeout) => Duration.sum(timeout
 
 /** At most this many attempts are recorded by one statement. */
 const recordBatch = 256
+
+/** Decoded events kept in memory (by event id). */
+const decodedEvents = 512
 
 const encodeEvent = Schema.encodeSync(NotificationEvent)
 const decodeEvent = Schema.decodeUnknown(NotificationEvent)
@@ -84,6 +87,26 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     )
     yield* Effect.forkScoped(Effect.forever(recordGathered))
 
+    /**
+     * An event fanned out to many webhooks is decoded once: deliveries of one event carry the
+     * same encoded event (written once by enqueue), so the last few decoded are kept by event id.
+     */
+    const decoded = new Map<string, NotificationEvent>()
+    const eventOf = (delivery: WebhookDelivery) =>
+      Effect.suspend(() => {
+        const known = decoded.get(delivery.eventId)
+        if (known !== undefined) return Effect.succeed(known)
+        return decodeEvent(delivery.event).pipe(
+          Effect.orDie,
+          Effect.tap((event) =>
+            Effect.sync(() => {
+              if (decoded.size >= decodedEvents) decoded.delete(decoded.keys().next().value!)
+              decoded.set(delivery.eventId, event)
+            })
+          )
+        )
+      })
+
     const record = (outcome: AttemptOutcome) =>
       Effect.gen(function*() {
         const recorded = yield* Deferred.make<Option.Option<WebhookDelivery>, unknown>()
@@ -99,7 +122,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
      */
     const attempt = ({ delivery, target }: ClaimedDelivery) =>
       Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
-        const event = yield* decodeEvent(delivery.event).pipe(Effect.orDie)
+        const event = yield* eventOf(delivery)
         // A disabled webhook receives nothing.
         if (!target.isActive) return yield* deliveries.cancel(delivery, "Webhook disabled before delivery")
         const profile = yield* organization.get()
@@ -123,13 +146,22 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       })
 
     return {
-      /** Creates the deliveries of a committed event for every webhook that should receive it. */
-      enqueue: (event: NotificationEvent) =>
+      /**
+       * Creates the deliveries of a committed event for every webhook that should receive it.
+       * `recipients` may carry the recipients already looked up for the same kind of event and
+       * components (a hand-over pass of many events asks once per kind).
+       */
+      enqueue: (event: NotificationEvent, recipients: Map<string, ReadonlyArray<WebhookId>> = new Map()) =>
         Effect.gen(function*() {
-          const recipients = yield* webhooks.findRecipients(event.event, event.componentIds)
+          const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
+          let webhookIds = recipients.get(key)
+          if (webhookIds === undefined) {
+            webhookIds = (yield* webhooks.findRecipients(event.event, event.componentIds)).map((webhook) => webhook.id)
+            recipients.set(key, webhookIds)
+          }
           return yield* deliveries.enqueue(
             { id: event.id, event: event.event, encoded: encodeEvent(event) },
-            recipients.map((webhook) => webhook.id),
+            webhookIds,
             yield* now
           )
         }),
