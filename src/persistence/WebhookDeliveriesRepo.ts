@@ -101,6 +101,30 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
               returning *`),
 
       /**
+       * `enqueue` for many events in one statement (a hand-over pass): the deliveries are
+       * created in the order of `events`, then of their webhook ids; returns how many were new.
+       */
+      enqueueMany: (
+        events: ReadonlyArray<{
+          readonly id: string
+          readonly event: EventName
+          readonly encoded: unknown
+          readonly webhookIds: ReadonlyArray<WebhookId>
+        }>,
+        dueAt: Date
+      ) => {
+        const items = events.filter((event) => event.webhookIds.length > 0)
+        return items.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`
+          insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
+          select e.item ->> 'id', e.item ->> 'event', e.item -> 'encoded', w.webhook_id, ${dueAt}
+          from jsonb_array_elements(${JSON.stringify(items)}::jsonb) with ordinality as e (item, n)
+          cross join lateral jsonb_array_elements_text(e.item -> 'webhookIds') with ordinality as w (webhook_id, m)
+          order by e.n, w.m
+          on conflict (event_id, webhook_id) do nothing
+          returning id`).pipe(Effect.map((rows) => rows.length))
+      },
+
+      /**
        * Claims up to `limit` pending deliveries due at `now` and pushes them `lease` ahead, so
        * concurrent dispatchers skip them and a dispatcher that dies mid-attempt only delays them.
        * The same statement reads what the attempts need of their webhooks (a delivery's webhook

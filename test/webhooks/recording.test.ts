@@ -94,6 +94,36 @@ it.layer(Services)("recording webhook attempts", (it) => {
       yield* Effect.forEach([a, b], (hook) => hooks.remove(hook.id))
     }))
 
+  it.effect("a hand-over pass enqueues many events in their order in one statement, idempotently", () =>
+    Effect.gen(function*() {
+      const hooks = yield* WebhooksRepo
+      const repo = yield* WebhookDeliveriesRepo
+      const sql = yield* SqlClient.SqlClient
+      const a = yield* hooks.insert({ name: "many a", url: "http://127.0.0.1:9/a", type: "generic" }, "x")
+      const b = yield* hooks.insert({ name: "many b", url: "http://127.0.0.1:9/b", type: "chat_c" }, null)
+      const at = new Date("2026-03-01T10:00:00.000Z")
+      const events = ["evt_m1", "evt_m2", "evt_m3"].map((id, i) => ({
+        id,
+        event: "incident.created" as const,
+        encoded: { id, n: i },
+        webhookIds: i === 1 ? [b.id] : [a.id, b.id]
+      }))
+      expect(yield* repo.enqueueMany(events, at)).toBe(5)
+      // Handed over again (a lease ran out): nothing new.
+      expect(yield* repo.enqueueMany(events, at)).toBe(0)
+      const rows = yield* sql<{ eventId: string; webhookId: string; event: unknown; status: string }>`
+        select event_id, webhook_id, event, status from webhook_deliveries
+        where event_id like 'evt_m%' order by sequence`
+      expect(rows.map((row) => [row.eventId, row.webhookId === a.id ? "a" : "b", row.event, row.status])).toEqual([
+        ["evt_m1", "a", { id: "evt_m1", n: 0 }, "pending"],
+        ["evt_m1", "b", { id: "evt_m1", n: 0 }, "pending"],
+        ["evt_m2", "b", { id: "evt_m2", n: 1 }, "pending"],
+        ["evt_m3", "a", { id: "evt_m3", n: 2 }, "pending"],
+        ["evt_m3", "b", { id: "evt_m3", n: 2 }, "pending"]
+      ])
+      yield* Effect.forEach([a, b], (hook) => hooks.remove(hook.id))
+    }))
+
   it.effect("the organization profile is read again after a change, and only then", () =>
     Effect.gen(function*() {
       const profile = yield* OrganizationProfile

@@ -146,24 +146,36 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       })
 
     return {
-      /**
-       * Creates the deliveries of a committed event for every webhook that should receive it.
-       * `recipients` may carry the recipients already looked up for the same kind of event and
-       * components (a hand-over pass of many events asks once per kind).
-       */
-      enqueue: (event: NotificationEvent, recipients: Map<string, ReadonlyArray<WebhookId>> = new Map()) =>
+      /** Creates the deliveries of a committed event for every webhook that should receive it. */
+      enqueue: (event: NotificationEvent) =>
         Effect.gen(function*() {
-          const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
-          let webhookIds = recipients.get(key)
-          if (webhookIds === undefined) {
-            webhookIds = (yield* webhooks.findRecipients(event.event, event.componentIds)).map((webhook) => webhook.id)
-            recipients.set(key, webhookIds)
-          }
+          const recipients = yield* webhooks.findRecipients(event.event, event.componentIds)
           return yield* deliveries.enqueue(
             { id: event.id, event: event.event, encoded: encodeEvent(event) },
-            webhookIds,
+            recipients.map((webhook) => webhook.id),
             yield* now
           )
+        }),
+
+      /**
+       * `enqueue` for the events of a hand-over pass, in their order, in one statement; the
+       * recipients are looked up once per kind of event and components. Returns how many
+       * deliveries were new.
+       */
+      enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
+        Effect.gen(function*() {
+          const recipients = new Map<string, ReadonlyArray<WebhookId>>()
+          const items: Array<{ id: string; event: NotificationEvent["event"]; encoded: unknown; webhookIds: ReadonlyArray<WebhookId> }> = []
+          for (const event of events) {
+            const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
+            let webhookIds = recipients.get(key)
+            if (webhookIds === undefined) {
+              webhookIds = (yield* webhooks.findRecipients(event.event, event.componentIds)).map((webhook) => webhook.id)
+              recipients.set(key, webhookIds)
+            }
+            items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds })
+          }
+          return yield* deliveries.enqueueMany(items, yield* now)
         }),
 
       /** Attempts every due delivery (up to `limit`, concurrently) and returns what was attempted. */
