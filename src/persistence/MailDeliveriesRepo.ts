@@ -37,6 +37,18 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
           on conflict (event_id, subscriber_id) do nothing
           returning id`).pipe(Effect.map((rows) => rows.length)),
 
+      /** `enqueue` for many events in one statement, in their order; returns how many mails were new. */
+      enqueueMany: (events: ReadonlyArray<{ readonly id: string; readonly encoded: unknown }>, dueAt: Date) =>
+        events.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`
+          insert into mail_deliveries (event_id, event, subscriber_id, next_attempt_at)
+          select e.item ->> 'id', e.item -> 'encoded', s.id, ${dueAt}
+          from jsonb_array_elements(${JSON.stringify(events)}::jsonb) with ordinality as e (item, n)
+          cross join subscribers s
+          where s.verified_at is not null
+          order by e.n, s.created_at, s.id
+          on conflict (event_id, subscriber_id) do nothing
+          returning id`).pipe(Effect.map((rows) => rows.length)),
+
       /** Claims up to `limit` due mails, oldest first, pushing them `lease` ahead like webhook deliveries. */
       claimDue: (now: Date, limit: number, lease: Duration.Duration) =>
         mails.all(sql`

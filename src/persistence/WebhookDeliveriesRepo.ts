@@ -3,9 +3,9 @@
  * dispatcher runs. Times come from the caller (the Effect Clock), so schedules are testable.
  */
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Schema } from "effect"
 import type { EventName } from "../domain/NotificationEvent.js"
-import { DeliveryAttempt, WebhookDelivery } from "../domain/Webhook.js"
+import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import type { DeliveryResult, WebhookId } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
@@ -17,11 +17,68 @@ const byDueTime = (a: WebhookDelivery, b: WebhookDelivery) =>
 /** Error texts are kept short in the database. */
 const clipError = (error: string | null) => (error === null ? null : error.slice(0, 1000))
 
+/** What an attempt needs of its webhook, read with the claim (columns `target_*`). */
+const ClaimTarget = Schema.Struct({
+  targetUrl: Schema.String,
+  targetType: WebhookType,
+  targetSecret: Schema.NullOr(Schema.String),
+  targetActive: Schema.Boolean
+})
+
+/** A claimed delivery with its webhook's address, format, secret and state at claim time. */
+export interface ClaimedDelivery {
+  readonly delivery: WebhookDelivery
+  readonly target: {
+    readonly url: string
+    readonly type: WebhookType
+    readonly secret: string | null
+    readonly isActive: boolean
+  }
+}
+
+/** One attempt to record: attempt number `delivery.attempts + 1`. */
+export interface AttemptOutcome {
+  readonly delivery: WebhookDelivery
+  readonly result: DeliveryResult
+  readonly attemptedAt: Date
+  /** When to try again after a failure; null: no retry left (or a success). */
+  readonly retryAt: Date | null
+}
+
+const statusOf = (outcome: AttemptOutcome) =>
+  outcome.result.success ? "delivered" as const : outcome.retryAt !== null ? "pending" as const : "failed" as const
+
+/**
+ * The webhooks' counters after a batch of outcomes, applied in the batch's order as one
+ * recordAttempt after another would: a delivery that ends delivered resets consecutiveFailures,
+ * one that ends failed counts against it with its error; retries still pending change nothing.
+ */
+const counterChanges = (outcomes: ReadonlyArray<AttemptOutcome>) => {
+  const changes = new Map<string, { id: string; reset: boolean; failures: number; failed: boolean; lastError: string | null }>()
+  for (const outcome of outcomes) {
+    const status = statusOf(outcome)
+    if (status === "pending") continue
+    const id = outcome.delivery.webhookId
+    const change = changes.get(id) ?? { id, reset: false, failures: 0, failed: false, lastError: null }
+    if (status === "delivered") {
+      change.reset = true
+      change.failures = 0
+    } else {
+      change.failures += 1
+      change.failed = true
+      change.lastError = clipError(outcome.result.error)
+    }
+    changes.set(id, change)
+  }
+  return [...changes.values()]
+}
+
 export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>()("WebhookDeliveriesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const deliveries = rowsOf(WebhookDelivery)
     const attempts = rowsOf(DeliveryAttempt)
+    const decodeClaimed = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...WebhookDelivery.fields, ...ClaimTarget.fields })))
 
     return {
       /**
@@ -44,20 +101,60 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
               returning *`),
 
       /**
+       * `enqueue` for many events in one statement (a hand-over pass): the deliveries are
+       * created in the order of `events`, then of their webhook ids; returns how many were new.
+       */
+      enqueueMany: (
+        events: ReadonlyArray<{
+          readonly id: string
+          readonly event: EventName
+          readonly encoded: unknown
+          readonly webhookIds: ReadonlyArray<WebhookId>
+        }>,
+        dueAt: Date
+      ) => {
+        const items = events.filter((event) => event.webhookIds.length > 0)
+        return items.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`
+          insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
+          select e.item ->> 'id', e.item ->> 'event', e.item -> 'encoded', w.webhook_id, ${dueAt}
+          from jsonb_array_elements(${JSON.stringify(items)}::jsonb) with ordinality as e (item, n)
+          cross join lateral jsonb_array_elements_text(e.item -> 'webhookIds') with ordinality as w (webhook_id, m)
+          order by e.n, w.m
+          on conflict (event_id, webhook_id) do nothing
+          returning id`).pipe(Effect.map((rows) => rows.length))
+      },
+
+      /**
        * Claims up to `limit` pending deliveries due at `now` and pushes them `lease` ahead, so
        * concurrent dispatchers skip them and a dispatcher that dies mid-attempt only delays them.
+       * The same statement reads what the attempts need of their webhooks (a delivery's webhook
+       * always exists: deleting a webhook deletes its deliveries).
        */
       claimDue: (now: Date, limit: number, lease: Duration.Duration) =>
-        deliveries.all(sql`
-          update webhook_deliveries
-          set next_attempt_at = ${new Date(now.getTime() + Duration.toMillis(lease))}, updated_at = now()
-          where id in (
-            select id from webhook_deliveries
-            where status = 'pending' and next_attempt_at <= ${now}
-            order by next_attempt_at, sequence
-            limit ${limit}
-            for update skip locked)
-          returning *`).pipe(Effect.map((claimed) => claimed.toSorted(byDueTime))),
+        orUnavailable(
+          Effect.flatMap(
+            sql`
+              update webhook_deliveries d
+              set next_attempt_at = ${new Date(now.getTime() + Duration.toMillis(lease))}, updated_at = now()
+              from webhooks w
+              where w.id = d.webhook_id and d.id in (
+                select id from webhook_deliveries
+                where status = 'pending' and next_attempt_at <= ${now}
+                order by next_attempt_at, sequence
+                limit ${limit}
+                for update skip locked)
+              returning d.*, w.url as target_url, w.type as target_type, w.secret as target_secret,
+                        w.is_active as target_active`,
+            decodeClaimed
+          )
+        ).pipe(Effect.map((rows) =>
+          rows
+            .map(({ targetActive, targetSecret, targetType, targetUrl, ...fields }): ClaimedDelivery => ({
+              delivery: new WebhookDelivery(fields, { disableValidation: true }),
+              target: { url: targetUrl, type: targetType, secret: targetSecret, isActive: targetActive }
+            }))
+            .toSorted((a, b) => byDueTime(a.delivery, b.delivery))
+        )),
 
       findById: (id: string) => deliveries.first(sql`select * from webhook_deliveries where id = ${id}`),
 
@@ -91,6 +188,64 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           }
           return updated
         }).pipe(sql.withTransaction, orUnavailable)
+      },
+
+      /**
+       * Records a batch of attempts in one statement, as recordAttempt would one after the other
+       * (each outcome's delivery at most once per batch). Returns the deliveries as updated; an
+       * outcome whose delivery no longer exists (its webhook was deleted) is left out.
+       */
+      recordAttempts: (outcomes: ReadonlyArray<AttemptOutcome>) => {
+        if (outcomes.length === 0) return Effect.succeed([] as ReadonlyArray<WebhookDelivery>)
+        const rows = outcomes.map((outcome) => ({
+          id: outcome.delivery.id,
+          attempt: outcome.delivery.attempts + 1,
+          status: statusOf(outcome),
+          success: outcome.result.success,
+          status_code: outcome.result.statusCode,
+          error: clipError(outcome.result.error),
+          duration_ms: outcome.result.durationMs,
+          attempted_at: outcome.attemptedAt.toISOString(),
+          next_attempt_at: outcome.result.success ? null : outcome.retryAt?.toISOString() ?? null
+        }))
+        const counters = counterChanges(outcomes).map((change) => ({
+          id: change.id,
+          reset: change.reset,
+          failures: change.failures,
+          failed: change.failed,
+          last_error: change.lastError
+        }))
+        return deliveries.all(sql`
+          with input as (
+            select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i (
+              id text, attempt integer, status text, success boolean, status_code integer, error text,
+              duration_ms integer, attempted_at timestamptz, next_attempt_at timestamptz)
+          ),
+          updated as (
+            update webhook_deliveries d
+            set status = i.status, attempts = i.attempt, next_attempt_at = i.next_attempt_at,
+                last_status_code = i.status_code, last_error = i.error, updated_at = now()
+            from input i
+            where d.id = i.id
+            returning d.*
+          ),
+          logged as (
+            insert into webhook_delivery_attempts
+              (webhook_id, delivery_id, event_id, event, attempt, success, status_code, error, duration_ms, attempted_at)
+            select u.webhook_id, u.id, u.event_id, u.event_name, i.attempt, i.success, i.status_code, i.error,
+                   i.duration_ms, i.attempted_at
+            from updated u join input i on i.id = u.id
+          ),
+          counted as (
+            update webhooks w
+            set consecutive_failures = case when c.reset then c.failures else w.consecutive_failures + c.failures end,
+                last_error = case when c.failed then c.last_error else w.last_error end,
+                updated_at = now()
+            from jsonb_to_recordset(${JSON.stringify(counters)}::jsonb) as c (
+              id text, reset boolean, failures integer, failed boolean, last_error text)
+            where w.id = c.id
+          )
+          select * from updated`)
       },
 
       /** Ends a pending delivery without an attempt (its webhook was disabled); no counter changes. */

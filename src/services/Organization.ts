@@ -1,26 +1,41 @@
 import { Effect, Option } from "effect"
 import { orNotFound } from "../domain/Errors.js"
-import type { OrganizationId, UpdateOrganization } from "../domain/Organization.js"
+import type { Organization, OrganizationId, UpdateOrganization } from "../domain/Organization.js"
 import { OrganizationRepo } from "../persistence/OrganizationRepo.js"
 import { StateChanges } from "./StateChanges.js"
 
-/** The one organization of the deployment, created on first start. */
+/**
+ * The one organization of the deployment, created on first start. Reads are served from memory
+ * while StateChanges' version stands still: every change (this process's commits, and other
+ * instances' through LISTEN/NOTIFY) moves the version and the next read goes to the database.
+ * The profile changes only through `update`, which commits through StateChanges.
+ */
 export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("OrganizationProfile", {
   effect: Effect.gen(function*() {
     const repo = yield* OrganizationRepo
     const changes = yield* StateChanges
     yield* repo.ensureExists()
+    let cached: { readonly version: number; readonly profile: Organization } | undefined
+
+    const load = Effect.suspend(() => {
+      // The version is taken before the read: a change committed during the read leaves the cache stale.
+      const version = changes.version()
+      return repo.find().pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.dieMessage("The organization row is missing"),
+          onSome: (profile) => Effect.sync(() => (cached = { version, profile }, profile))
+        }))
+      )
+    })
+
     return {
-      get: () =>
-        repo.find().pipe(
-          Effect.flatMap(Option.match({
-            onNone: () => Effect.dieMessage("The organization row is missing"),
-            onSome: Effect.succeed
-          }))
-        ),
+      get: () => Effect.suspend(() => cached !== undefined && cached.version === changes.version() ? Effect.succeed(cached.profile) : load),
       // The organization's name titles the public feeds.
       update: (id: OrganizationId, update: UpdateOrganization) =>
-        changes.commit(repo.update(id, update)).pipe(orNotFound("Organization", id))
+        changes.commit(repo.update(id, update)).pipe(
+          Effect.ensuring(Effect.sync(() => (cached = undefined))),
+          orNotFound("Organization", id)
+        )
     } as const
   }),
   dependencies: [OrganizationRepo.Default, StateChanges.Default]

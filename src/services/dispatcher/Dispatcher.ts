@@ -15,6 +15,7 @@
  * PostgreSQL server); every fiber also polls each second. Several instances may run at once.
  */
 import { Duration, Effect, Either, Layer, Queue } from "effect"
+import type { NotificationEvent } from "../../domain/NotificationEvent.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import type { OutboxRow } from "../../persistence/OutboxRepo.js"
 import { MailDeliveries } from "../mail/MailDeliveries.js"
@@ -50,22 +51,28 @@ export const Dispatcher = Layer.scopedDiscard(
     const notifications = yield* changes.subscribe
     yield* Queue.take(notifications).pipe(Effect.zipRight(wakeUp(outboxChanged)), Effect.forever, Effect.forkScoped)
 
-    const handOver = (row: OutboxRow) =>
-      Either.match(toNotificationEvent(row), {
-        // A row the formats cannot read is a bug to fix, not something a retry mends: log it and move on.
-        onLeft: (error) => Effect.logError(`Outbox event ${row.id} (${row.event}) cannot be converted; skipped`, error),
-        onRight: (event) =>
-          Effect.gen(function*() {
-            const deliveries = yield* webhooks.enqueue(event)
-            if (deliveries.length > 0) yield* wakeUp(webhooksDue)
-            if ((yield* mails.enqueue(event)) > 0) yield* wakeUp(mailsDue)
+    /** The events of claimed rows; a row the formats cannot read is a bug to fix, not something a retry mends: logged and skipped. */
+    const eventsOf = (rows: ReadonlyArray<OutboxRow>) =>
+      Effect.gen(function*() {
+        const events: Array<NotificationEvent> = []
+        for (const row of rows) {
+          yield* Either.match(toNotificationEvent(row), {
+            onLeft: (error) => Effect.logError(`Outbox event ${row.id} (${row.event}) cannot be converted; skipped`, error),
+            onRight: (event) => Effect.sync(() => events.push(event))
           })
+        }
+        return events
       })
 
-    /** Hands over one batch of events, in creation order; returns how many it claimed. */
+    /**
+     * Hands over one batch of events, in creation order; returns how many it claimed. Their
+     * webhook deliveries are created by one statement, their mails by another, both idempotent.
+     */
     const handOverPass = Effect.gen(function*() {
       const rows = yield* outbox.claimPending(handOverBatch, handOverLease)
-      for (const row of rows) yield* handOver(row)
+      const events = yield* eventsOf(rows)
+      if ((yield* webhooks.enqueueMany(events)) > 0) yield* wakeUp(webhooksDue)
+      if ((yield* mails.enqueueMany(events)) > 0) yield* wakeUp(mailsDue)
       yield* outbox.markDispatched(rows.map((row) => row.id))
       if (rows.length > 0) yield* Effect.logDebug(`Handed over ${rows.length} events`)
       return rows.length

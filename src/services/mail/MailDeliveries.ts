@@ -60,6 +60,14 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
           ? Effect.flatMap(now, (dueAt) => repo.enqueue({ id: event.id, encoded: encodeEvent(event) }, dueAt))
           : Effect.succeed(0),
 
+      /** `enqueue` for many committed events at once (those that are mailed); returns how many mails. */
+      enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
+        Effect.flatMap(now, (dueAt) =>
+          repo.enqueueMany(
+            events.filter(isMailedEvent).map((event) => ({ id: event.id, encoded: encodeEvent(event) })),
+            dueAt
+          )),
+
       /** Claims up to `limit` due mails, oldest first. */
       claimDue: (limit: number) => Effect.flatMap(now, (at) => repo.claimDue(at, limit, claimLease)),
 

@@ -3,11 +3,12 @@
  * event to `enqueue` (once the event is committed) and calls `deliverDue` whenever it wakes;
  * the schedule lives in the database, so a restart loses no retry.
  */
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
-import type { WebhookDelivery } from "../../domain/Webhook.js"
+import type { WebhookDelivery, WebhookId } from "../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../persistence/WebhookDeliveriesRepo.js"
+import type { AttemptOutcome, ClaimedDelivery } from "../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../persistence/WebhooksRepo.js"
 import { OrganizationProfile } from "../Organization.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
@@ -21,11 +22,17 @@ import { DeliveryTimeout, WebhookSender } from "./WebhookSender.js"
  */
 const claimLease = Effect.map(DeliveryTimeout, (timeout) => Duration.sum(timeout, Duration.seconds(5)))
 
+/** At most this many attempts are recorded by one statement. */
+const recordBatch = 256
+
+/** Decoded events kept in memory (by event id). */
+const decodedEvents = 512
+
 const encodeEvent = Schema.encodeSync(NotificationEvent)
 const decodeEvent = Schema.decodeUnknown(NotificationEvent)
 
 export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("WebhookDeliveries", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const config = yield* AppConfig
     const webhooks = yield* WebhooksRepo
     const deliveries = yield* WebhookDeliveriesRepo
@@ -34,21 +41,94 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /**
+     * Attempt outcomes wait here to be recorded, many per statement: one fiber takes whatever
+     * has gathered (while it records a batch, the next one gathers) and completes each waiting
+     * attempt with its updated delivery. Nothing is forgotten: an attempt finishes (and frees its
+     * slot) only once its outcome is in the database, and one never recorded (crash) is due again
+     * when its lease runs out.
+     */
+    type Pending = { readonly outcome: AttemptOutcome; readonly recorded: Deferred.Deferred<Option.Option<WebhookDelivery>, unknown> }
+    const pending = yield* Queue.unbounded<Pending>()
+
+    const recordOneByOne = (batch: ReadonlyArray<Pending>) =>
+      Effect.forEach(batch, ({ outcome, recorded }) =>
+        deliveries.recordAttempt(outcome.delivery, outcome.result, outcome.attemptedAt, outcome.retryAt).pipe(
+          Effect.exit,
+          Effect.flatMap((exit) => Deferred.done(recorded, Exit.map(exit, Option.some)))
+        ), { discard: true })
+
+    const recordGathered = Effect.gen(function*() {
+      const first = yield* Queue.take(pending)
+      const rest = yield* Queue.takeUpTo(pending, recordBatch - 1)
+      const batch = [first, ...rest]
+      // Each delivery appears once in a batch: one attempt at a time holds its claim.
+      yield* deliveries.recordAttempts(batch.map((item) => item.outcome)).pipe(
+        Effect.flatMap((updated) => {
+          const byId = new Map(updated.map((delivery) => [delivery.id, delivery]))
+          return Effect.forEach(batch, ({ outcome, recorded }) =>
+            Deferred.succeed(recorded, Option.fromNullable(byId.get(outcome.delivery.id))), { discard: true })
+        }),
+        // One bad row must not cost the others their record: then each goes on its own.
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning(`Recording ${batch.length} webhook attempts at once failed; recording them one by one`, cause).pipe(
+            Effect.zipRight(recordOneByOne(batch))
+          )
+        ),
+        // Database work is finished, never cut short.
+        Effect.uninterruptible
+      )
+    })
+    // On shutdown: attempts still waiting to be recorded end unrecorded (their leases bring them back).
+    yield* Effect.addFinalizer(() =>
+      Queue.takeAll(pending).pipe(
+        Effect.flatMap((left) => Effect.forEach(left, ({ recorded }) => Deferred.interrupt(recorded), { discard: true })),
+        Effect.zipRight(Queue.shutdown(pending))
+      )
+    )
+    yield* Effect.forkScoped(Effect.forever(recordGathered))
+
+    /**
+     * An event fanned out to many webhooks is decoded once: deliveries of one event carry the
+     * same encoded event (written once by enqueue), so the last few decoded are kept by event id.
+     */
+    const decoded = new Map<string, NotificationEvent>()
+    const eventOf = (delivery: WebhookDelivery) =>
+      Effect.suspend(() => {
+        const known = decoded.get(delivery.eventId)
+        if (known !== undefined) return Effect.succeed(known)
+        return decodeEvent(delivery.event).pipe(
+          Effect.orDie,
+          Effect.tap((event) =>
+            Effect.sync(() => {
+              if (decoded.size >= decodedEvents) decoded.delete(decoded.keys().next().value!)
+              decoded.set(delivery.eventId, event)
+            })
+          )
+        )
+      })
+
+    const record = (outcome: AttemptOutcome) =>
+      Effect.gen(function*() {
+        const recorded = yield* Deferred.make<Option.Option<WebhookDelivery>, unknown>()
+        yield* Queue.offer(pending, { outcome, recorded })
+        return yield* Deferred.await(recorded)
+      })
+
+    /**
      * Makes attempt number `delivery.attempts + 1` and records it. Only the request can be
      * interrupted (shutdown): then nothing is recorded and the claim's lease brings it back.
      * Database work is never cut short (that can stall the embedded PGlite's shared session).
+     * The webhook's address, format, secret and state come with the claim.
      */
-    const attempt = (delivery: WebhookDelivery) =>
+    const attempt = ({ delivery, target }: ClaimedDelivery) =>
       Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
-        const webhook = yield* webhooks.findById(delivery.webhookId)
-        const event = yield* decodeEvent(delivery.event).pipe(Effect.orDie)
+        const event = yield* eventOf(delivery)
+        // A disabled webhook receives nothing.
+        if (!target.isActive) return yield* deliveries.cancel(delivery, "Webhook disabled before delivery")
         const profile = yield* organization.get()
         const startedAt = yield* now
-        // A deleted webhook took its deliveries with it; a disabled one receives nothing.
-        if (Option.isNone(webhook)) return Option.none<WebhookDelivery>()
-        if (!webhook.value.isActive) return yield* deliveries.cancel(delivery, "Webhook disabled before delivery")
         const result = yield* restore(sender.send(buildDeliveryRequest({
-          target: webhook.value,
+          target,
           event,
           sender: { name: profile.name, url: config.publicUrl },
           deliveryId: delivery.id,
@@ -56,10 +136,10 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         })))
         const finishedAt = yield* now
         const retryAt = result.success ? null : Option.getOrNull(nextAttemptAt(delivery.attempts + 1, finishedAt))
-        return Option.some(yield* deliveries.recordAttempt(delivery, result, finishedAt, retryAt))
+        return yield* record({ delivery, result, attemptedAt: finishedAt, retryAt })
       })).pipe(Effect.withSpan("WebhookDeliveries.attempt", { attributes: { delivery: delivery.id } }))
 
-    /** Claims up to `limit` due deliveries, oldest first, for one lease. */
+    /** Claims up to `limit` due deliveries, oldest first, for one lease, with their webhooks. */
     const claimDue = (limit: number) =>
       Effect.gen(function*() {
         return yield* deliveries.claimDue(yield* now, limit, yield* claimLease)
@@ -77,6 +157,27 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           )
         }),
 
+      /**
+       * `enqueue` for the events of a hand-over pass, in their order, in one statement; the
+       * recipients are looked up once per kind of event and components. Returns how many
+       * deliveries were new.
+       */
+      enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
+        Effect.gen(function*() {
+          const recipients = new Map<string, ReadonlyArray<WebhookId>>()
+          const items: Array<{ id: string; event: NotificationEvent["event"]; encoded: unknown; webhookIds: ReadonlyArray<WebhookId> }> = []
+          for (const event of events) {
+            const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
+            let webhookIds = recipients.get(key)
+            if (webhookIds === undefined) {
+              webhookIds = (yield* webhooks.findRecipients(event.event, event.componentIds)).map((webhook) => webhook.id)
+              recipients.set(key, webhookIds)
+            }
+            items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds })
+          }
+          return yield* deliveries.enqueueMany(items, yield* now)
+        }),
+
       /** Attempts every due delivery (up to `limit`, concurrently) and returns what was attempted. */
       deliverDue: (limit = 50) =>
         Effect.gen(function*() {
@@ -85,10 +186,10 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           // an unrecorded attempt is due again when its claim lease runs out.
           const outcomes = yield* Effect.forEach(
             due,
-            (delivery) =>
-              attempt(delivery).pipe(
+            (claimed) =>
+              attempt(claimed).pipe(
                 Effect.catchAllCause((cause) =>
-                  Effect.logError(`Webhook delivery ${delivery.id} could not be attempted`, cause).pipe(
+                  Effect.logError(`Webhook delivery ${claimed.delivery.id} could not be attempted`, cause).pipe(
                     Effect.as(Option.none<WebhookDelivery>())
                   )
                 )
