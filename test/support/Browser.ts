@@ -94,3 +94,10 @@ export const openAdminScreen = async (browser: Browser, baseUrl: string, screen:
   }
   return page
 }
+
+/**
+ * Page errors since the last call, less the browser's own "Failed to load resource" line for a
+ * 4xx the page shows in words: uncaught exceptions and logged errors are bugs.
+ */
+export const unexpectedPageErrors = (browser: Browser) =>
+  browser.pageErrors.splice(0).filter((error) => !error.startsWith("Failed to load resource: the server responded with a status of 4"))

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { Effect, Exit, Scope } from "effect"
 import type { Page } from "playwright-core"
 import { adminEmail, adminPassword, adminVariables } from "../support/Auth.js"
-import { type Browser, launchBrowser, openAdminScreen, screenshot, seriousAccessibilityViolations } from "../support/Browser.js"
+import { type Browser, launchBrowser, openAdminScreen, screenshot, seriousAccessibilityViolations, unexpectedPageErrors } from "../support/Browser.js"
 import { startLiveStack } from "../support/LiveStack.js"
 import { answerWith, receiver } from "../support/Receiver.js"
 import { ApiClient } from "../support/TestServer.js"
@@ -19,11 +19,8 @@ beforeAll(async () => {
   browser = await launchBrowser()
 })
 
-// Uncaught exceptions and logged errors are bugs. (A 4xx the dashboard shows in words is
-// logged by the browser as "Failed to load resource", and is expected here.)
 afterEach(() => {
-  const errors = browser.pageErrors.splice(0).filter((error) => !error.startsWith("Failed to load resource: the server responded with a status of 4"))
-  expect(errors).toEqual([])
+  expect(unexpectedPageErrors(browser)).toEqual([])
 })
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { Effect, Exit, Scope } from "effect"
 import type { Page } from "playwright-core"
 import { adminVariables } from "../support/Auth.js"
-import { type Browser, launchBrowser, openAdminScreen, screenshot, seriousAccessibilityViolations } from "../support/Browser.js"
+import { type Browser, launchBrowser, openAdminScreen, screenshot, seriousAccessibilityViolations, unexpectedPageErrors } from "../support/Browser.js"
 import { startLiveStack } from "../support/LiveStack.js"
 import { type SmtpCapture, smtpCapture } from "../support/SmtpCapture.js"
 import { ApiClient } from "../support/TestServer.js"
@@ -29,8 +29,7 @@ beforeAll(async () => {
 })
 
 afterEach(() => {
-  const errors = browser.pageErrors.splice(0).filter((error) => !error.startsWith("Failed to load resource: the server responded with a status of 4"))
-  expect(errors).toEqual([])
+  expect(unexpectedPageErrors(browser)).toEqual([])
 })
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { call } from "../api.js"
 import { componentStatuses, labelOf } from "../labels.js"
 import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
-import { useLoad, useSubmit } from "../ui/requests.js"
+import { useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 import type { Failure } from "../failure.js"
 
@@ -125,12 +125,7 @@ const ComponentRow = (props: {
 }
 
 const ComponentsView = () => {
-  const [loaded, reload] = useLoad((api) => api.components.list())
-  const [message, setMessage] = useState("")
-  const changed = (text: string) => {
-    setMessage(text)
-    void reload()
-  }
+  const { loaded, reload, message, changed } = useListScreen((api) => api.components.list())
 
   return (
     <>

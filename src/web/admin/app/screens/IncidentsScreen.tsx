@@ -11,7 +11,7 @@ import { incidentSeverities, incidentStatuses, labelOf, openIncidentStatuses } f
 import { ComponentPicker, componentNames, type ComponentId } from "../ui/ComponentPicker.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
-import { useLoad, useSubmit } from "../ui/requests.js"
+import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
 type IncidentJson = typeof Incident.json.Type
@@ -173,14 +173,8 @@ const IncidentRow = (props: {
 }
 
 const IncidentsView = () => {
-  const [loaded, reload] = useLoad((api) => api.incidents.list())
-  const [components] = useLoad((api) => api.components.list())
-  const componentList = components.state === "ready" ? components.value : []
-  const [message, setMessage] = useState("")
-  const changed = (text: string) => {
-    setMessage(text)
-    void reload()
-  }
+  const { loaded, message, changed } = useListScreen((api) => api.incidents.list())
+  const componentList = useComponentChoices()
 
   return (
     <>

@@ -12,7 +12,7 @@ import { labelOf, maintenanceStatuses } from "../labels.js"
 import { ComponentPicker, componentNames, type ComponentId } from "../ui/ComponentPicker.js"
 import { TextArea, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
-import { useLoad, useSubmit } from "../ui/requests.js"
+import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
 type WindowJson = typeof Maintenance.json.Type
@@ -183,14 +183,8 @@ const WindowRow = (props: {
 }
 
 const MaintenanceView = () => {
-  const [loaded, reload] = useLoad((api) => api.maintenance.list())
-  const [components] = useLoad((api) => api.components.list())
-  const componentList = components.state === "ready" ? components.value : []
-  const [message, setMessage] = useState("")
-  const changed = (text: string) => {
-    setMessage(text)
-    void reload()
-  }
+  const { loaded, message, changed } = useListScreen((api) => api.maintenance.list())
+  const componentList = useComponentChoices()
 
   return (
     <>

@@ -10,7 +10,7 @@ import type { Failure } from "../failure.js"
 import { labelOf, monitorTypes } from "../labels.js"
 import { SelectField, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
-import { useLoad, useSubmit } from "../ui/requests.js"
+import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
 type MonitorJson = typeof Monitor.json.Type
@@ -185,13 +185,8 @@ const MonitorRow = (props: {
 }
 
 const MonitorsView = () => {
-  const [monitors, reload] = useLoad((api) => api.monitors.list())
+  const { loaded: monitors, message, changed } = useListScreen((api) => api.monitors.list())
   const [components] = useLoad((api) => api.components.list())
-  const [message, setMessage] = useState("")
-  const changed = (text: string) => {
-    setMessage(text)
-    void reload()
-  }
 
   return (
     <>

@@ -10,7 +10,7 @@ import type { Failure } from "../failure.js"
 import { labelOf, webhookTypes } from "../labels.js"
 import { Checkbox, Fieldset, SelectField, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
-import { useLoad, useSubmit } from "../ui/requests.js"
+import { useComponentChoices, useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
 type WebhookJson = typeof Webhook.json.Type
@@ -196,15 +196,9 @@ const NewWebhook = (props: {
 }
 
 const WebhooksView = () => {
-  const [loaded, reload] = useLoad((api) => api.webhooks.list())
-  const [components] = useLoad((api) => api.components.list())
-  const componentList = components.state === "ready" ? components.value : []
-  const [message, setMessage] = useState("")
+  const { loaded, message, changed } = useListScreen((api) => api.webhooks.list())
+  const componentList = useComponentChoices()
   const [created, setCreated] = useState<typeof CreatedWebhook.Type | null>(null)
-  const changed = (text: string) => {
-    setMessage(text)
-    void reload()
-  }
 
   return (
     <>

@@ -22,6 +22,26 @@ export const useLoad = <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>) 
   return [loaded, reload] as const
 }
 
+/**
+ * A screen's list with its status line: `changed(text)` says what happened and loads the list
+ * again.
+ */
+export const useListScreen = <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>) => {
+  const [loaded, reload] = useLoad(request)
+  const [message, setMessage] = useState("")
+  const changed = (text: string) => {
+    setMessage(text)
+    void reload()
+  }
+  return { loaded, reload, message, changed }
+}
+
+/** The components to choose from in a form: empty until they have loaded. */
+export const useComponentChoices = () => {
+  const [components] = useLoad((api) => api.components.list())
+  return components.state === "ready" ? components.value : []
+}
+
 /** A form's submission: its failure (with per-field messages) and whether it is in flight. */
 export const useSubmit = () => {
   const [failure, setFailure] = useState<Failure | null>(null)
