@@ -3,17 +3,19 @@
  * in flight, publishes each result and only then acknowledges the job (at least once: a probe
  * that dies before the ack leaves the job pending, and a sibling of its region claims it).
  *
- * - A job more than one interval late is acknowledged without running: after an outage the
- *   backlog does not storm the targets; the next scheduled run measures again.
+ * - A job more than one interval late (no probe of the region took it in time: all dead, none,
+ *   or all busy) is not run: the probe publishes a miss for it, like a result, then acknowledges
+ *   it. After an outage the backlog does not storm the targets, and every run of the region
+ *   still ends as a stored result or a stored miss.
  * - Deliveries being worked on are kept alive, so siblings claim only a dead probe's jobs.
  * - Shutting down (scope closed, e.g. SIGTERM) stops reading, lets the checks in flight finish
  *   and deliver their results, then leaves.
- * - Once per `statsEvery` (a minute) it logs checks done, failures, skipped jobs and lag.
+ * - Once per `statsEvery` (a minute) it logs checks done, failures, missed jobs and lag.
  */
 import { Clock, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
 import { QueueConfig } from "../src/Config.js"
-import { CheckResult } from "../src/queue/CheckJob.js"
-import type { CheckJob } from "../src/queue/CheckJob.js"
+import { CheckResult, MissedCheck } from "../src/queue/CheckJob.js"
+import type { CheckJob, ProbeReport } from "../src/queue/CheckJob.js"
 import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
 import { type CheckOptions, runCheck } from "./checks/runCheck.js"
 import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"
@@ -45,20 +47,20 @@ export const run = (options: ProbeAgentOptions) =>
     yield* Queue.offerAll(slots, Array.from({ length: options.concurrency }, () => true as const))
     const giveBack = (n: number) => n > 0 ? Queue.offerAll(slots, Array.from({ length: n }, () => true as const)) : Effect.void
     const inFlight = new Set<string>()
-    const stats = { checks: 0, failures: 0, skipped: 0, lagTotalMs: 0, lagMaxMs: 0 }
+    const stats = { checks: 0, failures: 0, missed: 0, lagTotalMs: 0, lagMaxMs: 0 }
+    const ack = (delivery: Delivery<CheckJob>) => consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
+    /** Publishes what became of the delivery's job, and only then acknowledges it. */
+    const report = (delivery: Delivery<CheckJob>, value: ProbeReport) =>
+      transport.publishResults([value]).pipe(Effect.retry(deliveryRetry), Effect.zipRight(ack(delivery)))
 
     const process = (delivery: Delivery<CheckJob>) =>
       Effect.gen(function*() {
         const job = delivery.value
         const checkedAt = yield* Clock.currentTimeMillis
-        if (!job.isFor(options.region)) {
-          yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
-          return
-        }
+        if (!job.isFor(options.region)) return yield* ack(delivery)
         if (job.isStaleAt(checkedAt)) {
-          stats.skipped++
-          yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
-          return
+          stats.missed++
+          return yield* report(delivery, MissedCheck.of(job, options.region, options.name, checkedAt))
         }
         const lag = Math.max(0, checkedAt - job.scheduledAt)
         stats.lagTotalMs += lag
@@ -76,8 +78,7 @@ export const run = (options: ProbeAgentOptions) =>
           checkedAt,
           ...outcome
         }, { disableValidation: true })
-        yield* transport.publishResults([result]).pipe(Effect.retry(deliveryRetry))
-        yield* consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
+        yield* report(delivery, result)
       }).pipe(
         Effect.catchAll((error) =>
           Effect.logWarning("job left pending for a sibling to claim").pipe(
@@ -151,12 +152,12 @@ export const run = (options: ProbeAgentOptions) =>
       const line = {
         checks: stats.checks,
         failures: stats.failures,
-        skippedStale: stats.skipped,
+        missed: stats.missed,
         lagAvgMs: stats.checks === 0 ? 0 : Math.round(stats.lagTotalMs / stats.checks),
         lagMaxMs: stats.lagMaxMs,
         inFlight: inFlight.size
       }
-      Object.assign(stats, { checks: 0, failures: 0, skipped: 0, lagTotalMs: 0, lagMaxMs: 0 })
+      Object.assign(stats, { checks: 0, failures: 0, missed: 0, lagTotalMs: 0, lagMaxMs: 0 })
       return Effect.logInfo("probe stats").pipe(Effect.annotateLogs(line))
     }).pipe(Effect.delay(options.statsEvery ?? "1 minute"), Effect.forever)
 

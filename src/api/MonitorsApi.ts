@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, NotFound } from "../domain/Errors.js"
-import { CreateMonitor, Monitor, MonitorId, MonitorResult, MonitorResultsQuery, UpdateMonitor } from "../domain/Monitor.js"
+import { CreateMonitor, Monitor, MonitorId, MonitorResultsQuery, MonitorRun, UpdateMonitor } from "../domain/Monitor.js"
 import { Authentication } from "./Security.js"
 
 const MonitorPath = Schema.Struct({ id: MonitorId })
@@ -27,7 +27,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
     HttpApiEndpoint.get("results", "/:id/results")
       .setPath(MonitorPath)
       .setUrlParams(MonitorResultsQuery)
-      .addSuccess(Schema.Array(MonitorResult))
+      .addSuccess(Schema.Array(MonitorRun))
       .addError(NotFound)
   )
   .add(

@@ -70,6 +70,7 @@ export class MonitorResultsQuery extends Schema.Class<MonitorResultsQuery>("Moni
 
 /** One stored check, as GET /admin/monitors/:id/results lists it (newest first). */
 export class MonitorResult extends Schema.Class<MonitorResult>("MonitorResult")({
+  outcome: Schema.Literal("checked"),
   region: Schema.String,
   probe: Schema.String,
   scheduledAt: Schema.DateTimeUtc,
@@ -84,6 +85,23 @@ export class MonitorResult extends Schema.Class<MonitorResult>("MonitorResult")(
   error: Schema.NullOr(Schema.String),
   sslDaysLeft: Schema.NullOr(Schema.Number)
 }) {}
+
+/**
+ * A run a region did not measure, listed among the results: its probe took the job more than
+ * one interval late (`reason: "late"`) and gave it up. No data: it moves neither state nor uptime.
+ */
+export class MonitorMiss extends Schema.Class<MonitorMiss>("MonitorMiss")({
+  outcome: Schema.Literal("missed"),
+  region: Schema.String,
+  probe: Schema.String,
+  scheduledAt: Schema.DateTimeUtc,
+  recordedAt: Schema.DateTimeUtc,
+  reason: Schema.String
+}) {}
+
+/** A scheduled run of a monitor in one region: checked, or missed. */
+export const MonitorRun = Schema.Union(MonitorResult, MonitorMiss)
+export type MonitorRun = typeof MonitorRun.Type
 
 export class CreateMonitor extends Schema.Class<CreateMonitor>("CreateMonitor")({
   componentId: ComponentId,

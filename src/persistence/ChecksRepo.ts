@@ -1,12 +1,13 @@
 /**
- * Check results, per-region monitor status and monitor states. Results are written with one
- * multi-row statement per batch (unnest of arrays) and deduplicated on (job id, region).
+ * Check results and misses, per-region monitor status and monitor states. Results and misses
+ * are written with one multi-row statement per batch (unnest of arrays), deduplicated on
+ * (job id, region); a (job id, region) has a result or a miss, never both (migration 0012).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
 import type { MonitorState, RegionStatus } from "../domain/Quorum.js"
-import type { CheckResult } from "../queue/CheckJob.js"
+import type { CheckResult, MissedCheck } from "../queue/CheckJob.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -64,23 +65,42 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
     const componentStates = rowsOf(ComponentStatesRow)
 
     return {
-      /** Stores the results not stored yet and returns the (job id, region) pairs it stored. */
+      /**
+       * Stores the results not stored yet, deletes the misses they replace (a slow probe did run
+       * the job after all), and returns the (job id, region) pairs it stored.
+       */
       insertResults: (results: ReadonlyArray<CheckResult>) =>
         inserted.all(sql`
-          insert into check_results (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms,
-                                     dns_ms, connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left)
+          with stored as (
+            insert into check_results (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms,
+                                       dns_ms, connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left)
+            select * from unnest(
+              ${results.map((r) => r.jobId)}::text[], ${results.map((r) => r.region)}::text[],
+              ${results.map((r) => r.monitorId)}::text[], ${results.map((r) => r.probe)}::text[],
+              ${results.map((r) => new Date(r.scheduledAt))}::timestamptz[],
+              ${results.map((r) => new Date(r.checkedAt))}::timestamptz[],
+              ${results.map((r) => r.ok)}::boolean[], ${results.map((r) => r.durationMs)}::float8[],
+              ${results.map((r) => r.timings.dnsMs)}::float8[], ${results.map((r) => r.timings.connectMs)}::float8[],
+              ${results.map((r) => r.timings.tlsMs)}::float8[], ${results.map((r) => r.timings.firstByteMs)}::float8[],
+              ${results.map((r) => r.statusCode)}::integer[], ${results.map((r) => r.error)}::text[],
+              ${results.map((r) => r.sslDaysLeft)}::integer[])
+            on conflict (job_id, region) do nothing
+            returning job_id, region),
+          replaced as (delete from missed_checks m using stored s where m.job_id = s.job_id and m.region = s.region)
+          select job_id, region from stored`),
+
+      /** Stores the misses of (job id, region) pairs that have neither a result nor a miss stored. */
+      insertMisses: (misses: ReadonlyArray<MissedCheck>) =>
+        misses.length === 0 ? Effect.void : orUnavailable(sql`
+          insert into missed_checks (job_id, region, monitor_id, probe, scheduled_at, recorded_at, reason)
           select * from unnest(
-            ${results.map((r) => r.jobId)}::text[], ${results.map((r) => r.region)}::text[],
-            ${results.map((r) => r.monitorId)}::text[], ${results.map((r) => r.probe)}::text[],
-            ${results.map((r) => new Date(r.scheduledAt))}::timestamptz[],
-            ${results.map((r) => new Date(r.checkedAt))}::timestamptz[],
-            ${results.map((r) => r.ok)}::boolean[], ${results.map((r) => r.durationMs)}::float8[],
-            ${results.map((r) => r.timings.dnsMs)}::float8[], ${results.map((r) => r.timings.connectMs)}::float8[],
-            ${results.map((r) => r.timings.tlsMs)}::float8[], ${results.map((r) => r.timings.firstByteMs)}::float8[],
-            ${results.map((r) => r.statusCode)}::integer[], ${results.map((r) => r.error)}::text[],
-            ${results.map((r) => r.sslDaysLeft)}::integer[])
-          on conflict (job_id, region) do nothing
-          returning job_id, region`),
+            ${misses.map((m) => m.jobId)}::text[], ${misses.map((m) => m.region)}::text[],
+            ${misses.map((m) => m.monitorId)}::text[], ${misses.map((m) => m.probe)}::text[],
+            ${misses.map((m) => new Date(m.scheduledAt))}::timestamptz[],
+            ${misses.map((m) => new Date(m.recordedAt))}::timestamptz[], ${misses.map((m) => m.reason)}::text[])
+            as m (job_id, region, monitor_id, probe, scheduled_at, recorded_at, reason)
+          where not exists (select 1 from check_results r where r.job_id = m.job_id and r.region = m.region)
+          on conflict (job_id, region) do nothing`).pipe(Effect.asVoid),
 
       /** The monitors of these ids that still exist, locked for the rest of the transaction. */
       lockMonitors: (ids: ReadonlyArray<string>) =>
@@ -180,12 +200,12 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
           sql`update components set status = ${status}, updated_at = now() where id = ${componentId}`
         ], { discard: true })),
 
-      /** Deletes results scheduled before `before`, a bounded batch at a time; returns how many. */
-      deleteResultsBefore: (before: Date, batch: number) =>
+      /** Deletes results (or misses) scheduled before `before`, a bounded batch at a time; returns how many. */
+      deleteBefore: (table: "check_results" | "missed_checks", before: Date, batch: number) =>
         counts.one(sql`
           with deleted as (
-            delete from check_results where ctid in (
-              select ctid from check_results where scheduled_at < ${before} limit ${batch})
+            delete from ${sql(table)} where ctid in (
+              select ctid from ${sql(table)} where scheduled_at < ${before} limit ${batch})
             returning 1)
           select count(*)::int as count from deleted`).pipe(Effect.map((row) => row.count))
     } as const

@@ -2,10 +2,10 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Model } from "@effect/sql"
 import type { Statement } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Order, Schema } from "effect"
 import { NotFound } from "../domain/Errors.js"
-import { Monitor, MonitorResult } from "../domain/Monitor.js"
-import type { MonitorDefinition, MonitorId } from "../domain/Monitor.js"
+import { Monitor, MonitorMiss, MonitorResult } from "../domain/Monitor.js"
+import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
 import { orUnavailable, sqlState } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -17,6 +17,19 @@ class MonitorResultRow extends Schema.Class<MonitorResultRow>("MonitorResultRow"
   scheduledAt: Model.DateTimeFromDate,
   checkedAt: Model.DateTimeFromDate
 }) {}
+
+/** A stored miss as the database returns it. */
+class MonitorMissRow extends Schema.Class<MonitorMissRow>("MonitorMissRow")({
+  ...MonitorMiss.fields,
+  scheduledAt: Model.DateTimeFromDate,
+  recordedAt: Model.DateTimeFromDate
+}) {}
+
+/** Newest first; regions in name order within one time. */
+const newestFirst = Order.combine(
+  Order.reverse(Order.mapInput(DateTime.Order, (run: MonitorRun) => run.scheduledAt)),
+  Order.mapInput(Order.string, (run: MonitorRun) => run.region)
+)
 
 /** A component deleted between the check and the write is a 404, not a 500. */
 const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Effect<A, SqlError, R>) =>
@@ -32,6 +45,7 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
     const monitors = rowsOf(Monitor)
     const regions = (definition: MonitorDefinition) => definition.regions === null ? null : JSON.stringify(definition.regions)
     const results = rowsOf(MonitorResultRow)
+    const misses = rowsOf(MonitorMissRow)
     const ids = rowsOf(IdRow)
     // A monitor with what each region last found.
     const withStates = (where: Statement.Fragment) => sql`
@@ -69,12 +83,20 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
               updated_at = now()
             where id = ${id} returning id`.pipe(componentGone(definition))
         ).pipe(thenFind),
-      recentResults: (id: MonitorId, limit: number) =>
-        results.all(sql`
-          select region, probe, scheduled_at, checked_at, ok, duration_ms, dns_ms, connect_ms, tls_ms,
-                 first_byte_ms, status_code, error, ssl_days_left
-          from check_results where monitor_id = ${id} order by scheduled_at desc, region limit ${limit}`).pipe(
-          Effect.map((rows) => rows.map((row) => new MonitorResult(row)))
+      /** The newest `limit` runs of every region, results and misses together. */
+      recentRuns: (id: MonitorId, limit: number) =>
+        Effect.all([
+          results.all(sql`
+            select 'checked' as outcome, region, probe, scheduled_at, checked_at, ok, duration_ms, dns_ms, connect_ms,
+                   tls_ms, first_byte_ms, status_code, error, ssl_days_left
+            from check_results where monitor_id = ${id} order by scheduled_at desc, region limit ${limit}`),
+          misses.all(sql`
+            select 'missed' as outcome, region, probe, scheduled_at, recorded_at, reason
+            from missed_checks where monitor_id = ${id} order by scheduled_at desc, region limit ${limit}`)
+        ]).pipe(
+          Effect.map(([checked, missed]): ReadonlyArray<MonitorRun> =>
+            [...checked.map((row) => new MonitorResult(row)), ...missed.map((row) => new MonitorMiss(row))]
+              .sort(newestFirst).slice(0, limit))
         ),
       remove: (id: MonitorId) =>
         orUnavailable(sql`delete from monitors where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0))

@@ -1,7 +1,7 @@
 /**
  * What travels between the scheduler, the probe agents and ingest: a check job (one run of a
- * monitor's check, due at `scheduledAt`) and its result. No I/O here; the probe agent imports
- * this module without any database code.
+ * monitor's check, due at `scheduledAt`) and its result, or the record that it was missed. No
+ * I/O here; the probe agent imports this module without any database code.
  *
  * Times are epoch milliseconds (integers): they are compact on the wire and make the stable
  * job id `monitorId:scheduledAt` unambiguous.
@@ -55,7 +55,10 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
     return this.regions === undefined || this.regions === null || this.regions.includes(region)
   }
 
-  /** How late a job may start: one interval. An older job is skipped, so a backlog never storms a target. */
+  /**
+   * How late a job may start: one interval. An older job is recorded as missed instead of run,
+   * so a backlog never storms a target.
+   */
   isStaleAt(now: number): boolean {
     return now - this.scheduledAt > this.intervalSeconds * 1000
   }
@@ -143,6 +146,49 @@ export class CheckResult extends Schema.Class<CheckResult>("CheckResult")({
   checkedAt: EpochMillis,
   ...CheckOutcome.fields
 }) {}
+
+/** Why a run was not measured. `late`: no probe of the region took it within one interval of `scheduledAt`. */
+export const MissReason = Schema.Literal("late")
+export type MissReason = typeof MissReason.Type
+
+/**
+ * A run a region did not measure: the probe that took its job too late (its region's probes
+ * were all dead, or all busy) publishes this instead of running it. It travels on the results
+ * stream, told from a result by its `_tag` (results carry none, so their JSON is unchanged).
+ */
+export class MissedCheck extends Schema.TaggedClass<MissedCheck>()("MissedCheck", {
+  jobId: Schema.String,
+  monitorId: Schema.NonEmptyString,
+  region: Schema.NonEmptyString,
+  /** The probe instance (consumer) that took the job and gave it up. */
+  probe: Schema.String,
+  scheduledAt: EpochMillis,
+  /** When the probe gave it up (epoch ms). */
+  recordedAt: EpochMillis,
+  reason: MissReason
+}) {
+  /** The miss `probe` of `region` records for `job`, taken at `now`; built from a decoded job, so valid. */
+  static of(job: CheckJob, region: string, probe: string, now: number): MissedCheck {
+    return new MissedCheck({
+      jobId: job.id,
+      monitorId: job.monitorId,
+      region,
+      probe,
+      scheduledAt: job.scheduledAt,
+      recordedAt: now,
+      reason: "late"
+    }, { disableValidation: true })
+  }
+}
+
+/**
+ * What a probe reports for a job of its region: a result, or a miss. Decoding looks at `_tag`
+ * first, so a result is checked against CheckResult alone.
+ */
+export const ProbeReport = Schema.Union(CheckResult, MissedCheck)
+export type ProbeReport = typeof ProbeReport.Type
+
+export const isMissed = (report: ProbeReport): report is MissedCheck => "_tag" in report
 
 /** Region names become Redis consumer-group names: keep them short and plain. */
 export const RegionName = Schema.String.pipe(

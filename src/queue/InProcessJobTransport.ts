@@ -5,7 +5,7 @@
  * read from the Clock, so stale claims follow the TestClock in tests.
  */
 import { Clock, Effect, Layer, Option, Queue } from "effect"
-import type { CheckJob, CheckResult } from "./CheckJob.js"
+import type { CheckJob, ProbeReport } from "./CheckJob.js"
 import { type Consumer, type Delivery, ingestGroup, JobTransport } from "./JobTransport.js"
 
 interface Pending<A> {
@@ -96,7 +96,7 @@ export const make = (options: InProcessTransportOptions = {}) =>
   Effect.gen(function*() {
     const capacity = options.capacity ?? 100_000
     const jobs = yield* makeStream<CheckJob>(capacity)
-    const results = yield* makeStream<CheckResult>(capacity)
+    const results = yield* makeStream<ProbeReport>(capacity)
     // Results published before ingest joins are kept for it, as the Redis group created at 0 does.
     yield* results.group(ingestGroup)
     return JobTransport.of({

@@ -2,17 +2,18 @@
  * The job/result transport between the scheduler, the probe agents and ingest.
  *
  * Jobs go out on one stream that every region reads as its own consumer group: each region
- * receives every job, and the probes of one region share them. Results come back on one stream
- * read by the consumer group `ingest`. Delivery is at least once: a delivery stays pending until
- * acknowledged, and a consumer of the same group claims what a dead sibling left pending. Jobs
- * and results carry the stable job id (`monitorId:scheduledAt`) so a job run twice is stored once.
+ * receives every job, and the probes of one region share them. Results, and the misses of jobs
+ * taken too late to run, come back on one stream read by the consumer group `ingest`. Delivery
+ * is at least once: a delivery stays pending until acknowledged, and a consumer of the same
+ * group claims what a dead sibling left pending. Jobs, results and misses carry the stable job
+ * id (`monitorId:scheduledAt`) so a job run twice is stored once.
  *
  * Two implementations with the same semantics: Redis Streams (`RedisJobTransport`) and an
  * in-process one (`InProcessJobTransport`) for a single process without REDIS_URL.
  */
 import type { Effect, Scope } from "effect"
 import { Context, Schema } from "effect"
-import type { CheckJob, CheckResult, ScheduledRun } from "./CheckJob.js"
+import type { CheckJob, ProbeReport, ScheduledRun } from "./CheckJob.js"
 
 export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {
   message: Schema.String,
@@ -48,9 +49,10 @@ export interface JobTransportShape {
   readonly publishRuns: (runs: ReadonlyArray<ScheduledRun>) => Effect.Effect<void, QueueError>
   /** Joins the consumer group of `region` (created when missing) as `consumer`. */
   readonly jobConsumer: (region: string, consumer: string) => Effect.Effect<Consumer<CheckJob>, QueueError, Scope.Scope>
-  readonly publishResults: (results: ReadonlyArray<CheckResult>) => Effect.Effect<void, QueueError>
+  /** Publishes what probes found (results and misses) for ingest. */
+  readonly publishResults: (reports: ReadonlyArray<ProbeReport>) => Effect.Effect<void, QueueError>
   /** Joins the consumer group `ingest` of the results as `consumer`. */
-  readonly resultConsumer: (consumer: string) => Effect.Effect<Consumer<CheckResult>, QueueError, Scope.Scope>
+  readonly resultConsumer: (consumer: string) => Effect.Effect<Consumer<ProbeReport>, QueueError, Scope.Scope>
 }
 
 export class JobTransport extends Context.Tag("status-page/queue/JobTransport")<JobTransport, JobTransportShape>() {}

@@ -12,7 +12,7 @@
  */
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
-import { CheckJob, CheckResult, type ScheduledRun } from "./CheckJob.js"
+import { CheckJob, ProbeReport, type ScheduledRun } from "./CheckJob.js"
 import { type Consumer, type Delivery, ingestGroup, JobTransport, QueueError } from "./JobTransport.js"
 
 export interface RedisTransportOptions {
@@ -61,7 +61,8 @@ const jobCodec = codec("job", CheckJob, { plain: true })
 /** XADDs per pipeline, and pipelines sent before the oldest must have answered. */
 const pipelineSize = 1000
 const pipelinesInFlight = 4
-const resultCodec = codec("result", CheckResult, { plain: true })
+// Results and misses share the field `result`; a miss is told apart by its `_tag`.
+const resultCodec = codec("result", ProbeReport, { plain: true })
 
 /** A connection for the scope; `blocking` ones are cut rather than QUIT, which would wait out a BLOCK. */
 const connect = (url: string, name: string, blocking = false) =>

@@ -1,13 +1,13 @@
 /**
- * The ingest role: reads results in batches from the `ingest` consumer group, stores them
- * (ResultIngest) and acknowledges them only after they are stored; takes over results a dead
- * ingest instance left pending; deletes raw results past RESULTS_RETENTION_DAYS.
+ * The ingest role: reads results and misses in batches from the `ingest` consumer group, stores
+ * them (ResultIngest) and acknowledges them only after they are stored; takes over what a dead
+ * ingest instance left pending; deletes raw results and misses past RESULTS_RETENTION_DAYS.
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { hostname } from "node:os"
 import { AppConfig, QueueConfig } from "../Config.js"
 import { ChecksRepo } from "../persistence/ChecksRepo.js"
-import type { CheckResult } from "../queue/CheckJob.js"
+import type { ProbeReport } from "../queue/CheckJob.js"
 import { JobTransport } from "../queue/JobTransport.js"
 import type { Delivery } from "../queue/JobTransport.js"
 import { ResultIngest } from "./ResultIngest.js"
@@ -22,7 +22,7 @@ const consume = Effect.gen(function*() {
   const consumer = yield* transport.resultConsumer(`ingest-${hostname()}-${process.pid}`)
   let lastClaim = 0
 
-  const store = (deliveries: ReadonlyArray<Delivery<CheckResult>>) =>
+  const store = (deliveries: ReadonlyArray<Delivery<ProbeReport>>) =>
     deliveries.length === 0 ? Effect.void : ingest.ingest(deliveries.map((d) => d.value)).pipe(
       Effect.zipRight(consumer.ack(deliveries.map((d) => d.id)))
     )
@@ -42,19 +42,22 @@ const consume = Effect.gen(function*() {
   )
 }).pipe(Effect.scoped)
 
-const deleteOldResults = Effect.gen(function*() {
+/** Deletes raw results and misses scheduled more than RESULTS_RETENTION_DAYS ago, in bounded batches. */
+export const deleteOldChecks = Effect.gen(function*() {
   const repo = yield* ChecksRepo
   const { resultsRetentionDays } = yield* AppConfig
   const now = yield* Clock.currentTimeMillis
   const before = new Date(now - Duration.toMillis(Duration.days(resultsRetentionDays)))
-  let deleted = retentionBatch
-  while (deleted === retentionBatch) deleted = yield* repo.deleteResultsBefore(before, retentionBatch)
+  for (const table of ["check_results", "missed_checks"] as const) {
+    let deleted = retentionBatch
+    while (deleted === retentionBatch) deleted = yield* repo.deleteBefore(table, before, retentionBatch)
+  }
 })
 
 export const IngestConsumer = Layer.scopedDiscard(
   Effect.gen(function*() {
     yield* consume.pipe(Effect.annotateLogs("fiber", "ingest"), Effect.forkScoped)
-    yield* deleteOldResults.pipe(
+    yield* deleteOldChecks.pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("Deleting old results failed", cause)),
       Effect.repeat(Schedule.spaced("1 hour")),
       Effect.annotateLogs("fiber", "results-retention"),

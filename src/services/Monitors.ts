@@ -81,7 +81,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
         }),
 
       /** The newest stored checks of every region. */
-      results: (id: MonitorId, limit: number) => Effect.zipRight(get(id), repo.recentResults(id, limit)),
+      results: (id: MonitorId, limit: number) => Effect.zipRight(get(id), repo.recentRuns(id, limit)),
 
       remove: (id: MonitorId) =>
         repo.remove(id).pipe(

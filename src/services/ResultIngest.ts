@@ -1,7 +1,8 @@
 /**
- * Ingest: stores a batch of check results once each, advances every region's streak, decides
- * each monitor's state by region quorum (recording down intervals), and moves the components'
- * statuses as their monitors call for, with `component.status_changed` in the outbox.
+ * Ingest: stores a batch of check results and misses once each (a run has a result or a miss,
+ * never both), advances every region's streak, decides each monitor's state by region quorum
+ * (recording down intervals), and moves the components' statuses as their monitors call for,
+ * with `component.status_changed` in the outbox. Misses are "no data": they move nothing.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
@@ -11,7 +12,7 @@ import { ChecksRepo } from "../persistence/ChecksRepo.js"
 import type { QuorumMonitorRow, StatusSourceRow } from "../persistence/ChecksRepo.js"
 import { orUnavailable } from "../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../persistence/OutboxRepo.js"
-import type { CheckResult } from "../queue/CheckJob.js"
+import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../queue/CheckJob.js"
 import { recordStatusChange } from "./ComponentEvents.js"
 import { StateChanges } from "./StateChanges.js"
 
@@ -32,14 +33,27 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     const changes = yield* StateChanges
 
     /** Stores the batch and applies quorum; returns the components whose monitors were checked. */
-    const storeAndDecide = (results: ReadonlyArray<CheckResult>) =>
+    const storeAndDecide = (reports: ReadonlyArray<ProbeReport>) =>
       Effect.gen(function*() {
-        const unique = [...new Map(results.map((r) => [keyOf(r), r])).values()]
-        const stored = new Set((yield* repo.insertResults(unique)).map(keyOf))
-        const fresh = unique.filter((r) => stored.has(keyOf(r))).sort((a, b) => a.scheduledAt - b.scheduledAt)
+        const results = new Map<string, CheckResult>()
+        const misses = new Map<string, MissedCheck>()
+        for (const report of reports) {
+          if (isMissed(report)) misses.set(keyOf(report), report)
+          else results.set(keyOf(report), report)
+        }
+        // Every report waits for its monitor's lock first, so two ingest instances storing a
+        // result and a miss of one run take turns: the later sees the other's row and keeps
+        // one (a result deletes the miss; a miss is not stored next to a result). A monitor
+        // deleted meanwhile has no row to lock; nothing reads its runs any more.
+        const locked = yield* repo.lockMonitors([...new Set(reports.map((r) => r.monitorId))])
+        const stored = new Set(results.size === 0 ? [] : (yield* repo.insertResults([...results.values()])).map(keyOf))
+        // After the results: a miss of a run whose result is in this batch is not stored.
+        yield* repo.insertMisses([...misses.values()])
+        const fresh = [...results.values()].filter((r) => stored.has(keyOf(r))).sort((a, b) => a.scheduledAt - b.scheduledAt)
         if (fresh.length === 0) return []
 
-        const monitors = yield* repo.lockMonitors([...new Set(fresh.map((r) => r.monitorId))])
+        const checked = new Set(fresh.map((r) => r.monitorId))
+        const monitors = locked.filter((m) => checked.has(m.id))
         const regions = new Map(monitors.map((m) => [m.id, new Map<string, RegionStatus>()]))
         for (const { monitorId, status } of yield* repo.regionStatuses(monitors.map((m) => m.id))) {
           regions.get(monitorId)?.set(status.region, status)
@@ -93,11 +107,11 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         ).map((row) => row.id))
 
     return {
-      ingest: (results: ReadonlyArray<CheckResult>) =>
+      ingest: (reports: ReadonlyArray<ProbeReport>) =>
         Effect.gen(function*() {
-          const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(results)))
+          const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(reports)))
           yield* Effect.forEach(yield* componentsToMove(componentIds), applyMonitorStatus, { discard: true })
-        }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { results: results.length } }))
+        }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { reports: reports.length } }))
     } as const
   }),
   dependencies: [ChecksRepo.Default, OutboxRepo.Default, StateChanges.Default]

@@ -3,9 +3,9 @@
  * probing a real loopback HTTP server.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, HashMap, Layer, Logger } from "effect"
+import { Array as Arr, ConfigProvider, Effect, HashMap, Layer, Logger } from "effect"
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
-import { CheckJob } from "../../src/queue/CheckJob.js"
+import { CheckJob, isMissed } from "../../src/queue/CheckJob.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import { JobTransportLive } from "../../src/queue/JobTransportLive.js"
@@ -18,7 +18,7 @@ const httpJob = (monitorId: string, url: string, scheduledAt = Date.now()) =>
   CheckJob.forRun({ monitorId, type: "http", url, timeoutMs: 5000, expectedStatusCode: 200, intervalSeconds: 60 }, scheduledAt)
 
 describe("probe agent (in-process transport)", () => {
-  it.live("runs fresh jobs into results, skips stale ones, and respects its concurrency limit", () =>
+  it.live("runs fresh jobs into results, records stale ones as missed, and respects its concurrency limit", () =>
     Effect.gen(function*() {
       let active = 0
       let peak = 0
@@ -41,8 +41,13 @@ describe("probe agent (in-process transport)", () => {
       const stale = httpJob("stale", `${target.url}/stale`, Date.now() - 61_000)
       yield* queue.publishJobs([...fresh, failing, stale])
 
-      const results = (yield* readAll(ingest, 11)).map((d) => d.value)
+      const [results, misses] = Arr.partition((yield* readAll(ingest, 12)).map((d) => d.value), isMissed)
       expect(results.map((r) => r.jobId).sort()).toEqual([...fresh, failing].map((j) => j.id).sort())
+      // Not run: one miss instead, stamped with the region and the probe that gave it up.
+      expect(misses).toEqual([
+        expect.objectContaining({ _tag: "MissedCheck", jobId: stale.id, monitorId: "stale", region: "local", probe: "p1", scheduledAt: stale.scheduledAt, reason: "late" })
+      ])
+      expect(misses[0]!.recordedAt - stale.scheduledAt).toBeGreaterThan(60_000)
       for (const result of results) {
         expect(result).toMatchObject({ region: "local", probe: "p1" })
         expect(result.checkedAt).toBeGreaterThanOrEqual(result.scheduledAt)
@@ -54,7 +59,7 @@ describe("probe agent (in-process transport)", () => {
       expect(yield* ingest.read(10, 200)).toEqual([])
     }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
 
-  it.live("logs a stats line per period with checks, failures, skipped jobs and lag", () =>
+  it.live("logs a stats line per period with checks, failures, missed jobs and lag", () =>
     Effect.gen(function*() {
       const lines: Array<Record<string, unknown>> = []
       const capture = Logger.make(({ annotations, message }) => {
@@ -73,9 +78,9 @@ describe("probe agent (in-process transport)", () => {
       ])
       yield* Effect.sleep("900 millis")
       expect(lines.length).toBeGreaterThanOrEqual(2)
-      expect(lines[0]).toMatchObject({ checks: 2, failures: 1, skippedStale: 1, region: "local", probe: "p1" })
+      expect(lines[0]).toMatchObject({ checks: 2, failures: 1, missed: 1, region: "local", probe: "p1" })
       expect(lines[0]!.lagMaxMs).toBeGreaterThanOrEqual(0)
-      expect(lines[1]).toMatchObject({ checks: 0, failures: 0, skippedStale: 0 })
+      expect(lines[1]).toMatchObject({ checks: 0, failures: 0, missed: 0 })
     }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
 })
 

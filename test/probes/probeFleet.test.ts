@@ -1,21 +1,21 @@
 /**
  * The real probe agent (`probes/main.ts` under tsx) as child processes on the real Redis:
- * regions and siblings, a SIGKILLed probe whose jobs a sibling finishes, stale jobs, and a
- * SIGTERM that drains the checks in flight. Each test uses its own stream prefix.
+ * regions and siblings, a SIGKILLed probe whose jobs a sibling finishes, stale jobs recorded as
+ * missed, and a SIGTERM that drains the checks in flight. Each test uses its own stream prefix.
  */
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Schema } from "effect"
+import { Array as Arr, Schema } from "effect"
 import { Redis } from "ioredis"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { CheckJob, CheckResult } from "../../src/queue/CheckJob.js"
+import { CheckJob, isMissed, ProbeReport } from "../../src/queue/CheckJob.js"
 import { spawn } from "node:child_process"
 import { projectRoot, type Service } from "../support/ChildProcess.js"
 import { redisUrl } from "../support/Redis.js"
 
 const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
-const decodeResult = Schema.decodeUnknownSync(Schema.parseJson(CheckResult))
+const decodeReport = Schema.decodeUnknownSync(Schema.parseJson(ProbeReport))
 
 let redis: Redis
 let prefix: string
@@ -98,23 +98,35 @@ const httpJobs = (count: number, url: string, options: { scheduledAt?: number; t
       options.scheduledAt ?? Date.now()
     ))
 
-const results = async () =>
-  (await redis.xrange(`${prefix}results`, "-", "+")).map(([, fields]) => decodeResult(fields[1]))
+/** What the probes published: results, and misses. */
+const reports = async () =>
+  Arr.partition((await redis.xrange(`${prefix}results`, "-", "+")).map(([, fields]) => decodeReport(fields[1])), isMissed)
+const results = async () => (await reports())[0]
 
 const pendingJobs = async (region: string) => Number((await redis.xpending(`${prefix}jobs`, region) as [number])[0])
 
 describe("probe agents on Redis Streams (child processes)", () => {
-  it("every region checks every job once, siblings share the work, stale jobs are skipped", async () => {
-    const url = await target((_request, response) => setTimeout(() => response.end("ok"), 10))
+  it("every region checks every job once, siblings share the work, stale jobs are recorded as missed", async () => {
+    const paths = new Set<string>()
+    const url = await target((request, response) => {
+      paths.add(request.url!)
+      setTimeout(() => response.end("ok"), 10)
+    })
     await Promise.all([startProbe("eu", "eu-1"), startProbe("eu", "eu-2"), startProbe("us", "us-1")])
     const fresh = httpJobs(60, `${url}/ok`)
     const stale = httpJobs(5, `${url}/stale`, { scheduledAt: Date.now() - 61_000, tag: "stale" })
     await publish([...stale, ...fresh])
 
-    await until("120 results", async () => (await redis.xlen(`${prefix}results`)) >= 120)
+    await until("120 results and 10 misses", async () => (await redis.xlen(`${prefix}results`)) >= 130)
     await until("every job acknowledged", async () => (await pendingJobs("eu")) === 0 && (await pendingJobs("us")) === 0)
-    const all = await results()
+    const [all, misses] = await reports()
     expect(all).toHaveLength(120)
+    // Not run: one miss per stale job and region instead.
+    expect([...paths]).toEqual(["/ok"])
+    expect(misses.map((m) => `${m.region} ${m.jobId}`).sort()).toEqual(
+      ["eu", "us"].flatMap((region) => stale.map((job) => `${region} ${job.id}`)).sort()
+    )
+    expect(misses.every((m) => m.reason === "late" && m.recordedAt - m.scheduledAt > 60_000)).toBe(true)
     for (const region of ["eu", "us"]) {
       const ids = all.filter((r) => r.region === region).map((r) => r.jobId)
       expect(new Set(ids).size).toBe(60)

@@ -1,7 +1,7 @@
-/** The job and result schemas: stable ids, staleness, and a JSON round trip. */
+/** The job, result and miss schemas: stable ids, staleness, and the JSON on the wire. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { CheckJob, CheckResult, JobTemplate } from "../../src/queue/CheckJob.js"
+import { CheckJob, CheckResult, isMissed, JobTemplate, MissedCheck, ProbeReport } from "../../src/queue/CheckJob.js"
 
 const check = { monitorId: "m1", type: "http", url: "http://127.0.0.1/", timeoutMs: 1000, expectedStatusCode: 200, intervalSeconds: 60 } as const
 
@@ -41,6 +41,27 @@ describe("check jobs", () => {
       })
       const json = yield* Schema.encode(Schema.parseJson(CheckResult))(result)
       expect(yield* Schema.decodeUnknown(Schema.parseJson(CheckResult))(json)).toEqual(result)
+    }))
+
+  it.effect("results and misses share the results stream: JSON.stringify is their encoding, `_tag` tells them apart", () =>
+    Effect.gen(function*() {
+      const result = new CheckResult({
+        jobId: "m1:5", monitorId: "m1", region: "eu-west", probe: "p1", scheduledAt: 5, checkedAt: 6, ok: true,
+        durationMs: 1, timings: { dnsMs: null, connectMs: 0.2, tlsMs: null, firstByteMs: 1 }, statusCode: 200, error: null, sslDaysLeft: null
+      })
+      const miss = MissedCheck.of(CheckJob.forRun(check, 5), "eu-west", "p2", 60_006)
+      expect(miss).toEqual(new MissedCheck({ jobId: "m1:5", monitorId: "m1", region: "eu-west", probe: "p2", scheduledAt: 5, recordedAt: 60_006, reason: "late" }))
+      const wire = Schema.parseJson(ProbeReport)
+      for (const report of [result, miss]) {
+        // The transport's `plain` codec writes JSON.stringify: it must be what the schema encodes.
+        expect(JSON.parse(JSON.stringify(report))).toEqual(JSON.parse(yield* Schema.encode(wire)(report)))
+        expect(yield* Schema.decodeUnknown(wire)(JSON.stringify(report))).toEqual(report)
+      }
+      // A result's JSON is what it was before misses existed: no tag.
+      expect(JSON.parse(JSON.stringify(result))).not.toHaveProperty("_tag")
+      expect(isMissed(yield* Schema.decodeUnknown(wire)(JSON.stringify(miss)))).toBe(true)
+      expect(isMissed(yield* Schema.decodeUnknown(wire)(JSON.stringify(result)))).toBe(false)
+      expect(Either.isLeft(Schema.decodeUnknownEither(wire)(JSON.stringify({ ...miss, reason: "bored" })))).toBe(true)
     }))
 
   it.effect("a job template writes the job's JSON: the same text as JSON.stringify, decoded to the same job", () =>

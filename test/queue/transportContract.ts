@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, type Layer, type Scope } from "effect"
-import { CheckJob, CheckResult, JobTemplate, type ScheduledRun } from "../../src/queue/CheckJob.js"
+import { CheckJob, CheckResult, JobTemplate, MissedCheck, type ScheduledRun } from "../../src/queue/CheckJob.js"
 import { type Consumer, type Delivery, JobTransport, type QueueError } from "../../src/queue/JobTransport.js"
 
 export const jobsFor = (count: number, monitor = "m") =>
@@ -113,10 +113,12 @@ export const transportContract = (
         expect(yield* sibling.claimStale(10, 250)).toEqual([])
       })))
 
-    it.live("results published before ingest joins reach it, once acknowledged they stay done", () =>
+    it.live("results and misses published before ingest joins reach it, once acknowledged they stay done", () =>
       run(Effect.gen(function*() {
         const queue = yield* JobTransport
-        const results = jobsFor(3).map((job) => resultFor(job, "eu"))
+        const [missed, ...checked] = jobsFor(3)
+        // A miss travels with the results and comes out as a MissedCheck.
+        const results = [MissedCheck.of(missed!, "eu", "eu-1", missed!.scheduledAt + 60_001), ...checked.map((job) => resultFor(job, "eu"))]
         yield* queue.publishResults(results)
         const ingest = yield* queue.resultConsumer("ingest-1")
         const received = yield* readAll(ingest, 3)
