@@ -11,6 +11,7 @@ import { Effect, Option, PubSub, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../Config.js"
 import { orUnavailable } from "../persistence/DatabaseErrors.js"
+import { listen } from "../persistence/Notifications.js"
 
 const channel = "status_page_changes"
 
@@ -26,8 +27,10 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
     const bump = Effect.suspend(() => PubSub.publish(pubsub, ++version))
 
     // Another instance's change: NOTIFY from ourselves is skipped, the in-process path covered it.
-    if (sharedDatabase) {
-      yield* sql.listen(channel).pipe(
+    // Whenever listening starts again after a lost connection, changes may have been missed
+    // meanwhile: readers look again (`undefined`).
+    if (Option.isSome(databaseUrl)) {
+      yield* listen(databaseUrl.value, channel).pipe(
         Stream.filter((sender) => sender !== instance),
         Stream.runForEach(() => bump),
         Effect.tapErrorCause((cause) => Effect.logWarning("Listening for changes failed; retrying", cause)),

@@ -1,6 +1,8 @@
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Context, DateTime, Effect, Layer } from "effect"
+import { Reactivity } from "@effect/experimental"
+import { PgClient } from "@effect/sql-pg"
+import { ConfigProvider, Context, DateTime, Effect, Layer, Redacted } from "effect"
 import { XMLParser, XMLValidator } from "fast-xml-parser"
 import { request as httpRequest } from "node:http"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
@@ -153,31 +155,48 @@ const raw = (port: number, path: string) =>
 
 // Real time, two instances of the service on one fresh database, each with its own snapshot.
 layer(Layer.empty, { excludeTestServices: true })("snapshot across instances", (it) => {
+  const twoInstances = Effect.gen(function*() {
+    const database = yield* freshDatabaseUrl
+    const instance = TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: database.url })))
+    // Each Layer.build has its own memo map: two servers, two snapshots, two StateChanges.
+    const a = yield* Layer.build(instance)
+    const b = yield* Layer.build(instance)
+    const portOf = (context: Context.Context<HttpServer.HttpServer>) => {
+      const address = Context.get(context, HttpServer.HttpServer).address
+      return address._tag === "TcpAddress" ? address.port : 0
+    }
+    expect(portOf(a)).not.toBe(portOf(b))
+    // B builds its snapshot first.
+    expect(JSON.parse((yield* raw(portOf(b), "/api/v1/status")).body).activeIncidents).toEqual([])
+    /** Creates an incident through A; resolves once B's public summary shows it, or after `withinMs`. */
+    const seenByB = (title: string, withinMs: number) =>
+      Effect.gen(function*() {
+        const created = yield* Effect.flatMap(ApiClient, (client) => client.incidents.create({ payload: { title, message: "x" } })).pipe(
+          Effect.provide(a)
+        )
+        const started = Date.now()
+        while (Date.now() - started < withinMs) {
+          const summary = JSON.parse((yield* raw(portOf(b), "/api/v1/status")).body)
+          if (summary.activeIncidents.some((incident: { id: string }) => incident.id === created.id)) return true
+          yield* Effect.sleep("20 millis")
+        }
+        return false
+      })
+    return { database, seenByB }
+  })
+
   it.scoped("a change through one instance reaches another's public reads within 1 s through LISTEN/NOTIFY", () =>
     Effect.gen(function*() {
-      const { url } = yield* freshDatabaseUrl
-      const instance = TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url })))
-      // Each Layer.build has its own memo map: two servers, two snapshots, two StateChanges.
-      const a = yield* Layer.build(instance)
-      const b = yield* Layer.build(instance)
-      const portOf = (context: Context.Context<HttpServer.HttpServer>) => {
-        const address = Context.get(context, HttpServer.HttpServer).address
-        return address._tag === "TcpAddress" ? address.port : 0
-      }
-      expect(portOf(a)).not.toBe(portOf(b))
-
-      // B builds its snapshot; then A changes the state.
-      expect(JSON.parse((yield* raw(portOf(b), "/api/v1/status")).body).activeIncidents).toEqual([])
-      const created = yield* Effect.flatMap(ApiClient, (client) => client.incidents.create({ payload: { title: "Seen by B", message: "x" } })).pipe(
-        Effect.provide(a)
-      )
-      const started = Date.now()
-      let seen = false
-      while (!seen && Date.now() - started < 1000) {
-        const summary = JSON.parse((yield* raw(portOf(b), "/api/v1/status")).body)
-        seen = summary.activeIncidents.some((incident: { id: string }) => incident.id === created.id)
-        if (!seen) yield* Effect.sleep("20 millis")
-      }
-      expect(seen).toBe(true)
+      const { seenByB } = yield* twoInstances
+      expect(yield* seenByB("Seen by B", 1000)).toBe(true)
     }), 30_000)
+
+  it.scoped("an instance listens again after its connections were terminated (a database restart)", () =>
+    Effect.gen(function*() {
+      const { database, seenByB } = yield* twoInstances
+      const admin = yield* PgClient.make({ url: Redacted.make(database.url), maxConnections: 1 })
+      yield* admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database.name} and pid <> pg_backend_pid()`
+      // The lost LISTEN connection is noticed at once and opened again a second later.
+      expect(yield* seenByB("Seen by B after the restart", 5000)).toBe(true)
+    }).pipe(Effect.provide(Reactivity.layer)), 30_000)
 })
