@@ -46,6 +46,15 @@ it.layer(TestServer())("bad input", (it) => {
       expect(response.body).toEqual({ _tag: "RequestHeaderFieldsTooLarge", message: "The request line or headers are too large" })
     }))
 
+  it.effect("a component without displayOrder after one at the largest integer ties for last instead of a 500", () =>
+    Effect.gen(function*() {
+      const top = yield* sendJson("POST", "/api/v1/admin/components", { name: "at the top", displayOrder: 2147483647 })
+      expect(top.status).toBe(201)
+      const next = yield* sendJson("POST", "/api/v1/admin/components", { name: "after it" })
+      expect(next.status).toBe(201)
+      expect(next.body.displayOrder).toBe(2147483647)
+    }))
+
   it.effect("the OpenAPI document lists BadRequest under every 400 and every query parameter", () =>
     Effect.gen(function*() {
       const { body: document } = yield* sendJson("GET", "/api/v1/openapi.json")
