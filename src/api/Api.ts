@@ -3,7 +3,7 @@
  * client used by tests and the dashboard all derive from it.
  */
 import { HttpApi, OpenApi } from "@effect/platform"
-import { ServiceUnavailable } from "../domain/Errors.js"
+import { BadRequest, ServiceUnavailable } from "../domain/Errors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
@@ -31,5 +31,7 @@ export class Api extends HttpApi.make("status-page")
   .add(MaintenanceApi)
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
+  // Any endpoint answers a body it cannot read (not JSON, a broken multipart form) with 400 BadRequest.
+  .addError(BadRequest)
   .annotate(OpenApi.Title, "Status page service")
 {}

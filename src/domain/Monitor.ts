@@ -63,10 +63,11 @@ export class Monitor extends Model.Class<Monitor>("Monitor")({
   updatedAt: Model.DateTimeUpdateFromDate
 }) {}
 
-export class MonitorResultsQuery extends Schema.Class<MonitorResultsQuery>("MonitorResultsQuery")({
+/** A plain struct, not a class: the OpenAPI generator lists the query parameters of a struct only. */
+export const MonitorResultsQuery = Schema.Struct({
   /** 1–500, default 100. */
   limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500)))
-}) {}
+})
 
 /** One stored check, as GET /admin/monitors/:id/results lists it (newest first). */
 export class MonitorResult extends Schema.Class<MonitorResult>("MonitorResult")({

@@ -4,10 +4,13 @@ import type { ComponentStatus } from "./Component.js"
 export const UptimePeriod = Schema.Literal("24h", "7d", "30d", "90d")
 export type UptimePeriod = typeof UptimePeriod.Type
 
-/** Query of GET /status/uptime; without `period`, 90 days. */
-export class UptimeQuery extends Schema.Class<UptimeQuery>("UptimeQuery")({
+/**
+ * Query of GET /status/uptime; without `period`, 90 days. A plain struct, not a class: the
+ * OpenAPI generator lists the query parameters of a struct only.
+ */
+export const UptimeQuery = Schema.Struct({
   period: Schema.optional(UptimePeriod)
-}) {}
+})
 
 export const defaultUptimePeriod: UptimePeriod = "90d"
 

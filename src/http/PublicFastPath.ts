@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { ListenOptions } from "node:net"
+import type { Duplex } from "node:stream"
 import type { EncodedResponse } from "../services/PublicSnapshot.js"
 import { PublicSnapshot } from "../services/PublicSnapshot.js"
 import { writeNode } from "./PublicResponses.js"
@@ -21,6 +22,7 @@ import { writeNode } from "./PublicResponses.js"
  */
 export const serverWithFastPath = (answer: (request: IncomingMessage, response: ServerResponse) => boolean): Server => {
   const server = createServer()
+  server.on("clientError", answerClientError)
   const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
   const held: Array<[IncomingMessage, ServerResponse]> = []
   server.on("newListener", (event) => {
@@ -38,6 +40,27 @@ export const serverWithFastPath = (answer: (request: IncomingMessage, response: 
     return emit(event, ...args)
   }) as Server["emit"]
   return server
+}
+
+/**
+ * Requests Node refuses before any handler sees them (a request line or headers over its 16 KB
+ * limit, unparsable HTTP) get the contract's JSON error body too, instead of Node's bare status line.
+ */
+const answerClientError = (error: Error & { code?: string }, socket: Duplex) => {
+  const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
+  if (!socket.writable || response?.headersSent) return socket.destroy()
+  const [status, reason, tag] = error.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large", "RequestHeaderFieldsTooLarge"]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "RequestTimeout"]
+    : [400, "Bad Request", "BadRequest"]
+  const body = JSON.stringify({
+    _tag: tag,
+    message: status === 431 ? "The request line or headers are too large" : status === 408 ? "The request took too long to arrive" : "The request is not valid HTTP"
+  })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
 }
 
 /** Answers a GET of a cached path; `lookup` returns nothing when the path is not cached or the snapshot is stale. */

@@ -21,13 +21,16 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
       /** Reads and locks the row until the transaction ends (status changes compare before and after). */
       findByIdForUpdate: (id: ComponentId) => components.first(sql`select * from components where id = ${id} for update`),
 
-      /** Fills the defaults of CreateComponent; without a displayOrder the component goes last. */
+      /**
+       * Fills the defaults of CreateComponent; without a displayOrder the component goes last,
+       * or ties for last once some component holds the largest integer (max + 1 would overflow).
+       */
       insert: (input: CreateComponent) =>
         components.one(sql`
           insert into components (name, description, status, display_order, is_public)
           values (${input.name}, ${input.description ?? ""}, ${input.status ?? "operational"},
                   coalesce(${input.displayOrder ?? null}::integer,
-                           (select coalesce(max(display_order) + 1, 0) from components)),
+                           (select least(coalesce(max(display_order)::bigint + 1, 0), 2147483647)::integer from components)),
                   ${input.isPublic ?? true})
           returning *`),
 

@@ -1,0 +1,283 @@
+/**
+ * The property-based fuzzer: sends `requests` generated requests (seeded, so a seed replays the
+ * same sequence; exactly so with concurrency 1) to every operation of the service's OpenAPI
+ * document and reports what broke the rules in `checks.ts`. It never throws on a finding: the
+ * caller decides what passes.
+ *
+ * It shares the service with other scenarios, so it only deletes, revokes or changes what it
+ * created itself (plus the organization, which it restores), points every URL it stores at a
+ * closed loopback port, connects from its own loopback address so the per-client rate limits
+ * it trips are not the suite's, and cleans up at the end.
+ */
+import { FastCheck as fc } from "effect"
+import { Agent, request as httpRequest } from "node:http"
+import { makeChecker } from "./checks.js"
+import type { FindingKind, RawResponse } from "./checks.js"
+import { fetchDocument } from "./openapi.js"
+import type { Operation } from "./openapi.js"
+import { cycle, requestArb } from "./requests.js"
+import type { Category, FuzzRequest } from "./requests.js"
+import type { Context } from "./values.js"
+
+export interface FuzzOptions {
+  readonly baseUrl: string
+  /** A valid API key; never revoked by the fuzzer. */
+  readonly apiKey: string
+  readonly seed: number
+  readonly requests: number
+  /** Requests in flight at once (default 12). */
+  readonly concurrency?: number
+  readonly log?: (line: string) => void
+  /**
+   * Local address to connect from. Default: a loopback address of its own (127.77.0.1) when the
+   * service is on IPv4 loopback on Linux, so sign-in and subscribe limits per client address
+   * that the fuzzer trips do not throttle the scenarios that run after it. `null`: the system's choice.
+   */
+  readonly localAddress?: string | null
+}
+
+export interface FuzzFailure {
+  readonly operation: string
+  readonly request: string
+  readonly status: number | null
+  readonly body: string
+  readonly reason: string
+}
+
+export interface FuzzReport {
+  readonly seed: number
+  readonly requests: number
+  /** Operations that received at least one answered request, and how many the document lists. */
+  readonly operations: number
+  readonly operationsTotal: number
+  readonly uncoveredOperations: ReadonlyArray<string>
+  readonly byStatus: Record<string, number>
+  readonly byCategory: Record<string, number>
+  readonly serverErrors: number
+  readonly errorShapeViolations: number
+  readonly schemaViolations: number
+  readonly adminWithoutCredentialsNot401: number
+  /** Requests that got no HTTP answer at all (connection reset, time-out). */
+  readonly transportErrors: number
+  readonly durationMs: number
+  /** The first 50 findings. */
+  readonly failures: ReadonlyArray<FuzzFailure>
+}
+
+/** True when the report has no finding and every operation was exercised. */
+export const fuzzPassed = (report: FuzzReport) =>
+  report.serverErrors + report.errorShapeViolations + report.schemaViolations + report.adminWithoutCredentialsNot401 +
+      report.transportErrors === 0 && report.operations === report.operationsTotal
+
+const MAX_FAILURES = 50
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+const excerpt = (text: string, length: number) =>
+  JSON.stringify(text.length > length ? `${text.slice(0, length)}… (${text.length} chars)` : text)
+
+const seedOf = (seed: number, index: number) => (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(index + 1, 0x85ebca6b)) | 0
+
+/** A keep-alive HTTP/1.1 client that sends exactly the given bytes (fetch would normalize them). */
+const makeSender = (baseUrl: string, concurrency: number, localAddress: string | undefined) => {
+  const url = new URL(baseUrl)
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ...(localAddress ? { localAddress } : {}) })
+  const send = (method: string, target: string, headers: Record<string, string>, body?: string) =>
+    new Promise<RawResponse>((resolve, reject) => {
+      // An explicit length: Node sends a GET or DELETE body unframed otherwise, desynchronizing the connection.
+      const length = body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }
+      const req = httpRequest(
+        { host: url.hostname, port: url.port || 80, method, path: target, headers: { ...headers, ...length }, agent, timeout: 30_000 },
+        (res) => {
+          const chunks: Array<Buffer> = []
+          let size = 0
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length
+            if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk)
+          })
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+          res.on("error", reject)
+        }
+      )
+      req.on("timeout", () => req.destroy(new Error("no answer within 30 s")))
+      req.on("error", reject)
+      req.end(body)
+    })
+  return { send, close: () => agent.destroy() }
+}
+
+/** Ids of the resources the fuzzer created, by the path segment naming them (`components`, ...). */
+class Pools {
+  private readonly ids = new Map<string, Array<string>>()
+  get(resource: string) {
+    return this.ids.get(resource) ?? []
+  }
+  add(resource: string, id: string) {
+    this.ids.set(resource, [...this.get(resource), id])
+  }
+  remove(resource: string, id: string) {
+    this.ids.set(resource, this.get(resource).filter((x) => x !== id))
+  }
+}
+
+const collectionOf = (op: Operation) => (op.path.includes("{") ? undefined : op.path.split("/").pop())
+
+export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
+  const started = performance.now()
+  const log = options.log ?? (() => {})
+  const concurrency = options.concurrency ?? 12
+  const base = new URL(options.baseUrl)
+  if (base.hostname === "localhost") base.hostname = "127.0.0.1"
+  const baseUrl = base.origin
+  const localAddress = options.localAddress === undefined
+    ? (base.hostname === "127.0.0.1" && process.platform === "linux" ? "127.77.0.1" : undefined)
+    : options.localAddress ?? undefined
+
+  const document = await fetchDocument(baseUrl)
+  const operations = document.operations
+  const check = makeChecker(document)
+  const sender = makeSender(baseUrl, concurrency, localAddress)
+  const auth = { authorization: `Bearer ${options.apiKey}`, accept: "application/json" }
+  const json = (method: string, target: string, body?: unknown) =>
+    sender.send(method, target, body === undefined ? auth : { ...auth, "content-type": "application/json" }, body === undefined ? undefined : JSON.stringify(body))
+
+  // Everything the fuzzer created lives in pools, created ids only: the suite's own key or
+  // resources are never the target of a valid delete. The organization is shared, so it is restored.
+  const pools = new Pools()
+  const orgResponse = await json("GET", "/api/v1/admin/org")
+  const organization = orgResponse.status === 200 ? JSON.parse(orgResponse.body.toString("utf8")) : undefined
+  if (organization?.id) pools.add("org", organization.id)
+  log(`fuzz: seed ${options.seed}, ${options.requests} requests over ${operations.length} operations, concurrency ${concurrency}`)
+
+  const ctx: Context = {
+    resolve: document.resolve,
+    now: Date.now(),
+    // Reads the pool when a value is drawn, so arbitraries can be built once and reused.
+    idFor: (resource) =>
+      fc.tuple(fc.nat(4), fc.nat(), fc.uuid()).map(([known, pick, uuid]) => {
+        const ids = pools.get(resource)
+        return ids.length === 0 || known === 0 ? uuid : ids[pick % ids.length]!
+      })
+  }
+  const arbitraries = new Map<string, fc.Arbitrary<FuzzRequest>>()
+  const arbitraryFor = (op: Operation, category: Category) => {
+    const key = `${op.id} ${category}`
+    let arbitrary = arbitraries.get(key)
+    if (arbitrary === undefined) arbitraries.set(key, arbitrary = requestArb(op, category, ctx, options.apiKey))
+    return arbitrary
+  }
+
+  const byStatus: Record<string, number> = {}
+  const byCategory: Record<string, number> = {}
+  const counts: Record<FindingKind | "transport", number> = { serverError: 0, errorShape: 0, schema: 0, notUnauthorized: 0, transport: 0 }
+  const covered = new Set<string>()
+  const failures: Array<FuzzFailure> = []
+  const summary = (request: FuzzRequest) =>
+    `${request.category} ${request.method} ${excerpt(request.target, 160)} credentials=${request.credentials} ` +
+    `content-type=${request.headers["content-type"] ?? "-"} body=${request.body === undefined ? "-" : excerpt(request.body, 160)}`
+  const fail = (op: Operation, request: FuzzRequest, status: number | null, body: string, reason: string) => {
+    if (failures.length < MAX_FAILURES) failures.push({ operation: op.id, request: summary(request), status, body: excerpt(body, 300), reason })
+  }
+
+  const learn = (op: Operation, request: FuzzRequest, response: RawResponse) => {
+    if (request.credentials !== "key" || response.status >= 300) return
+    const collection = collectionOf(op)
+    if (op.method === "POST" && response.status === 201 && collection !== undefined) {
+      const id = JSON.parse(response.body.toString("utf8"))?.id
+      if (typeof id === "string") pools.add(collection, id)
+    }
+    if (op.method === "DELETE" && op.resource !== undefined) {
+      pools.remove(op.resource, decodeURIComponent(request.target.split("?")[0]!.split("/").pop()!))
+    }
+  }
+
+  let next = 0
+  let lastLog = performance.now()
+  const worker = async () => {
+    while (next < options.requests) {
+      const index = next++
+      const opIndex = index % operations.length
+      const op = operations[opIndex]!
+      // Each round shifts the cycle by operation, so categories mix at any moment.
+      const category = cycle[(Math.floor(index / operations.length) + opIndex) % cycle.length]!
+      const [request] = fc.sample(arbitraryFor(op, category), { seed: seedOf(options.seed, index), numRuns: 1 })
+      byCategory[category] = (byCategory[category] ?? 0) + 1
+      let response: RawResponse
+      try {
+        response = await sender.send(request!.method, request!.target, request!.headers, request!.body)
+      } catch (error) {
+        const message = String((error as Error)?.message ?? error)
+        // Headers Node refuses to send are the client's limit, not the service's.
+        if ((error as { code?: string }).code === "ERR_INVALID_CHAR" || (error as { code?: string }).code === "ERR_INVALID_HTTP_TOKEN") continue
+        counts.transport++
+        byStatus["none"] = (byStatus["none"] ?? 0) + 1
+        fail(op, request!, null, "", `no HTTP answer: ${message}`)
+        continue
+      }
+      covered.add(op.id)
+      byStatus[response.status] = (byStatus[response.status] ?? 0) + 1
+      for (const finding of check(op, request!, response)) {
+        counts[finding.kind]++
+        fail(op, request!, response.status, response.body.toString("utf8"), `${finding.kind}: ${finding.reason}`)
+      }
+      learn(op, request!, response)
+      if (performance.now() - lastLog > 10_000) {
+        lastLog = performance.now()
+        log(`fuzz: ${index + 1}/${options.requests} sent`)
+      }
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker))
+  } finally {
+    await cleanUp(json, pools, organization, log).catch((error) => log(`fuzz: clean-up failed: ${error}`))
+    sender.close()
+  }
+
+  return {
+    seed: options.seed,
+    requests: options.requests,
+    operations: covered.size,
+    operationsTotal: new Set(operations.map((op) => op.id)).size,
+    uncoveredOperations: operations.map((op) => op.id).filter((id) => !covered.has(id)),
+    byStatus,
+    byCategory,
+    serverErrors: counts.serverError,
+    errorShapeViolations: counts.errorShape,
+    schemaViolations: counts.schema,
+    adminWithoutCredentialsNot401: counts.notUnauthorized,
+    transportErrors: counts.transport,
+    durationMs: Math.round(performance.now() - started),
+    failures
+  }
+}
+
+/**
+ * Removes what the fuzzer created so later scenarios see the service as before: monitors,
+ * webhooks, API keys and components are deleted, windows cancelled, incidents resolved (they
+ * cannot be deleted), subscribers of its example.com addresses removed, the organization restored.
+ */
+const cleanUp = async (
+  json: (method: string, target: string, body?: unknown) => Promise<RawResponse>,
+  pools: Pools,
+  organization: Record<string, unknown> | undefined,
+  log: (line: string) => void
+) => {
+  const all = (resource: string, f: (id: string) => Promise<unknown>) => Promise.all(pools.get(resource).map(f))
+  await all("monitors", (id) => json("DELETE", `/api/v1/admin/monitors/${id}`))
+  await all("webhooks", (id) => json("DELETE", `/api/v1/admin/webhooks/${id}`))
+  await all("api-keys", (id) => json("DELETE", `/api/v1/admin/api-keys/${id}`))
+  await all("maintenance", (id) => json("DELETE", `/api/v1/admin/maintenance/${id}`))
+  await all("incidents", (id) => json("PATCH", `/api/v1/admin/incidents/${id}/resolve`, {}))
+  await all("components", (id) => json("DELETE", `/api/v1/admin/components/${id}`))
+  const subscribers = await json("GET", "/api/v1/admin/subscribers")
+  if (subscribers.status === 200) {
+    const list: Array<{ id: string; email: string }> = JSON.parse(subscribers.body.toString("utf8"))
+    await Promise.all(
+      list.filter((s) => /^fuzz-.*@example\.com$/.test(s.email)).map((s) => json("DELETE", `/api/v1/admin/subscribers/${s.id}`))
+    )
+  }
+  if (organization !== undefined) {
+    const { name, logoUrl, brandColor, timezone } = organization
+    await json("PUT", `/api/v1/admin/org/${organization.id}`, { name, logoUrl, brandColor, timezone })
+  }
+  log("fuzz: cleaned up what it created")
+}
