@@ -24,16 +24,44 @@ const describe = (status: number, method: string, url: string) => {
   }
 }
 
+/** Longest error message or issue message kept: a validation message quotes the refused value. */
+const maxMessageLength = 1_000
+/** Bodies under this size are left alone (the common case costs a length check). */
+const largeErrorBody = 16_384
+
+const shorten = (text: unknown) =>
+  typeof text === "string" && text.length > maxMessageLength ? `${text.slice(0, maxMessageLength)}… (shortened)` : text
+
+/**
+ * A refused 1 MB value would come back quoted in several messages (a 10 MB answer to a 1 MB
+ * request): large error bodies get their messages shortened.
+ */
+const shortenLargeErrorBody = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.body._tag !== "Uint8Array" || response.body.body.length < largeErrorBody) return response
+  try {
+    const body = JSON.parse(new TextDecoder().decode(response.body.body)) as { message?: unknown; issues?: Array<{ message?: unknown }> }
+    const issues = Array.isArray(body.issues) ? body.issues.slice(0, 100).map((issue) => ({ ...issue, message: shorten(issue.message) })) : undefined
+    return HttpServerResponse.unsafeJson({ ...body, message: shorten(body.message), ...(issues ? { issues } : {}) }, {
+      status: response.status,
+      headers: response.headers
+    })
+  } catch {
+    return response
+  }
+}
+
 export const errorBodies = HttpMiddleware.make((app) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler((request, response) =>
       Effect.succeed(
-        response.status >= 400 && response.status !== 499 && response.body._tag === "Empty"
+        response.status < 400 || response.status === 499
+          ? response
+          : response.body._tag === "Empty"
           ? HttpServerResponse.unsafeJson(describe(response.status, request.method, request.url), {
             status: response.status,
             headers: response.headers
           })
-          : response
+          : shortenLargeErrorBody(response)
       )
     ),
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>

@@ -31,6 +31,17 @@ it.layer(TestServer())("bad input", (it) => {
       expect(yield* sendAs("POST", "/api/v1/subscribe", "{", "multipart/form-data")).toMatchObject({ status: 400, body: unreadable })
     }))
 
+  it.effect("a refused 1 MB value is not echoed back at length: large error bodies have their messages shortened", () =>
+    Effect.gen(function*() {
+      const huge = "x".repeat(1_000_000)
+      const response = yield* sendJson("POST", "/api/v1/admin/webhooks", { name: "big", url: "https://example.com/hook", type: huge })
+      expect(response.status).toBe(400)
+      expect(JSON.stringify(response.body).length).toBeLessThan(20_000)
+      expect(response.body._tag).toBe("HttpApiDecodeError")
+      expect(response.body.message).toContain("(shortened)")
+      expect(response.body.issues.length).toBeGreaterThan(0)
+    }))
+
   it.effect("one-click unsubscribe still takes the multipart body RFC 8058 allows", () =>
     Effect.gen(function*() {
       const form = "--x\r\nContent-Disposition: form-data; name=\"List-Unsubscribe\"\r\n\r\nOne-Click\r\n--x--\r\n"
