@@ -1,0 +1,54 @@
+/** The operator's side of the system suite: JSON requests to an API instance with the suite's key. */
+
+export interface Answer<A = any> {
+  readonly status: number
+  readonly body: A
+}
+
+export interface Operator {
+  readonly baseUrl: string
+  readonly request: <A = any>(method: string, path: string, body?: unknown) => Promise<Answer<A>>
+  /** Fails unless the answer is 2xx. */
+  readonly ok: <A = any>(method: string, path: string, body?: unknown) => Promise<A>
+}
+
+export const operator = (baseUrl: string, apiKey: string, timeoutMs = 30_000): Operator => {
+  const request = async <A>(method: string, path: string, body?: unknown): Promise<Answer<A>> => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" })
+      },
+      body: body === undefined ? null : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs)
+    })
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : null
+    } catch {
+      // not JSON: kept as text
+    }
+    return { status: response.status, body: parsed as A }
+  }
+  const ok = async <A>(method: string, path: string, body?: unknown) => {
+    const answer = await request<A>(method, path, body)
+    if (answer.status >= 300) throw new Error(`${method} ${baseUrl}${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`)
+    return answer.body
+  }
+  return { baseUrl, request, ok }
+}
+
+/** GET without credentials, as the public does. */
+export const publicGet = async <A = any>(baseUrl: string, path: string, timeoutMs = 5_000): Promise<Answer<A>> => {
+  const response = await fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(timeoutMs) })
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // RSS, HTML: kept as text
+  }
+  return { status: response.status, body: parsed as A }
+}

@@ -1,0 +1,158 @@
+/**
+ * The whole system on loopback, every part a child process of the suite: two API instances on
+ * one database, the scheduler, ingest and dispatcher roles each in its own process, and two
+ * probe agents in each of the regions `eu` and `us`. PostgreSQL is the machine's server (a fresh
+ * database) reached through a TCP proxy the suite can cut; Redis is a redis-server of the
+ * suite's own that it can stop; webhooks, SMTP and monitor targets are served by the suite.
+ */
+import { Effect, Exit, Scope } from "effect"
+import { createRequire } from "node:module"
+import { freePort, runCommand, waitFor200 } from "../support/ChildProcess.js"
+import { startOwnRedis } from "../support/RedisServer.js"
+import { smtpCapture, type SmtpCapture } from "../support/SmtpCapture.js"
+import { tcpProxy } from "../support/TcpProxy.js"
+import { freshDatabaseUrl } from "../support/TestDatabase.js"
+import { operator, type Operator } from "./Client.js"
+import { type ManagedProcess, managedProcess } from "./Processes.js"
+import { startTargets, startWebhookSink, type Targets, type WebhookSink } from "./Sinks.js"
+
+/** node-postgres (under @effect/sql-pg), for the checker's own queries; it ships no types. */
+interface PgClient {
+  connect(): Promise<void>
+  query<R = any>(text: string, values?: ReadonlyArray<unknown>): Promise<{ rows: Array<R> }>
+  end(): Promise<void>
+}
+const pg = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => PgClient }
+
+export const regions = ["eu", "us"] as const
+export type Region = (typeof regions)[number]
+
+export interface Api {
+  readonly process: ManagedProcess
+  readonly baseUrl: string
+  readonly operator: Operator
+}
+
+export interface TestBed {
+  readonly apis: readonly [Api, Api]
+  readonly scheduler: ManagedProcess
+  readonly ingest: ManagedProcess
+  readonly dispatcher: ManagedProcess
+  readonly probes: Record<Region, readonly [ManagedProcess, ManagedProcess]>
+  readonly all: ReadonlyArray<ManagedProcess>
+  readonly apiKey: string
+  readonly redis: Awaited<ReturnType<typeof startOwnRedis>>
+  readonly streamPrefix: string
+  /** Cuts every connection to PostgreSQL and refuses new ones, until `restore`. */
+  readonly database: { readonly cut: () => Promise<void>; readonly restore: () => Promise<void> }
+  /** A direct connection (not through the proxy) for the checkers' queries. */
+  readonly sql: PgClient
+  readonly databaseName: string
+  readonly webhooks: WebhookSink
+  readonly smtp: SmtpCapture
+  readonly targets: Targets
+  readonly close: () => Promise<void>
+}
+
+export const startTestBed = async (): Promise<TestBed> => {
+  const scope = Effect.runSync(Scope.make())
+  const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.extend(effect, scope))
+  const started: Array<ManagedProcess> = []
+  const closers: Array<() => Promise<void>> = []
+  const close = async () => {
+    await Promise.all(started.map((process) => process.stop(5_000)))
+    for (const closer of closers.reverse()) await closer().catch(() => undefined)
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+  try {
+    const database = await inScope(freshDatabaseUrl)
+    const proxy = await inScope(tcpProxy(Number(new URL(database.url).port || 5432)))
+    const proxiedUrl = new URL(database.url)
+    proxiedUrl.port = String(proxy.port)
+    const redis = await startOwnRedis()
+    closers.push(redis.stop)
+    const webhooks = await startWebhookSink()
+    closers.push(webhooks.close)
+    const targets = await startTargets()
+    closers.push(targets.close)
+    const smtp = await inScope(smtpCapture)
+    const sql = new pg.Client({ connectionString: database.url })
+    await sql.connect()
+    closers.push(() => sql.end())
+
+    const streamPrefix = "system:"
+    const common = {
+      DATABASE_URL: proxiedUrl.toString(),
+      REDIS_URL: redis.url,
+      REDIS_STREAM_PREFIX: streamPrefix,
+      // Jobs a killed probe held are claimed by a sibling after 2 s, not 30.
+      QUEUE_CLAIM_IDLE_MS: "2000",
+      PUBLIC_URL: "https://status.system.test",
+      SMTP_URL: smtp.url,
+      HOST: "127.0.0.1"
+    }
+    const service = (name: string, roles: string, extra: Record<string, string> = {}) => {
+      const process = managedProcess(name, "src/main.ts", { ...common, ROLES: roles, ...extra })
+      started.push(process)
+      return process
+    }
+
+    const ports = [await freePort(), await freePort()] as const
+    const apis = ports.map((port, i) => {
+      const process = service(`api-${i + 1}`, "api", { PORT: String(port) })
+      return { process, baseUrl: `http://127.0.0.1:${port}` }
+    })
+    // The first instance migrates the database; the rest start on a ready schema.
+    apis[0]!.process.start()
+    await waitFor200(`${apis[0]!.baseUrl}/readyz`, 120_000)
+    const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "system-suite"], { DATABASE_URL: database.url })
+    if (key.code !== 0) throw new Error(`creating the suite's API key failed: ${key.stderr}`)
+    const apiKey = key.stdout.trim()
+
+    const scheduler = service("scheduler", "scheduler")
+    const ingest = service("ingest", "ingest")
+    const dispatcher = service("dispatcher", "dispatcher")
+    const probes = Object.fromEntries(regions.map((region) => {
+      const pair = [1, 2].map((n) => {
+        const process = managedProcess(`probe-${region}-${n}`, "probes/main.ts", {
+          ...common,
+          PROBE_REGION: region,
+          PROBE_NAME: `${region}-${n}`,
+          PROBE_CONCURRENCY: "64"
+        })
+        started.push(process)
+        return process
+      })
+      return [region, pair as unknown as readonly [ManagedProcess, ManagedProcess]]
+    })) as Record<Region, readonly [ManagedProcess, ManagedProcess]>
+    for (const process of started) if (!process.alive()) process.start()
+    await Promise.all([
+      waitFor200(`${apis[1]!.baseUrl}/readyz`, 120_000),
+      scheduler.waitForOutput("Scheduler active", 120_000),
+      dispatcher.waitForOutput("Dispatcher started", 120_000),
+      ...regions.flatMap((region) => probes[region].map((probe) => probe.waitForOutput("probe ready", 120_000)))
+    ])
+
+    return {
+      apis: apis.map((api) => ({ ...api, operator: operator(api.baseUrl, apiKey) })) as unknown as readonly [Api, Api],
+      scheduler,
+      ingest,
+      dispatcher,
+      probes,
+      all: started,
+      apiKey,
+      redis,
+      streamPrefix,
+      database: { cut: proxy.cut, restore: proxy.restore },
+      sql,
+      databaseName: database.name,
+      webhooks,
+      smtp,
+      targets,
+      close
+    }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
