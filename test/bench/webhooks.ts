@@ -4,7 +4,9 @@
  * with a bare loop that POSTs the same signed bodies through the same WebhookSender (same
  * HTTP client, same concurrency) in the same run, and their ratio. Two scenarios: one event
  * fanned out to 200 webhooks (repeated BENCH_ROUNDS times), and a burst of 1,000 events
- * committed in one transaction to 5 webhooks. It measures and prints; it never fails on a number.
+ * committed in one transaction to 5 webhooks. The receivers run in a child process
+ * (webhookReceivers.ts); each side's CPU time per delivery is printed too. It measures and
+ * prints; it never fails on a number.
  *
  * Environment: TEST_DATABASE_URL (a PostgreSQL server; a fresh database is created and dropped).
  * Targets: >= 0.8 of the bare loop's throughput; p99 commit-to-receipt <= 250 ms for the fan-out.
