@@ -48,6 +48,17 @@ export interface AttemptOutcome {
 const statusOf = (outcome: AttemptOutcome) =>
   outcome.result.success ? "delivered" as const : outcome.retryAt !== null ? "pending" as const : "failed" as const
 
+/** A delivery as recording `outcome` leaves it (the columns recordAttempts sets). */
+const afterAttempt = (outcome: AttemptOutcome): WebhookDelivery =>
+  new WebhookDelivery({
+    ...outcome.delivery,
+    status: statusOf(outcome),
+    attempts: outcome.delivery.attempts + 1,
+    nextAttemptAt: outcome.result.success ? null : outcome.retryAt,
+    lastStatusCode: outcome.result.statusCode,
+    lastError: clipError(outcome.result.error)
+  }, { disableValidation: true })
+
 /**
  * The webhooks' counters after a batch of outcomes, applied in the batch's order as one
  * recordAttempt after another would: a delivery that ends delivered resets consecutiveFailures,
@@ -193,7 +204,9 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
       /**
        * Records a batch of attempts in one statement, as recordAttempt would one after the other
        * (each outcome's delivery at most once per batch). Returns the deliveries as updated; an
-       * outcome whose delivery no longer exists (its webhook was deleted) is left out.
+       * outcome whose delivery no longer exists (its webhook was deleted) is left out. The
+       * statement returns only the ids it updated: the new state of each is what it wrote,
+       * known here, so rows (with their events) are not read back and decoded.
        */
       recordAttempts: (outcomes: ReadonlyArray<AttemptOutcome>) => {
         if (outcomes.length === 0) return Effect.succeed([] as ReadonlyArray<WebhookDelivery>)
@@ -215,7 +228,7 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           failed: change.failed,
           last_error: change.lastError
         }))
-        return deliveries.all(sql`
+        return orUnavailable(sql<{ id: string }>`
           with input as (
             select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i (
               id text, attempt integer, status text, success boolean, status_code integer, error text,
@@ -227,7 +240,7 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
                 last_status_code = i.status_code, last_error = i.error, updated_at = now()
             from input i
             where d.id = i.id
-            returning d.*
+            returning d.id, d.webhook_id, d.event_id, d.event_name
           ),
           logged as (
             insert into webhook_delivery_attempts
@@ -245,7 +258,10 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
               id text, reset boolean, failures integer, failed boolean, last_error text)
             where w.id = c.id
           )
-          select * from updated`)
+          select id from updated`).pipe(Effect.map((updated): ReadonlyArray<WebhookDelivery> => {
+          const recorded = new Set(updated.map((row) => row.id))
+          return outcomes.filter((outcome) => recorded.has(outcome.delivery.id)).map(afterAttempt)
+        }))
       },
 
       /** Ends a pending delivery without an attempt (its webhook was disabled); no counter changes. */

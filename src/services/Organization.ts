@@ -8,7 +8,9 @@ import { StateChanges } from "./StateChanges.js"
  * The one organization of the deployment, created on first start. Reads are served from memory
  * while StateChanges' version stands still: every change (this process's commits, and other
  * instances' through LISTEN/NOTIFY) moves the version and the next read goes to the database.
- * The profile changes only through `update`, which commits through StateChanges.
+ * The profile changes only through `update`, which commits through StateChanges. Callers that
+ * find the cache stale at the same moment (the dispatcher's attempts right after a commit) wait
+ * for one read instead of each making their own.
  */
 export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("OrganizationProfile", {
   effect: Effect.gen(function*() {
@@ -16,6 +18,8 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
     const changes = yield* StateChanges
     yield* repo.ensureExists()
     let cached: { readonly version: number; readonly profile: Organization } | undefined
+    const reading = yield* Effect.makeSemaphore(1)
+    const fresh = () => cached !== undefined && cached.version === changes.version() ? Effect.succeed(cached.profile) : undefined
 
     const load = Effect.suspend(() => {
       // The version is taken before the read: a change committed during the read leaves the cache stale.
@@ -29,7 +33,7 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
     })
 
     return {
-      get: () => Effect.suspend(() => cached !== undefined && cached.version === changes.version() ? Effect.succeed(cached.profile) : load),
+      get: () => Effect.suspend(() => fresh() ?? reading.withPermits(1)(Effect.suspend(() => fresh() ?? load))),
       // The organization's name titles the public feeds.
       update: (id: OrganizationId, update: UpdateOrganization) =>
         changes.commit(repo.update(id, update)).pipe(

@@ -4,14 +4,17 @@
  * with a bare loop that POSTs the same signed bodies through the same WebhookSender (same
  * HTTP client, same concurrency) in the same run, and their ratio. Two scenarios: one event
  * fanned out to 200 webhooks (repeated BENCH_ROUNDS times), and a burst of 1,000 events
- * committed in one transaction to 5 webhooks. It measures and prints; it never fails on a number.
+ * committed in one transaction to 5 webhooks. The receivers run in a child process
+ * (webhookReceivers.ts); each side's CPU time per delivery is printed too. It measures and
+ * prints; it never fails on a number.
  *
  * Environment: TEST_DATABASE_URL (a PostgreSQL server; a fresh database is created and dropped).
  * Targets: >= 0.8 of the bare loop's throughput; p99 commit-to-receipt <= 250 ms for the fan-out.
  */
+import { SqlClient } from "@effect/sql"
 import { ConfigProvider, DateTime, Effect, Layer, Logger, LogLevel } from "effect"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import { type ChildProcess, fork } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import type { IncidentEvent } from "../../src/domain/NotificationEvent.js"
 import { Database } from "../../src/persistence/Database.js"
 import { OutboxRepo } from "../../src/persistence/OutboxRepo.js"
@@ -27,31 +30,47 @@ const publicUrl = "https://status.example.test"
 /** The dispatcher's bound on requests in flight, used by the bare loop too. */
 const concurrency = 64
 
-/** Loopback receivers that note when each body arrived, keyed by `run`/event id in the body. */
-const receipts = new Map<string, Array<number>>()
+/**
+ * Loopback receivers in a child process (`webhookReceivers.ts`): the dispatcher and the bare loop
+ * send to the same receivers, and neither shares its event loop with them.
+ */
+interface Receivers {
+  readonly urls: ReadonlyArray<string>
+  /** Waits until every key has `perKey` receipts (at most 60 s); their arrival times by key. */
+  readonly receipts: (keys: ReadonlyArray<string>, perKey: number) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<number>>>
+}
 const startReceivers = (count: number) =>
   Effect.acquireRelease(
-    Effect.promise(() =>
-      Promise.all(Array.from({ length: count }, () =>
-        new Promise<http.Server>((resolve) => {
-          const server = http.createServer((request, response) => {
-            const chunks: Array<Buffer> = []
-            request.on("data", (chunk: Buffer) => chunks.push(chunk))
-            request.on("end", () => {
-              const at = performance.timeOrigin + performance.now()
-              const key = JSON.parse(Buffer.concat(chunks).toString("utf8")).data.title as string
-              receipts.set(key, [...(receipts.get(key) ?? []), at])
-              response.writeHead(204)
-              response.end()
-            })
-          })
-          server.listen(0, "127.0.0.1", () => resolve(server))
-        })))
-    ),
-    (servers) => Effect.sync(() => servers.forEach((server) => (server.closeAllConnections(), server.close())))
-  ).pipe(Effect.map((servers) => servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
+    Effect.async<ChildProcess & { urls: ReadonlyArray<string> }>((resume) => {
+      const child = fork(fileURLToPath(new URL("./webhookReceivers.ts", import.meta.url)), [], { execArgv: ["--import", "tsx"] })
+      child.once("message", (message: { urls: ReadonlyArray<string> }) => resume(Effect.succeed(Object.assign(child, { urls: message.urls }))))
+      child.send({ type: "start", count })
+    }),
+    (child) => Effect.sync(() => child.kill())
+  ).pipe(Effect.map((child): Receivers => {
+    let nextId = 0
+    return {
+      urls: child.urls,
+      receipts: (keys, perKey) =>
+        Effect.async((resume) => {
+          const id = nextId++
+          const onMessage = (message: { type: string; id: number; receipts: Record<string, Array<number>> }) => {
+            if (message.type !== "receipts" || message.id !== id) return
+            child.off("message", onMessage)
+            resume(Effect.succeed(new Map(Object.entries(message.receipts))))
+          }
+          child.on("message", onMessage)
+          child.send({ type: "await", id, keys, perKey, timeoutMs: 60_000 })
+        })
+    }
+  }))
 
 const now = () => performance.timeOrigin + performance.now()
+
+const cpuMillis = (since: NodeJS.CpuUsage) => {
+  const { system, user } = process.cpuUsage(since)
+  return (user + system) / 1000
+}
 
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = values.toSorted((a, b) => a - b)
@@ -71,13 +90,16 @@ interface Measure {
   readonly deliveries: number
   readonly seconds: number
   readonly latencies: ReadonlyArray<number>
+  /** CPU time of this process (user + system), in ms, from the start until everything is recorded. */
+  readonly cpuMs: number
 }
 
 const report = (label: string, dispatcher: Measure, bare: Measure) => {
   const rate = (m: Measure) => m.deliveries / m.seconds
   const line = (name: string, m: Measure) =>
     `  ${name.padEnd(10)} ${String(m.deliveries).padStart(5)} deliveries in ${m.seconds.toFixed(2)} s = ${rate(m).toFixed(0).padStart(5)}/s, ` +
-    `p50 ${percentile(m.latencies, 50).toFixed(1)} ms, p99 ${percentile(m.latencies, 99).toFixed(1)} ms`
+    `p50 ${percentile(m.latencies, 50).toFixed(1)} ms, p99 ${percentile(m.latencies, 99).toFixed(1)} ms, ` +
+    `CPU ${(1000 * m.cpuMs / m.deliveries).toFixed(0)} µs/delivery`
   console.log(`${label}\n${line("dispatcher", dispatcher)}\n${line("bare loop", bare)}\n  ratio ${(rate(dispatcher) / rate(bare)).toFixed(2)}`)
 }
 
@@ -86,14 +108,15 @@ const program = Effect.gen(function*() {
   const outbox = yield* OutboxRepo
   const changes = yield* StateChanges
   const sender = yield* WebhookSender
+  const sql = yield* SqlClient.SqlClient
   const receivers = yield* startReceivers(10)
-  const wait = (keys: ReadonlyArray<string>, perKey: number) =>
-    Effect.promise(async () => {
-      const deadline = Date.now() + 60_000
-      while (!keys.every((key) => (receipts.get(key)?.length ?? 0) >= perKey) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 2))
-      }
-    })
+
+  /** Waits until no delivery is pending any more (every attempt recorded). */
+  const allRecorded = Effect.gen(function*() {
+    while ((yield* sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where status = 'pending'`)[0]!.n > 0) {
+      yield* Effect.sleep("10 millis")
+    }
+  }).pipe(Effect.orDie)
 
   /** Commits `titles` as incident events in one transaction; returns the commit time. */
   const commitEvents = (titles: ReadonlyArray<string>) =>
@@ -127,38 +150,48 @@ const program = Effect.gen(function*() {
       return started
     })
 
-  const measure = (titles: ReadonlyArray<string>, startedAt: ReadonlyMap<string, number>): Measure => {
+  const measure = (
+    receipts: ReadonlyMap<string, ReadonlyArray<number>>,
+    titles: ReadonlyArray<string>,
+    startedAt: ReadonlyMap<string, number>,
+    cpuMs: number
+  ): Measure => {
     const latencies = titles.flatMap((title) => (receipts.get(title) ?? []).map((at) => at - startedAt.get(title)!))
     const first = Math.min(...startedAt.values())
     const last = Math.max(...titles.flatMap((title) => receipts.get(title) ?? []))
     // Counted as received: a scenario that ran into the 60 s wait reports what arrived.
-    return { deliveries: latencies.length, seconds: (last - first) / 1000, latencies }
+    return { deliveries: latencies.length, seconds: (last - first) / 1000, latencies, cpuMs }
   }
 
   const run = (label: string, webhookCount: number, eventCount: number, repeat: number) =>
     Effect.gen(function*() {
       const created = yield* Effect.forEach(
         Array.from({ length: webhookCount }, (_, i) => i),
-        (i) => webhooks.create({ name: `${label} ${i}`, url: `${receivers[i % receivers.length]}/${label}/${i}`, type: "generic" }),
+        (i) => webhooks.create({ name: `${label} ${i}`, url: `${receivers.urls[i % receivers.urls.length]}/${label}/${i}`, type: "generic" }),
         { concurrency: 10 }
       )
       const dispatcherRuns: Array<Measure> = []
       const bareRuns: Array<Measure> = []
       for (let round = 0; round < repeat; round++) {
         const titles = Array.from({ length: eventCount }, (_, i) => `${label}-d-${round}-${i}`)
+        const cpu = process.cpuUsage()
         const committedAt = yield* commitEvents(titles)
-        yield* wait(titles, webhookCount)
-        dispatcherRuns.push(measure(titles, new Map(titles.map((title) => [title, committedAt]))))
+        const received = yield* receivers.receipts(titles, webhookCount)
+        // The dispatcher's work ends when the last outcome is recorded; the bare loop starts after.
+        yield* allRecorded
+        dispatcherRuns.push(measure(received, titles, new Map(titles.map((title) => [title, committedAt])), cpuMillis(cpu)))
 
         const bareTitles = Array.from({ length: eventCount }, (_, i) => `${label}-b-${round}-${i}`)
+        const bareCpu = process.cpuUsage()
         const started = yield* bareLoop(created.map((hook) => ({ id: hook.id, url: hook.url, secret: hook.secret })), bareTitles)
-        yield* wait(bareTitles, webhookCount)
-        bareRuns.push(measure(bareTitles, new Map(bareTitles.map((title) => [title, started]))))
+        const bareReceived = yield* receivers.receipts(bareTitles, webhookCount)
+        bareRuns.push(measure(bareReceived, bareTitles, new Map(bareTitles.map((title) => [title, started])), cpuMillis(bareCpu)))
       }
       const combine = (runs: ReadonlyArray<Measure>): Measure => ({
         deliveries: runs.reduce((sum, m) => sum + m.deliveries, 0),
         seconds: runs.reduce((sum, m) => sum + m.seconds, 0),
-        latencies: runs.flatMap((m) => m.latencies)
+        latencies: runs.flatMap((m) => m.latencies),
+        cpuMs: runs.reduce((sum, m) => sum + m.cpuMs, 0)
       })
       report(`${label}: ${eventCount} event(s) x ${webhookCount} generic webhooks, ${repeat} round(s)`, combine(dispatcherRuns), combine(bareRuns))
       // Out of the way of the next scenario.

@@ -1,4 +1,7 @@
-/** Deliveries to real receivers on loopback: success, server error, redirect, time-out, reset. */
+/**
+ * Deliveries to real receivers on loopback: success, server error, redirect, time-out, reset,
+ * kept-alive connections and answers with bodies.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { createHmac } from "node:crypto"
@@ -45,6 +48,9 @@ describe("WebhookSender", () => {
         .update(`dlv_1.1772359200.${request!.body}`)
         .digest("base64")
       expect(request!.headers["webhook-signature"]).toBe(`v1,${standard}`)
+      // A receiver is a third party: no trace context goes out with the delivery.
+      expect(request!.headers["traceparent"]).toBeUndefined()
+      expect(request!.headers["b3"]).toBeUndefined()
     }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
 
   it.live("does not sign chat formats", () =>
@@ -94,5 +100,46 @@ describe("WebhookSender", () => {
       const refused = yield* deliverTo(gone.url)
       expect(refused).toMatchObject({ success: false, statusCode: null })
       expect(refused.error).toMatch(/ECONNREFUSED/)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("keeps the connection to a receiver alive between deliveries", () =>
+    Effect.gen(function*() {
+      const ports: Array<number | undefined> = []
+      const target = yield* receiver((request, response, raw) => {
+        ports.push(raw.socket.remotePort)
+        answerWith(200)(request, response, raw)
+      })
+      for (let i = 0; i < 3; i++) expect((yield* deliverTo(target.url)).success).toBe(true)
+      expect(target.received).toHaveLength(3)
+      expect(new Set(ports).size).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("delivers again on a new connection when the receiver closed the kept-alive one", () =>
+    Effect.gen(function*() {
+      // The second request (the first on the reused connection) finds it dropped.
+      let requests = 0
+      const target = yield* receiver((request, response, raw) =>
+        ++requests === 2 ? raw.socket.resetAndDestroy() : answerWith(200)(request, response, raw))
+      expect((yield* deliverTo(target.url)).success).toBe(true)
+      expect(yield* deliverTo(target.url)).toMatchObject({ success: true, statusCode: 200 })
+      // The same request twice (same body, same delivery id), the second time answered.
+      expect(target.received).toHaveLength(3)
+      expect(target.received[2]!.body).toBe(target.received[1]!.body)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("goes by the status line: a large or unfinished answer body does not change the outcome", () =>
+    Effect.gen(function*() {
+      const large = yield* receiver((_, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        response.end("x".repeat(1024 * 1024))
+      })
+      expect(yield* deliverTo(large.url)).toMatchObject({ success: true, statusCode: 200, error: null })
+
+      const unfinished = yield* receiver((_, response) => {
+        response.writeHead(502, { "content-type": "text/plain", "content-length": "100" })
+        response.write("partial")
+      })
+      const result = yield* deliverTo(unfinished.url).pipe(Effect.provideService(DeliveryTimeout, Duration.millis(300)))
+      expect(result).toMatchObject({ success: false, statusCode: 502, error: "HTTP 502" })
     }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
 })

@@ -98,7 +98,11 @@ export const Dispatcher = Layer.scopedDiscard(
       name: "dispatcher.webhooks",
       slots: webhookSlots,
       claim: webhooks.claimDue,
-      work: webhooks.attempt,
+      // The slot is a request in flight: it is free once the request is over and its outcome queued.
+      work: (claimed, release) =>
+        webhooks.attempt(claimed, release).pipe(
+          Effect.catchAllCause((cause) => Effect.logError(`Webhook delivery ${claimed.delivery.id} could not be attempted`, cause))
+        ),
       woken: Queue.take(webhooksDue),
       pollInterval
     }))

@@ -12,8 +12,12 @@ export interface WorkPump<A> {
   readonly slots: number
   /** Claims at most `limit` items; the claim is what keeps other pumps off them. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<A>, unknown>
-  /** Does one item; its failures are logged, never stop the pump. */
-  readonly work: (item: A) => Effect.Effect<unknown, unknown>
+  /**
+   * Does one item; its failures are logged, never stop the pump. The item's slot is free again
+   * when `work` ends, or earlier once it runs `release` (what the bound is about is over, such
+   * as a request in flight, and only bookkeeping is left).
+   */
+  readonly work: (item: A, release: Effect.Effect<void>) => Effect.Effect<unknown, unknown>
   /** Takes one wake-up. */
   readonly woken: Effect.Effect<unknown>
   readonly pollInterval: Duration.DurationInput
@@ -28,11 +32,17 @@ export const runWorkPump = <A>(pump: WorkPump<A>) =>
     // Set when the last claim filled every free slot: then a freed slot is worth a new claim.
     let backlog = false
 
+    const freeSlot = Effect.zipRight(Ref.update(free, (n) => n + 1), Effect.suspend(() => backlog ? Queue.offer(slotFreed, undefined) : Effect.void))
+
     const runOne = (item: A) =>
-      pump.work(item).pipe(
-        Effect.catchAllCause((cause) => Effect.logError(`${pump.name}: an item failed`, cause)),
-        Effect.ensuring(Effect.zipRight(Ref.update(free, (n) => n + 1), Effect.suspend(() => backlog ? Queue.offer(slotFreed, undefined) : Effect.void)))
-      )
+      Effect.suspend(() => {
+        let released = false
+        const release = Effect.suspend(() => released ? Effect.void : (released = true, freeSlot))
+        return pump.work(item, release).pipe(
+          Effect.catchAllCause((cause) => Effect.logError(`${pump.name}: an item failed`, cause)),
+          Effect.ensuring(release)
+        )
+      })
 
     const claimFree = Effect.gen(function*() {
       const limit = yield* Ref.get(free)

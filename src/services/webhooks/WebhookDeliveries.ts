@@ -24,6 +24,8 @@ const claimLease = Effect.map(DeliveryTimeout, (timeout) => Duration.sum(timeout
 
 /** At most this many attempts are recorded by one statement. */
 const recordBatch = 256
+/** Attempts whose outcome waits to be recorded, at most (then the next ones wait before freeing their slot). */
+const recordBacklog = 4 * recordBatch
 
 /** Decoded events kept in memory (by event id). */
 const decodedEvents = 512
@@ -43,12 +45,13 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     /**
      * Attempt outcomes wait here to be recorded, many per statement: one fiber takes whatever
      * has gathered (while it records a batch, the next one gathers) and completes each waiting
-     * attempt with its updated delivery. Nothing is forgotten: an attempt finishes (and frees its
-     * slot) only once its outcome is in the database, and one never recorded (crash) is due again
-     * when its lease runs out.
+     * attempt with its updated delivery. Nothing is forgotten: an attempt finishes only once its
+     * outcome is in the database (its request slot is free as soon as the outcome is queued here),
+     * and one never recorded (crash) is due again when its lease runs out. The queue is bounded,
+     * so a database that records slowly slows the sending down with it.
      */
     type Pending = { readonly outcome: AttemptOutcome; readonly recorded: Deferred.Deferred<Option.Option<WebhookDelivery>, unknown> }
-    const pending = yield* Queue.unbounded<Pending>()
+    const pending = yield* Queue.bounded<Pending>(recordBacklog)
 
     const recordOneByOne = (batch: ReadonlyArray<Pending>) =>
       Effect.forEach(batch, ({ outcome, recorded }) =>
@@ -107,10 +110,12 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         )
       })
 
-    const record = (outcome: AttemptOutcome) =>
+    /** Queues `outcome` to be recorded, runs `queued`, and waits until it is in the database. */
+    const record = (outcome: AttemptOutcome, queued: Effect.Effect<void>) =>
       Effect.gen(function*() {
         const recorded = yield* Deferred.make<Option.Option<WebhookDelivery>, unknown>()
         yield* Queue.offer(pending, { outcome, recorded })
+        yield* queued
         return yield* Deferred.await(recorded)
       })
 
@@ -118,9 +123,14 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
      * Makes attempt number `delivery.attempts + 1` and records it. Only the request can be
      * interrupted (shutdown): then nothing is recorded and the claim's lease brings it back.
      * Database work is never cut short (that can stall the embedded PGlite's shared session).
-     * The webhook's address, format, secret and state come with the claim.
+     * The webhook's address, format, secret and state come with the claim. `requestDone` runs
+     * once the request is over and its outcome queued for recording (the work pump frees the
+     * attempt's slot then, while the outcome waits for its batch).
+     *
+     * No span per attempt: with thousands of attempts a second, spans (and their stack traces)
+     * were a measurable share of the dispatcher's work; failures are logged with the delivery id.
      */
-    const attempt = ({ delivery, target }: ClaimedDelivery) =>
+    const attempt = ({ delivery, target }: ClaimedDelivery, requestDone: Effect.Effect<void> = Effect.void) =>
       Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
         const event = yield* eventOf(delivery)
         // A disabled webhook receives nothing.
@@ -136,8 +146,8 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         })))
         const finishedAt = yield* now
         const retryAt = result.success ? null : Option.getOrNull(nextAttemptAt(delivery.attempts + 1, finishedAt))
-        return yield* record({ delivery, result, attemptedAt: finishedAt, retryAt })
-      })).pipe(Effect.withSpan("WebhookDeliveries.attempt", { attributes: { delivery: delivery.id } }))
+        return yield* record({ delivery, result, attemptedAt: finishedAt, retryAt }, requestDone)
+      }))
 
     /** Claims up to `limit` due deliveries, oldest first, for one lease, with their webhooks. */
     const claimDue = (limit: number) =>
