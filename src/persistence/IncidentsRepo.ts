@@ -30,12 +30,13 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
 
     /**
      * What the public sees of incidents: those that touch a public component or none, naming
-     * only their public components; with the timeline, or without it (`updates` empty).
+     * only their public components. One scalar subquery per row (not `not exists or exists`,
+     * which PostgreSQL hashes over all of incident_components), so a limited scan stays small.
      */
-    const isPublic = `(not exists (select 1 from incident_components ic where ic.incident_id = i.id)
-        or exists (select 1 from incident_components ic join components c on c.id = ic.component_id
-                   where ic.incident_id = i.id and c.is_public))`
-    const publicIncidents = (updates: string) =>
+    const isPublic = `coalesce((select bool_or(c.is_public) from incident_components ic join components c on c.id = ic.component_id
+                   where ic.incident_id = i.id), true)`
+    /** Public incidents from `from` (which binds `i`), with their timeline or without it (`updates` empty). */
+    const publicIncidents = (updates: string, from = "incidents i") =>
       sql.literal(`
       select i.*,
         coalesce((select array_agg(ic.component_id order by ic.component_id)
@@ -43,12 +44,19 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
                   where ic.incident_id = i.id and c.is_public), '{}') as component_ids,
         ${updates} as updates,
         ${latestMessage} as message
-      from incidents i
+      from ${from}
       where ${isPublic}`)
-    const publicIds = sql.literal(`select i.id from incidents i where ${isPublic}`)
     const publicWithTimeline = publicIncidents(timeline)
     const publicWithoutTimeline = publicIncidents("'[]'::json")
+    const publicIds = `select i.id from incidents i where ${isPublic}`
     const newestFirst = sql.literal("order by i.created_at desc, i.id desc")
+
+    /** The ids of the recent set (see findRecentPublic); each part is an index range, not a scan of the history. */
+    const recentIds = (resolved: number, updated: number) => `(
+        select i.id from incidents i where i.status <> 'resolved'
+        union select id from (${publicIds} and i.status = 'resolved' order by i.created_at desc, i.id desc limit ${resolved}) r
+        union select id from (${publicIds} order by i.updated_at desc, i.id desc limit ${updated}) u
+      ) recent join incidents i on i.id = recent.id`
 
     return {
       findAll: () => incidents.all(sql`${withTimeline} order by i.created_at desc, i.id desc`),
@@ -62,10 +70,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
        * list (and of the whole list) are all here: every incident outside sorts after them.
        */
       findRecentPublic: (limits: { readonly resolved: number; readonly updated: number }) =>
-        incidents.all(sql`${publicWithTimeline} and (i.status <> 'resolved'
-          or i.id in (${publicIds} and i.status = 'resolved' ${newestFirst} limit ${limits.resolved})
-          or i.id in (${publicIds} order by i.updated_at desc, i.id desc limit ${limits.updated}))
-          ${newestFirst}`),
+        incidents.all(sql`${publicIncidents(timeline, recentIds(Math.trunc(limits.resolved), Math.trunc(limits.updated)))} ${newestFirst}`),
 
       /** A page of public incidents, newest first, optionally of one status. */
       findPublicPage: (page: { readonly offset: number; readonly limit: number; readonly status?: IncidentStatus | undefined }) =>
@@ -76,13 +81,13 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
 
       /** How many incidents the public sees. */
       countPublic: () =>
-        orUnavailable(sql<{ count: number }>`select count(*)::int as count from (${publicIds}) p`).pipe(
+        orUnavailable(sql<{ count: number }>`select count(*)::int as count from incidents i where ${sql.literal(isPublic)}`).pipe(
           Effect.map((rows) => rows[0]?.count ?? 0)
         ),
 
       /** Public incidents open at some time in the last `days` days, without their timelines (the uptime bars' titles). */
       findPublicOpenWithin: (days: number) =>
-        incidents.all(sql`${publicWithoutTimeline} and (i.resolved_at is null or i.resolved_at >= now() - make_interval(days => ${days}))
+        incidents.all(sql`${publicWithoutTimeline} and (i.status <> 'resolved' or i.resolved_at >= now() - make_interval(days => ${days}))
           ${newestFirst}`),
 
       /** Locks the incident row for the rest of the transaction; returns its status. */

@@ -161,7 +161,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
 
     /** An incident the snapshot does not hold is read from the database (unless the snapshot holds them all). */
     const archived = (snapshot: Snapshot, id: string) =>
-      snapshot.state.incidents.length >= snapshot.state.incidentCount
+      snapshot.state.complete
         ? Effect.succeed(Option.none<PublicIncidentDetail>())
         : publicStatus.incident(id)
 
@@ -193,7 +193,10 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       },
 
       /** A page of incidents with their timelines, for the public pages. */
-      incidentsPage: page
+      incidentsPage: page,
+
+      /** How many public incidents there are (the history's page count). */
+      incidentCount: (snapshot: Snapshot) => publicStatus.incidentCount(snapshot.state)
     } as const
   }),
   dependencies: [PublicStatus.Default, StateChanges.Default]

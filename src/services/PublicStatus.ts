@@ -38,8 +38,8 @@ export interface PublicState {
    * bounded set: older incidents are read from the database on demand.
    */
   readonly incidents: ReadonlyArray<PublicIncidentDetail>
-  /** How many public incidents there are in all. */
-  readonly incidentCount: number
+  /** Whether `incidents` are all the public incidents there are (a short history). */
+  readonly complete: boolean
   /** Public incidents open at some time within the uptime bars' days, without timelines. */
   readonly barIncidents: ReadonlyArray<PublicIncident>
   /** Public windows that are not cancelled, latest start first (the feeds' maintenance items). */
@@ -54,7 +54,7 @@ export interface IncidentsPage {
 
 /** Whether the state holds every incident of `page` (see `heldResolved`). */
 export const holdsPage = (state: PublicState, page: IncidentsPage) =>
-  state.incidents.length >= state.incidentCount ||
+  state.complete ||
   (page.status !== undefined && page.status !== "resolved") ||
   page.offset + page.limit <= heldResolved
 
@@ -91,11 +91,10 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
     const organization = yield* OrganizationRepo
 
     const state = Effect.gen(function*() {
-      const [componentRows, incidentRows, incidentCount, barRows, windowRows, org] = yield* Effect.all(
+      const [componentRows, incidentRows, barRows, windowRows, org] = yield* Effect.all(
         [
           components.findPublic(),
           incidents.findRecentPublic({ resolved: heldResolved, updated: feedItems }),
-          incidents.countPublic(),
           incidents.findPublicOpenWithin(uptimeBarDays + 1),
           windows.findAll(),
           organization.find()
@@ -145,7 +144,8 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
         summary,
         components: publicComponents,
         incidents: publicIncidents,
-        incidentCount,
+        // Fewer resolved than asked for: there are no others (every open one is held anyway).
+        complete: publicIncidents.filter((incident) => incident.status === "resolved").length < heldResolved,
         barIncidents: barRows.map((row) => withoutTimeline(toPublic(row))),
         maintenance: publicWindows
       } satisfies PublicState
@@ -155,6 +155,8 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
       state,
       /** A public incident, read from the database. */
       incident: (id: string) => Effect.map(incidents.findPublicById(id), Option.map(toPublic)),
+      /** How many public incidents there are (a scan of the history: on demand, not per rebuild). */
+      incidentCount: (state: PublicState) => state.complete ? Effect.succeed(state.incidents.length) : incidents.countPublic(),
       /** A page of public incidents, newest first, read from the database. */
       incidentsPage: (page: IncidentsPage) => Effect.map(incidents.findPublicPage(page), (rows) => rows.map(toPublic))
     } as const

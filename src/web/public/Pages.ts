@@ -103,12 +103,11 @@ export const incidentPage = (state: PublicState, incident: PublicIncidentDetail)
   return renderPage({ organization: state.organization, title: `${incident.title} · ${state.organization.name} status`, body })
 }
 
-/** The number of history pages. */
-export const historyPages = (state: PublicState) => Math.max(1, Math.ceil(state.incidentCount / historyPageSize))
+/** The number of history pages of `incidents` incidents. */
+export const historyPages = (incidents: number) => Math.max(1, Math.ceil(incidents / historyPageSize))
 
-/** Page `page` (from 1) of past and present incidents, newest first, showing `shown` (that page's incidents). */
-export const historyPage = (state: PublicState, page: number, shown: ReadonlyArray<PublicIncidentDetail>): RenderedPage => {
-  const pages = historyPages(state)
+/** Page `page` (from 1) of `pages` of past and present incidents, newest first, showing `shown` (that page's incidents). */
+export const historyPage = (state: PublicState, page: number, pages: number, shown: ReadonlyArray<PublicIncidentDetail>): RenderedPage => {
   const time = timeFormatter(state.organization.timezone)
   const body = html`<p><a href="/">Back to the current status</a></p><h1>Incident history</h1>${
     shown.length === 0 ? html`<p>No incidents have been reported.</p>` : html`<ul class="plain">${shown.map((incident) => incidentSummary(incident, time))}</ul>`

@@ -114,10 +114,12 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
 
       history: (page: number) =>
         cached(`/history?page=${page}`, (snapshot) =>
-          page > historyPages(snapshot.state) ? null : Effect.map(
-            snapshots.incidentsPage(snapshot, { offset: (page - 1) * historyPageSize, limit: historyPageSize }),
-            (shown) => htmlPage(historyPage(snapshot.state, page, shown))
-          )),
+          Effect.gen(function*() {
+            const pages = historyPages(yield* snapshots.incidentCount(snapshot))
+            if (page > pages) return null
+            const shown = yield* snapshots.incidentsPage(snapshot, { offset: (page - 1) * historyPageSize, limit: historyPageSize })
+            return htmlPage(historyPage(snapshot.state, page, pages, shown))
+          })),
 
       /** The badge of the whole page, or of one public component (null for any other id). */
       badge: (componentId: string | undefined) =>
