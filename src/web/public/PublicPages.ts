@@ -45,7 +45,7 @@ export const htmlPage = (page: RenderedPage) =>
 const embeddable = { "access-control-allow-origin": "*" }
 
 export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const snapshots = yield* PublicSnapshot
     const uptime = yield* Uptime
     const { publicUrl } = yield* AppConfig
@@ -55,8 +55,8 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
     /** Rendered pages of one snapshot and one uptime read, by path. */
     let cache: { readonly snapshot: Snapshot; readonly uptimeAt: number; readonly pages: Map<string, Deferred.Deferred<EncodedPage | null, unknown>> } | undefined
 
-    /** The daily buckets, read again when a minute old; while the database is away, the last ones. */
-    const dailyBuckets = uptimeLock.withPermits(1)(Effect.gen(function*() {
+    /** Reads the daily buckets unless a minute has not passed; while the database is away, keeps the last ones. */
+    const readBuckets = uptimeLock.withPermits(1)(Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       if (uptimeRead && now - uptimeRead.at < uptimeRefreshMillis) return uptimeRead
       const buckets = yield* uptime.daily(barDays).pipe(
@@ -65,6 +65,22 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       uptimeRead = { at: now, buckets }
       return uptimeRead
     }))
+    const scope = yield* Effect.scope
+    let refreshing = false
+
+    /**
+     * The daily buckets, read again when a minute old. Like the snapshot, readers do not wait for
+     * that read once there is one: they get the last buckets while it runs.
+     */
+    const dailyBuckets = Effect.gen(function*() {
+      if (uptimeRead === undefined) return yield* readBuckets
+      const now = yield* Clock.currentTimeMillis
+      if (now - uptimeRead.at >= uptimeRefreshMillis && !refreshing) {
+        refreshing = true
+        yield* Effect.forkIn(Effect.ensuring(readBuckets, Effect.sync(() => (refreshing = false))), scope)
+      }
+      return uptimeRead
+    })
 
     /**
      * The page at `key`, rendered once per snapshot and uptime read; null when there is none.
