@@ -14,6 +14,9 @@ export const UptimeQuery = Schema.Struct({
 
 export const defaultUptimePeriod: UptimePeriod = "90d"
 
+/** The days the status page's uptime bars cover (today included). */
+export const uptimeBarDays = 90
+
 export class UptimeRecord extends Schema.Class<UptimeRecord>("UptimeRecord")({
   componentId: Schema.String,
   componentName: Schema.String,

@@ -1,8 +1,9 @@
 /**
- * The fast path for public reads: a GET whose exact path has a current pre-encoded response in
- * the snapshot is answered in the Node request listener, before the Effect router, so the cost
- * of a cached read is close to a bare node:http server's. Anything else (other methods, query
- * strings, a stale snapshot) goes on to the Effect app unchanged.
+ * The fast path for public reads: a GET whose exact path has a pre-encoded response in the
+ * last built snapshot is answered in the Node request listener, before the Effect router, so
+ * the cost of a cached read is close to a bare node:http server's (a rebuild in progress does
+ * not hold it up). Anything else (other methods, query strings, paths the snapshot lacks, no
+ * snapshot yet) goes on to the Effect app unchanged.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
@@ -63,7 +64,7 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex) => 
   )
 }
 
-/** Answers a GET of a cached path; `lookup` returns nothing when the path is not cached or the snapshot is stale. */
+/** Answers a GET of a cached path; `lookup` returns nothing when the path is not cached (or there is no snapshot yet). */
 export const answerCached = (lookup: (path: string) => EncodedResponse | undefined) =>
 (request: IncomingMessage, response: ServerResponse): boolean => {
   if (request.method !== "GET" || request.url === undefined) return false

@@ -14,21 +14,81 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
     const sql = yield* SqlClient.SqlClient
     const incidents = rowsOf(Incident)
 
+    const timeline = `coalesce((select json_agg(json_build_object('id', u.id, 'status', u.status, 'message', u.message,
+                                                    'createdAt', ${isoUtc("u.created_at")}) order by u.seq)
+                  from incident_updates u where u.incident_id = i.id), '[]')`
+    const latestMessage = `(select u.message from incident_updates u where u.incident_id = i.id order by u.seq desc limit 1)`
+
     /** An incident with its component ids, timeline (oldest first) and latest message. */
     const withTimeline = sql.literal(`
       select i.*,
         coalesce((select array_agg(ic.component_id order by ic.component_id)
                   from incident_components ic where ic.incident_id = i.id), '{}') as component_ids,
-        coalesce((select json_agg(json_build_object('id', u.id, 'status', u.status, 'message', u.message,
-                                                    'createdAt', ${isoUtc("u.created_at")}) order by u.seq)
-                  from incident_updates u where u.incident_id = i.id), '[]') as updates,
-        (select u.message from incident_updates u where u.incident_id = i.id order by u.seq desc limit 1) as message
+        ${timeline} as updates,
+        ${latestMessage} as message
       from incidents i`)
+
+    /**
+     * What the public sees of incidents: those that touch a public component or none, naming
+     * only their public components. One scalar subquery per row (not `not exists or exists`,
+     * which PostgreSQL hashes over all of incident_components), so a limited scan stays small.
+     */
+    const isPublic = `coalesce((select bool_or(c.is_public) from incident_components ic join components c on c.id = ic.component_id
+                   where ic.incident_id = i.id), true)`
+    /** Public incidents from `from` (which binds `i`), with their timeline or without it (`updates` empty). */
+    const publicIncidents = (updates: string, from = "incidents i") =>
+      sql.literal(`
+      select i.*,
+        coalesce((select array_agg(ic.component_id order by ic.component_id)
+                  from incident_components ic join components c on c.id = ic.component_id
+                  where ic.incident_id = i.id and c.is_public), '{}') as component_ids,
+        ${updates} as updates,
+        ${latestMessage} as message
+      from ${from}
+      where ${isPublic}`)
+    const publicWithTimeline = publicIncidents(timeline)
+    const publicWithoutTimeline = publicIncidents("'[]'::json")
+    const publicIds = `select i.id from incidents i where ${isPublic}`
+    const newestFirst = sql.literal("order by i.created_at desc, i.id desc")
+
+    /** The ids of the recent set (see findRecentPublic); each part is an index range, not a scan of the history. */
+    const recentIds = (resolved: number, updated: number) => `(
+        select i.id from incidents i where i.status <> 'resolved'
+        union select id from (${publicIds} and i.status = 'resolved' order by i.created_at desc, i.id desc limit ${resolved}) r
+        union select id from (${publicIds} order by i.updated_at desc, i.id desc limit ${updated}) u
+      ) recent join incidents i on i.id = recent.id`
 
     return {
       findAll: () => incidents.all(sql`${withTimeline} order by i.created_at desc, i.id desc`),
 
       findById: (id: IncidentId) => incidents.first(sql`${withTimeline} where i.id = ${id}`),
+
+      /**
+       * The public incidents worth holding in memory, newest first: every open one, the
+       * `resolved` newest resolved ones and the `updated` most recently updated ones. Holding the
+       * newest resolved ones as well as all open ones means the first `resolved` of any status's
+       * list (and of the whole list) are all here: every incident outside sorts after them.
+       */
+      findRecentPublic: (limits: { readonly resolved: number; readonly updated: number }) =>
+        incidents.all(sql`${publicIncidents(timeline, recentIds(Math.trunc(limits.resolved), Math.trunc(limits.updated)))} ${newestFirst}`),
+
+      /** A page of public incidents, newest first, optionally of one status. */
+      findPublicPage: (page: { readonly offset: number; readonly limit: number; readonly status?: IncidentStatus | undefined }) =>
+        incidents.all(sql`${publicWithTimeline} ${page.status === undefined ? sql`` : sql`and i.status = ${page.status}`}
+          ${newestFirst} offset ${page.offset} limit ${page.limit}`),
+
+      findPublicById: (id: string) => incidents.first(sql`${publicWithTimeline} and i.id = ${id}`),
+
+      /** How many incidents the public sees. */
+      countPublic: () =>
+        orUnavailable(sql<{ count: number }>`select count(*)::int as count from incidents i where ${sql.literal(isPublic)}`).pipe(
+          Effect.map((rows) => rows[0]?.count ?? 0)
+        ),
+
+      /** Public incidents open at some time in the last `days` days, without their timelines (the uptime bars' titles). */
+      findPublicOpenWithin: (days: number) =>
+        incidents.all(sql`${publicWithoutTimeline} and (i.status <> 'resolved' or i.resolved_at >= now() - make_interval(days => ${days}))
+          ${newestFirst}`),
 
       /** Locks the incident row for the rest of the transaction; returns its status. */
       lockStatus: (id: IncidentId) =>

@@ -13,7 +13,8 @@ export interface FeedSource {
   readonly maintenance: ReadonlyArray<PublicMaintenance>
 }
 
-const maxItems = 50
+/** Items in a feed; the public snapshot holds at least this many most recently updated incidents. */
+export const maxItems = 50
 
 interface Item {
   readonly id: string

@@ -1,10 +1,19 @@
 /**
- * The public read side, served from memory: the whole public state with its responses encoded
- * once (bytes, ETag). It is rebuilt after every change this process learns of (StateChanges), so
- * in the steady state a public request costs no database query. A rebuild that cannot reach the
- * database leaves the last snapshot in service: the status page stays up when the database is not.
+ * The public read side, served from memory: the public state with its responses encoded once
+ * (bytes, ETag), so in the steady state a public request costs no database query.
+ *
+ * Stale-while-revalidate: readers always get the last built snapshot and never wait for a
+ * rebuild; a rebuild starts as soon as a change is announced (StateChanges; bursts coalesce
+ * into one) and replaces the snapshot when done. So readers see the previous state at most for
+ * the time of one rebuild, and the writer's own response waits for it (StateChanges.commit
+ * waits for the version this service reports as applied). Only before the first snapshot does
+ * a reader wait for a build (503 if the database is away). A rebuild that cannot reach the
+ * database leaves the last snapshot in service and is tried again a second later.
+ *
+ * The state is bounded (PublicStatus: open and recent incidents), so a rebuild costs the same
+ * however long the history; older incidents and pages are read from the database on demand.
  */
-import { DateTime, Effect, Queue, Schema } from "effect"
+import { DateTime, Effect, Option, Queue, Schedule, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../Config.js"
 import { PublicComponent } from "../domain/Component.js"
@@ -14,8 +23,8 @@ import type { IncidentStatus } from "../domain/Incident.js"
 import { PublicMaintenance } from "../domain/Maintenance.js"
 import { StatusSummary } from "../domain/Status.js"
 import { atomFeed, rssFeed } from "./Feeds.js"
-import { PublicStatus } from "./PublicStatus.js"
-import type { PublicState } from "./PublicStatus.js"
+import { holdsPage, PublicStatus } from "./PublicStatus.js"
+import type { IncidentsPage, PublicState } from "./PublicStatus.js"
 import { StateChanges } from "./StateChanges.js"
 
 /** A response ready to write: the bytes, their content type and ETag. */
@@ -45,7 +54,24 @@ export interface Snapshot {
   readonly byPath: ReadonlyMap<string, EncodedResponse>
 }
 
+/**
+ * What tells an incident's encoding apart from an earlier one's: every change of an incident
+ * moves `updatedAt` and a new timeline entry adds to `updates`; the rest is here in case two
+ * changes share a millisecond, and the public component ids change without touching it.
+ */
+const unchangedKey = (incident: PublicIncidentDetail) =>
+  JSON.stringify([
+    incident.updatedAt.epochMillis,
+    incident.updates.length,
+    incident.updates.at(-1)?.id,
+    incident.status,
+    incident.severity,
+    incident.title,
+    incident.componentIds
+  ])
+
 const base = "/api/v1/status"
+const incidentPath = (id: string) => `${base}/incidents/${encodeURIComponent(id)}`
 
 export interface IncidentsQuery {
   readonly limit?: number | undefined
@@ -59,8 +85,22 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
     const changes = yield* StateChanges
     const { publicUrl } = yield* AppConfig
     const rebuildLock = yield* Effect.makeSemaphore(1)
+    const reportApplied = yield* changes.trackApplied
 
     let current: { readonly version: number; readonly snapshot: Snapshot } | undefined
+    /** The last build's incident details by id, reused while an incident is unchanged (encoding dominated a build). */
+    let details = new Map<string, { readonly key: string; readonly response: EncodedResponse }>()
+
+    const encodeDetails = (incidents: ReadonlyArray<PublicIncidentDetail>) => {
+      const next = new Map<string, { readonly key: string; readonly response: EncodedResponse }>()
+      for (const incident of incidents) {
+        const key = unchangedKey(incident)
+        const previous = details.get(incident.id)
+        next.set(incident.id, previous?.key === key ? previous : { key, response: json(PublicIncidentDetail, incident) })
+      }
+      details = next
+      return next
+    }
 
     const build = (state: PublicState, now: DateTime.Utc): Snapshot => {
       const byPath = new Map<string, EncodedResponse>([
@@ -69,69 +109,94 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
         [`${base}/maintenance`, json(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance)],
         [`${base}/incidents`, json(IncidentList, state.incidents.slice(0, 20).map(listItem))]
       ])
-      for (const incident of state.incidents) {
-        byPath.set(`${base}/incidents/${encodeURIComponent(incident.id)}`, json(PublicIncidentDetail, incident))
-      }
+      for (const [id, { response }] of encodeDetails(state.incidents)) byPath.set(incidentPath(id), response)
       const feed = { title: state.organizationName, publicUrl, incidents: state.incidents, maintenance: state.maintenance }
       byPath.set(`${base}/rss`, encoded(rssFeed(feed, now), "application/rss+xml; charset=utf-8"))
       byPath.set(`${base}/atom`, encoded(atomFeed(feed, now), "application/atom+xml; charset=utf-8"))
       return { state, byPath }
     }
 
-    /** Reads the state unless a rebuild that started after the last change already did. */
+    /**
+     * Builds the snapshot of the version announced now, unless the last one is of it already.
+     * The version is read before the state: a change announced meanwhile gets its own rebuild.
+     * Writers waiting for this version are released either way (a failure must not hold them).
+     */
     const rebuild = rebuildLock.withPermits(1)(Effect.suspend(() => {
       const version = changes.version()
       if (current?.version === version) return Effect.succeed(current.snapshot)
       return Effect.zipWith(publicStatus.state, DateTime.now, build).pipe(
         Effect.tap((snapshot) => {
           current = { version, snapshot }
-        })
+        }),
+        Effect.ensuring(reportApplied(version))
       )
     }))
 
-    /** The fresh snapshot, or the last one while the database is away (503 only before the first). */
-    const get = Effect.suspend(() =>
-      current?.version === changes.version()
-        ? Effect.succeed(current.snapshot)
-        : rebuild.pipe(Effect.catchTag("ServiceUnavailable", (error) => current ? Effect.succeed(current.snapshot) : Effect.fail(error)))
-    )
+    /** The last snapshot, however recent; only the first is waited for (503 while the database is away). */
+    const get = Effect.suspend(() => current ? Effect.succeed(current.snapshot) : rebuild)
 
-    // Build at start-up, then rebuild eagerly after each change, so readers (and the fast path) find it ready.
-    const notifications = yield* changes.subscribe
-    yield* Queue.take(notifications).pipe(
-      Effect.zipRight(Queue.takeAll(notifications)),
+    // Build at start-up, then rebuild at once after each change (a burst: once), so readers find it ready.
+    const refresh = rebuild.pipe(
       // Like the maintenance clock: interrupted between rebuilds, not inside one's queries.
-      Effect.zipRight(
-        get.pipe(Effect.catchAllCause((cause) => Effect.logWarning("Rebuilding the public snapshot failed", cause)), Effect.uninterruptible)
-      ),
-      Effect.forever,
+      Effect.uninterruptible,
+      Effect.tapError((error) => Effect.logWarning("Rebuilding the public snapshot failed; trying again in a second", error)),
+      Effect.retry(Schedule.spaced("1 second")),
+      Effect.catchAllCause((cause) => Effect.logError("Rebuilding the public snapshot failed", cause))
+    )
+    const notifications = yield* changes.subscribe
+    yield* refresh.pipe(
+      Effect.zipRight(Effect.forever(Queue.take(notifications).pipe(Effect.zipRight(Queue.takeAll(notifications)), Effect.zipRight(refresh)))),
       Effect.forkScoped
     )
-    yield* Effect.forkScoped(get.pipe(Effect.catchAllCause((cause) => Effect.logWarning("Building the public snapshot failed", cause))))
+
+    /** A page of incidents, from memory when the snapshot holds it, else from the database. */
+    const page = (snapshot: Snapshot, query: IncidentsQuery) => {
+      const wanted: IncidentsPage = { offset: query.offset ?? 0, limit: query.limit ?? 20, status: query.status }
+      if (!holdsPage(snapshot.state, wanted)) return publicStatus.incidentsPage(wanted)
+      const matching = wanted.status === undefined
+        ? snapshot.state.incidents
+        : snapshot.state.incidents.filter((incident) => incident.status === wanted.status)
+      return Effect.succeed(matching.slice(wanted.offset, wanted.offset + wanted.limit))
+    }
+
+    /** An incident the snapshot does not hold is read from the database (unless the snapshot holds them all). */
+    const archived = (snapshot: Snapshot, id: string) =>
+      snapshot.state.complete
+        ? Effect.succeed(Option.none<PublicIncidentDetail>())
+        : publicStatus.incident(id)
 
     return {
       get,
-      /** The pre-encoded response for `path` when the snapshot is current; for the request-listener fast path. */
-      cachedNow: (path: string): EncodedResponse | undefined =>
-        current?.version === changes.version() ? current.snapshot.byPath.get(path) : undefined,
+      /** The last snapshot's pre-encoded response for `path`, if any; for the request-listener fast path. */
+      cachedNow: (path: string): EncodedResponse | undefined => current?.snapshot.byPath.get(path),
 
       cached: (path: string) => Effect.map(get, (snapshot) => snapshot.byPath.get(path)),
 
       incident: (id: string) =>
         Effect.flatMap(get, (snapshot) => {
-          const found = snapshot.byPath.get(`${base}/incidents/${encodeURIComponent(id)}`)
-          return found ? Effect.succeed(found) : Effect.fail(NotFound.of("Incident", id))
+          const found = snapshot.byPath.get(incidentPath(id))
+          if (found) return Effect.succeed(found)
+          return Effect.flatMap(archived(snapshot, id), Option.match({
+            onNone: () => Effect.fail(NotFound.of("Incident", id)),
+            onSome: (incident) => Effect.succeed(json(PublicIncidentDetail, incident))
+          }))
         }),
 
       /** A page of public incidents, newest first, encoded for this query. */
       incidents: (query: IncidentsQuery) =>
-        Effect.map(get, (snapshot) => {
-          const offset = query.offset ?? 0
-          const matching = query.status === undefined
-            ? snapshot.state.incidents
-            : snapshot.state.incidents.filter((incident) => incident.status === query.status)
-          return json(IncidentList, matching.slice(offset, offset + (query.limit ?? 20)).map(listItem))
-        })
+        Effect.flatMap(get, (snapshot) => Effect.map(page(snapshot, query), (incidents) => json(IncidentList, incidents.map(listItem)))),
+
+      /** An incident with its timeline, for the public pages: held or read on demand. */
+      incidentDetail: (snapshot: Snapshot, id: string) => {
+        const held = snapshot.state.incidents.find((incident) => incident.id === id)
+        return held ? Effect.succeed(Option.some(held)) : archived(snapshot, id)
+      },
+
+      /** A page of incidents with their timelines, for the public pages. */
+      incidentsPage: page,
+
+      /** How many public incidents there are (the history's page count). */
+      incidentCount: (snapshot: Snapshot) => publicStatus.incidentCount(snapshot.state)
     } as const
   }),
   dependencies: [PublicStatus.Default, StateChanges.Default]

@@ -39,7 +39,7 @@ describe("public fast path", () => {
       expect((await send(port, "GET", "/api/v1/status", { "if-none-match": "\"v0\"" })).status).toBe(200)
     }))
 
-  it("leaves other methods, query strings, uncached paths and a stale snapshot to the router", () =>
+  it("leaves other methods, query strings, uncached paths and a missing snapshot to the router", () =>
     withServer((path) => path === "/api/v1/status" ? summary : undefined, async (port) => {
       expect((await send(port, "POST", "/api/v1/status")).body).toBe("router")
       expect((await send(port, "HEAD", "/api/v1/status")).headers.etag).toBeUndefined()

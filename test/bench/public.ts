@@ -5,16 +5,25 @@
  * loaded by autocannon in its own process with 64 connections. It measures and prints; it
  * asserts nothing. Needs PostgreSQL as the tests do (TEST_DATABASE_URL).
  *
+ * Then the same load with changes: a history of 500 incidents with 2,000 updates is added, and
+ * an operator posts an incident update every second while autocannon loads the summary, then
+ * the status page (`/`). It reports the readers' p99 next to the anchor's, and how long a write
+ * takes until this instance's public summary shows it (the write's response plus the first GET
+ * that sees it), idle and under load.
+ *
  *   npm run bench:public            (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS override)
  */
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { execFile } from "node:child_process"
+import pg from "pg"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { PublicHttpServer } from "../../src/http/PublicFastPath.js"
 import { HttpLive } from "../../src/http/Server.js"
+import { CreateApiKey } from "../../src/domain/Auth.js"
 import { Database } from "../../src/persistence/Database.js"
+import { ApiKeys } from "../../src/services/ApiKeys.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -25,15 +34,17 @@ interface Result {
   readonly requestsPerSecond: number
   readonly p50: number
   readonly p99: number
+  readonly p999: number
+  readonly max: number
   readonly non2xx: number
 }
 
 /** Runs autocannon in a child process, so the load generator does not share the servers' event loop. */
-const load = (url: string) =>
+const load = (url: string, headers: ReadonlyArray<string> = []) =>
   Effect.async<Result, Error>((resume) => {
     execFile(
       "node_modules/.bin/autocannon",
-      ["--json", "-c", String(connections), "-d", String(seconds), url],
+      ["--json", "-c", String(connections), "-d", String(seconds), ...headers.flatMap((header) => ["-H", header]), url],
       { maxBuffer: 64 * 1024 * 1024 },
       (error, stdout) => {
         if (error) return resume(Effect.fail(error))
@@ -42,18 +53,71 @@ const load = (url: string) =>
           requestsPerSecond: report.requests.average,
           p50: report.latency.p50,
           p99: report.latency.p99,
+          p999: report.latency.p99_9,
+          max: report.latency.max,
           non2xx: report.non2xx
         }))
       }
     )
   })
 
-const post = (base: string, path: string, body: unknown) =>
-  Effect.promise(async () => {
-    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
-    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as { id: string }
+/** The bench's API key (admin writes need one). */
+let apiKey = ""
+
+const postNow = async (base: string, path: string, body: unknown) => {
+  const response = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify(body)
   })
+  if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`)
+  return (await response.json()) as { id: string }
+}
+const post = (base: string, path: string, body: unknown) => Effect.promise(() => postNow(base, path, body))
+
+/** 500 resolved incidents, one a day back from yesterday, each with 4 timeline entries (2,000 updates). */
+const seedHistory = (databaseUrl: string) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    try {
+      await client.query(`
+        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at)
+        select 'history-' || g, 'Historic incident ' || g || ': elevated error rates on the API', 'resolved', 'minor',
+          now() - g * interval '1 day', now() - g * interval '1 day' + interval '3 hours', now() - g * interval '1 day' + interval '3 hours'
+        from generate_series(1, 500) g;
+        insert into incident_components (incident_id, component_id)
+        select 'history-' || g, (select id from components order by display_order, name offset (g % 20) limit 1)
+        from generate_series(1, 500) g;
+        insert into incident_updates (incident_id, status, message, created_at)
+        select 'history-' || g, (array['investigating', 'identified', 'monitoring', 'resolved'])[k],
+          'Update ' || k || ': we are looking into elevated error rates and slow responses; the next update follows within the hour.',
+          now() - g * interval '1 day' + k * interval '45 minutes'
+        from generate_series(1, 500) g, generate_series(1, 4) k;`)
+    } finally {
+      await client.end()
+    }
+  })
+
+const percentile = (values: ReadonlyArray<number>, p: number) => {
+  const sorted = values.toSorted((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+}
+
+/**
+ * Posts an incident update, then reads the summary until it shows it: the milliseconds until
+ * this instance's public readers see the change (the write's own response included).
+ */
+const writeUntilVisible = async (base: string, incidentId: string, n: number) => {
+  const started = performance.now()
+  const message = `Progress note ${n}`
+  await postNow(base, `/api/v1/admin/incidents/${incidentId}/updates`, { status: "monitoring", message })
+  const written = performance.now() - started
+  for (;;) {
+    const summary = await (await fetch(`${base}/api/v1/status`)).json() as { activeIncidents: Array<{ message: string }> }
+    if (summary.activeIncidents.some((incident) => incident.message === message)) return { written, visible: performance.now() - started }
+  }
+}
 
 const seed = (base: string) =>
   Effect.gen(function*() {
@@ -85,13 +149,17 @@ const main = Effect.gen(function*() {
   const { url } = yield* freshDatabaseUrl
   const service = yield* Layer.build(HttpLive.pipe(
     Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" })),
-    Layer.provide(Database),
+    Layer.provideMerge(Database),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url }))),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   ))
   const address = Context.get(service, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
   const serviceBase = `http://127.0.0.1:${address.port}`
+  apiKey = (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
+    Effect.provide(ApiKeys.Default),
+    Effect.provide(service)
+  )).key
   yield* seed(serviceBase)
 
   // The bare server answers with exactly the bytes and headers the service sends.
@@ -131,6 +199,46 @@ const main = Effect.gen(function*() {
   console.log(`mean   service ${fixed(serviceRps)} ${fixed(mean(totals.service, "p50"))} ${fixed(mean(totals.service, "p99"))}`)
   console.log(`mean   bare    ${fixed(bareRps)} ${fixed(mean(totals.bare, "p50"))} ${fixed(mean(totals.bare, "p99"))}`)
   console.log(`ratio  service / bare throughput: ${(serviceRps / bareRps).toFixed(2)}`)
+
+  // With changes: the history, then one write a second during the load.
+  yield* seedHistory(url)
+  const live = yield* post(serviceBase, "/api/v1/admin/incidents", { title: "Live incident", message: "Investigating" })
+  const idle: Array<{ written: number; visible: number }> = []
+  for (let n = 0; n < 10; n++) idle.push(yield* Effect.promise(() => writeUntilVisible(serviceBase, live.id, n)))
+  const report = (label: string, samples: ReadonlyArray<{ written: number; visible: number }>) =>
+    console.log(`${label}: write p50 ${percentile(samples.map((s) => s.written), 0.5).toFixed(0)} ms, max ${
+      Math.max(...samples.map((s) => s.written)).toFixed(0)
+    } ms; visible p50 ${percentile(samples.map((s) => s.visible), 0.5).toFixed(0)} ms, max ${Math.max(...samples.map((s) => s.visible)).toFixed(0)} ms`)
+  console.log(`\nwith 500 incidents / 2,000 updates of history`)
+  report("idle, 10 writes", idle)
+  // The summary (the fast path, next to the anchor) and the status page (rendered per snapshot;
+  // asked for gzip as browsers do, else its 90-day bars make it a test of loopback bandwidth).
+  for (const path of ["/api/v1/status", "/"]) {
+    // p99.9 and max too: a reader that waits for a rebuild is rare next to the others (64 of
+    // thousands a second), so it shows there first.
+    console.log(`GET ${path} while 1 write/s\nround  server      req/s   p50 ms   p99 ms  non-2xx p99.9 ms   max ms`)
+    const changing: Array<Result> = []
+    const underLoad: Array<{ written: number; visible: number }> = []
+    for (let round = 1; round <= rounds; round++) {
+      let writing = true
+      const writer = (async () => {
+        for (let n = 0; writing; n++) {
+          const tick = performance.now()
+          underLoad.push(await writeUntilVisible(serviceBase, live.id, 1000 * round + n))
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (performance.now() - tick))))
+        }
+      })()
+      const result = yield* load(`${serviceBase}${path}`, path === "/" ? ["accept-encoding=gzip"] : [])
+      writing = false
+      yield* Effect.promise(() => writer)
+      changing.push(result)
+      console.log(`${String(round).padStart(5)}  service ${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${fixed(result.p99)} ${fixed(result.non2xx)} ${fixed(result.p999)} ${fixed(result.max)}`)
+    }
+    console.log(`mean   service ${fixed(mean(changing, "requestsPerSecond"))} ${fixed(mean(changing, "p50"))} ${fixed(mean(changing, "p99"))}          ${
+      fixed(mean(changing, "p999"))
+    } ${fixed(mean(changing, "max"))}`)
+    report(`under load, ${underLoad.length} writes`, underLoad)
+  }
 })
 
 Effect.runPromise(Effect.scoped(main)).catch((error) => {

@@ -47,7 +47,7 @@ const subscribeSection = (form: SubscribeForm) => {
 export const statusPage = (state: PublicState, buckets: ReadonlyArray<DailyBucket>, now: number, form: SubscribeForm): RenderedPage => {
   const { organization, summary } = state
   const time = timeFormatter(organization.timezone)
-  const bar = uptimeBars(buckets, state.incidents, now)
+  const bar = uptimeBars(buckets, state.barIncidents, now)
   const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
   const names = (ids: ReadonlyArray<string>) => ids.map((id) => nameOf.get(id) ?? id).join(", ")
   const past = state.incidents.filter((incident) => incident.status === "resolved").slice(0, recentHistory)
@@ -103,12 +103,12 @@ export const incidentPage = (state: PublicState, incident: PublicIncidentDetail)
   return renderPage({ organization: state.organization, title: `${incident.title} · ${state.organization.name} status`, body })
 }
 
-/** Page `page` (from 1) of past and present incidents, newest first; undefined past the last page. */
-export const historyPage = (state: PublicState, page: number): RenderedPage | undefined => {
-  const pages = Math.max(1, Math.ceil(state.incidents.length / historyPageSize))
-  if (page > pages) return undefined
+/** The number of history pages of `incidents` incidents. */
+export const historyPages = (incidents: number) => Math.max(1, Math.ceil(incidents / historyPageSize))
+
+/** Page `page` (from 1) of `pages` of past and present incidents, newest first, showing `shown` (that page's incidents). */
+export const historyPage = (state: PublicState, page: number, pages: number, shown: ReadonlyArray<PublicIncidentDetail>): RenderedPage => {
   const time = timeFormatter(state.organization.timezone)
-  const shown = state.incidents.slice((page - 1) * historyPageSize, page * historyPageSize)
   const body = html`<p><a href="/">Back to the current status</a></p><h1>Incident history</h1>${
     shown.length === 0 ? html`<p>No incidents have been reported.</p>` : html`<ul class="plain">${shown.map((incident) => incidentSummary(incident, time))}</ul>`
   }<nav aria-label="History pages"><p class="row">${page > 1 ? html`<a href="/history?page=${page - 1}" rel="prev">Newer incidents</a>` : html`<span></span>`}<span>Page ${page} of ${pages}</span>${

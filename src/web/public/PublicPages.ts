@@ -3,7 +3,7 @@
  * encoded (bytes, gzip, ETag) until the snapshot changes. The uptime bars' daily buckets are read
  * from the rollups at most once a minute: uptime moves every minute, not at every view.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Deferred, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { gzipSync } from "node:zlib"
 import { AppConfig } from "../../Config.js"
@@ -12,7 +12,7 @@ import { PublicSnapshot } from "../../services/PublicSnapshot.js"
 import { Uptime } from "../../services/Uptime.js"
 import { statusBadge } from "./Badge.js"
 import type { RenderedPage } from "./Layout.js"
-import { historyPage, incidentPage, type SubscribeForm, statusPage } from "./Pages.js"
+import { historyPage, historyPageSize, historyPages, incidentPage, type SubscribeForm, statusPage } from "./Pages.js"
 import { barDays, type DailyBucket } from "./UptimeBar.js"
 import { widget } from "./Widget.js"
 
@@ -45,7 +45,7 @@ export const htmlPage = (page: RenderedPage) =>
 const embeddable = { "access-control-allow-origin": "*" }
 
 export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const snapshots = yield* PublicSnapshot
     const uptime = yield* Uptime
     const { publicUrl } = yield* AppConfig
@@ -53,10 +53,10 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
 
     let uptimeRead: { readonly at: number; readonly buckets: ReadonlyArray<DailyBucket> } | undefined
     /** Rendered pages of one snapshot and one uptime read, by path. */
-    let cache: { readonly snapshot: Snapshot; readonly uptimeAt: number; readonly pages: Map<string, EncodedPage> } | undefined
+    let cache: { readonly snapshot: Snapshot; readonly uptimeAt: number; readonly pages: Map<string, Deferred.Deferred<EncodedPage | null, unknown>> } | undefined
 
-    /** The daily buckets, read again when a minute old; while the database is away, the last ones. */
-    const dailyBuckets = uptimeLock.withPermits(1)(Effect.gen(function*() {
+    /** Reads the daily buckets unless a minute has not passed; while the database is away, keeps the last ones. */
+    const readBuckets = uptimeLock.withPermits(1)(Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       if (uptimeRead && now - uptimeRead.at < uptimeRefreshMillis) return uptimeRead
       const buckets = yield* uptime.daily(barDays).pipe(
@@ -65,19 +65,49 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       uptimeRead = { at: now, buckets }
       return uptimeRead
     }))
+    const scope = yield* Effect.scope
+    let refreshing = false
 
-    /** The page at `key`, rendered once per snapshot and uptime read; null when there is none. */
-    const cached = (key: string, render: (snapshot: Snapshot, buckets: ReadonlyArray<DailyBucket>, now: number) => EncodedPage | null) =>
+    /**
+     * The daily buckets, read again when a minute old. Like the snapshot, readers do not wait for
+     * that read once there is one: they get the last buckets while it runs.
+     */
+    const dailyBuckets = Effect.gen(function*() {
+      if (uptimeRead === undefined) return yield* readBuckets
+      const now = yield* Clock.currentTimeMillis
+      if (now - uptimeRead.at >= uptimeRefreshMillis && !refreshing) {
+        refreshing = true
+        yield* Effect.forkIn(Effect.ensuring(readBuckets, Effect.sync(() => (refreshing = false))), scope)
+      }
+      return uptimeRead
+    })
+
+    /**
+     * The page at `key`, rendered once per snapshot and uptime read; null when there is none.
+     * Readers asking while it renders share that render (after a change, a crowd of readers
+     * would otherwise each render it). `render` may read the database (incidents older than
+     * the snapshot holds); such pages are cached too, bounded by the incidents that exist.
+     */
+    const cached = <E>(
+      key: string,
+      render: (snapshot: Snapshot, buckets: ReadonlyArray<DailyBucket>, now: number) => EncodedPage | null | Effect.Effect<EncodedPage | null, E>
+    ) =>
       Effect.gen(function*() {
         const snapshot = yield* snapshots.get
         const read = yield* dailyBuckets
         if (cache?.snapshot !== snapshot || cache.uptimeAt !== read.at) cache = { snapshot, uptimeAt: read.at, pages: new Map() }
-        const found = cache.pages.get(key)
-        if (found) return found
-        // Only pages that exist are kept: unknown ids cannot grow the cache.
-        const rendered = render(snapshot, read.buckets, read.at)
-        if (rendered) cache.pages.set(key, rendered)
-        return rendered
+        const pages = cache.pages
+        const found = pages.get(key)
+        if (found) return yield* (Deferred.await(found) as Effect.Effect<EncodedPage | null, E>)
+        const rendering = yield* Deferred.make<EncodedPage | null, unknown>()
+        pages.set(key, rendering)
+        const result = render(snapshot, read.buckets, read.at)
+        // Uninterruptible: the readers waiting on it must get an answer.
+        const outcome = yield* Effect.exit(Effect.uninterruptible(Effect.isEffect(result) ? result : Effect.succeed(result)))
+        // Only pages that exist are kept (unknown ids cannot grow the cache); a failed render is tried again.
+        if (outcome._tag === "Failure" || outcome.value === null) pages.delete(key)
+        yield* Deferred.done(rendering, outcome)
+        return yield* outcome
       })
 
     return {
@@ -92,16 +122,20 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         }),
 
       incident: (id: string) =>
-        cached(`/incidents/${id}`, ({ state }) => {
-          const incident = state.incidents.find((candidate) => candidate.id === id)
-          return incident ? htmlPage(incidentPage(state, incident)) : null
-        }),
+        cached(`/incidents/${id}`, (snapshot) =>
+          Effect.map(
+            snapshots.incidentDetail(snapshot, id),
+            Option.match({ onNone: () => null, onSome: (incident) => htmlPage(incidentPage(snapshot.state, incident)) })
+          )),
 
       history: (page: number) =>
-        cached(`/history?page=${page}`, ({ state }) => {
-          const rendered = historyPage(state, page)
-          return rendered ? htmlPage(rendered) : null
-        }),
+        cached(`/history?page=${page}`, (snapshot) =>
+          Effect.gen(function*() {
+            const pages = historyPages(yield* snapshots.incidentCount(snapshot))
+            if (page > pages) return null
+            const shown = yield* snapshots.incidentsPage(snapshot, { offset: (page - 1) * historyPageSize, limit: historyPageSize })
+            return htmlPage(historyPage(snapshot.state, page, pages, shown))
+          })),
 
       /** The badge of the whole page, or of one public component (null for any other id). */
       badge: (componentId: string | undefined) =>

@@ -3,11 +3,12 @@
  * that day's downtime, titled with the day's uptime and the incidents that touched the component.
  */
 import type { PublicComponent } from "../../domain/Component.js"
-import type { PublicIncidentDetail } from "../../domain/Incident.js"
+import type { PublicIncident } from "../../domain/Incident.js"
+import { uptimeBarDays } from "../../domain/Uptime.js"
 import { uptimePercentage } from "../../domain/UptimeCalculation.js"
 import { html, Raw } from "./Html.js"
 
-export const barDays = 90
+export const barDays = uptimeBarDays
 const day = 86_400_000
 
 export interface DailyBucket {
@@ -27,7 +28,7 @@ const formatPercent = (percent: number) => `${Number(percent.toFixed(2))} %`
 
 export const uptimeBars = (
   buckets: ReadonlyArray<DailyBucket>,
-  incidents: ReadonlyArray<PublicIncidentDetail>,
+  incidents: ReadonlyArray<Pick<PublicIncident, "title" | "componentIds" | "createdAt" | "resolvedAt">>,
   now: number
 ) => {
   const firstDay = Math.floor(now / day) * day - (barDays - 1) * day
