@@ -160,8 +160,9 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
     }
 
     /** An incident the snapshot does not hold is read from the database (unless the snapshot holds them all). */
+    // An id PostgreSQL cannot even hold (NUL) names no incident: not a query (which would fail).
     const archived = (snapshot: Snapshot, id: string) =>
-      snapshot.state.complete
+      snapshot.state.complete || id.includes("\u0000")
         ? Effect.succeed(Option.none<PublicIncidentDetail>())
         : publicStatus.incident(id)
 
