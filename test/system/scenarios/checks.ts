@@ -25,6 +25,7 @@ export interface ChecksReport {
   readonly scheduled: number
   readonly stored: number
   readonly missed: number
+  readonly missedByRegion: Record<string, number>
   /** Runs with neither a result nor a miss. */
   readonly lost: number
   readonly storedTwice: number
@@ -128,6 +129,10 @@ export const runChecksScenario = async (bed: TestBed, random: Random, log: (line
       scheduled: expected.size,
       stored: rows.filter((row) => row.results === 1 && row.misses === 0).length,
       missed: rows.filter((row) => row.results === 0 && row.misses === 1).length,
+      missedByRegion: Object.fromEntries(regions.map((region) => [
+        region,
+        rows.filter((row) => row.misses > 0 && row.key.endsWith(`@${region}`)).length
+      ])),
       lost: expected.size - recorded.size,
       storedTwice: rows.filter((row) => row.results > 1 || row.misses > 1).length,
       storedAndMissed: rows.filter((row) => row.results > 0 && row.misses > 0).length,
