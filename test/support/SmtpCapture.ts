@@ -37,6 +37,9 @@ export const smtpCapture = Effect.acquireRelease(
         )
       }
     })
+    // A client that dies mid-session (a SIGKILLed dispatcher) resets its connection: that is the
+    // client's business, not a reason to take the capture (and the test process) down.
+    server.on("error", () => undefined)
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.server.address() as AddressInfo
       const waitFor = (count: number, timeoutMs = 5000) =>
