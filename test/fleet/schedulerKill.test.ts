@@ -7,17 +7,12 @@
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { Effect, Exit, Scope } from "effect"
-import { createRequire } from "node:module"
 import { Redis } from "ioredis"
+import pg from "pg"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { projectRoot, type Service } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
-
-/** node-postgres (under @effect/sql-pg) for two plain statements; it ships no types. */
-const pg = createRequire(import.meta.url)("pg") as {
-  Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(text: string): Promise<unknown>; end(): Promise<void> }
-}
 
 let scope: Scope.CloseableScope
 let databaseUrl: string

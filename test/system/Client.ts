@@ -23,14 +23,7 @@ export const operator = (baseUrl: string, apiKey: string, timeoutMs = 30_000): O
       body: body === undefined ? null : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs)
     })
-    const text = await response.text()
-    let parsed: unknown = text
-    try {
-      parsed = text.length > 0 ? JSON.parse(text) : null
-    } catch {
-      // not JSON: kept as text
-    }
-    return { status: response.status, body: parsed as A }
+    return answerOf<A>(response)
   }
   const ok = async <A>(method: string, path: string, body?: unknown) => {
     const answer = await request<A>(method, path, body)
@@ -43,12 +36,17 @@ export const operator = (baseUrl: string, apiKey: string, timeoutMs = 30_000): O
 /** GET without credentials, as the public does. */
 export const publicGet = async <A = any>(baseUrl: string, path: string, timeoutMs = 5_000): Promise<Answer<A>> => {
   const response = await fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(timeoutMs) })
+  return answerOf<A>(response)
+}
+
+/** The status and the body, parsed when it is JSON (kept as text otherwise: RSS, HTML; null when empty). */
+const answerOf = async <A>(response: Response): Promise<Answer<A>> => {
   const text = await response.text()
   let parsed: unknown = text
   try {
-    parsed = JSON.parse(text)
+    parsed = text.length > 0 ? JSON.parse(text) : null
   } catch {
-    // RSS, HTML: kept as text
+    // not JSON: kept as text
   }
   return { status: response.status, body: parsed as A }
 }

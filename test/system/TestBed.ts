@@ -6,7 +6,7 @@
  * suite's own that it can stop; webhooks, SMTP and monitor targets are served by the suite.
  */
 import { Effect, Exit, Scope } from "effect"
-import { createRequire } from "node:module"
+import pg from "pg"
 import { freePort, runCommand, waitFor200 } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { smtpCapture, type SmtpCapture } from "../support/SmtpCapture.js"
@@ -16,13 +16,6 @@ import { operator, type Operator } from "./Client.js"
 import { type ManagedProcess, managedProcess } from "./Processes.js"
 import { startTargets, startWebhookSink, type Targets, type WebhookSink } from "./Sinks.js"
 
-/** node-postgres (under @effect/sql-pg), for the checker's own queries; it ships no types. */
-interface PgClient {
-  connect(): Promise<void>
-  query<R = any>(text: string, values?: ReadonlyArray<unknown>): Promise<{ rows: Array<R> }>
-  end(): Promise<void>
-}
-const pg = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => PgClient }
 
 export const regions = ["eu", "us"] as const
 export type Region = (typeof regions)[number]
@@ -46,7 +39,7 @@ export interface TestBed {
   /** Cuts every connection to PostgreSQL and refuses new ones, until `restore`. */
   readonly database: { readonly cut: () => Promise<void>; readonly restore: () => Promise<void> }
   /** A direct connection (not through the proxy) for the checkers' queries. */
-  readonly sql: PgClient
+  readonly sql: pg.Client
   readonly databaseName: string
   readonly webhooks: WebhookSink
   readonly smtp: SmtpCapture
