@@ -28,12 +28,30 @@ const ClaimTarget = Schema.Struct({
 /** A claimed delivery with its webhook's address, format, secret and state at claim time. */
 export interface ClaimedDelivery {
   readonly delivery: WebhookDelivery
+  /** When the claim's lease runs out: then another dispatcher may claim the delivery. */
+  readonly claimedUntil: Date
   readonly target: {
     readonly url: string
     readonly type: WebhookType
     readonly secret: string | null
     readonly isActive: boolean
   }
+}
+
+/** A delivery `enqueueMany` created; `claimed`: created claimed for the caller. */
+export interface EnqueuedDelivery {
+  readonly id: string
+  readonly eventId: string
+  readonly webhookId: WebhookId
+  readonly sequence: number
+  readonly claimed: boolean
+}
+interface EnqueuedRow {
+  readonly id: string
+  readonly eventId: string
+  readonly webhookId: string
+  readonly sequence: string
+  readonly claimed: boolean
 }
 
 /** One attempt to record: attempt number `delivery.attempts + 1`. */
@@ -113,7 +131,9 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
 
       /**
        * `enqueue` for many events in one statement (a hand-over pass): the deliveries are
-       * created in the order of `events`, then of their webhook ids; returns how many were new.
+       * created in the order of `events`, then of their webhook ids. The first `claim.limit` of
+       * them are created claimed until `claim.until` (the caller attempts them itself, with no
+       * claim round trip), the others due at `dueAt`. Returns the new deliveries, in order.
        */
       enqueueMany: (
         events: ReadonlyArray<{
@@ -122,17 +142,25 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           readonly encoded: unknown
           readonly webhookIds: ReadonlyArray<WebhookId>
         }>,
-        dueAt: Date
+        dueAt: Date,
+        claim: { readonly limit: number; readonly until: Date } = { limit: 0, until: dueAt }
       ) => {
         const items = events.filter((event) => event.webhookIds.length > 0)
-        return items.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`
+        return items.length === 0 ? Effect.succeed([]) : orUnavailable(sql<EnqueuedRow>`
           insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
-          select e.item ->> 'id', e.item ->> 'event', e.item -> 'encoded', w.webhook_id, ${dueAt}
+          select e.item ->> 'id', e.item ->> 'event', e.item -> 'encoded', w.webhook_id,
+                 case when row_number() over (order by e.n, w.m) <= ${claim.limit} then ${claim.until}::timestamptz else ${dueAt}::timestamptz end
           from jsonb_array_elements(${JSON.stringify(items)}::jsonb) with ordinality as e (item, n)
           cross join lateral jsonb_array_elements_text(e.item -> 'webhookIds') with ordinality as w (webhook_id, m)
           order by e.n, w.m
           on conflict (event_id, webhook_id) do nothing
-          returning id`).pipe(Effect.map((rows) => rows.length))
+          returning id, event_id, webhook_id, sequence::text, next_attempt_at <> ${dueAt}::timestamptz as claimed`).pipe(
+          Effect.map((rows): ReadonlyArray<EnqueuedDelivery> =>
+            rows
+              .map((row) => ({ ...row, webhookId: row.webhookId as WebhookId, sequence: Number(row.sequence) }))
+              .toSorted((a, b) => a.sequence - b.sequence)
+          )
+        )
       },
 
       /**
@@ -141,12 +169,13 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
        * The same statement reads what the attempts need of their webhooks (a delivery's webhook
        * always exists: deleting a webhook deletes its deliveries).
        */
-      claimDue: (now: Date, limit: number, lease: Duration.Duration) =>
-        orUnavailable(
+      claimDue: (now: Date, limit: number, lease: Duration.Duration) => {
+        const claimedUntil = new Date(now.getTime() + Duration.toMillis(lease))
+        return orUnavailable(
           Effect.flatMap(
             sql`
               update webhook_deliveries d
-              set next_attempt_at = ${new Date(now.getTime() + Duration.toMillis(lease))}, updated_at = now()
+              set next_attempt_at = ${claimedUntil}, updated_at = now()
               from webhooks w
               where w.id = d.webhook_id and d.id in (
                 select id from webhook_deliveries
@@ -162,10 +191,12 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           rows
             .map(({ targetActive, targetSecret, targetType, targetUrl, ...fields }): ClaimedDelivery => ({
               delivery: new WebhookDelivery(fields, { disableValidation: true }),
+              claimedUntil,
               target: { url: targetUrl, type: targetType, secret: targetSecret, isActive: targetActive }
             }))
             .toSorted((a, b) => byDueTime(a.delivery, b.delivery))
-        )),
+        ))
+      },
 
       findById: (id: string) => deliveries.first(sql`select * from webhook_deliveries where id = ${id}`),
 

@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
+import { DateTime, Effect, Layer, Logger, LogLevel, Option, TestClock } from "effect"
 import type { NotificationEvent } from "../../src/domain/NotificationEvent.js"
 import { Database } from "../../src/persistence/Database.js"
 import { Webhooks } from "../../src/services/Webhooks.js"
@@ -70,6 +70,30 @@ it.layer(Services)("webhook deliveries", (it) => {
       // Handing the same event over again creates nothing new.
       expect(yield* deliveries.enqueue(maintenance)).toEqual([])
       yield* Effect.forEach([all, apiOnly, noIncidents, inactive], (hook) => webhooks.remove(hook.id))
+    }))
+
+  it.scoped("a hand-over's claimed deliveries go out at once; one whose lease no longer covers an attempt is left to its lease", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const deliveries = yield* WebhookDeliveries
+      const target = yield* receiver(answersInTurn(200, 200))
+      yield* webhooks.create({ name: "handed over", url: target.url, type: "generic", componentIds: ["handed"] })
+      const fresh = yield* deliveries.enqueueMany([incident(["handed"])], 10)
+      expect([fresh.created, fresh.claimed.length]).toEqual([1, 1])
+      // Claimed: not due for anyone else.
+      expect(yield* deliveries.deliverDue()).toEqual([])
+      expect(Option.getOrThrow(yield* deliveries.attempt(fresh.claimed[0]!)).status).toBe("delivered")
+
+      const stale = yield* deliveries.enqueueMany([incident(["handed"])], 10)
+      // 15 s lease, 10 s time-out: after 4 s of waiting the claim no longer covers an attempt.
+      yield* TestClock.adjust("4 seconds")
+      expect(yield* deliveries.attempt(stale.claimed[0]!)).toEqual(Option.none())
+      expect(target.received).toHaveLength(1)
+      yield* TestClock.adjust("11 seconds")
+      expect((yield* deliveries.deliverDue()).map((d) => [d.id, d.status])).toEqual([[stale.claimed[0]!.delivery.id, "delivered"]])
+      expect(target.received.map((request) => request.headers["webhook-id"])).toEqual(
+        [fresh.claimed[0]!.delivery.id, stale.claimed[0]!.delivery.id]
+      )
     }))
 
   it.scoped("retries after 5 s and 10 s with the same delivery id, and a success resets the failure count", () =>

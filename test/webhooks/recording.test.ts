@@ -108,19 +108,32 @@ it.layer(Services)("recording webhook attempts", (it) => {
         encoded: { id, n: i },
         webhookIds: i === 1 ? [b.id] : [a.id, b.id]
       }))
-      expect(yield* repo.enqueueMany(events, at)).toBe(5)
-      // Handed over again (a lease ran out): nothing new.
-      expect(yield* repo.enqueueMany(events, at)).toBe(0)
-      const rows = yield* sql<{ eventId: string; webhookId: string; event: unknown; status: string }>`
-        select event_id, webhook_id, event, status from webhook_deliveries
-        where event_id like 'evt_m%' order by sequence`
-      expect(rows.map((row) => [row.eventId, row.webhookId === a.id ? "a" : "b", row.event, row.status])).toEqual([
-        ["evt_m1", "a", { id: "evt_m1", n: 0 }, "pending"],
-        ["evt_m1", "b", { id: "evt_m1", n: 0 }, "pending"],
-        ["evt_m2", "b", { id: "evt_m2", n: 1 }, "pending"],
-        ["evt_m3", "a", { id: "evt_m3", n: 2 }, "pending"],
-        ["evt_m3", "b", { id: "evt_m3", n: 2 }, "pending"]
+      // The first two are created claimed for the caller, until the lease's end.
+      const until = new Date(at.getTime() + 15_000)
+      const created = yield* repo.enqueueMany(events, at, { limit: 2, until })
+      expect(created.map((row) => [row.eventId, row.webhookId === a.id ? "a" : "b", row.claimed])).toEqual([
+        ["evt_m1", "a", true],
+        ["evt_m1", "b", true],
+        ["evt_m2", "b", false],
+        ["evt_m3", "a", false],
+        ["evt_m3", "b", false]
       ])
+      // Handed over again (a lease ran out): nothing new.
+      expect(yield* repo.enqueueMany(events, at)).toEqual([])
+      const rows = yield* sql<{ eventId: string; webhookId: string; event: unknown; status: string; nextAttemptAt: Date }>`
+        select event_id, webhook_id, event, status, next_attempt_at from webhook_deliveries
+        where event_id like 'evt_m%' order by sequence`
+      expect(rows.map((row) => [row.eventId, row.webhookId === a.id ? "a" : "b", row.event, row.status, row.nextAttemptAt]))
+        .toEqual([
+          ["evt_m1", "a", { id: "evt_m1", n: 0 }, "pending", until],
+          ["evt_m1", "b", { id: "evt_m1", n: 0 }, "pending", until],
+          ["evt_m2", "b", { id: "evt_m2", n: 1 }, "pending", at],
+          ["evt_m3", "a", { id: "evt_m3", n: 2 }, "pending", at],
+          ["evt_m3", "b", { id: "evt_m3", n: 2 }, "pending", at]
+        ])
+      // Claimed deliveries are not due before their lease runs out.
+      expect((yield* repo.claimDue(at, 100, Duration.seconds(15))).map((c) => c.delivery.eventId).filter((id) => id.startsWith("evt_m")))
+        .toEqual(["evt_m2", "evt_m3", "evt_m3"])
       yield* Effect.forEach([a, b], (hook) => hooks.remove(hook.id))
     }))
 

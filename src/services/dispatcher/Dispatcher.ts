@@ -9,7 +9,9 @@
  *   two steps, a lease that ran out) keeps its delivery ids and is not sent twice;
  * - two work pumps send the due webhook deliveries and mails, each item in its own fiber
  *   within a bound, so a slow receiver never holds up the others. Retries are due times in the
- *   database; claims are leases, so a dispatcher that dies only delays what it held.
+ *   database; claims are leases, so a dispatcher that dies only delays what it held. The
+ *   hand-over creates the webhook deliveries it can start soon already claimed and hands them
+ *   to the pump, so a fresh event goes out without a claim round trip.
  *
  * Wake-ups come from StateChanges (in process, and LISTEN/NOTIFY from other instances on a
  * PostgreSQL server); every fiber also polls each second. Several instances may run at once.
@@ -22,7 +24,7 @@ import { MailDeliveries } from "../mail/MailDeliveries.js"
 import { StateChanges } from "../StateChanges.js"
 import { WebhookDeliveries } from "../webhooks/WebhookDeliveries.js"
 import { toNotificationEvent } from "./OutboxEvents.js"
-import { runWorkPump } from "./WorkPump.js"
+import { startWorkPump } from "./WorkPump.js"
 
 /** How often every fiber looks for work without being woken. */
 const pollInterval = Duration.seconds(1)
@@ -32,10 +34,14 @@ const handOverBatch = 100
 const handOverLease = Duration.seconds(10)
 /** Webhook requests in flight at once (each waits at most the 10 s time-out). */
 const webhookSlots = 64
+/**
+ * Webhook deliveries handed to the pump claimed, waiting for a slot, at most: a second or so of
+ * sending to healthy receivers, well within a claim's lease. Beyond it, deliveries are created
+ * due and claimed from the database as slots free up.
+ */
+const handedOverDeliveries = 16 * webhookSlots
 /** SMTP exchanges in flight at once. */
 const mailSlots = 8
-
-const wakeUp = (queue: Queue.Queue<void>) => Queue.offer(queue, undefined)
 
 export const Dispatcher = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -43,13 +49,30 @@ export const Dispatcher = Layer.scopedDiscard(
     const webhooks = yield* WebhookDeliveries
     const mails = yield* MailDeliveries
     const changes = yield* StateChanges
-    // Sliding queues of one: wake-ups that arrive while a fiber works collapse into one more look.
+    // A sliding queue of one: wake-ups that arrive while the hand-over works collapse into one more look.
     const outboxChanged = yield* Queue.sliding<void>(1)
-    const webhooksDue = yield* Queue.sliding<void>(1)
-    const mailsDue = yield* Queue.sliding<void>(1)
 
     const notifications = yield* changes.subscribe
-    yield* Queue.take(notifications).pipe(Effect.zipRight(wakeUp(outboxChanged)), Effect.forever, Effect.forkScoped)
+    yield* Queue.take(notifications).pipe(Effect.zipRight(Queue.offer(outboxChanged, undefined)), Effect.forever, Effect.forkScoped)
+
+    const webhookPump = yield* startWorkPump({
+      name: "dispatcher.webhooks",
+      slots: webhookSlots,
+      claim: webhooks.claimDue,
+      // The slot is a request in flight: it is free once the request is over and its outcome queued.
+      work: (claimed, release) =>
+        webhooks.attempt(claimed, release).pipe(
+          Effect.catchAllCause((cause) => Effect.logError(`Webhook delivery ${claimed.delivery.id} could not be attempted`, cause))
+        ),
+      pollInterval
+    })
+    const mailPump = yield* startWorkPump({
+      name: "dispatcher.mail",
+      slots: mailSlots,
+      claim: mails.claimDue,
+      work: mails.attempt,
+      pollInterval
+    })
 
     /** The events of claimed rows; a row the formats cannot read is a bug to fix, not something a retry mends: logged and skipped. */
     const eventsOf = (rows: ReadonlyArray<OutboxRow>) =>
@@ -71,8 +94,10 @@ export const Dispatcher = Layer.scopedDiscard(
     const handOverPass = Effect.gen(function*() {
       const rows = yield* outbox.claimPending(handOverBatch, handOverLease)
       const events = yield* eventsOf(rows)
-      if ((yield* webhooks.enqueueMany(events)) > 0) yield* wakeUp(webhooksDue)
-      if ((yield* mails.enqueueMany(events)) > 0) yield* wakeUp(mailsDue)
+      const deliveries = yield* webhooks.enqueueMany(events, Math.max(0, handedOverDeliveries - webhookPump.waiting()))
+      yield* webhookPump.handOver(deliveries.claimed)
+      if (deliveries.created > deliveries.claimed.length) yield* webhookPump.wake
+      if ((yield* mails.enqueueMany(events)) > 0) yield* mailPump.wake
       yield* outbox.markDispatched(rows.map((row) => row.id))
       if (rows.length > 0) yield* Effect.logDebug(`Handed over ${rows.length} events`)
       return rows.length
@@ -94,26 +119,6 @@ export const Dispatcher = Layer.scopedDiscard(
     )
 
     yield* Effect.forkScoped(handOverLoop)
-    yield* Effect.forkScoped(runWorkPump({
-      name: "dispatcher.webhooks",
-      slots: webhookSlots,
-      claim: webhooks.claimDue,
-      // The slot is a request in flight: it is free once the request is over and its outcome queued.
-      work: (claimed, release) =>
-        webhooks.attempt(claimed, release).pipe(
-          Effect.catchAllCause((cause) => Effect.logError(`Webhook delivery ${claimed.delivery.id} could not be attempted`, cause))
-        ),
-      woken: Queue.take(webhooksDue),
-      pollInterval
-    }))
-    yield* Effect.forkScoped(runWorkPump({
-      name: "dispatcher.mail",
-      slots: mailSlots,
-      claim: mails.claimDue,
-      work: mails.attempt,
-      woken: Queue.take(mailsDue),
-      pollInterval
-    }))
     yield* Effect.logInfo("Dispatcher started")
   })
 ).pipe(

@@ -1,11 +1,14 @@
 /**
- * Keeps up to `slots` items of work running: it claims as many due items as there are free
- * slots and runs each in its own fiber, so one slow item (a receiver that hangs until the
- * time-out) holds one slot and never the others. It looks for work when woken, when a slot
- * frees up after a full claim (more may be waiting), and every `pollInterval` (retries that
- * came due, work enqueued by other instances).
+ * Keeps up to `slots` items of work running, each in its own fiber, so one slow item (a
+ * receiver that hangs until the time-out) holds one slot and never the others. Items come
+ * from two places: handed over already claimed (the dispatcher claims the deliveries it
+ * creates in the statement that creates them), which go first, in order; and claimed from the
+ * database when slots are free and nothing handed over waits (retries that came due, work
+ * other instances left). It looks again when woken, when a slot frees up while work waits,
+ * and every `pollInterval`.
  */
-import { Duration, Effect, FiberSet, Queue, Ref } from "effect"
+import { Duration, Effect, FiberSet, Queue } from "effect"
+import type { Scope } from "effect"
 
 export interface WorkPump<A> {
   readonly name: string
@@ -18,21 +21,36 @@ export interface WorkPump<A> {
    * as a request in flight, and only bookkeeping is left).
    */
   readonly work: (item: A, release: Effect.Effect<void>) => Effect.Effect<unknown, unknown>
-  /** Takes one wake-up. */
-  readonly woken: Effect.Effect<unknown>
   readonly pollInterval: Duration.DurationInput
 }
 
-/** Runs the pump until interrupted; the items in flight are interrupted with it (scoped). */
-export const runWorkPump = <A>(pump: WorkPump<A>) =>
+export interface RunningWorkPump<A> {
+  /** Makes the pump look for work now (something was enqueued). */
+  readonly wake: Effect.Effect<void>
+  /** Items the caller has claimed: they run before any new claim, in this order. */
+  readonly handOver: (items: ReadonlyArray<A>) => Effect.Effect<void>
+  /** How many handed-over items wait for a slot. */
+  readonly waiting: () => number
+}
+
+/** Starts the pump; it runs until the scope closes, which interrupts the items in flight. */
+export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPump<A>, never, Scope.Scope> =>
   Effect.gen(function*() {
     const running = yield* FiberSet.make()
-    const free = yield* Ref.make(pump.slots)
-    const slotFreed = yield* Queue.sliding<void>(1)
-    // Set when the last claim filled every free slot: then a freed slot is worth a new claim.
-    let backlog = false
+    // A sliding queue of one: wake-ups that arrive while the pump works collapse into one more look.
+    const wakeUps = yield* Queue.sliding<void>(1)
+    const wake = Queue.offer(wakeUps, undefined).pipe(Effect.asVoid)
+    const ready: Array<A> = []
+    let free = pump.slots
+    // Set when the last claim filled every free slot: the database may hold more.
+    let claimBacklog = false
+    // With a backlog in the database, a claim waits for this many free slots rather than claiming one at a time.
+    const claimBatch = Math.max(1, Math.floor(pump.slots / 8))
 
-    const freeSlot = Effect.zipRight(Ref.update(free, (n) => n + 1), Effect.suspend(() => backlog ? Queue.offer(slotFreed, undefined) : Effect.void))
+    const freeSlot = Effect.suspend(() => {
+      free += 1
+      return ready.length > 0 || (claimBacklog && free >= claimBatch) ? wake : Effect.void
+    })
 
     const runOne = (item: A) =>
       Effect.suspend(() => {
@@ -44,28 +62,38 @@ export const runWorkPump = <A>(pump: WorkPump<A>) =>
         )
       })
 
-    const claimFree = Effect.gen(function*() {
-      const limit = yield* Ref.get(free)
-      if (limit === 0) return
-      const items = yield* pump.claim(limit).pipe(
+    const start = (items: ReadonlyArray<A>) =>
+      Effect.forEach(items, (item) => FiberSet.run(running, runOne(item)), { discard: true })
+
+    const fillSlots = Effect.gen(function*() {
+      const handedOver = ready.splice(0, free)
+      free -= handedOver.length
+      yield* start(handedOver)
+      if (free === 0 || ready.length > 0) return
+      const limit = free
+      const claimed = yield* pump.claim(limit).pipe(
         // A claim is one short statement: let it finish rather than cut a query short.
         Effect.uninterruptible,
         Effect.catchAllCause((cause) => Effect.logWarning(`${pump.name}: claiming work failed`, cause).pipe(Effect.as([])))
       )
-      backlog = items.length === limit
-      yield* Ref.update(free, (n) => n - items.length)
-      for (const item of items) yield* FiberSet.run(running, runOne(item))
+      claimBacklog = claimed.length === limit
+      // Slots only free up during the claim, so these are free still.
+      free -= claimed.length
+      yield* start(claimed)
     })
 
-    const nextWakeUp = Effect.raceFirst(
-      Effect.raceFirst(pump.woken, Queue.take(slotFreed)),
-      Effect.sleep(pump.pollInterval)
-    )
-
-    // A full claim leaves no free slot, so the pump always waits: for a wake-up, a freed slot or the poll.
-    return yield* claimFree.pipe(
-      Effect.zipRight(nextWakeUp),
+    yield* wake.pipe(Effect.delay(pump.pollInterval), Effect.forever, Effect.forkScoped)
+    yield* fillSlots.pipe(
+      Effect.zipRight(Queue.take(wakeUps)),
       Effect.forever,
-      Effect.withLogSpan(pump.name)
+      Effect.withLogSpan(pump.name),
+      Effect.forkScoped
     )
-  }).pipe(Effect.scoped)
+    return {
+      wake,
+      handOver: (items) => items.length === 0 ? Effect.void : Effect.zipRight(Effect.sync(() => {
+          for (const item of items) ready.push(item)
+        }), wake),
+      waiting: () => ready.length
+    }
+  })

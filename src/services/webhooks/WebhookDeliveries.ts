@@ -6,7 +6,8 @@
 import { Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
-import type { WebhookDelivery, WebhookId } from "../../domain/Webhook.js"
+import { WebhookDelivery } from "../../domain/Webhook.js"
+import type { Webhook, WebhookId } from "../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../persistence/WebhookDeliveriesRepo.js"
 import type { AttemptOutcome, ClaimedDelivery } from "../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../persistence/WebhooksRepo.js"
@@ -21,6 +22,9 @@ import { DeliveryTimeout, WebhookSender } from "./WebhookSender.js"
  * dispatcher had in flight go out again soon.
  */
 const claimLease = Effect.map(DeliveryTimeout, (timeout) => Duration.sum(timeout, Duration.seconds(5)))
+
+/** What an attempt needs of its claim besides the receiver's time-out: building, queueing and recording. */
+const attemptMargin = 2_000
 
 /** At most this many attempts are recorded by one statement. */
 const recordBatch = 256
@@ -95,18 +99,18 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
      * same encoded event (written once by enqueue), so the last few decoded are kept by event id.
      */
     const decoded = new Map<string, NotificationEvent>()
+    const remember = (event: NotificationEvent) => {
+      if (decoded.has(event.id)) return
+      if (decoded.size >= decodedEvents) decoded.delete(decoded.keys().next().value!)
+      decoded.set(event.id, event)
+    }
     const eventOf = (delivery: WebhookDelivery) =>
       Effect.suspend(() => {
         const known = decoded.get(delivery.eventId)
         if (known !== undefined) return Effect.succeed(known)
         return decodeEvent(delivery.event).pipe(
           Effect.orDie,
-          Effect.tap((event) =>
-            Effect.sync(() => {
-              if (decoded.size >= decodedEvents) decoded.delete(decoded.keys().next().value!)
-              decoded.set(delivery.eventId, event)
-            })
-          )
+          Effect.tap((event) => Effect.sync(() => remember(event)))
         )
       })
 
@@ -130,13 +134,18 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
      * No span per attempt: with thousands of attempts a second, spans (and their stack traces)
      * were a measurable share of the dispatcher's work; failures are logged with the delivery id.
      */
-    const attempt = ({ delivery, target }: ClaimedDelivery, requestDone: Effect.Effect<void> = Effect.void) =>
+    const attempt = ({ claimedUntil, delivery, target }: ClaimedDelivery, requestDone: Effect.Effect<void> = Effect.void) =>
       Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
+        const startedAt = yield* now
+        // A claim that waited too long to cover a whole attempt is left alone: once its lease
+        // runs out it is claimed again (here or by another dispatcher), never sent by two at once.
+        if (claimedUntil.getTime() - startedAt.getTime() < Duration.toMillis(yield* DeliveryTimeout) + attemptMargin) {
+          return Option.none<WebhookDelivery>()
+        }
         const event = yield* eventOf(delivery)
         // A disabled webhook receives nothing.
         if (!target.isActive) return yield* deliveries.cancel(delivery, "Webhook disabled before delivery")
         const profile = yield* organization.get()
-        const startedAt = yield* now
         const result = yield* restore(sender.send(buildDeliveryRequest({
           target,
           event,
@@ -169,23 +178,55 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
 
       /**
        * `enqueue` for the events of a hand-over pass, in their order, in one statement; the
-       * recipients are looked up once per kind of event and components. Returns how many
-       * deliveries were new.
+       * recipients are looked up once per kind of event and components. The first `claimLimit`
+       * new deliveries are created claimed and returned ready to attempt (with the webhooks as
+       * they were just read), so the caller sends them without claiming them again. Returns how
+       * many deliveries were new, and the claimed ones.
        */
-      enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
+      enqueueMany: (events: ReadonlyArray<NotificationEvent>, claimLimit = 0) =>
         Effect.gen(function*() {
-          const recipients = new Map<string, ReadonlyArray<WebhookId>>()
+          const recipients = new Map<string, ReadonlyArray<Webhook>>()
+          const targets = new Map<string, Webhook>()
+          const byId = new Map<string, NotificationEvent>()
           const items: Array<{ id: string; event: NotificationEvent["event"]; encoded: unknown; webhookIds: ReadonlyArray<WebhookId> }> = []
           for (const event of events) {
             const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
-            let webhookIds = recipients.get(key)
-            if (webhookIds === undefined) {
-              webhookIds = (yield* webhooks.findRecipients(event.event, event.componentIds)).map((webhook) => webhook.id)
-              recipients.set(key, webhookIds)
+            let found = recipients.get(key)
+            if (found === undefined) {
+              found = yield* webhooks.findRecipients(event.event, event.componentIds)
+              recipients.set(key, found)
+              for (const webhook of found) targets.set(webhook.id, webhook)
             }
-            items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds })
+            byId.set(event.id, event)
+            items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds: found.map((webhook) => webhook.id) })
           }
-          return yield* deliveries.enqueueMany(items, yield* now)
+          const dueAt = yield* now
+          const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(yield* claimLease))
+          const created = yield* deliveries.enqueueMany(items, dueAt, { limit: claimLimit, until: claimedUntil })
+          const encoded = new Map(items.map((item) => [item.id, item]))
+          const claimed = created.filter((row) => row.claimed).map((row): ClaimedDelivery => {
+            const item = encoded.get(row.eventId)!
+            const target = targets.get(row.webhookId)!
+            remember(byId.get(row.eventId)!)
+            return {
+              delivery: new WebhookDelivery({
+                id: row.id,
+                eventId: row.eventId,
+                eventName: item.event,
+                event: item.encoded,
+                webhookId: row.webhookId,
+                status: "pending",
+                attempts: 0,
+                nextAttemptAt: claimedUntil,
+                lastStatusCode: null,
+                lastError: null,
+                sequence: row.sequence
+              }, { disableValidation: true }),
+              claimedUntil,
+              target: { url: target.url, type: target.type, secret: target.secret, isActive: target.isActive }
+            }
+          })
+          return { created: created.length, claimed }
         }),
 
       /** Attempts every due delivery (up to `limit`, concurrently) and returns what was attempted. */
