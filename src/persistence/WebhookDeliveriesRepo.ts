@@ -46,13 +46,8 @@ export interface EnqueuedDelivery {
   readonly sequence: number
   readonly claimed: boolean
 }
-interface EnqueuedRow {
-  readonly id: string
-  readonly eventId: string
-  readonly webhookId: string
-  readonly sequence: string
-  readonly claimed: boolean
-}
+/** As the statement returns it: bigint sequence as text, ids untyped. */
+type EnqueuedRow = Omit<EnqueuedDelivery, "webhookId" | "sequence"> & { readonly webhookId: string; readonly sequence: string }
 
 /** One attempt to record: attempt number `delivery.attempts + 1`. */
 export interface AttemptOutcome {

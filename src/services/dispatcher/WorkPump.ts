@@ -91,9 +91,8 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     )
     return {
       wake,
-      handOver: (items) => items.length === 0 ? Effect.void : Effect.zipRight(Effect.sync(() => {
-          for (const item of items) ready.push(item)
-        }), wake),
+      handOver: (items) =>
+        items.length === 0 ? Effect.void : Effect.zipRight(Effect.sync(() => items.forEach((item) => ready.push(item))), wake),
       waiting: () => ready.length
     }
   })

@@ -187,7 +187,6 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         Effect.gen(function*() {
           const recipients = new Map<string, ReadonlyArray<Webhook>>()
           const targets = new Map<string, Webhook>()
-          const byId = new Map<string, NotificationEvent>()
           const items: Array<{ id: string; event: NotificationEvent["event"]; encoded: unknown; webhookIds: ReadonlyArray<WebhookId> }> = []
           for (const event of events) {
             const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
@@ -197,17 +196,17 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
               recipients.set(key, found)
               for (const webhook of found) targets.set(webhook.id, webhook)
             }
-            byId.set(event.id, event)
+            // Its deliveries, claimed here or later, need not decode it again.
+            remember(event)
             items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds: found.map((webhook) => webhook.id) })
           }
           const dueAt = yield* now
           const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(yield* claimLease))
           const created = yield* deliveries.enqueueMany(items, dueAt, { limit: claimLimit, until: claimedUntil })
-          const encoded = new Map(items.map((item) => [item.id, item]))
+          const itemOf = new Map(items.map((item) => [item.id, item]))
           const claimed = created.filter((row) => row.claimed).map((row): ClaimedDelivery => {
-            const item = encoded.get(row.eventId)!
+            const item = itemOf.get(row.eventId)!
             const target = targets.get(row.webhookId)!
-            remember(byId.get(row.eventId)!)
             return {
               delivery: new WebhookDelivery({
                 id: row.id,
