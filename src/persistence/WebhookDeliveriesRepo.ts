@@ -282,7 +282,8 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
                 updated_at = now()
             from jsonb_to_recordset(${JSON.stringify(counters)}::jsonb) as c (
               id text, reset boolean, failures integer, failed boolean, last_error text)
-            where w.id = c.id
+            -- A success on a webhook with no failures changes nothing: its row is left alone.
+            where w.id = c.id and (c.failed or w.consecutive_failures <> 0)
           )
           select id from updated`).pipe(Effect.map((updated): ReadonlyArray<WebhookDelivery> => {
           const recorded = new Set(updated.map((row) => row.id))

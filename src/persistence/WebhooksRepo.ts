@@ -1,14 +1,21 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
-import { Webhook } from "../domain/Webhook.js"
-import type { CreateWebhook, UpdateWebhook, WebhookId } from "../domain/Webhook.js"
+import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
+import type { CreateWebhook, UpdateWebhook } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
 /** component_ids is jsonb: arrays go in as JSON text. */
 const componentIdsParam = (ids: ReadonlyArray<string> | null) => (ids === null ? null : JSON.stringify(ids))
+
+/**
+ * What a delivery needs of a webhook it goes to: read for every webhook an event fans out to,
+ * so only these columns, not the whole webhook.
+ */
+const Recipient = Schema.Struct({ id: WebhookId, url: Schema.String, type: WebhookType, secret: Schema.NullOr(Schema.String) })
+export type Recipient = typeof Recipient.Type
 
 const toggleColumn = {
   notifyOnIncident: "notify_on_incident",
@@ -20,6 +27,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const webhooks = rowsOf(Webhook)
+    const recipients = rowsOf(Recipient)
 
     return {
       findAll: () => webhooks.all(sql`select * from webhooks order by created_at, id`),
@@ -60,8 +68,8 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
        * on, and either no component filter or one that shares a component with the event.
        */
       findRecipients: (event: EventName, componentIds: ReadonlyArray<string>) =>
-        webhooks.all(sql`
-          select * from webhooks
+        recipients.all(sql`
+          select id, url, type, secret from webhooks
           where is_active
             and ${sql(toggleColumn[toggleOf(event)])}
             and (component_ids is null

@@ -60,8 +60,8 @@ export const Dispatcher = Layer.scopedDiscard(
       slots: webhookSlots,
       claim: webhooks.claimDue,
       // The slot is a request in flight: it is free once the request is over and its outcome queued.
-      work: (claimed, release) =>
-        webhooks.attempt(claimed, release).pipe(
+      work: (claimed) =>
+        webhooks.send(claimed).pipe(
           Effect.catchAllCause((cause) => Effect.logError(`Webhook delivery ${claimed.delivery.id} could not be attempted`, cause))
         ),
       pollInterval

@@ -1,13 +1,17 @@
 /**
- * Keeps up to `slots` items of work running, each in its own fiber, so one slow item (a
- * receiver that hangs until the time-out) holds one slot and never the others. Items come
- * from two places: handed over already claimed (the dispatcher claims the deliveries it
+ * Keeps up to `slots` items of work running at once, one worker fiber per slot, so one slow
+ * item (a receiver that hangs until the time-out) holds one slot and never the others. Items
+ * come from two places: handed over already claimed (the dispatcher claims the deliveries it
  * creates in the statement that creates them), which go first, in order; and claimed from the
  * database when slots are free and nothing handed over waits (retries that came due, work
- * other instances left). It looks again when woken, when a slot frees up while work waits,
- * and every `pollInterval`.
+ * other instances left). The claimer looks when woken, when enough slots free up while the
+ * database holds more, and every `pollInterval`.
+ *
+ * Workers live as long as the pump: an item costs a take from a queue, not a fiber of its own
+ * (at thousands of deliveries a second, forking and tracking a fiber per item was a visible
+ * share of the dispatcher's work).
  */
-import { Duration, Effect, FiberSet, Queue } from "effect"
+import { Duration, Effect, Queue } from "effect"
 import type { Scope } from "effect"
 
 export interface WorkPump<A> {
@@ -15,12 +19,8 @@ export interface WorkPump<A> {
   readonly slots: number
   /** Claims at most `limit` items; the claim is what keeps other pumps off them. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<A>, unknown>
-  /**
-   * Does one item; its failures are logged, never stop the pump. The item's slot is free again
-   * when `work` ends, or earlier once it runs `release` (what the bound is about is over, such
-   * as a request in flight, and only bookkeeping is left).
-   */
-  readonly work: (item: A, release: Effect.Effect<void>) => Effect.Effect<unknown, unknown>
+  /** Does one item; its failures are logged, never stop the pump. Its slot is free again when `work` ends. */
+  readonly work: (item: A) => Effect.Effect<unknown, unknown>
   readonly pollInterval: Duration.DurationInput
 }
 
@@ -29,61 +29,69 @@ export interface RunningWorkPump<A> {
   readonly wake: Effect.Effect<void>
   /** Items the caller has claimed: they run before any new claim, in this order. */
   readonly handOver: (items: ReadonlyArray<A>) => Effect.Effect<void>
-  /** How many handed-over items wait for a slot. */
+  /** How many claimed items wait for a slot. */
   readonly waiting: () => number
 }
 
 /** Starts the pump; it runs until the scope closes, which interrupts the items in flight. */
 export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPump<A>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const running = yield* FiberSet.make()
-    // A sliding queue of one: wake-ups that arrive while the pump works collapse into one more look.
+    // Claimed items waiting for a worker, in order.
+    const claimed = yield* Queue.unbounded<A>()
+    // A sliding queue of one: wake-ups that arrive while the claimer works collapse into one more look.
     const wakeUps = yield* Queue.sliding<void>(1)
     const wake = Queue.offer(wakeUps, undefined).pipe(Effect.asVoid)
-    const ready: Array<A> = []
-    let free = pump.slots
-    // Set when the last claim filled every free slot: the database may hold more.
+    let busy = 0
+    let waiting = 0
+    // Set when the database may hold more: the last claim took all it asked for, or a look was put off.
     let claimBacklog = false
     // With a backlog in the database, a claim waits for this many free slots rather than claiming one at a time.
     const claimBatch = Math.max(1, Math.floor(pump.slots / 8))
+    const free = () => pump.slots - busy - waiting
 
-    const freeSlot = Effect.suspend(() => {
-      free += 1
-      return ready.length > 0 || (claimBacklog && free >= claimBatch) ? wake : Effect.void
-    })
-
-    const runOne = (item: A) =>
+    const enqueue = (items: ReadonlyArray<A>) =>
       Effect.suspend(() => {
-        let released = false
-        const release = Effect.suspend(() => released ? Effect.void : (released = true, freeSlot))
-        return pump.work(item, release).pipe(
-          Effect.catchAllCause((cause) => Effect.logError(`${pump.name}: an item failed`, cause)),
-          Effect.ensuring(release)
-        )
+        waiting += items.length
+        return Queue.offerAll(claimed, items)
       })
 
-    const start = (items: ReadonlyArray<A>) =>
-      Effect.forEach(items, (item) => FiberSet.run(running, runOne(item)), { discard: true })
-
-    const fillSlots = Effect.gen(function*() {
-      const handedOver = ready.splice(0, free)
-      free -= handedOver.length
-      yield* start(handedOver)
-      if (free === 0 || ready.length > 0) return
-      const limit = free
-      const claimed = yield* pump.claim(limit).pipe(
-        // A claim is one short statement: let it finish rather than cut a query short.
-        Effect.uninterruptible,
-        Effect.catchAllCause((cause) => Effect.logWarning(`${pump.name}: claiming work failed`, cause).pipe(Effect.as([])))
-      )
-      claimBacklog = claimed.length === limit
-      // Slots only free up during the claim, so these are free still.
-      free -= claimed.length
-      yield* start(claimed)
+    const itemDone = Effect.suspend(() => {
+      busy -= 1
+      return waiting === 0 && claimBacklog && free() >= claimBatch ? wake : Effect.void
     })
 
+    const worker = Queue.take(claimed).pipe(
+      Effect.flatMap((item) => {
+        waiting -= 1
+        busy += 1
+        return pump.work(item).pipe(
+          Effect.catchAllCause((cause) => Effect.logError(`${pump.name}: an item failed`, cause)),
+          Effect.zipRight(itemDone)
+        )
+      }),
+      Effect.forever
+    )
+
+    // Claimed items already waiting go first; a claim asks for the slots nothing waits for.
+    const claimIfFree = Effect.suspend(() => {
+      const limit = free()
+      // Asked to look while claimed items wait: look again once they are under way.
+      if (waiting > 0) return Effect.sync(() => (claimBacklog = true))
+      if (limit === 0) return Effect.void
+      return pump.claim(limit).pipe(
+        // A claim is one short statement: let it finish rather than cut a query short.
+        Effect.uninterruptible,
+        Effect.catchAllCause((cause) => Effect.logWarning(`${pump.name}: claiming work failed`, cause).pipe(Effect.as([]))),
+        Effect.flatMap((items) => {
+          claimBacklog = items.length === limit
+          return enqueue(items)
+        })
+      )
+    })
+
+    yield* Effect.forkScoped(Effect.replicateEffect(worker, pump.slots, { concurrency: "unbounded", discard: true }))
     yield* wake.pipe(Effect.delay(pump.pollInterval), Effect.forever, Effect.forkScoped)
-    yield* fillSlots.pipe(
+    yield* claimIfFree.pipe(
       Effect.zipRight(Queue.take(wakeUps)),
       Effect.forever,
       Effect.withLogSpan(pump.name),
@@ -91,8 +99,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     )
     return {
       wake,
-      handOver: (items) =>
-        items.length === 0 ? Effect.void : Effect.zipRight(Effect.sync(() => items.forEach((item) => ready.push(item))), wake),
-      waiting: () => ready.length
+      handOver: (items) => (items.length === 0 ? Effect.void : enqueue(items)),
+      waiting: () => waiting
     }
   })

@@ -31,9 +31,11 @@ export const buildDeliveryRequest = (options: {
   readonly deliveryId: string
   /** When this attempt is sent, in unix seconds. */
   readonly timestamp: number
+  /** `renderBody(target.type, event, sender)` when the caller has it already (one event fanned out renders it once). */
+  readonly body?: string
 }): DeliveryRequest => {
   const { deliveryId, event, sender, target, timestamp } = options
-  const body = renderBody(target.type, event, sender)
+  const body = options.body ?? renderBody(target.type, event, sender)
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": userAgent,

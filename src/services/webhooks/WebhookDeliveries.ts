@@ -6,13 +6,16 @@
 import { Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
+import type { Sender } from "../../domain/NotificationEvent.js"
 import { WebhookDelivery } from "../../domain/Webhook.js"
-import type { Webhook, WebhookId } from "../../domain/Webhook.js"
+import type { WebhookId, WebhookType } from "../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../persistence/WebhookDeliveriesRepo.js"
 import type { AttemptOutcome, ClaimedDelivery } from "../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../persistence/WebhooksRepo.js"
+import type { Recipient } from "../../persistence/WebhooksRepo.js"
 import { OrganizationProfile } from "../Organization.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
+import { renderBody } from "./Payload.js"
 import { nextAttemptAt } from "./RetrySchedule.js"
 import { DeliveryTimeout, WebhookSender } from "./WebhookSender.js"
 
@@ -27,12 +30,30 @@ const claimLease = Effect.map(DeliveryTimeout, (timeout) => Duration.sum(timeout
 const attemptMargin = 2_000
 
 /** At most this many attempts are recorded by one statement. */
-const recordBatch = 256
+const recordBatchSize = 256
+/**
+ * How long outcomes that nobody awaits gather before they are recorded. A batching delay, so it
+ * runs on the wall clock: service time (a TestClock in tests) must not hold outcomes back.
+ */
+const recordGathering = Effect.sleep(Duration.millis(20)).pipe(Effect.withClock(Clock.make()))
 /** Attempts whose outcome waits to be recorded, at most (then the next ones wait before freeing their slot). */
-const recordBacklog = 4 * recordBatch
+const recordBacklog = 4 * recordBatchSize
 
-/** Decoded events kept in memory (by event id). */
-const decodedEvents = 512
+/** Decoded events, and rendered bodies, kept in memory: enough for the events of a few hand-over passes. */
+const recentEvents = 512
+
+/** A map that keeps its last `size` entries: what a fan-out reuses, without growing. */
+const recentMap = <V>(size: number) => {
+  const entries = new Map<string, V>()
+  return {
+    get: (key: string) => entries.get(key),
+    set: (key: string, value: V) => {
+      if (entries.has(key)) return
+      if (entries.size >= size) entries.delete(entries.keys().next().value!)
+      entries.set(key, value)
+    }
+  }
+}
 
 const encodeEvent = Schema.encodeSync(NotificationEvent)
 const decodeEvent = Schema.decodeUnknown(NotificationEvent)
@@ -43,37 +64,46 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const webhooks = yield* WebhooksRepo
     const deliveries = yield* WebhookDeliveriesRepo
     const organization = yield* OrganizationProfile
-    const sender = yield* WebhookSender
+    const webhookSender = yield* WebhookSender
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /**
      * Attempt outcomes wait here to be recorded, many per statement: one fiber takes whatever
-     * has gathered (while it records a batch, the next one gathers) and completes each waiting
-     * attempt with its updated delivery. Nothing is forgotten: an attempt finishes only once its
-     * outcome is in the database (its request slot is free as soon as the outcome is queued here),
-     * and one never recorded (crash) is due again when its lease runs out. The queue is bounded,
-     * so a database that records slowly slows the sending down with it.
+     * has gathered (while it records a batch, the next one gathers). The dispatcher's attempts
+     * end once their outcome is queued (the request is over, its slot free); `attempt` callers
+     * that want the updated delivery wait for the record. Nothing is forgotten: an outcome never
+     * recorded (a crash) leaves its delivery due again when the lease runs out, and those still
+     * queued at shutdown are recorded before the service closes. The queue is bounded, so a
+     * database that records slowly slows the sending down with it.
      */
-    type Pending = { readonly outcome: AttemptOutcome; readonly recorded: Deferred.Deferred<Option.Option<WebhookDelivery>, unknown> }
+    type Pending = {
+      readonly outcome: AttemptOutcome
+      readonly recorded?: Deferred.Deferred<Option.Option<WebhookDelivery>, unknown>
+    }
     const pending = yield* Queue.bounded<Pending>(recordBacklog)
 
     const recordOneByOne = (batch: ReadonlyArray<Pending>) =>
       Effect.forEach(batch, ({ outcome, recorded }) =>
         deliveries.recordAttempt(outcome.delivery, outcome.result, outcome.attemptedAt, outcome.retryAt).pipe(
           Effect.exit,
-          Effect.flatMap((exit) => Deferred.done(recorded, Exit.map(exit, Option.some)))
+          Effect.flatMap((exit) =>
+            recorded !== undefined
+              ? Deferred.done(recorded, Exit.map(exit, Option.some))
+              : Exit.isFailure(exit)
+              ? Effect.logError(`The attempt of webhook delivery ${outcome.delivery.id} could not be recorded`, exit.cause)
+              : Effect.void
+          )
         ), { discard: true })
 
-    const recordGathered = Effect.gen(function*() {
-      const first = yield* Queue.take(pending)
-      const rest = yield* Queue.takeUpTo(pending, recordBatch - 1)
-      const batch = [first, ...rest]
-      // Each delivery appears once in a batch: one attempt at a time holds its claim.
-      yield* deliveries.recordAttempts(batch.map((item) => item.outcome)).pipe(
+    // Each delivery appears once in a batch: one attempt at a time holds its claim.
+    const recordBatch = (batch: ReadonlyArray<Pending>) =>
+      deliveries.recordAttempts(batch.map((item) => item.outcome)).pipe(
         Effect.flatMap((updated) => {
           const byId = new Map(updated.map((delivery) => [delivery.id, delivery]))
           return Effect.forEach(batch, ({ outcome, recorded }) =>
-            Deferred.succeed(recorded, Option.fromNullable(byId.get(outcome.delivery.id))), { discard: true })
+            recorded === undefined ? Effect.void : Deferred.succeed(recorded, Option.fromNullable(byId.get(outcome.delivery.id))), {
+            discard: true
+          })
         }),
         // One bad row must not cost the others their record: then each goes on its own.
         Effect.catchAllCause((cause) =>
@@ -84,57 +114,65 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         // Database work is finished, never cut short.
         Effect.uninterruptible
       )
-    })
-    // On shutdown: attempts still waiting to be recorded end unrecorded (their leases bring them back).
+
     yield* Effect.addFinalizer(() =>
       Queue.takeAll(pending).pipe(
-        Effect.flatMap((left) => Effect.forEach(left, ({ recorded }) => Deferred.interrupt(recorded), { discard: true })),
+        Effect.flatMap((left) => left.length === 0 ? Effect.void : recordBatch(Array.from(left))),
         Effect.zipRight(Queue.shutdown(pending))
       )
     )
-    yield* Effect.forkScoped(Effect.forever(recordGathered))
+    // Outcomes nobody waits for gather a moment longer: fewer, larger statements.
+    const gathered = (first: Pending) =>
+      first.recorded === undefined && Option.getOrElse(pending.unsafeSize(), () => 0) < recordBatchSize - 1
+        ? Effect.zipRight(recordGathering, Queue.takeUpTo(pending, recordBatchSize - 1))
+        : Queue.takeUpTo(pending, recordBatchSize - 1)
+    yield* Queue.take(pending).pipe(
+      Effect.flatMap((first) => Effect.flatMap(gathered(first), (rest) => recordBatch([first, ...rest]))),
+      Effect.forever,
+      Effect.forkScoped
+    )
 
     /**
-     * An event fanned out to many webhooks is decoded once: deliveries of one event carry the
-     * same encoded event (written once by enqueue), so the last few decoded are kept by event id.
+     * An event fanned out to many webhooks is decoded once and rendered once per format:
+     * deliveries of one event carry the same encoded event (written once by enqueue), so the
+     * last few decoded events and rendered bodies are kept by event id. Only the signatures
+     * differ from one webhook to the next.
      */
-    const decoded = new Map<string, NotificationEvent>()
-    const remember = (event: NotificationEvent) => {
-      if (decoded.has(event.id)) return
-      if (decoded.size >= decodedEvents) decoded.delete(decoded.keys().next().value!)
-      decoded.set(event.id, event)
-    }
+    const decoded = recentMap<NotificationEvent>(recentEvents)
+    const rendered = recentMap<string>(recentEvents)
     const eventOf = (delivery: WebhookDelivery) =>
       Effect.suspend(() => {
         const known = decoded.get(delivery.eventId)
         if (known !== undefined) return Effect.succeed(known)
         return decodeEvent(delivery.event).pipe(
           Effect.orDie,
-          Effect.tap((event) => Effect.sync(() => remember(event)))
+          Effect.tap((event) => Effect.sync(() => decoded.set(event.id, event)))
         )
       })
+    const bodyOf = (type: WebhookType, event: NotificationEvent, sender: Sender) => {
+      const key = `${event.id} ${type} ${sender.name} ${sender.url}`
+      let body = rendered.get(key)
+      if (body === undefined) rendered.set(key, body = renderBody(type, event, sender))
+      return body
+    }
 
-    /** Queues `outcome` to be recorded, runs `queued`, and waits until it is in the database. */
-    const record = (outcome: AttemptOutcome, queued: Effect.Effect<void>) =>
-      Effect.gen(function*() {
-        const recorded = yield* Deferred.make<Option.Option<WebhookDelivery>, unknown>()
-        yield* Queue.offer(pending, { outcome, recorded })
-        yield* queued
-        return yield* Deferred.await(recorded)
-      })
+    /** Queues `outcome` to be recorded; with `awaitRecord`, waits until it is in the database. */
+    const queueOutcome = (outcome: AttemptOutcome, awaitRecord: boolean) =>
+      awaitRecord
+        ? Effect.flatMap(Deferred.make<Option.Option<WebhookDelivery>, unknown>(), (recorded) =>
+          Queue.offer(pending, { outcome, recorded }).pipe(Effect.zipRight(Deferred.await(recorded))))
+        : Queue.offer(pending, { outcome }).pipe(Effect.as(Option.none<WebhookDelivery>()))
 
     /**
-     * Makes attempt number `delivery.attempts + 1` and records it. Only the request can be
-     * interrupted (shutdown): then nothing is recorded and the claim's lease brings it back.
-     * Database work is never cut short (that can stall the embedded PGlite's shared session).
-     * The webhook's address, format, secret and state come with the claim. `requestDone` runs
-     * once the request is over and its outcome queued for recording (the work pump frees the
-     * attempt's slot then, while the outcome waits for its batch).
+     * Makes attempt number `delivery.attempts + 1` and queues its outcome to be recorded. Only
+     * the request can be interrupted (shutdown): then nothing is recorded and the claim's lease
+     * brings it back. Database work is never cut short (that can stall the embedded PGlite's
+     * shared session). The webhook's address, format, secret and state come with the claim.
      *
      * No span per attempt: with thousands of attempts a second, spans (and their stack traces)
      * were a measurable share of the dispatcher's work; failures are logged with the delivery id.
      */
-    const attempt = ({ claimedUntil, delivery, target }: ClaimedDelivery, requestDone: Effect.Effect<void> = Effect.void) =>
+    const attemptWith = ({ claimedUntil, delivery, target }: ClaimedDelivery, awaitRecord: boolean) =>
       Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
         const startedAt = yield* now
         // A claim that waited too long to cover a whole attempt is left alone: once its lease
@@ -146,17 +184,22 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         // A disabled webhook receives nothing.
         if (!target.isActive) return yield* deliveries.cancel(delivery, "Webhook disabled before delivery")
         const profile = yield* organization.get()
-        const result = yield* restore(sender.send(buildDeliveryRequest({
+        const sender = { name: profile.name, url: config.publicUrl }
+        const result = yield* restore(webhookSender.send(buildDeliveryRequest({
           target,
           event,
-          sender: { name: profile.name, url: config.publicUrl },
+          sender,
           deliveryId: delivery.id,
-          timestamp: Math.floor(startedAt.getTime() / 1000)
+          timestamp: Math.floor(startedAt.getTime() / 1000),
+          body: bodyOf(target.type, event, sender)
         })))
         const finishedAt = yield* now
         const retryAt = result.success ? null : Option.getOrNull(nextAttemptAt(delivery.attempts + 1, finishedAt))
-        return yield* record({ delivery, result, attemptedAt: finishedAt, retryAt }, requestDone)
+        return yield* queueOutcome({ delivery, result, attemptedAt: finishedAt, retryAt }, awaitRecord)
       }))
+
+    /** Attempts a claimed delivery and returns it as recorded (none: left alone, its claim too old). */
+    const attempt = (claimed: ClaimedDelivery) => attemptWith(claimed, true)
 
     /** Claims up to `limit` due deliveries, oldest first, for one lease, with their webhooks. */
     const claimDue = (limit: number) =>
@@ -185,21 +228,26 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
        */
       enqueueMany: (events: ReadonlyArray<NotificationEvent>, claimLimit = 0) =>
         Effect.gen(function*() {
-          const recipients = new Map<string, ReadonlyArray<Webhook>>()
-          const targets = new Map<string, Webhook>()
+          const recipients = new Map<string, ReadonlyArray<Recipient>>()
+          const targets = new Map<string, Recipient>()
           const items: Array<{ id: string; event: NotificationEvent["event"]; encoded: unknown; webhookIds: ReadonlyArray<WebhookId> }> = []
-          for (const event of events) {
-            const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
-            let found = recipients.get(key)
-            if (found === undefined) {
-              found = yield* webhooks.findRecipients(event.event, event.componentIds)
-              recipients.set(key, found)
-              for (const webhook of found) targets.set(webhook.id, webhook)
+          const lookUp = Effect.gen(function*() {
+            for (const event of events) {
+              const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
+              let found = recipients.get(key)
+              if (found === undefined) {
+                found = yield* webhooks.findRecipients(event.event, event.componentIds)
+                recipients.set(key, found)
+                for (const webhook of found) targets.set(webhook.id, webhook)
+              }
+              // Its deliveries, claimed here or later, need not decode it again.
+              decoded.set(event.id, event)
+              items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds: found.map((webhook) => webhook.id) })
             }
-            // Its deliveries, claimed here or later, need not decode it again.
-            remember(event)
-            items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds: found.map((webhook) => webhook.id) })
-          }
+          })
+          // The attempts about to start need the organization's profile, which committing these
+          // events left stale: it is read alongside rather than by the first attempt.
+          yield* claimLimit > 0 ? Effect.all([lookUp, organization.get()], { concurrency: 2, discard: true }) : lookUp
           const dueAt = yield* now
           const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(yield* claimLease))
           const created = yield* deliveries.enqueueMany(items, dueAt, { limit: claimLimit, until: claimedUntil })
@@ -222,7 +270,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
                 sequence: row.sequence
               }, { disableValidation: true }),
               claimedUntil,
-              target: { url: target.url, type: target.type, secret: target.secret, isActive: target.isActive }
+              target: { url: target.url, type: target.type, secret: target.secret, isActive: true }
             }
           })
           return { created: created.length, claimed }
@@ -250,7 +298,9 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         }),
 
       claimDue,
-      attempt
+      attempt,
+      /** `attempt` for the dispatcher's pump: done once the outcome is queued to be recorded. */
+      send: (claimed: ClaimedDelivery) => Effect.asVoid(attemptWith(claimed, false))
     } as const
   }),
   dependencies: [WebhooksRepo.Default, WebhookDeliveriesRepo.Default, OrganizationProfile.Default, WebhookSender.Default]
