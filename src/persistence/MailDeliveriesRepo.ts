@@ -34,7 +34,7 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
           select ${event.id}, ${JSON.stringify(event.encoded)}::jsonb, id, ${dueAt}
           from subscribers where verified_at is not null
           order by created_at, id
-          on conflict (event_id, subscriber_id) do nothing
+          on conflict (subscriber_id, event_id) do nothing
           returning id`).pipe(Effect.map((rows) => rows.length)),
 
       /** `enqueue` for many events in one statement, in their order; returns how many mails were new. */
@@ -46,7 +46,7 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
           cross join subscribers s
           where s.verified_at is not null
           order by e.n, s.created_at, s.id
-          on conflict (event_id, subscriber_id) do nothing
+          on conflict (subscriber_id, event_id) do nothing
           returning id`).pipe(Effect.map((rows) => rows.length)),
 
       /** Claims up to `limit` due mails, oldest first, pushing them `lease` ahead like webhook deliveries. */

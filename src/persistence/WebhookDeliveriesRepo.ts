@@ -5,10 +5,12 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
 import type { EventName } from "../domain/NotificationEvent.js"
+import { toggleOf } from "../domain/NotificationEvent.js"
 import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import type { DeliveryResult, WebhookId } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
+import { receivesEvent } from "./WebhooksRepo.js"
 
 /** `returning` keeps no order: attempts start in the order the deliveries became due. */
 const byDueTime = (a: WebhookDelivery, b: WebhookDelivery) =>
@@ -38,13 +40,16 @@ export interface ClaimedDelivery {
   }
 }
 
-/** A delivery `enqueueMany` created; `claimed`: created claimed for the caller. */
+/** A delivery `enqueueMany` created, with its webhook; `claimed`: created claimed for the caller. */
 export interface EnqueuedDelivery {
   readonly id: string
   readonly eventId: string
   readonly webhookId: WebhookId
   readonly sequence: number
   readonly claimed: boolean
+  readonly targetUrl: string
+  readonly targetType: WebhookType
+  readonly targetSecret: string | null
 }
 /** As the statement returns it: bigint sequence as text, ids untyped. */
 type EnqueuedRow = Omit<EnqueuedDelivery, "webhookId" | "sequence"> & { readonly webhookId: string; readonly sequence: string }
@@ -121,35 +126,48 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
               insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
               select ${event.id}, ${event.event}, ${JSON.stringify(event.encoded)}::jsonb, webhook_id, ${dueAt}
               from jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb) as ids (webhook_id)
-              on conflict (event_id, webhook_id) do nothing
+              on conflict (webhook_id, event_id) do nothing
               returning *`),
 
       /**
-       * `enqueue` for many events in one statement (a hand-over pass): the deliveries are
-       * created in the order of `events`, then of their webhook ids. The first `claim.limit` of
-       * them are created claimed until `claim.until` (the caller attempts them itself, with no
-       * claim round trip), the others due at `dueAt`. Returns the new deliveries, in order.
+       * `enqueue` for many events in one statement (a hand-over pass), each to every webhook
+       * that receives it (`receivesEvent`): the deliveries are created in the order of
+       * `events`, then of the webhooks' creation. The first `claim.limit` of them are created
+       * claimed until `claim.until` (the caller attempts them itself, with no claim round trip),
+       * the others due at `dueAt`. Returns the new deliveries, in order, with their webhooks'
+       * address, format and secret as the statement saw them.
        */
       enqueueMany: (
         events: ReadonlyArray<{
           readonly id: string
           readonly event: EventName
           readonly encoded: unknown
-          readonly webhookIds: ReadonlyArray<WebhookId>
+          readonly componentIds: ReadonlyArray<string>
         }>,
         dueAt: Date,
         claim: { readonly limit: number; readonly until: Date } = { limit: 0, until: dueAt }
       ) => {
-        const items = events.filter((event) => event.webhookIds.length > 0)
+        const items = events.map((event) => ({ ...event, toggle: toggleOf(event.event) }))
         return items.length === 0 ? Effect.succeed([]) : orUnavailable(sql<EnqueuedRow>`
-          insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
-          select e.item ->> 'id', e.item ->> 'event', e.item -> 'encoded', w.webhook_id,
-                 case when row_number() over (order by e.n, w.m) <= ${claim.limit} then ${claim.until}::timestamptz else ${dueAt}::timestamptz end
-          from jsonb_array_elements(${JSON.stringify(items)}::jsonb) with ordinality as e (item, n)
-          cross join lateral jsonb_array_elements_text(e.item -> 'webhookIds') with ordinality as w (webhook_id, m)
-          order by e.n, w.m
-          on conflict (event_id, webhook_id) do nothing
-          returning id, event_id, webhook_id, sequence::text, next_attempt_at <> ${dueAt}::timestamptz as claimed`).pipe(
+          with e as (
+            select item ->> 'id' as id, item ->> 'event' as event, item -> 'encoded' as encoded,
+                   item ->> 'toggle' as toggle, item -> 'componentIds' as component_ids, i
+            from jsonb_array_elements(${JSON.stringify(items)}::jsonb) with ordinality as x (item, i)
+          ), d as (
+            select e.id, e.event, e.encoded, w.id as webhook_id,
+                   row_number() over (order by e.i, w.created_at, w.id) as n
+            from e join webhooks w on ${receivesEvent(sql, sql`e.toggle`, sql`e.component_ids`)}
+          ), created as (
+            insert into webhook_deliveries (event_id, event_name, event, webhook_id, next_attempt_at)
+            select id, event, encoded, webhook_id,
+                   case when n <= ${claim.limit} then ${claim.until}::timestamptz else ${dueAt}::timestamptz end
+            from d order by n
+            on conflict (webhook_id, event_id) do nothing
+            returning id, event_id, webhook_id, sequence, next_attempt_at
+          )
+          select c.id, c.event_id, c.webhook_id, c.sequence::text, c.next_attempt_at <> ${dueAt}::timestamptz as claimed,
+                 w.url as target_url, w.type as target_type, w.secret as target_secret
+          from created c join webhooks w on w.id = c.webhook_id`).pipe(
           Effect.map((rows): ReadonlyArray<EnqueuedDelivery> =>
             rows
               .map((row) => ({ ...row, webhookId: row.webhookId as WebhookId, sequence: Number(row.sequence) }))

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
@@ -17,11 +18,18 @@ const componentIdsParam = (ids: ReadonlyArray<string> | null) => (ids === null ?
 const Recipient = Schema.Struct({ id: WebhookId, url: Schema.String, type: WebhookType, secret: Schema.NullOr(Schema.String) })
 export type Recipient = typeof Recipient.Type
 
-const toggleColumn = {
-  notifyOnIncident: "notify_on_incident",
-  notifyOnMaintenance: "notify_on_maintenance",
-  notifyOnComponentChange: "notify_on_component_change"
-} as const
+/**
+ * Whether webhook `w` receives an event (spec "Events", rules 1-2): active, with the event's
+ * toggle on, and either no component filter or one that shares a component with the event.
+ * `toggle` is the event's NotifyToggle (`toggleOf`), `componentIds` its component ids as a
+ * jsonb array: parameters, or columns of a set of events.
+ */
+export const receivesEvent = (sql: SqlClient.SqlClient, toggle: Statement.Fragment, componentIds: Statement.Fragment) =>
+  sql`w.is_active
+    and case ${toggle} when 'notifyOnIncident' then w.notify_on_incident
+                       when 'notifyOnMaintenance' then w.notify_on_maintenance
+                       else w.notify_on_component_change end
+    and (w.component_ids is null or w.component_ids ?| array(select jsonb_array_elements_text(${componentIds})))`
 
 export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo", {
   effect: Effect.gen(function*() {
@@ -63,17 +71,11 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
       remove: (id: WebhookId) =>
         orUnavailable(sql`delete from webhooks where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0)),
 
-      /**
-       * The webhooks an event goes to (spec "Events", rules 1-2): active, with the event's toggle
-       * on, and either no component filter or one that shares a component with the event.
-       */
+      /** The webhooks an event goes to (`receivesEvent`). */
       findRecipients: (event: EventName, componentIds: ReadonlyArray<string>) =>
         recipients.all(sql`
-          select id, url, type, secret from webhooks
-          where is_active
-            and ${sql(toggleColumn[toggleOf(event)])}
-            and (component_ids is null
-                 or component_ids ?| array(select jsonb_array_elements_text(${JSON.stringify(componentIds)}::jsonb)))
+          select id, url, type, secret from webhooks w
+          where ${receivesEvent(sql, sql`${toggleOf(event)}`, sql`${JSON.stringify(componentIds)}::jsonb`)}
           order by created_at, id`)
     } as const
   })

@@ -124,11 +124,17 @@ const program = Effect.gen(function*() {
       Effect.map(() => now())
     )
 
-  /** The bare loop: the same signed requests through the same sender, `concurrency` at a time. */
+  /**
+   * The bare loop: the same signed requests through the same sender, `concurrency` at a time.
+   * Each request is built (body rendered, signed) when its turn comes, inside the timed window:
+   * any sender must do that work, so the anchor includes it.
+   */
   const bareLoop = (targets: ReadonlyArray<{ id: string; url: string; secret: string | null }>, titles: ReadonlyArray<string>) =>
     Effect.gen(function*() {
-      const requests = titles.flatMap((title, i) =>
-        targets.map((target) => {
+      const started = now()
+      const deliveries = titles.flatMap((title, i) => targets.map((target) => ({ title, i, target })))
+      yield* Effect.forEach(deliveries, ({ i, target, title }) =>
+        Effect.suspend(() => {
           const event: IncidentEvent = {
             id: `bare-${i}`,
             event: "incident.created",
@@ -136,17 +142,14 @@ const program = Effect.gen(function*() {
             componentIds: [],
             data: incidentData(title)
           }
-          return buildDeliveryRequest({
+          return sender.send(buildDeliveryRequest({
             target: { url: target.url, type: "generic", secret: target.secret },
             event,
             sender: { name: "Status", url: publicUrl },
             deliveryId: `${target.id}-${i}`,
             timestamp: Math.floor(Date.now() / 1000)
-          })
-        })
-      )
-      const started = now()
-      yield* Effect.forEach(requests, sender.send, { concurrency, discard: true })
+          }))
+        }), { concurrency, discard: true })
       return started
     })
 

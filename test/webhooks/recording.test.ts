@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import type { EventName } from "../../src/domain/NotificationEvent.js"
 import { DeliveryResult } from "../../src/domain/Webhook.js"
 import { Database } from "../../src/persistence/Database.js"
 import { WebhookDeliveriesRepo } from "../../src/persistence/WebhookDeliveriesRepo.js"
@@ -94,47 +95,69 @@ it.layer(Services)("recording webhook attempts", (it) => {
       yield* Effect.forEach([a, b], (hook) => hooks.remove(hook.id))
     }))
 
-  it.effect("a hand-over pass enqueues many events in their order in one statement, idempotently", () =>
+  it.effect("a hand-over pass enqueues many events to their recipients in their order in one statement, idempotently", () =>
     Effect.gen(function*() {
       const hooks = yield* WebhooksRepo
       const repo = yield* WebhookDeliveriesRepo
       const sql = yield* SqlClient.SqlClient
-      const a = yield* hooks.insert({ name: "many a", url: "http://127.0.0.1:9/a", type: "generic" }, "x")
-      const b = yield* hooks.insert({ name: "many b", url: "http://127.0.0.1:9/b", type: "chat_c" }, null)
+      const a = yield* hooks.insert({ name: "many a", url: "http://127.0.0.1:9/a", type: "generic", componentIds: ["cmp_many"] }, "x")
+      const b = yield* hooks.insert({
+        name: "many b",
+        url: "http://127.0.0.1:9/b",
+        type: "chat_c",
+        componentIds: ["cmp_many", "cmp_other"],
+        notifyOnMaintenance: false
+      }, null)
+      // Receives nothing: disabled.
+      const off = yield* hooks.insert({ name: "many off", url: "http://127.0.0.1:9/off", type: "generic", isActive: false }, "y")
       const at = new Date("2026-03-01T10:00:00.000Z")
-      const events = ["evt_m1", "evt_m2", "evt_m3"].map((id, i) => ({
-        id,
-        event: "incident.created" as const,
+      // evt_m2 is about a component only b watches; evt_m4 is maintenance, which b does not want.
+      const events = [
+        ["evt_m1", "incident.created", ["cmp_many"]],
+        ["evt_m2", "incident.updated", ["cmp_other"]],
+        ["evt_m3", "incident.resolved", ["cmp_many"]],
+        ["evt_m4", "maintenance.scheduled", ["cmp_many"]]
+      ].map(([id, event, componentIds], i) => ({
+        id: id as string,
+        event: event as EventName,
         encoded: { id, n: i },
-        webhookIds: i === 1 ? [b.id] : [a.id, b.id]
+        componentIds: componentIds as Array<string>
       }))
       // The first two are created claimed for the caller, until the lease's end.
       const until = new Date(at.getTime() + 15_000)
       const created = yield* repo.enqueueMany(events, at, { limit: 2, until })
-      expect(created.map((row) => [row.eventId, row.webhookId === a.id ? "a" : "b", row.claimed])).toEqual([
+      const name = (webhookId: string) => (webhookId === a.id ? "a" : webhookId === b.id ? "b" : webhookId)
+      expect(created.map((row) => [row.eventId, name(row.webhookId), row.claimed])).toEqual([
         ["evt_m1", "a", true],
         ["evt_m1", "b", true],
         ["evt_m2", "b", false],
         ["evt_m3", "a", false],
-        ["evt_m3", "b", false]
+        ["evt_m3", "b", false],
+        ["evt_m4", "a", false]
+      ])
+      // Each comes with its webhook's address, format and secret.
+      expect(created.slice(0, 2).map((row) => [row.targetUrl, row.targetType, row.targetSecret])).toEqual([
+        [a.url, "generic", "x"],
+        [b.url, "chat_c", null]
       ])
       // Handed over again (a lease ran out): nothing new.
       expect(yield* repo.enqueueMany(events, at)).toEqual([])
       const rows = yield* sql<{ eventId: string; webhookId: string; event: unknown; status: string; nextAttemptAt: Date }>`
         select event_id, webhook_id, event, status, next_attempt_at from webhook_deliveries
         where event_id like 'evt_m%' order by sequence`
-      expect(rows.map((row) => [row.eventId, row.webhookId === a.id ? "a" : "b", row.event, row.status, row.nextAttemptAt]))
+      expect(rows.map((row) => [row.eventId, name(row.webhookId), row.event, row.status, row.nextAttemptAt]))
         .toEqual([
           ["evt_m1", "a", { id: "evt_m1", n: 0 }, "pending", until],
           ["evt_m1", "b", { id: "evt_m1", n: 0 }, "pending", until],
           ["evt_m2", "b", { id: "evt_m2", n: 1 }, "pending", at],
           ["evt_m3", "a", { id: "evt_m3", n: 2 }, "pending", at],
-          ["evt_m3", "b", { id: "evt_m3", n: 2 }, "pending", at]
+          ["evt_m3", "b", { id: "evt_m3", n: 2 }, "pending", at],
+          ["evt_m4", "a", { id: "evt_m4", n: 3 }, "pending", at]
         ])
       // Claimed deliveries are not due before their lease runs out.
       expect((yield* repo.claimDue(at, 100, Duration.seconds(15))).map((c) => c.delivery.eventId).filter((id) => id.startsWith("evt_m")))
-        .toEqual(["evt_m2", "evt_m3", "evt_m3"])
-      yield* Effect.forEach([a, b], (hook) => hooks.remove(hook.id))
+        .toEqual(["evt_m2", "evt_m3", "evt_m3", "evt_m4"])
+      yield* Effect.forEach([a, b, off], (hook) => hooks.remove(hook.id))
     }))
 
   it.effect("the organization profile is read again after a change, and only then", () =>

@@ -8,11 +8,10 @@ import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
 import type { Sender } from "../../domain/NotificationEvent.js"
 import { WebhookDelivery } from "../../domain/Webhook.js"
-import type { WebhookId, WebhookType } from "../../domain/Webhook.js"
+import type { WebhookType } from "../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../persistence/WebhookDeliveriesRepo.js"
 import type { AttemptOutcome, ClaimedDelivery } from "../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../persistence/WebhooksRepo.js"
-import type { Recipient } from "../../persistence/WebhooksRepo.js"
 import { OrganizationProfile } from "../Organization.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
 import { renderBody } from "./Payload.js"
@@ -220,41 +219,25 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         }),
 
       /**
-       * `enqueue` for the events of a hand-over pass, in their order, in one statement; the
-       * recipients are looked up once per kind of event and components. The first `claimLimit`
-       * new deliveries are created claimed and returned ready to attempt (with the webhooks as
-       * they were just read), so the caller sends them without claiming them again. Returns how
-       * many deliveries were new, and the claimed ones.
+       * `enqueue` for the events of a hand-over pass, in their order, in one statement that
+       * also finds their recipients. The first `claimLimit` new deliveries are created claimed
+       * and returned ready to attempt (with their webhooks as the statement read them), so the
+       * caller sends them without claiming them again. Returns how many deliveries were new, and
+       * the claimed ones.
        */
       enqueueMany: (events: ReadonlyArray<NotificationEvent>, claimLimit = 0) =>
         Effect.gen(function*() {
-          const recipients = new Map<string, ReadonlyArray<Recipient>>()
-          const targets = new Map<string, Recipient>()
-          const items: Array<{ id: string; event: NotificationEvent["event"]; encoded: unknown; webhookIds: ReadonlyArray<WebhookId> }> = []
-          const lookUp = Effect.gen(function*() {
-            for (const event of events) {
-              const key = `${event.event} ${JSON.stringify(event.componentIds.toSorted())}`
-              let found = recipients.get(key)
-              if (found === undefined) {
-                found = yield* webhooks.findRecipients(event.event, event.componentIds)
-                recipients.set(key, found)
-                for (const webhook of found) targets.set(webhook.id, webhook)
-              }
-              // Its deliveries, claimed here or later, need not decode it again.
-              decoded.set(event.id, event)
-              items.push({ id: event.id, event: event.event, encoded: encodeEvent(event), webhookIds: found.map((webhook) => webhook.id) })
-            }
+          const items = events.map((event) => {
+            // Its deliveries, claimed here or later, need not decode it again.
+            decoded.set(event.id, event)
+            return { id: event.id, event: event.event, encoded: encodeEvent(event), componentIds: event.componentIds }
           })
-          // The attempts about to start need the organization's profile, which committing these
-          // events left stale: it is read alongside rather than by the first attempt.
-          yield* claimLimit > 0 ? Effect.all([lookUp, organization.get()], { concurrency: 2, discard: true }) : lookUp
           const dueAt = yield* now
           const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(yield* claimLease))
           const created = yield* deliveries.enqueueMany(items, dueAt, { limit: claimLimit, until: claimedUntil })
           const itemOf = new Map(items.map((item) => [item.id, item]))
           const claimed = created.filter((row) => row.claimed).map((row): ClaimedDelivery => {
             const item = itemOf.get(row.eventId)!
-            const target = targets.get(row.webhookId)!
             return {
               delivery: new WebhookDelivery({
                 id: row.id,
@@ -270,7 +253,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
                 sequence: row.sequence
               }, { disableValidation: true }),
               claimedUntil,
-              target: { url: target.url, type: target.type, secret: target.secret, isActive: true }
+              target: { url: row.targetUrl, type: row.targetType, secret: row.targetSecret, isActive: true }
             }
           })
           return { created: created.length, claimed }
