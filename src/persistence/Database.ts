@@ -11,6 +11,7 @@ import { Effect, Layer, Option, String } from "effect"
 import { mkdir } from "node:fs/promises"
 import * as Path from "node:path"
 import { AppConfig } from "../Config.js"
+import { shareSessionsSafely } from "./EmbeddedSessions.js"
 import { Migrations } from "./Migrations.js"
 
 const poolSize = 10
@@ -23,6 +24,7 @@ const embeddedServer = (dataDir: string) =>
       const db = await PGlite.create(Path.join(dataDir, "pgdata"))
       // One connection more than the pool, so the listener of later issues fits too.
       const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: poolSize + 4 })
+      shareSessionsSafely(server, db)
       await server.start()
       const [host, port] = server.getServerConn().split(":")
       return { db, server, host: host!, port: Number(port) }

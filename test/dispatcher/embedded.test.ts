@@ -4,10 +4,7 @@
  * events go out to the matching webhooks at the first hand-over, with nothing failed and retried.
  */
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { Effect, Layer, Logger, LogLevel } from "effect"
 import { Database } from "../../src/persistence/Database.js"
 import { OutboxRepo } from "../../src/persistence/OutboxRepo.js"
 import { Dispatcher } from "../../src/services/dispatcher/Dispatcher.js"
@@ -15,6 +12,7 @@ import { StateChanges } from "../../src/services/StateChanges.js"
 import { Webhooks } from "../../src/services/Webhooks.js"
 import { eventually } from "../support/Eventually.js"
 import { answerWith, receiver } from "../support/Receiver.js"
+import { embeddedConfig } from "../support/TestDatabase.js"
 
 /** What was logged at WARN or worse: on this path, anything is a defect. */
 const warnings: Array<string> = []
@@ -22,18 +20,9 @@ const RecordWarnings = Logger.add(Logger.make(({ logLevel, message }) => {
   if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) warnings.push(String(message))
 }))
 
-const EmbeddedConfig = Layer.unwrapScoped(
-  Effect.acquireRelease(
-    Effect.promise(() => mkdtemp(join(tmpdir(), "sps-embedded-"))),
-    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-  ).pipe(Effect.map((dir) =>
-    Layer.setConfigProvider(ConfigProvider.fromJson({ DATA_DIR: dir, PUBLIC_URL: "https://status.example.test" }))
-  ))
-)
-
 const Embedded = Layer.mergeAll(Dispatcher, Webhooks.Default, OutboxRepo.Default, StateChanges.Default).pipe(
   Layer.provideMerge(Database),
-  Layer.provide(EmbeddedConfig),
+  Layer.provide(embeddedConfig({ PUBLIC_URL: "https://status.example.test" })),
   Layer.provide(RecordWarnings),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )

@@ -7,6 +7,9 @@ import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 
 export const adminUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -38,4 +41,13 @@ export const testConfig = (variables: Record<string, string> = {}) =>
         Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, ...variables })),
         Layer.succeed(TestDatabaseUrl, url)
       ))
+  )
+
+/** Configuration for the embedded default (no DATABASE_URL): PGlite under a fresh directory, removed afterwards. */
+export const embeddedConfig = (variables: Record<string, string> = {}) =>
+  Layer.unwrapScoped(
+    Effect.acquireRelease(
+      Effect.promise(() => mkdtemp(join(tmpdir(), "sps-embedded-"))),
+      (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+    ).pipe(Effect.map((dir) => Layer.setConfigProvider(ConfigProvider.fromJson({ DATA_DIR: dir, ...variables }))))
   )
