@@ -7,8 +7,8 @@
  *   (one per verified subscriber, incident and maintenance events only), then marks the events
  *   dispatched. Enqueueing is idempotent, so an event handed over twice (a crash between the
  *   two steps, a lease that ran out) keeps its delivery ids and is not sent twice;
- * - two work pumps send the due webhook deliveries and mails, each item in its own fiber
- *   within a bound, so a slow receiver never holds up the others. Retries are due times in the
+ * - two work pumps send the due webhook deliveries and mails, each with a fixed pool of
+ *   workers, so a slow receiver holds one worker and never the others. Retries are due times in the
  *   database; claims are leases, so a dispatcher that dies only delays what it held. The
  *   hand-over creates the webhook deliveries it can start soon already claimed and hands them
  *   to the pump, so a fresh event goes out without a claim round trip.
