@@ -6,9 +6,11 @@
  * concurrency that failed statements ('portal "" does not exist') and could have bound one
  * statement's parameters to another's text, or let a rollback take another caller's write.
  *
- * This queue replaces it: a connection holds the session from its first message to the end of
- * its exchange (Sync, a simple Query or Terminate) and, while a transaction it opened is in
- * progress, until that transaction ends. Other connections wait their turn, in order.
+ * This queue replaces it: a connection's messages run in the order they arrived, and a
+ * connection holds the session from its first message to the end of its exchange (Sync, a
+ * simple Query or Terminate) and, while a transaction it opened is in progress, until that
+ * transaction ends. Other connections wait their turn, in order. (COPY and cursors, which the
+ * service does not use, would hold or release the session early.)
  */
 import type { PGlite } from "@electric-sql/pglite"
 import type { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -21,31 +23,43 @@ const endsExchange = new Set([
   0x00 // startup message (no type byte; its length starts with a zero byte)
 ])
 
+/** Sync: ends an extended-protocol exchange a connection left unfinished. */
+const syncMessage = new Uint8Array([0x53, 0, 0, 0, 4])
+
+/** A simple Query message (inside runExclusive, `db.exec` would wait for the lock it is under). */
+const queryMessage = (text: string): Uint8Array => {
+  const body = new TextEncoder().encode(`${text}\0`)
+  const message = new Uint8Array(5 + body.length)
+  message[0] = 0x51
+  new DataView(message.buffer).setInt32(1, 4 + body.length)
+  message.set(body, 5)
+  return message
+}
+const rollbackMessage = queryMessage("ROLLBACK")
+
 export class EmbeddedSessions {
   private owner: number | null = null
   private readonly waiting: Array<{ readonly handlerId: number; readonly resume: () => void; readonly cancel: (error: Error) => void }> = []
+  /**
+   * Each connection's messages, in the order they arrived: the socket handler reads each chunk
+   * in a task of its own, so one connection can have several messages on their way at once.
+   */
+  private readonly tails = new Map<number, Promise<unknown>>()
+  private readonly gone = new Set<number>()
 
   constructor(private readonly db: PGlite) {}
 
-  async enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
-    await this.acquire(handlerId)
-    let bytes = 0
-    try {
-      await this.db.runExclusive(() =>
-        this.db.execProtocolRawStream(message, {
-          onRawData: (data) => {
-            bytes += data.length
-            onData(data)
-          }
-        })
-      )
-    } catch (error) {
-      // Not a database error (those are answers): the connection is done for.
-      this.release(handlerId)
-      throw error
+  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    const previous = this.tails.get(handlerId) ?? Promise.resolve()
+    const next = previous.then(() => this.run(handlerId, message, onData), () => this.run(handlerId, message, onData))
+    this.tails.set(handlerId, next)
+    const forget = () => {
+      if (this.tails.get(handlerId) !== next) return
+      this.tails.delete(handlerId)
+      this.gone.delete(handlerId)
     }
-    if (endsExchange.has(message[0]!) && !this.db.isInTransaction()) this.release(handlerId)
-    return bytes
+    next.then(forget, forget)
+    return next
   }
 
   getQueueLength(): number {
@@ -54,16 +68,44 @@ export class EmbeddedSessions {
 
   /** A connection went away: what it had waiting is dropped. */
   clearQueueForHandler(handlerId: number): void {
+    this.gone.add(handlerId)
     for (let i = this.waiting.length - 1; i >= 0; i--) {
       if (this.waiting[i]!.handlerId === handlerId) this.waiting.splice(i, 1)[0]!.cancel(new Error("Handler disconnected"))
     }
   }
 
-  /** A connection went away holding the session: its open transaction is rolled back, the session passes on. */
+  /**
+   * A connection went away (or failed) holding the session: its unfinished exchange is ended
+   * and its open transaction rolled back before the session passes on.
+   */
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {
-    if (this.owner !== handlerId) return
-    if (this.db.isInTransaction()) await this.db.exec("ROLLBACK")
-    this.release(handlerId)
+    if (this.owner === handlerId) {
+      await this.db.runExclusive(async () => {
+        await this.db.execProtocolRaw(syncMessage)
+        if (this.db.isInTransaction()) await this.db.execProtocolRaw(rollbackMessage)
+      })
+      this.release(handlerId)
+    }
+    // Messages still chained behind must find it gone; the last of them forgets it (see enqueue).
+    if (!this.tails.has(handlerId)) this.gone.delete(handlerId)
+  }
+
+  private async run(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    if (this.gone.has(handlerId)) throw new Error("Handler disconnected")
+    await this.acquire(handlerId)
+    let bytes = 0
+    // A failure here is not a database error (those are answers): the socket handler then
+    // detaches the connection, and clearTransactionIfNeeded cleans up and passes the session on.
+    await this.db.runExclusive(() =>
+      this.db.execProtocolRawStream(message, {
+        onRawData: (data) => {
+          bytes += data.length
+          onData(data)
+        }
+      })
+    )
+    if (endsExchange.has(message[0]!) && !this.db.isInTransaction()) this.release(handlerId)
+    return bytes
   }
 
   private acquire(handlerId: number): Promise<void> {

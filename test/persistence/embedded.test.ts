@@ -3,9 +3,13 @@
  * many connections, and transactions among them, each run whole and on their own.
  */
 import { SqlClient } from "@effect/sql"
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import pg from "pg"
 import { Database } from "../../src/persistence/Database.js"
+import { shareSessionsSafely } from "../../src/persistence/EmbeddedSessions.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 
 const Embedded = Database.pipe(Layer.provide(embeddedConfig()), Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
@@ -52,4 +56,39 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
         select who, count(*)::integer as count from embedded_b group by who order by who`
       expect(counts).toEqual([{ who: "kept", count: 200 }])
     }))
+})
+
+describe("embedded PGlite sessions, connection by connection", () => {
+  it("a connection that drops inside its transaction leaves nothing behind and holds up no one", async () => {
+    const db = await PGlite.create()
+    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 })
+    shareSessionsSafely(server, db)
+    await server.start()
+    const port = Number(server.getServerConn().split(":")[1])
+    const connect = async () => {
+      const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" })
+      client.on("error", () => {}) // the dropped connection reports its own end
+      await client.connect()
+      return client
+    }
+    try {
+      const dropped = await connect()
+      const other = await connect()
+      await other.query("create table embedded_c (n integer)")
+      await dropped.query("begin")
+      await dropped.query("insert into embedded_c values (1)")
+      // The other connection waits while the transaction is open...
+      const waiting = other.query("insert into embedded_c values (2)")
+      // ...and goes on once the holder's connection is cut without a word.
+      ;(dropped as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy()
+      await waiting
+      const rows = await other.query("select n from embedded_c order by n")
+      expect(rows.rows).toEqual([{ n: 2 }])
+      expect(db.isInTransaction()).toBe(false)
+      await other.end()
+    } finally {
+      await server.stop()
+      await db.close()
+    }
+  }, 30_000)
 })
