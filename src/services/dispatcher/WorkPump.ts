@@ -2,10 +2,11 @@
  * Keeps up to `slots` items of work running at once, one worker fiber per slot, so one slow
  * item (a receiver that hangs until the time-out) holds one slot and never the others. Items
  * come from two places: handed over already claimed (the dispatcher claims the deliveries it
- * creates in the statement that creates them), which go first, in order; and claimed from the
- * database when slots are free and nothing handed over waits (retries that came due, work
- * other instances left). The claimer looks when woken, when enough slots free up while the
- * database holds more, and every `pollInterval`.
+ * creates in the statement that creates them), in order; and claimed from the database when
+ * slots are free (retries that came due, work other instances left). The claimer looks when
+ * woken, when enough slots free up while the database holds more, and every `pollInterval`;
+ * while handed-over items wait it claims only at that poll, a few items, which go ahead of
+ * them: a steady stream of fresh events never keeps due retries waiting for long.
  *
  * Workers live as long as the pump: an item costs a take from a queue, not a fiber of its own
  * (at thousands of deliveries a second, forking and tracking a fiber per item was a visible
@@ -27,7 +28,7 @@ export interface WorkPump<A> {
 export interface RunningWorkPump<A> {
   /** Makes the pump look for work now (something was enqueued). */
   readonly wake: Effect.Effect<void>
-  /** Items the caller has claimed: they run before any new claim, in this order. */
+  /** Items the caller has claimed: they run in this order, behind those the pump claims. */
   readonly handOver: (items: ReadonlyArray<A>) => Effect.Effect<void>
   /** How many claimed items wait for a slot. */
   readonly waiting: () => number
@@ -36,8 +37,11 @@ export interface RunningWorkPump<A> {
 /** Starts the pump; it runs until the scope closes, which interrupts the items in flight. */
 export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPump<A>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    // Claimed items waiting for a worker, in order.
-    const claimed = yield* Queue.unbounded<A>()
+    // Claimed items waiting for a worker, in order: those claimed from the database go first.
+    const fromDatabase: Array<A> = []
+    const handedOver: Array<A> = []
+    // One ticket per waiting item: a worker takes a ticket, then the first item in line.
+    const tickets = yield* Queue.unbounded<void>()
     // A sliding queue of one: wake-ups that arrive while the claimer works collapse into one more look.
     const wakeUps = yield* Queue.sliding<void>(1)
     const wake = Queue.offer(wakeUps, undefined).pipe(Effect.asVoid)
@@ -45,14 +49,17 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     let waiting = 0
     // Set when the database may hold more: the last claim took all it asked for, or a look was put off.
     let claimBacklog = false
+    // Set by the poll: the claimer looks even while handed-over items wait.
+    let pollDue = false
     // With a backlog in the database, a claim waits for this many free slots rather than claiming one at a time.
     const claimBatch = Math.max(1, Math.floor(pump.slots / 8))
     const free = () => pump.slots - busy - waiting
 
-    const enqueue = (items: ReadonlyArray<A>) =>
+    const enqueue = (line: Array<A>, items: ReadonlyArray<A>) =>
       Effect.suspend(() => {
+        line.push(...items)
         waiting += items.length
-        return Queue.offerAll(claimed, items)
+        return Queue.offerAll(tickets, items.map(() => undefined))
       })
 
     const itemDone = Effect.suspend(() => {
@@ -60,8 +67,9 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       return waiting === 0 && claimBacklog && free() >= claimBatch ? wake : Effect.void
     })
 
-    const worker = Queue.take(claimed).pipe(
-      Effect.flatMap((item) => {
+    const worker = Queue.take(tickets).pipe(
+      Effect.flatMap(() => {
+        const item = fromDatabase.length > 0 ? fromDatabase.shift()! : handedOver.shift()!
         waiting -= 1
         busy += 1
         return pump.work(item).pipe(
@@ -72,11 +80,13 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       Effect.forever
     )
 
-    // Claimed items already waiting go first; a claim asks for the slots nothing waits for.
+    // A claim asks for the slots nothing waits for; while items wait, a few at the poll.
     const claimIfFree = Effect.suspend(() => {
-      const limit = free()
+      const polled = pollDue
+      pollDue = false
       // Asked to look while claimed items wait: look again once they are under way.
-      if (waiting > 0) return Effect.sync(() => (claimBacklog = true))
+      if (waiting > 0 && !polled) return Effect.sync(() => (claimBacklog = true))
+      const limit = waiting > 0 ? claimBatch : free()
       if (limit === 0) return Effect.void
       return pump.claim(limit).pipe(
         // A claim is one short statement: let it finish rather than cut a query short.
@@ -84,13 +94,14 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
         Effect.catchAllCause((cause) => Effect.logWarning(`${pump.name}: claiming work failed`, cause).pipe(Effect.as([]))),
         Effect.flatMap((items) => {
           claimBacklog = items.length === limit
-          return enqueue(items)
+          return enqueue(fromDatabase, items)
         })
       )
     })
 
     yield* Effect.forkScoped(Effect.replicateEffect(worker, pump.slots, { concurrency: "unbounded", discard: true }))
-    yield* wake.pipe(Effect.delay(pump.pollInterval), Effect.forever, Effect.forkScoped)
+    const poll = Effect.zipRight(Effect.sync(() => (pollDue = true)), wake)
+    yield* poll.pipe(Effect.delay(pump.pollInterval), Effect.forever, Effect.forkScoped)
     yield* claimIfFree.pipe(
       Effect.zipRight(Queue.take(wakeUps)),
       Effect.forever,
@@ -99,7 +110,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     )
     return {
       wake,
-      handOver: (items) => (items.length === 0 ? Effect.void : enqueue(items)),
+      handOver: (items) => (items.length === 0 ? Effect.void : enqueue(handedOver, items)),
       waiting: () => waiting
     }
   })

@@ -1,0 +1,66 @@
+/**
+ * The work pump on its own, in test time: handed-over items run in order on a fixed number of
+ * workers, and work that comes due in the database is not kept waiting behind a steady stream
+ * of handed-over items.
+ */
+import { expect, it } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { startWorkPump } from "../../src/services/dispatcher/WorkPump.js"
+
+const pumpOver = (database: Array<string>, started: Array<string>) =>
+  startWorkPump({
+    name: "test",
+    slots: 2,
+    claim: (limit) => Effect.sync(() => database.splice(0, limit)),
+    // Each item takes 100 ms of test time: two workers get through 20 a second.
+    work: (item) => Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")),
+    pollInterval: "1 second"
+  })
+
+const items = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
+
+it.scoped("handed-over items run in order, two at a time", () =>
+  Effect.gen(function*() {
+    const started: Array<string> = []
+    const pump = yield* pumpOver([], started)
+    yield* pump.handOver(items("h", 6))
+    yield* TestClock.adjust("50 millis")
+    expect(started).toEqual(["h0", "h1"])
+    expect(pump.waiting()).toBe(4)
+    yield* TestClock.adjust("200 millis")
+    expect(started).toEqual(items("h", 6))
+    expect(pump.waiting()).toBe(0)
+  }))
+
+it.scoped("a retry that comes due while handed-over items wait runs at the next poll, ahead of them", () =>
+  Effect.gen(function*() {
+    const database: Array<string> = []
+    const started: Array<string> = []
+    const pump = yield* pumpOver(database, started)
+    yield* pump.handOver(items("h", 100))
+    // Due in the database now; the wake-up finds handed-over items waiting and puts the claim off.
+    database.push("retry")
+    yield* pump.wake
+    yield* TestClock.adjust("950 millis")
+    expect(started).not.toContain("retry")
+    // The poll claims it anyway, and it goes ahead of the 80 items still waiting.
+    yield* TestClock.adjust("200 millis")
+    expect(started).toContain("retry")
+    expect(started.indexOf("retry")).toBeLessThan(25)
+    expect(database).toEqual([])
+    // Nothing handed over is lost or run twice.
+    yield* TestClock.adjust("5 seconds")
+    expect(started.filter((item) => item !== "retry")).toEqual(items("h", 100))
+  }))
+
+it.scoped("with nothing handed over, the pump claims as many items as it has free workers", () =>
+  Effect.gen(function*() {
+    const database = items("d", 5)
+    const started: Array<string> = []
+    yield* pumpOver(database, started)
+    yield* TestClock.adjust("50 millis")
+    expect(started).toEqual(["d0", "d1"])
+    // A full claim means the database may hold more: a freed worker looks again at once.
+    yield* TestClock.adjust("300 millis")
+    expect(started).toEqual(items("d", 5))
+  }))
