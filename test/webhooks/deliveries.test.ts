@@ -96,6 +96,30 @@ it.layer(Services)("webhook deliveries", (it) => {
       )
     }))
 
+  it.scoped("attempts whose outcome still waits to be recorded when the service stops are recorded before it ends", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const sql = yield* SqlClient.SqlClient
+      const target = yield* receiver(answerWith(200))
+      // More recipients than one recording statement takes.
+      const hooks = yield* Effect.forEach(
+        Array.from({ length: 300 }, (_, i) => i),
+        (i) => webhooks.create({ name: `stopping ${i}`, url: target.url, type: "generic", componentIds: ["stopping"] })
+      )
+      const event = incident(["stopping"])
+      // A service of its own, stopped as soon as the last attempt is queued to be recorded.
+      yield* Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveries
+        const { claimed } = yield* deliveries.enqueueMany([event], 300)
+        yield* Effect.forEach(claimed, deliveries.send, { concurrency: 64, discard: true })
+      }).pipe(Effect.provide(WebhookDeliveries.Default), Effect.scoped)
+      expect(target.received).toHaveLength(300)
+      const statuses = yield* sql<{ status: string; count: number }>`
+        select status, count(*)::integer as count from webhook_deliveries where event_id = ${event.id} group by status`
+      expect(statuses).toEqual([{ status: "delivered", count: 300 }])
+      yield* Effect.forEach(hooks, (hook) => webhooks.remove(hook.id), { discard: true })
+    }))
+
   it.scoped("retries after 5 s and 10 s with the same delivery id, and a success resets the failure count", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks

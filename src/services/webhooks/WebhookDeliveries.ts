@@ -3,7 +3,7 @@
  * event to `enqueue` (once the event is committed) and calls `deliverDue` whenever it wakes;
  * the schedule lives in the database, so a restart loses no retry.
  */
-import { Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
+import { Array, Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
 import type { Sender } from "../../domain/NotificationEvent.js"
@@ -116,7 +116,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
 
     yield* Effect.addFinalizer(() =>
       Queue.takeAll(pending).pipe(
-        Effect.flatMap((left) => left.length === 0 ? Effect.void : recordBatch(Array.from(left))),
+        Effect.flatMap((left) => Effect.forEach(Array.chunksOf(Array.fromIterable(left), recordBatchSize), recordBatch, { discard: true })),
         Effect.zipRight(Queue.shutdown(pending))
       )
     )
@@ -125,11 +125,13 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       first.recorded === undefined && Option.getOrElse(pending.unsafeSize(), () => 0) < recordBatchSize - 1
         ? Effect.zipRight(recordGathering, Queue.takeUpTo(pending, recordBatchSize - 1))
         : Queue.takeUpTo(pending, recordBatchSize - 1)
-    yield* Queue.take(pending).pipe(
-      Effect.flatMap((first) => Effect.flatMap(gathered(first), (rest) => recordBatch([first, ...rest]))),
-      Effect.forever,
-      Effect.forkScoped
+    // Only the wait for an outcome is interruptible: what was taken from the queue is recorded.
+    const recordNext = Effect.uninterruptibleMask((restore) =>
+      restore(Queue.take(pending)).pipe(
+        Effect.flatMap((first) => Effect.flatMap(gathered(first), (rest) => recordBatch([first, ...rest])))
+      )
     )
+    yield* recordNext.pipe(Effect.forever, Effect.forkScoped)
 
     /**
      * An event fanned out to many webhooks is decoded once and rendered once per format:
