@@ -45,7 +45,12 @@ export class EmbeddedSessions {
    * in a task of its own, so one connection can have several messages on their way at once.
    */
   private readonly tails = new Map<number, Promise<unknown>>()
-  private readonly gone = new Set<number>()
+  /**
+   * Connections that failed or went away; their messages still on their way are refused. True
+   * once the clean-up is over: the last of those messages forgets the connection (ids are never
+   * reused, but a long-lived pool would otherwise collect them).
+   */
+  private readonly gone = new Map<number, boolean>()
 
   constructor(private readonly db: PGlite) {}
 
@@ -56,7 +61,7 @@ export class EmbeddedSessions {
     const forget = () => {
       if (this.tails.get(handlerId) !== next) return
       this.tails.delete(handlerId)
-      this.gone.delete(handlerId)
+      if (this.gone.get(handlerId) === true) this.gone.delete(handlerId)
     }
     next.then(forget, forget)
     return next
@@ -68,7 +73,7 @@ export class EmbeddedSessions {
 
   /** A connection went away: what it had waiting is dropped. */
   clearQueueForHandler(handlerId: number): void {
-    this.gone.add(handlerId)
+    this.gone.set(handlerId, false)
     for (let i = this.waiting.length - 1; i >= 0; i--) {
       if (this.waiting[i]!.handlerId === handlerId) this.waiting.splice(i, 1)[0]!.cancel(new Error("Handler disconnected"))
     }
@@ -76,34 +81,49 @@ export class EmbeddedSessions {
 
   /**
    * A connection went away (or failed) holding the session: its unfinished exchange is ended
-   * and its open transaction rolled back before the session passes on.
+   * and its open transaction rolled back before the session passes on. Once a connection is
+   * gone it never becomes the owner again (run refuses it before acquiring).
    */
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {
-    if (this.owner === handlerId) {
-      await this.db.runExclusive(async () => {
-        await this.db.execProtocolRaw(syncMessage)
-        if (this.db.isInTransaction()) await this.db.execProtocolRaw(rollbackMessage)
-      })
+    try {
+      if (this.owner === handlerId) {
+        await this.db.runExclusive(async () => {
+          await this.db.execProtocolRaw(syncMessage)
+          if (this.db.isInTransaction()) await this.db.execProtocolRaw(rollbackMessage)
+        })
+      }
+    } catch {
+      // The database is closing (or broken): there is nothing left to end, and the socket
+      // handler does not await this, so a rejection would only go unhandled.
+    } finally {
       this.release(handlerId)
+      if (this.tails.has(handlerId)) this.gone.set(handlerId, true)
+      else this.gone.delete(handlerId)
     }
-    // Messages still chained behind must find it gone; the last of them forgets it (see enqueue).
-    if (!this.tails.has(handlerId)) this.gone.delete(handlerId)
   }
 
   private async run(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     if (this.gone.has(handlerId)) throw new Error("Handler disconnected")
     await this.acquire(handlerId)
     let bytes = 0
-    // A failure here is not a database error (those are answers): the socket handler then
-    // detaches the connection, and clearTransactionIfNeeded cleans up and passes the session on.
-    await this.db.runExclusive(() =>
-      this.db.execProtocolRawStream(message, {
-        onRawData: (data) => {
-          bytes += data.length
-          onData(data)
-        }
+    try {
+      await this.db.runExclusive(() => {
+        // Gone while this waited for the lock (the clean-up may have run first): not run.
+        if (this.gone.has(handlerId)) throw new Error("Handler disconnected")
+        return this.db.execProtocolRawStream(message, {
+          onRawData: (data) => {
+            bytes += data.length
+            onData(data)
+          }
+        })
       })
-    )
+    } catch (error) {
+      // Not a database error (those are answers): the socket handler detaches the connection,
+      // and clearTransactionIfNeeded cleans up and passes the session on. Its messages still
+      // on their way must not run meanwhile.
+      if (!this.gone.has(handlerId)) this.gone.set(handlerId, false)
+      throw error
+    }
     if (endsExchange.has(message[0]!) && !this.db.isInTransaction()) this.release(handlerId)
     return bytes
   }

@@ -7,6 +7,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import net from "node:net"
 import pg from "pg"
 import { Database } from "../../src/persistence/Database.js"
 import { shareSessionsSafely } from "../../src/persistence/EmbeddedSessions.js"
@@ -58,37 +59,163 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
     }))
 })
 
+/** A PGlite served as the service serves it, for tests that speak the wire protocol themselves. */
+const servedPGlite = async () => {
+  const db = await PGlite.create()
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })
+  shareSessionsSafely(server, db)
+  await server.start()
+  const port = Number(server.getServerConn().split(":")[1])
+  const client = async () => {
+    const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" })
+    client.on("error", () => {}) // a connection the test cuts reports its own end
+    await client.connect()
+    return client
+  }
+  /** A connection that sends protocol messages as the test writes them, each in a chunk of its own. */
+  const rawConnection = async () => {
+    const socket = net.connect(port, "127.0.0.1")
+    socket.setNoDelay(true)
+    socket.on("error", () => {})
+    await new Promise((resume) => socket.once("connect", resume))
+    const parameters = Buffer.from("user\0postgres\0database\0postgres\0\0")
+    const startup = Buffer.alloc(8 + parameters.length)
+    startup.writeInt32BE(8 + parameters.length, 0)
+    startup.writeInt32BE(196608, 4)
+    parameters.copy(startup, 8)
+    let received = Buffer.alloc(0)
+    socket.on("data", (data) => (received = Buffer.concat([received, data])))
+    const readyForQuery = () => {
+      let count = 0
+      for (let at = received.indexOf(0x5a); at !== -1; at = received.indexOf(0x5a, at + 1)) {
+        if (received.readInt32BE(at + 1) === 5) count++
+      }
+      return count
+    }
+    socket.write(startup)
+    await until(() => readyForQuery() === 1)
+    const send = (type: string, body: Buffer = Buffer.alloc(0)) => {
+      const message = Buffer.alloc(5 + body.length)
+      message[0] = type.charCodeAt(0)
+      message.writeInt32BE(4 + body.length, 1)
+      body.copy(message, 5)
+      socket.write(message)
+    }
+    return { socket, send, readyForQuery }
+  }
+  const stop = async () => {
+    await server.stop()
+    await db.close()
+  }
+  return { db, client, rawConnection, stop }
+}
+
+const until = async (condition: () => boolean) => {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 10_000) throw new Error("gave up waiting")
+    await new Promise((resume) => setTimeout(resume, 10))
+  }
+}
+const settled = (promise: Promise<unknown>) => {
+  let done = false
+  promise.then(() => (done = true), () => (done = true))
+  return () => done
+}
+const pause = (millis: number) => new Promise((resume) => setTimeout(resume, millis))
+
 describe("embedded PGlite sessions, connection by connection", () => {
   it("a connection that drops inside its transaction leaves nothing behind and holds up no one", async () => {
-    const db = await PGlite.create()
-    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 })
-    shareSessionsSafely(server, db)
-    await server.start()
-    const port = Number(server.getServerConn().split(":")[1])
-    const connect = async () => {
-      const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" })
-      client.on("error", () => {}) // the dropped connection reports its own end
-      await client.connect()
-      return client
-    }
+    const served = await servedPGlite()
     try {
-      const dropped = await connect()
-      const other = await connect()
+      const dropped = await served.client()
+      const other = await served.client()
       await other.query("create table embedded_c (n integer)")
       await dropped.query("begin")
       await dropped.query("insert into embedded_c values (1)")
       // The other connection waits while the transaction is open...
       const waiting = other.query("insert into embedded_c values (2)")
+      const answered = settled(waiting)
+      await pause(100)
+      expect(answered()).toBe(false)
       // ...and goes on once the holder's connection is cut without a word.
       ;(dropped as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy()
       await waiting
-      const rows = await other.query("select n from embedded_c order by n")
-      expect(rows.rows).toEqual([{ n: 2 }])
-      expect(db.isInTransaction()).toBe(false)
+      expect((await other.query("select n from embedded_c order by n")).rows).toEqual([{ n: 2 }])
+      expect(served.db.isInTransaction()).toBe(false)
       await other.end()
     } finally {
-      await server.stop()
-      await db.close()
+      await served.stop()
+    }
+  }, 30_000)
+
+  it("a statement whose messages arrive one by one, while another connection's transaction is open, runs whole after it", async () => {
+    const served = await servedPGlite()
+    try {
+      const holder = await served.client()
+      const raw = await served.rawConnection()
+      await holder.query("begin")
+      raw.send("P", Buffer.from("\0select 7 as x\0\0\0"))
+      await pause(5)
+      raw.send("B", Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]))
+      await pause(5)
+      raw.send("E", Buffer.from([0, 0, 0, 0, 0]))
+      await pause(5)
+      raw.send("S")
+      await pause(20)
+      expect(raw.readyForQuery()).toBe(1)
+      await holder.query("commit")
+      await until(() => raw.readyForQuery() === 2)
+      expect((await holder.query("select 1 as one")).rows).toEqual([{ one: 1 }])
+      raw.socket.destroy()
+      await holder.end()
+    } finally {
+      await served.stop()
+    }
+  }, 30_000)
+
+  it("a connection dropped in the middle of an exchange leaves no half-done statement to the next", async () => {
+    const served = await servedPGlite()
+    try {
+      const raw = await served.rawConnection()
+      // A Parse that fails, and no Sync: the session is left waiting for the end of the exchange.
+      raw.send("P", Buffer.from("\0select from nowhere_at_all\0\0\0"))
+      await pause(20)
+      raw.socket.destroy()
+      const next = await served.client()
+      expect((await next.query("select $1::integer as x", [42])).rows).toEqual([{ x: 42 }])
+      await next.end()
+    } finally {
+      await served.stop()
+    }
+  }, 30_000)
+
+  it("after a connection fails, the messages it still had on their way never run", async () => {
+    const served = await servedPGlite()
+    try {
+      const setup = await served.client()
+      await setup.query("create table embedded_d (n integer)")
+      // Stands for a failure of the session itself (not an SQL error, which is an answer).
+      const execute = served.db.execProtocolRawStream.bind(served.db)
+      served.db.execProtocolRawStream = async (message, options) => {
+        if (Buffer.from(message).includes("FAIL HERE")) {
+          await pause(30)
+          throw new Error("the session failed")
+        }
+        return execute(message, options)
+      }
+      const raw = await served.rawConnection()
+      const query = (text: string) => Buffer.from(`${text}\0`)
+      raw.send("Q", query("select 'FAIL HERE'"))
+      await pause(5)
+      raw.send("Q", query("begin; insert into embedded_d values (99)"))
+      await pause(2)
+      await setup.query("insert into embedded_d values (2)")
+      expect(served.db.isInTransaction()).toBe(false)
+      const after = await served.client()
+      expect((await after.query("select n from embedded_d order by n")).rows).toEqual([{ n: 2 }])
+      await Promise.all([setup.end(), after.end()])
+    } finally {
+      await served.stop()
     }
   }, 30_000)
 })
