@@ -53,6 +53,26 @@ it.scoped("a retry that comes due while handed-over items wait runs at the next 
     expect(started.filter((item) => item !== "retry")).toEqual(items("h", 100))
   }))
 
+it.scoped("under a steady stream of handed-over items, retries due in the database get half the throughput", () =>
+  Effect.gen(function*() {
+    const database: Array<string> = []
+    const started: Array<string> = []
+    const pump = yield* pumpOver(database, started)
+    yield* pump.handOver(items("h", 200))
+    // Due after the pump's first look.
+    database.push(...items("r", 30))
+    const retriesStarted = () => started.filter((item) => item.startsWith("r")).length
+    yield* TestClock.adjust("950 millis")
+    expect(retriesStarted()).toBe(0)
+    // The poll at 1 s claims half of the 20 items started in the second before; they run next.
+    yield* TestClock.adjust("600 millis")
+    expect(retriesStarted()).toBe(10)
+    // And about as many at the next poll, while the handed-over items go on in between.
+    yield* TestClock.adjust("1 second")
+    expect(retriesStarted()).toBeGreaterThanOrEqual(20)
+    expect(started.length - retriesStarted()).toBeGreaterThan(20)
+  }))
+
 it.scoped("with nothing handed over, the pump claims as many items as it has free workers", () =>
   Effect.gen(function*() {
     const database = items("d", 5)

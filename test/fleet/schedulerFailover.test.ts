@@ -43,10 +43,11 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("scheduler fa
           return seen
         })
 
+      // The standby starts once the active one publishes, so the one stopped below is the active one.
       const active = yield* start
-      const standby = yield* start
       const first = yield* readFor(12_000)
       expect(first.length).toBeGreaterThan(0)
+      const standby = yield* start
       // Only one of them publishes: the standby adds no second copy of a slot's job.
       const published = [...first, ...(yield* readFor(3_000, true))]
       expect(new Set(published.map((job) => job.id)).size).toBe(published.length)

@@ -4,9 +4,10 @@
  * come from two places: handed over already claimed (the dispatcher claims the deliveries it
  * creates in the statement that creates them), in order; and claimed from the database when
  * slots are free (retries that came due, work other instances left). The claimer looks when
- * woken, when enough slots free up while the database holds more, and every `pollInterval`;
- * while handed-over items wait it claims only at that poll, a few items, which go ahead of
- * them: a steady stream of fresh events never keeps due retries waiting for long.
+ * woken, when enough slots free up while the database holds more, and every `pollInterval`.
+ * While handed-over items wait it claims only at that poll, as many as half the items started
+ * since the last one (at least a few), and they go ahead of the handed-over ones: under a
+ * steady stream of fresh events, due retries still get half the throughput.
  *
  * Workers live as long as the pump: an item costs a take from a queue, not a fiber of its own
  * (at thousands of deliveries a second, forking and tracking a fiber per item was a visible
@@ -47,6 +48,9 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     const wake = Queue.offer(wakeUps, undefined).pipe(Effect.asVoid)
     let busy = 0
     let waiting = 0
+    // Items started, in all and as of the last poll: what a poll may claim while items wait.
+    let started = 0
+    let startedAtPoll = 0
     // Set when the database may hold more: the last claim took all it asked for, or a look was put off.
     let claimBacklog = false
     // Set by the poll: the claimer looks even while handed-over items wait.
@@ -72,6 +76,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
         const item = fromDatabase.length > 0 ? fromDatabase.shift()! : handedOver.shift()!
         waiting -= 1
         busy += 1
+        started += 1
         return pump.work(item).pipe(
           Effect.catchAllCause((cause) => Effect.logError(`${pump.name}: an item failed`, cause)),
           Effect.zipRight(itemDone)
@@ -80,13 +85,15 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       Effect.forever
     )
 
-    // A claim asks for the slots nothing waits for; while items wait, a few at the poll.
+    // A claim asks for the slots nothing waits for; while items wait, a share at the poll.
     const claimIfFree = Effect.suspend(() => {
       const polled = pollDue
       pollDue = false
+      const startedSincePoll = started - startedAtPoll
+      if (polled) startedAtPoll = started
       // Asked to look while claimed items wait: look again once they are under way.
       if (waiting > 0 && !polled) return Effect.sync(() => (claimBacklog = true))
-      const limit = waiting > 0 ? claimBatch : free()
+      const limit = waiting > 0 ? Math.max(claimBatch, Math.floor(startedSincePoll / 2)) : free()
       if (limit === 0) return Effect.void
       return pump.claim(limit).pipe(
         // A claim is one short statement: let it finish rather than cut a query short.

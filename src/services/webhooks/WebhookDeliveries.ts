@@ -104,6 +104,14 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
             discard: true
           })
         }),
+        // The database is away: one by one would only wait out its time-out once per outcome
+        // (at shutdown, for minutes). Unrecorded, each delivery is due again when its lease runs out.
+        Effect.catchTag("ServiceUnavailable", (error) =>
+          Effect.logWarning(`${batch.length} webhook attempts could not be recorded: the database is unavailable`).pipe(
+            Effect.zipRight(Effect.forEach(batch, ({ recorded }) => recorded === undefined ? Effect.void : Deferred.fail(recorded, error), {
+              discard: true
+            }))
+          )),
         // One bad row must not cost the others their record: then each goes on its own.
         Effect.catchAllCause((cause) =>
           Effect.logWarning(`Recording ${batch.length} webhook attempts at once failed; recording them one by one`, cause).pipe(
