@@ -110,6 +110,16 @@ const servedPGlite = async () => {
   return { db, client, rawConnection, stop }
 }
 
+/** Runs `test` against a freshly served PGlite, stopped afterwards whatever happens. */
+const withServedPGlite = async (test: (served: Awaited<ReturnType<typeof servedPGlite>>) => Promise<void>) => {
+  const served = await servedPGlite()
+  try {
+    await test(served)
+  } finally {
+    await served.stop()
+  }
+}
+
 const until = async (condition: () => boolean) => {
   for (let waited = 0; !condition(); waited += 10) {
     if (waited > 10_000) throw new Error("gave up waiting")
@@ -124,9 +134,8 @@ const settled = (promise: Promise<unknown>) => {
 const pause = (millis: number) => new Promise((resume) => setTimeout(resume, millis))
 
 describe("embedded PGlite sessions, connection by connection", () => {
-  it("a connection that drops inside its transaction leaves nothing behind and holds up no one", async () => {
-    const served = await servedPGlite()
-    try {
+  it("a connection that drops inside its transaction leaves nothing behind and holds up no one", () =>
+    withServedPGlite(async (served) => {
       const dropped = await served.client()
       const other = await served.client()
       await other.query("create table embedded_c (n integer)")
@@ -143,14 +152,10 @@ describe("embedded PGlite sessions, connection by connection", () => {
       expect((await other.query("select n from embedded_c order by n")).rows).toEqual([{ n: 2 }])
       expect(served.db.isInTransaction()).toBe(false)
       await other.end()
-    } finally {
-      await served.stop()
-    }
-  }, 30_000)
+    }), 30_000)
 
-  it("a statement whose messages arrive one by one, while another connection's transaction is open, runs whole after it", async () => {
-    const served = await servedPGlite()
-    try {
+  it("a statement whose messages arrive one by one, while another connection's transaction is open, runs whole after it", () =>
+    withServedPGlite(async (served) => {
       const holder = await served.client()
       const raw = await served.rawConnection()
       await holder.query("begin")
@@ -168,14 +173,10 @@ describe("embedded PGlite sessions, connection by connection", () => {
       expect((await holder.query("select 1 as one")).rows).toEqual([{ one: 1 }])
       raw.socket.destroy()
       await holder.end()
-    } finally {
-      await served.stop()
-    }
-  }, 30_000)
+    }), 30_000)
 
-  it("a connection dropped in the middle of an exchange leaves no half-done statement to the next", async () => {
-    const served = await servedPGlite()
-    try {
+  it("a connection dropped in the middle of an exchange leaves no half-done statement to the next", () =>
+    withServedPGlite(async (served) => {
       const raw = await served.rawConnection()
       // A Parse that fails, and no Sync: the session is left waiting for the end of the exchange.
       raw.send("P", Buffer.from("\0select from nowhere_at_all\0\0\0"))
@@ -184,14 +185,10 @@ describe("embedded PGlite sessions, connection by connection", () => {
       const next = await served.client()
       expect((await next.query("select $1::integer as x", [42])).rows).toEqual([{ x: 42 }])
       await next.end()
-    } finally {
-      await served.stop()
-    }
-  }, 30_000)
+    }), 30_000)
 
-  it("after a connection fails, the messages it still had on their way never run", async () => {
-    const served = await servedPGlite()
-    try {
+  it("after a connection fails, the messages it still had on their way never run", () =>
+    withServedPGlite(async (served) => {
       const setup = await served.client()
       await setup.query("create table embedded_d (n integer)")
       // Stands for a failure of the session itself (not an SQL error, which is an answer).
@@ -214,8 +211,5 @@ describe("embedded PGlite sessions, connection by connection", () => {
       const after = await served.client()
       expect((await after.query("select n from embedded_d order by n")).rows).toEqual([{ n: 2 }])
       await Promise.all([setup.end(), after.end()])
-    } finally {
-      await served.stop()
-    }
-  }, 30_000)
+    }), 30_000)
 })

@@ -1,7 +1,7 @@
 /**
- * Delivery of events to webhooks with retries: what the dispatcher calls. It hands each new
- * event to `enqueue` (once the event is committed) and calls `deliverDue` whenever it wakes;
- * the schedule lives in the database, so a restart loses no retry.
+ * Delivery of events to webhooks with retries: what the dispatcher calls. Its hand-over passes
+ * committed events to `enqueueMany` and its work pump `send`s the deliveries handed over or
+ * claimed with `claimDue`; the schedule lives in the database, so a restart loses no retry.
  */
 import { Array, Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
