@@ -2,7 +2,8 @@
  * Typed configuration: the only place the process environment is read.
  * Variables and defaults follow CONTRACT.md ("Configuration").
  */
-import { Config, Duration, Option } from "effect"
+import { Config, ConfigError, Duration, Either, Option } from "effect"
+import { parseTrustedProxies } from "./http/ClientAddress.js"
 
 export const Role = ["api", "scheduler", "ingest", "dispatcher"] as const
 export type Role = (typeof Role)[number]
@@ -32,6 +33,11 @@ export const AppConfig = Config.all({
   resultsRetentionDays: Config.integer("RESULTS_RETENTION_DAYS").pipe(
     Config.withDefault(7),
     Config.validate({ message: "RESULTS_RETENTION_DAYS must be between 1 and 3650", validation: (d) => d >= 1 && d <= 3650 })
+  ),
+  /** Reverse proxies whose X-Forwarded-For names the client (src/http/ClientAddress.ts). */
+  trustProxy: Config.string("TRUST_PROXY").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) => Either.mapLeft(parseTrustedProxies(text), (message) => ConfigError.InvalidData(["TRUST_PROXY"], message)))
   ),
   roles,
   probeRegion: Config.string("PROBE_REGION").pipe(Config.withDefault("local"))

@@ -5,6 +5,7 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../api/Api.js"
+import { AppConfig } from "../Config.js"
 import { Administrators } from "../services/Administrators.js"
 import { ApiKeys } from "../services/ApiKeys.js"
 import { Components } from "../services/Components.js"
@@ -20,6 +21,7 @@ import { Webhooks } from "../services/Webhooks.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthHttp } from "./AuthHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
+import { clientAddressMiddleware } from "./ClientAddress.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { HealthHttp } from "./HealthHttp.js"
@@ -57,7 +59,12 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   ])
 )
 
-export const HttpLive = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
+// Per-client limits count by the client behind the trusted proxies, not by the proxy.
+const serve = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  HttpApiBuilder.serve((app) => HttpMiddleware.logger(clientAddressMiddleware(config.trustProxy)(errorBodies(app))))
+))
+
+export const HttpLive = serve.pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(AdminRoutes),
   Layer.provide(PublicRoutes.pipe(Layer.provide([PublicPages.Default, Subscriptions.Default]))),

@@ -1,0 +1,91 @@
+/**
+ * The client address that per-client limits count by (subscription requests, failed sign-ins).
+ * It is the TCP peer, unless the peer is a reverse proxy listed in `TRUST_PROXY`: then it is read
+ * from `X-Forwarded-For` right to left, since each proxy appends the address that connected to
+ * it. The first address that is not a trusted proxy is the client; entries left of it are
+ * whatever the client sent and are never believed, so a client cannot choose its own address
+ * (and with no proxy trusted the header is ignored altogether).
+ */
+import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { BlockList, isIP } from "node:net"
+
+/** The reverse proxies whose `X-Forwarded-For` is believed. */
+export interface TrustedProxies {
+  readonly isEmpty: boolean
+  readonly includes: (address: string) => boolean
+}
+
+/**
+ * An address as written by a proxy or the socket, normalized: brackets and ports removed,
+ * IPv4-mapped IPv6 as plain IPv4, IPv6 in lower case. None: not an IP address.
+ */
+export const normalizeAddress = (text: string): Option.Option<string> => {
+  let address = text.trim()
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
+  if (bracketed !== null) address = bracketed[1]!
+  else if (/^[\d.]+:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(":"))
+  address = address.toLowerCase()
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address)
+  if (mapped !== null) address = mapped[1]!
+  return isIP(address) === 0 ? Option.none() : Option.some(address)
+}
+
+const familyOf = (address: string) => (isIP(address) === 4 ? "ipv4" as const : "ipv6" as const)
+
+/**
+ * Reads `TRUST_PROXY`: a comma list of addresses and CIDR ranges (`10.0.0.0/8`, `::1`,
+ * `fd00::/8`). Fails with a message naming the first entry that is neither.
+ */
+export const parseTrustedProxies = (text: string): Either.Either<TrustedProxies, string> => {
+  const list = new BlockList()
+  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0)
+  for (const entry of entries) {
+    const [network = "", prefix, ...rest] = entry.split("/")
+    const address = normalizeAddress(network)
+    const invalid = Either.left(`"${entry}" is not an IP address or CIDR range`)
+    if (Option.isNone(address) || rest.length > 0) return invalid
+    const family = familyOf(address.value)
+    if (prefix === undefined) {
+      list.addAddress(address.value, family)
+      continue
+    }
+    const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN
+    if (!(bits <= (family === "ipv4" ? 32 : 128))) return invalid
+    list.addSubnet(address.value, bits, family)
+  }
+  return Either.right({
+    isEmpty: entries.length === 0,
+    includes: (address) => list.check(address, familyOf(address))
+  })
+}
+
+/**
+ * The client behind `peer`: walks `X-Forwarded-For` from the right while the address reached is
+ * a trusted proxy. An entry that is not an IP address ends the walk at the proxy that wrote it.
+ */
+export const resolveClientAddress = (peer: string, forwardedFor: string | undefined, trusted: TrustedProxies): string => {
+  let client = Option.getOrElse(normalizeAddress(peer), () => peer)
+  if (trusted.isEmpty || forwardedFor === undefined) return client
+  const hops = forwardedFor.split(",")
+  while (hops.length > 0 && trusted.includes(client)) {
+    const next = normalizeAddress(hops.pop()!)
+    if (Option.isNone(next)) break
+    client = next.value
+  }
+  return client
+}
+
+/**
+ * Middleware that sets the request's `remoteAddress` to the client address, so handlers read
+ * `request.remoteAddress` whatever sits in front of the service.
+ */
+export const clientAddressMiddleware = (trusted: TrustedProxies) =>
+  HttpMiddleware.make((app) =>
+    trusted.isEmpty ? app : Effect.updateService(app, HttpServerRequest.HttpServerRequest, (request) =>
+      Option.match(request.remoteAddress, {
+        onNone: () => request,
+        onSome: (peer) =>
+          request.modify({ remoteAddress: resolveClientAddress(peer, request.headers["x-forwarded-for"], trusted) })
+      }))
+  )
