@@ -177,6 +177,22 @@ describe("public status page in a browser", () => {
       }
       await page.goto(`${stack.baseUrl}/`)
       await screenshot(page, `status-${width}`, artifacts)
+      // A day's details show when its cell is pointed at or tapped, inside the screen, at either end of the bar too.
+      const cells = page.locator("ol.bar").first().getByRole("listitem")
+      for (const index of [0, 45, 89]) {
+        const cell = cells.nth(index)
+        const tooltip = cell.locator("span")
+        expect((await tooltip.boundingBox())!.width).toBeLessThanOrEqual(1)
+        await cell.click()
+        const box = (await tooltip.boundingBox())!
+        expect(box.width).toBeGreaterThan(50)
+        expect(box.x).toBeGreaterThanOrEqual(0)
+        expect(box.x + box.width).toBeLessThanOrEqual(width)
+        expect(await tooltip.textContent()).toMatch(/^\d{1,2} \w{3} \d{4}: (no data|[\d.]+ % uptime)/)
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+      }
+      await screenshot(page, `status-${width}-day-details`, artifacts)
+      await page.mouse.move(0, 0)
     }
     await page.close()
   })

@@ -22,7 +22,11 @@ main{max-width:56rem;margin:0 auto;padding:1.25rem}h1{font-size:1.5rem;margin:0}
 ul.plain{list-style:none;margin:0;padding:0}.card{border:1px solid var(--line);border-radius:8px;padding:.9rem 1rem;margin-bottom:.75rem}
 .row{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.25rem 1rem;align-items:baseline}
 .st{font-weight:600}.st.operational{color:var(--up)}.st.degraded,.st.partial_outage{color:var(--down)}.st.major_outage{color:var(--out)}.st.maintenance{color:var(--maint)}
-.bar{display:flex;gap:2px;list-style:none;margin:.5rem 0 0;padding:0;height:2rem}.bar li{flex:1;border-radius:2px;background:var(--none)}
+.bar{display:flex;gap:2px;list-style:none;margin:.5rem 0 0;padding:0;height:2rem}.bar li{flex:1;border-radius:2px;background:var(--none);position:relative}
+.bar span{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.bar li:hover,.bar li:focus{outline:2px solid var(--ink);outline-offset:1px}
+.bar li:hover span,.bar li:focus span{clip:auto;overflow:visible;height:auto;width:max-content;max-width:min(18rem,60vw);white-space:normal;bottom:calc(100% + .4rem);left:50%;transform:translateX(-50%);z-index:1;background:var(--ink);color:#fff;padding:.3rem .55rem;border-radius:4px;font-size:.8rem}
+.bar li:nth-child(-n+30) span{left:0;transform:none}.bar li:nth-child(n+61) span{left:auto;right:0;transform:none}
 .bar .up{background:var(--up)}.bar .dip{background:var(--dip)}.bar .down{background:var(--down)}.bar .out{background:var(--out)}
 .uptime .small{display:flex;justify-content:space-between;gap:.5rem}.small{font-size:.875rem;color:var(--muted);margin:.25rem 0 0}
 .timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:.25rem 0 .75rem .9rem}

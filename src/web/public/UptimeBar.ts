@@ -1,6 +1,7 @@
 /**
  * The 90-day uptime bar of a component: one cell per UTC day from the daily rollups, coloured by
- * that day's downtime, titled with the day's uptime and the incidents that touched the component.
+ * that day's downtime, with the day's uptime and the incidents that touched the component as text
+ * that shows as a tooltip (Layout's stylesheet).
  */
 import type { PublicComponent } from "../../domain/Component.js"
 import type { PublicIncident } from "../../domain/Incident.js"
@@ -59,8 +60,10 @@ export const uptimeBars = (
       const title = `${dayFormat.format(start)}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
         touching.length === 0 ? "" : `; ${touching.length === 1 ? "incident" : "incidents"}: ${touching.map((incident) => incident.title).join("; ")}`
       }`
-      // 90 cells per component: the optional </li> and the class's quotes are left out to keep the page light.
-      return html`<li class=${new Raw(level(percent))} title="${title}">`
+      // The day's text is the cell's content (screen readers read it, the stylesheet shows it as a
+      // tooltip on hover and, through tabindex, on a tap). 90 cells per component: the optional
+      // </li> and the class's quotes are left out to keep the page light.
+      return html`<li class=${new Raw(level(percent))} tabindex=-1><span>${title}</span>`
     })
     const summary = observed === 0 ? "No uptime data yet" : `${formatPercent(uptimePercentage(observed, down))} uptime over ${barDays} days`
     return html`<div class="uptime"><ol class="bar" aria-label="Daily uptime of ${component.name}, oldest first">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
