@@ -7,8 +7,10 @@
  * judged against) and signing each request in its timed window. Two scenarios: one event
  * fanned out to 200 webhooks (repeated BENCH_ROUNDS times), and a burst of 1,000 events
  * committed in one transaction to 5 webhooks. The receivers run in a child process
- * (webhookReceivers.ts); each side's CPU time per delivery is printed too. It measures and
- * prints; it never fails on a number.
+ * (webhookReceivers.ts). Each side's CPU time per delivery is printed too, its own and, on
+ * Linux with the server on this machine, PostgreSQL's and the receivers', with the ratio that
+ * CPU time alone predicts when the cores are all busy. It measures and prints; it never fails
+ * on a number.
  *
  * Environment: TEST_DATABASE_URL (a PostgreSQL server; a fresh database is created and dropped).
  * Targets: >= 0.8 of the bare loop's throughput; p99 commit-to-receipt <= 250 ms for the fan-out.
@@ -16,6 +18,7 @@
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, DateTime, Effect, Layer, Logger, LogLevel } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type { IncidentEvent } from "../../src/domain/NotificationEvent.js"
 import { Database } from "../../src/persistence/Database.js"
@@ -37,6 +40,7 @@ const concurrency = 64
  * send to the same receivers, and neither shares its event loop with them.
  */
 interface Receivers {
+  readonly pid: number | undefined
   readonly urls: ReadonlyArray<string>
   /** Waits until every key has `perKey` receipts (at most 60 s); their arrival times by key. */
   readonly receipts: (keys: ReadonlyArray<string>, perKey: number) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<number>>>
@@ -52,6 +56,7 @@ const startReceivers = (count: number) =>
   ).pipe(Effect.map((child): Receivers => {
     let nextId = 0
     return {
+      pid: child.pid,
       urls: child.urls,
       receipts: (keys, perKey) =>
         Effect.async((resume) => {
@@ -69,10 +74,61 @@ const startReceivers = (count: number) =>
 
 const now = () => performance.timeOrigin + performance.now()
 
-const cpuMillis = (since: NodeJS.CpuUsage) => {
-  const { system, user } = process.cpuUsage(since)
-  return (user + system) / 1000
+/** Clock ticks of a process (`withReaped`: and of its children that have ended), from Linux /proc; undefined elsewhere. */
+const procTicks = (pid: number | string, withReaped = false) => {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Fields after the command name: state, ppid, ... utime (14), stime, cutime, cstime (17).
+    const fields = text.slice(text.lastIndexOf(") ") + 2).split(" ").map(Number)
+    return { ppid: fields[1]!, ticks: fields[11]! + fields[12]! + (withReaped ? fields[13]! + fields[14]! : 0) }
+  } catch {
+    return undefined
+  }
 }
+/** Linux counts CPU time in ticks of 10 ms. */
+const tickMs = 10
+
+/**
+ * CPU time (ms) used: by this process, and by the two others on this machine that a delivery
+ * costs, when they can be read: the PostgreSQL server (its postmaster, the children it has
+ * reaped, the live ones: backends, WAL writer, autovacuum) and the receivers. On a machine with
+ * few cores they all compete for the same ones, so the sums per delivery tell how close a
+ * CPU-bound dispatcher can come to the anchor, which sends no query.
+ */
+interface CpuTimes {
+  readonly self: number
+  readonly postgres: number | undefined
+  readonly receivers: number | undefined
+}
+const cpuClock = (receiversPid: number | undefined) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [backend] = yield* sql<{ pid: number }>`select pg_backend_pid() as pid`
+    const postmaster = procTicks(backend!.pid)?.ppid
+    const postgres = () => {
+      let ticks = postmaster === undefined ? undefined : procTicks(postmaster, true)?.ticks
+      if (ticks === undefined) return undefined
+      for (const entry of readdirSync("/proc")) {
+        const child = /^\d+$/.test(entry) ? procTicks(entry) : undefined
+        if (child !== undefined && child.ppid === postmaster) ticks += child.ticks
+      }
+      return ticks * tickMs
+    }
+    const receivers = () => {
+      const ticks = receiversPid === undefined ? undefined : procTicks(receiversPid)?.ticks
+      return ticks === undefined ? undefined : ticks * tickMs
+    }
+    const minus = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b)
+    /** Starts a measurement; its result gives the CPU times since. Reading /proc costs this process a few ms, so it is read outside its own window. */
+    return () => {
+      const others = { postgres: postgres(), receivers: receivers() }
+      const self = process.cpuUsage()
+      return (): CpuTimes => {
+        const { system, user } = process.cpuUsage(self)
+        return { self: (user + system) / 1000, postgres: minus(postgres(), others.postgres), receivers: minus(receivers(), others.receivers) }
+      }
+    }
+  }).pipe(Effect.orDie)
 
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = values.toSorted((a, b) => a - b)
@@ -92,21 +148,34 @@ interface Measure {
   readonly deliveries: number
   readonly seconds: number
   readonly latencies: ReadonlyArray<number>
-  /** CPU time of this process (user + system), in ms, from the start until everything is recorded. */
-  readonly cpuMs: number
+  /** CPU time (user + system, ms) from the start until everything is recorded. */
+  readonly cpu: CpuTimes
 }
+
+const sum = (values: ReadonlyArray<number | undefined>) =>
+  values.some((value) => value === undefined) ? undefined : values.reduce((total: number, value) => total + value!, 0)
+const perDelivery = (m: Measure, ms: number | undefined) => (ms === undefined ? "?" : (1000 * ms / m.deliveries).toFixed(0))
+/** All three processes' CPU time, when it could be read. */
+const totalCpu = (m: Measure) => sum([m.cpu.self, m.cpu.postgres, m.cpu.receivers])
 
 const report = (label: string, dispatcher: Measure, anchors: ReadonlyArray<readonly [string, Measure]>) => {
   const rate = (m: Measure) => m.deliveries / m.seconds
+  // With every core busy, throughput goes as the inverse of the CPU time a delivery costs in all.
+  const cpuBound = (m: Measure) => {
+    const [anchor, own] = [totalCpu(m), totalCpu(dispatcher)]
+    return anchor === undefined || own === undefined
+      ? ""
+      : ` (their CPU per delivery, all processes: ${((anchor / m.deliveries) / (own / dispatcher.deliveries)).toFixed(2)})`
+  }
   const line = (name: string, m: Measure) =>
     `  ${name.padEnd(14)} ${String(m.deliveries).padStart(5)} deliveries in ${m.seconds.toFixed(2)} s = ${rate(m).toFixed(0).padStart(5)}/s, ` +
     `p50 ${percentile(m.latencies, 50).toFixed(1)} ms, p99 ${percentile(m.latencies, 99).toFixed(1)} ms, ` +
-    `CPU ${(1000 * m.cpuMs / m.deliveries).toFixed(0)} µs/delivery`
+    `CPU µs/delivery ${perDelivery(m, m.cpu.self)}, PostgreSQL ${perDelivery(m, m.cpu.postgres)}, receivers ${perDelivery(m, m.cpu.receivers)}`
   console.log([
     label,
     line("dispatcher", dispatcher),
     ...anchors.map(([name, m]) => line(name, m)),
-    ...anchors.map(([name, m]) => `  ratio to ${name}: ${(rate(dispatcher) / rate(m)).toFixed(2)}`)
+    ...anchors.map(([name, m]) => `  ratio to ${name}: ${(rate(dispatcher) / rate(m)).toFixed(2)}${cpuBound(m)}`)
   ].join("\n"))
 }
 
@@ -117,10 +186,11 @@ const program = Effect.gen(function*() {
   const sender = yield* WebhookSender
   const sql = yield* SqlClient.SqlClient
   const receivers = yield* startReceivers(10)
+  const startCpu = yield* cpuClock(receivers.pid)
 
   /** Waits until no delivery is pending any more (every attempt recorded). */
   const allRecorded = Effect.gen(function*() {
-    while ((yield* sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where status = 'pending'`)[0]!.n > 0) {
+    while ((yield* sql<{ pending: boolean }>`select exists (select from webhook_deliveries where status = 'pending') as pending`)[0]!.pending) {
       yield* Effect.sleep("10 millis")
     }
   }).pipe(Effect.orDie)
@@ -172,13 +242,13 @@ const program = Effect.gen(function*() {
     receipts: ReadonlyMap<string, ReadonlyArray<number>>,
     titles: ReadonlyArray<string>,
     startedAt: ReadonlyMap<string, number>,
-    cpuMs: number
+    cpu: CpuTimes
   ): Measure => {
     const latencies = titles.flatMap((title) => (receipts.get(title) ?? []).map((at) => at - startedAt.get(title)!))
     const first = Math.min(...startedAt.values())
     const last = Math.max(...titles.flatMap((title) => receipts.get(title) ?? []))
     // Counted as received: a scenario that ran into the 60 s wait reports what arrived.
-    return { deliveries: latencies.length, seconds: (last - first) / 1000, latencies, cpuMs }
+    return { deliveries: latencies.length, seconds: (last - first) / 1000, latencies, cpu }
   }
 
   const run = (label: string, webhookCount: number, eventCount: number, repeat: number) =>
@@ -192,26 +262,30 @@ const program = Effect.gen(function*() {
       const bareRuns = { "bare loop": [] as Array<Measure>, "bare + signing": [] as Array<Measure> }
       for (let round = 0; round < repeat; round++) {
         const titles = Array.from({ length: eventCount }, (_, i) => `${label}-d-${round}-${i}`)
-        const cpu = process.cpuUsage()
+        const cpu = startCpu()
         const committedAt = yield* commitEvents(titles)
         const received = yield* receivers.receipts(titles, webhookCount)
         // The dispatcher's work ends when the last outcome is recorded; the bare loop starts after.
         yield* allRecorded
-        dispatcherRuns.push(measure(received, titles, new Map(titles.map((title) => [title, committedAt])), cpuMillis(cpu)))
+        dispatcherRuns.push(measure(received, titles, new Map(titles.map((title) => [title, committedAt])), cpu()))
 
         for (const [name, signEach] of [["bare + signing", true], ["bare loop", false]] as const) {
           const bareTitles = Array.from({ length: eventCount }, (_, i) => `${label}-${signEach ? "s" : "b"}-${round}-${i}`)
-          const bareCpu = process.cpuUsage()
+          const bareCpu = startCpu()
           const started = yield* bareLoop(created.map((hook) => ({ id: hook.id, url: hook.url, secret: hook.secret })), bareTitles, signEach)
           const bareReceived = yield* receivers.receipts(bareTitles, webhookCount)
-          bareRuns[name].push(measure(bareReceived, bareTitles, new Map(bareTitles.map((title) => [title, started])), cpuMillis(bareCpu)))
+          bareRuns[name].push(measure(bareReceived, bareTitles, new Map(bareTitles.map((title) => [title, started])), bareCpu()))
         }
       }
       const combine = (runs: ReadonlyArray<Measure>): Measure => ({
         deliveries: runs.reduce((sum, m) => sum + m.deliveries, 0),
         seconds: runs.reduce((sum, m) => sum + m.seconds, 0),
         latencies: runs.flatMap((m) => m.latencies),
-        cpuMs: runs.reduce((sum, m) => sum + m.cpuMs, 0)
+        cpu: {
+          self: sum(runs.map((m) => m.cpu.self))!,
+          postgres: sum(runs.map((m) => m.cpu.postgres)),
+          receivers: sum(runs.map((m) => m.cpu.receivers))
+        }
       })
       report(
         `${label}: ${eventCount} event(s) x ${webhookCount} generic webhooks, ${repeat} round(s)`,
