@@ -1,16 +1,25 @@
 /**
  * Field schemas shared by several resources. They keep out what PostgreSQL would
- * refuse (NUL characters, out-of-range integers), so bad input is a 400, never a 500.
+ * refuse (NUL characters, unpaired surrogates, out-of-range integers), so bad input is a 400,
+ * never a 500.
  */
 import { Schema } from "effect"
 
-const noNul = (s: string) => !s.includes("\u0000") || "must not contain NUL characters"
+/** An unpaired UTF-16 surrogate: JSON carries it as an escape that PostgreSQL's jsonb refuses. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** A string of at most `max` characters without NUL. */
+const storable = (s: string) =>
+  s.includes("\u0000")
+    ? "must not contain NUL characters"
+    : loneSurrogate.test(s)
+    ? "must be valid Unicode text (it contains an unpaired surrogate)"
+    : true
+
+/** A string of at most `max` characters that PostgreSQL stores as given (no NUL, no unpaired surrogate). */
 export const Text = (max: number) =>
   Schema.String.pipe(
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
-    Schema.filter(noNul)
+    Schema.filter(storable)
   )
 
 /** A non-blank string (after trimming) of at most `max` characters. */

@@ -40,6 +40,8 @@ export class Recipient extends Schema.Class<Recipient>("Recipient")({
 
 /** Tokens are URL-safe base64 of random bytes; anything else cannot match one. */
 const Token = Text(200)
+/** A string that could be a token; the HTML forms, which take any text, check with it before a query. */
+export const isToken = Schema.is(Token)
 
 export class Subscribe extends Schema.Class<Subscribe>("Subscribe")({ email: EmailAddress }) {}
 

@@ -25,25 +25,26 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
 
     return {
       /**
-       * One pending mail per verified subscriber, due at `dueAt`; returns how many were created.
-       * Idempotent: an event handed over twice keeps its mails.
+       * One pending mail per verified subscriber for each event the public may see (one that
+       * names a public component or none, as on the status page), in the events' order, due at
+       * `dueAt`, in one statement; returns how many mails were new. Idempotent: an event handed
+       * over twice keeps its mails.
        */
-      enqueue: (event: { readonly id: string; readonly encoded: unknown }, dueAt: Date) =>
-        orUnavailable(sql<{ id: string }>`
-          insert into mail_deliveries (event_id, event, subscriber_id, next_attempt_at)
-          select ${event.id}, ${JSON.stringify(event.encoded)}::jsonb, id, ${dueAt}
-          from subscribers where verified_at is not null
-          order by created_at, id
-          on conflict (subscriber_id, event_id) do nothing
-          returning id`).pipe(Effect.map((rows) => rows.length)),
-
-      /** `enqueue` for many events in one statement, in their order; returns how many mails were new. */
-      enqueueMany: (events: ReadonlyArray<{ readonly id: string; readonly encoded: unknown }>, dueAt: Date) =>
+      enqueueMany: (
+        events: ReadonlyArray<{ readonly id: string; readonly encoded: unknown; readonly componentIds: ReadonlyArray<string> }>,
+        dueAt: Date
+      ) =>
         events.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`
+          with e as (
+            select item ->> 'id' as id, item -> 'encoded' as encoded, n
+            from jsonb_array_elements(${JSON.stringify(events)}::jsonb) with ordinality as x (item, n)
+            where jsonb_array_length(item -> 'componentIds') = 0 or exists (
+              select from components c
+              where c.is_public and c.id in (select jsonb_array_elements_text(item -> 'componentIds')))
+          )
           insert into mail_deliveries (event_id, event, subscriber_id, next_attempt_at)
-          select e.item ->> 'id', e.item -> 'encoded', s.id, ${dueAt}
-          from jsonb_array_elements(${JSON.stringify(events)}::jsonb) with ordinality as e (item, n)
-          cross join subscribers s
+          select e.id, e.encoded, s.id, ${dueAt}
+          from e cross join subscribers s
           where s.verified_at is not null
           order by e.n, s.created_at, s.id
           on conflict (subscriber_id, event_id) do nothing

@@ -104,13 +104,13 @@ it.layer(WithMail)("subscriptions", (it) => {
         yield* client.subscriptions.verify({ path: { token: verifyToken((yield* mailsTo(email, 1))[0]!) } })
       }
       // What the dispatcher does with a committed event: one mail per verified subscriber, then send.
-      const enqueued = yield* mail.enqueue({
+      const enqueued = yield* mail.enqueueMany([{
         id: "evt_mail",
         event: "incident.created",
         occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
         componentIds: [],
         data: { id: "inc", title: "API <down>", status: "investigating", severity: "critical", componentIds: [], message: "We are on it & more" }
-      })
+      }])
       expect(enqueued).toBeGreaterThanOrEqual(2)
       yield* Effect.forEach(yield* mail.claimDue(100), mail.attempt, { discard: true })
 

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { createHmac } from "node:crypto"
+import { eventually } from "../support/Eventually.js"
 import { answerWith, receiver } from "../support/Receiver.js"
 import { ApiClient, LiveTestServer, sendJson } from "../support/TestServer.js"
 
@@ -102,6 +103,10 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         ["NUL in name", "POST", "/api/v1/admin/webhooks", { ...valid, name: "a\u0000" }],
         ["componentIds not an array", "POST", "/api/v1/admin/webhooks", { ...valid, componentIds: "c1" }],
         ["componentIds of numbers", "POST", "/api/v1/admin/webhooks", { ...valid, componentIds: [1] }],
+        // JSON carries it; PostgreSQL's jsonb would refuse it.
+        ["an unpaired surrogate in componentIds", "POST", "/api/v1/admin/webhooks", { ...valid, componentIds: ["\ud800"] }],
+        ["an unpaired surrogate in componentIds on PUT", "PUT", `/api/v1/admin/webhooks/${target.id}`, { componentIds: ["a\udc00"] }],
+        ["an unpaired surrogate in name", "POST", "/api/v1/admin/webhooks", { ...valid, name: "x\ud800" }],
         ["isActive not boolean", "POST", "/api/v1/admin/webhooks", { ...valid, isActive: "yes" }],
         ["bad url on PUT", "PUT", `/api/v1/admin/webhooks/${target.id}`, { url: "not a url" }],
         ["null name on PUT", "PUT", `/api/v1/admin/webhooks/${target.id}`, { name: null }]
@@ -151,6 +156,21 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
       expect(log.map((attempt) => [attempt.event, attempt.test, attempt.success, attempt.statusCode, attempt.attempt]))
         .toEqual([["incident.created", true, false, 500, 1], ["incident.created", true, true, 200, 1]])
       expect(log[0]!.durationMs).toBeGreaterThanOrEqual(0)
+    }).pipe(Effect.scoped))
+
+  it.effect("a webhook deleted while its test waits for the receiver: the test still reports the outcome", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      let answer: (() => void) | undefined
+      const slow = yield* receiver((_, response) => (answer = () => response.writeHead(204).end()))
+      const hook = yield* client.webhooks.create({ payload: { name: "Going away", url: slow.url, type: "generic" } })
+      const testing = yield* Effect.fork(sendJson("POST", `/api/v1/admin/webhooks/${hook.id}/test`))
+      yield* eventually(Effect.sync(() => answer), (ready) => ready !== undefined)
+      expect((yield* sendJson("DELETE", `/api/v1/admin/webhooks/${hook.id}`)).status).toBe(204)
+      answer!()
+      const result = yield* Fiber.join(testing)
+      expect(result.status).toBe(200)
+      expect(result.body).toMatchObject({ success: true, statusCode: 204 })
     }).pipe(Effect.scoped))
 
   it.effect("test of a chat webhook sends its format unsigned", () =>

@@ -186,5 +186,16 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       yield* sendJson("PATCH", `/api/v1/admin/components/${cmp}/status`, { status: "degraded" })
       yield* advanceSeconds(2)
       expect(smtp.messages.slice(before + 2)).toHaveLength(1)
+
+      // Subscribers hear of what the public page shows: not of an incident on private components
+      // only, but of one that also names a public component.
+      const internal = Effect.map(post("/api/v1/admin/components", { name: "Internal", isPublic: false }), (r) => r.body.id as string)
+      const privateId = yield* internal
+      yield* post("/api/v1/admin/incidents", { title: "Internal batch late", message: "Staff only", componentIds: [privateId] })
+      yield* post("/api/v1/admin/incidents", { title: "Search slow", message: "Public too", componentIds: [privateId, cmp] })
+      const later = yield* eventually(Effect.sync(() => smtp.messages.slice(before + 3)), (list) => list.length >= 1)
+      yield* advanceSeconds(2)
+      expect(smtp.messages.slice(before + 3).map((m) => m.parsed.subject)).toEqual([later[0]!.parsed.subject])
+      expect(later[0]!.parsed.subject).toContain("Search slow")
     }))
 })

@@ -54,17 +54,14 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
       ).pipe(Effect.withSpan("MailDeliveries.attempt", { attributes: { mail: mail.id } }))
 
     return {
-      /** Enqueues the mail of a committed event (incident and maintenance events only); returns how many. */
-      enqueue: (event: NotificationEvent) =>
-        isMailedEvent(event)
-          ? Effect.flatMap(now, (dueAt) => repo.enqueue({ id: event.id, encoded: encodeEvent(event) }, dueAt))
-          : Effect.succeed(0),
-
-      /** `enqueue` for many committed events at once (those that are mailed); returns how many mails. */
+      /**
+       * Enqueues the mail of committed events, those subscribers are mailed about (incident and
+       * maintenance events the public may see); returns how many mails.
+       */
       enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
         Effect.flatMap(now, (dueAt) =>
           repo.enqueueMany(
-            events.filter(isMailedEvent).map((event) => ({ id: event.id, encoded: encodeEvent(event) })),
+            events.filter(isMailedEvent).map((event) => ({ id: event.id, encoded: encodeEvent(event), componentIds: event.componentIds })),
             dueAt
           )),
 
