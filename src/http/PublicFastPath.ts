@@ -11,8 +11,10 @@ import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { ListenOptions } from "node:net"
 import type { Duplex } from "node:stream"
-import type { EncodedResponse } from "../services/PublicSnapshot.js"
 import { PublicSnapshot } from "../services/PublicSnapshot.js"
+import { PublicUptime } from "../services/PublicUptime.js"
+import { PublicPages } from "../web/public/PublicPages.js"
+import type { CachedResponse } from "./PublicResponses.js"
 import { writeNode } from "./PublicResponses.js"
 
 /**
@@ -64,8 +66,8 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex) => 
   )
 }
 
-/** Answers a GET of a cached path; `lookup` returns nothing when the path is not cached (or there is no snapshot yet). */
-export const answerCached = (lookup: (path: string) => EncodedResponse | undefined) =>
+/** Answers a GET of a cached URL; `lookup` returns nothing when the URL is not cached (or what is cached is not current). */
+export const answerCached = (lookup: (url: string) => CachedResponse | undefined) =>
 (request: IncomingMessage, response: ServerResponse): boolean => {
   if (request.method !== "GET" || request.url === undefined) return false
   const cached = lookup(request.url)
@@ -74,9 +76,15 @@ export const answerCached = (lookup: (path: string) => EncodedResponse | undefin
   return true
 }
 
-/** NodeHttpServer.layer on a server with the fast path over the process's PublicSnapshot. */
+/**
+ * NodeHttpServer.layer on a server with the fast path over what the process has cached: the
+ * public snapshot's responses, the public pages (`/`, `/history`, the badge and widget), uptime.
+ */
 export const PublicHttpServer = (options: ListenOptions) =>
   Layer.unwrapEffect(
-    Effect.map(PublicSnapshot, (snapshot) =>
-      NodeHttpServer.layer(() => serverWithFastPath(answerCached(snapshot.cachedNow)), options))
-  ).pipe(Layer.provide(PublicSnapshot.Default))
+    Effect.gen(function*() {
+      const [snapshot, pages, uptime] = [yield* PublicSnapshot, yield* PublicPages, yield* PublicUptime]
+      const lookup = (url: string) => snapshot.cachedNow(url) ?? pages.cachedNow(url) ?? uptime.cachedNow(url)
+      return NodeHttpServer.layer(() => serverWithFastPath(answerCached(lookup)), options)
+    })
+  ).pipe(Layer.provide([PublicSnapshot.Default, PublicPages.Default, PublicUptime.Default]))

@@ -1,11 +1,19 @@
 /**
- * Writing snapshot responses: the same headers and conditional-request handling for the Effect
- * handlers and for the request-listener fast path.
+ * Writing cached public responses (the snapshot's JSON and feeds, the public pages, uptime): the
+ * same headers, conditional requests (304) and gzip negotiation for the Effect handlers and for
+ * the request-listener fast path.
  */
-import { HttpServerResponse } from "@effect/platform"
-import type { IncomingMessage, ServerResponse } from "node:http"
-import type { EncodedResponse } from "../services/PublicSnapshot.js"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import { publicMaxAge } from "../services/PublicSnapshot.js"
+import type { EncodedResponse } from "../services/PublicSnapshot.js"
+
+/** A cached response; a page also carries a gzipped copy and headers of its own. */
+export interface CachedResponse extends EncodedResponse {
+  readonly gzipped?: Uint8Array
+  readonly headers?: Readonly<Record<string, string>>
+}
 
 const cacheControl = `public, max-age=${publicMaxAge}`
 
@@ -17,25 +25,31 @@ export const notModified = (ifNoneMatch: string | undefined, etag: string) =>
     return candidate === "*" || candidate === etag || candidate === `W/${etag}`
   })
 
-export const toHttpResponse = (ifNoneMatch: string | undefined, response: EncodedResponse) =>
-  notModified(ifNoneMatch, response.etag)
-    ? HttpServerResponse.empty({ status: 304, headers: { etag: response.etag, "cache-control": cacheControl } })
-    : HttpServerResponse.uint8Array(response.body, {
-      contentType: response.contentType,
-      headers: { etag: response.etag, "cache-control": cacheControl }
-    })
+/** The answer to a GET of `response`: 304 when the client has it, else the bytes, gzipped when both sides can. */
+const answerFor = (request: IncomingHttpHeaders, response: CachedResponse) => {
+  const headers: Record<string, string> = { ...response.headers, etag: response.etag, "cache-control": cacheControl }
+  if (response.gzipped !== undefined) headers.vary = "Accept-Encoding"
+  if (notModified(request["if-none-match"], response.etag)) return { status: 304, headers, body: undefined }
+  const gzip = response.gzipped !== undefined && /\bgzip\b/.test(request["accept-encoding"] ?? "")
+  if (gzip) headers["content-encoding"] = "gzip"
+  return { status: 200, headers, body: gzip ? response.gzipped! : response.body }
+}
 
-export const writeNode = (request: IncomingMessage, out: ServerResponse, response: EncodedResponse) => {
-  if (notModified(request.headers["if-none-match"], response.etag)) {
-    out.writeHead(304, { etag: response.etag, "cache-control": cacheControl })
+export const toHttpResponse = (response: CachedResponse) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const { body, headers, status } = answerFor(request.headers, response)
+    return body === undefined
+      ? HttpServerResponse.empty({ status, headers })
+      : HttpServerResponse.uint8Array(body, { status, contentType: response.contentType, headers })
+  })
+
+export const writeNode = (request: IncomingMessage, out: ServerResponse, response: CachedResponse) => {
+  const { body, headers, status } = answerFor(request.headers, response)
+  if (body === undefined) {
+    out.writeHead(status, headers)
     out.end()
   } else {
-    out.writeHead(200, {
-      "content-type": response.contentType,
-      "content-length": response.body.byteLength,
-      etag: response.etag,
-      "cache-control": cacheControl
-    })
-    out.end(response.body)
+    out.writeHead(status, { ...headers, "content-type": response.contentType, "content-length": body.byteLength })
+    out.end(body)
   }
 }

@@ -14,9 +14,9 @@ import { MaintenanceWindows } from "../services/Maintenance.js"
 import { Monitors } from "../services/Monitors.js"
 import { OrganizationProfile } from "../services/Organization.js"
 import { PublicSnapshot } from "../services/PublicSnapshot.js"
+import { PublicUptime } from "../services/PublicUptime.js"
 import { Sessions } from "../services/Sessions.js"
 import { Subscriptions } from "../services/Subscriptions.js"
-import { Uptime } from "../services/Uptime.js"
 import { Webhooks } from "../services/Webhooks.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthHttp } from "./AuthHttp.js"
@@ -46,8 +46,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([
     Components.Default,
     Monitors.Default,
-    Uptime.Default,
     PublicSnapshot.Default,
+    PublicUptime.Default,
     OrganizationProfile.Default,
     Incidents.Default,
     MaintenanceWindows.Default,

@@ -42,7 +42,7 @@ const encoded = (text: string, contentType: string): EncodedResponse => {
   return { body, contentType, etag: `"${createHash("sha1").update(body).digest("base64url")}"` }
 }
 
-const json = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
+export const encodedJson = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
   encoded(JSON.stringify(Schema.encodeSync(schema)(value)), "application/json")
 
 const IncidentList = Schema.Array(PublicIncident)
@@ -96,7 +96,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       for (const incident of incidents) {
         const key = unchangedKey(incident)
         const previous = details.get(incident.id)
-        next.set(incident.id, previous?.key === key ? previous : { key, response: json(PublicIncidentDetail, incident) })
+        next.set(incident.id, previous?.key === key ? previous : { key, response: encodedJson(PublicIncidentDetail, incident) })
       }
       details = next
       return next
@@ -104,10 +104,10 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
 
     const build = (state: PublicState, now: DateTime.Utc): Snapshot => {
       const byPath = new Map<string, EncodedResponse>([
-        [base, json(StatusSummary, state.summary)],
-        [`${base}/components`, json(Schema.Array(PublicComponent), state.components)],
-        [`${base}/maintenance`, json(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance)],
-        [`${base}/incidents`, json(IncidentList, state.incidents.slice(0, 20).map(listItem))]
+        [base, encodedJson(StatusSummary, state.summary)],
+        [`${base}/components`, encodedJson(Schema.Array(PublicComponent), state.components)],
+        [`${base}/maintenance`, encodedJson(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance)],
+        [`${base}/incidents`, encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem))]
       ])
       for (const [id, { response }] of encodeDetails(state.incidents)) byPath.set(incidentPath(id), response)
       const feed = { title: state.organizationName, publicUrl, incidents: state.incidents, maintenance: state.maintenance }
@@ -168,6 +168,8 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
 
     return {
       get,
+      /** The last built snapshot, if any: caches derived from it are current while it is. */
+      latest: (): Snapshot | undefined => current?.snapshot,
       /** The last snapshot's pre-encoded response for `path`, if any; for the request-listener fast path. */
       cachedNow: (path: string): EncodedResponse | undefined => current?.snapshot.byPath.get(path),
 
@@ -179,13 +181,13 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
           if (found) return Effect.succeed(found)
           return Effect.flatMap(archived(snapshot, id), Option.match({
             onNone: () => Effect.fail(NotFound.of("Incident", id)),
-            onSome: (incident) => Effect.succeed(json(PublicIncidentDetail, incident))
+            onSome: (incident) => Effect.succeed(encodedJson(PublicIncidentDetail, incident))
           }))
         }),
 
       /** A page of public incidents, newest first, encoded for this query. */
       incidents: (query: IncidentsQuery) =>
-        Effect.flatMap(get, (snapshot) => Effect.map(page(snapshot, query), (incidents) => json(IncidentList, incidents.map(listItem)))),
+        Effect.flatMap(get, (snapshot) => Effect.map(page(snapshot, query), (incidents) => encodedJson(IncidentList, incidents.map(listItem)))),
 
       /** An incident with its timeline, for the public pages: held or read on demand. */
       incidentDetail: (snapshot: Snapshot, id: string) => {

@@ -36,6 +36,7 @@ export const periodBuckets: Record<UptimePeriod, { granularity: Granularity; cou
 export class Uptime extends Effect.Service<Uptime>()("Uptime", {
   effect: Effect.gen(function*() {
     const repo = yield* UptimeRepo
+    let refreshes = 0
 
     const refreshGranularity = (granularity: Granularity, now: number, dirtySince: number) =>
       Effect.gen(function*() {
@@ -84,7 +85,11 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
         yield* refreshGranularity("hour", now, dirtySince)
         yield* refreshGranularity("day", now, dirtySince)
         if (dirty.lastId !== null) yield* repo.clearDirty(dirty.lastId)
+        refreshes += 1
       }).pipe(Effect.withSpan("Uptime.refresh")),
+
+      /** How many refreshes this process has completed: what it has read before one is out of date. */
+      refreshes: () => refreshes,
 
       /** The last `days` daily buckets (today's partial one included) of every public component. */
       daily: (days: number) =>

@@ -13,8 +13,9 @@
  *    IngestConsumer does) against a text `COPY ... FROM STDIN` of the same rows into a scratch
  *    table with the same columns, keys and indexes.
  * 3. Uptime read: GET /api/v1/status/uptime?period=90d over the real HTTP stack with 1,000
- *    components and 90 days of rollups, with no raw check results, then with 1 million and with
- *    BENCH_RAW_RESULTS (10,000,000) raw results stored.
+ *    components and 90 days of rollups (as served: a period's answer is kept up to 5 s), and the
+ *    uncached read behind it in process, with no raw check results, then with 1 million and
+ *    with BENCH_RAW_RESULTS (10,000,000) raw results stored.
  *
  * Environment: TEST_DATABASE_URL, REDIS_URL (default redis://127.0.0.1:6379) and the BENCH_*
  * variables above. BENCH_ONLY runs only some parts: `scheduler`, `burst` (the scheduler's
@@ -298,9 +299,12 @@ const uptimeBench = (base: string) =>
         where c.is_public group by c.id, c.name, c.display_order order by c.display_order, c.name, c.id`)
       return plan.map((row) => row["QUERY PLAN"]).filter((line) => line.includes("Execution Time")).join("")
     })
-    console.log(`Uptime.read("90d") in process, p50 ${ms(yield* serviceRead)}; its query: ${yield* queryTime}`)
+    // Over HTTP a period's answer is kept for up to 5 s (PublicUptime), so the requests after the
+    // first measure the served path; the read itself is measured in process, uncached.
+    const baselineRead = yield* serviceRead
+    console.log(`Uptime.read("90d") in process (the read behind a cache miss), p50 ${ms(baselineRead)}; its query: ${yield* queryTime}`)
     const baseline = yield* measure
-    console.log(`no raw results (${rollups} rollup rows): p50 ${ms(baseline.p50)}, p99 ${ms(baseline.p99)}; target p50 <= 50 ms: ${baseline.p50 <= 50 ? "met" : "NOT met"}`)
+    console.log(`no raw results (${rollups} rollup rows): over HTTP p50 ${ms(baseline.p50)}, p99 ${ms(baseline.p99)}; target p50 <= 50 ms: ${baseline.p50 <= 50 ? "met" : "NOT met"}`)
     yield* sql`delete from check_results`
     let stored = 0
     for (const target of [1_000_000, rawResults]) {
@@ -313,10 +317,11 @@ const uptimeBench = (base: string) =>
       const size = (yield* sql<{ size: string }>`select pg_size_pretty(pg_total_relation_size('check_results')) as size`)[0]!.size
       const seconds = (performance.now() - started) / 1000
       const result = yield* measure
-      const ratio = result.p50 / baseline.p50
+      const read = yield* serviceRead
+      const ratio = read / baselineRead
       console.log(
-        `${stored.toLocaleString("en-US")} raw results (${size}, generated in ${seconds.toFixed(0)} s): p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
-          `ratio to no raw results ${ratio.toFixed(2)}; target within 20 %: ${ratio <= 1.2 ? "met" : "NOT met"}`
+        `${stored.toLocaleString("en-US")} raw results (${size}, generated in ${seconds.toFixed(0)} s): over HTTP p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
+          `uncached read p50 ${ms(read)}, ratio to no raw results ${ratio.toFixed(2)}; target within 20 %: ${ratio <= 1.2 ? "met" : "NOT met"}`
       )
     }
   })

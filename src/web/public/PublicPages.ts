@@ -27,6 +27,9 @@ export interface EncodedPage {
 
 const uptimeRefreshMillis = 60_000
 
+/** Sent with every public page. */
+export const commonHeaders = { "x-content-type-options": "nosniff", "referrer-policy": "same-origin" }
+
 export const encodePage = (text: string, contentType: string, headers: Record<string, string> = {}): EncodedPage => {
   const body = Buffer.from(text)
   return {
@@ -34,9 +37,12 @@ export const encodePage = (text: string, contentType: string, headers: Record<st
     gzipped: gzipSync(body),
     contentType,
     etag: `"${createHash("sha1").update(body).digest("base64url")}"`,
-    headers
+    headers: { ...commonHeaders, ...headers }
   }
 }
+
+/** The pages the request-listener fast path may answer, by request URL: their cache keys. */
+const fastPathKeys = new Map([["/", "/"], ["/history", "/history?page=1"], ["/widget.json", "/widget.json"], ["/badge.svg", "/badge.svg?component="]])
 
 export const htmlPage = (page: RenderedPage) =>
   encodePage(page.html, "text/html; charset=utf-8", { "content-security-policy": page.contentSecurityPolicy })
@@ -50,10 +56,17 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
     const uptime = yield* Uptime
     const { publicUrl } = yield* AppConfig
     const uptimeLock = yield* Effect.makeSemaphore(1)
+    // The service's Clock, read synchronously by the fast path (a TestClock in tests).
+    const clock = yield* Effect.clock
 
     let uptimeRead: { readonly at: number; readonly buckets: ReadonlyArray<DailyBucket> } | undefined
-    /** Rendered pages of one snapshot and one uptime read, by path. */
-    let cache: { readonly snapshot: Snapshot; readonly uptimeAt: number; readonly pages: Map<string, Deferred.Deferred<EncodedPage | null, unknown>> } | undefined
+    /** Rendered pages of one snapshot and one uptime read, by path: being rendered, and done. */
+    let cache: {
+      readonly snapshot: Snapshot
+      readonly uptimeAt: number
+      readonly pages: Map<string, Deferred.Deferred<EncodedPage | null, unknown>>
+      readonly done: Map<string, EncodedPage>
+    } | undefined
 
     /** Reads the daily buckets unless a minute has not passed; while the database is away, keeps the last ones. */
     const readBuckets = uptimeLock.withPermits(1)(Effect.gen(function*() {
@@ -95,8 +108,10 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       Effect.gen(function*() {
         const snapshot = yield* snapshots.get
         const read = yield* dailyBuckets
-        if (cache?.snapshot !== snapshot || cache.uptimeAt !== read.at) cache = { snapshot, uptimeAt: read.at, pages: new Map() }
-        const pages = cache.pages
+        if (cache?.snapshot !== snapshot || cache.uptimeAt !== read.at) {
+          cache = { snapshot, uptimeAt: read.at, pages: new Map(), done: new Map() }
+        }
+        const { done, pages } = cache
         const found = pages.get(key)
         if (found) return yield* (Deferred.await(found) as Effect.Effect<EncodedPage | null, E>)
         const rendering = yield* Deferred.make<EncodedPage | null, unknown>()
@@ -106,11 +121,24 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         const outcome = yield* Effect.exit(Effect.uninterruptible(Effect.isEffect(result) ? result : Effect.succeed(result)))
         // Only pages that exist are kept (unknown ids cannot grow the cache); a failed render is tried again.
         if (outcome._tag === "Failure" || outcome.value === null) pages.delete(key)
+        else done.set(key, outcome.value)
         yield* Deferred.done(rendering, outcome)
         return yield* outcome
       })
 
     return {
+      /**
+       * For the request-listener fast path: the rendered page for a request URL, if it is one of
+       * the fast path's and is current (rendered from the latest snapshot and an uptime read
+       * less than a minute old). Otherwise the Effect route renders it (or reads the uptime again).
+       */
+      cachedNow: (url: string): EncodedPage | undefined => {
+        const key = fastPathKeys.get(url)
+        if (key === undefined || cache === undefined || cache.snapshot !== snapshots.latest()) return undefined
+        if (cache.uptimeAt !== uptimeRead?.at || clock.unsafeCurrentTimeMillis() - cache.uptimeAt >= uptimeRefreshMillis) return undefined
+        return cache.done.get(key)
+      },
+
       status: cached("/", (snapshot, buckets, now) => htmlPage(statusPage(snapshot.state, buckets, now, { _tag: "Empty" }))),
 
       /** The status page with the subscribe form's answer; not cached, it is one visitor's. */

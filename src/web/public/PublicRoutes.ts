@@ -9,30 +9,11 @@ import { Effect, Either, Option, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { EmailAddress } from "../../domain/Subscriber.js"
 import { isCrossSiteChange } from "../../http/SameOrigin.js"
-import { notModified } from "../../http/PublicResponses.js"
-import { publicMaxAge } from "../../services/PublicSnapshot.js"
+import { toHttpResponse } from "../../http/PublicResponses.js"
 import { Subscriptions } from "../../services/Subscriptions.js"
 import type { RenderedPage } from "./Layout.js"
 import { messagePage, unsubscribeForm } from "./Pages.js"
-import { type EncodedPage, htmlPage, PublicPages } from "./PublicPages.js"
-
-const commonHeaders = { "x-content-type-options": "nosniff", "referrer-policy": "same-origin" }
-
-/** A cached page, with ETag revalidation (304) and gzip for clients that accept it. */
-const cachedResponse = (page: EncodedPage) =>
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const headers = {
-      ...commonHeaders,
-      ...page.headers,
-      etag: page.etag,
-      vary: "Accept-Encoding",
-      "cache-control": `public, max-age=${publicMaxAge}`
-    }
-    if (notModified(request.headers["if-none-match"], page.etag)) return HttpServerResponse.empty({ status: 304, headers })
-    return /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
-      ? HttpServerResponse.uint8Array(page.gzipped, { contentType: page.contentType, headers: { ...headers, "content-encoding": "gzip" } })
-      : HttpServerResponse.uint8Array(page.body, { contentType: page.contentType, headers })
-  })
+import { commonHeaders, type EncodedPage, htmlPage, PublicPages } from "./PublicPages.js"
 
 /** A page for one visitor (a form's answer): never stored by caches. */
 const personalResponse = (page: RenderedPage, status = 200, extra: Record<string, string> = {}) => {
@@ -40,7 +21,7 @@ const personalResponse = (page: RenderedPage, status = 200, extra: Record<string
   return HttpServerResponse.uint8Array(encoded.body, {
     status,
     contentType: encoded.contentType,
-    headers: { ...commonHeaders, ...encoded.headers, ...extra, "cache-control": "no-store" }
+    headers: { ...encoded.headers, ...extra, "cache-control": "no-store" }
   })
 }
 
@@ -64,7 +45,8 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
     /** Answers a page from the cache, 404 when it has none, 503 before the first snapshot. */
     const cachedOr404 = <E>(page: Effect.Effect<EncodedPage | null, E>) =>
       page.pipe(
-        Effect.flatMap((found) => found ? cachedResponse(found) : Effect.succeed(notFound)),
+        // A cached page, with ETag revalidation (304) and gzip for clients that accept it.
+        Effect.flatMap((found) => found ? toHttpResponse(found) : Effect.succeed(notFound)),
         Effect.catchAll(() => Effect.succeed(unavailable))
       )
 

@@ -1,0 +1,97 @@
+/**
+ * What the request-listener fast path may answer besides the snapshot's JSON: the public pages
+ * and uptime, each only while it is current. The caches are the server's own (the same layer
+ * instances), driven through the HTTP API and the suite's TestClock.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { expect, it } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { PublicUptime } from "../../src/services/PublicUptime.js"
+import { Uptime } from "../../src/services/Uptime.js"
+import { PublicPages } from "../../src/web/public/PublicPages.js"
+import { ApiClient, TestServer } from "../support/TestServer.js"
+
+const Stack = Layer.mergeAll(PublicPages.Default, PublicUptime.Default, Uptime.Default).pipe(Layer.provideMerge(TestServer()))
+
+const get = (url: string, headers: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const response = yield* (yield* HttpClient.HttpClient).execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)))
+    const { date: _, ...rest } = response.headers
+    return { status: response.status, headers: rest, body: yield* response.text }
+  }).pipe(Effect.scoped)
+
+it.layer(Stack)("public caches for the fast path", (it) => {
+  it.effect("uptime: kept per period until the rollups are refreshed, the snapshot changes or five seconds pass", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const uptime = yield* PublicUptime
+      const rollups = yield* Uptime
+      const url = "/api/v1/status/uptime?period=24h"
+      const component = yield* client.components.create({ payload: { name: "Cached" } })
+      expect(uptime.cachedNow(url)).toBeUndefined()
+
+      const first = yield* get(url)
+      expect(first.status).toBe(200)
+      expect(first.headers).toMatchObject({ "cache-control": "public, max-age=5", etag: expect.any(String) })
+      expect(JSON.parse(first.body)).toContainEqual(expect.objectContaining({ componentId: component.id, componentName: "Cached", period: "24h" }))
+      const cached = uptime.cachedNow(url)
+      expect(Buffer.from(cached!.body).toString()).toBe(first.body)
+      expect(cached!.etag).toBe(first.headers.etag)
+      // Only the URLs the handler would answer the same way.
+      expect(uptime.cachedNow("/api/v1/status/uptime")).toBeUndefined() // 90d, not read yet
+      expect(uptime.cachedNow(`${url}&x=1`)).toBeUndefined()
+      expect(uptime.cachedNow("/api/v1/status/uptime?period=1y")).toBeUndefined()
+      expect((yield* get(url, { "if-none-match": first.headers.etag! })).status).toBe(304)
+
+      // A refresh of the rollups in this process.
+      yield* rollups.refresh
+      expect(uptime.cachedNow(url)).toBeUndefined()
+      yield* get(url)
+      expect(uptime.cachedNow(url)).toBeDefined()
+
+      // A change of what is public: once the snapshot is rebuilt, the next read has the new name.
+      yield* client.components.update({ path: { id: component.id }, payload: { name: "Renamed" } })
+      expect(uptime.cachedNow(url)).toBeUndefined()
+      expect(JSON.parse((yield* get(url)).body)).toContainEqual(expect.objectContaining({ componentId: component.id, componentName: "Renamed" }))
+
+      // At the latest after max-age (the aggregation may run elsewhere).
+      expect(uptime.cachedNow(url)).toBeDefined()
+      yield* TestClock.adjust("5 seconds")
+      expect(uptime.cachedNow(url)).toBeUndefined()
+    }))
+
+  it.effect("pages: `/` is current while the snapshot and the uptime read it was rendered from are, and both paths answer alike", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const pages = yield* PublicPages
+      const rendered = yield* get("/", { "accept-encoding": "gzip" })
+      expect(rendered.status).toBe(200)
+      const page = pages.cachedNow("/")
+      expect(page).toBeDefined()
+      expect(page!.etag).toBe(rendered.headers.etag)
+      // Not a URL the fast path takes.
+      expect(pages.cachedNow("/?x=1")).toBeUndefined()
+      expect(pages.cachedNow("/incidents/x")).toBeUndefined()
+
+      // Answered again (by the fast path now): the same headers, gzip negotiated the same way.
+      const again = yield* get("/", { "accept-encoding": "gzip" })
+      expect(again.headers).toEqual(rendered.headers)
+      expect(again.headers).toMatchObject({
+        "content-encoding": "gzip",
+        vary: "Accept-Encoding",
+        "x-content-type-options": "nosniff",
+        "content-security-policy": expect.stringContaining("default-src 'none'")
+      })
+      expect((yield* get("/")).headers["content-encoding"]).toBeUndefined()
+
+      // A change: the page is not current once the snapshot is rebuilt, until it is rendered again.
+      yield* client.incidents.create({ payload: { title: "Cache check", message: "Looking." } })
+      expect(pages.cachedNow("/")).toBeUndefined()
+      expect((yield* get("/")).body).toContain("Cache check")
+      expect(pages.cachedNow("/")).toBeDefined()
+
+      // The uptime bars are read again after a minute.
+      yield* TestClock.adjust("1 minute")
+      expect(pages.cachedNow("/")).toBeUndefined()
+    }))
+})
