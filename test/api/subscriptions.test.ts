@@ -1,4 +1,5 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, TestClock } from "effect"
 import { MailDeliveries } from "../../src/services/mail/MailDeliveries.js"
@@ -40,6 +41,56 @@ const verifyToken = (mail: CapturedMail) => {
 }
 
 it.layer(WithMail)("subscriptions", (it) => {
+  it.effect("a mail the server refuses is sent again after 5 s and 10 s, and given up after the third retry", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const mail = yield* MailDeliveries
+      const smtp = yield* Smtp
+      const sql = yield* SqlClient.SqlClient
+      yield* client.subscriptions.subscribe({ payload: { email: "erin@example.test" } })
+      yield* client.subscriptions.verify({ path: { token: verifyToken((yield* mailsTo("erin@example.test", 1))[0]!) } })
+      const event = (id: string) => ({
+        id,
+        event: "incident.created" as const,
+        occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+        componentIds: [],
+        data: { id: `inc-${id}`, title: `Retry ${id}`, status: "investigating" as const, severity: "minor" as const, componentIds: [], message: "m" }
+      })
+      const erin = (eventId: string) =>
+        Effect.map(
+          sql<{ status: string; attempts: number; lastError: string | null }>`
+            select m.status, m.attempts, m.last_error from mail_deliveries m join subscribers s on s.id = m.subscriber_id
+            where m.event_id = ${eventId} and s.email = 'erin@example.test'`,
+          (rows) => rows[0]!
+        )
+      // What the dispatcher's mail pump does: send whatever is due.
+      const sendDue = Effect.flatMap(mail.claimDue(100), (due) => Effect.forEach(due, mail.attempt, { discard: true }))
+
+      smtp.refuse("erin@example.test", 2)
+      yield* mail.enqueueMany([event("evt_retry")])
+      yield* sendDue
+      expect(yield* erin("evt_retry")).toMatchObject({ status: "pending", attempts: 1, lastError: expect.stringContaining("451") })
+      yield* TestClock.adjust("4900 millis")
+      yield* sendDue
+      expect((yield* erin("evt_retry")).attempts).toBe(1)
+      yield* TestClock.adjust("100 millis")
+      yield* sendDue
+      expect(yield* erin("evt_retry")).toMatchObject({ status: "pending", attempts: 2 })
+      yield* TestClock.adjust("10 seconds")
+      yield* sendDue
+      expect(yield* erin("evt_retry")).toMatchObject({ status: "sent", attempts: 3 })
+      expect((yield* mailsTo("erin@example.test", 2)).map((m) => m.parsed.subject)).toContain("[Status] New incident: Retry evt_retry")
+
+      // Refused every time: the first attempt and three retries, 5, 10 and 20 s apart, then failed.
+      smtp.refuse("erin@example.test", 4)
+      yield* mail.enqueueMany([event("evt_gone")])
+      for (const wait of [0, 5, 10, 20]) {
+        yield* TestClock.adjust(`${wait} seconds`)
+        yield* sendDue
+      }
+      expect(yield* erin("evt_gone")).toMatchObject({ status: "failed", attempts: 4, lastError: expect.stringContaining("451") })
+    }))
+
   it.effect("double opt-in: the same 202 whatever the state, a verify link by mail, then verified once", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient

@@ -18,16 +18,25 @@ export interface SmtpCapture {
   readonly messages: Array<CapturedMail>
   /** Waits (in real time, so it works under a TestClock) until `count` messages arrived. */
   readonly waitFor: (count: number, timeoutMs?: number) => Effect.Effect<ReadonlyArray<CapturedMail>>
+  /** Answers the next `times` messages to `address` with a temporary failure (451) instead of keeping them. */
+  readonly refuse: (address: string, times: number) => void
 }
 
 export const smtpCapture = Effect.acquireRelease(
   Effect.async<{ capture: SmtpCapture; server: SMTPServer }>((resume) => {
     const messages: Array<CapturedMail> = []
+    const refusals = new Map<string, number>()
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ["STARTTLS", "AUTH"],
       logger: false,
       onData(stream, session, callback) {
+        const refused = session.envelope.rcptTo.find((rcpt) => (refusals.get(rcpt.address) ?? 0) > 0)
+        if (refused !== undefined) {
+          refusals.set(refused.address, refusals.get(refused.address)! - 1)
+          stream.resume()
+          return stream.on("end", () => callback(Object.assign(new Error("Try again later"), { responseCode: 451 })))
+        }
         simpleParser(stream).then(
           (parsed) => {
             messages.push({ envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address), parsed })
@@ -48,7 +57,8 @@ export const smtpCapture = Effect.acquireRelease(
           while (messages.length < count && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20))
           return messages.slice()
         })
-      resume(Effect.succeed({ server, capture: { url: `smtp://127.0.0.1:${port}`, messages, waitFor } }))
+      const refuse = (address: string, times: number) => void refusals.set(address, times)
+      resume(Effect.succeed({ server, capture: { url: `smtp://127.0.0.1:${port}`, messages, waitFor, refuse } }))
     })
   }),
   ({ server }) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
