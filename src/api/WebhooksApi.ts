@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { NotFound } from "../domain/Errors.js"
+import { Conflict, NotFound } from "../domain/Errors.js"
 import { Authentication } from "./Security.js"
 import {
   CreatedWebhook,
@@ -27,6 +27,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setPayload(UpdateWebhook)
       .addSuccess(Webhook.json)
       .addError(NotFound)
+      .addError(Conflict)
   )
   .add(
     HttpApiEndpoint.del("remove", "/:id")

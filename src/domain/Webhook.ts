@@ -53,9 +53,14 @@ export class CreateWebhook extends Schema.Class<CreateWebhook>("CreateWebhook")(
   componentIds: Schema.optional(ComponentFilter)
 }) {}
 
-/** Body of PUT /admin/webhooks/:id: a partial update. The type (and so the secret) is fixed at creation. */
+/**
+ * Body of PUT /admin/webhooks/:id: a partial update. The type (and so the secret) is fixed at
+ * creation: `type` is accepted only when it is the webhook's own (409 otherwise), so a client
+ * that tries to change it hears so instead of a 200 that changed nothing.
+ */
 export class UpdateWebhook extends Schema.Class<UpdateWebhook>("UpdateWebhook")({
   name: Schema.optional(WebhookName),
+  type: Schema.optional(WebhookType),
   url: Schema.optional(HttpUrl),
   isActive: Schema.optional(Schema.Boolean),
   notifyOnIncident: Schema.optional(Schema.Boolean),

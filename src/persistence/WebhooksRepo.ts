@@ -54,7 +54,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
           returning *`),
 
       update: (id: WebhookId, changes: UpdateWebhook) => {
-        const { componentIds, ...columns } = definedFields(changes)
+        const { componentIds, type: _type, ...columns } = definedFields(changes)
         const fields: Record<string, unknown> = { ...columns }
         if (componentIds !== undefined) fields.componentIds = sql`${componentIdsParam(componentIds)}::jsonb`
         return webhooks.first(

@@ -2,7 +2,7 @@
 import { Clock, DateTime, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../Config.js"
-import { NotFound, orNotFound } from "../domain/Errors.js"
+import { Conflict, NotFound, orNotFound } from "../domain/Errors.js"
 import type { IncidentEvent } from "../domain/NotificationEvent.js"
 import { CreatedWebhook } from "../domain/Webhook.js"
 import type { CreateWebhook, UpdateWebhook, WebhookId } from "../domain/Webhook.js"
@@ -53,7 +53,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         )
       },
 
-      update: (id: WebhookId, changes: UpdateWebhook) => repo.update(id, changes).pipe(orNotFound("Webhook", id)),
+      update: (id: WebhookId, changes: UpdateWebhook) =>
+        Effect.gen(function*() {
+          if (changes.type !== undefined && (yield* get(id)).type !== changes.type) {
+            return yield* new Conflict({ message: "A webhook's type cannot be changed: create a new webhook of the other type" })
+          }
+          return yield* repo.update(id, changes).pipe(orNotFound("Webhook", id))
+        }),
 
       toggle: (id: WebhookId) => repo.toggle(id).pipe(orNotFound("Webhook", id)),
 

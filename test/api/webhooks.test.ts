@@ -56,6 +56,13 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
       const unfiltered = yield* client.webhooks.update({ path: { id: hook.id }, payload: { componentIds: null } })
       expect(unfiltered).toMatchObject({ componentIds: null, name: "Teams ops" })
       expect((yield* client.webhooks.update({ path: { id: hook.id }, payload: {} })).name).toBe("Teams ops")
+      // The type is fixed: its own is accepted, another is a 409 that changes nothing, an unknown one a 400.
+      expect((yield* client.webhooks.update({ path: { id: hook.id }, payload: { type: "chat_c", name: "Teams" } })).name).toBe("Teams")
+      const retyped = yield* sendJson("PUT", `/api/v1/admin/webhooks/${hook.id}`, { type: "generic", name: "Generic now" })
+      expect(retyped).toMatchObject({ status: 409, body: { _tag: "Conflict", message: expect.stringContaining("type") } })
+      expect((yield* sendJson("PUT", `/api/v1/admin/webhooks/${hook.id}`, { type: "bogus" })).status).toBe(400)
+      expect((yield* client.webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({ type: "chat_c", name: "Teams" })
+      expect((yield* sendJson("PUT", "/api/v1/admin/webhooks/unknown-id", { type: "generic" })).status).toBe(404)
 
       expect((yield* client.webhooks.toggle({ path: { id: hook.id } })).isActive).toBe(false)
       expect((yield* client.webhooks.toggle({ path: { id: hook.id } })).isActive).toBe(true)
