@@ -9,26 +9,12 @@
 import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import { BlockList, isIP } from "node:net"
+import { normalizeAddress } from "../domain/NetworkAddress.js"
 
 /** The reverse proxies whose `X-Forwarded-For` is believed. */
 export interface TrustedProxies {
   readonly isEmpty: boolean
   readonly includes: (address: string) => boolean
-}
-
-/**
- * An address as written by a proxy or the socket, normalized: brackets and ports removed,
- * IPv4-mapped IPv6 as plain IPv4, IPv6 in lower case. None: not an IP address.
- */
-export const normalizeAddress = (text: string): Option.Option<string> => {
-  let address = text.trim()
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
-  if (bracketed !== null) address = bracketed[1]!
-  else if (/^[\d.]+:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(":"))
-  address = address.toLowerCase()
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address)
-  if (mapped !== null) address = mapped[1]!
-  return isIP(address) === 0 ? Option.none() : Option.some(address)
 }
 
 const familyOf = (address: string) => (isIP(address) === 4 ? "ipv4" as const : "ipv6" as const)

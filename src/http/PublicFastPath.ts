@@ -1,9 +1,9 @@
 /**
- * The fast path for public reads: a GET whose exact path has a pre-encoded response in the
- * last built snapshot is answered in the Node request listener, before the Effect router, so
- * the cost of a cached read is close to a bare node:http server's (a rebuild in progress does
- * not hold it up). Anything else (other methods, query strings, paths the snapshot lacks, no
- * snapshot yet) goes on to the Effect app unchanged.
+ * The fast path for public reads: a GET whose exact URL has a current pre-encoded response (the
+ * last built snapshot's JSON and feeds, a rendered public page, an uptime period) is answered
+ * in the Node request listener, before the Effect router, so the cost of a cached read is close
+ * to a bare node:http server's (a rebuild in progress does not hold it up). Anything else
+ * (other methods, other URLs, nothing current cached yet) goes on to the Effect app unchanged.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"

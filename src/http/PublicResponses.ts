@@ -25,12 +25,23 @@ export const notModified = (ifNoneMatch: string | undefined, etag: string) =>
     return candidate === "*" || candidate === etag || candidate === `W/${etag}`
   })
 
+/** Whether `Accept-Encoding` allows gzip: named (or `*`) with a quality above 0. */
+export const acceptsGzip = (acceptEncoding: string | undefined) => {
+  const qualities = new Map((acceptEncoding ?? "").split(",").map((entry) => {
+    const [coding = "", ...parameters] = entry.split(";").map((part) => part.trim().toLowerCase())
+    const q = parameters.find((parameter) => parameter.startsWith("q="))
+    return [coding, q === undefined ? 1 : Number(q.slice(2))] as const
+  }))
+  const quality = qualities.get("gzip") ?? qualities.get("x-gzip") ?? qualities.get("*") ?? 0
+  return quality > 0
+}
+
 /** The answer to a GET of `response`: 304 when the client has it, else the bytes, gzipped when both sides can. */
 const answerFor = (request: IncomingHttpHeaders, response: CachedResponse) => {
   const headers: Record<string, string> = { ...response.headers, etag: response.etag, "cache-control": cacheControl }
   if (response.gzipped !== undefined) headers.vary = "Accept-Encoding"
   if (notModified(request["if-none-match"], response.etag)) return { status: 304, headers, body: undefined }
-  const gzip = response.gzipped !== undefined && /\bgzip\b/.test(request["accept-encoding"] ?? "")
+  const gzip = response.gzipped !== undefined && acceptsGzip(request["accept-encoding"])
   if (gzip) headers["content-encoding"] = "gzip"
   return { status: 200, headers, body: gzip ? response.gzipped! : response.body }
 }

@@ -24,5 +24,5 @@ export const StatusHttp = HttpApiBuilder.group(Api, "status", (handlers) =>
       .handle("maintenance", () => respond(path("/maintenance")))
       .handle("rss", () => respond(path("/rss")))
       .handle("atom", () => respond(path("/atom")))
-      .handle("uptime", ({ urlParams }) => respond(uptime.get(urlParams.period ?? defaultUptimePeriod)))
+      .handle("uptime", ({ urlParams }) => Effect.flatMap(uptime.get(urlParams.period ?? defaultUptimePeriod), toHttpResponse))
   }))

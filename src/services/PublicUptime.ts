@@ -9,7 +9,7 @@
  * seconds after it reaches the rollups. `maxAge` is the `max-age` public responses already
  * carry, so no reader waits longer than a cache in between would make it.
  */
-import { Duration, Effect, Schema } from "effect"
+import { Deferred, Duration, Effect, Schema } from "effect"
 import { UptimePeriod, UptimeRecord } from "../domain/Uptime.js"
 import { defaultUptimePeriod } from "../domain/Uptime.js"
 import { encodedJson, publicMaxAge, PublicSnapshot } from "./PublicSnapshot.js"
@@ -20,6 +20,8 @@ const maxAge = Duration.toMillis(Duration.seconds(publicMaxAge))
 const UptimeRecords = Schema.Array(UptimeRecord)
 const isPeriod = Schema.is(UptimePeriod)
 const path = "/api/v1/status/uptime"
+
+type ReadError = Effect.Effect.Error<ReturnType<Uptime["read"]>>
 
 interface Entry {
   readonly response: EncodedResponse
@@ -41,8 +43,9 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
     const snapshots = yield* PublicSnapshot
     // The service's Clock, read synchronously by the fast path (a TestClock in tests).
     const clock = yield* Effect.clock
-    const reading = yield* Effect.makeSemaphore(1)
     const entries = new Map<UptimePeriod, Entry>()
+    /** The read under way per period: readers arriving meanwhile share its result, or its failure. */
+    const reads = new Map<UptimePeriod, Deferred.Deferred<EncodedResponse, ReadError>>()
 
     const current = (period: UptimePeriod) => {
       const entry = entries.get(period)
@@ -52,18 +55,22 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
         : undefined
     }
 
-    // One read per period at a time: the readers arriving meanwhile get its result.
+    // Uninterruptible: the readers waiting on it must get an answer.
     const read = (period: UptimePeriod) =>
-      reading.withPermits(1)(Effect.suspend(() => {
-        const fresh = current(period)
-        if (fresh !== undefined) return Effect.succeed(fresh)
-        const entry = { readAt: clock.unsafeCurrentTimeMillis(), snapshot: snapshots.latest(), refreshes: uptime.refreshes() }
-        return Effect.map(uptime.read(period), (records) => {
-          const response = encodedJson(UptimeRecords, records)
-          entries.set(period, { ...entry, response })
-          return response
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const underway = reads.get(period)
+          if (underway !== undefined) return yield* restore(Deferred.await(underway))
+          const done = yield* Deferred.make<EncodedResponse, ReadError>()
+          reads.set(period, done)
+          const entry = { readAt: clock.unsafeCurrentTimeMillis(), snapshot: snapshots.latest(), refreshes: uptime.refreshes() }
+          const outcome = yield* Effect.exit(Effect.map(uptime.read(period), (records) => encodedJson(UptimeRecords, records)))
+          if (outcome._tag === "Success") entries.set(period, { ...entry, response: outcome.value })
+          reads.delete(period)
+          yield* Deferred.done(done, outcome)
+          return yield* outcome
         })
-      }))
+      )
 
     return {
       get: (period: UptimePeriod) => Effect.suspend(() => {

@@ -5,6 +5,7 @@
  */
 import { Clock, Effect } from "effect"
 import { TooManyRequests } from "../domain/Errors.js"
+import { clientBudget } from "../domain/NetworkAddress.js"
 import { SignInFailuresRepo } from "../persistence/SignInFailuresRepo.js"
 import { normalizeEmail } from "../persistence/UsersRepo.js"
 
@@ -19,7 +20,7 @@ export interface SignInAttempt {
 
 const keysOf = (attempt: SignInAttempt) => ({
   account: `account:${normalizeEmail(attempt.email)}`,
-  client: `client:${attempt.clientAddress}`
+  client: `client:${clientBudget(attempt.clientAddress)}`
 })
 
 export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThrottle", {

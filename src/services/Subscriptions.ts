@@ -13,6 +13,7 @@ import { SubscribersRepo } from "../persistence/SubscribersRepo.js"
 import { Mailer } from "./mail/Mailer.js"
 import { verificationHours, verificationMail } from "./mail/SubscriberMail.js"
 import { OrganizationProfile } from "./Organization.js"
+import { clientBudget } from "../domain/NetworkAddress.js"
 import { RateLimiter } from "./RateLimiter.js"
 import type { RateLimit } from "./RateLimiter.js"
 
@@ -53,7 +54,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
       /** `client` is the caller's network address, the key of the per-client limit. */
       subscribe: (email: string, client: string) =>
         Effect.gen(function*() {
-          yield* limiter.check(`subscribe:client:${client}`, subscribeLimits.perClient)
+          yield* limiter.check(`subscribe:client:${clientBudget(client)}`, subscribeLimits.perClient)
           yield* limiter.check(`subscribe:address:${email}`, subscribeLimits.perAddress)
           const now = yield* Clock.currentTimeMillis
           const token = newToken()

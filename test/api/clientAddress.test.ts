@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option } from "effect"
 import { AppConfig } from "../../src/Config.js"
-import { normalizeAddress, parseTrustedProxies, resolveClientAddress } from "../../src/http/ClientAddress.js"
+import { parseTrustedProxies, resolveClientAddress } from "../../src/http/ClientAddress.js"
+import { clientBudget, normalizeAddress } from "../../src/domain/NetworkAddress.js"
 import { subscribeLimits } from "../../src/services/Subscriptions.js"
 import { sendJson, TestServer } from "../support/TestServer.js"
 
@@ -15,6 +16,18 @@ describe("client address", () => {
     expect(normalizeAddress("::ffff:127.0.0.1")).toEqual(Option.some("127.0.0.1"))
     expect(normalizeAddress("unknown")).toEqual(Option.none())
     expect(normalizeAddress("")).toEqual(Option.none())
+  })
+
+  it("counts an IPv4 client by its address and an IPv6 client by its /64", () => {
+    expect(clientBudget("203.0.113.7")).toBe("203.0.113.7")
+    expect(clientBudget("::ffff:203.0.113.7")).toBe("203.0.113.7")
+    expect(clientBudget("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64")
+    expect(clientBudget("2001:0DB8:0001:0002:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64")
+    expect(clientBudget("2001:db8::1")).toBe("2001:db8:0:0::/64")
+    expect(clientBudget("::1")).toBe("0:0:0:0::/64")
+    expect(clientBudget("::1:2:3:4:5:6:7")).toBe("0:1:2:3::/64")
+    expect(clientBudget("64:ff9b::192.0.2.1")).toBe("64:ff9b:0:0::/64")
+    expect(clientBudget("unknown")).toBe("unknown")
   })
 
   it("reads TRUST_PROXY as addresses and CIDR ranges, and names an entry that is neither", () => {
@@ -77,6 +90,10 @@ it.layer(TestServer({ TRUST_PROXY: "127.0.0.1" }))("behind a trusted reverse pro
       expect((yield* subscribe("spoof@example.test", "198.51.100.9, 203.0.113.7")).status).toBe(429)
       // Another client behind the same proxy is not affected.
       expect((yield* subscribe("other@example.test", "198.51.100.9")).status).toBe(202)
+      // IPv6 clients count by their /64: another address of the same one shares its budget.
+      expect((yield* exhaustClient("2001:db8:1:2::1", "six")).at(-1)).toBe(429)
+      expect((yield* subscribe("six-more@example.test", "2001:db8:1:2:ffff::9")).status).toBe(429)
+      expect((yield* subscribe("six-next@example.test", "2001:db8:1:3::1")).status).toBe(202)
     }))
 })
 

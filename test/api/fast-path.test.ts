@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { AddressInfo } from "node:net"
 import { request } from "node:http"
 import { answerCached, serverWithFastPath } from "../../src/http/PublicFastPath.js"
+import { acceptsGzip } from "../../src/http/PublicResponses.js"
 import type { EncodedResponse } from "../../src/services/PublicSnapshot.js"
 
 const summary: EncodedResponse = { body: Buffer.from("{\"status\":\"operational\"}"), contentType: "application/json", etag: "\"v1\"" }
@@ -29,6 +30,23 @@ const withServer = async (lookup: (path: string) => EncodedResponse | undefined,
 }
 
 describe("public fast path", () => {
+  it("offers gzip only to clients that accept it with a quality above 0", () => {
+    const cases: ReadonlyArray<readonly [string | undefined, boolean]> = [
+      ["gzip", true],
+      ["br, GZIP", true],
+      ["gzip;q=0.5, br", true],
+      ["*", true],
+      ["gzip;q=0", false],
+      ["gzip; q=0, *", false],
+      ["identity, *;q=0", false],
+      ["br", false],
+      ["gzipped", false],
+      ["", false],
+      [undefined, false]
+    ]
+    for (const [header, expected] of cases) expect(acceptsGzip(header), String(header)).toBe(expected)
+  })
+
   it("answers a cached GET with the bytes, ETag and Cache-Control, and 304 on If-None-Match", () =>
     withServer((path) => path === "/api/v1/status" ? summary : undefined, async (port) => {
       const first = await send(port, "GET", "/api/v1/status")

@@ -41,8 +41,12 @@ export const encodePage = (text: string, contentType: string, headers: Record<st
   }
 }
 
+/** The cache key of a badge: the page's, or one component's (an empty id is a component that does not exist). */
+const badgeKey = (componentId: string | undefined) => componentId === undefined ? "/badge.svg" : `/badge.svg?component=${componentId}`
+const historyKey = (page: number) => `/history?page=${page}`
+
 /** The pages the request-listener fast path may answer, by request URL: their cache keys. */
-const fastPathKeys = new Map([["/", "/"], ["/history", "/history?page=1"], ["/widget.json", "/widget.json"], ["/badge.svg", "/badge.svg?component="]])
+const fastPathKeys = new Map([["/", "/"], ["/history", historyKey(1)], ["/widget.json", "/widget.json"], ["/badge.svg", badgeKey(undefined)]])
 
 export const htmlPage = (page: RenderedPage) =>
   encodePage(page.html, "text/html; charset=utf-8", { "content-security-policy": page.contentSecurityPolicy })
@@ -157,7 +161,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
           )),
 
       history: (page: number) =>
-        cached(`/history?page=${page}`, (snapshot) =>
+        cached(historyKey(page), (snapshot) =>
           Effect.gen(function*() {
             const pages = historyPages(yield* snapshots.incidentCount(snapshot))
             if (page > pages) return null
@@ -167,7 +171,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
 
       /** The badge of the whole page, or of one public component (null for any other id). */
       badge: (componentId: string | undefined) =>
-        cached(`/badge.svg?component=${componentId ?? ""}`, ({ state }) => {
+        cached(badgeKey(componentId), ({ state }) => {
           if (componentId === undefined) return encodePage(statusBadge(state.organization.name, state.summary.status), "image/svg+xml", embeddable)
           const component = state.components.find((candidate) => candidate.id === componentId)
           return component ? encodePage(statusBadge(component.name, component.status), "image/svg+xml", embeddable) : null
