@@ -26,6 +26,9 @@ export const sqlState = (error: SqlError): string | undefined => {
   return typeof code === "string" ? code : undefined
 }
 
+/** A row referenced something another transaction deleted meanwhile (SQLSTATE 23503). */
+export const isForeignKeyViolation = (error: SqlError): boolean => sqlState(error) === "23503"
+
 export const databaseUnavailable = new ServiceUnavailable({
   message: "The database is unavailable; try again shortly"
 })

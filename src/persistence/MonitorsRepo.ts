@@ -6,7 +6,7 @@ import { DateTime, Effect, Option, Order, Schema } from "effect"
 import { NotFound } from "../domain/Errors.js"
 import { Monitor, MonitorMiss, MonitorResult } from "../domain/Monitor.js"
 import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
-import { orUnavailable, sqlState } from "./DatabaseErrors.js"
+import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
 class IdRow extends Schema.Class<IdRow>("IdRow")({ id: Schema.String }) {}
@@ -35,7 +35,7 @@ const newestFirst = Order.combine(
 const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Effect<A, SqlError, R>) =>
   Effect.catchIf(
     query,
-    (error) => sqlState(error) === "23503",
+    isForeignKeyViolation,
     () => Effect.fail(NotFound.of("Component", definition.componentId))
   )
 

@@ -8,7 +8,7 @@ import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
 import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import type { DeliveryResult, WebhookId } from "../domain/Webhook.js"
-import { orUnavailable, sqlState } from "./DatabaseErrors.js"
+import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 import { receivesEvent } from "./WebhooksRepo.js"
 
@@ -101,8 +101,6 @@ const counterChanges = (outcomes: ReadonlyArray<AttemptOutcome>) => {
   }
   return [...changes.values()]
 }
-
-const foreignKeyViolation = "23503"
 
 export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>()("WebhookDeliveriesRepo", {
   effect: Effect.gen(function*() {
@@ -327,7 +325,7 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           values (${webhookId}, ${event}, true, 1, ${result.success}, ${result.statusCode},
                   ${clipError(result.error)}, ${result.durationMs}, ${attemptedAt})`.pipe(
           // The webhook was deleted while its test ran (up to the 10 s time-out): nothing to log it under.
-          Effect.catchIf((error) => sqlState(error) === foreignKeyViolation, () => Effect.void)
+          Effect.catchIf(isForeignKeyViolation, () => Effect.void)
         )),
 
       /** The most recent attempts for a webhook, newest first. */

@@ -12,7 +12,7 @@ const stylesheet = (brand: string) => `
 :root{--brand:${brand};--brand-ink:${readableTextOn(brand)};--ink:#1f2328;--muted:#57606a;--line:#d0d7de;--up:#1a7f37;--dip:#7d8c00;--down:#bc4c00;--out:#cf222e;--none:#afb8c1;--maint:#0550ae;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);line-height:1.45;background:#fff}
 *{box-sizing:border-box}body{margin:0}a{color:#0b57d0}:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
 .skip{position:absolute;left:.5rem;top:-3rem;background:#fff;color:#0b57d0;padding:.5rem 1rem}.skip:focus{top:.5rem}
-.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.vh,.bar span{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 header.brand{background:var(--brand);color:var(--brand-ink);padding:1rem 1.25rem}header.brand a{color:inherit;text-decoration:none;display:flex;align-items:center;gap:.75rem;font-size:1.3rem;font-weight:700;max-width:56rem;margin:0 auto}
 header.brand img{height:2.5rem;width:auto;max-width:10rem}
 main{max-width:56rem;margin:0 auto;padding:1.25rem}h1{font-size:1.5rem;margin:0}h2{font-size:1.2rem;margin:2rem 0 .75rem}h3{font-size:1rem;margin:0}
@@ -23,7 +23,6 @@ ul.plain{list-style:none;margin:0;padding:0}.card{border:1px solid var(--line);b
 .row{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.25rem 1rem;align-items:baseline}
 .st{font-weight:600}.st.operational{color:var(--up)}.st.degraded,.st.partial_outage{color:var(--down)}.st.major_outage{color:var(--out)}.st.maintenance{color:var(--maint)}
 .bar{display:flex;gap:2px;list-style:none;margin:.5rem 0 0;padding:0;height:2rem}.bar li{flex:1;border-radius:2px;background:var(--none);position:relative}
-.bar span{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .bar li:hover,.bar li:focus{outline:2px solid var(--ink);outline-offset:1px}
 .bar li:hover span,.bar li:focus span{clip:auto;overflow:visible;height:auto;width:max-content;max-width:min(18rem,60vw);white-space:normal;bottom:calc(100% + .4rem);left:50%;transform:translateX(-50%);z-index:1;background:var(--ink);color:#fff;padding:.3rem .55rem;border-radius:4px;font-size:.8rem}
 .bar li:nth-child(-n+30) span{left:0;transform:none}.bar li:nth-child(n+61) span{left:auto;right:0;transform:none}
