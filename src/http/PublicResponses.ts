@@ -9,9 +9,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { publicMaxAge } from "../services/PublicSnapshot.js"
 import type { EncodedResponse } from "../services/PublicSnapshot.js"
 
-/** A cached response; a page also carries a gzipped copy and headers of its own. */
+/** A cached response; a page also carries headers of its own. */
 export interface CachedResponse extends EncodedResponse {
-  readonly gzipped?: Uint8Array
   readonly headers?: Readonly<Record<string, string>>
 }
 
@@ -38,10 +37,17 @@ export const acceptsGzip = (acceptEncoding: string | undefined) => {
 
 /** The answer to a GET of `response`: 304 when the client has it, else the bytes, gzipped when both sides can. */
 const answerFor = (request: IncomingHttpHeaders, response: CachedResponse) => {
-  const headers: Record<string, string> = { ...response.headers, etag: response.etag, "cache-control": cacheControl }
-  if (response.gzipped !== undefined) headers.vary = "Accept-Encoding"
-  if (notModified(request["if-none-match"], response.etag)) return { status: 304, headers, body: undefined }
   const gzip = response.gzipped !== undefined && acceptsGzip(request["accept-encoding"])
+  const headers: Record<string, string> = {
+    ...response.headers,
+    // The gzipped bytes are another representation of the same content: a weak validator (as
+    // nginx gives them), which If-None-Match matches all the same.
+    etag: gzip ? `W/${response.etag}` : response.etag,
+    "cache-control": cacheControl,
+    // Even when this body is too small to gzip: the next one at this URL may be gzipped.
+    vary: "Accept-Encoding"
+  }
+  if (notModified(request["if-none-match"], response.etag)) return { status: 304, headers, body: undefined }
   if (gzip) headers["content-encoding"] = "gzip"
   return { status: 200, headers, body: gzip ? response.gzipped! : response.body }
 }

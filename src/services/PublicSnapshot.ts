@@ -15,6 +15,7 @@
  */
 import { DateTime, Effect, Option, Queue, Schedule, Schema } from "effect"
 import { createHash } from "node:crypto"
+import { gzipSync } from "node:zlib"
 import { AppConfig } from "../Config.js"
 import { PublicComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
@@ -27,9 +28,11 @@ import { holdsPage, PublicStatus } from "./PublicStatus.js"
 import type { IncidentsPage, PublicState } from "./PublicStatus.js"
 import { StateChanges } from "./StateChanges.js"
 
-/** A response ready to write: the bytes, their content type and ETag. */
+/** A response ready to write: the bytes (and, unless they are few, the same gzipped), their content type and ETag. */
 export interface EncodedResponse {
   readonly body: Uint8Array
+  /** For clients that accept gzip; left out below `gzipFrom` bytes. */
+  readonly gzipped?: Uint8Array | undefined
   readonly contentType: string
   readonly etag: string
 }
@@ -37,13 +40,25 @@ export interface EncodedResponse {
 /** Browsers and CDNs may reuse a public response this many seconds, then revalidate (304). */
 export const publicMaxAge = 5
 
-const encoded = (text: string, contentType: string): EncodedResponse => {
+/**
+ * Smaller bodies go as they are: gzip would save a few hundred bytes at most. Larger ones (the
+ * summary during an incident, the feeds, the page) are gzipped once per build rather than once
+ * per request; during an outage most readers get a tenth of the bytes.
+ */
+const gzipFrom = 1024
+
+export const encodeResponse = (text: string, contentType: string): EncodedResponse => {
   const body = Buffer.from(text)
-  return { body, contentType, etag: `"${createHash("sha1").update(body).digest("base64url")}"` }
+  return {
+    body,
+    gzipped: body.byteLength >= gzipFrom ? gzipSync(body) : undefined,
+    contentType,
+    etag: `"${createHash("sha1").update(body).digest("base64url")}"`
+  }
 }
 
 export const encodedJson = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
-  encoded(JSON.stringify(Schema.encodeSync(schema)(value)), "application/json")
+  encodeResponse(JSON.stringify(Schema.encodeSync(schema)(value)), "application/json")
 
 const IncidentList = Schema.Array(PublicIncident)
 const listItem = ({ updates: _, ...incident }: PublicIncidentDetail) => new PublicIncident(incident)
@@ -111,8 +126,8 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       ])
       for (const [id, { response }] of encodeDetails(state.incidents)) byPath.set(incidentPath(id), response)
       const feed = { title: state.organizationName, publicUrl, incidents: state.incidents, maintenance: state.maintenance }
-      byPath.set(`${base}/rss`, encoded(rssFeed(feed, now), "application/rss+xml; charset=utf-8"))
-      byPath.set(`${base}/atom`, encoded(atomFeed(feed, now), "application/atom+xml; charset=utf-8"))
+      byPath.set(`${base}/rss`, encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8"))
+      byPath.set(`${base}/atom`, encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8"))
       return { state, byPath }
     }
 

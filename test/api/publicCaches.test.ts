@@ -6,6 +6,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
+import { gunzipSync } from "node:zlib"
 import { PublicUptime } from "../../src/services/PublicUptime.js"
 import { Uptime } from "../../src/services/Uptime.js"
 import { PublicPages } from "../../src/web/public/PublicPages.js"
@@ -19,6 +20,13 @@ const get = (url: string, headers: Record<string, string> = {}) =>
     const response = yield* (yield* HttpClient.HttpClient).execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)))
     const { date: _, ...rest } = response.headers
     return { status: response.status, headers: rest, body: yield* response.text }
+  }).pipe(Effect.scoped)
+
+/** As `get`, with the body's bytes as they came (not unpacked). */
+const getBytes = (url: string, headers: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const response = yield* (yield* HttpClient.HttpClient).execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)))
+    return { headers: response.headers, bytes: Buffer.from(yield* response.arrayBuffer) }
   }).pipe(Effect.scoped)
 
 it.layer(Stack)("public caches for the fast path", (it) => {
@@ -69,7 +77,8 @@ it.layer(Stack)("public caches for the fast path", (it) => {
       expect(rendered.status).toBe(200)
       const page = pages.cachedNow("/")
       expect(page).toBeDefined()
-      expect(page!.etag).toBe(rendered.headers.etag)
+      // Asked gzipped: the same validator, weak.
+      expect(rendered.headers.etag).toBe(`W/${page!.etag}`)
       // Not a URL the fast path takes.
       expect(pages.cachedNow("/?x=1")).toBeUndefined()
       expect(pages.cachedNow("/incidents/x")).toBeUndefined()
@@ -119,5 +128,28 @@ it.layer(Stack)("public caches for the fast path", (it) => {
         expect((yield* bothPaths(url, cachedNow, { "accept-encoding": "gzip;q=0, identity" })).headers["content-encoding"]).toBeUndefined()
         expect((yield* bothPaths(url, cachedNow, { "if-none-match": plain.headers.etag! })).status).toBe(304)
       }
+    }))
+
+  it.effect("the snapshot's responses of 1 kB or more travel gzipped to clients that ask for it, smaller ones as they are", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      // Open incidents with long messages make the incident list large, as during an outage.
+      for (const n of [1, 2, 3]) yield* client.incidents.create({ payload: { title: `Outage ${n}`, message: `Looking into it. ${"x".repeat(400)}` } })
+      const plain = yield* getBytes("/api/v1/status/incidents")
+      const packed = yield* getBytes("/api/v1/status/incidents", { "accept-encoding": "gzip" })
+      expect(plain.bytes.length).toBeGreaterThanOrEqual(1024)
+      expect(plain.headers["content-encoding"]).toBeUndefined()
+      expect(packed.headers).toMatchObject({ "content-encoding": "gzip", vary: "Accept-Encoding", etag: `W/${plain.headers.etag}` })
+      expect(packed.bytes.length).toBeLessThan(plain.bytes.length / 2)
+      expect(gunzipSync(packed.bytes)).toEqual(plain.bytes)
+      for (const etag of [plain.headers.etag!, packed.headers.etag!]) {
+        expect((yield* get("/api/v1/status/incidents", { "accept-encoding": "gzip", "if-none-match": etag })).status).toBe(304)
+      }
+
+      const small = yield* getBytes("/api/v1/status/maintenance", { "accept-encoding": "gzip" })
+      expect(small.bytes.toString()).toBe("[]")
+      expect(small.headers["content-encoding"]).toBeUndefined()
+      // Still marked as varying: a later, larger body at the same URL will be gzipped.
+      expect(small.headers.vary).toBe("Accept-Encoding")
     }))
 })

@@ -163,7 +163,8 @@ const main = Effect.gen(function*() {
   yield* seed(serviceBase)
 
   // The bare server answers with exactly the bytes and headers the service sends.
-  const reference = yield* Effect.promise(() => fetch(`${serviceBase}/api/v1/status`))
+  // As autocannon asks (no gzip): fetch would otherwise ask for it and unpack it.
+  const reference = yield* Effect.promise(() => fetch(`${serviceBase}/api/v1/status`, { headers: { "accept-encoding": "identity" } }))
   const bytes = Buffer.from(yield* Effect.promise(() => reference.arrayBuffer()))
   const headers = {
     "content-type": reference.headers.get("content-type")!,

@@ -12,7 +12,7 @@ const result = await autocannon({
   url: urls,
   connections: Number(process.env.LOAD_CONNECTIONS),
   duration: Number(process.env.LOAD_SECONDS),
-  // As browsers and CDNs ask: pages come gzipped (JSON is sent as is).
+  // As browsers and CDNs ask: responses of 1 kB or more come gzipped.
   requests: paths.map((path) => ({ method: "GET", path, headers: { "accept-encoding": "gzip" } }))
 })
 process.stdout.write(JSON.stringify({

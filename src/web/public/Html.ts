@@ -10,8 +10,10 @@ export class Raw {
   }
 }
 
+const needsEscaping = /[&<>"']/
+
 export const escapeHtml = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+  !needsEscaping.test(text) ? text : text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 type Value = string | number | Raw | null | undefined | false | ReadonlyArray<Value>
 

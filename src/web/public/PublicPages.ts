@@ -4,11 +4,9 @@
  * from the rollups at most once a minute: uptime moves every minute, not at every view.
  */
 import { Clock, Deferred, Effect, Option } from "effect"
-import { createHash } from "node:crypto"
-import { gzipSync } from "node:zlib"
 import { AppConfig } from "../../Config.js"
-import type { Snapshot } from "../../services/PublicSnapshot.js"
-import { PublicSnapshot } from "../../services/PublicSnapshot.js"
+import type { EncodedResponse, Snapshot } from "../../services/PublicSnapshot.js"
+import { encodeResponse, PublicSnapshot } from "../../services/PublicSnapshot.js"
 import { Uptime } from "../../services/Uptime.js"
 import { statusBadge } from "./Badge.js"
 import type { RenderedPage } from "./Layout.js"
@@ -16,12 +14,8 @@ import { historyPage, historyPageSize, historyPages, incidentPage, type Subscrib
 import { barDays, type DailyBucket } from "./UptimeBar.js"
 import { widget } from "./Widget.js"
 
-/** A response ready to write, with its validator and any headers of its own. */
-export interface EncodedPage {
-  readonly body: Uint8Array
-  readonly gzipped: Uint8Array
-  readonly contentType: string
-  readonly etag: string
+/** A response ready to write, with headers of its own. */
+export interface EncodedPage extends EncodedResponse {
   readonly headers: Readonly<Record<string, string>>
 }
 
@@ -30,16 +24,10 @@ const uptimeRefreshMillis = 60_000
 /** Sent with every public page. */
 export const commonHeaders = { "x-content-type-options": "nosniff", "referrer-policy": "same-origin" }
 
-export const encodePage = (text: string, contentType: string, headers: Record<string, string> = {}): EncodedPage => {
-  const body = Buffer.from(text)
-  return {
-    body,
-    gzipped: gzipSync(body),
-    contentType,
-    etag: `"${createHash("sha1").update(body).digest("base64url")}"`,
-    headers: { ...commonHeaders, ...headers }
-  }
-}
+export const encodePage = (text: string, contentType: string, headers: Record<string, string> = {}): EncodedPage => ({
+  ...encodeResponse(text, contentType),
+  headers: { ...commonHeaders, ...headers }
+})
 
 /** The cache key of a badge: the page's, or one component's (an empty id is a component that does not exist). */
 const badgeKey = (componentId: string | undefined) => componentId === undefined ? "/badge.svg" : `/badge.svg?component=${componentId}`

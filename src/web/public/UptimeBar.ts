@@ -33,6 +33,17 @@ export const uptimeBars = (
   now: number
 ) => {
   const firstDay = Math.floor(now / day) * day - (barDays - 1) * day
+  // Every component's bar has the same days, and most incidents touch few components: the
+  // labels and each component's incidents are found once per render, not once per cell.
+  const dayLabels = Array.from({ length: barDays }, (_, i) => dayFormat.format(firstDay + i * day))
+  const incidentsOf = new Map<string, Array<(typeof incidents)[number]>>()
+  for (const incident of incidents) {
+    for (const componentId of new Set(incident.componentIds)) {
+      const touching = incidentsOf.get(componentId) ?? []
+      touching.push(incident)
+      incidentsOf.set(componentId, touching)
+    }
+  }
   const byComponent = new Map<string, Map<number, DailyBucket>>()
   for (const bucket of buckets) {
     const days = byComponent.get(bucket.componentId) ?? new Map<number, DailyBucket>()
@@ -42,6 +53,7 @@ export const uptimeBars = (
 
   return (component: PublicComponent) => {
     const days = byComponent.get(component.id) ?? new Map<number, DailyBucket>()
+    const componentIncidents = incidentsOf.get(component.id) ?? []
     let observed = 0
     let down = 0
     const cells = Array.from({ length: barDays }, (_, i) => {
@@ -52,12 +64,11 @@ export const uptimeBars = (
         down += bucket.downtimeSeconds
       }
       const percent = bucket ? uptimePercentage(bucket.observedSeconds, bucket.downtimeSeconds) : null
-      const touching = incidents.filter((incident) =>
-        incident.componentIds.includes(component.id) &&
+      const touching = componentIncidents.filter((incident) =>
         incident.createdAt.epochMillis < start + day &&
         (incident.resolvedAt?.epochMillis ?? now) >= start
       )
-      const title = `${dayFormat.format(start)}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
+      const title = `${dayLabels[i]}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
         touching.length === 0 ? "" : `; ${touching.length === 1 ? "incident" : "incidents"}: ${touching.map((incident) => incident.title).join("; ")}`
       }`
       // The day's text is the cell's content (screen readers read it, the stylesheet shows it as a

@@ -64,7 +64,7 @@ export const runLoadScenario = async (bed: TestBed, log: (line: string) => void)
   const operator = bed.apis[0].operator
   const incident = await operator.ok<{ id: string }>("POST", "/api/v1/admin/incidents", { title: "Under load", message: "update 0", severity: "minor" })
 
-  // What each request of the mix carries unpacked (the page grows with what the other scenarios left; it travels gzipped).
+  // What each request of the mix carries unpacked (the page grows with what the other scenarios left; what has 1 kB or more travels gzipped).
   const sizes = await Promise.all(paths.map(async (path) => `${path} ${((await (await fetch(`${bed.apis[0].baseUrl}${path}`)).arrayBuffer()).byteLength / 1024).toFixed(0)} kB`))
   log(`  response sizes: ${sizes.join(", ")}`)
   const loadDone = generateLoad(bed.apis.map((api) => api.baseUrl))
