@@ -11,6 +11,8 @@
  */
 import { FastCheck as fc } from "effect"
 import { Agent, request as httpRequest } from "node:http"
+import type { IncomingHttpHeaders } from "node:http"
+import { gunzipSync } from "node:zlib"
 import { makeChecker } from "./checks.js"
 import type { FindingKind, RawResponse } from "./checks.js"
 import { fetchDocument } from "./openapi.js"
@@ -76,6 +78,19 @@ const excerpt = (text: string, length: number) =>
 
 const seedOf = (seed: number, index: number) => (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(index + 1, 0x85ebca6b)) | 0
 
+/**
+ * The body as a client reads it: unpacked when it came gzipped (a request may ask for gzip). Bytes
+ * that do not unpack are left as they came, so the checks report them as a body that is not JSON.
+ */
+const decoded = (headers: IncomingHttpHeaders, body: Buffer) => {
+  if (headers["content-encoding"] !== "gzip") return body
+  try {
+    return gunzipSync(body)
+  } catch {
+    return body
+  }
+}
+
 /** A keep-alive HTTP/1.1 client that sends exactly the given bytes (fetch would normalize them). */
 const makeSender = (baseUrl: string, concurrency: number, localAddress: string | undefined) => {
   const url = new URL(baseUrl)
@@ -93,7 +108,7 @@ const makeSender = (baseUrl: string, concurrency: number, localAddress: string |
             size += chunk.length
             if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk)
           })
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: decoded(res.headers, Buffer.concat(chunks)) }))
           res.on("error", reject)
         }
       )
