@@ -3,13 +3,13 @@
  * buckets): the status page, an incident's timeline, the paged history, and the answers of the
  * subscription forms and e-mail links.
  */
+import type { PublicComponent } from "../../domain/Component.js"
 import type { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import type { PublicMaintenance } from "../../domain/Maintenance.js"
 import type { PublicState } from "../../services/PublicStatus.js"
 import { html, type Raw } from "./Html.js"
 import { renderPage, type RenderedPage } from "./Layout.js"
 import { timeFormatter, type TimeFormatter } from "./Times.js"
-import { type DailyBucket, uptimeBars } from "./UptimeBar.js"
 import { componentStatusLabel, incidentStatusLabel, maintenanceStatusLabel, overallLabel, severityLabel, statusMark } from "./Words.js"
 
 export const historyPageSize = 20
@@ -44,10 +44,10 @@ const subscribeSection = (form: SubscribeForm) => {
   }"${invalid ? html` aria-invalid="true" aria-describedby="email-error"` : ""}>${invalid && html`<p id="email-error" class="error">${form.error}</p>`}</div><button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
 }
 
-export const statusPage = (state: PublicState, buckets: ReadonlyArray<DailyBucket>, now: number, form: SubscribeForm): RenderedPage => {
+/** The status page; `bar` draws a component's uptime bar (UptimeBar.ts). */
+export const statusPage = (state: PublicState, bar: (component: PublicComponent) => Raw, form: SubscribeForm): RenderedPage => {
   const { organization, summary } = state
   const time = timeFormatter(organization.timezone)
-  const bar = uptimeBars(buckets, state.barIncidents, now)
   const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
   const names = (ids: ReadonlyArray<string>) => ids.map((id) => nameOf.get(id) ?? id).join(", ")
   const past = state.incidents.filter((incident) => incident.status === "resolved").slice(0, recentHistory)

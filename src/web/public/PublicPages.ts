@@ -11,7 +11,7 @@ import { Uptime } from "../../services/Uptime.js"
 import { statusBadge } from "./Badge.js"
 import type { RenderedPage } from "./Layout.js"
 import { historyPage, historyPageSize, historyPages, incidentPage, type SubscribeForm, statusPage } from "./Pages.js"
-import { barDays, type DailyBucket } from "./UptimeBar.js"
+import { barDays, type DailyBucket, uptimeBarRenderer } from "./UptimeBar.js"
 import { widget } from "./Widget.js"
 
 /** A response ready to write, with headers of its own. */
@@ -48,6 +48,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
     const uptime = yield* Uptime
     const { publicUrl } = yield* AppConfig
     const uptimeLock = yield* Effect.makeSemaphore(1)
+    const drawBars = uptimeBarRenderer()
     // The service's Clock, read synchronously by the fast path (a TestClock in tests).
     const clock = yield* Effect.clock
 
@@ -131,14 +132,15 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         return cache.done.get(key)
       },
 
-      status: cached("/", (snapshot, buckets, now) => htmlPage(statusPage(snapshot.state, buckets, now, { _tag: "Empty" }))),
+      status: cached("/", (snapshot, buckets, now) =>
+        htmlPage(statusPage(snapshot.state, drawBars(buckets, snapshot.state.barIncidents, now), { _tag: "Empty" }))),
 
       /** The status page with the subscribe form's answer; not cached, it is one visitor's. */
       statusWithForm: (form: SubscribeForm) =>
         Effect.gen(function*() {
           const snapshot = yield* snapshots.get
           const read = yield* dailyBuckets
-          return statusPage(snapshot.state, read.buckets, read.at, form)
+          return statusPage(snapshot.state, drawBars(read.buckets, snapshot.state.barIncidents, read.at), form)
         }),
 
       incident: (id: string) =>

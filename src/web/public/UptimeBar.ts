@@ -27,16 +27,15 @@ const dayFormat = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "nume
 
 const formatPercent = (percent: number) => `${Number(percent.toFixed(2))} %`
 
-export const uptimeBars = (
-  buckets: ReadonlyArray<DailyBucket>,
-  incidents: ReadonlyArray<Pick<PublicIncident, "title" | "componentIds" | "createdAt" | "resolvedAt">>,
-  now: number
-) => {
+type BarIncident = Pick<PublicIncident, "title" | "componentIds" | "createdAt" | "resolvedAt">
+
+/** What drawing the bars of one render needs, found once for all its components. */
+const barInputs = (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray<BarIncident>, now: number) => {
   const firstDay = Math.floor(now / day) * day - (barDays - 1) * day
   // Every component's bar has the same days, and most incidents touch few components: the
   // labels and each component's incidents are found once per render, not once per cell.
   const dayLabels = Array.from({ length: barDays }, (_, i) => dayFormat.format(firstDay + i * day))
-  const incidentsOf = new Map<string, Array<(typeof incidents)[number]>>()
+  const incidentsOf = new Map<string, Array<BarIncident>>()
   for (const incident of incidents) {
     for (const componentId of new Set(incident.componentIds)) {
       const touching = incidentsOf.get(componentId) ?? []
@@ -50,33 +49,64 @@ export const uptimeBars = (
     days.set(bucket.bucketStart.getTime(), bucket)
     byComponent.set(bucket.componentId, days)
   }
+  return { now, firstDay, dayLabels, incidentsOf, byComponent }
+}
 
-  return (component: PublicComponent) => {
-    const days = byComponent.get(component.id) ?? new Map<number, DailyBucket>()
-    const componentIncidents = incidentsOf.get(component.id) ?? []
-    let observed = 0
-    let down = 0
-    const cells = Array.from({ length: barDays }, (_, i) => {
-      const start = firstDay + i * day
-      const bucket = days.get(start)
-      if (bucket) {
-        observed += bucket.observedSeconds
-        down += bucket.downtimeSeconds
-      }
-      const percent = bucket ? uptimePercentage(bucket.observedSeconds, bucket.downtimeSeconds) : null
-      const touching = componentIncidents.filter((incident) =>
-        incident.createdAt.epochMillis < start + day &&
-        (incident.resolvedAt?.epochMillis ?? now) >= start
-      )
-      const title = `${dayLabels[i]}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
-        touching.length === 0 ? "" : `; ${touching.length === 1 ? "incident" : "incidents"}: ${touching.map((incident) => incident.title).join("; ")}`
-      }`
-      // The day's text is the cell's content (screen readers read it, the stylesheet shows it as a
-      // tooltip on hover and, through tabindex, on a tap). 90 cells per component: the optional
-      // </li> and the class's quotes are left out to keep the page light.
-      return html`<li class=${new Raw(level(percent))} tabindex=-1><span>${title}</span>`
-    })
-    const summary = observed === 0 ? "No uptime data yet" : `${formatPercent(uptimePercentage(observed, down))} uptime over ${barDays} days`
-    return html`<div class="uptime"><ol class="bar" aria-label="Daily uptime of ${component.name}, oldest first">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
+const drawBar = (inputs: ReturnType<typeof barInputs>, component: PublicComponent) => {
+  const { dayLabels, firstDay, now } = inputs
+  const days = inputs.byComponent.get(component.id) ?? new Map<number, DailyBucket>()
+  const componentIncidents = inputs.incidentsOf.get(component.id) ?? []
+  let observed = 0
+  let down = 0
+  const cells = Array.from({ length: barDays }, (_, i) => {
+    const start = firstDay + i * day
+    const bucket = days.get(start)
+    if (bucket) {
+      observed += bucket.observedSeconds
+      down += bucket.downtimeSeconds
+    }
+    const percent = bucket ? uptimePercentage(bucket.observedSeconds, bucket.downtimeSeconds) : null
+    const touching = componentIncidents.filter((incident) =>
+      incident.createdAt.epochMillis < start + day &&
+      (incident.resolvedAt?.epochMillis ?? now) >= start
+    )
+    const title = `${dayLabels[i]}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
+      touching.length === 0 ? "" : `; ${touching.length === 1 ? "incident" : "incidents"}: ${touching.map((incident) => incident.title).join("; ")}`
+    }`
+    // The day's text is the cell's content (screen readers read it, the stylesheet shows it as a
+    // tooltip on hover and, through tabindex, on a tap). 90 cells per component: the optional
+    // </li> and the class's quotes are left out to keep the page light.
+    return html`<li class=${new Raw(level(percent))} tabindex=-1><span>${title}</span>`
+  })
+  const summary = observed === 0 ? "No uptime data yet" : `${formatPercent(uptimePercentage(observed, down))} uptime over ${barDays} days`
+  return html`<div class="uptime"><ol class="bar" aria-label="Daily uptime of ${component.name}, oldest first">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
+}
+
+/**
+ * Draws the uptime bars of the status page, render after render. A bar depends only on the
+ * daily buckets and the time they were read at, the component's name and the incidents that
+ * touched it; so while the buckets are the same read (a minute), a render reuses the bars of
+ * the render before whose component and incidents are unchanged, and draws only the others.
+ * The bars are nearly all of the page, and during an outage it is rendered again at every
+ * incident update. Only the last render's bars are kept.
+ */
+export const uptimeBarRenderer = () => {
+  let last: { readonly buckets: ReadonlyArray<DailyBucket>; readonly now: number; readonly bars: Map<string, Raw> } | undefined
+  return (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray<BarIncident>, now: number) => {
+    const reusable = last?.buckets === buckets && last.now === now ? last.bars : undefined
+    const bars = new Map<string, Raw>()
+    last = { buckets, now, bars }
+    const inputs = barInputs(buckets, incidents, now)
+    return (component: PublicComponent): Raw => {
+      const touching = inputs.incidentsOf.get(component.id) ?? []
+      const key = JSON.stringify([
+        component.id,
+        component.name,
+        touching.map((incident) => [incident.title, incident.createdAt.epochMillis, incident.resolvedAt?.epochMillis ?? null])
+      ])
+      const bar = bars.get(key) ?? reusable?.get(key) ?? drawBar(inputs, component)
+      bars.set(key, bar)
+      return bar
+    }
   }
 }
