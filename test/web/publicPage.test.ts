@@ -196,6 +196,11 @@ describe("public status page", () => {
     const good = await postForm("/subscribe", { email: "Visitor@Example.com" })
     expect(good.status).toBe(200)
     expect(good.headers.get("cache-control")).toBe("no-store")
+    // One visitor's page: the page's own headers, but nothing for caches to keep.
+    expect(good.headers.get("content-type")).toBe("text/html; charset=utf-8")
+    expect(good.headers.get("content-security-policy")).toContain("default-src 'none'")
+    expect(good.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(good.headers.get("etag")).toBeNull()
     expect(await good.text()).toContain("a confirmation link is on its way")
     const subscribers = await api((client) => client.subscribers.list())
     expect(subscribers.find((subscriber) => subscriber.email === "visitor@example.com")).toMatchObject({ verified: false })

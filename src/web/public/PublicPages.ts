@@ -36,8 +36,12 @@ const historyKey = (page: number) => `/history?page=${page}`
 /** The pages the request-listener fast path may answer, by request URL: their cache keys. */
 const fastPathKeys = new Map([["/", "/"], ["/history", historyKey(1)], ["/widget.json", "/widget.json"], ["/badge.svg", badgeKey(undefined)]])
 
-export const htmlPage = (page: RenderedPage) =>
-  encodePage(page.html, "text/html; charset=utf-8", { "content-security-policy": page.contentSecurityPolicy })
+export const htmlContentType = "text/html; charset=utf-8"
+
+/** The headers of an HTML page: the common ones and its content security policy. */
+export const pageHeaders = (page: RenderedPage) => ({ ...commonHeaders, "content-security-policy": page.contentSecurityPolicy })
+
+const htmlPage = (page: RenderedPage): EncodedPage => ({ ...encodeResponse(page.html, htmlContentType), headers: pageHeaders(page) })
 
 /** Embeds (badge, widget) are read from other sites' pages. */
 const embeddable = { "access-control-allow-origin": "*" }

@@ -13,17 +13,16 @@ import { toHttpResponse } from "../../http/PublicResponses.js"
 import { Subscriptions } from "../../services/Subscriptions.js"
 import type { RenderedPage } from "./Layout.js"
 import { messagePage, unsubscribeForm } from "./Pages.js"
-import { commonHeaders, type EncodedPage, htmlPage, PublicPages } from "./PublicPages.js"
+import { commonHeaders, type EncodedPage, htmlContentType, pageHeaders, PublicPages } from "./PublicPages.js"
 
 /** A page for one visitor (a form's answer): never stored by caches. */
-const personalResponse = (page: RenderedPage, status = 200, extra: Record<string, string> = {}) => {
-  const encoded = htmlPage(page)
-  return HttpServerResponse.uint8Array(encoded.body, {
+// Sent as it is: no ETag or gzip to prepare for a page nobody else reads.
+const personalResponse = (page: RenderedPage, status = 200, extra: Record<string, string> = {}) =>
+  HttpServerResponse.text(page.html, {
     status,
-    contentType: encoded.contentType,
-    headers: { ...encoded.headers, ...extra, "cache-control": "no-store" }
+    contentType: htmlContentType,
+    headers: { ...pageHeaders(page), ...extra, "cache-control": "no-store" }
   })
-}
 
 const notFound = HttpServerResponse.text("Not found", { status: 404, headers: commonHeaders })
 const unavailable = HttpServerResponse.text("The status page is starting or cannot reach its database. Try again in a moment.", {
