@@ -41,7 +41,7 @@ export const htmlContentType = "text/html; charset=utf-8"
 /** The headers of an HTML page: the common ones and its content security policy. */
 export const pageHeaders = (page: RenderedPage) => ({ ...commonHeaders, "content-security-policy": page.contentSecurityPolicy })
 
-const htmlPage = (page: RenderedPage): EncodedPage => ({ ...encodeResponse(page.html, htmlContentType), headers: pageHeaders(page) })
+const htmlPage = (page: RenderedPage) => encodePage(page.html, htmlContentType, pageHeaders(page))
 
 /** Embeds (badge, widget) are read from other sites' pages. */
 const embeddable = { "access-control-allow-origin": "*" }
