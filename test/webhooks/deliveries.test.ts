@@ -8,13 +8,15 @@ import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Logger, LogLevel, Option, TestClock } from "effect"
 import type { NotificationEvent } from "../../src/domain/NotificationEvent.js"
 import { Database } from "../../src/persistence/Database.js"
+import { OrganizationProfile } from "../../src/services/Organization.js"
+import { StateChanges } from "../../src/services/StateChanges.js"
 import { Webhooks } from "../../src/services/Webhooks.js"
 import { WebhookDeliveries } from "../../src/services/webhooks/WebhookDeliveries.js"
 import { answerWith, receiver } from "../support/Receiver.js"
 import type { Answer } from "../support/Receiver.js"
 import { testConfig } from "../support/TestDatabase.js"
 
-const Services = Layer.mergeAll(Webhooks.Default, WebhookDeliveries.Default).pipe(
+const Services = Layer.mergeAll(Webhooks.Default, WebhookDeliveries.Default, OrganizationProfile.Default, StateChanges.Default).pipe(
   Layer.provideMerge(Database),
   Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
@@ -205,5 +207,23 @@ it.layer(Services)("webhook deliveries", (it) => {
       )
       expect(attempted.map((d) => [d.eventId === "evt_broken", d.status])).toEqual([[false, "delivered"]])
       expect(target.received).toHaveLength(1)
+    }))
+
+  it.effect("a hand-over reads the organization's profile again after a change, so its attempts need not wait for it", () =>
+    Effect.gen(function*() {
+      const deliveries = yield* WebhookDeliveries
+      const profile = yield* OrganizationProfile
+      const changes = yield* StateChanges
+      const sql = yield* SqlClient.SqlClient
+      const { name } = yield* profile.get()
+      yield* sql`update organizations set name = ${"Read by the hand-over"}`
+      // Any committed change leaves the profile in memory stale.
+      yield* changes.commit(Effect.void)
+      yield* deliveries.enqueueMany([incident(["warm"])], 10)
+      // Renamed behind its back after the hand-over: the attempts get the profile the hand-over read.
+      yield* sql`update organizations set name = ${"Renamed later"}`
+      expect((yield* profile.get()).name).toBe("Read by the hand-over")
+      yield* sql`update organizations set name = ${name}`
+      yield* changes.commit(Effect.void)
     }))
 })

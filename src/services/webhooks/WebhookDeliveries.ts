@@ -244,7 +244,12 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           })
           const dueAt = yield* now
           const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(yield* claimLease))
-          const created = yield* deliveries.enqueueMany(items, dueAt, { limit: claimLimit, until: claimedUntil })
+          // Their attempts render with the organization's profile: a change (any committed change)
+          // leaves it to be read again, and reading it here keeps that read out of their way.
+          const [created] = yield* Effect.all([
+            deliveries.enqueueMany(items, dueAt, { limit: claimLimit, until: claimedUntil }),
+            organization.get()
+          ], { concurrency: 2 })
           const itemOf = new Map(items.map((item) => [item.id, item]))
           const claimed = created.filter((row) => row.claimed).map((row): ClaimedDelivery => {
             const item = itemOf.get(row.eventId)!
