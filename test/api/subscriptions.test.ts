@@ -2,10 +2,12 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, TestClock } from "effect"
+import { createHash } from "node:crypto"
 import { MailDeliveries } from "../../src/services/mail/MailDeliveries.js"
 import { smtpCapture } from "../support/SmtpCapture.js"
 import type { CapturedMail, SmtpCapture } from "../support/SmtpCapture.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+import { mailedEvents, sampleEvents } from "../webhooks/SampleEvents.js"
 
 const publicUrl = "https://status.example.test"
 
@@ -108,6 +110,12 @@ it.layer(WithMail)("subscriptions", (it) => {
 
       const pending = yield* client.subscribers.list()
       expect(pending.find((s) => s.email === "alice@example.test")).toMatchObject({ verified: false, verifiedAt: null })
+      // The database holds the token's SHA-256 only, never the token itself.
+      const sql = yield* SqlClient.SqlClient
+      const [stored] = yield* sql<{ verifyTokenHash: string; row: string }>`
+        select verify_token_hash, row_to_json(s)::text as row from subscribers s where email = 'alice@example.test'`
+      expect(stored!.verifyTokenHash).toBe(createHash("sha256").update(token).digest("hex"))
+      expect(stored!.row).not.toContain(token)
 
       expect(yield* client.subscriptions.verify({ path: { token } })).toEqual({ verified: true, email: "alice@example.test" })
       const again = yield* sendJson("GET", `/api/v1/subscribe/verify/${token}`)
@@ -130,9 +138,10 @@ it.layer(WithMail)("subscriptions", (it) => {
   it.effect("a new request for a pending address replaces its link; links expire after 48 hours", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      yield* client.subscriptions.subscribe({ payload: { email: "bob@example.test" } })
+      const first = yield* sendJson("POST", "/api/v1/subscribe", { email: "bob@example.test" })
       const firstToken = verifyToken((yield* mailsTo("bob@example.test", 1))[0]!)
-      yield* client.subscriptions.subscribe({ payload: { email: "bob@example.test" } })
+      // Pending: the same answer as for a new address.
+      expect(yield* sendJson("POST", "/api/v1/subscribe", { email: "bob@example.test" })).toMatchObject({ status: 202, body: first.body })
       const secondToken = verifyToken((yield* mailsTo("bob@example.test", 2))[1]!)
       expect(secondToken).not.toBe(firstToken)
       expect((yield* sendJson("GET", `/api/v1/subscribe/verify/${firstToken}`)).status).toBe(404)
@@ -200,6 +209,22 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect(yield* client.subscriptions.unsubscribe({ payload: { email: "dave@example.test", token: daveToken } }))
         .toEqual({ unsubscribed: true })
       expect((yield* sendJson("POST", "/api/v1/unsubscribe", { email: "dave@example.test", token: daveToken })).status).toBe(404)
+    }))
+
+  it.effect("a verified subscriber gets a mail for each incident and maintenance event, none for a component change", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const mail = yield* MailDeliveries
+      const sql = yield* SqlClient.SqlClient
+      yield* client.subscriptions.subscribe({ payload: { email: "frank@example.test" } })
+      yield* client.subscriptions.verify({ path: { token: verifyToken((yield* mailsTo("frank@example.test", 1))[0]!) } })
+      // The seven kinds of event, about no particular component.
+      yield* mail.enqueueMany(sampleEvents.map((event) => ({ ...event, id: `kinds_${event.id}`, componentIds: [] })))
+      const queued = yield* sql<{ event: { event: string } }>`
+        select m.event from mail_deliveries m join subscribers s on s.id = m.subscriber_id
+        where s.email = 'frank@example.test' order by m.sequence`
+      expect(queued.map((row) => row.event.event)).toEqual(mailedEvents)
+      yield* sql`delete from subscribers where email = 'frank@example.test'`
     }))
 
   it.effect("admins delete subscribers; bad input is 400", () =>

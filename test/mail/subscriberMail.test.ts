@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import { isMailedEvent, notificationMail, verificationMail } from "../../src/services/mail/SubscriberMail.js"
-import { sampleEvents, sender } from "../webhooks/SampleEvents.js"
+import { mailedEvents, sampleEvents, sender } from "../webhooks/SampleEvents.js"
 
 describe("subscriber mail", () => {
   it("confirmation mail links to the verify page", () => {
@@ -43,5 +43,23 @@ describe("subscriber mail", () => {
     expect(mail.html).not.toContain("<script>")
     expect(mail.html).toContain("&lt;b&gt;x&lt;/b&gt;")
     expect(isMailedEvent({ event: "component.status_changed" })).toBe(false)
+  })
+
+  it("every incident and maintenance event gets a mail with a text and an HTML part; a component change gets none", () => {
+    const mailed: Array<string> = []
+    for (const event of sampleEvents) {
+      if (event.event === "component.status_changed") {
+        expect(isMailedEvent(event)).toBe(false)
+        continue
+      }
+      expect(isMailedEvent(event)).toBe(true)
+      mailed.push(event.event)
+      const mail = notificationMail({ event, sender, email: "a@example.test", unsubscribeToken: "u_1" })
+      expect(mail.subject, event.event).toContain(event.data.title)
+      expect(mail.text, event.event).toContain(event.data.title)
+      expect(mail.html, event.event).toContain(event.data.title)
+      expect(mail.text, event.event).toContain("https://status.acme.test/unsubscribe?email=a%40example.test&token=u_1")
+    }
+    expect(mailed).toEqual(mailedEvents)
   })
 })

@@ -3,6 +3,7 @@
  * port: what a visitor (or an embedding site) receives, conditional requests, and that user
  * text is always text.
  */
+import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Uptime } from "../../src/services/Uptime.js"
@@ -227,5 +228,24 @@ describe("public status page", () => {
       expect((await postForm("/unsubscribe", { email: "a@example.com", token })).status, JSON.stringify(token)).toBe(404)
     }
     expect((await get("/unsubscribe")).status).toBe(400)
+  })
+
+  it("unsubscribes through the page of a notification's link, once", async () => {
+    await api((client) => client.subscriptions.subscribe({ payload: { email: "leaving@example.com" } }))
+    // The token a notification's link carries.
+    const [row] = await stack.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ unsubscribeToken: string }>`select unsubscribe_token from subscribers where email = 'leaving@example.com'`))
+    const fields = { email: "leaving@example.com", token: row!.unsubscribeToken }
+    const landing = await get(`/unsubscribe?${new URLSearchParams(fields).toString()}`)
+    expect(landing.status).toBe(200)
+
+    const done = await postForm("/unsubscribe", fields)
+    expect(done.status).toBe(200)
+    expect(await done.text()).toContain("leaving@example.com will receive no more updates.")
+    const subscribers = await api((client) => client.subscribers.list())
+    expect(subscribers.map((subscriber) => subscriber.email)).not.toContain("leaving@example.com")
+    const again = await postForm("/unsubscribe", fields)
+    expect(again.status).toBe(404)
+    expect(await again.text()).toContain("No subscription matches this link")
   })
 })

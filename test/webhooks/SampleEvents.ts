@@ -85,3 +85,13 @@ export const sampleEvents: ReadonlyArray<NotificationEvent> = [
     data: { id: "cmp_api", name: "Public API", previousStatus: "operational", status: "partial_outage" }
   }
 ]
+
+/** The events the issue says verified subscribers are mailed about, in the order of `sampleEvents`. */
+export const mailedEvents = [
+  "incident.created",
+  "incident.updated",
+  "incident.resolved",
+  "maintenance.scheduled",
+  "maintenance.started",
+  "maintenance.completed"
+]

@@ -41,14 +41,28 @@ describe("webhook formats", () => {
     })
   })
 
-  it("colours an event the same in the three chat formats", () => {
-    const red = { ...sampleEvents[6]!, data: { id: "c", name: "API", previousStatus: "operational", status: "major_outage" } } as NotificationEvent
-    const slack = renderPayload("chat_a", red, sender) as { attachments: Array<{ color: string }> }
-    const discord = renderPayload("chat_b", red, sender) as { embeds: Array<{ color: number }> }
-    const teams = renderPayload("chat_c", red, sender) as { attachments: Array<{ content: { body: Array<{ style?: string }> } }> }
-    expect(slack.attachments[0]!.color).toBe(toneColor.critical)
-    expect(discord.embeds[0]!.color).toBe(0xef4444)
-    expect(teams.attachments[0]!.content.body[0]!.style).toBe("attention")
+  it("colours each status the same way in the three chat formats, and keeps the tones apart in each", () => {
+    // Teams cards have named styles only: a container style and the title's colour.
+    const teamsTone = { good: "good Good", minor: "warning Warning", major: "warning Attention", critical: "attention Attention", maintenance: "accent Accent" }
+    const statuses = [
+      ["operational", "good"],
+      ["degraded", "minor"],
+      ["partial_outage", "major"],
+      ["major_outage", "critical"],
+      ["maintenance", "maintenance"]
+    ] as const
+    for (const [status, tone] of statuses) {
+      const event = { ...sampleEvents[6]!, data: { id: "c", name: "API", previousStatus: "operational", status } } as NotificationEvent
+      const slack = renderPayload("chat_a", event, sender) as { attachments: Array<{ color: string }> }
+      const discord = renderPayload("chat_b", event, sender) as { embeds: Array<{ color: number }> }
+      const teams = renderPayload("chat_c", event, sender) as { attachments: Array<{ content: { body: Array<{ style: string; items: Array<{ color?: string }> }> } }> }
+      const card = teams.attachments[0]!.content.body[0]!
+      expect(slack.attachments[0]!.color, status).toBe(toneColor[tone])
+      expect(discord.embeds[0]!.color, status).toBe(Number.parseInt(toneColor[tone].slice(1), 16))
+      expect(`${card.style} ${card.items[0]!.color}`, status).toBe(teamsTone[tone])
+    }
+    expect(new Set(Object.values(toneColor)).size).toBe(Object.keys(toneColor).length)
+    expect(new Set(Object.values(teamsTone)).size).toBe(Object.keys(teamsTone).length)
   })
 
   it("escapes Slack markup in user text", () => {

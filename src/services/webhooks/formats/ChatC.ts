@@ -1,7 +1,8 @@
 /**
  * `chat_c`: a Microsoft Teams message for the "Workflows" webhooks that replace Office 365
  * connectors: an Adaptive Card 1.4 in `attachments`. Adaptive Cards have no free colours, so
- * the tone maps to the card's named styles.
+ * the tone maps to the card's named styles: with no orange among them, a major tone is the
+ * minor's yellow container with the critical's red title, so the three stay apart.
  * https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using
  */
 import type { NotificationEvent, Sender } from "../../../domain/NotificationEvent.js"
@@ -20,7 +21,7 @@ const containerStyle: Record<Tone, string> = {
 const textColor: Record<Tone, string> = {
   good: "Good",
   minor: "Warning",
-  major: "Warning",
+  major: "Attention",
   critical: "Attention",
   maintenance: "Accent",
   neutral: "Default"
