@@ -6,8 +6,8 @@
 import { Config, Effect, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { hostname } from "node:os"
+import { regionPattern } from "../src/domain/Region.js"
 
-const regionPattern = /^[a-z0-9][a-z0-9_-]{0,62}$/
 
 export const ProbeConfig = Config.all({
   region: Config.string("PROBE_REGION").pipe(

@@ -4,7 +4,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
-import { QueueConfig } from "../src/Config.js"
+import { environment, QueueConfig } from "../src/Config.js"
 import * as RedisJobTransport from "../src/queue/RedisJobTransport.js"
 import * as ProbeAgent from "./ProbeAgent.js"
 
@@ -17,4 +17,4 @@ const Transport = Layer.unwrapEffect(Effect.gen(function*() {
   return RedisJobTransport.layer({ url, prefix: config.streamPrefix })
 }))
 
-Layer.launch(ProbeAgent.layerConfig().pipe(Layer.provide(Transport))).pipe(NodeRuntime.runMain)
+Layer.launch(ProbeAgent.layerConfig().pipe(Layer.provide(Transport))).pipe(Effect.withConfigProvider(environment()), NodeRuntime.runMain)

@@ -2,8 +2,20 @@
  * Typed configuration: the only place the process environment is read.
  * Variables and defaults follow CONTRACT.md ("Configuration").
  */
-import { Config, ConfigError, Duration, Either, Option } from "effect"
+import { Config, ConfigError, ConfigProvider, Duration, Either, Option } from "effect"
 import { parseTrustedProxies } from "./http/ClientAddress.js"
+
+/**
+ * The process environment as the source of configuration, except that a variable set to
+ * nothing (`VAR=` in an env file, `${VAR:-}` in docker-compose.yml) counts as unset: that is how
+ * operators leave one out. Read as set, an empty ADMIN_PASSWORD would stop the service and an
+ * empty SMTP_URL would turn SMTP on. The entry points (service, CLI, probe) read through it.
+ */
+export const environment = (env: Readonly<Record<string, string | undefined>> = process.env) =>
+  ConfigProvider.fromMap(
+    new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== "")),
+    { pathDelim: "_", seqDelim: "," }
+  )
 
 export const Role = ["api", "scheduler", "ingest", "dispatcher"] as const
 export type Role = (typeof Role)[number]

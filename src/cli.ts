@@ -8,6 +8,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Logger, LogLevel, Schema } from "effect"
 import { randomBytes } from "node:crypto"
+import { environment } from "./Config.js"
 import { CreateApiKey } from "./domain/Auth.js"
 import { Database } from "./persistence/Database.js"
 import { Administrators } from "./services/Administrators.js"
@@ -68,5 +69,6 @@ const program = Effect.gen(function*() {
 program.pipe(
   Effect.provide(Layer.mergeAll(ApiKeys.Default, Administrators.Default).pipe(Layer.provide(Database))),
   Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
+  Effect.withConfigProvider(environment()),
   NodeRuntime.runMain
 )

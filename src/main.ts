@@ -3,8 +3,9 @@
  * runs the roles named in ROLES. SIGTERM/SIGINT interrupt the layers, which close cleanly.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import { environment } from "./Config.js"
 import { Database } from "./persistence/Database.js"
 import { Roles } from "./roles.js"
 
-Layer.launch(Roles.pipe(Layer.provide(Database))).pipe(NodeRuntime.runMain)
+Layer.launch(Roles.pipe(Layer.provide(Database))).pipe(Effect.withConfigProvider(environment()), NodeRuntime.runMain)

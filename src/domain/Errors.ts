@@ -21,8 +21,8 @@ export class Conflict extends Schema.TaggedError<Conflict>()(
   HttpApiSchema.annotations({ status: 409 })
 ) {}
 
-/** One offending field of a request, as in HttpApiDecodeError's `issues`. */
-export const Issue = Schema.Struct({ path: Schema.Array(Schema.String), message: Schema.String })
+/** One offending field of a request, as in HttpApiDecodeError's `issues` (array elements by index). */
+export const Issue = Schema.Struct({ path: Schema.Array(Schema.Union(Schema.String, Schema.Number)), message: Schema.String })
 export type Issue = typeof Issue.Type
 
 /** 400 for rules a schema cannot check alone (across fields, or against stored values). */

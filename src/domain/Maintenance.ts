@@ -52,5 +52,7 @@ export class PublicMaintenance extends Schema.Class<PublicMaintenance>("PublicMa
   status: MaintenanceStatus,
   scheduledStart: Schema.DateTimeUtc,
   scheduledEnd: Schema.DateTimeUtc,
-  componentIds: Schema.Array(Schema.String)
+  componentIds: Schema.Array(Schema.String),
+  createdAt: Schema.DateTimeUtc,
+  updatedAt: Schema.DateTimeUtc
 }) {}

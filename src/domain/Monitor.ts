@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
 import { Id, Text } from "./Fields.js"
+import { regionPattern } from "./Region.js"
 
 export const MonitorType = Schema.Literal("http", "tcp", "ssl_expiry")
 export type MonitorType = typeof MonitorType.Type
@@ -10,9 +11,9 @@ export type MonitorType = typeof MonitorType.Type
 export const MonitorId = Id("MonitorId")
 export type MonitorId = typeof MonitorId.Type
 
-/** A probe region name such as `eu-west`. */
+/** A probe region name such as `eu-west` (`regionPattern`). */
 export const Region = Schema.String.pipe(
-  Schema.pattern(/^[a-z0-9][a-z0-9-]{0,39}$/, { message: () => "must be a region name such as eu-west" })
+  Schema.pattern(regionPattern, { message: () => "must be a region name such as eu-west: 1-63 of a-z, 0-9, '-', '_'" })
 )
 export const Regions = Schema.NullOr(Schema.Array(Region).pipe(Schema.minItems(1), Schema.maxItems(20)))
 
@@ -171,6 +172,9 @@ export const definitionIssues = (definition: MonitorDefinition): Array<Issue> =>
   }
   if (definition.type !== "http" && definition.expectedStatusCode !== null) {
     issues.push({ path: ["expectedStatusCode"], message: "applies to http monitors only" })
+  }
+  if (definition.type === "http" && definition.expectedStatusCode === null) {
+    issues.push({ path: ["expectedStatusCode"], message: "an http monitor checks for one: 100-599" })
   }
   if (definition.regions !== null && new Set(definition.regions).size !== definition.regions.length) {
     issues.push({ path: ["regions"], message: "must not repeat a region" })

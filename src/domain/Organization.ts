@@ -13,8 +13,10 @@ export const BrandColor = Schema.String.pipe(
 export const isIanaTimeZone = (name: string): boolean => {
   if (!/^(UTC|[A-Z][A-Za-z_-]+(\/[A-Za-z0-9_+-]+){1,2})$/.test(name)) return false
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name })
-    return true
+    // The runtime takes any spelling (`EUROPE/PARIS`) and answers with its own: one that differs
+    // only in case is a misspelling; a different name is an alias (`Asia/Calcutta`), as IANA writes it.
+    const known = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone
+    return known === name || known.toLowerCase() !== name.toLowerCase()
   } catch {
     return false
   }

@@ -6,8 +6,9 @@ import { orUnavailable } from "./DatabaseErrors.js"
 
 /**
  * Checks the `componentIds` of an incident or maintenance body. An unknown id is a 400 (the body
- * is wrong; 404 is kept for the resource in the path). Locks the rows so that a concurrent
- * delete cannot slip in before the links are written. Returns the ids without duplicates.
+ * is wrong; 404 is kept for the resource in the path) with an issue at each place it appears, as
+ * a schema error would name it. Locks the rows so that a concurrent delete cannot slip in before
+ * the links are written. Returns the ids without duplicates.
  */
 export const existingComponents = (ids: ReadonlyArray<ComponentId>) =>
   Effect.gen(function*() {
@@ -19,7 +20,11 @@ export const existingComponents = (ids: ReadonlyArray<ComponentId>) =>
     )
     const found = new Set(rows.map((row) => row.id))
     const missing = unique.filter((id) => !found.has(id))
-    return missing.length === 0 ? unique : yield* Effect.fail(
-      new BadRequest({ message: `Unknown componentIds: ${missing.map((id) => JSON.stringify(id)).join(", ")}` })
+    if (missing.length === 0) return unique
+    const issues = ids.flatMap((id, index) =>
+      found.has(id) ? [] : [{ path: ["componentIds", index], message: `unknown component ${JSON.stringify(id)}` }]
+    )
+    return yield* Effect.fail(
+      new BadRequest({ message: `Unknown componentIds: ${missing.map((id) => JSON.stringify(id)).join(", ")}`, issues })
     )
   })

@@ -5,6 +5,9 @@ import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } f
 import { orUnavailable } from "./DatabaseErrors.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
+/** Who is in charge of a component's status (`components.status_set_by`, migration 0010). */
+export type StatusSetBy = "operator" | "monitors"
+
 export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("ComponentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -43,8 +46,19 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
         )
       },
 
-      setStatus: (id: ComponentId, status: ComponentStatus) =>
-        components.first(sql`update components set status = ${status}, updated_at = now() where id = ${id} returning *`),
+      /**
+       * Sets a status in the name of `setBy`. The trigger of migration 0010 takes it from the
+       * transaction's `status_page.actor`, set in the same statement (so it holds outside a
+       * transaction too) and cleared after it, so that later writes of the transaction are not
+       * the monitors' by mistake.
+       */
+      setStatus: (id: ComponentId, status: ComponentStatus, setBy: StatusSetBy = "operator") =>
+        components.first(sql`
+          with actor as materialized (select set_config('status_page.actor', ${setBy}, true))
+          update components set status = ${status}, updated_at = now() from actor where id = ${id}
+          returning components.*`).pipe(
+            Effect.zipLeft(orUnavailable(sql`select set_config('status_page.actor', '', true)`))
+          ),
 
       /** True when a component was deleted. */
       remove: (id: ComponentId) =>

@@ -3,6 +3,7 @@ import { DateTime, Effect } from "effect"
 import type { ComponentId, ComponentStatus } from "../domain/Component.js"
 import { Maintenance } from "../domain/Maintenance.js"
 import type { MaintenanceId, MaintenanceStatus } from "../domain/Maintenance.js"
+import type { StatusSetBy } from "./ComponentsRepo.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -32,13 +33,34 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       /** Locks the window for the rest of the transaction. */
       lock: (id: MaintenanceId) => windows.first(sql`${withComponents} where m.id = ${id} for update of m`),
 
-      /** Ids of windows whose start or end has passed at `now` and that still await the transition. */
+      /**
+       * Ids of windows whose start or end has passed at `now` and that still await the transition,
+       * starts first: a window ending on the tick another one covering the same component starts
+       * then finds the component still covered, and leaves it in maintenance.
+       */
       due: (now: Date) =>
         orUnavailable(sql<{ id: MaintenanceId }>`
           select id from maintenance_windows
           where (status = 'scheduled' and scheduled_start <= ${now})
              or (status = 'in_progress' and scheduled_end <= ${now})
-          order by scheduled_start`).pipe(Effect.map((rows) => rows.map((row) => row.id))),
+          order by status = 'in_progress', case when status = 'scheduled' then scheduled_start else scheduled_end end, id`).pipe(
+            Effect.map((rows) => rows.map((row) => row.id))
+          ),
+
+      /**
+       * Waits for the windows sharing a component with `id` that are due to start at `now` and
+       * that another instance is starting right now (their lock): once it returns, their start
+       * is committed and "still covered" sees them. Those nobody holds are not waited for.
+       */
+      awaitStarting: (id: MaintenanceId, now: Date) =>
+        orUnavailable(sql`
+          select w.id from maintenance_windows w
+          where w.status = 'scheduled' and w.scheduled_start <= ${now} and w.scheduled_end > ${now} and w.id <> ${id}
+            and exists (select 1 from maintenance_components mine join maintenance_components theirs
+                          on theirs.component_id = mine.component_id
+                        where mine.maintenance_id = ${id} and theirs.maintenance_id = w.id)
+          order by w.id
+          for key share of w`),
 
       /** Locks a due window unless another instance is transitioning it right now. */
       lockDue: (id: MaintenanceId) =>
@@ -69,25 +91,34 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
         )),
 
       /**
-       * The status to restore for a component a window puts into maintenance: the one another
-       * running window already remembered for it, or else its current status.
+       * The status to restore for a component a window puts into maintenance, with who had set
+       * it: what another running window already remembered for it, or else the component's
+       * current status (read under the caller's lock on the component).
        */
-      rememberPrevious: (id: MaintenanceId, componentId: ComponentId, current: ComponentStatus) =>
+      rememberPrevious: (id: MaintenanceId, componentId: ComponentId) =>
         orUnavailable(sql`
           update maintenance_components
-          set previous_status = coalesce(
-            (select other.previous_status from maintenance_components other
-             join maintenance_windows w on w.id = other.maintenance_id
-             where other.component_id = ${componentId} and w.status = 'in_progress' and w.id <> ${id}
-               and other.previous_status is not null
-             limit 1),
-            ${current})
+          set (previous_status, previous_status_set_by) = (
+            select remembered.status, remembered.set_by from (
+              select other.previous_status as status, other.previous_status_set_by as set_by, 0 as rank
+              from maintenance_components other
+              join maintenance_windows w on w.id = other.maintenance_id
+              where other.component_id = ${componentId} and w.status = 'in_progress' and w.id <> ${id}
+                and other.previous_status is not null
+              union all
+              select c.status, c.status_set_by, 1 from components c where c.id = ${componentId}
+            ) remembered
+            order by remembered.rank
+            limit 1)
           where maintenance_id = ${id} and component_id = ${componentId}`),
 
-      /** The remembered status, and whether another running window still covers the component. */
+      /**
+       * The remembered status and who had set it (the operator for windows remembered before
+       * that was kept), and whether another running window still covers the component.
+       */
       restoreInfo: (id: MaintenanceId, componentId: ComponentId) =>
-        orUnavailable(sql<{ previousStatus: ComponentStatus | null; stillCovered: boolean }>`
-          select mc.previous_status,
+        orUnavailable(sql<{ previousStatus: ComponentStatus | null; previousSetBy: StatusSetBy; stillCovered: boolean }>`
+          select mc.previous_status, coalesce(mc.previous_status_set_by, 'operator') as previous_set_by,
             exists (select 1 from maintenance_components other
                     join maintenance_windows w on w.id = other.maintenance_id
                     where other.component_id = mc.component_id and w.status = 'in_progress'

@@ -11,6 +11,12 @@ import { rowsOf } from "./Rows.js"
 
 class IdRow extends Schema.Class<IdRow>("IdRow")({ id: Schema.String }) {}
 
+/** Where a monitor belongs and what quorum last decided of it. */
+class PlacementRow extends Schema.Class<PlacementRow>("PlacementRow")({
+  componentId: Schema.String,
+  state: Schema.Literal("unknown", "up", "down")
+}) {}
+
 /** A stored check as the database returns it. */
 class MonitorResultRow extends Schema.Class<MonitorResultRow>("MonitorResultRow")({
   ...MonitorResult.fields,
@@ -47,6 +53,7 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
     const results = rowsOf(MonitorResultRow)
     const misses = rowsOf(MonitorMissRow)
     const ids = rowsOf(IdRow)
+    const placements = rowsOf(PlacementRow)
     // A monitor with what each region last found.
     const withStates = (where: Statement.Fragment) => sql`
       select m.*, coalesce((
@@ -99,7 +106,35 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
               .sort(newestFirst).slice(0, limit))
         ),
       remove: (id: MonitorId) =>
-        orUnavailable(sql`delete from monitors where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0))
+        orUnavailable(sql`delete from monitors where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0)),
+
+      /** A monitor's component and state as last committed, without a lock. */
+      placement: (id: MonitorId) => placements.first(sql`select component_id, state from monitors where id = ${id}`),
+      /** The same, locked for the rest of the transaction. */
+      lockPlacement: (id: MonitorId) =>
+        placements.first(sql`select component_id, state from monitors where id = ${id} for update`),
+
+      /**
+       * Locks components for a change of their monitors, in id order. "For no key update" waits
+       * for status writers and deletions but not for ingest, which holds monitors while it
+       * records their intervals (a foreign key check, "for key share", on the component).
+       */
+      lockComponents: (componentIds: ReadonlyArray<string>) =>
+        orUnavailable(sql`
+          select id from components where id = any(${[...new Set(componentIds)]}::text[]) order by id for no key update`)
+          .pipe(Effect.asVoid),
+
+      /** Ends the monitor's open down interval, if any, at `at` (never before it started). */
+      endDowntime: (id: MonitorId, at: number) =>
+        orUnavailable(sql`
+          update monitor_downtime set ended_at = greatest(started_at, ${new Date(at)})
+          where monitor_id = ${id} and ended_at is null`).pipe(Effect.asVoid),
+
+      /** Opens a down interval of the monitor on `componentId` from `at`, as ingest does when quorum finds it down. */
+      openDowntime: (id: MonitorId, componentId: string, at: number) =>
+        orUnavailable(sql`
+          insert into monitor_downtime (monitor_id, component_id, started_at) values (${id}, ${componentId}, ${new Date(at)})
+          on conflict (monitor_id) where ended_at is null do nothing`).pipe(Effect.asVoid)
     } as const
   })
 }) {}

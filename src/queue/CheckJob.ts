@@ -7,6 +7,7 @@
  * job id `monitorId:scheduledAt` unambiguous.
  */
 import { Either, type ParseResult, Schema } from "effect"
+import { regionPattern } from "../domain/Region.js"
 
 export const CheckType = Schema.Literal("http", "tcp", "ssl_expiry")
 export type CheckType = typeof CheckType.Type
@@ -192,5 +193,5 @@ export const isMissed = (report: ProbeReport): report is MissedCheck => "_tag" i
 
 /** Region names become Redis consumer-group names: keep them short and plain. */
 export const RegionName = Schema.String.pipe(
-  Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: () => "a region is 1-63 of a-z, 0-9, '-', '_'" })
+  Schema.pattern(regionPattern, { message: () => "a region is 1-63 of a-z, 0-9, '-', '_'" })
 )

@@ -23,7 +23,12 @@ export const maintenanceEventData = (window: Maintenance) => {
 const checkOrder = (fields: WindowFields) =>
   DateTime.greaterThan(fields.scheduledEnd, fields.scheduledStart)
     ? Effect.succeed(fields)
-    : Effect.fail(new BadRequest({ message: "scheduledEnd must be after scheduledStart" }))
+    : Effect.fail(
+      new BadRequest({
+        message: "scheduledEnd must be after scheduledStart",
+        issues: [{ path: ["scheduledEnd"], message: "must be after scheduledStart" }]
+      })
+    )
 
 const finished = (window: Maintenance) =>
   new Conflict({ message: `Maintenance ${JSON.stringify(window.id)} is ${window.status} and can no longer change` })
@@ -45,33 +50,41 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
 
     const lock = (id: MaintenanceId) => repo.lock(id).pipe(orNotFound("Maintenance", id))
 
-    /** Puts the window's components into maintenance, remembering what they showed. */
+    /**
+     * Puts the window's components into maintenance, remembering what they showed and who had set
+     * it (entering maintenance makes the status the operator's; the end hands it back).
+     */
     const enterMaintenance = (window: Maintenance) =>
       Effect.forEach(window.componentIds, (componentId) =>
         Effect.gen(function*() {
           const before = yield* components.findByIdForUpdate(componentId)
           if (Option.isNone(before)) return
-          yield* repo.rememberPrevious(window.id, componentId, before.value.status)
+          yield* repo.rememberPrevious(window.id, componentId)
           if (before.value.status === "maintenance") return
           const after = yield* components.setStatus(componentId, "maintenance")
           if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
         }), { discard: true })
 
     /**
-     * Gives the components back the status they had, unless an operator changed it during the
-     * window or another running window still covers them.
+     * Gives the components back the status they had, in the name of whoever had set it (so the
+     * monitors can clear an outage they found), unless an operator changed it during the window
+     * or another running window still covers them. A covering window another instance is
+     * starting at `now` is waited for first, so that it counts.
      */
-    const leaveMaintenance = (window: Maintenance) =>
-      Effect.forEach(window.componentIds, (componentId: ComponentId) =>
-        Effect.gen(function*() {
-          const before = yield* components.findByIdForUpdate(componentId)
-          const info = yield* repo.restoreInfo(window.id, componentId)
-          if (Option.isNone(before) || info === undefined || info.stillCovered) return
-          const previous = info.previousStatus
-          if (before.value.status !== "maintenance" || previous === null || previous === "maintenance") return
-          const after = yield* components.setStatus(componentId, previous)
-          if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
-        }), { discard: true })
+    const leaveMaintenance = (window: Maintenance, now: DateTime.Utc) =>
+      Effect.zipRight(
+        repo.awaitStarting(window.id, DateTime.toDateUtc(now)),
+        Effect.forEach(window.componentIds, (componentId: ComponentId) =>
+          Effect.gen(function*() {
+            const before = yield* components.findByIdForUpdate(componentId)
+            const info = yield* repo.restoreInfo(window.id, componentId)
+            if (Option.isNone(before) || info === undefined || info.stillCovered) return
+            const previous = info.previousStatus
+            if (before.value.status !== "maintenance" || previous === null || previous === "maintenance") return
+            const after = yield* components.setStatus(componentId, previous, info.previousSetBy)
+            if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
+          }), { discard: true })
+      )
 
     /** Moves one due window on, if it is still due at `now` and no other instance holds it. */
     const transition = (id: MaintenanceId, now: DateTime.Utc) =>
@@ -93,7 +106,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           }
         } else if (window.status === "in_progress" && ended) {
           yield* repo.setStatus(id, "completed")
-          yield* leaveMaintenance(window)
+          yield* leaveMaintenance(window, now)
           yield* announce("maintenance.completed", id)
         }
       }))
@@ -148,7 +161,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           if (window.status === "completed" || window.status === "cancelled") return yield* Effect.fail(finished(window))
           yield* repo.setStatus(id, "cancelled")
           if (window.status === "in_progress") {
-            yield* leaveMaintenance(window)
+            yield* leaveMaintenance(window, yield* DateTime.now)
             yield* announce("maintenance.completed", id)
           }
         })),

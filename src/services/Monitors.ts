@@ -1,14 +1,21 @@
 /**
  * Monitor configuration: defaults, the rules across fields (definitionIssues), and the
- * component each monitor belongs to.
+ * component each monitor belongs to. A monitor deleted, or moved to another component, takes
+ * its downtime with it from that moment: its open down interval ends there (past downtime
+ * stays) and the components it leaves and joins have their status decided again from their
+ * monitors, as ingest decides it, in the same transaction.
  */
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { BadRequest, NotFound, orNotFound } from "../domain/Errors.js"
 import { definitionIssues, monitorLimits, normalizeTarget } from "../domain/Monitor.js"
 import type { CreateMonitor, MonitorDefinition, MonitorId, UpdateMonitor } from "../domain/Monitor.js"
+import { ChecksRepo } from "../persistence/ChecksRepo.js"
 import { ComponentsRepo } from "../persistence/ComponentsRepo.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
+import { OutboxRepo } from "../persistence/OutboxRepo.js"
 import type { ComponentId } from "../domain/Component.js"
+import { applyMonitorStatus } from "./ResultIngest.js"
+import { StateChanges } from "./StateChanges.js"
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)
@@ -17,6 +24,9 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
   effect: Effect.gen(function*() {
     const repo = yield* MonitorsRepo
     const components = yield* ComponentsRepo
+    const checks = yield* ChecksRepo
+    const outbox = yield* OutboxRepo
+    const stateChanges = yield* StateChanges
 
     const componentExists = (id: ComponentId) =>
       components.findById(id).pipe(
@@ -33,6 +43,41 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
       })
 
     const get = (id: MonitorId) => repo.findById(id).pipe(orNotFound("Monitor", id))
+
+    /**
+     * Locks a monitor for a change of its component: the components first (its own and
+     * `target`), then the monitor, the order a component's deletion takes, so neither waits for
+     * the other. A monitor moved meanwhile has its new component locked too.
+     */
+    const lockPlacement = (id: MonitorId, target?: ComponentId) =>
+      Effect.gen(function*() {
+        for (;;) {
+          const seen = yield* repo.placement(id)
+          if (Option.isNone(seen)) return seen
+          yield* repo.lockComponents(target === undefined ? [seen.value.componentId] : [seen.value.componentId, target])
+          const locked = yield* repo.lockPlacement(id)
+          if (Option.isNone(locked) || locked.value.componentId === seen.value.componentId) return locked
+        }
+      }).pipe(orNotFound("Monitor", id))
+
+    /**
+     * Replaces a monitor that names another component. Its open down interval ends on the old
+     * component now; while it is still down, a new one opens on the new component from now, as
+     * ingest records a monitor found down (ingest closes it when the monitor is up again).
+     */
+    const move = (id: MonitorId, definition: MonitorDefinition) =>
+      stateChanges.commit(Effect.gen(function*() {
+        const before = yield* lockPlacement(id, definition.componentId)
+        const after = yield* repo.replace(id, definition).pipe(orNotFound("Monitor", id))
+        if (before.componentId === definition.componentId) return after // moved there meanwhile
+        const now = yield* Clock.currentTimeMillis
+        yield* repo.endDowntime(id, now)
+        if (before.state === "down") yield* repo.openDowntime(id, definition.componentId, now)
+        for (const componentId of [before.componentId, definition.componentId].sort()) {
+          yield* applyMonitorStatus(checks, outbox, componentId)
+        }
+        return after
+      }))
 
     return {
       list: repo.findAll,
@@ -76,19 +121,25 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
             failureThreshold: changes.failureThreshold ?? current.failureThreshold,
             regions: changes.regions !== undefined ? changes.regions : current.regions
           })
-          if (definition.componentId !== current.componentId) yield* componentExists(definition.componentId)
-          return yield* repo.replace(id, definition).pipe(orNotFound("Monitor", id))
+          if (definition.componentId === current.componentId) {
+            return yield* repo.replace(id, definition).pipe(orNotFound("Monitor", id))
+          }
+          yield* componentExists(definition.componentId)
+          return yield* move(id, definition)
         }),
 
       /** The newest stored checks of every region. */
       results: (id: MonitorId, limit: number) => Effect.zipRight(get(id), repo.recentRuns(id, limit)),
 
+      /** Deletes a monitor; its past downtime stays in the uptime history, its open interval ends now. */
       remove: (id: MonitorId) =>
-        repo.remove(id).pipe(
-          Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Monitor", id)),
-          Effect.asVoid
-        )
+        stateChanges.commit(Effect.gen(function*() {
+          const { componentId } = yield* lockPlacement(id)
+          yield* repo.endDowntime(id, yield* Clock.currentTimeMillis)
+          yield* repo.remove(id)
+          yield* applyMonitorStatus(checks, outbox, componentId)
+        }))
     } as const
   }),
-  dependencies: [MonitorsRepo.Default, ComponentsRepo.Default]
+  dependencies: [MonitorsRepo.Default, ComponentsRepo.Default, ChecksRepo.Default, OutboxRepo.Default, StateChanges.Default]
 }) {}

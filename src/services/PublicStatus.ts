@@ -42,7 +42,10 @@ export interface PublicState {
   readonly complete: boolean
   /** Public incidents open at some time within the uptime bars' days, without timelines. */
   readonly barIncidents: ReadonlyArray<PublicIncident>
-  /** Public windows that are not cancelled, latest start first (the feeds' maintenance items). */
+  /**
+   * Public windows that are not cancelled, latest start first: the feeds' items and the
+   * `/maintenance/:id` pages. Every such window, so an id not here names no public window.
+   */
   readonly maintenance: ReadonlyArray<PublicMaintenance>
 }
 
@@ -123,7 +126,9 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
           status: row.status,
           scheduledStart: row.scheduledStart,
           scheduledEnd: row.scheduledEnd,
-          componentIds: publicOnly(row.componentIds)
+          componentIds: publicOnly(row.componentIds),
+          createdAt: row.createdAt,
+          updatedAt: row.updatedAt
         })
       )
       const upcoming = publicWindows

@@ -25,6 +25,22 @@ const keyOf = (result: { jobId: string; region: string }) => `${result.jobId}|${
 const monitorsMayMove = (component: StatusSourceRow) =>
   component.status !== "maintenance" && (component.statusSetBy === "monitors" || component.status === "operational")
 
+/**
+ * Moves one component's status to what its monitors call for, decided again under its lock, with
+ * `component.status_changed`, in the caller's transaction (ingest, a monitor deleted or moved).
+ * A component left without monitors goes back to operational if they had set its status:
+ * nothing observes it any more.
+ */
+export const applyMonitorStatus = (repo: ChecksRepo, outbox: OutboxRepo, componentId: string) =>
+  Effect.gen(function*() {
+    const locked = yield* repo.lockComponentStatus(componentId)
+    if (Option.isNone(locked) || !monitorsMayMove(locked.value)) return
+    const wanted = statusFromMonitors(yield* repo.componentMonitorStates(componentId))
+    if (locked.value.status === wanted) return
+    yield* repo.setStatusByMonitors(componentId, wanted)
+    yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
+  })
+
 export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -82,20 +98,6 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         return [...new Set(monitors.map((m) => m.componentId))]
       })
 
-    const targetStatus = (componentId: string) =>
-      Effect.map(repo.componentMonitorStates(componentId), (states) => states.length === 0 ? undefined : statusFromMonitors(states))
-
-    /** Moves one component's status to what its monitors call for, checked again under its lock. */
-    const applyMonitorStatus = (componentId: string) =>
-      changes.commit(Effect.gen(function*() {
-        const locked = yield* repo.lockComponentStatus(componentId)
-        const wanted = yield* targetStatus(componentId)
-        if (Option.isNone(locked) || wanted === undefined || locked.value.status === wanted) return
-        if (!monitorsMayMove(locked.value)) return
-        yield* repo.setStatusByMonitors(componentId, wanted)
-        yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
-      }))
-
     /**
      * The components whose status their monitors would move, found with one read for the batch:
      * a batch that changes nothing writes nothing (and does not invalidate the public snapshot).
@@ -110,7 +112,11 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
       ingest: (reports: ReadonlyArray<ProbeReport>) =>
         Effect.gen(function*() {
           const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(reports)))
-          yield* Effect.forEach(yield* componentsToMove(componentIds), applyMonitorStatus, { discard: true })
+          yield* Effect.forEach(
+            yield* componentsToMove(componentIds),
+            (componentId) => changes.commit(applyMonitorStatus(repo, outbox, componentId)),
+            { discard: true }
+          )
         }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { reports: reports.length } }))
     } as const
   }),

@@ -133,6 +133,7 @@ it.layer(TestServer())("incidents", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const target = yield* client.incidents.create({ payload: { title: "Target", message: "x" } })
+      const known = yield* client.components.create({ payload: { name: "Known" } })
       const mark = yield* outboxMark
       const base = "/api/v1/admin/incidents"
       const cases: ReadonlyArray<readonly [string, "POST" | "PUT" | "PATCH", string, unknown]> = [
@@ -161,8 +162,22 @@ it.layer(TestServer())("incidents", (it) => {
         expect(typeof response.body._tag, label).toBe("string")
         expect(typeof response.body.message, label).toBe("string")
       }
-      const unknown = yield* sendJson("POST", base, { title: "x", message: "m", componentIds: ["nope"] })
-      expect(unknown.body).toEqual({ _tag: "BadRequest", message: 'Unknown componentIds: "nope"' })
+      // Each unknown id is an issue at its place in the body, as a schema error names its paths.
+      const unknown = yield* sendJson("POST", base, { title: "x", message: "m", componentIds: ["nope", known.id, "gone", "nope"] })
+      expect(unknown.body).toEqual({
+        _tag: "BadRequest",
+        message: 'Unknown componentIds: "nope", "gone"',
+        issues: [
+          { path: ["componentIds", 0], message: 'unknown component "nope"' },
+          { path: ["componentIds", 2], message: 'unknown component "gone"' },
+          { path: ["componentIds", 3], message: 'unknown component "nope"' }
+        ]
+      })
+      const unknownOnPut = yield* sendJson("PUT", `${base}/${target.id}`, { componentIds: [known.id, "nope"] })
+      expect(unknownOnPut.body.issues).toEqual([{ path: ["componentIds", 1], message: 'unknown component "nope"' }])
+      // The schema's own error for an element names it the same way.
+      const malformed = yield* sendJson("POST", base, { title: "x", message: "m", componentIds: [known.id, "a\u0000"] })
+      expect(malformed.body.issues.map((issue: { path: unknown }) => issue.path)).toContainEqual(["componentIds", 1])
       expect(yield* outboxSince(mark)).toEqual([])
       expect((yield* client.incidents.list()).map((i) => i.title)).not.toContain("x")
     }))

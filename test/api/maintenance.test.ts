@@ -1,25 +1,12 @@
+import { SqlClient } from "@effect/sql"
 import { expect, it, layer } from "@effect/vitest"
-import { DateTime, Duration, Effect, TestClock, TestServices } from "effect"
+import { DateTime, Deferred, Duration, Effect, Fiber, Layer, TestClock, TestServices } from "effect"
+import { MaintenanceWindows } from "../../src/services/Maintenance.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
+import { eventuallyOnTestClock as eventually } from "../support/Eventually.js"
 import { ApiClient, LiveTestServer, sendJson, TestServer, withMaintenanceClock } from "../support/TestServer.js"
 
 const iso = (at: DateTime.Utc) => DateTime.formatIso(at)
-
-/**
- * Waits until `check` holds: the maintenance clock runs in the layer on the shared TestClock, so
- * each round moves the clock one second on and gives the clock's queries real time to finish.
- */
-const eventually = <A>(check: Effect.Effect<A | undefined, unknown, ApiClientEnv>) =>
-  Effect.gen(function*() {
-    for (let round = 0; round < 60; round++) {
-      const result = yield* check
-      if (result !== undefined) return result
-      yield* TestClock.adjust("1 second")
-      yield* TestServices.provideLive(Effect.sleep("50 millis"))
-    }
-    return yield* Effect.dieMessage("condition not reached")
-  })
-type ApiClientEnv = Effect.Effect.Context<typeof ApiClient>
 
 it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
   it.effect("schedules, validates, updates partially and cancels softly", () =>
@@ -84,7 +71,25 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
         const response = yield* sendJson(method, url, body)
         expect(response.status, label).toBe(400)
         expect(typeof response.body.message, label).toBe("string")
+        expect(response.body.issues, label).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.any(Array) })]))
       }
+      // Rules across fields or against stored components name their paths like schema errors do.
+      const endFirst = yield* sendJson("POST", "/api/v1/admin/maintenance", {
+        title: "x", scheduledStart: "2031-01-02T00:00:00Z", scheduledEnd: "2031-01-01T00:00:00Z"
+      })
+      expect(endFirst.body).toEqual({
+        _tag: "BadRequest",
+        message: "scheduledEnd must be after scheduledStart",
+        issues: [{ path: ["scheduledEnd"], message: "must be after scheduledStart" }]
+      })
+      const startMoved = yield* sendJson("PUT", `/api/v1/admin/maintenance/${id}`, { scheduledStart: "2031-03-01T06:00:00Z" })
+      expect(startMoved.body.issues).toEqual([{ path: ["scheduledEnd"], message: "must be after scheduledStart" }])
+      const unknown = yield* sendJson("PUT", `/api/v1/admin/maintenance/${id}`, { componentIds: [db.id, "nope"] })
+      expect(unknown.body).toEqual({
+        _tag: "BadRequest",
+        message: 'Unknown componentIds: "nope"',
+        issues: [{ path: ["componentIds", 1], message: 'unknown component "nope"' }]
+      })
 
       const cancelled = yield* sendJson("DELETE", `/api/v1/admin/maintenance/${id}`)
       expect(cancelled.status).toBe(204)
@@ -151,6 +156,44 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       expect(events.at(-1)!.componentIds).toEqual([degraded.id, touched.id].sort())
     }))
 
+  it.effect("a window ending on the tick another covering window starts hands over without leaving maintenance", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const cache = yield* client.components.create({ payload: { name: "Cache", status: "degraded" } })
+      const now = yield* DateTime.now
+      const handover = DateTime.add(now, { minutes: 5 })
+      const windowOf = (title: string, scheduledStart: DateTime.Utc, scheduledEnd: DateTime.Utc) =>
+        client.maintenance.create({ payload: { title, scheduledStart, scheduledEnd, componentIds: [cache.id] } })
+      const first = yield* windowOf("First half", DateTime.add(now, { minutes: 1 }), handover)
+      const second = yield* windowOf("Second half", handover, DateTime.add(now, { minutes: 10 }))
+      const statusOf = (id: typeof first.id) => Effect.map(client.maintenance.get({ path: { id } }), (w) => w.status)
+      const summarySince = (mark: string) =>
+        Effect.map(outboxSince(mark), (events) =>
+          events.map((e) =>
+            e.event === "component.status_changed"
+              ? `${e.payload.previousStatus} -> ${e.payload.status}`
+              : `${e.event} ${e.payload.title}`
+          ))
+
+      yield* TestClock.adjust(Duration.minutes(1))
+      yield* eventually(Effect.map(statusOf(first.id), (status) => status === "in_progress" || undefined))
+      const mark = yield* outboxMark
+      // One jump past the hand-over: the first end and the second start are due on the same tick.
+      yield* TestClock.adjust(Duration.minutes(4))
+      yield* eventually(Effect.map(
+        Effect.all([statusOf(first.id), statusOf(second.id)]),
+        ([a, b]) => (a === "completed" && b === "in_progress") || undefined
+      ))
+      expect((yield* client.components.list()).find((c) => c.id === cache.id)?.status).toBe("maintenance")
+      expect(yield* summarySince(mark)).toEqual(["maintenance.started Second half", "maintenance.completed First half"])
+
+      // The second window gives back what the component showed before the first.
+      yield* TestClock.adjust(Duration.minutes(5))
+      yield* eventually(Effect.map(statusOf(second.id), (status) => status === "completed" || undefined))
+      expect((yield* client.components.list()).find((c) => c.id === cache.id)?.status).toBe("degraded")
+      expect((yield* summarySince(mark)).slice(2)).toEqual(["maintenance -> degraded", "maintenance.completed Second half"])
+    }))
+
   it.effect("changing a running window's start or components is 409; cancelling it restores its components", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
@@ -173,6 +216,56 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
         "component.status_changed operational",
         "maintenance.completed cancelled"
       ])
+    }))
+})
+
+// No clock fiber: the transitions are run by hand, as one of several instances would.
+it.layer(MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer())))("maintenance on several instances", (it) => {
+  it.effect("a window ending while another instance starts a covering window waits for that start", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const windows = yield* MaintenanceWindows
+      const sql = yield* SqlClient.SqlClient
+      const queue = yield* client.components.create({ payload: { name: "Queue", status: "degraded" } })
+      const now = yield* DateTime.now
+      const handover = DateTime.add(now, { minutes: 5 })
+      const first = yield* client.maintenance.create({
+        payload: { title: "First", scheduledStart: now, scheduledEnd: handover, componentIds: [queue.id] }
+      })
+      const second = yield* client.maintenance.create({
+        payload: { title: "Second", scheduledStart: handover, scheduledEnd: DateTime.add(now, { minutes: 10 }), componentIds: [queue.id] }
+      })
+      yield* windows.runDue(now)
+      expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("in_progress")
+      const mark = yield* outboxMark
+
+      // The other instance holds the second window while starting it (the component already
+      // shows maintenance, so its start changes only the window's status).
+      const locked = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const otherInstance = yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`select id from maintenance_windows where id = ${second.id} for update`
+        yield* Deferred.succeed(locked, undefined)
+        yield* Deferred.await(release)
+        yield* sql`update maintenance_windows set status = 'in_progress' where id = ${second.id}`
+      })).pipe(Effect.fork)
+      yield* Deferred.await(locked)
+      const thisInstance = yield* Effect.fork(windows.runDue(handover))
+      // Let it get as far as it goes: blocked on the lock, or done.
+      for (let round = 0; round < 100; round++) {
+        const [waiting] = yield* sql<{ count: number }>`
+          select count(*)::int as count from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`
+        if (waiting!.count > 0 || (yield* Fiber.poll(thisInstance))._tag === "Some") break
+        yield* TestServices.provideLive(Effect.sleep("20 millis"))
+      }
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(otherInstance)
+      yield* Fiber.join(thisInstance)
+
+      expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("completed")
+      expect((yield* client.components.list()).find((c) => c.id === queue.id)?.status).toBe("maintenance")
+      expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual(["maintenance.completed completed"])
     }))
 })
 

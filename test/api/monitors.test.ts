@@ -101,6 +101,7 @@ it.layer(TestServer())("monitors", (it) => {
         ["threshold eleven", { ...base, failureThreshold: 11 }, "failureThreshold"],
         ["empty regions", { ...base, regions: [] }, "regions"],
         ["bad region name", { ...base, regions: ["EU West"] }, "regions"],
+        ["region name too long", { ...base, regions: ["r".repeat(64)] }, "regions"],
         ["repeated region", { ...base, regions: ["eu", "eu"] }, "regions"]
       ]
       for (const [label, body, field] of cases) {
@@ -113,5 +114,12 @@ it.layer(TestServer())("monitors", (it) => {
       expect(tooLong.status).toBe(400) // the stored 10 s time-out no longer fits
       expect(tooLong.body).toMatchObject({ _tag: "BadRequest", issues: [{ path: ["timeoutMs"] }] })
       expect((yield* client.monitors.list()).find((m) => m.id === monitor.id)?.intervalSeconds).toBe(60)
+      // An http monitor always has a status code to expect.
+      const noCode = yield* sendJson("PUT", `/api/v1/admin/monitors/${monitor.id}`, { expectedStatusCode: null })
+      expect(noCode.status).toBe(400)
+      expect(noCode.body).toMatchObject({ _tag: "BadRequest", issues: [{ path: ["expectedStatusCode"] }] })
+      // Region names are what PROBE_REGION allows.
+      const regions = ["eu_west-2", "r".repeat(63)]
+      expect((yield* client.monitors.update({ path: { id: monitor.id }, payload: { regions } })).regions).toEqual(regions)
     }))
 })

@@ -37,6 +37,8 @@ it.layer(TestServer())("organization", (it) => {
         ["named colour", { brandColor: "red" }],
         ["unknown zone", { timezone: "Mars/Olympus_Mons" }],
         ["lower-case zone", { timezone: "europe/paris" }],
+        ["upper-case zone", { timezone: "EUROPE/PARIS" }],
+        ["zone with a lower-case city", { timezone: "Europe/paris" }],
         ["offset instead of zone", { timezone: "+02:00" }],
         ["empty zone", { timezone: "" }],
         ["ftp logo", { logoUrl: "ftp://acme.example/logo.png" }],

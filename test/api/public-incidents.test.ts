@@ -141,6 +141,23 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       const same = later.item.find((i: any) => i.guid["#text"] === item.guid["#text"])
       expect(same.description).toBe("resolved: This incident has been resolved.")
     }))
+
+  it.effect("lists 20 incidents, newest first, when no limit is given", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const created = []
+      for (let i = 1; i <= 21; i++) {
+        created.push(yield* client.incidents.create({ payload: { title: `Default page ${i}`, message: "m" } }))
+      }
+      const newest = created.toReversed().slice(0, 20).map((incident) => incident.id)
+      // The exact path (the snapshot's pre-encoded list) and a query through the router.
+      const listed = yield* client.status.incidents({ urlParams: {} })
+      expect(listed.map((incident) => incident.id)).toEqual(newest)
+      const routed = yield* get("/api/v1/status/incidents?offset=0")
+      expect(JSON.parse(routed.text).map((incident: { id: string }) => incident.id)).toEqual(newest)
+      const more = yield* client.status.incidents({ urlParams: { limit: 21 } })
+      expect(more.map((incident) => incident.id)).toEqual(created.toReversed().map((incident) => incident.id))
+    }))
 })
 
 /** A plain GET on a port, outside any Effect HttpClient. */

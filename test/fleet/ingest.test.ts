@@ -6,30 +6,17 @@ import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, TestClock } from "effect"
 import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
-import { CheckResult, jobIdOf, MissedCheck } from "../../src/queue/CheckJob.js"
+import { jobIdOf, MissedCheck } from "../../src/queue/CheckJob.js"
 import { deleteOldChecks } from "../../src/services/IngestConsumer.js"
 import { ResultIngest } from "../../src/services/ResultIngest.js"
+import { checkResult } from "../support/CheckResults.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { storedRuns } from "../support/StoredRuns.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
 const Stack = ResultIngest.Default.pipe(Layer.provideMerge(TestServer()))
 
-const result = (monitorId: string, region: string, scheduledAt: number, ok: boolean) =>
-  new CheckResult({
-    jobId: jobIdOf(monitorId, scheduledAt),
-    monitorId,
-    region,
-    probe: `${region}-1`,
-    scheduledAt,
-    checkedAt: scheduledAt + 20,
-    ok,
-    durationMs: 12.5,
-    timings: { dnsMs: null, connectMs: 1, tlsMs: null, firstByteMs: 10 },
-    statusCode: ok ? 200 : 503,
-    error: ok ? null : "expected status 200, got 503",
-    sslDaysLeft: null
-  })
+const result = checkResult
 
 /** The run of `monitorId` due at `scheduledAt`, given up by a probe of `region` one interval late. */
 const miss = (monitorId: string, region: string, scheduledAt: number) =>

@@ -20,7 +20,17 @@ describe("npm start on the embedded default", () => {
     try {
       const port = await freePort()
       const base = `http://127.0.0.1:${port}`
-      const env = { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir }
+      const env = {
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        // Left out the way docker-compose.yml passes a variable the operator did not set
+        // (`${VAR:-}`): set to nothing, which counts as unset.
+        DATABASE_URL: "",
+        ADMIN_EMAIL: "",
+        ADMIN_PASSWORD: "",
+        SMTP_URL: ""
+      }
 
       const first = startService("src/main.ts", env)
       // Ready once the whole API is up (the public fast path may answer a little earlier).

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, TestClock, TestServices } from "effect"
 
 /** Real-time pause (works under TestClock, which only moves Effect's own clock). */
 export const realPause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
@@ -16,4 +16,19 @@ export const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A)
       result = yield* effect
     }
     return result
+  })
+
+/**
+ * Moves the TestClock a second at a time, with real time in between for the queries of the
+ * fibers it wakes (the maintenance clock), until `check` yields a value; at most a minute.
+ */
+export const eventuallyOnTestClock = <A, E, R>(check: Effect.Effect<A | undefined, E, R>) =>
+  Effect.gen(function*() {
+    for (let round = 0; round < 60; round++) {
+      const result = yield* check
+      if (result !== undefined) return result
+      yield* TestClock.adjust("1 second")
+      yield* TestServices.provideLive(Effect.sleep("50 millis"))
+    }
+    return yield* Effect.dieMessage("condition not reached")
   })

@@ -1,7 +1,7 @@
 /**
  * The public pages' content, from the public state alone (the snapshot and the daily uptime
- * buckets): the status page, an incident's timeline, the paged history, and the answers of the
- * subscription forms and e-mail links.
+ * buckets): the status page, an incident's timeline, a maintenance window, the paged history, and
+ * the answers of the subscription forms and e-mail links.
  */
 import type { PublicComponent } from "../../domain/Component.js"
 import type { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
@@ -30,8 +30,10 @@ const incidentSummary = (incident: PublicIncident | PublicIncidentDetail, time: 
   }</p></li>`
 }
 
+const maintenancePath = (window: PublicMaintenance) => `/maintenance/${encodeURIComponent(window.id)}`
+
 const maintenanceItem = (window: PublicMaintenance, names: (ids: ReadonlyArray<string>) => string, time: TimeFormatter) =>
-  html`<li class="card"><div class="row"><h3>${window.title}</h3><span class="st maintenance">${maintenanceStatusLabel[window.status]}</span></div>${
+  html`<li class="card"><div class="row"><h3><a href="${maintenancePath(window)}">${window.title}</a></h3><span class="st maintenance">${maintenanceStatusLabel[window.status]}</span></div>${
     window.description && html`<p>${window.description}</p>`
   }<p class="small">${time(window.scheduledStart)} to ${time(window.scheduledEnd)}${window.componentIds.length > 0 && ` · ${names(window.componentIds)}`}</p></li>`
 
@@ -101,6 +103,20 @@ export const incidentPage = (state: PublicState, incident: PublicIncidentDetail)
     )
   }</ol>`
   return renderPage({ organization: state.organization, title: `${incident.title} · ${state.organization.name} status`, body })
+}
+
+/** A window's page, which the feeds link to: its state, times, description and public components. */
+export const maintenancePage = (state: PublicState, window: PublicMaintenance): RenderedPage => {
+  const time = timeFormatter(state.organization.timezone)
+  const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
+  const body = html`<p><a href="/">Back to the current status</a></p><h1>${window.title}</h1><p><span class="st maintenance">${
+    maintenanceStatusLabel[window.status]
+  }</span> · Planned maintenance${
+    window.componentIds.length > 0 && ` · affects ${window.componentIds.map((id) => nameOf.get(id) ?? id).join(", ")}`
+  }</p><p class="small">From ${time(window.scheduledStart)} to ${
+    time(window.scheduledEnd)
+  }</p>${window.description && html`<h2>Details</h2><p>${window.description}</p>`}`
+  return renderPage({ organization: state.organization, title: `${window.title} · ${state.organization.name} status`, body })
 }
 
 /** The number of history pages of `incidents` incidents. */

@@ -10,7 +10,7 @@ import { encodeResponse, PublicSnapshot } from "../../services/PublicSnapshot.js
 import { Uptime } from "../../services/Uptime.js"
 import { statusBadge } from "./Badge.js"
 import type { RenderedPage } from "./Layout.js"
-import { historyPage, historyPageSize, historyPages, incidentPage, type SubscribeForm, statusPage } from "./Pages.js"
+import { historyPage, historyPageSize, historyPages, incidentPage, maintenancePage, type SubscribeForm, statusPage } from "./Pages.js"
 import { barDays, type DailyBucket, uptimeBarRenderer } from "./UptimeBar.js"
 import { widget } from "./Widget.js"
 
@@ -153,6 +153,14 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
             snapshots.incidentDetail(snapshot, id),
             Option.match({ onNone: () => null, onSome: (incident) => htmlPage(incidentPage(snapshot.state, incident)) })
           )),
+
+      /** A public window that is not cancelled (those the feeds list); null for any other id. */
+      // The snapshot holds every such window, so an unknown id costs no query.
+      maintenance: (id: string) =>
+        cached(`/maintenance/${id}`, ({ state }) => {
+          const window = state.maintenance.find((candidate) => candidate.id === id)
+          return window ? htmlPage(maintenancePage(state, window)) : null
+        }),
 
       history: (page: number) =>
         cached(historyKey(page), (snapshot) =>

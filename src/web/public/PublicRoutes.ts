@@ -1,8 +1,8 @@
 /**
  * The public status page and what hangs off it, served beside the API: `/`, `/incidents/:id`,
- * `/history`, the subscribe form (`POST /subscribe`), the landing pages of the e-mail links
- * (`/subscribe/verify/:token`, `/unsubscribe`), the badge (`/badge.svg`) and the widget
- * (`/widget.json`). All of it works without JavaScript: the forms are plain HTML forms.
+ * `/maintenance/:id`, `/history`, the subscribe form (`POST /subscribe`), the landing pages of
+ * the e-mail links (`/subscribe/verify/:token`, `/unsubscribe`), the badge (`/badge.svg`) and the
+ * widget (`/widget.json`). All of it works without JavaScript: the forms are plain HTML forms.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
@@ -68,6 +68,10 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.get(
       "/incidents/:id",
       Effect.flatMap(HttpRouter.params, (params) => cachedOr404(pages.incident(params.id ?? "")))
+    )
+    yield* router.get(
+      "/maintenance/:id",
+      Effect.flatMap(HttpRouter.params, (params) => cachedOr404(pages.maintenance(params.id ?? "")))
     )
     yield* router.get(
       "/history",

@@ -14,7 +14,14 @@ export class Widget extends Schema.Class<Widget>("Widget")({
   components: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, status: ComponentStatus, description: Schema.String })),
   activeIncidents: Schema.Array(Schema.Struct({ id: Schema.String, title: Schema.String, status: IncidentStatus, url: Schema.String })),
   maintenance: Schema.Array(
-    Schema.Struct({ id: Schema.String, title: Schema.String, status: MaintenanceStatus, scheduledStart: Schema.DateTimeUtc, scheduledEnd: Schema.DateTimeUtc })
+    Schema.Struct({
+      id: Schema.String,
+      title: Schema.String,
+      status: MaintenanceStatus,
+      scheduledStart: Schema.DateTimeUtc,
+      scheduledEnd: Schema.DateTimeUtc,
+      url: Schema.String
+    })
   )
 }) {}
 
@@ -27,6 +34,13 @@ export const widget = (state: PublicState, publicUrl: string) =>
       description: overallLabel[state.summary.status],
       components: state.components.map(({ id, name, status }) => ({ id, name, status, description: componentStatusLabel[status] })),
       activeIncidents: state.summary.activeIncidents.map(({ id, status, title }) => ({ id, title, status, url: `${publicUrl}/incidents/${encodeURIComponent(id)}` })),
-      maintenance: state.summary.upcomingMaintenance.map(({ id, scheduledEnd, scheduledStart, status, title }) => ({ id, title, status, scheduledStart, scheduledEnd }))
+      maintenance: state.summary.upcomingMaintenance.map(({ id, scheduledEnd, scheduledStart, status, title }) => ({
+        id,
+        title,
+        status,
+        scheduledStart,
+        scheduledEnd,
+        url: `${publicUrl}/maintenance/${encodeURIComponent(id)}`
+      }))
     })
   ))
