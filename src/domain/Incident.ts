@@ -90,9 +90,19 @@ export class PublicIncidentDetail extends PublicIncident.extend<PublicIncidentDe
   updates: Schema.Array(IncidentUpdate)
 }) {}
 
+/**
+ * `offset` of a page: any integer >= 0 (contract). Past every incident the page is empty, so
+ * offsets beyond what the database's OFFSET takes are read as its largest, with the same answer.
+ */
+const PageOffset = Schema.transform(
+  Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()),
+  Schema.Int,
+  { strict: true, decode: (offset) => Math.min(offset, 2147483647), encode: (offset) => offset }
+)
+
 /** Query of GET /status/incidents. */
 export const PublicIncidentsQuery = Schema.Struct({
   limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))),
-  offset: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 2147483647))),
+  offset: Schema.optional(PageOffset),
   status: Schema.optional(IncidentStatus)
 })

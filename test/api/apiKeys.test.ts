@@ -2,6 +2,7 @@ import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, FastCheck, TestClock } from "effect"
 import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
 import { Api } from "../../src/api/Api.js"
 import { generateApiKey } from "../../src/services/ApiKeys.js"
 import { adminPassword, adminVariables, sessionCookieHeader } from "../support/Auth.js"
@@ -187,5 +188,9 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       for (const secret of [created.key, yield* SuiteApiKey, token, adminPassword]) {
         expect(dump).not.toContain(secret)
       }
+      // What they hold instead: the SHA-256 of the key and of the session token.
+      const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+      expect(dump).toContain(`\\x${sha256(created.key)}`)
+      expect(dump).toContain(`\\x${sha256(decodeURIComponent(token))}`)
     }))
 })

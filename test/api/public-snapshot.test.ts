@@ -108,6 +108,10 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       expect(yield* ids("/api/v1/status/incidents?offset=90&limit=30")).toEqual(all.slice(90, 120))
       expect(yield* ids(`/api/v1/status/incidents?offset=${all.length - 5}&limit=100`)).toEqual(all.slice(-5))
       expect(yield* ids(`/api/v1/status/incidents?offset=${all.length}`)).toEqual([])
+      // Any offset >= 0: one past what PostgreSQL's OFFSET takes is an empty page too.
+      for (const offset of ["2147483648", String(Number.MAX_SAFE_INTEGER)]) {
+        expect(yield* ids(`/api/v1/status/incidents?offset=${offset}`), offset).toEqual([])
+      }
       expect(yield* ids("/api/v1/status/incidents?status=resolved&offset=95&limit=10")).toEqual(resolved.slice(95, 105))
       expect(yield* ids("/api/v1/status/incidents?status=investigating&offset=0")).toEqual([open.id])
       // The same JSON from memory and from the database.
