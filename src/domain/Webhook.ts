@@ -77,6 +77,9 @@ export class DeliveryResult extends Schema.Class<DeliveryResult>("DeliveryResult
   error: Schema.NullOr(Schema.String)
 }) {}
 
+/** A DeliveryResult as plain data: what the dispatcher's attempts (thousands a second) pass around. */
+export type AttemptResult = Schema.Struct.Type<typeof DeliveryResult.fields>
+
 /** One recorded attempt, as GET /admin/webhooks/:id/deliveries lists it (newest first). */
 export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttempt")({
   id: Schema.String,

@@ -7,13 +7,13 @@ import { Duration, Effect, Schema } from "effect"
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
 import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
-import type { DeliveryResult, WebhookId } from "../domain/Webhook.js"
+import type { AttemptResult, WebhookId } from "../domain/Webhook.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 import { receivesEvent } from "./WebhooksRepo.js"
 
 /** `returning` keeps no order: attempts start in the order the deliveries became due. */
-const byDueTime = (a: WebhookDelivery, b: WebhookDelivery) =>
+const byDueTime = (a: DeliveryRow, b: DeliveryRow) =>
   (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || a.sequence - b.sequence
 
 /** Error texts are kept short in the database. */
@@ -27,9 +27,12 @@ const ClaimTarget = Schema.Struct({
   targetActive: Schema.Boolean
 })
 
+/** A delivery's row as plain data: what an attempt needs and its outcome is recorded against. */
+export type DeliveryRow = Schema.Struct.Type<typeof WebhookDelivery.fields>
+
 /** A claimed delivery with its webhook's address, format, secret and state at claim time. */
 export interface ClaimedDelivery {
-  readonly delivery: WebhookDelivery
+  readonly delivery: DeliveryRow
   /** When the claim's lease runs out: then another dispatcher may claim the delivery. */
   readonly claimedUntil: Date
   readonly target: {
@@ -56,8 +59,8 @@ type EnqueuedRow = Omit<EnqueuedDelivery, "webhookId" | "sequence"> & { readonly
 
 /** One attempt to record: attempt number `delivery.attempts + 1`. */
 export interface AttemptOutcome {
-  readonly delivery: WebhookDelivery
-  readonly result: DeliveryResult
+  readonly delivery: DeliveryRow
+  readonly result: AttemptResult
   readonly attemptedAt: Date
   /** When to try again after a failure; null: no retry left (or a success). */
   readonly retryAt: Date | null
@@ -67,7 +70,7 @@ const statusOf = (outcome: AttemptOutcome) =>
   outcome.result.success ? "delivered" as const : outcome.retryAt !== null ? "pending" as const : "failed" as const
 
 /** A delivery as recording `outcome` leaves it (the columns recordAttempts sets). */
-const afterAttempt = (outcome: AttemptOutcome): WebhookDelivery =>
+export const afterAttempt = (outcome: AttemptOutcome): WebhookDelivery =>
   new WebhookDelivery({
     ...outcome.delivery,
     status: statusOf(outcome),
@@ -203,7 +206,7 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
         ).pipe(Effect.map((rows) =>
           rows
             .map(({ targetActive, targetSecret, targetType, targetUrl, ...fields }): ClaimedDelivery => ({
-              delivery: new WebhookDelivery(fields, { disableValidation: true }),
+              delivery: fields,
               claimedUntil,
               target: { url: targetUrl, type: targetType, secret: targetSecret, isActive: targetActive }
             }))
@@ -218,7 +221,7 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
        * resets the webhook's consecutiveFailures; a failure with a `retryAt` stays pending until
        * then; a failure without one fails the delivery and counts against the webhook with its error.
        */
-      recordAttempt: (delivery: WebhookDelivery, result: DeliveryResult, attemptedAt: Date, retryAt: Date | null) => {
+      recordAttempt: (delivery: DeliveryRow, result: AttemptResult, attemptedAt: Date, retryAt: Date | null) => {
         const attempt = delivery.attempts + 1
         const status = result.success ? "delivered" : retryAt !== null ? "pending" : "failed"
         const error = clipError(result.error)
@@ -247,13 +250,13 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
 
       /**
        * Records a batch of attempts in one statement, as recordAttempt would one after the other
-       * (each outcome's delivery at most once per batch). Returns the deliveries as updated; an
-       * outcome whose delivery no longer exists (its webhook was deleted) is left out. The
-       * statement returns only the ids it updated: the new state of each is what it wrote,
-       * known here, so rows (with their events) are not read back and decoded.
+       * (each outcome's delivery at most once per batch). Returns the ids of the deliveries it
+       * updated; an outcome whose delivery no longer exists (its webhook was deleted) is left
+       * out. The new state of each is what it wrote (`afterAttempt`), so rows (with their
+       * events) are not read back and decoded.
        */
       recordAttempts: (outcomes: ReadonlyArray<AttemptOutcome>) => {
-        if (outcomes.length === 0) return Effect.succeed([] as ReadonlyArray<WebhookDelivery>)
+        if (outcomes.length === 0) return Effect.succeed(new Set<string>() as ReadonlySet<string>)
         const rows = outcomes.map((outcome) => ({
           id: outcome.delivery.id,
           attempt: outcome.delivery.attempts + 1,
@@ -303,14 +306,11 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
             -- A success on a webhook with no failures changes nothing: its row is left alone.
             where w.id = c.id and (c.failed or w.consecutive_failures <> 0)
           )
-          select id from updated`).pipe(Effect.map((updated): ReadonlyArray<WebhookDelivery> => {
-          const recorded = new Set(updated.map((row) => row.id))
-          return outcomes.filter((outcome) => recorded.has(outcome.delivery.id)).map(afterAttempt)
-        }))
+          select id from updated`).pipe(Effect.map((updated): ReadonlySet<string> => new Set(updated.map((row) => row.id))))
       },
 
       /** Ends a pending delivery without an attempt (its webhook was disabled); no counter changes. */
-      cancel: (delivery: WebhookDelivery, reason: string) =>
+      cancel: (delivery: DeliveryRow, reason: string) =>
         deliveries.first(sql`
           update webhook_deliveries
           set status = 'failed', next_attempt_at = null, last_error = ${reason}, updated_at = now()
@@ -318,7 +318,7 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           returning *`),
 
       /** Logs a test send; it changes neither deliveries nor the webhook's counters. */
-      recordTestAttempt: (webhookId: WebhookId, event: EventName, result: DeliveryResult, attemptedAt: Date) =>
+      recordTestAttempt: (webhookId: WebhookId, event: EventName, result: AttemptResult, attemptedAt: Date) =>
         orUnavailable(sql`
           insert into webhook_delivery_attempts
             (webhook_id, event, test, attempt, success, status_code, error, duration_ms, attempted_at)

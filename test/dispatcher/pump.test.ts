@@ -1,20 +1,23 @@
 /**
  * The work pump on its own, in test time: handed-over items run in order on a fixed number of
- * workers, and work that comes due in the database is not kept waiting behind a steady stream
+ * slots, and work that comes due in the database is not kept waiting behind a steady stream
  * of handed-over items.
  */
 import { expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
-import { startWorkPump } from "../../src/services/dispatcher/WorkPump.js"
+import { Effect, Logger, TestClock } from "effect"
+import { effectWork, startWorkPump } from "../../src/services/dispatcher/WorkPump.js"
 
 const pumpOver = (database: Array<string>, started: Array<string>) =>
-  startWorkPump({
-    name: "test",
-    slots: 2,
-    claim: (limit) => Effect.sync(() => database.splice(0, limit)),
-    // Each item takes 100 ms of test time: two workers get through 20 a second.
-    work: (item) => Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")),
-    pollInterval: "1 second"
+  Effect.gen(function*() {
+    // Each item takes 100 ms of test time: two slots get through 20 a second.
+    const start = yield* effectWork("test", (item: string) => Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")))
+    return yield* startWorkPump({
+      name: "test",
+      slots: 2,
+      claim: (limit) => Effect.sync(() => database.splice(0, limit)),
+      start,
+      pollInterval: "1 second"
+    })
   })
 
 const items = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
@@ -83,4 +86,29 @@ it.scoped("with nothing handed over, the pump claims as many items as it has fre
     // A full claim means the database may hold more: a freed worker looks again at once.
     yield* TestClock.adjust("300 millis")
     expect(started).toEqual(items("d", 5))
+  }))
+
+it.effect("items started by plain callbacks: one done at once, one that throws, and those under way abandoned when the pump stops", () =>
+  Effect.gen(function*() {
+    const started: Array<string> = []
+    const abandoned: Array<string> = []
+    yield* Effect.gen(function*() {
+      const pump = yield* startWorkPump<string>({
+        name: "callbacks",
+        slots: 2,
+        claim: () => Effect.succeed([]),
+        start: (item, done) => {
+          started.push(item)
+          if (item.startsWith("instant")) done()
+          if (item.startsWith("broken")) throw new Error("cannot start")
+          return () => abandoned.push(item)
+        },
+        pollInterval: "1 second"
+      })
+      // Done before `start` returns, or failed to start: neither holds a slot.
+      yield* pump.handOver(["instant0", "broken0", "instant1", "slow0", "broken1", "slow1", "slow2"])
+      expect(started).toEqual(["instant0", "broken0", "instant1", "slow0", "broken1", "slow1"])
+      expect(pump.waiting()).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(Logger.remove(Logger.defaultLogger)))
+    expect(abandoned.sort()).toEqual(["slow0", "slow1"])
   }))

@@ -113,7 +113,9 @@ it.layer(Services)("webhook deliveries", (it) => {
       yield* Effect.gen(function*() {
         const deliveries = yield* WebhookDeliveries
         const { claimed } = yield* deliveries.enqueueMany([event], 300)
-        yield* Effect.forEach(claimed, deliveries.send, { concurrency: 64, discard: true })
+        // As the work pump starts them: each done once its request is over and its outcome queued.
+        const sent = (ready: (typeof claimed)[number]) => Effect.async<void>((resume) => void deliveries.start(ready, () => resume(Effect.void)))
+        yield* Effect.forEach(claimed, sent, { concurrency: 64, discard: true })
       }).pipe(Effect.provide(WebhookDeliveries.Default), Effect.scoped)
       expect(target.received).toHaveLength(300)
       const statuses = yield* sql<{ status: string; count: number }>`

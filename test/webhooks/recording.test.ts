@@ -60,7 +60,7 @@ it.layer(Services)("recording webhook attempts", (it) => {
       const retryAt = new Date("2026-03-01T10:00:05.000Z")
       // The webhook "gone" is deleted between the attempt and its record: its outcome is dropped.
       yield* hooks.remove(gone.id)
-      const updated = yield* repo.recordAttempts([
+      const recorded = yield* repo.recordAttempts([
         // a: fails for good, then a success resets it, then a retry is scheduled (not counted).
         { delivery: of(a.id, "evt_1"), result: failed(500), attemptedAt: at, retryAt: null },
         { delivery: of(a.id, "evt_2"), result: ok, attemptedAt: at, retryAt: null },
@@ -70,7 +70,12 @@ it.layer(Services)("recording webhook attempts", (it) => {
         { delivery: of(b.id, "evt_2"), result: failed(502), attemptedAt: at, retryAt: null },
         { delivery: of(gone.id, "evt_1"), result: ok, attemptedAt: at, retryAt: null }
       ])
-      expect(updated.map((d) => [d.webhookId === a.id ? "a" : "b", d.eventId, d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt]).sort())
+      // What each of the recorded deliveries holds now; the one of the deleted webhook is gone.
+      const rows = yield* sql<{ webhookId: string; eventId: string; status: string; attempts: number; lastStatusCode: number; nextAttemptAt: Date | null }>`
+        select webhook_id, event_id, status, attempts, last_status_code, next_attempt_at from webhook_deliveries
+        where id in ${sql.in([...recorded])}`
+      expect(recorded.size).toBe(5)
+      expect(rows.map((d) => [d.webhookId === a.id ? "a" : "b", d.eventId, d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt]).sort())
         .toEqual([
           ["a", "evt_1", "failed", 1, 500, null],
           ["a", "evt_2", "delivered", 1, 204, null],

@@ -7,8 +7,8 @@
  *   (one per verified subscriber, incident and maintenance events only), then marks the events
  *   dispatched. Enqueueing is idempotent, so an event handed over twice (a crash between the
  *   two steps, a lease that ran out) keeps its delivery ids and is not sent twice;
- * - two work pumps send the due webhook deliveries and mails, each with a fixed pool of
- *   workers, so a slow receiver holds one worker and never the others. Retries are due times in the
+ * - two work pumps send the due webhook deliveries and mails, each with a fixed number of
+ *   slots, so a slow receiver holds one slot and never the others. Retries are due times in the
  *   database; claims are leases, so a dispatcher that dies only delays what it held. The
  *   hand-over creates the webhook deliveries it can start soon already claimed and hands them
  *   to the pump, so a fresh event goes out without a claim round trip.
@@ -24,7 +24,7 @@ import { MailDeliveries } from "../mail/MailDeliveries.js"
 import { StateChanges } from "../StateChanges.js"
 import { WebhookDeliveries } from "../webhooks/WebhookDeliveries.js"
 import { toNotificationEvent } from "./OutboxEvents.js"
-import { startWorkPump } from "./WorkPump.js"
+import { effectWork, startWorkPump } from "./WorkPump.js"
 
 /** How often every fiber looks for work without being woken. */
 const pollInterval = Duration.seconds(1)
@@ -60,17 +60,14 @@ export const Dispatcher = Layer.scopedDiscard(
       slots: webhookSlots,
       claim: webhooks.claimDue,
       // The slot is a request in flight: it is free once the request is over and its outcome queued.
-      work: (claimed) =>
-        webhooks.send(claimed).pipe(
-          Effect.catchAllCause((cause) => Effect.logError(`Webhook delivery ${claimed.delivery.id} could not be attempted`, cause))
-        ),
+      start: webhooks.start,
       pollInterval
     })
     const mailPump = yield* startWorkPump({
       name: "dispatcher.mail",
       slots: mailSlots,
       claim: mails.claimDue,
-      work: mails.attempt,
+      start: yield* effectWork("dispatcher.mail", mails.attempt),
       pollInterval
     })
 

@@ -1,28 +1,35 @@
 /**
- * Keeps up to `slots` items of work running at once, one worker fiber per slot, so one slow
- * item (a receiver that hangs until the time-out) holds one slot and never the others. Items
- * come from two places: handed over already claimed (the dispatcher claims the deliveries it
- * creates in the statement that creates them), in order; and claimed from the database when
- * slots are free (retries that came due, work other instances left). The claimer looks when
- * woken, when enough slots free up while the database holds more, and every `pollInterval`.
- * While handed-over items wait it claims only at that poll, as many as half the items started
- * since the last one (at least a few), and they go ahead of the handed-over ones: under a
- * steady stream of fresh events, due retries still get half the throughput.
+ * Keeps up to `slots` items of work running at once, so one slow item (a receiver that hangs
+ * until the time-out) holds one slot and never the others. Items come from two places: handed
+ * over already claimed (the dispatcher claims the deliveries it creates in the statement that
+ * creates them), in order; and claimed from the database when slots are free (retries that came
+ * due, work other instances left). The claimer looks when woken, when enough slots free up
+ * while the database holds more, and every `pollInterval`. While handed-over items wait it
+ * claims only at that poll, as many as half the items started since the last one (at least a
+ * few), and they go ahead of the handed-over ones: under a steady stream of fresh events, due
+ * retries still get half the throughput.
  *
- * Workers live as long as the pump: an item costs a take from a queue, not a fiber of its own
- * (at thousands of deliveries a second, forking and tracking a fiber per item was a visible
- * share of the dispatcher's work).
+ * An item is started by a plain callback and reports its slot free by another: at thousands of
+ * webhook deliveries a second, running each through fibers and queues was the largest share of
+ * the dispatcher's work beyond the requests themselves. Work that is an Effect (mail) runs as a
+ * fiber per item through `effectWork`. Claims stay Effects: one statement per batch.
  */
-import { Duration, Effect, Queue } from "effect"
+import { Cause, Duration, Effect, FiberSet, Queue, Runtime } from "effect"
 import type { Scope } from "effect"
+
+/** Abandons an item under way when the pump stops: its `done` need not be called. */
+export type Abandon = () => void
 
 export interface WorkPump<A> {
   readonly name: string
   readonly slots: number
   /** Claims at most `limit` items; the claim is what keeps other pumps off them. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<A>, unknown>
-  /** Does one item; its failures are logged, never stop the pump. Its slot is free again when `work` ends. */
-  readonly work: (item: A) => Effect.Effect<unknown, unknown>
+  /**
+   * Starts one item and calls `done` once its slot is free again (possibly before it returns).
+   * It handles its own failures: it must not throw.
+   */
+  readonly start: (item: A, done: () => void) => Abandon
   readonly pollInterval: Duration.DurationInput
 }
 
@@ -35,19 +42,33 @@ export interface RunningWorkPump<A> {
   readonly waiting: () => number
 }
 
-/** Starts the pump; it runs until the scope closes, which interrupts the items in flight. */
+/**
+ * `start` for work that is an Effect: each item runs as a fiber of its own (interrupted when the
+ * scope closes, which waits for it), its failures logged.
+ */
+export const effectWork = <A, R>(name: string, work: (item: A) => Effect.Effect<unknown, unknown, R>) =>
+  Effect.map(FiberSet.makeRuntime<R>(), (run) => (item: A, done: () => void): Abandon => {
+    const fiber = run(work(item).pipe(
+      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(`${name}: an item failed`, cause)),
+      Effect.ensuring(Effect.sync(done))
+    ))
+    return () => fiber.unsafeInterruptAsFork(fiber.id())
+  })
+
+/** Starts the pump; it runs until the scope closes, which abandons the items under way. */
 export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPump<A>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    // Claimed items waiting for a worker, in order: those claimed from the database go first.
+    const runtime = yield* Effect.runtime<never>()
+    // Claimed items waiting for a slot, in order: those claimed from the database go first.
     const fromDatabase: Array<A> = []
     const handedOver: Array<A> = []
-    // One ticket per waiting item: a worker takes a ticket, then the first item in line.
-    const tickets = yield* Queue.unbounded<void>()
+    const underWay = new Set<Abandon>()
     // A sliding queue of one: wake-ups that arrive while the claimer works collapse into one more look.
     const wakeUps = yield* Queue.sliding<void>(1)
-    const wake = Queue.offer(wakeUps, undefined).pipe(Effect.asVoid)
+    const wakeClaimer = () => void wakeUps.unsafeOffer(undefined)
     let busy = 0
-    let waiting = 0
+    let stopped = false
+    let starting = false
     // Items started, in all and as of the last poll: what a poll may claim while items wait.
     let started = 0
     let startedAtPoll = 0
@@ -57,33 +78,49 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     let pollDue = false
     // With a backlog in the database, a claim waits for this many free slots rather than claiming one at a time.
     const claimBatch = Math.max(1, Math.floor(pump.slots / 8))
-    const free = () => pump.slots - busy - waiting
+    const waiting = () => fromDatabase.length + handedOver.length
+    const free = () => pump.slots - busy - waiting()
+
+    const startOne = (item: A) => {
+      let finished = false
+      let abandon: Abandon | undefined
+      const done = () => {
+        if (finished) return
+        finished = true
+        busy -= 1
+        if (abandon !== undefined) underWay.delete(abandon)
+        if (waiting() === 0 && claimBacklog && free() >= claimBatch) wakeClaimer()
+        startWaiting()
+      }
+      busy += 1
+      started += 1
+      try {
+        abandon = pump.start(item, done)
+      } catch (error) {
+        Runtime.runFork(runtime)(Effect.logError(`${pump.name}: an item failed to start`, error))
+        return done()
+      }
+      if (!finished) underWay.add(abandon)
+    }
+
+    /** Fills the free slots from the line. Re-entered by a `done` called inside `start`: the outer loop carries on. */
+    const startWaiting = () => {
+      if (starting || stopped) return
+      starting = true
+      try {
+        while (busy < pump.slots && waiting() > 0) {
+          startOne(fromDatabase.length > 0 ? fromDatabase.shift()! : handedOver.shift()!)
+        }
+      } finally {
+        starting = false
+      }
+    }
 
     const enqueue = (line: Array<A>, items: ReadonlyArray<A>) =>
-      Effect.suspend(() => {
-        line.push(...items)
-        waiting += items.length
-        return Queue.offerAll(tickets, items.map(() => undefined))
+      Effect.sync(() => {
+        for (const item of items) line.push(item)
+        startWaiting()
       })
-
-    const itemDone = Effect.suspend(() => {
-      busy -= 1
-      return waiting === 0 && claimBacklog && free() >= claimBatch ? wake : Effect.void
-    })
-
-    const worker = Queue.take(tickets).pipe(
-      Effect.flatMap(() => {
-        const item = fromDatabase.length > 0 ? fromDatabase.shift()! : handedOver.shift()!
-        waiting -= 1
-        busy += 1
-        started += 1
-        return pump.work(item).pipe(
-          Effect.catchAllCause((cause) => Effect.logError(`${pump.name}: an item failed`, cause)),
-          Effect.zipRight(itemDone)
-        )
-      }),
-      Effect.forever
-    )
 
     // A claim asks for the slots nothing waits for; while items wait, a share at the poll.
     const claimIfFree = Effect.suspend(() => {
@@ -92,9 +129,9 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       const startedSincePoll = started - startedAtPoll
       if (polled) startedAtPoll = started
       // Asked to look while claimed items wait: look again once they are under way.
-      if (waiting > 0 && !polled) return Effect.sync(() => (claimBacklog = true))
-      const limit = waiting > 0 ? Math.max(claimBatch, Math.floor(startedSincePoll / 2)) : free()
-      if (limit === 0) return Effect.void
+      if (waiting() > 0 && !polled) return Effect.sync(() => (claimBacklog = true))
+      const limit = waiting() > 0 ? Math.max(claimBatch, Math.floor(startedSincePoll / 2)) : free()
+      if (limit <= 0) return Effect.void
       return pump.claim(limit).pipe(
         // A claim is one short statement: let it finish rather than cut a query short.
         Effect.uninterruptible,
@@ -106,8 +143,17 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       )
     })
 
-    yield* Effect.forkScoped(Effect.replicateEffect(worker, pump.slots, { concurrency: "unbounded", discard: true }))
-    const poll = Effect.zipRight(Effect.sync(() => (pollDue = true)), wake)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        stopped = true
+        for (const abandon of [...underWay]) abandon()
+        underWay.clear()
+      })
+    )
+    const poll = Effect.sync(() => {
+      pollDue = true
+      wakeClaimer()
+    })
     yield* poll.pipe(Effect.delay(pump.pollInterval), Effect.forever, Effect.forkScoped)
     yield* claimIfFree.pipe(
       Effect.zipRight(Queue.take(wakeUps)),
@@ -116,8 +162,8 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       Effect.forkScoped
     )
     return {
-      wake,
+      wake: Effect.sync(wakeClaimer),
       handOver: (items) => (items.length === 0 ? Effect.void : enqueue(handedOver, items)),
-      waiting: () => waiting
+      waiting
     }
   })

@@ -1,29 +1,35 @@
 /**
  * Delivery of events to webhooks with retries: what the dispatcher calls. Its hand-over passes
- * committed events to `enqueueMany` and its work pump `send`s the deliveries handed over or
+ * committed events to `enqueueMany` and its work pump `start`s the deliveries handed over or
  * claimed with `claimDue`; the schedule lives in the database, so a restart loses no retry.
+ *
+ * An attempt is plain callbacks from its start to its outcome waiting to be recorded (the
+ * request, the clock, the caches are all synchronous): at thousands of deliveries a second the
+ * Effect steps of an attempt cost about as much as the request. What touches the database (the
+ * claims, the records, a rare cancellation) stays in Effect, a statement per batch.
  */
-import { Array, Clock, Deferred, Duration, Effect, Exit, Option, Queue, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option, Queue, Runtime, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
 import type { Sender } from "../../domain/NotificationEvent.js"
-import { WebhookDelivery } from "../../domain/Webhook.js"
-import type { WebhookType } from "../../domain/Webhook.js"
-import { WebhookDeliveriesRepo } from "../../persistence/WebhookDeliveriesRepo.js"
-import type { AttemptOutcome, ClaimedDelivery } from "../../persistence/WebhookDeliveriesRepo.js"
+import type { WebhookDelivery, WebhookType } from "../../domain/Webhook.js"
+import { afterAttempt, WebhookDeliveriesRepo } from "../../persistence/WebhookDeliveriesRepo.js"
+import type { AttemptOutcome, ClaimedDelivery, DeliveryRow } from "../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../persistence/WebhooksRepo.js"
+import type { Abandon } from "../dispatcher/WorkPump.js"
 import { OrganizationProfile } from "../Organization.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
 import { renderBody } from "./Payload.js"
 import { nextAttemptAt } from "./RetrySchedule.js"
 import { DeliveryTimeout, WebhookSender } from "./WebhookSender.js"
 
-/**
- * How long a claim keeps a delivery from other dispatchers: longer than any attempt (the
- * receiver's time-out plus the bookkeeping), short enough that the deliveries a killed
- * dispatcher had in flight go out again soon.
- */
-const claimLease = Effect.map(DeliveryTimeout, (timeout) => Duration.sum(timeout, Duration.seconds(5)))
+/** What an attempt needs beyond its claim: whom the payload names as its sender, read with the claim. */
+export interface ReadyDelivery extends ClaimedDelivery {
+  readonly sender: Sender
+}
+
+/** How long a claim keeps a delivery from other dispatchers, beyond the receiver's time-out: the bookkeeping. */
+const leaseMargin = Duration.seconds(5)
 
 /** What an attempt needs of its claim besides the receiver's time-out: building, queueing and recording. */
 const attemptMargin = 2_000
@@ -35,7 +41,7 @@ const recordBatchSize = 256
  * runs on the wall clock: service time (a TestClock in tests) must not hold outcomes back.
  */
 const recordGathering = Effect.sleep(Duration.millis(20)).pipe(Effect.withClock(Clock.make()))
-/** Attempts whose outcome waits to be recorded, at most (then the next ones wait before freeing their slot). */
+/** Attempts whose outcome waits to be recorded, at most (then the next ones hold their slot until there is room). */
 const recordBacklog = 4 * recordBatchSize
 
 /** Decoded events, and rendered bodies, kept in memory: enough for the events of a few hand-over passes. */
@@ -55,7 +61,12 @@ const recentMap = <V>(size: number) => {
 }
 
 const encodeEvent = Schema.encodeSync(NotificationEvent)
-const decodeEvent = Schema.decodeUnknown(NotificationEvent)
+const decodeEvent = Schema.decodeUnknownSync(NotificationEvent)
+
+/** How an attempt ended, for a caller that waits for it: the delivery as recorded, or none if it was left alone. */
+type Recorded = (exit: Exit.Exit<Option.Option<WebhookDelivery>, unknown>) => void
+
+const leftAlone = Exit.succeed(Option.none<WebhookDelivery>())
 
 export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("WebhookDeliveries", {
   scoped: Effect.gen(function*() {
@@ -64,22 +75,42 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const deliveries = yield* WebhookDeliveriesRepo
     const organization = yield* OrganizationProfile
     const webhookSender = yield* WebhookSender
+    const runtime = yield* Effect.runtime<never>()
+    // Read once: the attempts run outside any fiber.
+    const clock = yield* Effect.clock
+    const timeout = yield* DeliveryTimeout
+    const claimLease = Duration.sum(timeout, leaseMargin)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const senderOf = Effect.map(organization.get(), (profile): Sender => ({ name: profile.name, url: config.publicUrl }))
 
     /**
      * Attempt outcomes wait here to be recorded, many per statement: one fiber takes whatever
      * has gathered (while it records a batch, the next one gathers). The dispatcher's attempts
-     * end once their outcome is queued (the request is over, its slot free); `attempt` callers
+     * free their slot once their outcome is queued (the request is over); `attempt` callers
      * that want the updated delivery wait for the record. Nothing is forgotten: an outcome never
      * recorded (a crash) leaves its delivery due again when the lease runs out, and those still
-     * queued at shutdown are recorded before the service closes. The queue is bounded, so a
-     * database that records slowly slows the sending down with it.
+     * queued at shutdown are recorded before the service closes. Beyond `recordBacklog`
+     * outcomes, a finished attempt keeps its slot until there is room, so a database that
+     * records slowly slows the sending down with it.
      */
-    type Pending = {
-      readonly outcome: AttemptOutcome
-      readonly recorded?: Deferred.Deferred<Option.Option<WebhookDelivery>, unknown>
+    type Pending = { readonly outcome: AttemptOutcome; readonly recorded: Recorded | undefined }
+    const pending: Array<Pending> = []
+    // The slots of the outcomes queued beyond the backlog, in order, freed as the recorder takes batches.
+    const heldSlots: Array<() => void> = []
+    const outcomesQueued = yield* Queue.sliding<void>(1)
+
+    const queueOutcome = (item: Pending, slotFree: () => void) => {
+      pending.push(item)
+      if (pending.length <= recordBacklog) slotFree()
+      else heldSlots.push(slotFree)
+      outcomesQueued.unsafeOffer(undefined)
     }
-    const pending = yield* Queue.bounded<Pending>(recordBacklog)
+
+    const takeBatch = () => {
+      const batch = pending.splice(0, recordBatchSize)
+      while (heldSlots.length > Math.max(0, pending.length - recordBacklog)) heldSlots.shift()!()
+      return batch
+    }
 
     const recordOneByOne = (batch: ReadonlyArray<Pending>) =>
       Effect.forEach(batch, ({ outcome, recorded }) =>
@@ -87,7 +118,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           Effect.exit,
           Effect.flatMap((exit) =>
             recorded !== undefined
-              ? Deferred.done(recorded, Exit.map(exit, Option.some))
+              ? Effect.sync(() => recorded(Exit.map(exit, Option.some)))
               : Exit.isFailure(exit)
               ? Effect.logError(`The attempt of webhook delivery ${outcome.delivery.id} could not be recorded`, exit.cause)
               : Effect.void
@@ -97,49 +128,45 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     // Each delivery appears once in a batch: one attempt at a time holds its claim.
     const recordBatch = (batch: ReadonlyArray<Pending>) =>
       deliveries.recordAttempts(batch.map((item) => item.outcome)).pipe(
-        Effect.flatMap((updated) => {
-          const byId = new Map(updated.map((delivery) => [delivery.id, delivery]))
-          return Effect.forEach(batch, ({ outcome, recorded }) =>
-            recorded === undefined ? Effect.void : Deferred.succeed(recorded, Option.fromNullable(byId.get(outcome.delivery.id))), {
-            discard: true
+        Effect.flatMap((recordedIds) =>
+          Effect.sync(() => {
+            for (const { outcome, recorded } of batch) {
+              if (recorded === undefined) continue
+              recorded(Exit.succeed(recordedIds.has(outcome.delivery.id) ? Option.some(afterAttempt(outcome)) : Option.none()))
+            }
           })
-        }),
+        ),
         // The database is away: one by one would only wait out its time-out once per outcome
         // (at shutdown, for minutes). Unrecorded, each delivery is due again when its lease runs out.
         Effect.catchTag("ServiceUnavailable", (error) =>
           Effect.logWarning(`${batch.length} webhook attempts could not be recorded: the database is unavailable`).pipe(
-            Effect.zipRight(Effect.forEach(batch, ({ recorded }) => recorded === undefined ? Effect.void : Deferred.fail(recorded, error), {
-              discard: true
-            }))
+            Effect.zipRight(Effect.sync(() => batch.forEach(({ recorded }) => recorded?.(Exit.fail(error)))))
           )),
         // One bad row must not cost the others their record: then each goes on its own.
         Effect.catchAllCause((cause) =>
           Effect.logWarning(`Recording ${batch.length} webhook attempts at once failed; recording them one by one`, cause).pipe(
             Effect.zipRight(recordOneByOne(batch))
           )
-        ),
-        // Database work is finished, never cut short.
-        Effect.uninterruptible
+        )
       )
+    // What is taken from the queue is recorded: database work is finished, never cut short.
+    const recordTaken = Effect.uninterruptible(Effect.suspend(() => recordBatch(takeBatch())))
 
     yield* Effect.addFinalizer(() =>
-      Queue.takeAll(pending).pipe(
-        Effect.flatMap((left) => Effect.forEach(Array.chunksOf(Array.fromIterable(left), recordBatchSize), recordBatch, { discard: true })),
-        Effect.zipRight(Queue.shutdown(pending))
-      )
+      Effect.gen(function*() {
+        while (pending.length > 0) yield* recordTaken
+      })
     )
-    // Outcomes nobody waits for gather a moment longer: fewer, larger statements.
-    const gathered = (first: Pending) =>
-      first.recorded === undefined && Option.getOrElse(pending.unsafeSize(), () => 0) < recordBatchSize - 1
-        ? Effect.zipRight(recordGathering, Queue.takeUpTo(pending, recordBatchSize - 1))
-        : Queue.takeUpTo(pending, recordBatchSize - 1)
-    // Only the wait for an outcome is interruptible: what was taken from the queue is recorded.
-    const recordNext = Effect.uninterruptibleMask((restore) =>
-      restore(Queue.take(pending)).pipe(
-        Effect.flatMap((first) => Effect.flatMap(gathered(first), (rest) => recordBatch([first, ...rest])))
-      )
-    )
-    yield* recordNext.pipe(Effect.forever, Effect.forkScoped)
+    // Outcomes nobody waits for gather a moment longer: fewer, larger statements. Only the
+    // waits can be interrupted.
+    const recordQueued = Effect.gen(function*() {
+      yield* Queue.take(outcomesQueued)
+      while (pending.length > 0) {
+        if (pending[0]!.recorded === undefined && pending.length < recordBatchSize) yield* recordGathering
+        yield* recordTaken
+      }
+    })
+    yield* recordQueued.pipe(Effect.forever, Effect.forkScoped)
 
     /**
      * An event fanned out to many webhooks is decoded once and rendered once per format:
@@ -149,15 +176,11 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
      */
     const decoded = recentMap<NotificationEvent>(recentEvents)
     const rendered = recentMap<string>(recentEvents)
-    const eventOf = (delivery: WebhookDelivery) =>
-      Effect.suspend(() => {
-        const known = decoded.get(delivery.eventId)
-        if (known !== undefined) return Effect.succeed(known)
-        return decodeEvent(delivery.event).pipe(
-          Effect.orDie,
-          Effect.tap((event) => Effect.sync(() => decoded.set(event.id, event)))
-        )
-      })
+    const eventOf = (delivery: DeliveryRow) => {
+      let event = decoded.get(delivery.eventId)
+      if (event === undefined) decoded.set(delivery.eventId, event = decodeEvent(delivery.event))
+      return event
+    }
     const bodyOf = (type: WebhookType, event: NotificationEvent, sender: Sender) => {
       const key = `${event.id} ${type} ${sender.name} ${sender.url}`
       let body = rendered.get(key)
@@ -165,55 +188,77 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       return body
     }
 
-    /** Queues `outcome` to be recorded; with `awaitRecord`, waits until it is in the database. */
-    const queueOutcome = (outcome: AttemptOutcome, awaitRecord: boolean) =>
-      awaitRecord
-        ? Effect.flatMap(Deferred.make<Option.Option<WebhookDelivery>, unknown>(), (recorded) =>
-          Queue.offer(pending, { outcome, recorded }).pipe(Effect.zipRight(Deferred.await(recorded))))
-        : Queue.offer(pending, { outcome }).pipe(Effect.as(Option.none<WebhookDelivery>()))
+    /** Ends an attempt that could not be made: its waiting caller hears why, or else the log does. */
+    const failed = (recorded: Recorded | undefined, message: string, cause: Cause.Cause<unknown>) => {
+      if (recorded !== undefined) recorded(Exit.failCause(cause))
+      else Runtime.runFork(runtime)(Effect.logError(message, cause))
+    }
 
     /**
-     * Makes attempt number `delivery.attempts + 1` and queues its outcome to be recorded. Only
-     * the request can be interrupted (shutdown): then nothing is recorded and the claim's lease
-     * brings it back. Database work is never cut short (that can stall the embedded PGlite's
-     * shared session). The webhook's address, format, secret and state come with the claim.
+     * Makes attempt number `delivery.attempts + 1` and queues its outcome to be recorded, then
+     * calls `slotFree` (the request is over); `recorded`, if given, hears how it ended once it
+     * is recorded. The webhook's address, format, secret and state, and the sender, come with
+     * the claim. Abandoning it (shutdown) records nothing: the claim's lease brings it back.
      *
      * No span per attempt: with thousands of attempts a second, spans (and their stack traces)
      * were a measurable share of the dispatcher's work; failures are logged with the delivery id.
      */
-    const attemptWith = ({ claimedUntil, delivery, target }: ClaimedDelivery, awaitRecord: boolean) =>
-      Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
-        const startedAt = yield* now
-        // A claim that waited too long to cover a whole attempt is left alone: once its lease
-        // runs out it is claimed again (here or by another dispatcher), never sent by two at once.
-        if (claimedUntil.getTime() - startedAt.getTime() < Duration.toMillis(yield* DeliveryTimeout) + attemptMargin) {
-          return Option.none<WebhookDelivery>()
-        }
-        const event = yield* eventOf(delivery)
-        // A disabled webhook receives nothing.
-        if (!target.isActive) return yield* deliveries.cancel(delivery, "Webhook disabled before delivery")
-        const profile = yield* organization.get()
-        const sender = { name: profile.name, url: config.publicUrl }
-        const result = yield* restore(webhookSender.send(buildDeliveryRequest({
-          target,
-          event,
-          sender,
-          deliveryId: delivery.id,
-          timestamp: Math.floor(startedAt.getTime() / 1000),
-          body: bodyOf(target.type, event, sender)
-        })))
-        const finishedAt = yield* now
+    const startAttempt = (ready: ReadyDelivery, slotFree: () => void, recorded?: Recorded): Abandon => {
+      const { claimedUntil, delivery, sender, target } = ready
+      const startedAt = clock.unsafeCurrentTimeMillis()
+      // A claim that waited too long to cover a whole attempt is left alone: once its lease
+      // runs out it is claimed again (here or by another dispatcher), never sent by two at once.
+      if (claimedUntil.getTime() - startedAt < Duration.toMillis(timeout) + attemptMargin) {
+        slotFree()
+        recorded?.(leftAlone)
+        return () => {}
+      }
+      let event: NotificationEvent
+      try {
+        event = eventOf(delivery)
+      } catch (error) {
+        // A row the formats cannot read is a bug to fix, not something a retry mends.
+        slotFree()
+        failed(recorded, `Webhook delivery ${delivery.id} could not be attempted`, Cause.die(error))
+        return () => {}
+      }
+      // A disabled webhook receives nothing.
+      if (!target.isActive) {
+        const cancelled = Runtime.runFork(runtime)(deliveries.cancel(delivery, "Webhook disabled before delivery"))
+        cancelled.addObserver((exit) => {
+          slotFree()
+          if (Exit.isSuccess(exit)) recorded?.(exit)
+          else failed(recorded, `Webhook delivery ${delivery.id} could not be cancelled`, exit.cause)
+        })
+        return () => cancelled.unsafeInterruptAsFork(cancelled.id())
+      }
+      const request = buildDeliveryRequest({
+        target,
+        event,
+        sender,
+        deliveryId: delivery.id,
+        timestamp: Math.floor(startedAt / 1000),
+        body: bodyOf(target.type, event, sender)
+      })
+      return webhookSender.post(request, timeout, (result) => {
+        const finishedAt = new Date(clock.unsafeCurrentTimeMillis())
         const retryAt = result.success ? null : Option.getOrNull(nextAttemptAt(delivery.attempts + 1, finishedAt))
-        return yield* queueOutcome({ delivery, result, attemptedAt: finishedAt, retryAt }, awaitRecord)
-      }))
+        queueOutcome({ outcome: { delivery, result, attemptedAt: finishedAt, retryAt }, recorded }, slotFree)
+      })
+    }
 
     /** Attempts a claimed delivery and returns it as recorded (none: left alone, its claim too old). */
-    const attempt = (claimed: ClaimedDelivery) => attemptWith(claimed, true)
+    const attempt = (ready: ReadyDelivery) =>
+      Effect.async<Option.Option<WebhookDelivery>, unknown>((resume) => {
+        const abandon = startAttempt(ready, () => {}, resume)
+        return Effect.sync(abandon)
+      })
 
-    /** Claims up to `limit` due deliveries, oldest first, for one lease, with their webhooks. */
+    /** Claims up to `limit` due deliveries, oldest first, for one lease, with their webhooks and the sender. */
     const claimDue = (limit: number) =>
       Effect.gen(function*() {
-        return yield* deliveries.claimDue(yield* now, limit, yield* claimLease)
+        const [claimed, sender] = yield* Effect.all([deliveries.claimDue(yield* now, limit, claimLease), senderOf], { concurrency: 2 })
+        return claimed.map((delivery): ReadyDelivery => ({ ...delivery, sender }))
       })
 
     return {
@@ -243,18 +288,20 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
             return { id: event.id, event: event.event, encoded: encodeEvent(event), componentIds: event.componentIds }
           })
           const dueAt = yield* now
-          const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(yield* claimLease))
+          const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(claimLease))
           // Their attempts render with the organization's profile: a change (any committed change)
           // leaves it to be read again, and reading it here keeps that read out of their way.
-          const [created] = yield* Effect.all([
+          const [created, sender] = yield* Effect.all([
             deliveries.enqueueMany(items, dueAt, { limit: claimLimit, until: claimedUntil }),
-            organization.get()
+            senderOf
           ], { concurrency: 2 })
           const itemOf = new Map(items.map((item) => [item.id, item]))
-          const claimed = created.filter((row) => row.claimed).map((row): ClaimedDelivery => {
+          const claimed: Array<ReadyDelivery> = []
+          for (const row of created) {
+            if (!row.claimed) continue
             const item = itemOf.get(row.eventId)!
-            return {
-              delivery: new WebhookDelivery({
+            claimed.push({
+              delivery: {
                 id: row.id,
                 eventId: row.eventId,
                 eventName: item.event,
@@ -266,11 +313,12 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
                 lastStatusCode: null,
                 lastError: null,
                 sequence: row.sequence
-              }, { disableValidation: true }),
+              },
               claimedUntil,
-              target: { url: row.targetUrl, type: row.targetType, secret: row.targetSecret, isActive: true }
-            }
-          })
+              target: { url: row.targetUrl, type: row.targetType, secret: row.targetSecret, isActive: true },
+              sender
+            })
+          }
           return { created: created.length, claimed }
         }),
 
@@ -282,10 +330,10 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           // an unrecorded attempt is due again when its claim lease runs out.
           const outcomes = yield* Effect.forEach(
             due,
-            (claimed) =>
-              attempt(claimed).pipe(
+            (ready) =>
+              attempt(ready).pipe(
                 Effect.catchAllCause((cause) =>
-                  Effect.logError(`Webhook delivery ${claimed.delivery.id} could not be attempted`, cause).pipe(
+                  Effect.logError(`Webhook delivery ${ready.delivery.id} could not be attempted`, cause).pipe(
                     Effect.as(Option.none<WebhookDelivery>())
                   )
                 )
@@ -297,8 +345,8 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
 
       claimDue,
       attempt,
-      /** `attempt` for the dispatcher's pump: done once the outcome is queued to be recorded. */
-      send: (claimed: ClaimedDelivery) => Effect.asVoid(attemptWith(claimed, false))
+      /** `attempt` for the dispatcher's work pump: `done` once the request is over and its outcome queued. */
+      start: (ready: ReadyDelivery, done: () => void): Abandon => startAttempt(ready, done)
     } as const
   }),
   dependencies: [WebhooksRepo.Default, WebhookDeliveriesRepo.Default, OrganizationProfile.Default, WebhookSender.Default]

@@ -11,10 +11,11 @@
  * deliveries a second one process could send. Connections are kept alive per receiver
  * origin, so a burst to one receiver does not open a connection per request.
  */
-import { Context, Duration, Effect, Option } from "effect"
+import { Context, Duration, Effect } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
 import { DeliveryResult } from "../../domain/Webhook.js"
+import type { AttemptResult } from "../../domain/Webhook.js"
 import type { DeliveryRequest } from "./DeliveryRequest.js"
 
 /** How long a receiver may take to answer; tests shorten it. */
@@ -38,116 +39,111 @@ const describeCause = (cause: unknown): string => {
 /** A receiver's answer body is read and dropped (so its connection can carry the next request) up to this size; a larger one closes it. */
 const maxDiscardedBody = 64 * 1024
 
-type Outcome =
-  | { readonly _tag: "Answered"; readonly status: number; readonly location: string | undefined; readonly atMs: number }
-  | { readonly _tag: "TimedOut" }
-  | { readonly _tag: "Unreachable"; readonly reason: string }
+type Agents = { readonly http: http.Agent; readonly https: https.Agent }
+
+const resultOf = (status: number, location: string | undefined, durationMs: number): AttemptResult => {
+  const success = status >= 200 && status < 300
+  const error = success
+    ? null
+    : status >= 300 && status < 400
+    ? clip(`HTTP ${status}: redirects are not followed${location === undefined ? "" : ` (to ${location})`}`)
+    : `HTTP ${status}`
+  return { success, statusCode: status, durationMs, error }
+}
 
 /**
- * One POST. The outcome is settled by the status line: the body that follows is read and
- * dropped, and one that is too large or still coming at the time-out closes the connection.
- * A kept-alive connection that the receiver closed just as it was reused fails before any
- * answer (ECONNRESET); the request then goes once more on a new connection, as Node's
- * documentation advises (receivers tell repeats apart by `webhook-id` anyway).
+ * One POST through the kept-alive `agents`; `onResult` is called once with its outcome, unless
+ * the function returned is called first, which abandons the request (shutdown). The outcome
+ * is settled by the status line: the body that follows is read and dropped, and one that is
+ * too large or still coming at the time-out closes the connection. A kept-alive connection
+ * that the receiver closed just as it was reused fails before any answer (ECONNRESET); the
+ * request then goes once more on a new connection, as Node's documentation advises (receivers
+ * tell repeats apart by `webhook-id` anyway).
+ *
+ * Plain callbacks rather than an Effect: this is the dispatcher's innermost loop, and the
+ * bare loop of `npm run bench:webhooks` calls it the same way.
  */
-const post = (agents: { readonly http: http.Agent; readonly https: https.Agent }, delivery: DeliveryRequest, timeout: Duration.Duration) =>
-  Effect.async<Outcome>((resume) => {
-    let url: URL
-    try {
-      url = new URL(delivery.url)
-    } catch (error) {
-      return resume(Effect.succeed({ _tag: "Unreachable", reason: describeCause(error) }))
-    }
-    let answer: Outcome | undefined
-    let settled = false
-    let request: http.ClientRequest
-    const settle = (outcome: Outcome) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      resume(Effect.succeed(outcome))
-    }
-    const send = (retried: boolean) => {
-      const options = { method: "POST", headers: delivery.headers, agent: url.protocol === "https:" ? agents.https : agents.http }
-      request = (url.protocol === "https:" ? https.request : http.request)(url, options, (response) => {
-        answer = { _tag: "Answered", status: response.statusCode ?? 0, location: response.headers.location, atMs: performance.now() }
-        let bytes = 0
-        response.on("data", (chunk: Buffer) => {
-          bytes += chunk.length
-          if (bytes > maxDiscardedBody) request.destroy()
-        })
-        response.on("end", () => settle(answer!))
-        response.on("error", () => settle(answer!))
-        response.on("close", () => settle(answer!))
-      })
-      request.on("error", (error: NodeJS.ErrnoException) => {
-        if (answer !== undefined) return settle(answer)
-        if (!retried && request.reusedSocket && error.code === "ECONNRESET") return send(true)
-        settle({ _tag: "Unreachable", reason: describeCause(error) })
-      })
-      request.end(delivery.body)
-    }
-    const timer = setTimeout(() => {
-      request.destroy()
-      settle(answer ?? { _tag: "TimedOut" })
-    }, Duration.toMillis(timeout))
-    send(false)
-    // Interrupted (shutdown): the request is abandoned.
-    return Effect.sync(() => {
-      settled = true
-      clearTimeout(timer)
-      request.destroy()
-    })
+const post = (agents: Agents, delivery: DeliveryRequest, timeout: Duration.Duration, onResult: (result: AttemptResult) => void): () => void => {
+  const startedAt = performance.now()
+  // Until the status line (or the failure): the answer's body is not the receiver's answer time.
+  const elapsed = () => Math.round(performance.now() - startedAt)
+  let answer: AttemptResult | undefined
+  let settled = false
+  let request: http.ClientRequest | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const settle = (result: AttemptResult) => {
+    if (settled) return
+    settled = true
+    clearTimeout(timer)
+    onResult(result)
+  }
+  const unreachable = (cause: unknown): AttemptResult => ({
+    success: false,
+    statusCode: null,
+    durationMs: elapsed(),
+    error: clip(`Connection failed: ${describeCause(cause)}`)
   })
+  let url: URL
+  try {
+    url = new URL(delivery.url)
+  } catch (error) {
+    settle(unreachable(error))
+    return () => {}
+  }
+  const secure = url.protocol === "https:"
+  const send = (retried: boolean) => {
+    const sent = (secure ? https.request : http.request)(url, {
+      method: "POST",
+      headers: delivery.headers,
+      agent: secure ? agents.https : agents.http
+    }, (response) => {
+      answer = resultOf(response.statusCode ?? 0, response.headers.location, elapsed())
+      let bytes = 0
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length
+        if (bytes > maxDiscardedBody) sent.destroy()
+      })
+      response.on("end", () => settle(answer!))
+      response.on("error", () => settle(answer!))
+      response.on("close", () => settle(answer!))
+    })
+    request = sent
+    sent.on("error", (error: NodeJS.ErrnoException) => {
+      if (answer !== undefined) return settle(answer)
+      if (!retried && sent.reusedSocket && error.code === "ECONNRESET") return send(true)
+      settle(unreachable(error))
+    })
+    sent.end(delivery.body)
+  }
+  timer = setTimeout(() => {
+    request?.destroy()
+    settle(answer ?? { success: false, statusCode: null, durationMs: elapsed(), error: `No answer within ${Duration.format(timeout)}` })
+  }, Duration.toMillis(timeout))
+  send(false)
+  return () => {
+    settled = true
+    clearTimeout(timer)
+    request?.destroy()
+  }
+}
 
 export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSender", {
   scoped: Effect.gen(function*() {
     const agents = yield* Effect.acquireRelease(
-      Effect.sync(() => ({ http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) })),
+      Effect.sync((): Agents => ({ http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) })),
       (agents) => Effect.sync(() => (agents.http.destroy(), agents.https.destroy()))
     )
-
-    const send = (delivery: DeliveryRequest): Effect.Effect<DeliveryResult> =>
-      Effect.gen(function*() {
-        const timeout = yield* DeliveryTimeout
-        const startedAt = performance.now()
-        const outcome = yield* post(agents, delivery, timeout)
-        // Until the status line (or the failure): the answer's body is not the receiver's answer time.
-        const durationMs = Math.round((outcome._tag === "Answered" ? outcome.atMs : performance.now()) - startedAt)
-        // Built from known values: no validation needed.
-        const result = (fields: ConstructorParameters<typeof DeliveryResult>[0]) => new DeliveryResult(fields, { disableValidation: true })
-        switch (outcome._tag) {
-          case "TimedOut":
-            return result({
-              success: false,
-              statusCode: null,
-              durationMs,
-              error: `No answer within ${Duration.format(timeout)}`
-            })
-          case "Unreachable":
-            return result({
-              success: false,
-              statusCode: null,
-              durationMs,
-              error: clip(`Connection failed: ${outcome.reason}`)
-            })
-          case "Answered": {
-            const { location, status } = outcome
-            const success = status >= 200 && status < 300
-            const error = success
-              ? null
-              : status >= 300 && status < 400
-              ? clip(
-                `HTTP ${status}: redirects are not followed${
-                  Option.match(Option.fromNullable(location), { onNone: () => "", onSome: (to) => ` (to ${to})` })
-                }`
-              )
-              : `HTTP ${status}`
-            return result({ success, statusCode: status, durationMs, error })
-          }
-        }
-      })
-
-    return { send } as const
+    return {
+      /** One POST as callbacks (see `post`), for the dispatcher's attempts. */
+      post: (delivery: DeliveryRequest, timeout: Duration.Duration, onResult: (result: AttemptResult) => void) =>
+        post(agents, delivery, timeout, onResult),
+      /** One POST with the DeliveryTimeout in force; interrupting it abandons the request. */
+      send: (delivery: DeliveryRequest): Effect.Effect<DeliveryResult> =>
+        Effect.flatMap(DeliveryTimeout, (timeout) =>
+          Effect.async<DeliveryResult>((resume) => {
+            const abandon = post(agents, delivery, timeout, (result) => resume(Effect.succeed(new DeliveryResult(result))))
+            return Effect.sync(abandon)
+          }))
+    } as const
   })
 }) {}
