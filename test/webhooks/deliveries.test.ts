@@ -193,6 +193,28 @@ it.layer(Services)("webhook deliveries", (it) => {
       expect((yield* webhooks.list()).find((w) => w.id === hook.id)?.consecutiveFailures).toBe(0)
     }))
 
+  it.scoped("a delivery to a webhook disabled meanwhile is ended even when the service stops at once", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const sql = yield* SqlClient.SqlClient
+      const target = yield* receiver(answerWith(200))
+      const hook = yield* webhooks.create({ name: "off at shutdown", url: target.url, type: "chat_a", componentIds: ["off-stop"] })
+      const event = incident(["off-stop"])
+      // A service of its own, stopped right after the pump would have started the attempt.
+      yield* Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveries
+        yield* deliveries.enqueue(event)
+        yield* webhooks.toggle(hook.id)
+        const [ready] = yield* deliveries.claimDue(10)
+        expect(ready!.target.isActive).toBe(false)
+        deliveries.start(ready!, () => {})
+      }).pipe(Effect.provide(WebhookDeliveries.Default), Effect.scoped)
+      const [row] = yield* sql<{ status: string; lastError: string }>`
+        select status, last_error from webhook_deliveries where event_id = ${event.id}`
+      expect(row).toEqual({ status: "failed", lastError: "Webhook disabled before delivery" })
+      expect(target.received).toHaveLength(0)
+    }))
+
   it.scoped("a delivery that cannot be attempted does not hold up the others", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks

@@ -129,6 +129,28 @@ describe("WebhookSender", () => {
       expect(target.received[2]!.body).toBe(target.received[1]!.body)
     }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
 
+  it.live("a request cut short by the time-out on a kept-alive connection is not sent again", () =>
+    Effect.gen(function*() {
+      // The first request is answered; the second, on the same connection, never is.
+      let requests = 0
+      const target = yield* receiver((request, response, raw) => (++requests === 1 ? answerWith(200)(request, response, raw) : undefined))
+      expect((yield* deliverTo(target.url)).success).toBe(true)
+      const result = yield* deliverTo(target.url).pipe(Effect.provideService(DeliveryTimeout, Duration.millis(300)))
+      expect(result).toMatchObject({ success: false, error: "No answer within 300ms" })
+      // Destroying it at the time-out resets the reused connection: that is not the receiver's doing.
+      yield* Effect.sleep("300 millis")
+      expect(target.received).toHaveLength(2)
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
+  it.live("an address the HTTP client refuses fails at once as a connection failure", () =>
+    Effect.gen(function*() {
+      for (const url of ["ftp://127.0.0.1/hook", "not a url"]) {
+        const result = yield* deliverTo(url)
+        expect(result, url).toMatchObject({ success: false, statusCode: null })
+        expect(result.error, url).toMatch(/^Connection failed: /)
+      }
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+
   it.live("goes by the status line: a large or unfinished answer body does not change the outcome", () =>
     Effect.gen(function*() {
       const large = yield* receiver((_, response) => {

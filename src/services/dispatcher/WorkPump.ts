@@ -62,7 +62,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     // Claimed items waiting for a slot, in order: those claimed from the database go first.
     const fromDatabase: Array<A> = []
     const handedOver: Array<A> = []
-    const underWay = new Set<Abandon>()
+    const underWay = new Set<{ abandon: Abandon }>()
     // A sliding queue of one: wake-ups that arrive while the claimer works collapse into one more look.
     const wakeUps = yield* Queue.sliding<void>(1)
     const wakeClaimer = () => void wakeUps.unsafeOffer(undefined)
@@ -83,24 +83,24 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
 
     const startOne = (item: A) => {
       let finished = false
-      let abandon: Abandon | undefined
+      let entry: { abandon: Abandon } | undefined
       const done = () => {
         if (finished) return
         finished = true
         busy -= 1
-        if (abandon !== undefined) underWay.delete(abandon)
+        if (entry !== undefined) underWay.delete(entry)
         if (waiting() === 0 && claimBacklog && free() >= claimBatch) wakeClaimer()
         startWaiting()
       }
       busy += 1
       started += 1
       try {
-        abandon = pump.start(item, done)
+        entry = { abandon: pump.start(item, done) }
       } catch (error) {
         Runtime.runFork(runtime)(Effect.logError(`${pump.name}: an item failed to start`, error))
         return done()
       }
-      if (!finished) underWay.add(abandon)
+      if (!finished) underWay.add(entry)
     }
 
     /** Fills the free slots from the line. Re-entered by a `done` called inside `start`: the outer loop carries on. */
@@ -146,7 +146,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         stopped = true
-        for (const abandon of [...underWay]) abandon()
+        for (const { abandon } of [...underWay]) abandon()
         underWay.clear()
       })
     )

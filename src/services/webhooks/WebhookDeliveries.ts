@@ -8,7 +8,7 @@
  * Effect steps of an attempt cost about as much as the request. What touches the database (the
  * claims, the records, a rare cancellation) stays in Effect, a statement per batch.
  */
-import { Cause, Clock, Duration, Effect, Exit, Option, Queue, Runtime, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, FiberId, FiberSet, Option, Queue, Schema } from "effect"
 import { AppConfig } from "../../Config.js"
 import { NotificationEvent } from "../../domain/NotificationEvent.js"
 import type { Sender } from "../../domain/NotificationEvent.js"
@@ -75,12 +75,13 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const deliveries = yield* WebhookDeliveriesRepo
     const organization = yield* OrganizationProfile
     const webhookSender = yield* WebhookSender
-    const runtime = yield* Effect.runtime<never>()
-    // Read once: the attempts run outside any fiber.
+    // What an attempt runs as an Effect (a cancellation, a log line): the service's close waits for it.
+    const run = yield* FiberSet.makeRuntime<never>()
+    // Read once: the attempts run outside any fiber, and claims and attempts must agree on the time.
     const clock = yield* Effect.clock
     const timeout = yield* DeliveryTimeout
     const claimLease = Duration.sum(timeout, leaseMargin)
-    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const now = Effect.sync(() => new Date(clock.unsafeCurrentTimeMillis()))
     const senderOf = Effect.map(organization.get(), (profile): Sender => ({ name: profile.name, url: config.publicUrl }))
 
     /**
@@ -98,8 +99,14 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     // The slots of the outcomes queued beyond the backlog, in order, freed as the recorder takes batches.
     const heldSlots: Array<() => void> = []
     const outcomesQueued = yield* Queue.sliding<void>(1)
+    // Set once the outcomes left at shutdown are recorded: a later one (an `attempt` that outlived the service) is not.
+    let closed = false
 
     const queueOutcome = (item: Pending, slotFree: () => void) => {
+      if (closed) {
+        slotFree()
+        return item.recorded?.(Exit.interrupt(FiberId.none))
+      }
       pending.push(item)
       if (pending.length <= recordBacklog) slotFree()
       else heldSlots.push(slotFree)
@@ -155,6 +162,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         while (pending.length > 0) yield* recordTaken
+        closed = true
       })
     )
     // Outcomes nobody waits for gather a moment longer: fewer, larger statements. Only the
@@ -165,7 +173,10 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         if (pending[0]!.recorded === undefined && pending.length < recordBatchSize) yield* recordGathering
         yield* recordTaken
       }
-    })
+    }).pipe(
+      // A bug here must not stop the recording for good: the outcomes still queued are taken next time.
+      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("Recording webhook attempts failed", cause))
+    )
     yield* recordQueued.pipe(Effect.forever, Effect.forkScoped)
 
     /**
@@ -191,7 +202,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     /** Ends an attempt that could not be made: its waiting caller hears why, or else the log does. */
     const failed = (recorded: Recorded | undefined, message: string, cause: Cause.Cause<unknown>) => {
       if (recorded !== undefined) recorded(Exit.failCause(cause))
-      else Runtime.runFork(runtime)(Effect.logError(message, cause))
+      else run(Effect.logError(message, cause))
     }
 
     /**
@@ -222,15 +233,14 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         failed(recorded, `Webhook delivery ${delivery.id} could not be attempted`, Cause.die(error))
         return () => {}
       }
-      // A disabled webhook receives nothing.
+      // A disabled webhook receives nothing. The statement is never cut short: a shutdown waits for it.
       if (!target.isActive) {
-        const cancelled = Runtime.runFork(runtime)(deliveries.cancel(delivery, "Webhook disabled before delivery"))
-        cancelled.addObserver((exit) => {
+        run(Effect.uninterruptible(deliveries.cancel(delivery, "Webhook disabled before delivery"))).addObserver((exit) => {
           slotFree()
           if (Exit.isSuccess(exit)) recorded?.(exit)
           else failed(recorded, `Webhook delivery ${delivery.id} could not be cancelled`, exit.cause)
         })
-        return () => cancelled.unsafeInterruptAsFork(cancelled.id())
+        return () => {}
       }
       const request = buildDeliveryRequest({
         target,
