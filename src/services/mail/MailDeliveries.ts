@@ -30,7 +30,7 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
     const mailer = yield* Mailer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    /** Sends one mail and records the outcome; the send alone may be interrupted (see WebhookDeliveries). */
+    /** Sends one mail and records the outcome; only the send may be interrupted (shutdown): the record is never cut short. */
     const attempt = (mail: MailDelivery) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {

@@ -81,6 +81,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const clock = yield* Effect.clock
     const timeout = yield* DeliveryTimeout
     const claimLease = Duration.sum(timeout, leaseMargin)
+    const attemptNeedsMs = Duration.toMillis(timeout) + attemptMargin
     const now = Effect.sync(() => new Date(clock.unsafeCurrentTimeMillis()))
     const senderOf = Effect.map(organization.get(), (profile): Sender => ({ name: profile.name, url: config.publicUrl }))
 
@@ -219,7 +220,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       const startedAt = clock.unsafeCurrentTimeMillis()
       // A claim that waited too long to cover a whole attempt is left alone: once its lease
       // runs out it is claimed again (here or by another dispatcher), never sent by two at once.
-      if (claimedUntil.getTime() - startedAt < Duration.toMillis(timeout) + attemptMargin) {
+      if (claimedUntil.getTime() - startedAt < attemptNeedsMs) {
         slotFree()
         recorded?.(leftAlone)
         return () => {}
