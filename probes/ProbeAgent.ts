@@ -14,8 +14,8 @@
  */
 import { Clock, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
 import { QueueConfig } from "../src/Config.js"
-import { CheckResult, MissedCheck } from "../src/queue/CheckJob.js"
-import type { CheckJob, ProbeReport } from "../src/queue/CheckJob.js"
+import { CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
+import type { CheckJob, ProbeReport } from "../src/domain/CheckJob.js"
 import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
 import { type CheckOptions, runCheck } from "./checks/runCheck.js"
 import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"

@@ -1,9 +1,9 @@
 /**
  * Typed configuration: the only place the process environment is read.
- * Variables and defaults follow CONTRACT.md ("Configuration").
+ * The variables and their defaults are listed in the README ("Configuration").
  */
 import { Config, ConfigError, ConfigProvider, Duration, Either, Option } from "effect"
-import { parseTrustedProxies } from "./http/ClientAddress.js"
+import { parseAddressList } from "./domain/NetworkAddress.js"
 
 /**
  * The process environment as the source of configuration, except that a variable set to
@@ -49,7 +49,7 @@ export const AppConfig = Config.all({
   /** Reverse proxies whose X-Forwarded-For names the client (src/http/ClientAddress.ts). */
   trustProxy: Config.string("TRUST_PROXY").pipe(
     Config.withDefault(""),
-    Config.mapOrFail((text) => Either.mapLeft(parseTrustedProxies(text), (message) => ConfigError.InvalidData(["TRUST_PROXY"], message)))
+    Config.mapOrFail((text) => Either.mapLeft(parseAddressList(text), (message) => ConfigError.InvalidData(["TRUST_PROXY"], message)))
   ),
   roles,
   probeRegion: Config.string("PROBE_REGION").pipe(Config.withDefault("local"))

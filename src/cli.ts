@@ -11,8 +11,8 @@ import { randomBytes } from "node:crypto"
 import { environment } from "./Config.js"
 import { CreateApiKey } from "./domain/Auth.js"
 import { Database } from "./persistence/Database.js"
-import { Administrators } from "./services/Administrators.js"
-import { ApiKeys } from "./services/ApiKeys.js"
+import { Administrators } from "./services/auth/Administrators.js"
+import { ApiKeys } from "./services/auth/ApiKeys.js"
 
 const usage = `Usage:
   npm run cli -- api-key create --name NAME [--expires ISO-8601-UTC]

@@ -6,6 +6,6 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { environment } from "./Config.js"
 import { Database } from "./persistence/Database.js"
-import { Roles } from "./roles.js"
+import { Roles } from "./Roles.js"
 
 Layer.launch(Roles.pipe(Layer.provide(Database))).pipe(Effect.withConfigProvider(environment()), NodeRuntime.runMain)

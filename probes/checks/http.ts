@@ -9,7 +9,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { Socket } from "node:net"
 import { performance } from "node:perf_hooks"
-import type { CheckOutcome } from "../../src/queue/CheckJob.js"
+import type { CheckOutcome } from "../../src/domain/CheckJob.js"
 import { describeError, roundMs as round } from "./outcome.js"
 import { trustedCas } from "./trust.js"
 

@@ -9,7 +9,7 @@ import { Clock, Effect } from "effect"
 import { isIP } from "node:net"
 import { performance } from "node:perf_hooks"
 import * as tls from "node:tls"
-import type { CheckOutcome } from "../../src/queue/CheckJob.js"
+import type { CheckOutcome } from "../../src/domain/CheckJob.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 import { trustedCas } from "./trust.js"
 

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import * as net from "node:net"
 import { performance } from "node:perf_hooks"
-import type { CheckOutcome } from "../../src/queue/CheckJob.js"
+import type { CheckOutcome } from "../../src/domain/CheckJob.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 
 export interface TcpCheck {

@@ -3,14 +3,15 @@
  * client used by tests and the dashboard all derive from it.
  */
 import { HttpApi, OpenApi } from "@effect/platform"
+
 import { BadRequest, ServiceUnavailable } from "../domain/Errors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
-import { MonitorsApi } from "./MonitorsApi.js"
 import { IncidentsApi } from "./IncidentsApi.js"
 import { MaintenanceApi } from "./MaintenanceApi.js"
+import { MonitorsApi } from "./MonitorsApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
@@ -34,4 +35,14 @@ export class Api extends HttpApi.make("status-page")
   // Any endpoint answers a body it cannot read (not JSON, a broken multipart form) with 400 BadRequest.
   .addError(BadRequest)
   .annotate(OpenApi.Title, "Status page service")
+  .annotate(
+    OpenApi.Description,
+    "The API of the status page: a public, read-only side (`/api/v1/status`, subscriptions) and an admin side " +
+      "(`/api/v1/admin/*`) that needs an API key or a session.\n\n" +
+      "Every error is JSON with `_tag` and `message`. Validation errors are `HttpApiDecodeError` (400) with an " +
+      "`issues` array naming each offending `path`; rules a schema cannot check alone are `BadRequest` (400), " +
+      "with `issues` too. A body that is not valid JSON is `BadRequest` (400): the API takes JSON only. Any " +
+      "endpoint that needs the database answers `ServiceUnavailable` (503) while it is unreachable. Ids are " +
+      "opaque strings; timestamps are ISO 8601 UTC ending in `Z`."
+  )
 {}

@@ -1,16 +1,33 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+
 import { ApiKey, ApiKeyId, CreateApiKey, CreatedApiKey } from "../domain/Auth.js"
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(ApiKey.json)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(ApiKey.json))
+      .annotateContext(endpointDocs(
+        "List API keys",
+        "Every key, oldest first, with `id`, `name`, `prefix` (its first 12 characters), `createdAt`, " +
+          "`lastUsedAt` and `expiresAt`. Never the key itself or its hash."
+      ))
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateApiKey)
       .addSuccess(CreatedApiKey, { status: 201 })
       .addError(BadRequest)
+      .annotateContext(endpointDocs(
+        "Create an API key",
+        "Takes `name` (1–200 characters) and an optional `expiresAt`, a future ISO 8601 UTC timestamp ending " +
+          "in `Z` (a past one is 400). Answers **201** with the key's record and `key`: `svc_` + 32 random " +
+          "characters of `[A-Za-z0-9]`. This is the only time `key` is shown; only its SHA-256 is stored.",
+        "Use it as `Authorization: Bearer svc_…`. An expired key answers 401 \"The API key has expired\"."
+      ))
   )
   .add(
     HttpApiEndpoint.del("remove", "/:id")
@@ -18,7 +35,18 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
       .addError(Conflict)
+      .annotateContext(endpointDocs(
+        "Delete an API key",
+        "Answers **204**; the key stops working at once. Deleting the key that authenticates the request is " +
+          "**409** `Conflict` and the key keeps working: rotate by creating a new key, switching to it, and " +
+          "deleting the old one with the new one. An unknown id is 404."
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/api-keys")
+  .annotateContext(groupDocs(
+    "API keys for automation (admin; an API key or a session is required, else 401).",
+    "A key is sent as `Authorization: Bearer svc_…`; its `lastUsedAt` moves on every authenticated request. " +
+      "Keys can also be created from the command line (`npm run cli -- api-key create --name …`)."
+  ))
 {}

@@ -1,6 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+
 import { Me, SignedIn, SignIn } from "../domain/Auth.js"
 import { Forbidden, TooManyRequests, Unauthorized } from "../domain/Errors.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 export class AuthApi extends HttpApiGroup.make("auth")
@@ -10,8 +12,47 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(SignedIn)
       .addError(Unauthorized)
       .addError(TooManyRequests)
+      .annotateContext(endpointDocs(
+        "Sign in",
+        "Takes `{ \"email\", \"password\" }` (e-mail case-insensitive), answers `{ \"user\": { id, email, name } }` " +
+          "and sets the `__Host-session` cookie (`HttpOnly; Secure; SameSite=Lax; Path=/`, `Max-Age` = " +
+          "`SESSION_MAX_AGE`). A new session token is issued at every sign-in. An unknown e-mail and a wrong " +
+          "password give the same **401** body.",
+        "Throttled: 5 failed sign-ins per account or 20 per client address within a 15-minute window answer " +
+          "**429** `TooManyRequests` with `Retry-After` (and `retryAfterSeconds` in the body) until the window " +
+          "closes, even for the right password. No authentication needed."
+      ))
   )
-  .add(HttpApiEndpoint.post("signOut", "/signout").addSuccess(HttpApiSchema.NoContent).addError(Forbidden))
-  .add(HttpApiEndpoint.get("me", "/me").addSuccess(Me).middleware(Authentication))
+  .add(
+    HttpApiEndpoint.post("signOut", "/signout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(Forbidden)
+      .annotateContext(endpointDocs(
+        "Sign out",
+        "Deletes the session of the `__Host-session` cookie server-side and clears the cookie. Answers **204**, " +
+          "also without a session. A cross-site request (`Sec-Fetch-Site: cross-site`, or an `Origin` that is " +
+          "neither `PUBLIC_URL`'s nor the `Host` it was sent to) is **403** `Forbidden`."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .addSuccess(Me)
+      .middleware(Authentication)
+      .annotateContext(endpointDocs(
+        "Who am I",
+        "Answers `{ user, authenticatedBy }`: `authenticatedBy` is `session` or `apiKey`; `user` is the signed-in " +
+          "administrator, or the creator of the API key (null for keys made with the CLI). Needs an API key or a " +
+          "session, else 401."
+      ))
+  )
   .prefix("/api/v1/auth")
+  .annotateContext(groupDocs(
+    "Sessions of administrators, for the dashboard.",
+    "Every `/api/v1/admin/*` endpoint, and `GET /api/v1/auth/me`, needs an API key (`Authorization: Bearer " +
+      "svc_…`) or the `__Host-session` cookie; without valid credentials it answers **401** `Unauthorized`. A " +
+      "request that sends an `Authorization` header is judged by it alone. A cookie-authenticated request that " +
+      "changes state from another site is refused with **403** `Forbidden`; bearer requests are not affected.",
+    "A session ends after `SESSION_IDLE_TIMEOUT` (default 12 hours) without use or `SESSION_MAX_AGE` (default " +
+      "7 days) after sign-in; only the SHA-256 of its 256-bit token is stored."
+  ))
 {}

@@ -1,17 +1,37 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+
 import { Component, ComponentId, CreateComponent, SetComponentStatus, UpdateComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const ComponentPath = Schema.Struct({ id: ComponentId })
 
+const statusEvent = "A status that actually changes writes `component.status_changed` (`data: { id, name, " +
+  "previousStatus, status }`) to the outbox in the same transaction. A status set by hand is the operator's: " +
+  "monitors leave it alone until it is `operational` again."
+
 export class ComponentsApi extends HttpApiGroup.make("components")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Component.json)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(Component.json))
+      .annotateContext(endpointDocs(
+        "List components",
+        "Every component, public and private, ordered by `displayOrder`, then name."
+      ))
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateComponent)
       .addSuccess(Component.json, { status: 201 })
+      .annotateContext(endpointDocs(
+        "Create a component",
+        "Only `name` is required (1–200 characters after trimming). Defaults: `description` `\"\"` (at most " +
+          "2000 characters), `status` `operational`, `isPublic` true, and `displayOrder` one more than the " +
+          "largest existing, so a new component goes last (at most 2147483647, where it ties). Answers **201** " +
+          "with the component."
+      ))
   )
   .add(
     HttpApiEndpoint.put("update", "/:id")
@@ -19,12 +39,23 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       .setPayload(UpdateComponent)
       .addSuccess(Component.json)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Update a component",
+        "A partial update: only the fields sent change, with the same rules as on creation; `{}` changes " +
+          "nothing. An unknown id is 404.",
+        statusEvent
+      ))
   )
   .add(
     HttpApiEndpoint.del("remove", "/:id")
       .setPath(ComponentPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Delete a component",
+        "Answers **204**, then 404 for the same id. The component's monitors are deleted with it, and the " +
+          "incidents and maintenance windows that named it no longer do."
+      ))
   )
   .add(
     HttpApiEndpoint.patch("setStatus", "/:id/status")
@@ -32,7 +63,18 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       .setPayload(SetComponentStatus)
       .addSuccess(Component.json)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Set a component's status",
+        "Sets `status` (`operational`, `degraded`, `partial_outage`, `major_outage` or `maintenance`) and " +
+          "answers the component. An unknown id is 404.",
+        statusEvent
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/components")
+  .annotateContext(groupDocs(
+    "The components whose status the page shows (admin; an API key or a session is required, else 401).",
+    "Private components (`isPublic: false`) are managed here but never appear on the public side. Every " +
+      "write answers once the public snapshot of its instance includes it."
+  ))
 {}

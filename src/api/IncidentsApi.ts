@@ -1,20 +1,55 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
+import {
+  AddIncidentUpdate,
+  CreateIncident,
+  Incident,
+  IncidentId,
+  ResolveIncident,
+  UpdateIncident
+} from "../domain/Incident.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
-import { AddIncidentUpdate, CreateIncident, Incident, IncidentId, ResolveIncident, UpdateIncident } from "../domain/Incident.js"
 
 const IncidentPath = Schema.Struct({ id: IncidentId })
 
 export class IncidentsApi extends HttpApiGroup.make("incidents")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Incident.json)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(Incident.json))
+      .annotateContext(endpointDocs(
+        "List incidents",
+        "Every incident, open and resolved, public and private, newest first, each with its whole timeline."
+      ))
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateIncident)
       .addSuccess(Incident.json, { status: 201 })
       .addError(BadRequest)
+      .annotateContext(endpointDocs(
+        "Open an incident",
+        "Requires `title` (1–200 characters) and `message` (1–5000, the first timeline entry). Defaults: " +
+          "`status` `investigating` (creation accepts `investigating`, `identified`, `monitoring`), `severity` " +
+          "`minor` (`none`, `minor`, `major`, `critical`), `componentIds` none (at most 100; duplicates ignored). " +
+          "An unknown component id is **400** `BadRequest` with an issue at `[\"componentIds\", index]`.",
+        "Answers **201** with the incident and writes `incident.created` to the outbox (`data`: the incident " +
+          "without its timeline)."
+      ))
   )
-  .add(HttpApiEndpoint.get("get", "/:id").setPath(IncidentPath).addSuccess(Incident.json).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("get", "/:id")
+      .setPath(IncidentPath)
+      .addSuccess(Incident.json)
+      .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Read an incident",
+        "The incident with `componentIds`, `message` (the latest entry), `updates` (the timeline, oldest " +
+          "first) and `resolvedAt`. An unknown id is 404."
+      ))
+  )
   .add(
     HttpApiEndpoint.put("update", "/:id")
       .setPath(IncidentPath)
@@ -23,6 +58,14 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       .addError(NotFound)
       .addError(Conflict)
       .addError(BadRequest)
+      .annotateContext(endpointDocs(
+        "Correct an incident",
+        "A partial update of `title`, `status` (one of the three open ones), `severity` and `componentIds` " +
+          "(an unknown component id is 400). The timeline only grows through updates (`POST …/updates`). `{}` " +
+          "changes nothing and emits nothing; any other change writes `incident.updated` to the outbox.",
+        "A resolved incident is final: a body naming a `status` is **409** `Conflict`, but its title, severity " +
+          "and components can still be corrected."
+      ))
   )
   .add(
     HttpApiEndpoint.post("addUpdate", "/:id/updates")
@@ -31,6 +74,13 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       .addSuccess(Incident.json, { status: 201 })
       .addError(NotFound)
       .addError(Conflict)
+      .annotateContext(endpointDocs(
+        "Post a timeline update",
+        "Adds `{ status, message }` (message 1–5000 characters) to the timeline, sets the incident's status, " +
+          "and answers **201** with the incident. Status `resolved` resolves it (sets `resolvedAt`, writes " +
+          "`incident.resolved`); any other status writes `incident.updated`.",
+        "A resolved incident takes no more updates: **409** `Conflict`. An unknown id is 404."
+      ))
   )
   .add(
     // The body is optional: an empty body reaches the schema as null.
@@ -40,7 +90,21 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       .addSuccess(Incident.json)
       .addError(NotFound)
       .addError(Conflict)
+      .annotateContext(endpointDocs(
+        "Resolve an incident",
+        "Takes an optional body `{ \"message\"?: string }` (default \"This incident has been resolved.\"), adds " +
+          "it to the timeline with status `resolved`, sets `resolvedAt`, and writes `incident.resolved` to the " +
+          "outbox. Resolving an incident that is already resolved is **409** `Conflict`; an unknown id is 404."
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/incidents")
+  .annotateContext(groupDocs(
+    "Incidents and their timelines (admin; an API key or a session is required, else 401).",
+    "An incident is public when it names at least one public component, or none. Every change writes its " +
+      "event (`incident.created`, `incident.updated`, `incident.resolved`, with `data` = the incident without " +
+      "its timeline) to the outbox in the change's own transaction; the dispatcher delivers it to webhooks and, " +
+      "for public incidents, mails verified subscribers. Every write answers once its instance's public " +
+      "snapshot includes it."
+  ))
 {}

@@ -1,20 +1,47 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
-import { Authentication } from "./Security.js"
 import { CreateMaintenance, Maintenance, MaintenanceId, UpdateMaintenance } from "../domain/Maintenance.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
+import { Authentication } from "./Security.js"
 
 const MaintenancePath = Schema.Struct({ id: MaintenanceId })
 
 export class MaintenanceApi extends HttpApiGroup.make("maintenance")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Maintenance.json)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(Maintenance.json))
+      .annotateContext(endpointDocs(
+        "List maintenance windows",
+        "Every window, whatever its status (cancelled ones stay listed for operators), latest " +
+          "`scheduledStart` first."
+      ))
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateMaintenance)
       .addSuccess(Maintenance.json, { status: 201 })
       .addError(BadRequest)
+      .annotateContext(endpointDocs(
+        "Schedule a maintenance window",
+        "Requires `title` (1–200 characters), `scheduledStart` and `scheduledEnd`: ISO 8601 UTC ending in `Z`, " +
+          "such as `2030-01-31T09:00:00Z` (offsets, dates without a time and impossible dates are 400). " +
+          "`scheduledEnd` must be after `scheduledStart`, else 400 `BadRequest` with an issue at " +
+          "`[\"scheduledEnd\"]`. `description` defaults to `\"\"` (at most 5000 characters); `componentIds` to " +
+          "none (at most 100, duplicates ignored; an unknown id is 400 at `[\"componentIds\", index]`).",
+        "Answers **201** with the window, status `scheduled`, and writes `maintenance.scheduled` to the outbox."
+      ))
   )
-  .add(HttpApiEndpoint.get("get", "/:id").setPath(MaintenancePath).addSuccess(Maintenance.json).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("get", "/:id")
+      .setPath(MaintenancePath)
+      .addSuccess(Maintenance.json)
+      .addError(NotFound)
+      .annotateContext(
+        endpointDocs("Read a maintenance window", "The window with its `componentIds`. An unknown id is 404.")
+      )
+  )
   .add(
     HttpApiEndpoint.put("update", "/:id")
       .setPath(MaintenancePath)
@@ -23,6 +50,14 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       .addError(NotFound)
       .addError(Conflict)
       .addError(BadRequest)
+      .annotateContext(endpointDocs(
+        "Change a maintenance window",
+        "A partial update with the rules of creation; `scheduledEnd` must still be after `scheduledStart` " +
+          "once the change is applied (else 400).",
+        "A running (`in_progress`) window can change its end, title and description, not its start or its " +
+          "components (**409** `Conflict`). A completed or cancelled window cannot change (**409**). Updates emit " +
+          "no event. An unknown id is 404."
+      ))
   )
   .add(
     HttpApiEndpoint.del("cancel", "/:id")
@@ -30,7 +65,26 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
       .addError(Conflict)
+      .annotateContext(endpointDocs(
+        "Cancel a maintenance window",
+        "Sets the window's status to `cancelled` and answers **204**; the window stays listed for operators. " +
+          "Cancelling a window that has not started emits no event. Cancelling a running window ends it at once: " +
+          "its components get back the status they had (unless an operator changed it meanwhile or another " +
+          "running window still covers them) and `maintenance.completed` is written with `status: " +
+          "\"cancelled\"`.",
+        "A completed or already cancelled window is **409** `Conflict`; an unknown id is 404."
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/maintenance")
+  .annotateContext(groupDocs(
+    "Scheduled maintenance windows (admin; an API key or a session is required, else 401).",
+    "Statuses: `scheduled`, `in_progress`, `completed`, `cancelled`. The maintenance clock (the `scheduler` " +
+      "role) checks every second: past `scheduledStart` a window is `in_progress` and its components show " +
+      "`maintenance` (`maintenance.started`); past `scheduledEnd` it is `completed` and each component gets back " +
+      "the status it had, unless an operator changed it during the window or another running window still " +
+      "covers it (`maintenance.completed`). Status changes of components write `component.status_changed`.",
+    "Maintenance events carry `data: { id, title, status, scheduledStart, scheduledEnd, componentIds }`. A " +
+      "window is public when it names at least one public component, or none."
+  ))
 {}

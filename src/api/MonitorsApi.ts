@@ -1,19 +1,43 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+
 import { BadRequest, NotFound } from "../domain/Errors.js"
 import { CreateMonitor, Monitor, MonitorId, MonitorResultsQuery, MonitorRun, UpdateMonitor } from "../domain/Monitor.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const MonitorPath = Schema.Struct({ id: MonitorId })
 
 export class MonitorsApi extends HttpApiGroup.make("monitors")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Monitor.json)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(Monitor.json))
+      .annotateContext(endpointDocs(
+        "List monitors",
+        "Every monitor, oldest first, with `state` (`unknown` until checked, `up`, `down`) and `regionStates` " +
+          "(per region: `ok`, `consecutiveFailures`, `lastCheckedAt`, `lastDurationMs`, `lastStatusCode`, " +
+          "`lastError`)."
+      ))
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateMonitor)
       .addSuccess(Monitor.json, { status: 201 })
       .addError(BadRequest)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Create a monitor",
+        "Requires `componentId` (an existing component, else **404**), `type` and `url`, the target: `http` an " +
+          "`http://` or `https://` URL; `tcp` `tcp://host:port` or `host:port` (stored as `tcp://host:port`); " +
+          "`ssl_expiry` `https://host` or `https://host:port` (no path).",
+        "Bounds and defaults: `intervalSeconds` 10–86400 (60); `timeoutMs` 100–60000 and shorter than the " +
+          "interval (10000, or half the interval when that is shorter); `expectedStatusCode` 100–599 (200), for " +
+          "`http` only; `failureThreshold` 1–10 (3); `regions` a non-empty list of at most 20 distinct region " +
+          "names such as `eu-west` (`a-z0-9_-`, at most 63 characters), or null (the default) for every region " +
+          "with a live probe. Rules across fields (target and type, time-out within the interval, status code " +
+          "for `http` only, repeated regions) answer 400 `BadRequest` with `issues` naming the field.",
+        "Answers **201**. The scheduler picks a new monitor up within about 5 s and checks it at once."
+      ))
   )
   .add(
     HttpApiEndpoint.put("update", "/:id")
@@ -22,6 +46,15 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       .addSuccess(Monitor.json)
       .addError(BadRequest)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Change a monitor",
+        "A partial update with the rules of creation, checked on the result. Changing `type` resets " +
+          "`expectedStatusCode` to the new type's default (200 for `http`, null for the others). An unknown " +
+          "monitor or `componentId` is 404.",
+        "Moving a monitor to another component ends its open down interval on the old one (its earlier downtime " +
+          "stays in the uptime history), opens one on the new one while it is still down, and decides both " +
+          "components' status again from their monitors (`component.status_changed` when one changes)."
+      ))
   )
   .add(
     HttpApiEndpoint.get("results", "/:id/results")
@@ -29,13 +62,38 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       .setUrlParams(MonitorResultsQuery)
       .addSuccess(Schema.Array(MonitorRun))
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Recent runs of a monitor",
+        "The newest `limit` runs (1–500, default 100) of every region together, newest first: stored checks " +
+          "(`outcome: \"checked\"`, with `ok`, `statusCode`, `error` and the timing phases) and misses " +
+          "(`outcome: \"missed\"`: a run its region's probe took more than one interval late and did not run, with `region`, " +
+          "`probe`, `scheduledAt`, `recordedAt` and `reason`). A miss is no data: it changes neither state nor " +
+          "uptime. Raw runs are kept `RESULTS_RETENTION_DAYS` (7 by default). An unknown id is 404."
+      ))
   )
   .add(
     HttpApiEndpoint.del("remove", "/:id")
       .setPath(MonitorPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Delete a monitor",
+        "Answers **204**. The monitor's open down interval ends now (its earlier downtime stays in the uptime " +
+          "history) and its component's status is decided again from the remaining monitors: a component left " +
+          "without monitors goes back to `operational` if monitors had set its status. An unknown id is 404."
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/monitors")
+  .annotateContext(groupDocs(
+    "Checks of a component's target run by the probe fleet (admin; an API key or a session is required, else " +
+      "401).",
+    "Every region checks every monitor (or only the regions in its `regions`). A monitor goes **down** when at " +
+      "least `failureThreshold` consecutive failures happened in a majority of the regions that reported within " +
+      "the last two intervals, and is **up** again when a majority of them last succeeded.",
+    "A component whose monitors are all down shows `major_outage`, some `partial_outage`, none `operational`. " +
+      "Monitors only move a status they set themselves or an `operational` one: a status an operator set by " +
+      "hand, and `maintenance`, are left alone. Each change writes `component.status_changed` to the outbox. " +
+      "Deleting a component deletes its monitors."
+  ))
 {}

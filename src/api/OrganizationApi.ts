@@ -1,18 +1,40 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+
 import { NotFound } from "../domain/Errors.js"
 import { Organization, OrganizationId, UpdateOrganization } from "../domain/Organization.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 export class OrganizationApi extends HttpApiGroup.make("organization")
-  .add(HttpApiEndpoint.get("get", "/").addSuccess(Organization.json))
+  .add(
+    HttpApiEndpoint.get("get", "/")
+      .addSuccess(Organization.json)
+      .annotateContext(endpointDocs(
+        "Read the organization",
+        "The deployment's one organization: `name`, `logoUrl`, `brandColor` and `timezone`. Its `id` is the " +
+          "one to use with `PUT /api/v1/admin/org/{id}`."
+      ))
+  )
   .add(
     HttpApiEndpoint.put("update", "/:id")
       .setPath(Schema.Struct({ id: OrganizationId }))
       .setPayload(UpdateOrganization)
       .addSuccess(Organization.json)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Update the organization",
+        "A partial update. `name` 1–200 characters; `brandColor` `#rrggbb`; `timezone` an IANA name as IANA " +
+          "writes it (`Europe/Paris`, `UTC`; not `europe/paris` or an offset); `logoUrl` an absolute http(s) " +
+          "URL, or `null` to remove the logo. Another id than the organization's is 404.",
+        "The name titles the public feeds and the status page; the page shows times in `timezone`."
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/org")
+  .annotateContext(groupDocs(
+    "The organization behind the status page, one per deployment (admin; an API key or a session is " +
+      "required, else 401). It is created on first start with the name `Status`, brand colour `#2563eb` and " +
+      "time zone `UTC`."
+  ))
 {}

@@ -1,9 +1,24 @@
-import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+
 import { CurrentPrincipal } from "../domain/Auth.js"
 import { Forbidden, ServiceUnavailable, Unauthorized } from "../domain/Errors.js"
 
-export const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: "__Host-session" })
+export const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: "__Host-session" }).pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "The session cookie set by `POST /api/v1/auth/signin`. A cookie-authenticated request that changes state " +
+      "from another site (`Sec-Fetch-Site: cross-site`, or a foreign `Origin`) is refused with 403."
+  )
+)
+
+const bearerKey = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "An API key, `Authorization: Bearer svc_…` (see `POST /api/v1/admin/api-keys`). A request with an " +
+      "`Authorization` header is judged by it alone."
+  )
+)
 
 /**
  * Every admin endpoint needs an API key (`Authorization: Bearer svc_…`) or the session
@@ -13,7 +28,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
   failure: Schema.Union(Unauthorized, Forbidden, ServiceUnavailable),
   provides: CurrentPrincipal,
   security: {
-    apiKey: HttpApiSecurity.bearer,
+    apiKey: bearerKey,
     session: sessionCookie
   }
 }) {}

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+
 import { NotFound, TooManyRequests } from "../domain/Errors.js"
-import { Authentication } from "./Security.js"
 import {
   OneClickParams,
   Subscribe,
@@ -13,6 +13,8 @@ import {
   Verified,
   VerifyPath
 } from "../domain/Subscriber.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
+import { Authentication } from "./Security.js"
 
 /** The public side of e-mail subscriptions: no authentication. */
 export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
@@ -21,18 +23,39 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .setPayload(Subscribe)
       .addSuccess(SubscribeAccepted, { status: 202 })
       .addError(TooManyRequests)
+      .annotateContext(endpointDocs(
+        "Subscribe an e-mail address",
+        "Takes `{ email }` (trimmed and lower-cased; at most 254 characters, no whitespace or control " +
+          "characters) and answers **202** with the same `{ message }` whether the address is new, pending or " +
+          "verified; the confirmation mail is sent in the background, so the response time does not tell either. " +
+          "A new or pending address gets a fresh link `{PUBLIC_URL}/subscribe/verify/{token}`, valid 48 hours " +
+          "(a newer request replaces the older link); a verified address gets no mail. The confirmation mail is " +
+          "sent once, not retried.",
+        "Limits: 3 requests per address and 20 per client address per hour, shared by all instances; past them " +
+          "**429** `TooManyRequests` with `Retry-After` (seconds) and `retryAfterSeconds`."
+      ))
   )
   .add(
     HttpApiEndpoint.get("verify", "/subscribe/verify/:token")
       .setPath(VerifyPath)
       .addSuccess(Verified)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Confirm a subscription",
+        "The token of the confirmation link. Answers `{ verified: true, email }` once; then, as for an unknown " +
+          "or expired token, **404**."
+      ))
   )
   .add(
     HttpApiEndpoint.post("unsubscribe", "/unsubscribe")
       .setPayload(Unsubscribe)
       .addSuccess(Unsubscribed)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Unsubscribe",
+        "Takes `{ email, token }`, the unsubscribe token every notification mail carries in its link, removes " +
+          "the subscriber and answers `{ unsubscribed: true }`. A pair that matches no subscription is **404**."
+      ))
   )
   .add(
     // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` (form-encoded) to the URL of the
@@ -41,18 +64,47 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       .setUrlParams(OneClickParams)
       .addSuccess(Unsubscribed)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "One-click unsubscribe (RFC 8058)",
+        "The address of every notification mail's `List-Unsubscribe` header (with `List-Unsubscribe-Post: " +
+          "List-Unsubscribe=One-Click`). `email` and `token` travel in the query and the body " +
+          "(`List-Unsubscribe=One-Click`, form-encoded) is ignored. Same outcome as `POST /api/v1/unsubscribe`: " +
+          "`{ unsubscribed: true }`, or **404** for a pair that matches no subscription."
+      ))
   )
   .prefix("/api/v1")
+  .annotateContext(groupDocs(
+    "E-mail subscriptions with double opt-in, for the public: no authentication.",
+    "Verified subscribers are mailed the incident and maintenance events the public may see (those naming a " +
+      "public component, or none); component status changes are not mailed. Every mail carries an unsubscribe " +
+      "link and a one-click `List-Unsubscribe` header."
+  ))
 {}
 
 export class SubscribersApi extends HttpApiGroup.make("subscribers")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Subscriber.json)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(Subscriber.json))
+      .annotateContext(endpointDocs(
+        "List subscribers",
+        "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt }`; tokens are never " +
+          "listed. Unverified (pending) addresses are listed too."
+      ))
+  )
   .add(
     HttpApiEndpoint.del("remove", "/:id")
       .setPath(Schema.Struct({ id: SubscriberId }))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Remove a subscriber",
+        "Deletes the subscriber and answers **204**; an unknown id is 404."
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/subscribers")
+  .annotateContext(groupDocs(
+    "The e-mail subscribers, for operators (admin; an API key or a session is required, else 401). " +
+      "Visitors subscribe and unsubscribe through the public `subscriptions` endpoints."
+  ))
 {}

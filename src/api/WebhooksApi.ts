@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+
 import { Conflict, NotFound } from "../domain/Errors.js"
-import { Authentication } from "./Security.js"
 import {
   CreatedWebhook,
   CreateWebhook,
@@ -11,15 +11,34 @@ import {
   Webhook,
   WebhookId
 } from "../domain/Webhook.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
+import { Authentication } from "./Security.js"
 
 const WebhookPath = Schema.Struct({ id: WebhookId })
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(Webhook.json)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(Webhook.json))
+      .annotateContext(endpointDocs(
+        "List webhooks",
+        "Every webhook, oldest first, with its toggles, `consecutiveFailures` and `lastError`. The secret is " +
+          "never listed."
+      ))
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateWebhook)
       .addSuccess(CreatedWebhook, { status: 201 })
+      .annotateContext(endpointDocs(
+        "Create a webhook",
+        "Requires `name` (1–200 characters), `url` (an absolute http(s) URL) and `type`: `chat_a` (Slack), " +
+          "`chat_b` (Discord), `chat_c` (Microsoft Teams Workflows) or `generic`. Defaults: `isActive` true, " +
+          "`notifyOnIncident`, `notifyOnMaintenance` and `notifyOnComponentChange` true, `componentIds` null " +
+          "(every component; with a list, only events naming at least one of those components are delivered).",
+        "Answers **201**. A `generic` webhook gets a `secret` (64 lowercase hex characters) that signs its " +
+          "deliveries; this response is the only one that shows it. Chat types get `secret: null`."
+      ))
   )
   .add(
     HttpApiEndpoint.put("update", "/:id")
@@ -28,31 +47,71 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addSuccess(Webhook.json)
       .addError(NotFound)
       .addError(Conflict)
+      .annotateContext(endpointDocs(
+        "Update a webhook",
+        "A partial update with the rules of creation. The type cannot change: a body naming another `type` is " +
+          "**409** `Conflict` and changes nothing (its own type is accepted). The secret stays as it is and is " +
+          "not shown. An unknown id is 404."
+      ))
   )
   .add(
     HttpApiEndpoint.del("remove", "/:id")
       .setPath(WebhookPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Delete a webhook",
+        "Answers **204**, with its deliveries and their log; an unknown id is 404."
+      ))
   )
   .add(
     HttpApiEndpoint.patch("toggle", "/:id/toggle")
       .setPath(WebhookPath)
       .addSuccess(Webhook.json)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Pause or resume a webhook",
+        "Flips `isActive` and answers the webhook. An inactive webhook receives no events, including those " +
+          "waiting for delivery when it was paused. An unknown id is 404."
+      ))
   )
   .add(
     HttpApiEndpoint.post("test", "/:id/test")
       .setPath(WebhookPath)
       .addSuccess(DeliveryResult)
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Send a test delivery",
+        "Sends an `incident.created` sample with `data.test: true` once, without retries, also to an inactive " +
+          "webhook, signed and formatted like a real delivery. Answers `{ success, statusCode, durationMs, " +
+          "error }` (a non-2xx answer, a redirect, a connection error or no answer within 10 s is a failure; the " +
+          "answer is still 200). The attempt appears in the delivery log and leaves `consecutiveFailures` and " +
+          "`lastError` alone. An unknown id is 404."
+      ))
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/:id/deliveries")
       .setPath(WebhookPath)
       .addSuccess(Schema.Array(DeliveryAttempt.json))
       .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Recent delivery attempts",
+        "The 50 latest attempts, newest first: `event`, `test`, `attempt`, `success`, `statusCode`, `error`, " +
+          "`durationMs`, `deliveryId` (the same on every retry, null for a test send) and `attemptedAt`. An " +
+          "unknown id is 404."
+      ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/webhooks")
+  .annotateContext(groupDocs(
+    "Webhooks to chat tools and generic endpoints (admin; an API key or a session is required, else 401).",
+    "The dispatcher delivers every outbox event to each matching active webhook at least once: a `POST` with " +
+      "`X-Service-Event` and `X-Service-Delivery` (the delivery id, the same on every retry). `generic` " +
+      "deliveries are `{ event, timestamp, organization: { name, url }, data }`, signed with `X-Service-Signature: " +
+      "sha256=…` (HMAC-SHA256 of the body keyed with the secret string) and the Standard Webhooks headers " +
+      "`webhook-id`, `webhook-timestamp` and `webhook-signature`.",
+    "A delivery fails on a non-2xx answer, a redirect (never followed), a connection error or no answer within " +
+      "10 s, and is retried after 5 s, 10 s and 20 s. After the fourth failed attempt `consecutiveFailures` " +
+      "grows by one and `lastError` is set; a success resets `consecutiveFailures` to 0."
+  ))
 {}

@@ -11,7 +11,7 @@ export const ComponentStatus = Schema.Literal(
 )
 export type ComponentStatus = typeof ComponentStatus.Type
 
-/** Severity order of component statuses, worst first (CONTRACT.md, "Overall status"). */
+/** Severity order of component statuses, worst first: the overall status is the worst one (docs/api.md). */
 const severity: Record<ComponentStatus, number> = {
   major_outage: 4,
   partial_outage: 3,

@@ -1,6 +1,6 @@
 /**
  * Errors a caller can see. Each carries its HTTP status, and every one encodes as
- * `{ _tag, message }`, the error shape of CONTRACT.md.
+ * `{ _tag, message }`, the error body of every API answer (docs/api.md, "Errors").
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"

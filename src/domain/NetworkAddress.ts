@@ -1,9 +1,9 @@
 /**
- * Network addresses as the per-client limits see them: normalized as proxies and sockets write
- * them, and grouped into the budget a client gets.
+ * Network addresses as the service reads them: normalized as proxies and sockets write them,
+ * grouped into the budget a client gets, and lists of addresses and CIDR ranges from configuration.
  */
-import { Option } from "effect"
-import { isIP } from "node:net"
+import { Either, Option } from "effect"
+import { BlockList, isIP } from "node:net"
 
 /**
  * An address as written by a proxy or the socket, normalized: brackets and ports removed,
@@ -33,4 +33,39 @@ export const clientBudget = (client: string): string => {
   const tailGroups = tail === undefined || tail === "" ? [] : tail.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]))
   const all = tail === undefined ? groups : [...groups, ...Array(8 - groups.length - tailGroups.length).fill("0"), ...tailGroups]
   return `${all.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`
+}
+
+/** A set of addresses and CIDR ranges, such as the reverse proxies of `TRUST_PROXY`. */
+export interface AddressList {
+  readonly isEmpty: boolean
+  readonly includes: (address: string) => boolean
+}
+
+const familyOf = (address: string) => (isIP(address) === 4 ? "ipv4" as const : "ipv6" as const)
+
+/**
+ * Reads a comma list of addresses and CIDR ranges (`10.0.0.0/8`, `::1`, `fd00::/8`), as
+ * `TRUST_PROXY` holds. Fails with a message naming the first entry that is neither.
+ */
+export const parseAddressList = (text: string): Either.Either<AddressList, string> => {
+  const list = new BlockList()
+  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0)
+  for (const entry of entries) {
+    const [network = "", prefix, ...rest] = entry.split("/")
+    const address = normalizeAddress(network)
+    const invalid = Either.left(`"${entry}" is not an IP address or CIDR range`)
+    if (Option.isNone(address) || rest.length > 0) return invalid
+    const family = familyOf(address.value)
+    if (prefix === undefined) {
+      list.addAddress(address.value, family)
+      continue
+    }
+    const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN
+    if (!(bits <= (family === "ipv4" ? 32 : 128))) return invalid
+    list.addSubnet(address.value, bits, family)
+  }
+  return Either.right({
+    isEmpty: entries.length === 0,
+    includes: (address) => list.check(address, familyOf(address))
+  })
 }

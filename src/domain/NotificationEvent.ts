@@ -1,5 +1,5 @@
 /**
- * The events that notifications are made of (spec "Events", CONTRACT.md "Events and webhooks").
+ * The events that notifications are made of (docs/notifications.md, "Events").
  * The outbox stores them; the webhook formats and the notification mail render them. Pure data.
  */
 import { Schema } from "effect"
@@ -74,7 +74,7 @@ export type IncidentEvent = typeof IncidentEvent.Type
 export type MaintenanceEvent = typeof MaintenanceEvent.Type
 export type ComponentEvent = typeof ComponentEvent.Type
 
-/** The toggle of a webhook that enables an event (spec "Events"). */
+/** The toggle of a webhook that enables an event (docs/notifications.md, "Events"). */
 export type NotifyToggle = "notifyOnIncident" | "notifyOnMaintenance" | "notifyOnComponentChange"
 
 export const toggleOf = (event: EventName): NotifyToggle =>

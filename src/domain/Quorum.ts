@@ -1,5 +1,5 @@
 /**
- * How check results become a monitor's state (DESIGN.md): per region, a streak of consecutive
+ * How check results become a monitor's state (docs/monitor-fleet.md): per region, a streak of consecutive
  * failures; across regions, a quorum. A monitor is down when `failureThreshold` consecutive
  * failures happened in a majority of the regions that reported within the last two intervals,
  * and up again when a majority of them last succeeded. Pure, so the rules are tested alone.

@@ -26,7 +26,7 @@ export class UptimeRecord extends Schema.Class<UptimeRecord>("UptimeRecord")({
 }) {}
 
 /**
- * How much of a moment counts as downtime (DESIGN.md): a major outage fully, a partial one at
+ * How much of a moment counts as downtime (docs/monitor-fleet.md, "Uptime"): a major outage fully, a partial one at
  * 30 %, degraded service and maintenance not at all.
  */
 export const downtimeWeight = (status: ComponentStatus): number =>

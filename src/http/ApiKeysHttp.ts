@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
 import { CurrentPrincipal } from "../domain/Auth.js"
-import { ApiKeys } from "../services/ApiKeys.js"
+import { ApiKeys } from "../services/auth/ApiKeys.js"
 
 export const ApiKeysHttp = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
   Effect.gen(function*() {

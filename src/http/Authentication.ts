@@ -4,8 +4,8 @@ import { Authentication, sessionCookie } from "../api/Security.js"
 import { AppConfig } from "../Config.js"
 import type { Principal } from "../domain/Auth.js"
 import { Forbidden, Unauthorized } from "../domain/Errors.js"
-import { ApiKeys } from "../services/ApiKeys.js"
-import { Sessions } from "../services/Sessions.js"
+import { ApiKeys } from "../services/auth/ApiKeys.js"
+import { Sessions } from "../services/auth/Sessions.js"
 import { isCrossSiteChange } from "./SameOrigin.js"
 
 const noCredentials = new Unauthorized({ message: "Missing or invalid credentials" })

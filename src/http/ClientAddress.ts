@@ -7,44 +7,12 @@
  * (and with no proxy trusted the header is ignored altogether).
  */
 import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Option } from "effect"
-import { BlockList, isIP } from "node:net"
+import { Effect, Option } from "effect"
+import type { AddressList } from "../domain/NetworkAddress.js"
 import { normalizeAddress } from "../domain/NetworkAddress.js"
 
-/** The reverse proxies whose `X-Forwarded-For` is believed. */
-export interface TrustedProxies {
-  readonly isEmpty: boolean
-  readonly includes: (address: string) => boolean
-}
-
-const familyOf = (address: string) => (isIP(address) === 4 ? "ipv4" as const : "ipv6" as const)
-
-/**
- * Reads `TRUST_PROXY`: a comma list of addresses and CIDR ranges (`10.0.0.0/8`, `::1`,
- * `fd00::/8`). Fails with a message naming the first entry that is neither.
- */
-export const parseTrustedProxies = (text: string): Either.Either<TrustedProxies, string> => {
-  const list = new BlockList()
-  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0)
-  for (const entry of entries) {
-    const [network = "", prefix, ...rest] = entry.split("/")
-    const address = normalizeAddress(network)
-    const invalid = Either.left(`"${entry}" is not an IP address or CIDR range`)
-    if (Option.isNone(address) || rest.length > 0) return invalid
-    const family = familyOf(address.value)
-    if (prefix === undefined) {
-      list.addAddress(address.value, family)
-      continue
-    }
-    const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN
-    if (!(bits <= (family === "ipv4" ? 32 : 128))) return invalid
-    list.addSubnet(address.value, bits, family)
-  }
-  return Either.right({
-    isEmpty: entries.length === 0,
-    includes: (address) => list.check(address, familyOf(address))
-  })
-}
+/** The reverse proxies whose `X-Forwarded-For` is believed (`TRUST_PROXY`). */
+export type TrustedProxies = AddressList
 
 /**
  * The client behind `peer`: walks `X-Forwarded-For` from the right while the address reached is

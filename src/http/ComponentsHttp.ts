@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { Components } from "../services/Components.js"
+import { Components } from "../services/catalog/Components.js"
 
 export const ComponentsHttp = HttpApiBuilder.group(Api, "components", (handlers) =>
   Effect.gen(function*() {

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { Incidents } from "../services/Incidents.js"
+import { Incidents } from "../services/catalog/Incidents.js"
 
 export const IncidentsHttp = HttpApiBuilder.group(Api, "incidents", (handlers) =>
   Effect.gen(function*() {

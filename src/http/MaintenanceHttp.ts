@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { MaintenanceWindows } from "../services/Maintenance.js"
+import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
 
 export const MaintenanceHttp = HttpApiBuilder.group(Api, "maintenance", (handlers) =>
   Effect.gen(function*() {

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { Monitors } from "../services/Monitors.js"
+import { Monitors } from "../services/monitoring/Monitors.js"
 
 export const MonitorsHttp = HttpApiBuilder.group(Api, "monitors", (handlers) =>
   Effect.gen(function*() {

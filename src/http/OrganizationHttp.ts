@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { OrganizationProfile } from "../services/Organization.js"
+import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
 
 export const OrganizationHttp = HttpApiBuilder.group(Api, "organization", (handlers) =>
   Effect.gen(function*() {

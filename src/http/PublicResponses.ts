@@ -6,8 +6,8 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
-import { publicMaxAge } from "../services/PublicSnapshot.js"
-import type { EncodedResponse } from "../services/PublicSnapshot.js"
+import { publicMaxAge } from "../services/public/PublicSnapshot.js"
+import type { EncodedResponse } from "../services/public/PublicSnapshot.js"
 
 /** A cached response; a page also carries headers of its own. */
 export interface CachedResponse extends EncodedResponse {

@@ -1,5 +1,5 @@
 /**
- * Cross-site request refusal for cookie-authenticated state changes (CONTRACT.md): a request
+ * Cross-site request refusal for cookie-authenticated state changes (docs/api.md): a request
  * marked `Sec-Fetch-Site: cross-site`, or whose `Origin` is neither the public URL's origin
  * nor the host it was sent to, is refused. Reads (GET, HEAD, OPTIONS) are never refused.
  */

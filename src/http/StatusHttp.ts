@@ -1,10 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { PublicSnapshot } from "../services/PublicSnapshot.js"
-import type { EncodedResponse } from "../services/PublicSnapshot.js"
+import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
+import type { EncodedResponse } from "../services/public/PublicSnapshot.js"
 import { defaultUptimePeriod } from "../domain/Uptime.js"
-import { PublicUptime } from "../services/PublicUptime.js"
+import { PublicUptime } from "../services/public/PublicUptime.js"
 import { toHttpResponse } from "./PublicResponses.js"
 
 /** Answers from the snapshot's pre-encoded bytes, with ETag and 304 on a matching If-None-Match. */

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../api/Api.js"
-import { Subscriptions } from "../services/Subscriptions.js"
+import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { withRetryAfter } from "./RetryAfter.js"
 
 export const SubscriptionsHttp = HttpApiBuilder.group(Api, "subscriptions", (handlers) =>

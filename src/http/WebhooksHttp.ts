@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { Webhooks } from "../services/Webhooks.js"
+import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
 
 export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.gen(function*() {

@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
 import type { MonitorState, RegionStatus } from "../domain/Quorum.js"
-import type { CheckResult, MissedCheck } from "../queue/CheckJob.js"
+import type { CheckResult, MissedCheck } from "../domain/CheckJob.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Component } from "../domain/Component.js"
 import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
-import { definedFields, rowsOf } from "./Rows.js"
+import { definedFields, rowsOf, updateById } from "./Rows.js"
 
 /** Who is in charge of a component's status (`components.status_set_by`, migration 0010). */
 export type StatusSetBy = "operator" | "monitors"
@@ -37,14 +37,8 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
                   ${input.isPublic ?? true})
           returning *`),
 
-      update: (id: ComponentId, changes: UpdateComponent) => {
-        const fields = definedFields(changes)
-        return components.first(
-          Object.keys(fields).length === 0
-            ? sql`select * from components where id = ${id}`
-            : sql`update components set ${sql.update(fields)}, updated_at = now() where id = ${id} returning *`
-        )
-      },
+      update: (id: ComponentId, changes: UpdateComponent) =>
+        components.first(updateById(sql, "components", id, definedFields(changes))),
 
       /**
        * Sets a status in the name of `setBy`. The trigger of migration 0010 takes it from the

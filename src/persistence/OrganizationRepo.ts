@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Organization } from "../domain/Organization.js"
 import type { OrganizationId, UpdateOrganization } from "../domain/Organization.js"
 import { orUnavailable } from "./DatabaseErrors.js"
-import { definedFields, rowsOf } from "./Rows.js"
+import { definedFields, rowsOf, updateById } from "./Rows.js"
 
 /** The profile a new deployment starts with; the operator edits it with PUT /admin/org/:id. */
 const defaultProfile = { name: "Status", brandColor: "#2563eb", timezone: "UTC" }
@@ -23,14 +23,8 @@ export class OrganizationRepo extends Effect.Service<OrganizationRepo>()("Organi
 
       find: () => organizations.first(sql`select * from organizations limit 1`),
 
-      update: (id: OrganizationId, changes: UpdateOrganization) => {
-        const fields = definedFields(changes)
-        return organizations.first(
-          Object.keys(fields).length === 0
-            ? sql`select * from organizations where id = ${id}`
-            : sql`update organizations set ${sql.update(fields)}, updated_at = now() where id = ${id} returning *`
-        )
-      }
+      update: (id: OrganizationId, changes: UpdateOrganization) =>
+        organizations.first(updateById(sql, "organizations", id, definedFields(changes)))
     } as const
   })
 }) {}

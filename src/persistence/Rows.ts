@@ -1,4 +1,5 @@
 /** Decoding query results into domain schemas, with the database errors of DatabaseErrors.ts. */
+import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { orUnavailable } from "./DatabaseErrors.js"
 
@@ -18,3 +19,12 @@ export const rowsOf = <A, I>(schema: Schema.Schema<A, I>) => {
 /** The keys of `fields` whose value is defined: what a partial update changes. */
 export const definedFields = <T extends object>(fields: T): Partial<T> =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
+
+/**
+ * The statement of a partial update by id: sets `fields` and `updated_at` and returns the row. With
+ * nothing to set it only reads the row, so an empty update changes nothing, `updated_at` included.
+ */
+export const updateById = (sql: SqlClient.SqlClient, table: string, id: string, fields: Record<string, unknown>) =>
+  Object.keys(fields).length === 0
+    ? sql`select * from ${sql(table)} where id = ${id}`
+    : sql`update ${sql(table)} set ${sql.update(fields)}, updated_at = now() where id = ${id} returning *`

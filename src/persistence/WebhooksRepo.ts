@@ -6,7 +6,7 @@ import { toggleOf } from "../domain/NotificationEvent.js"
 import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
 import type { CreateWebhook, UpdateWebhook } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
-import { definedFields, rowsOf } from "./Rows.js"
+import { definedFields, rowsOf, updateById } from "./Rows.js"
 
 /** component_ids is jsonb: arrays go in as JSON text. */
 const componentIdsParam = (ids: ReadonlyArray<string> | null) => (ids === null ? null : JSON.stringify(ids))
@@ -19,7 +19,7 @@ const Recipient = Schema.Struct({ id: WebhookId, url: Schema.String, type: Webho
 export type Recipient = typeof Recipient.Type
 
 /**
- * Whether webhook `w` receives an event (spec "Events", rules 1-2): active, with the event's
+ * Whether webhook `w` receives an event (docs/notifications.md, "Who receives what"): active, with the event's
  * toggle on, and either no component filter or one that shares a component with the event.
  * `toggle` is the event's NotifyToggle (`toggleOf`), `componentIds` its component ids as a
  * jsonb array: parameters, or columns of a set of events.
@@ -57,11 +57,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
         const { componentIds, type: _type, ...columns } = definedFields(changes)
         const fields: Record<string, unknown> = { ...columns }
         if (componentIds !== undefined) fields.componentIds = sql`${componentIdsParam(componentIds)}::jsonb`
-        return webhooks.first(
-          Object.keys(fields).length === 0
-            ? sql`select * from webhooks where id = ${id}`
-            : sql`update webhooks set ${sql.update(fields)}, updated_at = now() where id = ${id} returning *`
-        )
+        return webhooks.first(updateById(sql, "webhooks", id, fields))
       },
 
       toggle: (id: WebhookId) =>

@@ -5,7 +5,7 @@
  * read from the Clock, so stale claims follow the TestClock in tests.
  */
 import { Clock, Effect, Layer, Option, Queue } from "effect"
-import type { CheckJob, ProbeReport } from "./CheckJob.js"
+import type { CheckJob, ProbeReport } from "../domain/CheckJob.js"
 import { type Consumer, type Delivery, ingestGroup, JobTransport } from "./JobTransport.js"
 
 interface Pending<A> {

@@ -12,7 +12,7 @@
  */
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
-import { CheckJob, ProbeReport, type ScheduledRun } from "./CheckJob.js"
+import { CheckJob, ProbeReport, type ScheduledRun } from "../domain/CheckJob.js"
 import { type Consumer, type Delivery, ingestGroup, JobTransport, QueueError } from "./JobTransport.js"
 
 export interface RedisTransportOptions {

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import { Schema } from "effect"
 import { Redis } from "ioredis"
-import { CheckJob } from "../../src/queue/CheckJob.js"
+import { CheckJob } from "../../src/domain/CheckJob.js"
 import { projectRoot } from "../support/ChildProcess.js"
 
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"

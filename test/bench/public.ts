@@ -19,11 +19,11 @@ import { execFile } from "node:child_process"
 import pg from "pg"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { PublicHttpServer } from "../../src/http/PublicFastPath.js"
+import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { CreateApiKey } from "../../src/domain/Auth.js"
 import { Database } from "../../src/persistence/Database.js"
-import { ApiKeys } from "../../src/services/ApiKeys.js"
+import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, ConfigProvider, Effect, HashMap, Layer, Logger } from "effect"
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
-import { CheckJob, isMissed } from "../../src/queue/CheckJob.js"
+import { CheckJob, isMissed } from "../../src/domain/CheckJob.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import { JobTransportLive } from "../../src/queue/JobTransportLive.js"

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, type Layer, type Scope } from "effect"
-import { CheckJob, CheckResult, JobTemplate, MissedCheck, type ScheduledRun } from "../../src/queue/CheckJob.js"
+import { CheckJob, CheckResult, JobTemplate, MissedCheck, type ScheduledRun } from "../../src/domain/CheckJob.js"
 import { type Consumer, type Delivery, JobTransport, type QueueError } from "../../src/queue/JobTransport.js"
 
 export const jobsFor = (count: number, monitor = "m") =>

@@ -101,3 +101,37 @@ export const openAdminScreen = async (browser: Browser, baseUrl: string, screen:
  */
 export const unexpectedPageErrors = (browser: Browser) =>
   browser.pageErrors.splice(0).filter((error) => !error.startsWith("Failed to load resource: the server responded with a status of 4"))
+
+export const expectAccessible = async (page: Page) => {
+  expect(await seriousAccessibilityViolations(page)).toEqual([])
+}
+
+/** Reads the dashboard's status line until it says `message`. */
+export const expectStatusMessage = (page: Page, message: string) =>
+  expect.poll(() => page.getByRole("status").first().textContent()).toBe(message)
+
+/** Fills and submits the incidents screen's "New incident" form. */
+export const openIncidentInDashboard = async (
+  page: Page,
+  incident: { readonly title: string; readonly message: string; readonly components: ReadonlyArray<string>; readonly severity?: string }
+) => {
+  const form = page.getByRole("form", { name: "New incident" })
+  await form.getByLabel("Title").fill(incident.title)
+  if (incident.severity !== undefined) await form.getByLabel("Severity").selectOption(incident.severity)
+  await form.getByLabel("Message").fill(incident.message)
+  for (const component of incident.components) await form.getByLabel(component).check()
+  await form.getByRole("button", { name: "Open incident" }).click()
+  await expectStatusMessage(page, `${incident.title} was opened.`)
+}
+
+/** Posts an update on the incident titled `title` from its row on the incidents screen; returns the row. */
+export const postIncidentUpdateInDashboard = async (page: Page, title: string, status: string, message: string) => {
+  const row = page.getByRole("row").filter({ hasText: title })
+  await row.getByRole("button", { name: "Post update" }).click()
+  const update = row.getByRole("form", { name: `Update on ${title}` })
+  await update.getByLabel("Status").selectOption(status)
+  await update.getByLabel("Message").fill(message)
+  await update.getByRole("button", { name: "Post update" }).click()
+  await expectStatusMessage(page, `The update on ${title} was posted.`)
+  return row
+}

@@ -1,4 +1,4 @@
-import { CheckResult, jobIdOf } from "../../src/queue/CheckJob.js"
+import { CheckResult, jobIdOf } from "../../src/domain/CheckJob.js"
 
 /** A probe's result for the run of `monitorId` due at `scheduledAt`: an http check that got 200, or 503. */
 export const checkResult = (monitorId: string, region: string, scheduledAt: number, ok: boolean) =>

@@ -9,7 +9,7 @@ import { createWriteStream, mkdirSync } from "node:fs"
 import * as Path from "node:path"
 import { projectRoot } from "../support/ChildProcess.js"
 
-export const logDir = Path.join(projectRoot, "test/system/logs")
+export const logDir = Path.join(projectRoot, "test/artifacts/system-logs")
 
 /** Every running child, so none outlives the suite when it is interrupted or fails. */
 const running = new Set<ChildProcess>()

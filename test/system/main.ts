@@ -1,14 +1,14 @@
 /**
- * `npm run test:system`: the whole system under fire (issue "Proof under fire"). Starts the test
- * bed, runs the scenarios, prints each figure with its verdict, writes test/system/report.json
- * and exits non-zero when any property does not hold.
+ * `npm run test:system`: the whole system under fire (docs/reliability.md). Starts the test
+ * bed, runs the scenarios, prints each figure with its verdict, writes
+ * test/artifacts/system-report.json (ignored by git) and exits non-zero when any property does not hold.
  *
  *   SYSTEM_SEED=<n>       replays the random choices of a run (kills, workload); default fixed
  *   SYSTEM_SCENARIOS=a,b  runs only these scenarios (events, checks, fuzz, dependencies, load)
  *   SYSTEM_FUZZ_REQUESTS=<n>  requests with the fixed seed (default 20,000; a tenth more with a fresh seed)
  *   SYSTEM_FUZZ_SEED=<n>  the "fresh" seed, to replay a run's second fuzz pass
  */
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import * as Path from "node:path"
 import { projectRoot } from "../support/ChildProcess.js"
 import { fuzzPassed, type FuzzReport, runFuzz } from "./fuzz/index.js"
@@ -140,8 +140,10 @@ const main = async () => {
     verdicts,
     figures
   }
-  writeFileSync(Path.join(projectRoot, "test/system/report.json"), `${JSON.stringify(report, null, 2)}\n`)
-  log(`${verdicts.filter((v) => v.holds).length}/${verdicts.length} properties hold (${verdicts.filter((v) => v.target && !v.holds).length} latency targets missed); report in test/system/report.json (${Math.round(report.durationMs / 1000)} s)`)
+  const reportPath = Path.join(projectRoot, "test/artifacts/system-report.json")
+  mkdirSync(Path.dirname(reportPath), { recursive: true })
+  writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`)
+  log(`${verdicts.filter((v) => v.holds).length}/${verdicts.length} properties hold (${verdicts.filter((v) => v.target && !v.holds).length} latency targets missed); report in ${Path.relative(projectRoot, reportPath)} (${Math.round(report.durationMs / 1000)} s)`)
   if (!report.passed) process.exitCode = 1
 }
 

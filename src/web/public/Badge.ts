@@ -4,7 +4,7 @@
  */
 import type { ComponentStatus } from "../../domain/Component.js"
 import { escapeHtml } from "./Html.js"
-import { componentStatusLabel } from "./Words.js"
+import { componentStatusLabel } from "../Labels.js"
 
 /** Badge backgrounds; white text on each has at least 4.5:1 contrast. */
 const colour: Record<ComponentStatus, string> = {

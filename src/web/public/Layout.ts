@@ -4,7 +4,7 @@
  * so a page is one request. The CSP allows that stylesheet by its hash and no script at all.
  */
 import { createHash } from "node:crypto"
-import type { PublicOrganization } from "../../services/PublicStatus.js"
+import type { PublicOrganization } from "../../services/public/PublicStatus.js"
 import { readableTextOn } from "./Contrast.js"
 import { html, Raw } from "./Html.js"
 

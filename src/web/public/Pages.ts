@@ -6,11 +6,11 @@
 import type { PublicComponent } from "../../domain/Component.js"
 import type { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import type { PublicMaintenance } from "../../domain/Maintenance.js"
-import type { PublicState } from "../../services/PublicStatus.js"
+import type { PublicState } from "../../services/public/PublicStatus.js"
 import { html, type Raw } from "./Html.js"
 import { renderPage, type RenderedPage } from "./Layout.js"
 import { timeFormatter, type TimeFormatter } from "./Times.js"
-import { componentStatusLabel, incidentStatusLabel, maintenanceStatusLabel, overallLabel, severityLabel, statusMark } from "./Words.js"
+import { componentStatusLabel, incidentStatusLabel, maintenanceStatusLabel, overallLabel, severityLabel, statusMark } from "../Labels.js"
 
 export const historyPageSize = 20
 const recentHistory = 5

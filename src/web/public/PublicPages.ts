@@ -5,9 +5,9 @@
  */
 import { Clock, Deferred, Effect, Option } from "effect"
 import { AppConfig } from "../../Config.js"
-import type { EncodedResponse, Snapshot } from "../../services/PublicSnapshot.js"
-import { encodeResponse, PublicSnapshot } from "../../services/PublicSnapshot.js"
-import { Uptime } from "../../services/Uptime.js"
+import type { EncodedResponse, Snapshot } from "../../services/public/PublicSnapshot.js"
+import { encodeResponse, PublicSnapshot } from "../../services/public/PublicSnapshot.js"
+import { Uptime } from "../../services/monitoring/Uptime.js"
 import { statusBadge } from "./Badge.js"
 import type { RenderedPage } from "./Layout.js"
 import { historyPage, historyPageSize, historyPages, incidentPage, maintenancePage, type SubscribeForm, statusPage } from "./Pages.js"

@@ -10,7 +10,7 @@ import { AppConfig } from "../../Config.js"
 import { EmailAddress } from "../../domain/Subscriber.js"
 import { isCrossSiteChange } from "../../http/SameOrigin.js"
 import { toHttpResponse } from "../../http/PublicResponses.js"
-import { Subscriptions } from "../../services/Subscriptions.js"
+import { Subscriptions } from "../../services/notifications/Subscriptions.js"
 import type { RenderedPage } from "./Layout.js"
 import { messagePage, unsubscribeForm } from "./Pages.js"
 import { commonHeaders, type EncodedPage, htmlContentType, pageHeaders, PublicPages } from "./PublicPages.js"
@@ -53,7 +53,7 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
     const answer = (options: Parameters<typeof messagePage>[1], status: number, extra: Record<string, string> = {}) =>
       Effect.map(pages.state, (state) => personalResponse(messagePage(state, options), status, extra))
 
-    /** Cross-site form posts are refused, as for the API (CONTRACT.md). */
+    /** Cross-site form posts are refused, as for the API (docs/api.md). */
     const sameSiteForm = <E, R>(handle: (form: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest

@@ -3,8 +3,8 @@ import { Schema } from "effect"
 import { ComponentStatus } from "../../domain/Component.js"
 import { IncidentStatus } from "../../domain/Incident.js"
 import { MaintenanceStatus } from "../../domain/Maintenance.js"
-import type { PublicState } from "../../services/PublicStatus.js"
-import { componentStatusLabel, overallLabel } from "./Words.js"
+import type { PublicState } from "../../services/public/PublicStatus.js"
+import { componentStatusLabel, overallLabel } from "../Labels.js"
 
 export class Widget extends Schema.Class<Widget>("Widget")({
   name: Schema.String,

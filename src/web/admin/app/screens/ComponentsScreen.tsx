@@ -2,12 +2,14 @@
 import { useState } from "preact/hooks"
 import type { Component, ComponentStatus } from "../../../../domain/Component.js"
 import { call } from "../api.js"
-import { componentStatuses, labelOf } from "../labels.js"
+import { componentStatusLabel, optionsOf } from "../../../Labels.js"
 import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
 import { useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 import type { Failure } from "../failure.js"
+
+const componentStatuses = optionsOf(componentStatusLabel)
 
 type ComponentJson = typeof Component.json.Type
 
@@ -74,7 +76,7 @@ const ComponentRow = (props: {
     const outcome = await call((api) => api.components.setStatus({ path: { id: component.id }, payload: { status } }))
     setFailure(outcome.ok ? null : outcome.failure)
     // On failure the menu shows a status the server did not take: show the stored one again.
-    if (outcome.ok) props.onChanged(`${component.name} is now ${labelOf(componentStatuses, status).toLowerCase()}.`)
+    if (outcome.ok) props.onChanged(`${component.name} is now ${componentStatusLabel[status].toLowerCase()}.`)
     else props.reload()
   }
   const remove = async () => {

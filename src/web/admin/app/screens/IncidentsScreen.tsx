@@ -7,12 +7,15 @@ import type { Component } from "../../../../domain/Component.js"
 import type { Incident, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { incidentSeverities, incidentStatuses, labelOf, openIncidentStatuses } from "../labels.js"
+import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
 import { ComponentPicker, componentNames, type ComponentId } from "../ui/ComponentPicker.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
+
+const incidentStatuses = optionsOf(incidentStatusLabel)
+const incidentSeverities = optionsOf(severityLabel)
 
 type IncidentJson = typeof Incident.json.Type
 type ComponentJson = typeof Component.json.Type
@@ -107,7 +110,7 @@ const Timeline = ({ incident }: { readonly incident: IncidentJson }) => (
   <ol class="timeline" aria-label={`Timeline of ${incident.title}`}>
     {incident.updates.map((update) => (
       <li key={update.id}>
-        <strong>{labelOf(incidentStatuses, update.status)}</strong> · <When at={update.createdAt} />
+        <strong>{incidentStatusLabel[update.status]}</strong> · <When at={update.createdAt} />
         <p class="small">{update.message}</p>
       </li>
     ))}
@@ -135,7 +138,7 @@ const IncidentRow = (props: {
     <tr>
       <th scope="row">
         {incident.title}
-        <span class="badge">{labelOf(incidentSeverities, incident.severity)}</span>
+        <span class="badge">{severityLabel[incident.severity]}</span>
         <p class="small muted">
           Affects {componentNames(props.components, incident.componentIds)} · opened <When at={incident.createdAt} />
           {incident.resolvedAt && <>{" · resolved "}<When at={incident.resolvedAt} /></>}
@@ -154,7 +157,7 @@ const IncidentRow = (props: {
           />
         )}
       </th>
-      <td><span class={open ? "badge bad" : "badge ok"}>{labelOf(incidentStatuses, incident.status)}</span></td>
+      <td><span class={open ? "badge bad" : "badge ok"}>{incidentStatusLabel[incident.status]}</span></td>
       <td class="row-actions">
         <button type="button" aria-expanded={showTimeline} onClick={() => setShowTimeline(!showTimeline)}>
           Timeline<span class="visually-hidden"> of {incident.title}</span>

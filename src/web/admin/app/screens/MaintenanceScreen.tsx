@@ -8,7 +8,7 @@ import type { Component } from "../../../../domain/Component.js"
 import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../../../domain/Maintenance.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { labelOf, maintenanceStatuses } from "../labels.js"
+import { maintenanceStatusLabel } from "../../../Labels.js"
 import { ComponentPicker, componentNames, type ComponentId } from "../ui/ComponentPicker.js"
 import { TextArea, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
@@ -167,7 +167,7 @@ const WindowRow = (props: {
           </section>
         )}
       </th>
-      <td><span class={changeable ? "badge" : "badge ok"}>{labelOf(maintenanceStatuses, window.status)}</span></td>
+      <td><span class={changeable ? "badge" : "badge ok"}>{maintenanceStatusLabel[window.status]}</span></td>
       <td class="row-actions">
         {changeable && (
           <>

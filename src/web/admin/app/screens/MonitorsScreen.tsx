@@ -7,11 +7,13 @@ import type { Component } from "../../../../domain/Component.js"
 import { type Monitor, monitorLimits, type MonitorType } from "../../../../domain/Monitor.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { labelOf, monitorTypes } from "../labels.js"
+import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
 import { SelectField, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
+
+const monitorTypes = optionsOf(monitorTypeLabel)
 
 type MonitorJson = typeof Monitor.json.Type
 type ComponentJson = typeof Component.json.Type
@@ -154,7 +156,7 @@ const MonitorRow = (props: {
       <th scope="row">
         <code>{monitor.url}</code>
         <p class="small muted">
-          {labelOf(monitorTypes, monitor.type)} for {componentName} · every {monitor.intervalSeconds} s, time-out {monitor.timeoutMs} ms
+          {monitorTypeLabel[monitor.type]} for {componentName} · every {monitor.intervalSeconds} s, time-out {monitor.timeoutMs} ms
           {monitor.expectedStatusCode !== null && `, expects ${monitor.expectedStatusCode}`} · down after {monitor.failureThreshold} failures ·{" "}
           {monitor.regions === null ? "all regions" : monitor.regions.join(", ")}
         </p>

@@ -7,11 +7,13 @@ import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { labelOf, webhookTypes } from "../labels.js"
+import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
 import { Checkbox, Fieldset, SelectField, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
 import { useComponentChoices, useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
+
+const webhookTypes = optionsOf(webhookTypeLabel)
 
 type WebhookJson = typeof Webhook.json.Type
 type ComponentJson = typeof Component.json.Type
@@ -98,7 +100,7 @@ const WebhookRow = (props: {
         {webhook.name}
         {!webhook.isActive && <span class="badge">paused</span>}
         <p class="small muted">
-          {labelOf(webhookTypes, webhook.type)} · <code>{webhook.url}</code> · {webhook.componentIds === null
+          {webhookTypeLabel[webhook.type]} · <code>{webhook.url}</code> · {webhook.componentIds === null
             ? "all components"
             : webhook.componentIds.map((id) => props.components.find((component) => component.id === id)?.name ?? id).join(", ")}
         </p>

@@ -1,0 +1,43 @@
+/**
+ * The roles a process runs (ROLES): each is a Layer over the migrated database. Several
+ * instances may run any role: the check scheduler keeps one active by an advisory lock,
+ * ingest instances share one consumer group, maintenance transitions and outbox events are
+ * claimed with SKIP LOCKED, and uptime rollups are idempotent upserts.
+ */
+import { Effect, Layer, Option } from "effect"
+import { InProcessProbeLive } from "../probes/ProbeAgent.js"
+import { AppConfig, QueueConfig } from "./Config.js"
+import { PublicHttpServer } from "./http/PublicHttpServer.js"
+import { HttpLive } from "./http/Server.js"
+import { JobTransportLive } from "./queue/JobTransportLive.js"
+import { CheckScheduler } from "./workers/CheckScheduler.js"
+import { Dispatcher } from "./workers/Dispatcher.js"
+import { IngestConsumer } from "./workers/IngestConsumer.js"
+import { MaintenanceClock } from "./workers/MaintenanceClock.js"
+import { UptimeAggregator } from "./workers/UptimeAggregator.js"
+
+const ApiRole = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => HttpLive.pipe(Layer.provide(PublicHttpServer({ port: config.port, host: config.host }))))
+)
+
+/** Everything that runs on the clock: check jobs, maintenance windows, uptime rollups. */
+const SchedulerRole = Layer.mergeAll(CheckScheduler, MaintenanceClock, UptimeAggregator)
+
+export const Roles = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const { roles } = yield* AppConfig
+    const { redisUrl } = yield* QueueConfig
+    const runs = (role: (typeof roles)[number]) => roles.includes(role)
+    // Without REDIS_URL the job queue lives in this process, so one probe of region `local` does too.
+    const localProbe = Option.isNone(redisUrl) && (runs("scheduler") || runs("ingest"))
+    return Layer.mergeAll(
+      runs("api") ? ApiRole : Layer.empty,
+      runs("dispatcher") ? Dispatcher : Layer.empty,
+      Layer.mergeAll(
+        runs("scheduler") ? SchedulerRole : Layer.empty,
+        runs("ingest") ? IngestConsumer : Layer.empty,
+        localProbe ? InProcessProbeLive : Layer.empty
+      ).pipe(Layer.provide(JobTransportLive))
+    )
+  })
+)

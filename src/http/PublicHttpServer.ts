@@ -1,0 +1,90 @@
+/**
+ * The fast path for public reads: a GET whose exact URL has a current pre-encoded response (the
+ * last built snapshot's JSON and feeds, a rendered public page, an uptime period) is answered
+ * in the Node request listener, before the Effect router, so the cost of a cached read is close
+ * to a bare node:http server's (a rebuild in progress does not hold it up). Anything else
+ * (other methods, other URLs, nothing current cached yet) goes on to the Effect app unchanged.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { ListenOptions } from "node:net"
+import type { Duplex } from "node:stream"
+import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
+import { PublicUptime } from "../services/public/PublicUptime.js"
+import { PublicPages } from "../web/public/PublicPages.js"
+import type { CachedResponse } from "./PublicResponses.js"
+import { writeNode } from "./PublicResponses.js"
+
+/**
+ * A node:http server whose "request" events reach the other listeners only when `answer`
+ * declines them. NodeHttpServer listens as soon as its layer is built but attaches the app
+ * only once the API's layers are up; requests arriving in between are held and handed over
+ * then, instead of hanging forever without a listener.
+ */
+export const serverWithFastPath = (answer: (request: IncomingMessage, response: ServerResponse) => boolean): Server => {
+  const server = createServer()
+  server.on("clientError", answerClientError)
+  const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
+  const held: Array<[IncomingMessage, ServerResponse]> = []
+  server.on("newListener", (event) => {
+    // Fired before the listener is added: hand the held requests over on the next turn.
+    if (event === "request") setImmediate(() => held.splice(0).forEach((args) => emit("request", ...args)))
+  })
+  server.emit = ((event: string, ...args: Array<unknown>) => {
+    if (event !== "request") return emit(event, ...args)
+    const [request, response] = args as [IncomingMessage, ServerResponse]
+    if (answer(request, response)) return true
+    if (server.listenerCount("request") === 0) {
+      held.push([request, response])
+      return true
+    }
+    return emit(event, ...args)
+  }) as Server["emit"]
+  return server
+}
+
+/**
+ * Requests Node refuses before any handler sees them (a request line or headers over its 16 KB
+ * limit, unparsable HTTP) get the contract's JSON error body too, instead of Node's bare status line.
+ */
+const answerClientError = (error: Error & { code?: string }, socket: Duplex) => {
+  const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
+  if (!socket.writable || response?.headersSent) return socket.destroy()
+  const [status, reason, tag] = error.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large", "RequestHeaderFieldsTooLarge"]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "RequestTimeout"]
+    : [400, "Bad Request", "BadRequest"]
+  const body = JSON.stringify({
+    _tag: tag,
+    message: status === 431 ? "The request line or headers are too large" : status === 408 ? "The request took too long to arrive" : "The request is not valid HTTP"
+  })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
+}
+
+/** Answers a GET of a cached URL; `lookup` returns nothing when the URL is not cached (or what is cached is not current). */
+export const answerCached = (lookup: (url: string) => CachedResponse | undefined) =>
+(request: IncomingMessage, response: ServerResponse): boolean => {
+  if (request.method !== "GET" || request.url === undefined) return false
+  const cached = lookup(request.url)
+  if (cached === undefined) return false
+  writeNode(request, response, cached)
+  return true
+}
+
+/**
+ * NodeHttpServer.layer on a server with the fast path over what the process has cached: the
+ * public snapshot's responses, the public pages (`/`, `/history`, the badge and widget), uptime.
+ */
+export const PublicHttpServer = (options: ListenOptions) =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const [snapshot, pages, uptime] = [yield* PublicSnapshot, yield* PublicPages, yield* PublicUptime]
+      const lookup = (url: string) => snapshot.cachedNow(url) ?? pages.cachedNow(url) ?? uptime.cachedNow(url)
+      return NodeHttpServer.layer(() => serverWithFastPath(answerCached(lookup)), options)
+    })
+  ).pipe(Layer.provide([PublicSnapshot.Default, PublicPages.Default, PublicUptime.Default]))

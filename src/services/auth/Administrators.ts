@@ -1,0 +1,82 @@
+/**
+ * Administrators: the first one is created at start-up, they sign in with e-mail and
+ * password, and an operator can reset a password from the command line.
+ */
+import { Effect, Option, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { AppConfig } from "../../Config.js"
+import { User } from "../../domain/Auth.js"
+import type { SignIn, UserId } from "../../domain/Auth.js"
+import { BadRequest, Unauthorized } from "../../domain/Errors.js"
+import { UsersRepo } from "../../persistence/UsersRepo.js"
+import type { UserRow } from "../../persistence/UsersRepo.js"
+import { minimumPasswordLength, Passwords } from "./Passwords.js"
+import { Sessions } from "./Sessions.js"
+import { SignInThrottle } from "./SignInThrottle.js"
+
+const invalidCredentials = new Unauthorized({ message: "Invalid email or password" })
+
+const toUser = (row: UserRow) => new User({ id: row.id, email: row.email, name: row.name })
+
+export const checkPasswordStrength = (password: string) =>
+  password.length >= minimumPasswordLength
+    ? Effect.void
+    : Effect.fail(new BadRequest({ message: `A password needs at least ${minimumPasswordLength} characters` }))
+
+export class Administrators extends Effect.Service<Administrators>()("Administrators", {
+  effect: Effect.gen(function*() {
+    const users = yield* UsersRepo
+    const passwords = yield* Passwords
+    const sessions = yield* Sessions
+    const throttle = yield* SignInThrottle
+    const config = yield* AppConfig
+
+    /** Creates the first administrator when none exists (docs/authentication.md). */
+    const ensureFirstAdministrator = Effect.gen(function*() {
+      const email = Option.getOrElse(config.adminEmail, () => "admin@localhost")
+      const given = Option.map(config.adminPassword, Redacted.value)
+      const password = Option.getOrElse(given, () => randomBytes(18).toString("base64url"))
+      if (Option.isSome(given)) yield* Effect.orDie(checkPasswordStrength(password))
+      const created = yield* users.insertFirst({ email, name: "Administrator", passwordHash: yield* passwords.hash(password) })
+      if (!created) return
+      yield* Option.isSome(given)
+        ? Effect.logInfo(`Created the first administrator, ${email}, from ADMIN_EMAIL / ADMIN_PASSWORD`)
+        : Effect.logWarning(
+          `Created the first administrator. Sign in as ${email} with password ${password} ` +
+            "(shown only now; change it with: npm run cli -- admin reset-password --email " + email + ")"
+        )
+    })
+    return {
+      ensureFirstAdministrator: () => ensureFirstAdministrator,
+
+      /** Checks the credentials and starts a session; unknown e-mail and wrong password look alike. */
+      signIn: (credentials: SignIn, clientAddress: string) =>
+        Effect.gen(function*() {
+          const attempt = { email: credentials.email, clientAddress }
+          yield* throttle.check(attempt)
+          const user = yield* users.findByEmail(credentials.email)
+          const valid = yield* passwords.verify(
+            credentials.password,
+            Option.match(user, { onNone: () => passwords.decoy, onSome: (row) => row.passwordHash })
+          )
+          if (Option.isNone(user) || !valid) {
+            yield* throttle.recordFailure(attempt)
+            return yield* invalidCredentials
+          }
+          yield* throttle.recordSuccess(attempt)
+          const token = yield* sessions.start(user.value.id)
+          return { user: toUser(user.value), token }
+        }),
+
+      find: (id: UserId) => users.findById(id).pipe(Effect.map(Option.map(toUser))),
+
+      /** Sets a new password and ends that user's sessions; false when the e-mail is unknown. */
+      resetPassword: (email: string, password: string) =>
+        Effect.gen(function*() {
+          yield* checkPasswordStrength(password)
+          return yield* users.setPassword(email, yield* passwords.hash(password))
+        })
+    } as const
+  }),
+  dependencies: [UsersRepo.Default, Passwords.Default, Sessions.Default, SignInThrottle.Default]
+}) {}

@@ -1,0 +1,39 @@
+import { Effect, Option } from "effect"
+import type { Component, ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../../domain/Component.js"
+import { NotFound, orNotFound } from "../../domain/Errors.js"
+import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
+import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { recordStatusChange } from "./ComponentEvents.js"
+import { StateChanges } from "../StateChanges.js"
+
+export class Components extends Effect.Service<Components>()("Components", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ComponentsRepo
+    const outbox = yield* OutboxRepo
+    const changes = yield* StateChanges
+
+    /** Runs a write on a locked component and records a status change in the same transaction. */
+    const write = <E>(id: ComponentId, apply: Effect.Effect<Option.Option<Component>, E>) =>
+      changes.commit(Effect.gen(function*() {
+        const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Component", id))
+        const after = yield* apply.pipe(orNotFound("Component", id))
+        yield* recordStatusChange(outbox, before, after)
+        return after
+      }))
+
+    return {
+      list: repo.findAll,
+      listPublic: repo.findPublic,
+      get: (id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id)),
+      create: (input: CreateComponent) => changes.commit(repo.insert(input)),
+      update: (id: ComponentId, update: UpdateComponent) => write(id, repo.update(id, update)),
+      setStatus: (id: ComponentId, status: ComponentStatus) => write(id, repo.setStatus(id, status)),
+      remove: (id: ComponentId) =>
+        changes.commit(repo.remove(id)).pipe(
+          Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component", id)),
+          Effect.asVoid
+        )
+    } as const
+  }),
+  dependencies: [ComponentsRepo.Default, OutboxRepo.Default, StateChanges.Default]
+}) {}

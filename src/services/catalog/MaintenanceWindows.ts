@@ -1,0 +1,171 @@
+import { DateTime, Effect, Option, Schema } from "effect"
+import type { ComponentId } from "../../domain/Component.js"
+import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
+import { Maintenance } from "../../domain/Maintenance.js"
+import type { CreateMaintenance, MaintenanceId, UpdateMaintenance } from "../../domain/Maintenance.js"
+import { existingComponents } from "../../persistence/ComponentRefs.js"
+import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
+import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
+import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
+import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { makeAnnouncer } from "./Announcer.js"
+import { recordStatusChange } from "./ComponentEvents.js"
+import { StateChanges } from "../StateChanges.js"
+
+const encodeWindow = Schema.encodeSync(Maintenance.json)
+
+/** The `data` of maintenance events (docs/notifications.md, "Events"). */
+export const maintenanceEventData = (window: Maintenance) => {
+  const { id, title, status, scheduledStart, scheduledEnd, componentIds } = encodeWindow(window)
+  return { id, title, status, scheduledStart, scheduledEnd, componentIds }
+}
+
+const checkOrder = (fields: WindowFields) =>
+  DateTime.greaterThan(fields.scheduledEnd, fields.scheduledStart)
+    ? Effect.succeed(fields)
+    : Effect.fail(
+      new BadRequest({
+        message: "scheduledEnd must be after scheduledStart",
+        issues: [{ path: ["scheduledEnd"], message: "must be after scheduledStart" }]
+      })
+    )
+
+const finished = (window: Maintenance) =>
+  new Conflict({ message: `Maintenance ${JSON.stringify(window.id)} is ${window.status} and can no longer change` })
+
+export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("MaintenanceWindows", {
+  effect: Effect.gen(function*() {
+    const repo = yield* MaintenanceRepo
+    const components = yield* ComponentsRepo
+    const outbox = yield* OutboxRepo
+    const changes = yield* StateChanges
+
+    const { announce, reload } = makeAnnouncer({ what: "Maintenance", find: repo.findById, eventData: maintenanceEventData, outbox })
+
+    const lock = (id: MaintenanceId) => repo.lock(id).pipe(orNotFound("Maintenance", id))
+
+    /**
+     * Puts the window's components into maintenance, remembering what they showed and who had set
+     * it (entering maintenance makes the status the operator's; the end hands it back).
+     */
+    const enterMaintenance = (window: Maintenance) =>
+      Effect.forEach(window.componentIds, (componentId) =>
+        Effect.gen(function*() {
+          const before = yield* components.findByIdForUpdate(componentId)
+          if (Option.isNone(before)) return
+          yield* repo.rememberPrevious(window.id, componentId)
+          if (before.value.status === "maintenance") return
+          const after = yield* components.setStatus(componentId, "maintenance")
+          if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
+        }), { discard: true })
+
+    /**
+     * Gives the components back the status they had, in the name of whoever had set it (so the
+     * monitors can clear an outage they found), unless an operator changed it during the window
+     * or another running window still covers them. A covering window another instance is
+     * starting at `now` is waited for first, so that it counts.
+     */
+    const leaveMaintenance = (window: Maintenance, now: DateTime.Utc) =>
+      Effect.zipRight(
+        repo.awaitStarting(window.id, DateTime.toDateUtc(now)),
+        Effect.forEach(window.componentIds, (componentId: ComponentId) =>
+          Effect.gen(function*() {
+            const before = yield* components.findByIdForUpdate(componentId)
+            const info = yield* repo.restoreInfo(window.id, componentId)
+            if (Option.isNone(before) || info === undefined || info.stillCovered) return
+            const previous = info.previousStatus
+            if (before.value.status !== "maintenance" || previous === null || previous === "maintenance") return
+            const after = yield* components.setStatus(componentId, previous, info.previousSetBy)
+            if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
+          }), { discard: true })
+      )
+
+    /** Moves one due window on, if it is still due at `now` and no other instance holds it. */
+    const transition = (id: MaintenanceId, now: DateTime.Utc) =>
+      changes.commit(Effect.gen(function*() {
+        const found = yield* repo.lockDue(id)
+        if (Option.isNone(found)) return
+        const window = found.value
+        const ended = DateTime.lessThanOrEqualTo(window.scheduledEnd, now)
+        if (window.status === "scheduled" && DateTime.lessThanOrEqualTo(window.scheduledStart, now)) {
+          yield* repo.setStatus(id, ended ? "completed" : "in_progress")
+          // A window whose whole span passed unseen (the service was down) starts and completes
+          // at once; its components never showed maintenance, so they are left alone.
+          if (ended) {
+            yield* outbox.append("maintenance.started", { ...maintenanceEventData(window), status: "in_progress" }, window.componentIds)
+            yield* announce("maintenance.completed", id)
+          } else {
+            yield* enterMaintenance(window)
+            yield* announce("maintenance.started", id)
+          }
+        } else if (window.status === "in_progress" && ended) {
+          yield* repo.setStatus(id, "completed")
+          yield* leaveMaintenance(window, now)
+          yield* announce("maintenance.completed", id)
+        }
+      }))
+
+    return {
+      list: repo.findAll,
+
+      get: (id: MaintenanceId) => repo.findById(id).pipe(orNotFound("Maintenance", id)),
+
+      create: (input: CreateMaintenance) =>
+        changes.commit(Effect.gen(function*() {
+          const fields = yield* checkOrder({
+            title: input.title,
+            description: input.description ?? "",
+            scheduledStart: input.scheduledStart,
+            scheduledEnd: input.scheduledEnd
+          })
+          const componentIds = yield* existingComponents(input.componentIds ?? [])
+          const id = yield* repo.insert(fields)
+          yield* repo.setComponents(id, componentIds)
+          return yield* announce("maintenance.scheduled", id)
+        })),
+
+      /**
+       * A partial update of a scheduled or running window. Once running, its start and its
+       * components are history (409); its end can still move.
+       */
+      update: (id: MaintenanceId, input: UpdateMaintenance) =>
+        changes.commit(Effect.gen(function*() {
+          const window = yield* lock(id)
+          if (window.status === "completed" || window.status === "cancelled") return yield* Effect.fail(finished(window))
+          if (window.status === "in_progress" && (input.scheduledStart !== undefined || input.componentIds !== undefined)) {
+            return yield* Effect.fail(
+              new Conflict({ message: "A window in progress cannot change its start or its components; change its end or cancel it" })
+            )
+          }
+          const fields = yield* checkOrder({
+            title: input.title ?? window.title,
+            description: input.description ?? window.description,
+            scheduledStart: input.scheduledStart ?? window.scheduledStart,
+            scheduledEnd: input.scheduledEnd ?? window.scheduledEnd
+          })
+          if (input.componentIds !== undefined) yield* repo.setComponents(id, yield* existingComponents(input.componentIds))
+          yield* repo.update(id, fields)
+          return yield* reload(id)
+        })),
+
+      /** Soft delete. A running window ends now: its components get their status back. */
+      cancel: (id: MaintenanceId) =>
+        changes.commit(Effect.gen(function*() {
+          const window = yield* lock(id)
+          if (window.status === "completed" || window.status === "cancelled") return yield* Effect.fail(finished(window))
+          yield* repo.setStatus(id, "cancelled")
+          if (window.status === "in_progress") {
+            yield* leaveMaintenance(window, yield* DateTime.now)
+            yield* announce("maintenance.completed", id)
+          }
+        })),
+
+      /** Runs every transition due at `now`; each window in its own transaction. */
+      runDue: (now: DateTime.Utc) =>
+        repo.due(DateTime.toDateUtc(now)).pipe(
+          Effect.flatMap((ids) => Effect.forEach(ids, (id) => transition(id, now), { discard: true }))
+        )
+    } as const
+  }),
+  dependencies: [MaintenanceRepo.Default, ComponentsRepo.Default, OutboxRepo.Default, StateChanges.Default]
+}) {}

@@ -1,0 +1,46 @@
+import { Effect, Option } from "effect"
+import { orNotFound } from "../../domain/Errors.js"
+import type { Organization, OrganizationId, UpdateOrganization } from "../../domain/Organization.js"
+import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
+import { StateChanges } from "../StateChanges.js"
+
+/**
+ * The one organization of the deployment, created on first start. Reads are served from memory
+ * while StateChanges' version stands still: every change (this process's commits, and other
+ * instances' through LISTEN/NOTIFY) moves the version and the next read goes to the database.
+ * The profile changes only through `update`, which commits through StateChanges. Callers that
+ * find the cache stale at the same moment (the dispatcher's attempts right after a commit) wait
+ * for one read instead of each making their own.
+ */
+export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("OrganizationProfile", {
+  effect: Effect.gen(function*() {
+    const repo = yield* OrganizationRepo
+    const changes = yield* StateChanges
+    yield* repo.ensureExists()
+    let cached: { readonly version: number; readonly profile: Organization } | undefined
+    const reading = yield* Effect.makeSemaphore(1)
+    const fresh = () => cached !== undefined && cached.version === changes.version() ? Effect.succeed(cached.profile) : undefined
+
+    const load = Effect.suspend(() => {
+      // The version is taken before the read: a change committed during the read leaves the cache stale.
+      const version = changes.version()
+      return repo.find().pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.dieMessage("The organization row is missing"),
+          onSome: (profile) => Effect.sync(() => (cached = { version, profile }, profile))
+        }))
+      )
+    })
+
+    return {
+      get: () => Effect.suspend(() => fresh() ?? reading.withPermits(1)(Effect.suspend(() => fresh() ?? load))),
+      // The organization's name titles the public feeds.
+      update: (id: OrganizationId, update: UpdateOrganization) =>
+        changes.commit(repo.update(id, update)).pipe(
+          Effect.ensuring(Effect.sync(() => (cached = undefined))),
+          orNotFound("Organization", id)
+        )
+    } as const
+  }),
+  dependencies: [OrganizationRepo.Default, StateChanges.Default]
+}) {}

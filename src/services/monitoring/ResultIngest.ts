@@ -1,0 +1,124 @@
+/**
+ * Ingest: stores a batch of check results and misses once each (a run has a result or a miss,
+ * never both), advances every region's streak, decides each monitor's state by region quorum
+ * (recording down intervals), and moves the components' statuses as their monitors call for,
+ * with `component.status_changed` in the outbox. Misses are "no data": they move nothing.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
+import type { RegionStatus } from "../../domain/Quorum.js"
+import { ChecksRepo } from "../../persistence/ChecksRepo.js"
+import type { QuorumMonitorRow, StatusSourceRow } from "../../persistence/ChecksRepo.js"
+import { orUnavailable } from "../../persistence/DatabaseErrors.js"
+import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
+import { recordStatusChange } from "../catalog/ComponentEvents.js"
+import { StateChanges } from "../StateChanges.js"
+
+const keyOf = (result: { jobId: string; region: string }) => `${result.jobId}|${result.region}`
+
+/**
+ * Monitors move a status they set themselves, or an operational one; never one an operator set
+ * by hand since, and never maintenance.
+ */
+const monitorsMayMove = (component: StatusSourceRow) =>
+  component.status !== "maintenance" && (component.statusSetBy === "monitors" || component.status === "operational")
+
+/**
+ * Moves one component's status to what its monitors call for, decided again under its lock, with
+ * `component.status_changed`, in the caller's transaction (ingest, a monitor deleted or moved).
+ * A component left without monitors goes back to operational if they had set its status:
+ * nothing observes it any more.
+ */
+export const applyMonitorStatus = (repo: ChecksRepo, outbox: OutboxRepo, componentId: string) =>
+  Effect.gen(function*() {
+    const locked = yield* repo.lockComponentStatus(componentId)
+    if (Option.isNone(locked) || !monitorsMayMove(locked.value)) return
+    const wanted = statusFromMonitors(yield* repo.componentMonitorStates(componentId))
+    if (locked.value.status === wanted) return
+    yield* repo.setStatusByMonitors(componentId, wanted)
+    yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
+  })
+
+export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ChecksRepo
+    const outbox = yield* OutboxRepo
+    const changes = yield* StateChanges
+
+    /** Stores the batch and applies quorum; returns the components whose monitors were checked. */
+    const storeAndDecide = (reports: ReadonlyArray<ProbeReport>) =>
+      Effect.gen(function*() {
+        const results = new Map<string, CheckResult>()
+        const misses = new Map<string, MissedCheck>()
+        for (const report of reports) {
+          if (isMissed(report)) misses.set(keyOf(report), report)
+          else results.set(keyOf(report), report)
+        }
+        // Every report waits for its monitor's lock first, so two ingest instances storing a
+        // result and a miss of one run take turns: the later sees the other's row and keeps
+        // one (a result deletes the miss; a miss is not stored next to a result). A monitor
+        // deleted meanwhile has no row to lock; nothing reads its runs any more.
+        const locked = yield* repo.lockMonitors([...new Set(reports.map((r) => r.monitorId))])
+        const stored = new Set(results.size === 0 ? [] : (yield* repo.insertResults([...results.values()])).map(keyOf))
+        // After the results: a miss of a run whose result is in this batch is not stored.
+        yield* repo.insertMisses([...misses.values()])
+        const fresh = [...results.values()].filter((r) => stored.has(keyOf(r))).sort((a, b) => a.scheduledAt - b.scheduledAt)
+        if (fresh.length === 0) return []
+
+        const checked = new Set(fresh.map((r) => r.monitorId))
+        const monitors = locked.filter((m) => checked.has(m.id))
+        const regions = new Map(monitors.map((m) => [m.id, new Map<string, RegionStatus>()]))
+        for (const { monitorId, status } of yield* repo.regionStatuses(monitors.map((m) => m.id))) {
+          regions.get(monitorId)?.set(status.region, status)
+        }
+        const touched = new Map<string, { monitorId: string; status: RegionStatus }>()
+        for (const result of fresh) {
+          const ofMonitor = regions.get(result.monitorId)
+          if (ofMonitor === undefined) continue // deleted since it was scheduled
+          const before = ofMonitor.get(result.region)
+          const after = advanceRegion(before, result)
+          if (after === before) continue
+          ofMonitor.set(result.region, after)
+          touched.set(`${result.monitorId}|${result.region}`, { monitorId: result.monitorId, status: after })
+        }
+        yield* repo.saveRegionStatuses([...touched.values()])
+
+        const now = yield* Clock.currentTimeMillis
+        const downs: Array<{ monitor: QuorumMonitorRow; since: number }> = []
+        const ups: Array<{ monitor: QuorumMonitorRow; at: number }> = []
+        for (const monitor of monitors) {
+          const transition = decide(monitor, [...regions.get(monitor.id)!.values()], now)
+          if (transition._tag === "Down") downs.push({ monitor, since: transition.since })
+          if (transition._tag === "Up") ups.push({ monitor, at: transition.at })
+        }
+        yield* repo.applyTransitions(downs, ups, now)
+        return [...new Set(monitors.map((m) => m.componentId))]
+      })
+
+    /**
+     * The components whose status their monitors would move, found with one read for the batch:
+     * a batch that changes nothing writes nothing (and does not invalidate the public snapshot).
+     */
+    const componentsToMove = (componentIds: ReadonlyArray<string>) =>
+      componentIds.length === 0 ? Effect.succeed([]) : Effect.map(repo.componentStatuses(componentIds), (rows) =>
+        rows.filter((row) =>
+          row.monitorStates.length > 0 && statusFromMonitors(row.monitorStates) !== row.status && monitorsMayMove(row)
+        ).map((row) => row.id))
+
+    return {
+      ingest: (reports: ReadonlyArray<ProbeReport>) =>
+        Effect.gen(function*() {
+          const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(reports)))
+          yield* Effect.forEach(
+            yield* componentsToMove(componentIds),
+            (componentId) => changes.commit(applyMonitorStatus(repo, outbox, componentId)),
+            { discard: true }
+          )
+        }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { reports: reports.length } }))
+    } as const
+  }),
+  dependencies: [ChecksRepo.Default, OutboxRepo.Default, StateChanges.Default]
+}) {}

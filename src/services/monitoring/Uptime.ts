@@ -1,0 +1,120 @@
+/**
+ * Uptime rollups: `refresh` recomputes the hourly and daily buckets from the last one written
+ * (so a service that was down catches up) through the current, unfinished one; `read` sums
+ * the buckets of a period. Reading never touches check results or intervals.
+ */
+import { Clock, Effect } from "effect"
+import { UptimeRecord } from "../../domain/Uptime.js"
+import type { UptimePeriod } from "../../domain/Uptime.js"
+import { bucketUptime, uptimePercentage } from "../../domain/UptimeCalculation.js"
+import type { ComponentTimeline, DownInterval, StatusChange } from "../../domain/UptimeCalculation.js"
+import type { Granularity, RollupRow } from "../../persistence/UptimeRepo.js"
+import { UptimeRepo } from "../../persistence/UptimeRepo.js"
+
+const hour = 3_600_000
+const day = 24 * hour
+const bucketLength: Record<Granularity, number> = { hour, day }
+/** How far back buckets are computed and kept: a day of hours, 90 days of days, with a margin. */
+const horizon: Record<Granularity, number> = { hour: 25 * hour, day: 91 * day }
+const keptFor: Record<Granularity, number> = { hour: 48 * hour, day: 400 * day }
+
+interface Timeline extends ComponentTimeline {
+  readonly statusChanges: Array<StatusChange>
+  readonly downIntervals: Array<DownInterval>
+}
+
+const floorTo = (at: number, length: number) => Math.floor(at / length) * length
+
+/** A period is the buckets that cover it, the current partial one included (README, "Uptime"). */
+export const periodBuckets: Record<UptimePeriod, { granularity: Granularity; count: number }> = {
+  "24h": { granularity: "hour", count: 24 },
+  "7d": { granularity: "day", count: 7 },
+  "30d": { granularity: "day", count: 30 },
+  "90d": { granularity: "day", count: 90 }
+}
+
+export class Uptime extends Effect.Service<Uptime>()("Uptime", {
+  effect: Effect.gen(function*() {
+    const repo = yield* UptimeRepo
+    let refreshes = 0
+
+    const refreshGranularity = (granularity: Granularity, now: number, dirtySince: number) =>
+      Effect.gen(function*() {
+        const length = bucketLength[granularity]
+        const latest = yield* repo.latestBucket(granularity)
+        const earliest = floorTo(now - horizon[granularity], length)
+        const from = Math.max(
+          earliest,
+          floorTo(Math.min(latest?.getTime() ?? earliest, now - length, dirtySince), length)
+        )
+        const to = floorTo(now, length) + length
+        const inputs = yield* repo.timelineInputs(new Date(from), new Date(to))
+
+        const timelines = new Map<string, Timeline>()
+        for (const component of inputs.components) {
+          timelines.set(component.id, {
+            createdAt: component.createdAt.getTime(),
+            monitorCount: component.monitorCount,
+            statusChanges: [],
+            downIntervals: []
+          })
+        }
+        for (const row of inputs.statusChanges) {
+          timelines.get(row.componentId)?.statusChanges.push({ at: row.startedAt.getTime(), status: row.status })
+        }
+        for (const row of inputs.downIntervals) {
+          timelines.get(row.componentId)?.downIntervals.push({ start: row.startedAt.getTime(), end: row.endedAt?.getTime() ?? null })
+        }
+
+        const rows: Array<RollupRow> = []
+        for (let start = from; start < to; start += length) {
+          for (const [componentId, timeline] of timelines) {
+            const { downtimeSeconds, observedSeconds } = bucketUptime(timeline, { start, end: start + length }, now)
+            if (observedSeconds > 0) rows.push({ componentId, bucketStart: new Date(start), observedSeconds, downtimeSeconds })
+          }
+        }
+        yield* repo.upsert(granularity, rows)
+        yield* repo.prune(granularity, new Date(now - keptFor[granularity]))
+      })
+
+    return {
+      refresh: Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const dirty = yield* repo.dirtySince()
+        const dirtySince = dirty.since?.getTime() ?? now
+        yield* refreshGranularity("hour", now, dirtySince)
+        yield* refreshGranularity("day", now, dirtySince)
+        if (dirty.lastId !== null) yield* repo.clearDirty(dirty.lastId)
+        refreshes += 1
+      }).pipe(Effect.withSpan("Uptime.refresh")),
+
+      /** How many refreshes this process has completed: what it has read before one is out of date. */
+      refreshes: () => refreshes,
+
+      /** The last `days` daily buckets (today's partial one included) of every public component. */
+      daily: (days: number) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          return yield* repo.publicBuckets("day", new Date(floorTo(now, day) - (days - 1) * day))
+        }),
+
+      read: (period: UptimePeriod) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const { count, granularity } = periodBuckets[period]
+          const length = bucketLength[granularity]
+          const from = floorTo(now, length) - (count - 1) * length
+          const rows = yield* repo.publicTotals(granularity, new Date(from))
+          return rows.map((row) =>
+            new UptimeRecord({
+              componentId: row.componentId,
+              componentName: row.componentName,
+              uptimePercentage: uptimePercentage(row.observedSeconds, row.downtimeSeconds),
+              period
+            })
+          )
+        })
+    } as const
+  }),
+  dependencies: [UptimeRepo.Default]
+}) {}

@@ -1,0 +1,97 @@
+/**
+ * E-mail subscriptions with double opt-in. The answer to a subscription request is the same
+ * whatever the address's state, and the mail goes out in the background, so neither the body
+ * nor the response time tells whether an address is subscribed.
+ */
+import { Clock, Duration, Effect, FiberSet, Option } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { AppConfig } from "../../Config.js"
+import { NotFound } from "../../domain/Errors.js"
+import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
+import type { SubscriberId } from "../../domain/Subscriber.js"
+import { SubscribersRepo } from "../../persistence/SubscribersRepo.js"
+import { Mailer } from "./mail/Mailer.js"
+import { verificationHours, verificationMail } from "./mail/SubscriberMail.js"
+import { OrganizationProfile } from "../catalog/OrganizationProfile.js"
+import { clientBudget } from "../../domain/NetworkAddress.js"
+import { RateLimiter } from "../auth/RateLimiter.js"
+import type { RateLimit } from "../auth/RateLimiter.js"
+
+/** Per address: confirmation mails to one inbox. Per client: addresses tried from one place. */
+export const subscribeLimits = {
+  perAddress: { max: 3, window: Duration.hours(1) },
+  perClient: { max: 20, window: Duration.hours(1) }
+} satisfies Record<string, RateLimit>
+
+const accepted = new SubscribeAccepted({
+  message: "Thanks. If this address is not subscribed yet, a confirmation link is on its way to it."
+})
+
+/** 256 random bits, URL-safe. */
+const newToken = () => randomBytes(32).toString("base64url")
+/** Only the hash of a verification token is stored. */
+export const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex")
+
+export class Subscriptions extends Effect.Service<Subscriptions>()("Subscriptions", {
+  scoped: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const repo = yield* SubscribersRepo
+    const limiter = yield* RateLimiter
+    const mailer = yield* Mailer
+    const organization = yield* OrganizationProfile
+    // Mail in flight when the service stops is interrupted with it.
+    const background = yield* FiberSet.make()
+
+    const sendConfirmation = (email: string, token: string) =>
+      organization.get().pipe(
+        Effect.flatMap((profile) =>
+          mailer.send(verificationMail({ sender: { name: profile.name, url: config.publicUrl }, email, token }))
+        ),
+        Effect.catchAll((error) => Effect.logWarning(`Confirmation mail to ${email} not sent: ${error.message}`))
+      )
+
+    return {
+      /** `client` is the caller's network address, the key of the per-client limit. */
+      subscribe: (email: string, client: string) =>
+        Effect.gen(function*() {
+          yield* limiter.check(`subscribe:client:${clientBudget(client)}`, subscribeLimits.perClient)
+          yield* limiter.check(`subscribe:address:${email}`, subscribeLimits.perAddress)
+          const now = yield* Clock.currentTimeMillis
+          const token = newToken()
+          const expiresAt = new Date(now + Duration.toMillis(Duration.hours(verificationHours)))
+          const mailDue = yield* repo.request(email, hashToken(token), expiresAt, newToken())
+          if (mailDue) yield* FiberSet.run(background, sendConfirmation(email, token))
+          return accepted
+        }),
+
+      verify: (token: string) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const verified = yield* repo.verify(hashToken(token), new Date(now))
+          return yield* Option.match(verified, {
+            onNone: () => Effect.fail(new NotFound({ message: "This confirmation link is unknown, used or expired" })),
+            onSome: ({ email }) => Effect.succeed(new Verified({ verified: true, email }))
+          })
+        }),
+
+      unsubscribe: (email: string, token: string) =>
+        // A token PostgreSQL could not even compare (NUL) matches no subscription: not a query.
+        (isToken(token) ? repo.unsubscribe(email, token) : Effect.succeed(false)).pipe(
+          Effect.filterOrFail(
+            (removed) => removed,
+            () => new NotFound({ message: "No subscription matches this address and token" })
+          ),
+          Effect.as(new Unsubscribed({ unsubscribed: true }))
+        ),
+
+      list: repo.findAll,
+
+      remove: (id: SubscriberId) =>
+        repo.remove(id).pipe(
+          Effect.filterOrFail((removed) => removed, () => NotFound.of("Subscriber", id)),
+          Effect.asVoid
+        )
+    } as const
+  }),
+  dependencies: [SubscribersRepo.Default, RateLimiter.Default, Mailer.Default, OrganizationProfile.Default]
+}) {}

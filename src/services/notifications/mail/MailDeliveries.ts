@@ -1,0 +1,75 @@
+/**
+ * Subscriber mail of incident and maintenance events, delivered from the database: the
+ * dispatcher enqueues one mail per verified subscriber when it hands an event over, then sends
+ * the due ones, retrying a failed send after 5 s, 10 s and 20 s like a webhook delivery.
+ */
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { AppConfig } from "../../../Config.js"
+import { NotificationEvent } from "../../../domain/NotificationEvent.js"
+import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
+import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
+import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
+import { nextAttemptAt } from "../webhooks/RetrySchedule.js"
+import { Mailer } from "./Mailer.js"
+import { isMailedEvent, notificationMail } from "./SubscriberMail.js"
+import type { MailedEvent } from "./SubscriberMail.js"
+
+/** An SMTP exchange that takes longer than this counts as failed (nodemailer waits minutes). */
+const sendTimeout = Duration.seconds(30)
+/** Longer than any send, so a claimed mail is not claimed twice. */
+const claimLease = Duration.sum(sendTimeout, Duration.seconds(15))
+
+const encodeEvent = Schema.encodeSync(NotificationEvent)
+const decodeEvent = Schema.decodeUnknown(NotificationEvent)
+
+export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDeliveries", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const repo = yield* MailDeliveriesRepo
+    const organization = yield* OrganizationProfile
+    const mailer = yield* Mailer
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+    /** Sends one mail and records the outcome; only the send may be interrupted (shutdown): the record is never cut short. */
+    const attempt = (mail: MailDelivery) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const event = (yield* decodeEvent(mail.event).pipe(Effect.orDie)) as MailedEvent
+          const profile = yield* organization.get()
+          const message = notificationMail({
+            event,
+            sender: { name: profile.name, url: config.publicUrl },
+            email: mail.email,
+            unsubscribeToken: mail.unsubscribeToken
+          })
+          const error = yield* restore(mailer.send(message)).pipe(
+            Effect.timeoutFail({ duration: sendTimeout, onTimeout: () => `No answer from the mail server within ${Duration.format(sendTimeout)}` }),
+            Effect.as(null),
+            Effect.catchAll((failure) => Effect.succeed(typeof failure === "string" ? failure : failure.message))
+          )
+          const retryAt = error === null ? null : Option.getOrNull(nextAttemptAt(mail.attempts + 1, yield* now))
+          if (error !== null) yield* Effect.logWarning(`Mail to ${mail.email} failed (attempt ${mail.attempts + 1}): ${error}`)
+          yield* repo.recordAttempt(mail, error, retryAt)
+        })
+      ).pipe(Effect.withSpan("MailDeliveries.attempt", { attributes: { mail: mail.id } }))
+
+    return {
+      /**
+       * Enqueues the mail of committed events, those subscribers are mailed about (incident and
+       * maintenance events the public may see); returns how many mails.
+       */
+      enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
+        Effect.flatMap(now, (dueAt) =>
+          repo.enqueueMany(
+            events.filter(isMailedEvent).map((event) => ({ id: event.id, encoded: encodeEvent(event), componentIds: event.componentIds })),
+            dueAt
+          )),
+
+      /** Claims up to `limit` due mails, oldest first. */
+      claimDue: (limit: number) => Effect.flatMap(now, (at) => repo.claimDue(at, limit, claimLease)),
+
+      attempt
+    } as const
+  }),
+  dependencies: [MailDeliveriesRepo.Default, OrganizationProfile.Default, Mailer.Default]
+}) {}

@@ -1,0 +1,63 @@
+/**
+ * Sends mail over SMTP (`SMTP_URL`, from `MAIL_FROM`) with nodemailer. Without SMTP_URL the
+ * mail is logged and kept in the `mail_outbox_log` table instead, so the embedded default
+ * shows what would have been sent.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Redacted, Schema } from "effect"
+import nodemailer from "nodemailer"
+import { AppConfig } from "../../../Config.js"
+import type { ServiceUnavailable } from "../../../domain/Errors.js"
+import { orUnavailable } from "../../../persistence/DatabaseErrors.js"
+
+export interface MailMessage {
+  readonly to: string
+  readonly subject: string
+  readonly text: string
+  readonly html: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export class MailError extends Schema.TaggedError<MailError>()("MailError", { message: Schema.String }) {}
+
+export class Mailer extends Effect.Service<Mailer>()("Mailer", {
+  scoped: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const sql = yield* SqlClient.SqlClient
+
+    const keep = (message: MailMessage): Effect.Effect<void, MailError | ServiceUnavailable> =>
+      Effect.logInfo(`Mail (no SMTP_URL, kept in mail_outbox_log) to ${message.to}: ${message.subject}`).pipe(
+        Effect.zipRight(orUnavailable(sql`
+          insert into mail_outbox_log (to_address, subject, text_body, html_body, headers)
+          values (${message.to}, ${message.subject}, ${message.text}, ${message.html},
+                  ${JSON.stringify(message.headers ?? {})}::jsonb)`)),
+        Effect.asVoid
+      )
+
+    const send = yield* Option.match(config.smtpUrl, {
+      onNone: () => Effect.succeed(keep),
+      onSome: (url) =>
+        Effect.map(
+          Effect.acquireRelease(
+            Effect.sync(() => nodemailer.createTransport(Redacted.value(url))),
+            (transport) => Effect.sync(() => transport.close())
+          ),
+          (transport) => (message: MailMessage): Effect.Effect<void, MailError | ServiceUnavailable> =>
+            Effect.tryPromise({
+              try: () =>
+                transport.sendMail({
+                  from: config.mailFrom,
+                  to: message.to,
+                  subject: message.subject,
+                  text: message.text,
+                  html: message.html,
+                  headers: { ...message.headers }
+                }),
+              catch: (cause) => new MailError({ message: `Sending mail to ${message.to} failed: ${String(cause)}` })
+            }).pipe(Effect.asVoid)
+        )
+    })
+
+    return { send: (message: MailMessage) => send(message).pipe(Effect.withSpan("Mailer.send")) } as const
+  })
+}) {}

@@ -1,0 +1,113 @@
+/**
+ * The mail subscribers receive, as pure functions: the double opt-in confirmation, and the
+ * notification of an incident or maintenance event with its unsubscribe link and the RFC 8058
+ * one-click headers. Text and HTML parts say the same; user text is escaped in HTML.
+ */
+import type { IncidentEvent, MaintenanceEvent, Sender } from "../../../domain/NotificationEvent.js"
+import { formatInstant, present } from "../webhooks/formats/Presentation.js"
+import type { MailMessage } from "./Mailer.js"
+
+/** How long a confirmation link works. */
+export const verificationHours = 48
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+
+/** Subject lines are single-line: user text must not end the header. */
+const oneLine = (text: string) => text.replace(/[\r\n\t]+/g, " ").trim()
+
+const page = (title: string, paragraphs: ReadonlyArray<string>, footer: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+  `<body style="font-family:sans-serif;line-height:1.5;color:#111827">` +
+  `<h1 style="font-size:20px">${escapeHtml(title)}</h1>${paragraphs.join("")}` +
+  `<hr><p style="font-size:12px;color:#6b7280">${footer}</p></body></html>`
+
+export const verifyUrl = (publicUrl: string, token: string) => `${publicUrl}/subscribe/verify/${encodeURIComponent(token)}`
+
+/** The page link of subscriber mail (docs/notifications.md, "E-mail links"). */
+export const unsubscribeUrl = (publicUrl: string, email: string, token: string) =>
+  `${publicUrl}/unsubscribe?email=${encodeURIComponent(email)}&token=${encodeURIComponent(token)}`
+
+/** The RFC 8058 endpoint that mail clients POST `List-Unsubscribe=One-Click` to. */
+export const oneClickUnsubscribeUrl = (publicUrl: string, email: string, token: string) =>
+  `${publicUrl}/api/v1/unsubscribe/one-click?email=${encodeURIComponent(email)}&token=${encodeURIComponent(token)}`
+
+export const verificationMail = (options: {
+  readonly sender: Sender
+  readonly email: string
+  readonly token: string
+}): MailMessage => {
+  const { email, sender, token } = options
+  const link = verifyUrl(sender.url, token)
+  const subject = oneLine(`Confirm your subscription to ${sender.name} status updates`)
+  return {
+    to: email,
+    subject,
+    text: [
+      `Someone, hopefully you, asked to receive status updates from ${sender.name} at ${email}.`,
+      "",
+      `Confirm within ${verificationHours} hours by opening this link:`,
+      link,
+      "",
+      "If you did not ask for this, ignore this message: nothing will be sent to you."
+    ].join("\n"),
+    html: page(subject, [
+      `<p>Someone, hopefully you, asked to receive status updates from ${escapeHtml(sender.name)} at ${escapeHtml(email)}.</p>`,
+      `<p><a href="${escapeHtml(link)}">Confirm your subscription</a> within ${verificationHours} hours.</p>`,
+      `<p>If you did not ask for this, ignore this message: nothing will be sent to you.</p>`
+    ], `${escapeHtml(sender.name)} · <a href="${escapeHtml(sender.url)}">${escapeHtml(sender.url)}</a>`)
+  }
+}
+
+export type MailedEvent = IncidentEvent | MaintenanceEvent
+
+export const notificationMail = (options: {
+  readonly event: MailedEvent
+  readonly sender: Sender
+  readonly email: string
+  readonly unsubscribeToken: string
+}): MailMessage => {
+  const { email, event, sender, unsubscribeToken } = options
+  const view = present(event, sender)
+  const unsubscribe = unsubscribeUrl(sender.url, email, unsubscribeToken)
+  const subject = oneLine(`[${sender.name}] ${view.title}`)
+  const details = event.event.startsWith("maintenance.")
+    ? view.facts
+    : [...view.facts, { label: "Time", value: formatInstant(view.timestamp) }]
+  return {
+    to: email,
+    subject,
+    text: [
+      view.title,
+      "",
+      ...(view.description.length > 0 ? [view.description, ""] : []),
+      ...details.map((fact) => `${fact.label}: ${fact.value}`),
+      "",
+      `Status page: ${sender.url}`,
+      "",
+      `You receive this because ${email} subscribed to ${sender.name} status updates.`,
+      `Unsubscribe: ${unsubscribe}`
+    ].join("\n"),
+    html: page(
+      view.title,
+      [
+        ...(view.description.length > 0 ? [`<p>${escapeHtml(view.description)}</p>`] : []),
+        `<table>${
+          details.map((fact) => `<tr><th align="left">${escapeHtml(fact.label)}</th><td>${escapeHtml(fact.value)}</td></tr>`)
+            .join("")
+        }</table>`,
+        `<p><a href="${escapeHtml(sender.url)}">View the status page</a></p>`
+      ],
+      `You receive this because ${escapeHtml(email)} subscribed to ${escapeHtml(sender.name)} status updates. ` +
+        `<a href="${escapeHtml(unsubscribe)}">Unsubscribe</a>`
+    ),
+    headers: {
+      "List-Unsubscribe": `<${oneClickUnsubscribeUrl(sender.url, email, unsubscribeToken)}>`,
+      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"
+    }
+  }
+}
+
+/** The events subscribers are mailed about: incidents and maintenance, not component flips. */
+export const isMailedEvent = (event: { readonly event: string }): boolean =>
+  event.event.startsWith("incident.") || event.event.startsWith("maintenance.")

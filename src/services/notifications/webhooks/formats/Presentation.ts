@@ -1,0 +1,124 @@
+/**
+ * What a chat message says about an event, independent of the chat format: a title, a
+ * description, labelled facts and a tone. The three chat formats render this one description,
+ * so a severity or status has the same colour in Slack, Discord and Teams.
+ */
+import { DateTime } from "effect"
+import type { ComponentStatus } from "../../../../domain/Component.js"
+import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
+
+/** How alarming an event is; each chat format maps a tone to its own colour vocabulary. */
+export type Tone = "good" | "minor" | "major" | "critical" | "maintenance" | "neutral"
+
+export const toneColor: Record<Tone, string> = {
+  good: "#22c55e",
+  minor: "#eab308",
+  major: "#f97316",
+  critical: "#ef4444",
+  maintenance: "#3b82f6",
+  neutral: "#6b7280"
+}
+
+const severityTone = { none: "neutral", minor: "minor", major: "major", critical: "critical" } as const
+
+const componentTone: Record<ComponentStatus, Tone> = {
+  operational: "good",
+  degraded: "minor",
+  partial_outage: "major",
+  major_outage: "critical",
+  maintenance: "maintenance"
+}
+
+export interface Fact {
+  readonly label: string
+  readonly value: string
+}
+
+export interface Presentation {
+  readonly title: string
+  readonly description: string
+  readonly facts: ReadonlyArray<Fact>
+  readonly tone: Tone
+  /** The status page, where the reader learns more. */
+  readonly url: string
+  /** The organization's name, shown as the footer or author. */
+  readonly footer: string
+  readonly timestamp: string
+}
+
+/** `partial_outage` -> `Partial outage`. */
+export const humanize = (value: string): string => {
+  const words = value.replace(/_/g, " ")
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+/** `2026-05-01T22:00:00.000Z` -> `2026-05-01 22:00 UTC`; anything unparsable is shown as given. */
+export const formatInstant = (iso: string): string => {
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`
+}
+
+const incidentHeadline = {
+  "incident.created": "New incident",
+  "incident.updated": "Incident updated",
+  "incident.resolved": "Incident resolved"
+} as const
+
+const maintenanceHeadline = {
+  "maintenance.scheduled": "Maintenance scheduled",
+  "maintenance.started": "Maintenance started",
+  "maintenance.completed": "Maintenance completed"
+} as const
+
+const body = (event: NotificationEvent): Omit<Presentation, "url" | "footer" | "timestamp"> => {
+  switch (event.event) {
+    case "incident.created":
+    case "incident.updated":
+    case "incident.resolved": {
+      const { data } = event
+      return {
+        title: `${data.test === true ? "[Test] " : ""}${incidentHeadline[event.event]}: ${data.title}`,
+        description: data.message ?? "",
+        facts: [
+          { label: "Status", value: humanize(data.status) },
+          { label: "Severity", value: humanize(data.severity) }
+        ],
+        tone: data.status === "resolved" || event.event === "incident.resolved" ? "good" : severityTone[data.severity]
+      }
+    }
+    case "maintenance.scheduled":
+    case "maintenance.started":
+    case "maintenance.completed": {
+      const { data } = event
+      return {
+        title: `${maintenanceHeadline[event.event]}: ${data.title}`,
+        description: `From ${formatInstant(data.scheduledStart)} to ${formatInstant(data.scheduledEnd)}`,
+        facts: [
+          { label: "Status", value: humanize(data.status) },
+          { label: "Starts", value: formatInstant(data.scheduledStart) },
+          { label: "Ends", value: formatInstant(data.scheduledEnd) }
+        ],
+        tone: event.event === "maintenance.completed" ? "good" : "maintenance"
+      }
+    }
+    case "component.status_changed": {
+      const { data } = event
+      return {
+        title: `${data.name}: ${humanize(data.status)}`,
+        description: `${data.name} changed from ${humanize(data.previousStatus)} to ${humanize(data.status)}.`,
+        facts: [
+          { label: "Previous status", value: humanize(data.previousStatus) },
+          { label: "Status", value: humanize(data.status) }
+        ],
+        tone: componentTone[data.status]
+      }
+    }
+  }
+}
+
+export const present = (event: NotificationEvent, sender: Sender): Presentation => ({
+  ...body(event),
+  url: sender.url,
+  footer: sender.name,
+  timestamp: DateTime.formatIso(event.occurredAt)
+})

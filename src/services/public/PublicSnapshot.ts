@@ -1,0 +1,221 @@
+/**
+ * The public read side, served from memory: the public state with its responses encoded once
+ * (bytes, ETag), so in the steady state a public request costs no database query.
+ *
+ * Stale-while-revalidate: readers always get the last built snapshot and never wait for a
+ * rebuild; a rebuild starts as soon as a change is announced (StateChanges; bursts coalesce
+ * into one) and replaces the snapshot when done. So readers see the previous state at most for
+ * the time of one rebuild, and the writer's own response waits for it (StateChanges.commit
+ * waits for the version this service reports as applied). Only before the first snapshot does
+ * a reader wait for a build (503 if the database is away). A rebuild that cannot reach the
+ * database leaves the last snapshot in service and is tried again a second later.
+ *
+ * The state is bounded (PublicStatus: open and recent incidents), so a rebuild costs the same
+ * however long the history; older incidents and pages are read from the database on demand.
+ */
+import { DateTime, Effect, Option, Queue, Schedule, Schema } from "effect"
+import { createHash } from "node:crypto"
+import { gzipSync } from "node:zlib"
+import { AppConfig } from "../../Config.js"
+import { PublicComponent } from "../../domain/Component.js"
+import { NotFound } from "../../domain/Errors.js"
+import { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
+import type { IncidentStatus } from "../../domain/Incident.js"
+import { PublicMaintenance } from "../../domain/Maintenance.js"
+import { StatusSummary } from "../../domain/Status.js"
+import { atomFeed, rssFeed } from "./Feeds.js"
+import { holdsPage, PublicStatus } from "./PublicStatus.js"
+import type { IncidentsPage, PublicState } from "./PublicStatus.js"
+import { StateChanges } from "../StateChanges.js"
+
+/** A response ready to write: the bytes (and, unless they are few, the same gzipped), their content type and ETag. */
+export interface EncodedResponse {
+  readonly body: Uint8Array
+  /** For clients that accept gzip; left out below `gzipFrom` bytes. */
+  readonly gzipped?: Uint8Array | undefined
+  readonly contentType: string
+  readonly etag: string
+}
+
+/** Browsers and CDNs may reuse a public response this many seconds, then revalidate (304). */
+export const publicMaxAge = 5
+
+/**
+ * Smaller bodies go as they are: gzip would save a few hundred bytes at most. Larger ones (the
+ * summary during an incident, the feeds, the page) are gzipped once per build rather than once
+ * per request; during an outage most readers get a tenth of the bytes.
+ */
+const gzipFrom = 1024
+
+export const encodeResponse = (text: string, contentType: string): EncodedResponse => {
+  const body = Buffer.from(text)
+  return {
+    body,
+    gzipped: body.byteLength >= gzipFrom ? gzipSync(body) : undefined,
+    contentType,
+    etag: `"${createHash("sha1").update(body).digest("base64url")}"`
+  }
+}
+
+export const encodedJson = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
+  encodeResponse(JSON.stringify(Schema.encodeSync(schema)(value)), "application/json")
+
+const IncidentList = Schema.Array(PublicIncident)
+const listItem = ({ updates: _, ...incident }: PublicIncidentDetail) => new PublicIncident(incident)
+
+export interface Snapshot {
+  readonly state: PublicState
+  /** Pre-encoded responses by exact request path (no query string). */
+  readonly byPath: ReadonlyMap<string, EncodedResponse>
+}
+
+/**
+ * What tells an incident's encoding apart from an earlier one's: every change of an incident
+ * moves `updatedAt` and a new timeline entry adds to `updates`; the rest is here in case two
+ * changes share a millisecond, and the public component ids change without touching it.
+ */
+const unchangedKey = (incident: PublicIncidentDetail) =>
+  JSON.stringify([
+    incident.updatedAt.epochMillis,
+    incident.updates.length,
+    incident.updates.at(-1)?.id,
+    incident.status,
+    incident.severity,
+    incident.title,
+    incident.componentIds
+  ])
+
+const base = "/api/v1/status"
+const incidentPath = (id: string) => `${base}/incidents/${encodeURIComponent(id)}`
+
+export interface IncidentsQuery {
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
+  readonly status?: IncidentStatus | undefined
+}
+
+export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnapshot", {
+  scoped: Effect.gen(function*() {
+    const publicStatus = yield* PublicStatus
+    const changes = yield* StateChanges
+    const { publicUrl } = yield* AppConfig
+    const rebuildLock = yield* Effect.makeSemaphore(1)
+    const reportApplied = yield* changes.trackApplied
+
+    let current: { readonly version: number; readonly snapshot: Snapshot } | undefined
+    /** The last build's incident details by id, reused while an incident is unchanged (encoding dominated a build). */
+    let details = new Map<string, { readonly key: string; readonly response: EncodedResponse }>()
+
+    const encodeDetails = (incidents: ReadonlyArray<PublicIncidentDetail>) => {
+      const next = new Map<string, { readonly key: string; readonly response: EncodedResponse }>()
+      for (const incident of incidents) {
+        const key = unchangedKey(incident)
+        const previous = details.get(incident.id)
+        next.set(incident.id, previous?.key === key ? previous : { key, response: encodedJson(PublicIncidentDetail, incident) })
+      }
+      details = next
+      return next
+    }
+
+    const build = (state: PublicState, now: DateTime.Utc): Snapshot => {
+      const byPath = new Map<string, EncodedResponse>([
+        [base, encodedJson(StatusSummary, state.summary)],
+        [`${base}/components`, encodedJson(Schema.Array(PublicComponent), state.components)],
+        [`${base}/maintenance`, encodedJson(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance)],
+        [`${base}/incidents`, encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem))]
+      ])
+      for (const [id, { response }] of encodeDetails(state.incidents)) byPath.set(incidentPath(id), response)
+      const feed = { title: state.organizationName, publicUrl, incidents: state.incidents, maintenance: state.maintenance }
+      byPath.set(`${base}/rss`, encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8"))
+      byPath.set(`${base}/atom`, encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8"))
+      return { state, byPath }
+    }
+
+    /**
+     * Builds the snapshot of the version announced now, unless the last one is of it already.
+     * The version is read before the state: a change announced meanwhile gets its own rebuild.
+     * Writers waiting for this version are released either way (a failure must not hold them).
+     */
+    const rebuild = rebuildLock.withPermits(1)(Effect.suspend(() => {
+      const version = changes.version()
+      if (current?.version === version) return Effect.succeed(current.snapshot)
+      return Effect.zipWith(publicStatus.state, DateTime.now, build).pipe(
+        Effect.tap((snapshot) => {
+          current = { version, snapshot }
+        }),
+        Effect.ensuring(reportApplied(version))
+      )
+    }))
+
+    /** The last snapshot, however recent; only the first is waited for (503 while the database is away). */
+    const get = Effect.suspend(() => current ? Effect.succeed(current.snapshot) : rebuild)
+
+    // Build at start-up, then rebuild at once after each change (a burst: once), so readers find it ready.
+    const refresh = rebuild.pipe(
+      // Like the maintenance clock: interrupted between rebuilds, not inside one's queries.
+      Effect.uninterruptible,
+      Effect.tapError((error) => Effect.logWarning("Rebuilding the public snapshot failed; trying again in a second", error)),
+      Effect.retry(Schedule.spaced("1 second")),
+      Effect.catchAllCause((cause) => Effect.logError("Rebuilding the public snapshot failed", cause))
+    )
+    const notifications = yield* changes.subscribe
+    yield* refresh.pipe(
+      Effect.zipRight(Effect.forever(Queue.take(notifications).pipe(Effect.zipRight(Queue.takeAll(notifications)), Effect.zipRight(refresh)))),
+      Effect.forkScoped
+    )
+
+    /** A page of incidents, from memory when the snapshot holds it, else from the database. */
+    const page = (snapshot: Snapshot, query: IncidentsQuery) => {
+      const wanted: IncidentsPage = { offset: query.offset ?? 0, limit: query.limit ?? 20, status: query.status }
+      if (!holdsPage(snapshot.state, wanted)) return publicStatus.incidentsPage(wanted)
+      const matching = wanted.status === undefined
+        ? snapshot.state.incidents
+        : snapshot.state.incidents.filter((incident) => incident.status === wanted.status)
+      return Effect.succeed(matching.slice(wanted.offset, wanted.offset + wanted.limit))
+    }
+
+    /** An incident the snapshot does not hold is read from the database (unless the snapshot holds them all). */
+    // An id PostgreSQL cannot even hold (NUL) names no incident: not a query (which would fail).
+    const archived = (snapshot: Snapshot, id: string) =>
+      snapshot.state.complete || id.includes("\u0000")
+        ? Effect.succeed(Option.none<PublicIncidentDetail>())
+        : publicStatus.incident(id)
+
+    return {
+      get,
+      /** The last built snapshot, if any: caches derived from it are current while it is. */
+      latest: (): Snapshot | undefined => current?.snapshot,
+      /** The last snapshot's pre-encoded response for `path`, if any; for the request-listener fast path. */
+      cachedNow: (path: string): EncodedResponse | undefined => current?.snapshot.byPath.get(path),
+
+      cached: (path: string) => Effect.map(get, (snapshot) => snapshot.byPath.get(path)),
+
+      incident: (id: string) =>
+        Effect.flatMap(get, (snapshot) => {
+          const found = snapshot.byPath.get(incidentPath(id))
+          if (found) return Effect.succeed(found)
+          return Effect.flatMap(archived(snapshot, id), Option.match({
+            onNone: () => Effect.fail(NotFound.of("Incident", id)),
+            onSome: (incident) => Effect.succeed(encodedJson(PublicIncidentDetail, incident))
+          }))
+        }),
+
+      /** A page of public incidents, newest first, encoded for this query. */
+      incidents: (query: IncidentsQuery) =>
+        Effect.flatMap(get, (snapshot) => Effect.map(page(snapshot, query), (incidents) => encodedJson(IncidentList, incidents.map(listItem)))),
+
+      /** An incident with its timeline, for the public pages: held or read on demand. */
+      incidentDetail: (snapshot: Snapshot, id: string) => {
+        const held = snapshot.state.incidents.find((incident) => incident.id === id)
+        return held ? Effect.succeed(Option.some(held)) : archived(snapshot, id)
+      },
+
+      /** A page of incidents with their timelines, for the public pages. */
+      incidentsPage: page,
+
+      /** How many public incidents there are (the history's page count). */
+      incidentCount: (snapshot: Snapshot) => publicStatus.incidentCount(snapshot.state)
+    } as const
+  }),
+  dependencies: [PublicStatus.Default, StateChanges.Default]
+}) {}

@@ -1,0 +1,170 @@
+import { Effect, Option } from "effect"
+import { PublicComponent, worstStatus } from "../../domain/Component.js"
+import { Incident, PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
+import type { IncidentStatus } from "../../domain/Incident.js"
+import { PublicMaintenance } from "../../domain/Maintenance.js"
+import { StatusSummary } from "../../domain/Status.js"
+import { uptimeBarDays } from "../../domain/Uptime.js"
+import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
+import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
+import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
+import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
+import { maxItems as feedItems } from "./Feeds.js"
+
+/**
+ * How many of the newest resolved incidents the state holds besides the open ones: with them, the
+ * first `heldResolved` of any incident list (all, or one status) are in memory, which covers the
+ * default page (20), the largest page (100) from the start, the status page's recent history
+ * and the first history pages. Anything further is read on demand.
+ */
+export const heldResolved = 100
+
+/** What the public status page shows of the organization. */
+export interface PublicOrganization {
+  readonly name: string
+  readonly logoUrl: string | null
+  readonly brandColor: string
+  readonly timezone: string
+}
+
+export interface PublicState {
+  readonly organizationName: string
+  readonly organization: PublicOrganization
+  readonly summary: StatusSummary
+  readonly components: ReadonlyArray<PublicComponent>
+  /**
+   * Public incidents held in memory, newest first, with their timelines: every open one, the
+   * `heldResolved` newest resolved ones and the most recently updated ones (the feeds'). A
+   * bounded set: older incidents are read from the database on demand.
+   */
+  readonly incidents: ReadonlyArray<PublicIncidentDetail>
+  /** Whether `incidents` are all the public incidents there are (a short history). */
+  readonly complete: boolean
+  /** Public incidents open at some time within the uptime bars' days, without timelines. */
+  readonly barIncidents: ReadonlyArray<PublicIncident>
+  /**
+   * Public windows that are not cancelled, latest start first: the feeds' items and the
+   * `/maintenance/:id` pages. Every such window, so an id not here names no public window.
+   */
+  readonly maintenance: ReadonlyArray<PublicMaintenance>
+}
+
+export interface IncidentsPage {
+  readonly offset: number
+  readonly limit: number
+  readonly status?: IncidentStatus | undefined
+}
+
+/** Whether the state holds every incident of `page` (see `heldResolved`). */
+export const holdsPage = (state: PublicState, page: IncidentsPage) =>
+  state.complete ||
+  (page.status !== undefined && page.status !== "resolved") ||
+  page.offset + page.limit <= heldResolved
+
+/**
+ * The repository's public incident rows already name only public components. They were decoded
+ * from the database, so the constructors skip validating them again (it dominated a rebuild).
+ */
+const toPublic = (row: Incident) =>
+  new PublicIncidentDetail({
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    severity: row.severity,
+    message: row.message,
+    componentIds: row.componentIds,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    resolvedAt: row.resolvedAt,
+    updates: row.updates
+  }, true)
+const withoutTimeline = ({ updates: _, ...incident }: PublicIncidentDetail) => new PublicIncident(incident, true)
+
+/**
+ * What the public reads: public components, the overall status derived from them, and the
+ * incidents and windows that touch a public component or no component at all (naming only
+ * their public components). The state is bounded (recent incidents); `incident` and
+ * `incidentsPage` read older ones.
+ */
+export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus", {
+  effect: Effect.gen(function*() {
+    const components = yield* ComponentsRepo
+    const incidents = yield* IncidentsRepo
+    const windows = yield* MaintenanceRepo
+    const organization = yield* OrganizationRepo
+
+    const state = Effect.gen(function*() {
+      const [componentRows, incidentRows, barRows, windowRows, org] = yield* Effect.all(
+        [
+          components.findPublic(),
+          incidents.findRecentPublic({ resolved: heldResolved, updated: feedItems }),
+          incidents.findPublicOpenWithin(uptimeBarDays + 1),
+          windows.findAll(),
+          organization.find()
+        ],
+        { concurrency: 1 }
+      )
+      const publicIds = new Set<string>(componentRows.map((row) => row.id))
+      const visible = (ids: ReadonlyArray<string>) => ids.length === 0 || ids.some((id) => publicIds.has(id))
+      const publicOnly = (ids: ReadonlyArray<string>) => ids.filter((id) => publicIds.has(id))
+
+      const publicComponents = componentRows.map((row) =>
+        new PublicComponent({
+          id: row.id,
+          name: row.name,
+          description: row.description,
+          status: row.status,
+          displayOrder: row.displayOrder
+        })
+      )
+      const publicIncidents = incidentRows.map(toPublic)
+      const publicWindows = windowRows.filter((row) => row.status !== "cancelled" && visible(row.componentIds)).map((row) =>
+        new PublicMaintenance({
+          id: row.id,
+          title: row.title,
+          description: row.description,
+          status: row.status,
+          scheduledStart: row.scheduledStart,
+          scheduledEnd: row.scheduledEnd,
+          componentIds: publicOnly(row.componentIds),
+          createdAt: row.createdAt,
+          updatedAt: row.updatedAt
+        })
+      )
+      const upcoming = publicWindows
+        .filter((window) => window.status === "scheduled" || window.status === "in_progress")
+        .toSorted((a, b) => a.scheduledStart.epochMillis - b.scheduledStart.epochMillis)
+      const summary = new StatusSummary({
+        status: worstStatus(publicComponents.map((component) => component.status)),
+        components: publicComponents,
+        activeIncidents: publicIncidents.filter((incident) => incident.status !== "resolved").map(withoutTimeline),
+        upcomingMaintenance: upcoming
+      })
+      return {
+        organizationName: Option.match(org, { onNone: () => "Status", onSome: (o) => o.name }),
+        organization: Option.match(org, {
+          onNone: (): PublicOrganization => ({ name: "Status", logoUrl: null, brandColor: "#2563eb", timezone: "UTC" }),
+          onSome: ({ brandColor, logoUrl, name, timezone }): PublicOrganization => ({ name, logoUrl, brandColor, timezone })
+        }),
+        summary,
+        components: publicComponents,
+        incidents: publicIncidents,
+        // Fewer resolved than asked for: there are no others (every open one is held anyway).
+        complete: publicIncidents.filter((incident) => incident.status === "resolved").length < heldResolved,
+        barIncidents: barRows.map((row) => withoutTimeline(toPublic(row))),
+        maintenance: publicWindows
+      } satisfies PublicState
+    })
+
+    return {
+      state,
+      /** A public incident, read from the database. */
+      incident: (id: string) => Effect.map(incidents.findPublicById(id), Option.map(toPublic)),
+      /** How many public incidents there are (a scan of the history: on demand, not per rebuild). */
+      incidentCount: (state: PublicState) => state.complete ? Effect.succeed(state.incidents.length) : incidents.countPublic(),
+      /** A page of public incidents, newest first, read from the database. */
+      incidentsPage: (page: IncidentsPage) => Effect.map(incidents.findPublicPage(page), (rows) => rows.map(toPublic))
+    } as const
+  }),
+  dependencies: [ComponentsRepo.Default, IncidentsRepo.Default, MaintenanceRepo.Default, OrganizationRepo.Default]
+}) {}

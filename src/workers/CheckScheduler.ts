@@ -1,0 +1,139 @@
+/**
+ * The check scheduler: one active instance (a PostgreSQL advisory lock; the others stand by and
+ * take over within seconds when it dies) keeps every monitor's next due time in memory and
+ * publishes due jobs in batches. A monitor's runs fall on fixed slots (multiples of its interval
+ * shifted by an offset from its id), so the job id `monitorId:scheduledAt` is the same whichever
+ * instance schedules it, and ingest stores a run once even across a take-over.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Duration, Effect, Either, Layer, ParseResult, Schedule } from "effect"
+import { createHash } from "node:crypto"
+import type { Monitor } from "../domain/Monitor.js"
+import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
+import { JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
+import { JobTransport } from "../queue/JobTransport.js"
+
+/** Key of the advisory lock only the active scheduler holds. */
+const leaderLockKey = 7_311_402_001
+const tickEvery = Duration.millis(100)
+const reloadEvery = Duration.seconds(5)
+
+/** Spreads monitors of one interval over it, the same for every instance. */
+const offsetOf = (monitorId: string, intervalMs: number) =>
+  createHash("sha256").update(monitorId).digest().readUInt32BE(0) % intervalMs
+
+const latestSlot = (offset: number, intervalMs: number, at: number) => Math.floor((at - offset) / intervalMs) * intervalMs + offset
+
+/** The latest slot of a monitor at or before `at`. */
+export const slotAt = (monitorId: string, intervalMs: number, at: number) =>
+  latestSlot(offsetOf(monitorId, intervalMs), intervalMs, at)
+
+interface Entry {
+  /** The monitor's check, validated when it was loaded or changed. */
+  readonly template: JobTemplate
+  readonly intervalMs: number
+  /** offsetOf, computed once: the tick runs every 100 ms over every monitor. */
+  readonly offset: number
+  nextDue: number
+}
+
+/** The part of a monitor a job carries; edits to it reschedule the monitor. */
+const definitionKey = (m: Monitor) =>
+  JSON.stringify([m.type, m.url, m.intervalSeconds, m.timeoutMs, m.expectedStatusCode, m.regions])
+
+/** The job template of a monitor; fails when the monitor is not a valid check definition. */
+const templateOf = (monitor: Monitor) =>
+  JobTemplate.make({
+    monitorId: monitor.id,
+    type: monitor.type,
+    url: monitor.url,
+    timeoutMs: monitor.timeoutMs,
+    // Only http checks read it; the job schema wants a code for every type.
+    expectedStatusCode: monitor.expectedStatusCode ?? 200,
+    intervalSeconds: monitor.intervalSeconds,
+    regions: monitor.regions
+  })
+
+/** Publishes due jobs while this instance holds the lock. Never returns. */
+const scheduleWhileLeader = Effect.gen(function*() {
+  const monitors = yield* MonitorsRepo
+  const transport = yield* JobTransport
+  const entries = new Map<string, Entry & { key: string }>()
+  /** The definition key of each monitor that is not a valid check, so it is reported once per change. */
+  const invalid = new Map<string, string>()
+
+  const reload = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const current = yield* monitors.findAll()
+    const seen = new Set<string>()
+    for (const monitor of current) {
+      seen.add(monitor.id)
+      const key = definitionKey(monitor)
+      const existing = entries.get(monitor.id)
+      if (existing?.key === key || invalid.get(monitor.id) === key) continue
+      const template = templateOf(monitor)
+      if (Either.isLeft(template)) {
+        // Probes would drop its jobs as undecodable: say why once per change instead.
+        entries.delete(monitor.id)
+        invalid.set(monitor.id, key)
+        yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
+          Effect.annotateLogs({ monitorId: monitor.id, error: ParseResult.TreeFormatter.formatErrorSync(template.left) })
+        )
+        continue
+      }
+      invalid.delete(monitor.id)
+      const intervalMs = monitor.intervalSeconds * 1000
+      const offset = offsetOf(monitor.id, intervalMs)
+      // A new or changed monitor is checked at its current slot, so it is measured at once.
+      entries.set(monitor.id, { template: template.right, intervalMs, offset, key, nextDue: latestSlot(offset, intervalMs, now) })
+    }
+    for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
+    for (const id of invalid.keys()) if (!seen.has(id)) invalid.delete(id)
+  })
+
+  const tick = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const due: Array<ScheduledRun> = []
+    for (const entry of entries.values()) {
+      if (entry.nextDue > now) continue
+      // Behind by more than a slot (a take-over, a pause): only the latest slot runs.
+      const scheduledAt = Math.max(entry.nextDue, latestSlot(entry.offset, entry.intervalMs, now))
+      due.push({ template: entry.template, scheduledAt })
+      entry.nextDue = scheduledAt + entry.intervalMs
+    }
+    // One call: the transport pipelines them in batches, without an effect per job or batch.
+    yield* transport.publishRuns(due)
+  })
+
+  yield* reload
+  yield* Effect.logInfo(`Scheduler active with ${entries.size} monitors`)
+  // The first reload is the one above: the next comes after `reloadEvery`, not during the first tick.
+  yield* reload.pipe(Effect.schedule(Schedule.spaced(reloadEvery)), Effect.forkScoped)
+  return yield* tick.pipe(Effect.repeat(Schedule.spaced(tickEvery)), Effect.zipRight(Effect.never))
+})
+
+/** Waits for the advisory lock on a connection of its own, then schedules while it holds it. */
+const lead = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const connection = yield* sql.reserve
+  const locked = connection.execute("select pg_try_advisory_lock($1) as locked", [leaderLockKey], undefined).pipe(
+    Effect.map((rows) => rows[0]?.locked === true)
+  )
+  yield* locked.pipe(Effect.repeat({ until: (held) => held, schedule: Schedule.spaced("2 seconds") }))
+  // The reserved connection goes back to the pool afterwards: give the lock up explicitly.
+  yield* Effect.addFinalizer(() =>
+    connection.execute("select pg_advisory_unlock($1)", [leaderLockKey], undefined).pipe(Effect.ignore)
+  )
+  // The lock lives as long as the connection: when a query on it fails, leadership is over.
+  const heartbeat = connection.execute("select 1", [], undefined).pipe(Effect.repeat(Schedule.spaced("2 seconds")))
+  return yield* Effect.raceFirst(Effect.scoped(scheduleWhileLeader), heartbeat)
+}).pipe(Effect.scoped)
+
+export const CheckScheduler = Layer.scopedDiscard(
+  lead.pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning("Scheduler stopped; standing by to take over again", cause)),
+    Effect.repeat(Schedule.spaced("1 second")),
+    Effect.annotateLogs("fiber", "check-scheduler"),
+    Effect.forkScoped
+  )
+).pipe(Layer.provide(MonitorsRepo.Default))

@@ -1,0 +1,94 @@
+import { SqlClient } from "@effect/sql"
+import { expect, it } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
+import { eventually } from "../support/Eventually.js"
+import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+
+const minute = 60_000
+const hour = 60 * minute
+
+/** The server plus the aggregation fiber, on the suite's TestClock. */
+const Stack = UptimeAggregator.pipe(Layer.provideMerge(TestServer()))
+
+/** Gives a component a made-up past: created two days ago, with the given status changes. */
+const rewriteHistory = (componentId: string, now: number, changes: ReadonlyArray<readonly [number, string]>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const created = new Date(now - 48 * hour)
+    yield* sql`update components set created_at = ${created} where id = ${componentId}`
+    yield* sql`delete from component_status_history where component_id = ${componentId}`
+    yield* sql`insert into component_status_history ${
+      sql.insert([[created.getTime(), "operational"] as const, ...changes].map(([at, status]) => ({
+        componentId,
+        status,
+        startedAt: new Date(at)
+      })))
+    }`
+  })
+
+it.layer(Stack)("uptime", (it) => {
+  it.effect("records every public component, 100 % without downtime; period is validated", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const shown = yield* client.components.create({ payload: { name: "Shown" } })
+      yield* client.components.create({ payload: { name: "Hidden", isPublic: false } })
+      yield* TestClock.adjust("1 minute")
+
+      const records = yield* client.status.uptime({ urlParams: {} })
+      expect(records).toEqual([{ componentId: shown.id, componentName: "Shown", uptimePercentage: 100, period: "90d" }])
+      for (const period of ["24h", "7d", "30d", "90d"] as const) {
+        expect((yield* client.status.uptime({ urlParams: { period } }))[0]?.period).toBe(period)
+      }
+      for (const bad of ["1h", "90D", "", "90d&period=7d"]) {
+        const response = yield* sendJson("GET", `/api/v1/status/uptime?period=${bad}`)
+        expect(response.status, bad).toBe(400)
+      }
+      yield* client.components.remove({ path: { id: shown.id } })
+    }))
+
+  it.effect("weighs a past outage over the period, from rollups only", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const component = yield* client.components.create({ payload: { name: "Checkout" } })
+      const now = yield* TestClock.currentTimeMillis
+      // A 36-minute major outage and a 60-minute partial one, ending three hours ago.
+      yield* rewriteHistory(component.id, now, [
+        [now - 5 * hour, "major_outage"],
+        [now - 5 * hour + 36 * minute, "partial_outage"],
+        [now - 3 * hour - 24 * minute, "operational"]
+      ])
+      const downtime = 36 * 60 + 0.3 * 60 * 60
+      const uptime = (period: "24h" | "7d") =>
+        Effect.map(client.status.uptime({ urlParams: { period } }), (records) => records.find((r) => r.componentId === component.id)!)
+      yield* TestClock.adjust("1 minute") // the aggregation fiber runs
+      yield* eventually(uptime("7d"), (record) => record.uptimePercentage < 100)
+
+      const day = yield* uptime("24h")
+      // 24 hourly buckets: 23 whole hours plus the current one.
+      expect(day.uptimePercentage).toBeLessThan(100 * (1 - downtime / (24 * 3600)) + 0.01)
+      expect(day.uptimePercentage).toBeGreaterThan(100 * (1 - downtime / (23 * 3600)) - 0.01)
+      const week = yield* uptime("7d")
+      // Measured from creation, two days ago.
+      expect(week.uptimePercentage).toBeCloseTo(100 * (1 - downtime / (48 * 3600 + 60)), 2)
+
+      // Reading uses the rollups: history and intervals can go without changing the answer.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`delete from component_status_history where component_id = ${component.id}`
+      expect((yield* uptime("24h")).uptimePercentage).toBe(day.uptimePercentage)
+    }))
+
+  it.effect("shows a new outage within two minutes", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const component = yield* client.components.create({ payload: { name: "Search" } })
+      const now = yield* TestClock.currentTimeMillis
+      yield* rewriteHistory(component.id, now, [[now, "major_outage"]])
+      yield* TestClock.adjust("2 minutes")
+      const record = yield* eventually(
+        Effect.map(client.status.uptime({ urlParams: { period: "24h" } }), (records) => records.find((r) => r.componentId === component.id)!),
+        (found) => found.uptimePercentage < 100
+      )
+      expect(record.uptimePercentage).toBeLessThan(100)
+    }))
+})

@@ -1,0 +1,201 @@
+/**
+ * The dispatcher role end to end: changes made through the API reach real HTTP receivers
+ * (filtered by toggles and components, generic ones signed) and a verified subscriber's real
+ * SMTP mailbox; failed deliveries are retried on the contract's schedule (TestClock).
+ */
+import { expect, it } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { createHmac } from "node:crypto"
+import { Dispatcher } from "../../../src/workers/Dispatcher.js"
+import { eventually, realPause } from "../../support/Eventually.js"
+import { outboxMark, outboxSince } from "../../support/Outbox.js"
+import { answerWith, receiver } from "../../support/Receiver.js"
+import type { Answer, ReceivedRequest } from "../../support/Receiver.js"
+import { smtpCapture } from "../../support/SmtpCapture.js"
+import type { SmtpCapture } from "../../support/SmtpCapture.js"
+import { sendJson, TestServer } from "../../support/TestServer.js"
+
+const publicUrl = "https://status.example.test"
+
+class Smtp extends Effect.Tag("test/Smtp")<Smtp, SmtpCapture>() {}
+
+const WithDispatcher = Layer.unwrapScoped(
+  Effect.map(smtpCapture, (smtp) =>
+    Dispatcher.pipe(
+      Layer.provideMerge(TestServer({ SMTP_URL: smtp.url, MAIL_FROM: "status@example.test", PUBLIC_URL: publicUrl })),
+      Layer.merge(Layer.succeed(Smtp, smtp))
+    ))
+)
+
+const post = (path: string, body: unknown) =>
+  sendJson("POST", path, body).pipe(Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300)))
+
+const createWebhook = (body: Record<string, unknown>) => Effect.map(post("/api/v1/admin/webhooks", body), (r) => r.body)
+const createComponent = (name: string) => Effect.map(post("/api/v1/admin/components", { name }), (r) => r.body.id as string)
+
+/** Real-time wait until `target` received `count` requests. */
+const received = (target: { received: Array<ReceivedRequest> }, count: number) =>
+  eventually(Effect.sync(() => target.received.slice()), (list) => list.length >= count)
+
+/** Moves the TestClock one second at a time, letting the dispatcher's fibers run in between. */
+const advanceSeconds = (seconds: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < seconds; i++) {
+      yield* TestClock.adjust("1 second")
+      yield* realPause(150)
+    }
+  })
+
+const answersInTurn = (...statuses: ReadonlyArray<number>): Answer => {
+  let calls = 0
+  return (request, response, raw) => answerWith(statuses[Math.min(calls++, statuses.length - 1)]!)(request, response, raw)
+}
+
+const hmac = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
+
+it.layer(WithDispatcher)("dispatcher", (it) => {
+  it.scoped("an incident reaches the matching webhooks, signed and in their format, and nobody else", () =>
+    Effect.gen(function*() {
+      const api = yield* createComponent("API")
+      const web = yield* createComponent("Web")
+      const genericTarget = yield* receiver(answerWith(200))
+      const chatTarget = yield* receiver(answerWith(204))
+      const otherComponent = yield* receiver(answerWith(200))
+      const toggledOff = yield* receiver(answerWith(200))
+      const inactive = yield* receiver(answerWith(200))
+      const generic = yield* createWebhook({ name: "generic", url: genericTarget.url, type: "generic", componentIds: [api] })
+      yield* createWebhook({ name: "chat", url: chatTarget.url, type: "chat_a", componentIds: [api, web] })
+      yield* createWebhook({ name: "web only", url: otherComponent.url, type: "generic", componentIds: [web] })
+      yield* createWebhook({ name: "no incidents", url: toggledOff.url, type: "chat_b", componentIds: [api], notifyOnIncident: false })
+      yield* createWebhook({ name: "off", url: inactive.url, type: "chat_c", componentIds: [api], isActive: false })
+
+      const mark = yield* outboxMark
+      const incident = (yield* post("/api/v1/admin/incidents", {
+        title: "API errors",
+        message: "We are looking into it",
+        severity: "major",
+        componentIds: [api]
+      })).body
+
+      const [request] = yield* received(genericTarget, 1)
+      expect(request!.headers["x-service-event"]).toBe("incident.created")
+      expect(request!.headers["x-service-signature"]).toBe(hmac(generic.secret, request!.body))
+      expect(request!.headers["webhook-id"]).toBe(request!.headers["x-service-delivery"])
+      const [outboxRow] = yield* outboxSince(mark)
+      const body = JSON.parse(request!.body)
+      expect(body).toEqual({
+        event: "incident.created",
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        organization: { name: "Status", url: publicUrl },
+        // The contract's data: the incident as the outbox recorded it, timeline left out.
+        data: outboxRow!.payload
+      })
+      expect(body.data).toMatchObject({ id: incident.id, title: "API errors", status: "investigating", severity: "major" })
+
+      const [chat] = yield* received(chatTarget, 1)
+      expect(JSON.parse(chat!.body).attachments[0].fields).toBeDefined()
+      expect(chat!.headers["x-service-signature"]).toBeUndefined()
+
+      // The others had every chance: the matching ones arrived, give the rest a moment more.
+      yield* realPause(500)
+      expect([otherComponent, toggledOff, inactive].map((target) => target.received.length)).toEqual([0, 0, 0])
+      expect(genericTarget.received).toHaveLength(1)
+      expect(chatTarget.received).toHaveLength(1)
+    }))
+
+  it.scoped("maintenance and component events carry the contract's data", () =>
+    Effect.gen(function*() {
+      const db = yield* createComponent("Database")
+      const target = yield* receiver(answerWith(200))
+      yield* createWebhook({ name: "db", url: target.url, type: "generic", componentIds: [db] })
+      const window = (yield* post("/api/v1/admin/maintenance", {
+        title: "Upgrade",
+        scheduledStart: "2030-01-31T09:00:00Z",
+        scheduledEnd: "2030-01-31T10:00:00Z",
+        componentIds: [db]
+      })).body
+      yield* sendJson("PATCH", `/api/v1/admin/components/${db}/status`, { status: "degraded" })
+
+      const [scheduled, changed] = (yield* received(target, 2)).map((request) => JSON.parse(request.body))
+      expect(scheduled).toMatchObject({ event: "maintenance.scheduled", organization: { url: publicUrl } })
+      expect(scheduled.data).toEqual({
+        id: window.id,
+        title: "Upgrade",
+        status: "scheduled",
+        scheduledStart: "2030-01-31T09:00:00.000Z",
+        scheduledEnd: "2030-01-31T10:00:00.000Z",
+        componentIds: [db]
+      })
+      expect(changed).toMatchObject({ event: "component.status_changed" })
+      expect(changed.data).toEqual({ id: db, name: "Database", previousStatus: "operational", status: "degraded" })
+    }))
+
+  it.scoped("a failed delivery is retried after 5 s and 10 s with the same delivery id", () =>
+    Effect.gen(function*() {
+      const cmp = yield* createComponent("Flaky")
+      const target = yield* receiver(answersInTurn(500, 500, 200))
+      const hook = yield* createWebhook({ name: "flaky", url: target.url, type: "generic", componentIds: [cmp] })
+      yield* post("/api/v1/admin/incidents", { title: "Flaky", message: "m", componentIds: [cmp] })
+
+      yield* received(target, 1)
+      yield* advanceSeconds(4)
+      expect(target.received).toHaveLength(1)
+      yield* advanceSeconds(1)
+      yield* received(target, 2)
+      yield* advanceSeconds(9)
+      expect(target.received).toHaveLength(2)
+      yield* advanceSeconds(1)
+      yield* received(target, 3)
+      expect(new Set(target.received.map((request) => request.headers["webhook-id"])).size).toBe(1)
+      expect(new Set(target.received.map((request) => request.body)).size).toBe(1)
+
+      const log = yield* eventually(
+        Effect.map(sendJson("GET", `/api/v1/admin/webhooks/${hook.id}/deliveries`), (r) => r.body as Array<{ statusCode: number }>),
+        (attempts) => attempts.length === 3
+      )
+      expect(log.map((attempt) => attempt.statusCode)).toEqual([200, 500, 500])
+      yield* advanceSeconds(25)
+      expect(target.received).toHaveLength(3)
+    }))
+
+  it.scoped("a verified subscriber is mailed about incidents; a pending one is not", () =>
+    Effect.gen(function*() {
+      const smtp = yield* Smtp
+      const before = smtp.messages.length
+      yield* post("/api/v1/subscribe", { email: "reader@example.test" })
+      yield* post("/api/v1/subscribe", { email: "pending@example.test" })
+      const verification = (yield* smtp.waitFor(before + 2)).find((mail) => mail.envelopeTo.includes("reader@example.test"))
+      const token = /\/subscribe\/verify\/([A-Za-z0-9_-]+)/.exec(verification!.parsed.text ?? "")![1]!
+      expect((yield* sendJson("GET", `/api/v1/subscribe/verify/${token}`)).status).toBe(200)
+
+      yield* post("/api/v1/admin/incidents", { title: "Login failures", message: "Investigating sign-in errors" })
+      const mails = yield* eventually(
+        Effect.sync(() => smtp.messages.slice(before + 2)),
+        (list) => list.length >= 1
+      )
+      const [mail] = mails
+      expect(mail!.envelopeTo).toEqual(["reader@example.test"])
+      expect(mail!.parsed.subject).toContain("Login failures")
+      expect(mail!.parsed.text).toContain("Investigating sign-in errors")
+      expect(mail!.parsed.text).toContain(`${publicUrl}/unsubscribe?email=reader%40example.test&token=`)
+      // mailparser folds List-* headers into one object: read the raw header line.
+      expect(mail!.parsed.headerLines.map((line) => line.line)).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+
+      // Component changes are not mailed, and the incident mail is not sent again.
+      const cmp = yield* createComponent("Quiet")
+      yield* sendJson("PATCH", `/api/v1/admin/components/${cmp}/status`, { status: "degraded" })
+      yield* advanceSeconds(2)
+      expect(smtp.messages.slice(before + 2)).toHaveLength(1)
+
+      // Subscribers hear of what the public page shows: not of an incident on private components
+      // only, but of one that also names a public component.
+      const internal = Effect.map(post("/api/v1/admin/components", { name: "Internal", isPublic: false }), (r) => r.body.id as string)
+      const privateId = yield* internal
+      yield* post("/api/v1/admin/incidents", { title: "Internal batch late", message: "Staff only", componentIds: [privateId] })
+      yield* post("/api/v1/admin/incidents", { title: "Search slow", message: "Public too", componentIds: [privateId, cmp] })
+      const later = yield* eventually(Effect.sync(() => smtp.messages.slice(before + 3)), (list) => list.length >= 1)
+      yield* advanceSeconds(2)
+      expect(smtp.messages.slice(before + 3).map((m) => m.parsed.subject)).toEqual([later[0]!.parsed.subject])
+      expect(later[0]!.parsed.subject).toContain("Search slow")
+    }))
+})

@@ -1,0 +1,114 @@
+/**
+ * The work pump on its own, in test time: handed-over items run in order on a fixed number of
+ * slots, and work that comes due in the database is not kept waiting behind a steady stream
+ * of handed-over items.
+ */
+import { expect, it } from "@effect/vitest"
+import { Effect, Logger, TestClock } from "effect"
+import { effectWork, startWorkPump } from "../../../src/services/notifications/dispatcher/WorkPump.js"
+
+const pumpOver = (database: Array<string>, started: Array<string>) =>
+  Effect.gen(function*() {
+    // Each item takes 100 ms of test time: two slots get through 20 a second.
+    const start = yield* effectWork("test", (item: string) => Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")))
+    return yield* startWorkPump({
+      name: "test",
+      slots: 2,
+      claim: (limit) => Effect.sync(() => database.splice(0, limit)),
+      start,
+      pollInterval: "1 second"
+    })
+  })
+
+const items = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
+
+it.scoped("handed-over items run in order, two at a time", () =>
+  Effect.gen(function*() {
+    const started: Array<string> = []
+    const pump = yield* pumpOver([], started)
+    yield* pump.handOver(items("h", 6))
+    yield* TestClock.adjust("50 millis")
+    expect(started).toEqual(["h0", "h1"])
+    expect(pump.waiting()).toBe(4)
+    yield* TestClock.adjust("200 millis")
+    expect(started).toEqual(items("h", 6))
+    expect(pump.waiting()).toBe(0)
+  }))
+
+it.scoped("a retry that comes due while handed-over items wait runs at the next poll, ahead of them", () =>
+  Effect.gen(function*() {
+    const database: Array<string> = []
+    const started: Array<string> = []
+    const pump = yield* pumpOver(database, started)
+    yield* pump.handOver(items("h", 100))
+    // Due in the database now; the wake-up finds handed-over items waiting and puts the claim off.
+    database.push("retry")
+    yield* pump.wake
+    yield* TestClock.adjust("950 millis")
+    expect(started).not.toContain("retry")
+    // The poll claims it anyway, and it goes ahead of the 80 items still waiting.
+    yield* TestClock.adjust("200 millis")
+    expect(started).toContain("retry")
+    expect(started.indexOf("retry")).toBeLessThan(25)
+    expect(database).toEqual([])
+    // Nothing handed over is lost or run twice.
+    yield* TestClock.adjust("5 seconds")
+    expect(started.filter((item) => item !== "retry")).toEqual(items("h", 100))
+  }))
+
+it.scoped("under a steady stream of handed-over items, retries due in the database get half the throughput", () =>
+  Effect.gen(function*() {
+    const database: Array<string> = []
+    const started: Array<string> = []
+    const pump = yield* pumpOver(database, started)
+    yield* pump.handOver(items("h", 200))
+    // Due after the pump's first look.
+    database.push(...items("r", 30))
+    const retriesStarted = () => started.filter((item) => item.startsWith("r")).length
+    yield* TestClock.adjust("950 millis")
+    expect(retriesStarted()).toBe(0)
+    // The poll at 1 s claims half of the 20 items started in the second before; they run next.
+    yield* TestClock.adjust("600 millis")
+    expect(retriesStarted()).toBe(10)
+    // And about as many at the next poll, while the handed-over items go on in between.
+    yield* TestClock.adjust("1 second")
+    expect(retriesStarted()).toBeGreaterThanOrEqual(20)
+    expect(started.length - retriesStarted()).toBeGreaterThan(20)
+  }))
+
+it.scoped("with nothing handed over, the pump claims as many items as it has free workers", () =>
+  Effect.gen(function*() {
+    const database = items("d", 5)
+    const started: Array<string> = []
+    yield* pumpOver(database, started)
+    yield* TestClock.adjust("50 millis")
+    expect(started).toEqual(["d0", "d1"])
+    // A full claim means the database may hold more: a freed worker looks again at once.
+    yield* TestClock.adjust("300 millis")
+    expect(started).toEqual(items("d", 5))
+  }))
+
+it.effect("items started by plain callbacks: one done at once, one that throws, and those under way abandoned when the pump stops", () =>
+  Effect.gen(function*() {
+    const started: Array<string> = []
+    const abandoned: Array<string> = []
+    yield* Effect.gen(function*() {
+      const pump = yield* startWorkPump<string>({
+        name: "callbacks",
+        slots: 2,
+        claim: () => Effect.succeed([]),
+        start: (item, done) => {
+          started.push(item)
+          if (item.startsWith("instant")) done()
+          if (item.startsWith("broken")) throw new Error("cannot start")
+          return () => abandoned.push(item)
+        },
+        pollInterval: "1 second"
+      })
+      // Done before `start` returns, or failed to start: neither holds a slot.
+      yield* pump.handOver(["instant0", "broken0", "instant1", "slow0", "broken1", "slow1", "slow2"])
+      expect(started).toEqual(["instant0", "broken0", "instant1", "slow0", "broken1", "slow1"])
+      expect(pump.waiting()).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(Logger.remove(Logger.defaultLogger)))
+    expect(abandoned.sort()).toEqual(["slow0", "slow1"])
+  }))

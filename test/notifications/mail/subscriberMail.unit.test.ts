@@ -1,0 +1,65 @@
+import { describe, expect, it } from "@effect/vitest"
+import { DateTime } from "effect"
+import { isMailedEvent, notificationMail, verificationMail } from "../../../src/services/notifications/mail/SubscriberMail.js"
+import { mailedEvents, sampleEvents, sender } from "../SampleEvents.js"
+
+describe("subscriber mail", () => {
+  it("confirmation mail links to the verify page", () => {
+    const mail = verificationMail({ sender, email: "a@example.test", token: "tok_123" })
+    expect(mail.to).toBe("a@example.test")
+    expect(mail.text).toContain("https://status.acme.test/subscribe/verify/tok_123")
+    expect(mail.html).toContain('href="https://status.acme.test/subscribe/verify/tok_123"')
+    expect(mail.text).toContain("48 hours")
+  })
+
+  it("maintenance mail shows the window; every notification links to unsubscribe", () => {
+    const maintenance = sampleEvents.find((event) => event.event === "maintenance.scheduled")!
+    if (!isMailedEvent(maintenance) || maintenance.event !== "maintenance.scheduled") throw new Error("sample")
+    const mail = notificationMail({ event: maintenance, sender, email: "a+b@example.test", unsubscribeToken: "u_1" })
+    expect(mail.subject).toBe("[Acme Cloud] Maintenance scheduled: Database upgrade")
+    expect(mail.text).toContain("Starts: 2026-03-05 22:00 UTC")
+    expect(mail.text).toContain("Ends: 2026-03-05 23:30 UTC")
+    expect(mail.text).toContain("https://status.acme.test/unsubscribe?email=a%2Bb%40example.test&token=u_1")
+    expect(mail.headers).toEqual({
+      "List-Unsubscribe": "<https://status.acme.test/api/v1/unsubscribe/one-click?email=a%2Bb%40example.test&token=u_1>",
+      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"
+    })
+  })
+
+  it("escapes user text in HTML and keeps the subject on one line", () => {
+    const mail = notificationMail({
+      event: {
+        id: "e",
+        event: "incident.updated",
+        occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+        componentIds: [],
+        data: { id: "i", title: "Bad\r\nBcc: x@y <script>", status: "identified", severity: "minor", componentIds: [], message: "<b>x</b>" }
+      },
+      sender,
+      email: "a@example.test",
+      unsubscribeToken: "u"
+    })
+    expect(mail.subject).not.toMatch(/[\r\n]/)
+    expect(mail.html).not.toContain("<script>")
+    expect(mail.html).toContain("&lt;b&gt;x&lt;/b&gt;")
+    expect(isMailedEvent({ event: "component.status_changed" })).toBe(false)
+  })
+
+  it("every incident and maintenance event gets a mail with a text and an HTML part; a component change gets none", () => {
+    const mailed: Array<string> = []
+    for (const event of sampleEvents) {
+      if (event.event === "component.status_changed") {
+        expect(isMailedEvent(event)).toBe(false)
+        continue
+      }
+      expect(isMailedEvent(event)).toBe(true)
+      mailed.push(event.event)
+      const mail = notificationMail({ event, sender, email: "a@example.test", unsubscribeToken: "u_1" })
+      expect(mail.subject, event.event).toContain(event.data.title)
+      expect(mail.text, event.event).toContain(event.data.title)
+      expect(mail.html, event.event).toContain(event.data.title)
+      expect(mail.text, event.event).toContain("https://status.acme.test/unsubscribe?email=a%40example.test&token=u_1")
+    }
+    expect(mailed).toEqual(mailedEvents)
+  })
+})

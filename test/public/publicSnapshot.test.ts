@@ -1,0 +1,150 @@
+/**
+ * The public snapshot's freshness rules: readers never wait for a rebuild once a snapshot
+ * exists (they get the previous one meanwhile), a write's response waits until this instance's
+ * snapshot shows it, and incidents older than the snapshot holds are read on demand with the
+ * same answers.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { expect, it } from "@effect/vitest"
+import { Reactivity } from "@effect/experimental"
+import { PgClient } from "@effect/sql-pg"
+import { Deferred, Effect, Fiber, Option, Redacted } from "effect"
+import { heldResolved } from "../../src/services/public/PublicStatus.js"
+import { TestDatabaseUrl } from "../support/TestDatabase.js"
+import { ApiClient, TestServer } from "../support/TestServer.js"
+
+const get = (url: string, headers: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)))
+    return { status: response.status, etag: response.headers["etag"], text: yield* response.text }
+  }).pipe(Effect.scoped)
+
+const getJson = (url: string) => Effect.map(get(url), (response) => JSON.parse(response.text))
+
+/** A connection of the test's own to the service's database. */
+const database = Effect.flatMap(TestDatabaseUrl, (url) => PgClient.make({ url: Redacted.make(url), maxConnections: 1 })).pipe(
+  Effect.provide(Reactivity.layer)
+)
+
+it.layer(TestServer())("public snapshot freshness", (it) => {
+  it.scoped("serves the previous snapshot while a rebuild is held up, and answers the write once the rebuild is done", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      yield* client.components.create({ payload: { name: "Before" } })
+      const names = Effect.map(getJson("/api/v1/status"), (summary) => summary.components.map((c: { name: string }) => c.name))
+      expect(yield* names).toContain("Before")
+
+      // Another transaction holds the incidents table, so the next rebuild cannot read it.
+      const sql = yield* database
+      const locked = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* sql.withTransaction(
+        sql`lock table incidents in access exclusive mode`.pipe(
+          Effect.zipRight(Deferred.succeed(locked, undefined)),
+          Effect.zipRight(Deferred.await(release))
+        )
+      ).pipe(Effect.fork)
+      yield* Deferred.await(locked)
+
+      // The write commits (components are not locked); its response waits for the rebuild.
+      const write = yield* client.components.create({ payload: { name: "During" } }).pipe(Effect.fork)
+      // Readers meanwhile get the previous snapshot at once: the fast path and the Effect handlers.
+      for (let i = 0; i < 5; i++) {
+        expect(yield* names).toEqual(["Before"])
+        expect((yield* get("/api/v1/status/incidents?limit=5")).status).toBe(200)
+        expect((yield* get("/")).status).toBe(200)
+      }
+      expect(Option.isNone(yield* Fiber.poll(write))).toBe(true)
+
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* Fiber.join(write)
+      // Read-your-writes: the response came once the snapshot included the change.
+      expect(yield* names).toEqual(["Before", "During"])
+    }))
+
+  it.effect("shows each write in the public reads as soon as its response arrives", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const incident = yield* client.incidents.create({ payload: { title: "Read your writes", message: "Started" } })
+      for (let i = 0; i < 10; i++) {
+        yield* client.incidents.addUpdate({ path: { id: incident.id }, payload: { status: "monitoring", message: `Note ${i}` } })
+        const detail = yield* getJson(`/api/v1/status/incidents/${incident.id}`)
+        expect(detail.updates.at(-1).message).toBe(`Note ${i}`)
+        const summary = yield* getJson("/api/v1/status")
+        expect(summary.activeIncidents.find((active: { id: string }) => active.id === incident.id).message).toBe(`Note ${i}`)
+      }
+      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      expect((yield* getJson("/api/v1/status")).activeIncidents).toEqual([])
+    }))
+
+  it.scoped("answers for incidents older than the snapshot holds from the database: paging, filters, details, history, feeds", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const sql = yield* database
+      const old = heldResolved + 30
+      // Resolved incidents a day apart, the newest yesterday, each with a timeline of three entries.
+      yield* sql`
+        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at)
+        select 'old-' || lpad(g::text, 3, '0'), 'Old incident ' || g, 'resolved', 'minor',
+          now() - g * interval '1 day', now() - g * interval '1 day' + interval '1 hour', now() - g * interval '1 day' + interval '1 hour'
+        from generate_series(1, ${old}) g`
+      yield* sql`
+        insert into incident_updates (incident_id, status, message, created_at)
+        select 'old-' || lpad(g::text, 3, '0'), (array['investigating', 'monitoring', 'resolved'])[k], 'Entry ' || k || ' of ' || g,
+          now() - g * interval '1 day' + k * interval '10 minutes'
+        from generate_series(1, ${old}) g, generate_series(1, 3) k`
+      // Written behind the service's back: one change through the API makes it look again.
+      const open = yield* client.incidents.create({ payload: { title: "Open now", message: "Investigating" } })
+
+      // Newest first: the open one, any the suite made before, then the old ones.
+      const all = (yield* sql<{ id: string }>`select id from incidents order by created_at desc, id desc`).map((row) => row.id)
+      const resolved = all.filter((id) => id !== open.id)
+      expect(all.length).toBeGreaterThan(heldResolved + 20)
+      const ids = (url: string) => Effect.map(getJson(url), (list) => list.map((incident: { id: string }) => incident.id))
+      // Pages within the snapshot, straddling its end, and beyond it.
+      expect(yield* ids("/api/v1/status/incidents?limit=100")).toEqual(all.slice(0, 100))
+      expect(yield* ids("/api/v1/status/incidents?offset=90&limit=30")).toEqual(all.slice(90, 120))
+      expect(yield* ids(`/api/v1/status/incidents?offset=${all.length - 5}&limit=100`)).toEqual(all.slice(-5))
+      expect(yield* ids(`/api/v1/status/incidents?offset=${all.length}`)).toEqual([])
+      // Any offset >= 0: one past what PostgreSQL's OFFSET takes is an empty page too.
+      for (const offset of ["2147483648", String(Number.MAX_SAFE_INTEGER)]) {
+        expect(yield* ids(`/api/v1/status/incidents?offset=${offset}`), offset).toEqual([])
+      }
+      expect(yield* ids("/api/v1/status/incidents?status=resolved&offset=95&limit=10")).toEqual(resolved.slice(95, 105))
+      expect(yield* ids("/api/v1/status/incidents?status=investigating&offset=0")).toEqual([open.id])
+      // The same JSON from memory and from the database.
+      const fromMemory = (yield* getJson("/api/v1/status/incidents?limit=100")).slice(90)
+      expect((yield* getJson("/api/v1/status/incidents?offset=90&limit=30")).slice(0, 10)).toEqual(fromMemory)
+
+      // The oldest incident's detail, with its timeline, ETag and 304.
+      const oldest = all.at(-1)!
+      const detail = yield* get(`/api/v1/status/incidents/${oldest}`)
+      expect(detail.status).toBe(200)
+      expect(JSON.parse(detail.text).updates.map((u: { message: string }) => u.message)).toEqual(
+        [1, 2, 3].map((k) => `Entry ${k} of ${old}`)
+      )
+      expect((yield* get(`/api/v1/status/incidents/${oldest}`, { "if-none-match": detail.etag! })).status).toBe(304)
+      expect((yield* get("/api/v1/status/incidents/old-999")).status).toBe(404)
+      // An id PostgreSQL cannot hold (NUL) is a 404 too, not a failed query (found by the fuzzer).
+      expect((yield* get("/api/v1/status/incidents/a%00b")).status).toBe(404)
+      expect((yield* get("/incidents/a%00b")).status).toBe(404)
+
+      // The status page's history pages the whole history; its incident pages reach the oldest.
+      const pages = Math.ceil(all.length / 20)
+      const last = yield* get(`/history?page=${pages}`)
+      expect(last.status).toBe(200)
+      expect(last.text).toContain(`Page ${pages} of ${pages}`)
+      expect(last.text).toContain(`Old incident ${old}<`)
+      expect((yield* get(`/history?page=${pages + 1}`)).status).toBe(404)
+      const page = yield* get(`/incidents/${oldest}`)
+      expect(page.status).toBe(200)
+      expect(page.text).toContain(`Entry 2 of ${old}`)
+
+      // An old incident changed now is among the feeds' latest items.
+      yield* client.incidents.update({ path: { id: oldest as never }, payload: { title: "Old incident, renamed" } })
+      expect((yield* get("/api/v1/status/rss")).text).toContain("Old incident, renamed")
+      expect(JSON.parse((yield* get(`/api/v1/status/incidents/${oldest}`)).text).title).toBe("Old incident, renamed")
+    }))
+})

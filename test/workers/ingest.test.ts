@@ -1,0 +1,213 @@
+/**
+ * Results into state: dedupe, per-region streaks, region quorum, component status and its
+ * event; misses stored beside them, one result or one miss per (job, region).
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, it } from "@effect/vitest"
+import { Duration, Effect, Layer, TestClock } from "effect"
+import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
+import { jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
+import { deleteOldChecks } from "../../src/workers/IngestConsumer.js"
+import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
+import { checkResult } from "../support/CheckResults.js"
+import { outboxMark, outboxSince } from "../support/Outbox.js"
+import { storedRuns } from "../support/StoredRuns.js"
+import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+
+const Stack = ResultIngest.Default.pipe(Layer.provideMerge(TestServer()))
+
+const result = checkResult
+
+/** The run of `monitorId` due at `scheduledAt`, given up by a probe of `region` one interval late. */
+const miss = (monitorId: string, region: string, scheduledAt: number) =>
+  new MissedCheck({
+    jobId: jobIdOf(monitorId, scheduledAt),
+    monitorId,
+    region,
+    probe: `${region}-2`,
+    scheduledAt,
+    recordedAt: scheduledAt + 61_000,
+    reason: "late"
+  })
+
+/** A component with one http monitor (60 s interval, threshold 2). */
+const monitored = Effect.gen(function*() {
+  const client = yield* ApiClient
+  const component = yield* client.components.create({ payload: { name: `Checked ${Math.random()}` } })
+  const monitor = yield* client.monitors.create({
+    payload: { componentId: component.id, type: "http", url: "https://example.com", failureThreshold: 2 }
+  })
+  return { client, component, monitor }
+})
+
+/** Feeds checks at the next `rounds` minutes for each region with the given outcome. */
+const rounds = (monitorId: string, outcomes: Record<string, ReadonlyArray<boolean>>) =>
+  Effect.gen(function*() {
+    const ingest = yield* ResultIngest
+    const count = Math.max(...Object.values(outcomes).map((o) => o.length))
+    for (let i = 0; i < count; i++) {
+      yield* TestClock.adjust("1 minute")
+      const now = yield* TestClock.currentTimeMillis
+      yield* ingest.ingest(
+        Object.entries(outcomes).flatMap(([region, list]) => i < list.length ? [result(monitorId, region, now - 30, list[i]!)] : [])
+      )
+    }
+  })
+
+it.layer(Stack)("ingest", (it) => {
+  it.effect("stores a result once however often it arrives", () =>
+    Effect.gen(function*() {
+      const { monitor } = yield* monitored
+      const ingest = yield* ResultIngest
+      const now = yield* TestClock.currentTimeMillis
+      const once = result(monitor.id, "eu", now, true)
+      yield* ingest.ingest([once, once])
+      yield* ingest.ingest([once])
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ count: number }>`select count(*)::int as count from check_results where monitor_id = ${monitor.id}`
+      expect(rows[0]!.count).toBe(1)
+    }))
+
+  it.effect("stores a miss once however often it arrives; it moves no state", () =>
+    Effect.gen(function*() {
+      const { client, component, monitor } = yield* monitored
+      const ingest = yield* ResultIngest
+      const now = yield* TestClock.currentTimeMillis
+      const missed = miss(monitor.id, "eu", now)
+      yield* ingest.ingest([missed, missed])
+      yield* ingest.ingest([missed])
+      expect(yield* storedRuns([monitor.id])).toEqual([{ jobId: missed.jobId, region: "eu", results: 0, misses: 1 }])
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql`select monitor_id, probe, scheduled_at, recorded_at, reason from missed_checks where job_id = ${missed.jobId}`
+      expect(row).toEqual({
+        monitorId: monitor.id, probe: "eu-2", scheduledAt: new Date(now), recordedAt: new Date(now + 61_000), reason: "late"
+      })
+      // No data: neither the region's streak, nor the monitor's state, nor its component moved.
+      const [listed] = (yield* client.monitors.list()).filter((m) => m.id === monitor.id)
+      expect(listed).toMatchObject({ state: "unknown", regionStates: [] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+    }))
+
+  it.effect("a result replaces the miss of its run; a miss after a result, or with it, is not stored", () =>
+    Effect.gen(function*() {
+      const { monitor } = yield* monitored
+      const ingest = yield* ResultIngest
+      const now = yield* TestClock.currentTimeMillis
+      const [late, early, together, reversed] = [now, now + 60_000, now + 120_000, now + 180_000]
+      // A slow probe ran it after all: its result comes after the miss a sibling recorded.
+      yield* ingest.ingest([miss(monitor.id, "eu", late)])
+      yield* ingest.ingest([result(monitor.id, "eu", late, true)])
+      // A probe died after publishing the result; the sibling that claimed the job found it stale.
+      yield* ingest.ingest([result(monitor.id, "eu", early, true)])
+      yield* ingest.ingest([miss(monitor.id, "eu", early), miss(monitor.id, "eu", early)])
+      // Both in one batch, in either order.
+      yield* ingest.ingest([result(monitor.id, "eu", together, true), miss(monitor.id, "eu", together)])
+      yield* ingest.ingest([miss(monitor.id, "eu", reversed), result(monitor.id, "eu", reversed, true)])
+      // Another region's miss of the same run is its own.
+      yield* ingest.ingest([miss(monitor.id, "us", late)])
+      expect(yield* storedRuns([monitor.id])).toEqual([
+        { jobId: jobIdOf(monitor.id, late), region: "eu", results: 1, misses: 0 },
+        { jobId: jobIdOf(monitor.id, late), region: "us", results: 0, misses: 1 },
+        { jobId: jobIdOf(monitor.id, early), region: "eu", results: 1, misses: 0 },
+        { jobId: jobIdOf(monitor.id, together), region: "eu", results: 1, misses: 0 },
+        { jobId: jobIdOf(monitor.id, reversed), region: "eu", results: 1, misses: 0 }
+      ].sort((a, b) => a.jobId.localeCompare(b.jobId) || a.region.localeCompare(b.region)))
+    }))
+
+  it.effect("ingest instances storing a result and a miss of one run at once keep the result alone", () =>
+    Effect.gen(function*() {
+      const { monitor } = yield* monitored
+      const ingest = yield* ResultIngest
+      const now = yield* TestClock.currentTimeMillis
+      const runs = Array.from({ length: 30 }, (_, i) => now + i * 60_000)
+      yield* Effect.forEach(runs, (at) => ingest.ingest([miss(monitor.id, "eu", at)]).pipe(
+        Effect.zip(ingest.ingest([result(monitor.id, "eu", at, true)]), { concurrent: true })
+      ), { concurrency: 4 })
+      const stored = yield* storedRuns([monitor.id])
+      expect(stored).toHaveLength(30)
+      expect(stored.every((run) => run.results === 1 && run.misses === 0)).toBe(true)
+    }))
+
+  it.effect("lists misses among the results, newest first", () =>
+    Effect.gen(function*() {
+      const { client, monitor } = yield* monitored
+      const ingest = yield* ResultIngest
+      const now = yield* TestClock.currentTimeMillis
+      yield* ingest.ingest([result(monitor.id, "eu", now, false), miss(monitor.id, "us", now)])
+      yield* ingest.ingest([miss(monitor.id, "eu", now + 60_000), result(monitor.id, "us", now + 60_000, true)])
+      const runs = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
+      expect(runs.map((run) => [run.outcome, run.region])).toEqual([["missed", "eu"], ["checked", "us"], ["checked", "eu"], ["missed", "us"]])
+      expect(runs[0]).toMatchObject({ outcome: "missed", probe: "eu-2", reason: "late" })
+      expect(runs[1]).toMatchObject({ outcome: "checked", ok: true, statusCode: 200 })
+      expect(yield* client.monitors.results({ path: { id: monitor.id }, urlParams: { limit: 3 } })).toEqual(runs.slice(0, 3))
+    }))
+
+  it.effect("misses are deleted with the results past RESULTS_RETENTION_DAYS", () =>
+    Effect.gen(function*() {
+      const { monitor } = yield* monitored
+      const ingest = yield* ResultIngest
+      const now = yield* TestClock.currentTimeMillis
+      const old = now - Duration.toMillis(Duration.days(8))
+      yield* ingest.ingest([result(monitor.id, "eu", old, true), miss(monitor.id, "us", old)])
+      yield* ingest.ingest([result(monitor.id, "eu", now, true), miss(monitor.id, "us", now)])
+      yield* deleteOldChecks.pipe(Effect.provide(ChecksRepo.Default))
+      expect(yield* storedRuns([monitor.id])).toEqual([
+        { jobId: jobIdOf(monitor.id, now), region: "eu", results: 1, misses: 0 },
+        { jobId: jobIdOf(monitor.id, now), region: "us", results: 0, misses: 1 }
+      ])
+    }))
+
+  it.effect("one failing region of three keeps the monitor up; two take it down, with the event", () =>
+    Effect.gen(function*() {
+      const { client, component, monitor } = yield* monitored
+      yield* rounds(monitor.id, { a: [true, false, false, false], b: [true, true, true, true], c: [true, true, true, true] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+
+      const mark = yield* outboxMark
+      yield* rounds(monitor.id, { a: [false, false], b: [false, false], c: [true, true] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      const events = (yield* outboxSince(mark)).filter((e) => e.event === "component.status_changed")
+      expect(events.map((e) => e.payload)).toEqual([
+        { id: component.id, name: component.name, previousStatus: "operational", status: "major_outage" }
+      ])
+      expect((yield* client.status.summary()).status).toBe("major_outage")
+
+      // Back on a majority of successes; the down interval is closed.
+      yield* rounds(monitor.id, { a: [true], b: [true], c: [true] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      const sql = yield* SqlClient.SqlClient
+      const intervals = yield* sql<{ open: boolean }>`
+        select ended_at is null as open from monitor_downtime where monitor_id = ${monitor.id}`
+      expect(intervals).toEqual([{ open: false }])
+    }))
+
+  it.effect("all monitors down is a major outage, some a partial one", () =>
+    Effect.gen(function*() {
+      const { client, component, monitor } = yield* monitored
+      const second = yield* client.monitors.create({
+        payload: { componentId: component.id, type: "tcp", url: "db.example:5432", failureThreshold: 1 }
+      })
+      yield* rounds(second.id, { local: [false] })
+      yield* rounds(monitor.id, { local: [true] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("partial_outage")
+      yield* rounds(monitor.id, { local: [false, false] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+    }))
+
+  it.effect("leaves alone a status an operator set by hand", () =>
+    Effect.gen(function*() {
+      const { client, component, monitor } = yield* monitored
+      yield* rounds(monitor.id, { local: [false, false] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      yield* client.components.setStatus({ path: { id: component.id }, payload: { status: "degraded" } })
+      yield* rounds(monitor.id, { local: [true, true] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("degraded")
+    }))
+
+  it.effect("ignores results of monitors deleted meanwhile", () =>
+    Effect.gen(function*() {
+      const { monitor } = yield* monitored
+      yield* sendJson("DELETE", `/api/v1/admin/monitors/${monitor.id}`)
+      yield* rounds(monitor.id, { local: [false, false] })
+    }))
+})
