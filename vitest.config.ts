@@ -1,12 +1,31 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
+// `npm test` runs both projects; `npm run test:unit` only the tests that need no PostgreSQL, Redis or
+// Chromium (named *.unit.test.ts).
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Suites share the machine's PostgreSQL (each on its own database); two at a time fits 2 cores.
     maxWorkers: 2,
-    minWorkers: 1
+    minWorkers: 1,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.unit.test.ts"],
+          setupFiles: ["test/support/unitSetup.ts"]
+        }
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/**/*.unit.test.ts"]
+        }
+      }
+    ]
   }
 })

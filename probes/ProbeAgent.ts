@@ -13,9 +13,10 @@
  * - Once per `statsEvery` (a minute) it logs checks done, failures, missed jobs and lag.
  */
 import { Clock, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
+
 import { QueueConfig } from "../src/Config.js"
-import { CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
 import type { CheckJob, ProbeReport } from "../src/domain/CheckJob.js"
+import { CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
 import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
 import { type CheckOptions, runCheck } from "./checks/runCheck.js"
 import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"
@@ -45,7 +46,8 @@ export const run = (options: ProbeAgentOptions) =>
     // from the stream when they can start at once (the rest stay for siblings).
     const slots = yield* Queue.bounded<true>(options.concurrency)
     yield* Queue.offerAll(slots, Array.from({ length: options.concurrency }, () => true as const))
-    const giveBack = (n: number) => n > 0 ? Queue.offerAll(slots, Array.from({ length: n }, () => true as const)) : Effect.void
+    const giveBack = (n: number) =>
+      n > 0 ? Queue.offerAll(slots, Array.from({ length: n }, () => true as const)) : Effect.void
     const inFlight = new Set<string>()
     const stats = { checks: 0, failures: 0, missed: 0, lagTotalMs: 0, lagMaxMs: 0 }
     const ack = (delivery: Delivery<CheckJob>) => consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
@@ -123,7 +125,9 @@ export const run = (options: ProbeAgentOptions) =>
         nextClaimAt = now + claimEveryMs
         const claimed = yield* consumer.claimStale(free, options.claimIdleMs).pipe(Effect.onError(() => giveBack(free)))
         if (claimed.length > 0) {
-          yield* Effect.logInfo("claimed jobs a sibling left pending").pipe(Effect.annotateLogs({ count: claimed.length }))
+          yield* Effect.logInfo("claimed jobs a sibling left pending").pipe(
+            Effect.annotateLogs({ count: claimed.length })
+          )
         }
         free -= claimed.length
         yield* dispatch(claimed)
@@ -144,7 +148,9 @@ export const run = (options: ProbeAgentOptions) =>
     )
 
     const keepAliveLoop = Effect.suspend(() => consumer.keepAlive([...inFlight])).pipe(
-      Effect.catchAll((error) => Effect.logWarning("refreshing jobs in flight failed").pipe(Effect.annotateLogs({ error: error.message }))),
+      Effect.catchAll((error) =>
+        Effect.logWarning("refreshing jobs in flight failed").pipe(Effect.annotateLogs({ error: error.message }))
+      ),
       Effect.repeat(Schedule.spaced(Duration.millis(Math.max(options.claimIdleMs / 3, 50))))
     )
 

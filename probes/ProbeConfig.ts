@@ -3,22 +3,29 @@
  * The transport's variables (REDIS_URL, REDIS_STREAM_PREFIX, QUEUE_CLAIM_IDLE_MS) are in
  * src/Config.ts (`QueueConfig`), shared with the scheduler and ingest.
  */
-import { Config, Effect, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { hostname } from "node:os"
-import { regionPattern } from "../src/domain/Region.js"
 
+import { Config, Effect, Option } from "effect"
+
+import { regionPattern } from "../src/domain/Region.js"
 
 export const ProbeConfig = Config.all({
   region: Config.string("PROBE_REGION").pipe(
     Config.withDefault("local"),
-    Config.validate({ message: "PROBE_REGION must be 1-63 of a-z, 0-9, '-', '_'", validation: (r) => regionPattern.test(r) })
+    Config.validate({
+      message: "PROBE_REGION must be 1-63 of a-z, 0-9, '-', '_'",
+      validation: (r) => regionPattern.test(r)
+    })
   ),
   /** This probe's consumer name in its region's group; unique per process by default. */
   name: Config.string("PROBE_NAME").pipe(Config.withDefault(`${hostname()}-${process.pid}`)),
   concurrency: Config.integer("PROBE_CONCURRENCY").pipe(
     Config.withDefault(32),
-    Config.validate({ message: "PROBE_CONCURRENCY must be between 1 and 10000", validation: (n) => n >= 1 && n <= 10_000 })
+    Config.validate({
+      message: "PROBE_CONCURRENCY must be between 1 and 10000",
+      validation: (n) => n >= 1 && n <= 10_000
+    })
   ),
   sslWarningDays: Config.integer("SSL_EXPIRY_WARNING_DAYS").pipe(
     Config.withDefault(14),

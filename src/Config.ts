@@ -3,6 +3,7 @@
  * The variables and their defaults are listed in the README ("Configuration").
  */
 import { Config, ConfigError, ConfigProvider, Duration, Either, Option } from "effect"
+
 import { parseAddressList } from "./domain/NetworkAddress.js"
 
 /**
@@ -13,7 +14,9 @@ import { parseAddressList } from "./domain/NetworkAddress.js"
  */
 export const environment = (env: Readonly<Record<string, string | undefined>> = process.env) =>
   ConfigProvider.fromMap(
-    new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== "")),
+    new Map(
+      Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== "")
+    ),
     { pathDelim: "_", seqDelim: "," }
   )
 
@@ -44,12 +47,17 @@ export const AppConfig = Config.all({
   sessionMaxAge: Config.duration("SESSION_MAX_AGE").pipe(Config.withDefault(Duration.days(7))),
   resultsRetentionDays: Config.integer("RESULTS_RETENTION_DAYS").pipe(
     Config.withDefault(7),
-    Config.validate({ message: "RESULTS_RETENTION_DAYS must be between 1 and 3650", validation: (d) => d >= 1 && d <= 3650 })
+    Config.validate({
+      message: "RESULTS_RETENTION_DAYS must be between 1 and 3650",
+      validation: (d) => d >= 1 && d <= 3650
+    })
   ),
   /** Reverse proxies whose X-Forwarded-For names the client (src/http/ClientAddress.ts). */
   trustProxy: Config.string("TRUST_PROXY").pipe(
     Config.withDefault(""),
-    Config.mapOrFail((text) => Either.mapLeft(parseAddressList(text), (message) => ConfigError.InvalidData(["TRUST_PROXY"], message)))
+    Config.mapOrFail((text) =>
+      Either.mapLeft(parseAddressList(text), (message) => ConfigError.InvalidData(["TRUST_PROXY"], message))
+    )
   ),
   roles,
   probeRegion: Config.string("PROBE_REGION").pipe(Config.withDefault("local"))

@@ -5,6 +5,7 @@
  * claimed with SKIP LOCKED, and uptime rollups are idempotent upserts.
  */
 import { Effect, Layer, Option } from "effect"
+
 import { InProcessProbeLive } from "../probes/ProbeAgent.js"
 import { AppConfig, QueueConfig } from "./Config.js"
 import { PublicHttpServer } from "./http/PublicHttpServer.js"
@@ -17,7 +18,10 @@ import { MaintenanceClock } from "./workers/MaintenanceClock.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
 
 const ApiRole = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => HttpLive.pipe(Layer.provide(PublicHttpServer({ port: config.port, host: config.host }))))
+  Effect.map(
+    AppConfig,
+    (config) => HttpLive.pipe(Layer.provide(PublicHttpServer({ port: config.port, host: config.host })))
+  )
 )
 
 /** Everything that runs on the clock: check jobs, maintenance windows, uptime rollups. */

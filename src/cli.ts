@@ -5,9 +5,11 @@
  * It opens the configured database (DATABASE_URL, or the embedded one under DATA_DIR, which
  * only one process may open at a time: stop the service first).
  */
+import { randomBytes } from "node:crypto"
+
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Logger, LogLevel, Schema } from "effect"
-import { randomBytes } from "node:crypto"
+
 import { environment } from "./Config.js"
 import { CreateApiKey } from "./domain/Auth.js"
 import { Database } from "./persistence/Database.js"
@@ -33,11 +35,16 @@ const readStdin = Effect.promise(async () => {
 
 const createApiKey = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const input = yield* Schema.decodeUnknown(CreateApiKey)({ name: option(args, "--name"), expiresAt: option(args, "--expires") }).pipe(
+    const input = yield* Schema.decodeUnknown(CreateApiKey)({
+      name: option(args, "--name"),
+      expiresAt: option(args, "--expires")
+    }).pipe(
       Effect.mapError((error) => new UsageError({ message: error.message }))
     )
     const created = yield* Effect.flatMap(ApiKeys, (keys) => keys.create(input, null))
-    yield* Console.error(`Created API key "${created.name}" (${created.prefix}…, id ${created.id}). It is shown only now:`)
+    yield* Console.error(
+      `Created API key "${created.name}" (${created.prefix}…, id ${created.id}). It is shown only now:`
+    )
     yield* Console.log(created.key)
   })
 
@@ -61,7 +68,8 @@ const program = Effect.gen(function*() {
   return yield* new UsageError({ message: `Unknown command "${command}"` })
 }).pipe(
   Effect.catchTags({
-    UsageError: (error) => Effect.zipRight(Console.error(`${error.message}\n${usage}`), Effect.sync(() => (process.exitCode = 2))),
+    UsageError: (error) =>
+      Effect.zipRight(Console.error(`${error.message}\n${usage}`), Effect.sync(() => (process.exitCode = 2))),
     BadRequest: (error) => Effect.zipRight(Console.error(error.message), Effect.sync(() => (process.exitCode = 2)))
   })
 )

@@ -4,6 +4,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+
 import { environment } from "./Config.js"
 import { Database } from "./persistence/Database.js"
 import { Roles } from "./Roles.js"

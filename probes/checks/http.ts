@@ -4,11 +4,13 @@
  * the answer must carry the expected status itself. The whole check, body included, must
  * finish within the time-out.
  */
-import { Effect } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { Socket } from "node:net"
 import { performance } from "node:perf_hooks"
+
+import { Effect } from "effect"
+
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
 import { describeError, roundMs as round } from "./outcome.js"
 import { trustedCas } from "./trust.js"

@@ -8,7 +8,10 @@ export const describeError = (error: Error & { code?: string | undefined }) =>
   error.code !== undefined && !error.message.includes(error.code) ? `${error.code}: ${error.message}` : error.message
 
 /** Splits `host:port`, `[v6]:port` or a URL's authority; the port falls back to `defaultPort`. */
-export const parseHostPort = (target: string, defaultPort: number | undefined): { host: string; port: number } | undefined => {
+export const parseHostPort = (
+  target: string,
+  defaultPort: number | undefined
+): { host: string; port: number } | undefined => {
   const match = /^(?:\[([^\]]+)\]|([^:/\s]+))(?::(\d{1,5}))?$/.exec(target)
   if (match === null) return undefined
   const host = match[1] ?? match[2]!

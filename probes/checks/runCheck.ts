@@ -1,5 +1,6 @@
 /** Runs the check a job names. A check never fails: every problem is a failed outcome. */
 import type { Effect } from "effect"
+
 import type { CheckDefinition, CheckOutcome } from "../../src/domain/CheckJob.js"
 import { httpCheck } from "./http.js"
 import { sslExpiryCheck } from "./sslExpiry.js"

@@ -5,10 +5,12 @@
  * name does not match, or when the certificate expires within the warning threshold; it always
  * reports the days left when a certificate was seen.
  */
-import { Clock, Effect } from "effect"
 import { isIP } from "node:net"
 import { performance } from "node:perf_hooks"
 import * as tls from "node:tls"
+
+import { Clock, Effect } from "effect"
+
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 import { trustedCas } from "./trust.js"
@@ -86,7 +88,9 @@ const handshake = (host: string, port: number, timeoutMs: number, extraCa: strin
       socket.destroy()
       resume(Effect.succeed({
         authorized: socket.authorized,
-        authorizationError: authorizationError === undefined || authorizationError === null ? null : String(authorizationError),
+        authorizationError: authorizationError === undefined || authorizationError === null
+          ? null
+          : String(authorizationError),
         validTo: Number.isNaN(validTo) ? null : validTo,
         connectMs: roundMs((connectAt ?? start) - start),
         tlsMs: roundMs(end - (connectAt ?? start)),

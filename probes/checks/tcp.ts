@@ -2,9 +2,11 @@
  * The `tcp` check: opens a TCP connection to `tcp://host:port` (or `host:port`) within the
  * time-out and closes it at once; reports DNS and connect times.
  */
-import { Effect } from "effect"
 import * as net from "node:net"
 import { performance } from "node:perf_hooks"
+
+import { Effect } from "effect"
+
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 

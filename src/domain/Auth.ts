@@ -1,5 +1,6 @@
 import { Model } from "@effect/sql"
 import { Context, Schema } from "effect"
+
 import { Id, Name, Text } from "./Fields.js"
 import { NullableTimestamp, Timestamp, UtcTimestamp } from "./Timestamps.js"
 

@@ -7,6 +7,7 @@
  * job id `monitorId:scheduledAt` unambiguous.
  */
 import { Either, type ParseResult, Schema } from "effect"
+
 import { regionPattern } from "./Region.js"
 
 export const CheckType = Schema.Literal("http", "tcp", "ssl_expiry")
@@ -48,7 +49,9 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
    * decoded already (the scheduler's monitors): validation costs more than publishing the job.
    */
   static forRun(check: CheckDefinition, scheduledAt: number, options: { readonly validate?: boolean } = {}): CheckJob {
-    return new CheckJob({ ...check, id: jobIdOf(check.monitorId, scheduledAt), scheduledAt }, { disableValidation: options.validate === false })
+    return new CheckJob({ ...check, id: jobIdOf(check.monitorId, scheduledAt), scheduledAt }, {
+      disableValidation: options.validate === false
+    })
   }
 
   /** Whether the probes of `region` run this job. */
@@ -96,7 +99,9 @@ export class JobTemplate {
 
   /** The JSON of `job(scheduledAt)`. */
   encode(scheduledAt: number): string {
-    if (!Number.isSafeInteger(scheduledAt) || scheduledAt < 0) throw new RangeError(`scheduledAt must be epoch milliseconds, got ${scheduledAt}`)
+    if (!Number.isSafeInteger(scheduledAt) || scheduledAt < 0) {
+      throw new RangeError(`scheduledAt must be epoch milliseconds, got ${scheduledAt}`)
+    }
     return `${this.head}${scheduledAt}${this.middle}${scheduledAt}}`
   }
 }

@@ -1,5 +1,6 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
+
 import { Id, Int32, Name, Text } from "./Fields.js"
 
 export const ComponentStatus = Schema.Literal(

@@ -22,7 +22,10 @@ export class Conflict extends Schema.TaggedError<Conflict>()(
 ) {}
 
 /** One offending field of a request, as in HttpApiDecodeError's `issues` (array elements by index). */
-export const Issue = Schema.Struct({ path: Schema.Array(Schema.Union(Schema.String, Schema.Number)), message: Schema.String })
+export const Issue = Schema.Struct({
+  path: Schema.Array(Schema.Union(Schema.String, Schema.Number)),
+  message: Schema.String
+})
 export type Issue = typeof Issue.Type
 
 /** 400 for rules a schema cannot check alone (across fields, or against stored values). */
@@ -43,9 +46,10 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
 ) {}
 
 /** Fails with NotFound when the looked-up row is absent. */
-export const orNotFound = (what: string, id: string) =>
-<A, E, R>(self: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | NotFound, R> =>
-  Effect.flatMap(self, Option.match({ onNone: () => Effect.fail(NotFound.of(what, id)), onSome: Effect.succeed }))
+export const orNotFound =
+  (what: string, id: string) =>
+  <A, E, R>(self: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | NotFound, R> =>
+    Effect.flatMap(self, Option.match({ onNone: () => Effect.fail(NotFound.of(what, id)), onSome: Effect.succeed }))
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",

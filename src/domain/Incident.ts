@@ -1,5 +1,6 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
+
 import { ComponentId } from "./Component.js"
 import { IdString, Name } from "./Fields.js"
 import { NullableTimestamp } from "./Timestamps.js"

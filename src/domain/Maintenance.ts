@@ -1,5 +1,6 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
+
 import { ComponentId } from "./Component.js"
 import { IdString, Name, Text } from "./Fields.js"
 import { ComponentIds } from "./Incident.js"

@@ -1,5 +1,6 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
+
 import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
 import { Id, Text } from "./Fields.js"
@@ -17,7 +18,7 @@ export const Region = Schema.String.pipe(
 )
 export const Regions = Schema.NullOr(Schema.Array(Region).pipe(Schema.minItems(1), Schema.maxItems(20)))
 
-/** Bounds and defaults of monitor fields (README, "Monitors"). */
+/** Bounds and defaults of monitor fields (docs/monitor-fleet.md, "Monitor settings"). */
 export const monitorLimits = {
   intervalSeconds: { min: 10, max: 86400, default: 60 },
   timeoutMs: { min: 100, max: 60000, default: 10000 },
@@ -44,7 +45,7 @@ export const RegionState = Schema.Struct({
   lastError: Schema.NullOr(Schema.String)
 })
 
-/** `down` when a quorum of regions fails (README, "Monitor fleet"); `unknown` until checked. */
+/** `down` when a quorum of regions fails (docs/monitor-fleet.md, "Quorum"); `unknown` until checked. */
 export const MonitorState = Schema.Literal("unknown", "up", "down")
 
 export class Monitor extends Model.Class<Monitor>("Monitor")({
@@ -145,7 +146,9 @@ const port = (value: string) => /^\d{1,5}$/.test(value) && Number(value) >= 1 &&
 export const normalizeTarget = (type: MonitorType, target: string): { url: string } | { problem: string } => {
   if (type === "tcp") {
     const match = /^(?:tcp:\/\/)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d+)$/.exec(target)
-    return match && port(match[2]!) ? { url: `tcp://${match[1]}:${match[2]}` } : { problem: "a tcp monitor needs tcp://host:port or host:port" }
+    return match && port(match[2]!)
+      ? { url: `tcp://${match[1]}:${match[2]}` }
+      : { problem: "a tcp monitor needs tcp://host:port or host:port" }
   }
   let url: URL
   try {
@@ -155,7 +158,9 @@ export const normalizeTarget = (type: MonitorType, target: string): { url: strin
   }
   if (url.hostname === "") return { problem: "must name a host" }
   if (type === "http") {
-    return url.protocol === "http:" || url.protocol === "https:" ? { url: url.toString() } : { problem: "an http monitor needs an http:// or https:// URL" }
+    return url.protocol === "http:" || url.protocol === "https:"
+      ? { url: url.toString() }
+      : { problem: "an http monitor needs an http:// or https:// URL" }
   }
   return url.protocol === "https:" && (url.pathname === "/" || url.pathname === "") && url.search === ""
     ? { url: `https://${url.host}` }

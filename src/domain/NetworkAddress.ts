@@ -2,8 +2,9 @@
  * Network addresses as the service reads them: normalized as proxies and sockets write them,
  * grouped into the budget a client gets, and lists of addresses and CIDR ranges from configuration.
  */
-import { Either, Option } from "effect"
 import { BlockList, isIP } from "node:net"
+
+import { Either, Option } from "effect"
 
 /**
  * An address as written by a proxy or the socket, normalized: brackets and ports removed,
@@ -30,8 +31,12 @@ export const clientBudget = (client: string): string => {
   const [head = "", tail] = address.split("::")
   const groups = head === "" ? [] : head.split(":")
   // A trailing dotted IPv4 part holds two groups; "::" stands for the zero groups left out.
-  const tailGroups = tail === undefined || tail === "" ? [] : tail.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]))
-  const all = tail === undefined ? groups : [...groups, ...Array(8 - groups.length - tailGroups.length).fill("0"), ...tailGroups]
+  const tailGroups = tail === undefined || tail === ""
+    ? []
+    : tail.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]))
+  const all = tail === undefined
+    ? groups
+    : [...groups, ...Array(8 - groups.length - tailGroups.length).fill("0"), ...tailGroups]
   return `${all.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`
 }
 

@@ -3,6 +3,7 @@
  * The outbox stores them; the webhook formats and the notification mail render them. Pure data.
  */
 import { Schema } from "effect"
+
 import { ComponentStatus } from "./Component.js"
 
 export const IncidentEventName = Schema.Literal("incident.created", "incident.updated", "incident.resolved")
@@ -65,7 +66,11 @@ const eventFields = {
 }
 
 export const IncidentEvent = Schema.Struct({ ...eventFields, event: IncidentEventName, data: IncidentEventData })
-export const MaintenanceEvent = Schema.Struct({ ...eventFields, event: MaintenanceEventName, data: MaintenanceEventData })
+export const MaintenanceEvent = Schema.Struct({
+  ...eventFields,
+  event: MaintenanceEventName,
+  data: MaintenanceEventData
+})
 export const ComponentEvent = Schema.Struct({ ...eventFields, event: ComponentEventName, data: ComponentEventData })
 
 export const NotificationEvent = Schema.Union(IncidentEvent, MaintenanceEvent, ComponentEvent)

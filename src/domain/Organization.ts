@@ -1,5 +1,6 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
+
 import { HttpUrl, Id, Name } from "./Fields.js"
 
 export const OrganizationId = Id("OrganizationId")

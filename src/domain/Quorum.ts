@@ -88,5 +88,9 @@ export const decide = (monitor: QuorumMonitor, regions: ReadonlyArray<RegionStat
 /** The component status its monitors call for: all down a major outage, some a partial one. */
 export const statusFromMonitors = (states: ReadonlyArray<MonitorState>) => {
   const down = states.filter((s) => s === "down").length
-  return down === 0 ? "operational" as const : down === states.length ? "major_outage" as const : "partial_outage" as const
+  return down === 0
+    ? "operational" as const
+    : down === states.length
+    ? "major_outage" as const
+    : "partial_outage" as const
 }

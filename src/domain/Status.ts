@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+
 import { ComponentStatus, PublicComponent } from "./Component.js"
 import { PublicIncident } from "./Incident.js"
 import { PublicMaintenance } from "./Maintenance.js"

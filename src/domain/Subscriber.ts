@@ -1,5 +1,6 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
+
 import { Text } from "./Fields.js"
 
 export const SubscriberId = Text(1000).pipe(Schema.brand("SubscriberId"))
@@ -14,9 +15,12 @@ export const EmailAddress = Schema.Trim.pipe(
   Schema.compose(
     Schema.String.pipe(
       Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-      Schema.pattern(/^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+@[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+\.[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+$/, {
-        message: () => "must be an e-mail address"
-      })
+      Schema.pattern(
+        /^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+@[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+\.[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+$/,
+        {
+          message: () => "must be an e-mail address"
+        }
+      )
     )
   ),
   Schema.annotations({ identifier: "EmailAddress", description: "An e-mail address" })
@@ -28,7 +32,10 @@ export class Subscriber extends Model.Class<Subscriber>("Subscriber")({
   email: Schema.String,
   verified: Schema.Boolean,
   createdAt: Model.DateTimeInsertFromDate,
-  verifiedAt: Model.Field({ select: Schema.NullOr(Schema.DateTimeUtcFromDate), json: Schema.NullOr(Schema.DateTimeUtc) })
+  verifiedAt: Model.Field({
+    select: Schema.NullOr(Schema.DateTimeUtcFromDate),
+    json: Schema.NullOr(Schema.DateTimeUtc)
+  })
 }) {}
 
 /** A verified subscriber with what a notification mail to them needs. */

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+
 import type { ComponentStatus } from "./Component.js"
 
 export const UptimePeriod = Schema.Literal("24h", "7d", "30d", "90d")
@@ -33,5 +34,4 @@ export const downtimeWeight = (status: ComponentStatus): number =>
   status === "major_outage" ? 1 : status === "partial_outage" ? 0.3 : 0
 
 /** The weight of `down` of `total` monitors being down: all of them is a major outage, some a partial one. */
-export const monitorDowntimeWeight = (down: number, total: number): number =>
-  down <= 0 ? 0 : down >= total ? 1 : 0.3
+export const monitorDowntimeWeight = (down: number, total: number): number => down <= 0 ? 0 : down >= total ? 1 : 0.3

@@ -1,7 +1,8 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
-import { EventName } from "./NotificationEvent.js"
+
 import { HttpUrl, Name, Text } from "./Fields.js"
+import { EventName } from "./NotificationEvent.js"
 
 export const WebhookType = Schema.Literal("chat_a", "chat_b", "chat_c", "generic")
 export type WebhookType = typeof WebhookType.Type

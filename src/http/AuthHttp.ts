@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Duration, Effect, Option } from "effect"
+
 import { Api } from "../api/Api.js"
 import { sessionCookie } from "../api/Security.js"
 import { AppConfig } from "../Config.js"

@@ -1,5 +1,6 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
+
 import { Authentication, sessionCookie } from "../api/Security.js"
 import { AppConfig } from "../Config.js"
 import type { Principal } from "../domain/Auth.js"

@@ -8,6 +8,7 @@
  */
 import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
+
 import type { AddressList } from "../domain/NetworkAddress.js"
 import { normalizeAddress } from "../domain/NetworkAddress.js"
 
@@ -18,7 +19,11 @@ export type TrustedProxies = AddressList
  * The client behind `peer`: walks `X-Forwarded-For` from the right while the address reached is
  * a trusted proxy. An entry that is not an IP address ends the walk at the proxy that wrote it.
  */
-export const resolveClientAddress = (peer: string, forwardedFor: string | undefined, trusted: TrustedProxies): string => {
+export const resolveClientAddress = (
+  peer: string,
+  forwardedFor: string | undefined,
+  trusted: TrustedProxies
+): string => {
   let client = Option.getOrElse(normalizeAddress(peer), () => peer)
   if (trusted.isEmpty || forwardedFor === undefined) return client
   const hops = forwardedFor.split(",")
@@ -36,10 +41,12 @@ export const resolveClientAddress = (peer: string, forwardedFor: string | undefi
  */
 export const clientAddressMiddleware = (trusted: TrustedProxies) =>
   HttpMiddleware.make((app) =>
-    trusted.isEmpty ? app : Effect.updateService(app, HttpServerRequest.HttpServerRequest, (request) =>
-      Option.match(request.remoteAddress, {
-        onNone: () => request,
-        onSome: (peer) =>
-          request.modify({ remoteAddress: resolveClientAddress(peer, request.headers["x-forwarded-for"], trusted) })
-      }))
+    trusted.isEmpty ?
+      app :
+      Effect.updateService(app, HttpServerRequest.HttpServerRequest, (request) =>
+        Option.match(request.remoteAddress, {
+          onNone: () => request,
+          onSome: (peer) =>
+            request.modify({ remoteAddress: resolveClientAddress(peer, request.headers["x-forwarded-for"], trusted) })
+        }))
   )

@@ -39,8 +39,13 @@ const shorten = (text: unknown) =>
 const shortenLargeErrorBody = (response: HttpServerResponse.HttpServerResponse) => {
   if (response.body._tag !== "Uint8Array" || response.body.body.length < largeErrorBody) return response
   try {
-    const body = JSON.parse(new TextDecoder().decode(response.body.body)) as { message?: unknown; issues?: Array<{ message?: unknown }> }
-    const issues = Array.isArray(body.issues) ? body.issues.slice(0, 100).map((issue) => ({ ...issue, message: shorten(issue.message) })) : undefined
+    const body = JSON.parse(new TextDecoder().decode(response.body.body)) as {
+      message?: unknown
+      issues?: Array<{ message?: unknown }>
+    }
+    const issues = Array.isArray(body.issues)
+      ? body.issues.slice(0, 100).map((issue) => ({ ...issue, message: shorten(issue.message) }))
+      : undefined
     return HttpServerResponse.unsafeJson({ ...body, message: shorten(body.message), ...(issues ? { issues } : {}) }, {
       status: response.status,
       headers: response.headers

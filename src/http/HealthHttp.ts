@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+
 import { Api } from "../api/Api.js"
 import { Health } from "../api/HealthApi.js"
 import { databaseUnavailable } from "../persistence/DatabaseErrors.js"

@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+
 import { Api } from "../api/Api.js"
 import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
 

@@ -5,12 +5,14 @@
  * to a bare node:http server's (a rebuild in progress does not hold it up). Anything else
  * (other methods, other URLs, nothing current cached yet) goes on to the Effect app unchanged.
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { createServer } from "node:http"
 import type { ListenOptions } from "node:net"
 import type { Duplex } from "node:stream"
+
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+
 import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import { PublicUptime } from "../services/public/PublicUptime.js"
 import { PublicPages } from "../web/public/PublicPages.js"
@@ -59,22 +61,29 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex) => 
     : [400, "Bad Request", "BadRequest"]
   const body = JSON.stringify({
     _tag: tag,
-    message: status === 431 ? "The request line or headers are too large" : status === 408 ? "The request took too long to arrive" : "The request is not valid HTTP"
+    message: status === 431
+      ? "The request line or headers are too large"
+      : status === 408
+      ? "The request took too long to arrive"
+      : "The request is not valid HTTP"
   })
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${
+      Buffer.byteLength(body)
+    }\r\nConnection: close\r\n\r\n${body}`
   )
 }
 
 /** Answers a GET of a cached URL; `lookup` returns nothing when the URL is not cached (or what is cached is not current). */
-export const answerCached = (lookup: (url: string) => CachedResponse | undefined) =>
-(request: IncomingMessage, response: ServerResponse): boolean => {
-  if (request.method !== "GET" || request.url === undefined) return false
-  const cached = lookup(request.url)
-  if (cached === undefined) return false
-  writeNode(request, response, cached)
-  return true
-}
+export const answerCached =
+  (lookup: (url: string) => CachedResponse | undefined) =>
+  (request: IncomingMessage, response: ServerResponse): boolean => {
+    if (request.method !== "GET" || request.url === undefined) return false
+    const cached = lookup(request.url)
+    if (cached === undefined) return false
+    writeNode(request, response, cached)
+    return true
+  }
 
 /**
  * NodeHttpServer.layer on a server with the fast path over what the process has cached: the

@@ -3,11 +3,13 @@
  * same headers, conditional requests (304) and gzip negotiation for the Effect handlers and for
  * the request-listener fast path.
  */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
-import { publicMaxAge } from "../services/public/PublicSnapshot.js"
+
 import type { EncodedResponse } from "../services/public/PublicSnapshot.js"
+import { publicMaxAge } from "../services/public/PublicSnapshot.js"
 
 /** A cached response; a page also carries headers of its own. */
 export interface CachedResponse extends EncodedResponse {
@@ -26,11 +28,13 @@ export const notModified = (ifNoneMatch: string | undefined, etag: string) =>
 
 /** Whether `Accept-Encoding` allows gzip: named (or `*`) with a quality above 0. */
 export const acceptsGzip = (acceptEncoding: string | undefined) => {
-  const qualities = new Map((acceptEncoding ?? "").split(",").map((entry) => {
-    const [coding = "", ...parameters] = entry.split(";").map((part) => part.trim().toLowerCase())
-    const q = parameters.find((parameter) => parameter.startsWith("q="))
-    return [coding, q === undefined ? 1 : Number(q.slice(2))] as const
-  }))
+  const qualities = new Map(
+    (acceptEncoding ?? "").split(",").map((entry) => {
+      const [coding = "", ...parameters] = entry.split(";").map((part) => part.trim().toLowerCase())
+      const q = parameters.find((parameter) => parameter.startsWith("q="))
+      return [coding, q === undefined ? 1 : Number(q.slice(2))] as const
+    })
+  )
   const quality = qualities.get("gzip") ?? qualities.get("x-gzip") ?? qualities.get("*") ?? 0
   return quality > 0
 }

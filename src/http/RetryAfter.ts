@@ -1,5 +1,6 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+
 import { TooManyRequests } from "../domain/Errors.js"
 
 /** Adds `Retry-After` to a 429 answer: a typed error cannot carry headers itself. */

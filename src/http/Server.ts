@@ -4,23 +4,27 @@
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
+
 import { Api } from "../api/Api.js"
 import { AppConfig } from "../Config.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
+import { Sessions } from "../services/auth/Sessions.js"
 import { Components } from "../services/catalog/Components.js"
 import { Incidents } from "../services/catalog/Incidents.js"
 import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
-import { Monitors } from "../services/monitoring/Monitors.js"
 import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
-import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
-import { PublicUptime } from "../services/public/PublicUptime.js"
-import { Sessions } from "../services/auth/Sessions.js"
+import { Monitors } from "../services/monitoring/Monitors.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
+import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
+import { PublicUptime } from "../services/public/PublicUptime.js"
+import { AdminRoutes } from "../web/admin/AdminRoutes.js"
+import { PublicPages } from "../web/public/PublicPages.js"
+import { PublicRoutes } from "../web/public/PublicRoutes.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
-import { AuthHttp } from "./AuthHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
+import { AuthHttp } from "./AuthHttp.js"
 import { clientAddressMiddleware } from "./ClientAddress.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
@@ -32,11 +36,10 @@ import { OrganizationHttp } from "./OrganizationHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
-import { AdminRoutes } from "../web/admin/AdminRoutes.js"
-import { PublicPages } from "../web/public/PublicPages.js"
-import { PublicRoutes } from "../web/public/PublicRoutes.js"
 
-const FirstAdministrator = Layer.effectDiscard(Effect.flatMap(Administrators, (admins) => admins.ensureFirstAdministrator()))
+const FirstAdministrator = Layer.effectDiscard(
+  Effect.flatMap(Administrators, (admins) => admins.ensureFirstAdministrator())
+)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(FirstAdministrator),
@@ -60,9 +63,13 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 )
 
 // Per-client limits count by the client behind the trusted proxies, not by the proxy.
-const serve = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  HttpApiBuilder.serve((app) => HttpMiddleware.logger(clientAddressMiddleware(config.trustProxy)(errorBodies(app))))
-))
+const serve = Layer.unwrapEffect(
+  Effect.map(
+    AppConfig,
+    (config) =>
+      HttpApiBuilder.serve((app) => HttpMiddleware.logger(clientAddressMiddleware(config.trustProxy)(errorBodies(app))))
+  )
+)
 
 export const HttpLive = serve.pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),

@@ -1,15 +1,19 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+
 import { Api } from "../api/Api.js"
-import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
-import type { EncodedResponse } from "../services/public/PublicSnapshot.js"
 import { defaultUptimePeriod } from "../domain/Uptime.js"
+import type { EncodedResponse } from "../services/public/PublicSnapshot.js"
+import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import { PublicUptime } from "../services/public/PublicUptime.js"
 import { toHttpResponse } from "./PublicResponses.js"
 
 /** Answers from the snapshot's pre-encoded bytes, with ETag and 304 on a matching If-None-Match. */
 const respond = <E, R>(response: Effect.Effect<EncodedResponse | undefined, E, R>) =>
-  Effect.flatMap(response, (found) => found === undefined ? Effect.dieMessage("The snapshot lacks a public path") : toHttpResponse(found))
+  Effect.flatMap(
+    response,
+    (found) => found === undefined ? Effect.dieMessage("The snapshot lacks a public path") : toHttpResponse(found)
+  )
 
 export const StatusHttp = HttpApiBuilder.group(Api, "status", (handlers) =>
   Effect.gen(function*() {
@@ -24,5 +28,6 @@ export const StatusHttp = HttpApiBuilder.group(Api, "status", (handlers) =>
       .handle("maintenance", () => respond(path("/maintenance")))
       .handle("rss", () => respond(path("/rss")))
       .handle("atom", () => respond(path("/atom")))
-      .handle("uptime", ({ urlParams }) => Effect.flatMap(uptime.get(urlParams.period ?? defaultUptimePeriod), toHttpResponse))
+      .handle("uptime", ({ urlParams }) =>
+        Effect.flatMap(uptime.get(urlParams.period ?? defaultUptimePeriod), toHttpResponse))
   }))

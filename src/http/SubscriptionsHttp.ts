@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
+
 import { Api } from "../api/Api.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { withRetryAfter } from "./RetryAfter.js"
@@ -9,7 +10,10 @@ export const SubscriptionsHttp = HttpApiBuilder.group(Api, "subscriptions", (han
     const subscriptions = yield* Subscriptions
     return handlers
       .handle("subscribe", ({ payload, request }) =>
-        subscriptions.subscribe(payload.email, Option.getOrElse(request.remoteAddress, () => "unknown")).pipe(
+        subscriptions.subscribe(
+          payload.email,
+          Option.getOrElse(request.remoteAddress, () => "unknown")
+        ).pipe(
           withRetryAfter
         ))
       .handle("verify", ({ path }) => subscriptions.verify(path.token))

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { ApiKey, UserId } from "../domain/Auth.js"
+
 import type { ApiKeyId } from "../domain/Auth.js"
+import { ApiKey, UserId } from "../domain/Auth.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -38,7 +39,9 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
         credentials.all(sql`select id, key_hash, created_by, expires_at from api_keys where prefix = ${prefix}`),
       markUsed: (id: string, at: Date) => orUnavailable(sql`update api_keys set last_used_at = ${at} where id = ${id}`),
       remove: (id: ApiKeyId) =>
-        orUnavailable(sql`delete from api_keys where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0))
+        orUnavailable(sql`delete from api_keys where id = ${id} returning id`).pipe(
+          Effect.map((rows) => rows.length > 0)
+        )
     } as const
   })
 }) {}

@@ -5,9 +5,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+
+import type { CheckResult, MissedCheck } from "../domain/CheckJob.js"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
 import type { MonitorState, RegionStatus } from "../domain/Quorum.js"
-import type { CheckResult, MissedCheck } from "../domain/CheckJob.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -136,9 +137,15 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
             ${statuses.map((s) => s.monitorId)}::text[], ${statuses.map((s) => s.status.region)}::text[],
             ${statuses.map((s) => new Date(s.status.lastScheduledAt))}::timestamptz[],
             ${statuses.map((s) => new Date(s.status.lastCheckedAt))}::timestamptz[],
-            ${statuses.map((s) => s.status.lastOk)}::boolean[], ${statuses.map((s) => s.status.consecutiveFailures)}::integer[],
-            ${statuses.map((s) => date(s.status.failingSince))}::timestamptz[], ${statuses.map((s) => s.status.lastStatusCode)}::integer[],
-            ${statuses.map((s) => s.status.lastError)}::text[], ${statuses.map((s) => s.status.lastDurationMs)}::float8[])
+            ${statuses.map((s) => s.status.lastOk)}::boolean[], ${
+          statuses.map((s) => s.status.consecutiveFailures)
+        }::integer[],
+            ${statuses.map((s) => date(s.status.failingSince))}::timestamptz[], ${
+          statuses.map((s) => s.status.lastStatusCode)
+        }::integer[],
+            ${statuses.map((s) => s.status.lastError)}::text[], ${
+          statuses.map((s) => s.status.lastDurationMs)
+        }::float8[])
           on conflict (monitor_id, region) do update set
             last_scheduled_at = excluded.last_scheduled_at, last_checked_at = excluded.last_checked_at,
             last_ok = excluded.last_ok, consecutive_failures = excluded.consecutive_failures,
@@ -160,7 +167,9 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
             sql`update monitors set state = 'down', state_changed_at = ${new Date(now)}
                 where id = any(${downs.map((d) => d.monitor.id)}::text[])`,
             sql`insert into monitor_downtime (monitor_id, component_id, started_at)
-                select * from unnest(${downs.map((d) => d.monitor.id)}::text[], ${downs.map((d) => d.monitor.componentId)}::text[],
+                select * from unnest(${downs.map((d) => d.monitor.id)}::text[], ${
+              downs.map((d) => d.monitor.componentId)
+            }::text[],
                                      ${downs.map((d) => new Date(d.since))}::timestamptz[])
                 on conflict (monitor_id) where ended_at is null do nothing`
           ], { discard: true }),
@@ -168,7 +177,9 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
             sql`update monitors set state = 'up', state_changed_at = ${new Date(now)}
                 where id = any(${ups.map((u) => u.monitor.id)}::text[])`,
             sql`update monitor_downtime d set ended_at = greatest(d.started_at, u.at)
-                from unnest(${ups.map((u) => u.monitor.id)}::text[], ${ups.map((u) => new Date(u.at))}::timestamptz[]) as u (monitor_id, at)
+                from unnest(${ups.map((u) => u.monitor.id)}::text[], ${
+              ups.map((u) => new Date(u.at))
+            }::timestamptz[]) as u (monitor_id, at)
                 where d.monitor_id = u.monitor_id and d.ended_at is null`
           ], { discard: true })
         ], { discard: true })),
@@ -182,7 +193,9 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
 
       /** A component's status and who set it, locked for the rest of the transaction. */
       lockComponentStatus: (componentId: string) =>
-        statusSources.first(sql`select id, name, status, status_set_by from components where id = ${componentId} for update`),
+        statusSources.first(
+          sql`select id, name, status, status_set_by from components where id = ${componentId} for update`
+        ),
 
       /** Each component's status, who set it and its monitors' states, in one query for a batch. */
       componentStatuses: (componentIds: ReadonlyArray<string>) =>

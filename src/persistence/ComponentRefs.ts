@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+
 import type { ComponentId } from "../domain/Component.js"
 import { BadRequest } from "../domain/Errors.js"
 import { orUnavailable } from "./DatabaseErrors.js"

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Component } from "../domain/Component.js"
+
 import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../domain/Component.js"
+import { Component } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
@@ -16,13 +17,13 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
     return {
       findAll: () => components.all(sql`select * from components order by display_order, name, id`),
 
-      findPublic: () =>
-        components.all(sql`select * from components where is_public order by display_order, name, id`),
+      findPublic: () => components.all(sql`select * from components where is_public order by display_order, name, id`),
 
       findById: (id: ComponentId) => components.first(sql`select * from components where id = ${id}`),
 
       /** Reads and locks the row until the transaction ends (status changes compare before and after). */
-      findByIdForUpdate: (id: ComponentId) => components.first(sql`select * from components where id = ${id} for update`),
+      findByIdForUpdate: (id: ComponentId) =>
+        components.first(sql`select * from components where id = ${id} for update`),
 
       /**
        * Fills the defaults of CreateComponent; without a displayOrder the component goes last,
@@ -51,8 +52,8 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
           with actor as materialized (select set_config('status_page.actor', ${setBy}, true))
           update components set status = ${status}, updated_at = now() from actor where id = ${id}
           returning components.*`).pipe(
-            Effect.zipLeft(orUnavailable(sql`select set_config('status_page.actor', '', true)`))
-          ),
+          Effect.zipLeft(orUnavailable(sql`select set_config('status_page.actor', '', true)`))
+        ),
 
       /** True when a component was deleted. */
       remove: (id: ComponentId) =>

@@ -3,13 +3,15 @@
  * embedded PGlite served over the Postgres wire protocol on a private loopback port, so
  * both run the same @effect/sql-pg code, SQL and migrations.
  */
+import { mkdir } from "node:fs/promises"
+import * as Path from "node:path"
+
 import { NodeContext } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Option, String } from "effect"
-import { mkdir } from "node:fs/promises"
-import * as Path from "node:path"
+
 import { AppConfig } from "../Config.js"
 import { shareSessionsSafely } from "./EmbeddedSessions.js"
 import { Migrations } from "./Migrations.js"
@@ -29,11 +31,14 @@ const embeddedServer = (dataDir: string) =>
       const [host, port] = server.getServerConn().split(":")
       return { db, server, host: host!, port: Number(port) }
     }),
-    ({ db, server }) => Effect.promise(async () => {
-      await server.stop()
-      await db.close()
-    })
-  ).pipe(Effect.tap(({ port }) => Effect.logInfo(`Embedded PostgreSQL (PGlite) under ${dataDir}, serving 127.0.0.1:${port}`)))
+    ({ db, server }) =>
+      Effect.promise(async () => {
+        await server.stop()
+        await db.close()
+      })
+  ).pipe(
+    Effect.tap(({ port }) => Effect.logInfo(`Embedded PostgreSQL (PGlite) under ${dataDir}, serving 127.0.0.1:${port}`))
+  )
 
 /** PgClient (and SqlClient) for the configured database, with camelCase names on the TypeScript side. */
 export const DatabaseClient = Layer.unwrapScoped(

@@ -3,8 +3,9 @@
  * can retry; anything else (a bug, a row that does not decode) dies loudly and is logged.
  */
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
 import type { ParseResult } from "effect"
+import { Effect } from "effect"
+
 import { ServiceUnavailable } from "../domain/Errors.js"
 
 const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH"])

@@ -39,7 +39,9 @@ const rollbackMessage = queryMessage("ROLLBACK")
 
 export class EmbeddedSessions {
   private owner: number | null = null
-  private readonly waiting: Array<{ readonly handlerId: number; readonly resume: () => void; readonly cancel: (error: Error) => void }> = []
+  private readonly waiting: Array<
+    { readonly handlerId: number; readonly resume: () => void; readonly cancel: (error: Error) => void }
+  > = []
   /**
    * Each connection's messages, in the order they arrived: the socket handler reads each chunk
    * in a task of its own, so one connection can have several messages on their way at once.
@@ -75,7 +77,9 @@ export class EmbeddedSessions {
   clearQueueForHandler(handlerId: number): void {
     this.gone.set(handlerId, false)
     for (let i = this.waiting.length - 1; i >= 0; i--) {
-      if (this.waiting[i]!.handlerId === handlerId) this.waiting.splice(i, 1)[0]!.cancel(new Error("Handler disconnected"))
+      if (this.waiting[i]!.handlerId === handlerId) {
+        this.waiting.splice(i, 1)[0]!.cancel(new Error("Handler disconnected"))
+      }
     }
   }
 

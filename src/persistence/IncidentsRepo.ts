@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+
 import type { ComponentId } from "../domain/Component.js"
-import { Incident } from "../domain/Incident.js"
 import type { IncidentId, IncidentSeverity, IncidentStatus, UpdateIncident } from "../domain/Incident.js"
+import { Incident } from "../domain/Incident.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
@@ -17,7 +18,8 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
     const timeline = `coalesce((select json_agg(json_build_object('id', u.id, 'status', u.status, 'message', u.message,
                                                     'createdAt', ${isoUtc("u.created_at")}) order by u.seq)
                   from incident_updates u where u.incident_id = i.id), '[]')`
-    const latestMessage = `(select u.message from incident_updates u where u.incident_id = i.id order by u.seq desc limit 1)`
+    const latestMessage =
+      `(select u.message from incident_updates u where u.incident_id = i.id order by u.seq desc limit 1)`
 
     /** An incident with its component ids, timeline (oldest first) and latest message. */
     const withTimeline = sql.literal(`
@@ -33,7 +35,8 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
      * only their public components. One scalar subquery per row (not `not exists or exists`,
      * which PostgreSQL hashes over all of incident_components), so a limited scan stays small.
      */
-    const isPublic = `coalesce((select bool_or(c.is_public) from incident_components ic join components c on c.id = ic.component_id
+    const isPublic =
+      `coalesce((select bool_or(c.is_public) from incident_components ic join components c on c.id = ic.component_id
                    where ic.incident_id = i.id), true)`
     /** Public incidents from `from` (which binds `i`), with their timeline or without it (`updates` empty). */
     const publicIncidents = (updates: string, from = "incidents i") =>
@@ -52,7 +55,8 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
     const newestFirst = sql.literal("order by i.created_at desc, i.id desc")
 
     /** The ids of the recent set (see findRecentPublic); each part is an index range, not a scan of the history. */
-    const recentIds = (resolved: number, updated: number) => `(
+    const recentIds = (resolved: number, updated: number) =>
+      `(
         select i.id from incidents i where i.status <> 'resolved'
         union select id from (${publicIds} and i.status = 'resolved' order by i.created_at desc, i.id desc limit ${resolved}) r
         union select id from (${publicIds} order by i.updated_at desc, i.id desc limit ${updated}) u
@@ -70,25 +74,37 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
        * list (and of the whole list) are all here: every incident outside sorts after them.
        */
       findRecentPublic: (limits: { readonly resolved: number; readonly updated: number }) =>
-        incidents.all(sql`${publicIncidents(timeline, recentIds(Math.trunc(limits.resolved), Math.trunc(limits.updated)))} ${newestFirst}`),
+        incidents.all(
+          sql`${
+            publicIncidents(timeline, recentIds(Math.trunc(limits.resolved), Math.trunc(limits.updated)))
+          } ${newestFirst}`
+        ),
 
       /** A page of public incidents, newest first, optionally of one status. */
-      findPublicPage: (page: { readonly offset: number; readonly limit: number; readonly status?: IncidentStatus | undefined }) =>
-        incidents.all(sql`${publicWithTimeline} ${page.status === undefined ? sql`` : sql`and i.status = ${page.status}`}
-          ${newestFirst} offset ${page.offset} limit ${page.limit}`),
+      findPublicPage: (
+        page: { readonly offset: number; readonly limit: number; readonly status?: IncidentStatus | undefined }
+      ) =>
+        incidents.all(
+          sql`${publicWithTimeline} ${page.status === undefined ? sql`` : sql`and i.status = ${page.status}`}
+          ${newestFirst} offset ${page.offset} limit ${page.limit}`
+        ),
 
       findPublicById: (id: string) => incidents.first(sql`${publicWithTimeline} and i.id = ${id}`),
 
       /** How many incidents the public sees. */
       countPublic: () =>
-        orUnavailable(sql<{ count: number }>`select count(*)::int as count from incidents i where ${sql.literal(isPublic)}`).pipe(
+        orUnavailable(
+          sql<{ count: number }>`select count(*)::int as count from incidents i where ${sql.literal(isPublic)}`
+        ).pipe(
           Effect.map((rows) => rows[0]?.count ?? 0)
         ),
 
       /** Public incidents open at some time in the last `days` days, without their timelines (the uptime bars' titles). */
       findPublicOpenWithin: (days: number) =>
-        incidents.all(sql`${publicWithoutTimeline} and (i.status <> 'resolved' or i.resolved_at >= now() - make_interval(days => ${days}))
-          ${newestFirst}`),
+        incidents.all(
+          sql`${publicWithoutTimeline} and (i.status <> 'resolved' or i.resolved_at >= now() - make_interval(days => ${days}))
+          ${newestFirst}`
+        ),
 
       /** Locks the incident row for the rest of the transaction; returns its status. */
       lockStatus: (id: IncidentId) =>
@@ -121,11 +137,15 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.zipRight(
           sql`delete from incident_components where incident_id = ${id}`,
-          sql`insert into incident_components (incident_id, component_id) select ${id}, unnest(${[...componentIds]}::text[])`
+          sql`insert into incident_components (incident_id, component_id) select ${id}, unnest(${[
+            ...componentIds
+          ]}::text[])`
         )),
 
       addUpdate: (id: IncidentId, status: IncidentStatus, message: string) =>
-        orUnavailable(sql`insert into incident_updates (incident_id, status, message) values (${id}, ${status}, ${message})`)
+        orUnavailable(
+          sql`insert into incident_updates (incident_id, status, message) values (${id}, ${status}, ${message})`
+        )
     } as const
   })
 }) {}

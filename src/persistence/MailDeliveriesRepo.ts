@@ -4,6 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
+
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -31,7 +32,9 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
        * over twice keeps its mails.
        */
       enqueueMany: (
-        events: ReadonlyArray<{ readonly id: string; readonly encoded: unknown; readonly componentIds: ReadonlyArray<string> }>,
+        events: ReadonlyArray<
+          { readonly id: string; readonly encoded: unknown; readonly componentIds: ReadonlyArray<string> }
+        >,
         dueAt: Date
       ) =>
         events.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`

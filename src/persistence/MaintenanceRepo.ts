@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect } from "effect"
+
 import type { ComponentId, ComponentStatus } from "../domain/Component.js"
-import { Maintenance } from "../domain/Maintenance.js"
 import type { MaintenanceId, MaintenanceStatus } from "../domain/Maintenance.js"
+import { Maintenance } from "../domain/Maintenance.js"
 import type { StatusSetBy } from "./ComponentsRepo.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
@@ -43,7 +44,8 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
           select id from maintenance_windows
           where (status = 'scheduled' and scheduled_start <= ${now})
              or (status = 'in_progress' and scheduled_end <= ${now})
-          order by status = 'in_progress', case when status = 'scheduled' then scheduled_start else scheduled_end end, id`).pipe(
+          order by status = 'in_progress', case when status = 'scheduled' then scheduled_start else scheduled_end end, id`)
+          .pipe(
             Effect.map((rows) => rows.map((row) => row.id))
           ),
 
@@ -87,7 +89,9 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       setComponents: (id: MaintenanceId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.zipRight(
           sql`delete from maintenance_components where maintenance_id = ${id}`,
-          sql`insert into maintenance_components (maintenance_id, component_id) select ${id}, unnest(${[...componentIds]}::text[])`
+          sql`insert into maintenance_components (maintenance_id, component_id) select ${id}, unnest(${[
+            ...componentIds
+          ]}::text[])`
         )),
 
       /**
@@ -117,14 +121,16 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
        * that was kept), and whether another running window still covers the component.
        */
       restoreInfo: (id: MaintenanceId, componentId: ComponentId) =>
-        orUnavailable(sql<{ previousStatus: ComponentStatus | null; previousSetBy: StatusSetBy; stillCovered: boolean }>`
+        orUnavailable(
+          sql<{ previousStatus: ComponentStatus | null; previousSetBy: StatusSetBy; stillCovered: boolean }>`
           select mc.previous_status, coalesce(mc.previous_status_set_by, 'operator') as previous_set_by,
             exists (select 1 from maintenance_components other
                     join maintenance_windows w on w.id = other.maintenance_id
                     where other.component_id = mc.component_id and w.status = 'in_progress'
                       and w.id <> mc.maintenance_id) as still_covered
           from maintenance_components mc
-          where mc.maintenance_id = ${id} and mc.component_id = ${componentId}`).pipe(Effect.map((rows) => rows[0]))
+          where mc.maintenance_id = ${id} and mc.component_id = ${componentId}`
+        ).pipe(Effect.map((rows) => rows[0]))
     } as const
   })
 }) {}

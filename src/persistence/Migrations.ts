@@ -2,11 +2,12 @@
  * Runs the numbered SQL files of `migrations/` (`0001_name.sql`, ...) with PgMigrator at
  * start-up. PgMigrator locks its table, so instances starting together migrate once.
  */
+import { fileURLToPath } from "node:url"
+
 import { FileSystem } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
-import { fileURLToPath } from "node:url"
 
 export const migrationsDirectory = fileURLToPath(new URL("../../migrations", import.meta.url))
 
@@ -30,13 +31,17 @@ const sqlFiles = (directory: string): PgMigrator.Loader<FileSystem.FileSystem> =
     )
   }).pipe(
     Effect.map((migrations) => migrations.toSorted(([a], [b]) => a - b)),
-    Effect.mapError((cause) => new PgMigrator.MigrationError({ reason: "bad-state", message: `Cannot read ${directory}: ${cause}` }))
+    Effect.mapError((cause) =>
+      new PgMigrator.MigrationError({ reason: "bad-state", message: `Cannot read ${directory}: ${cause}` })
+    )
   )
 
 export const Migrations = Layer.effectDiscard(
   PgMigrator.run({ loader: sqlFiles(migrationsDirectory) }).pipe(
     Effect.tap((applied) =>
-      applied.length > 0 ? Effect.logInfo(`Applied migrations ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
+      applied.length > 0
+        ? Effect.logInfo(`Applied migrations ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+        : Effect.void
     )
   )
 )

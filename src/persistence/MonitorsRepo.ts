@@ -1,11 +1,12 @@
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Model } from "@effect/sql"
 import type { Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
+import { Model } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { DateTime, Effect, Option, Order, Schema } from "effect"
+
 import { NotFound } from "../domain/Errors.js"
-import { Monitor, MonitorMiss, MonitorResult } from "../domain/Monitor.js"
 import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
+import { Monitor, MonitorMiss, MonitorResult } from "../domain/Monitor.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -49,13 +50,15 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const monitors = rowsOf(Monitor)
-    const regions = (definition: MonitorDefinition) => definition.regions === null ? null : JSON.stringify(definition.regions)
+    const regions = (definition: MonitorDefinition) =>
+      definition.regions === null ? null : JSON.stringify(definition.regions)
     const results = rowsOf(MonitorResultRow)
     const misses = rowsOf(MonitorMissRow)
     const ids = rowsOf(IdRow)
     const placements = rowsOf(PlacementRow)
     // A monitor with what each region last found.
-    const withStates = (where: Statement.Fragment) => sql`
+    const withStates = (where: Statement.Fragment) =>
+      sql`
       select m.*, coalesce((
         select json_agg(json_build_object(
           'region', s.region, 'ok', s.last_ok, 'consecutiveFailures', s.consecutive_failures,
@@ -65,7 +68,10 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
       from monitors m ${where} order by m.created_at, m.id`
     const findById = (id: string) => monitors.first(withStates(sql`where m.id = ${id}`))
     const thenFind = <E, R>(write: Effect.Effect<Option.Option<{ id: string }>, E, R>) =>
-      Effect.flatMap(write, Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: ({ id }) => findById(id) }))
+      Effect.flatMap(
+        write,
+        Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: ({ id }) => findById(id) })
+      )
 
     return {
       findAll: () => monitors.all(withStates(sql``)),
@@ -103,10 +109,13 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
         ]).pipe(
           Effect.map(([checked, missed]): ReadonlyArray<MonitorRun> =>
             [...checked.map((row) => new MonitorResult(row)), ...missed.map((row) => new MonitorMiss(row))]
-              .sort(newestFirst).slice(0, limit))
+              .sort(newestFirst).slice(0, limit)
+          )
         ),
       remove: (id: MonitorId) =>
-        orUnavailable(sql`delete from monitors where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0)),
+        orUnavailable(sql`delete from monitors where id = ${id} returning id`).pipe(
+          Effect.map((rows) => rows.length > 0)
+        ),
 
       /** A monitor's component and state as last committed, without a lock. */
       placement: (id: MonitorId) => placements.first(sql`select component_id, state from monitors where id = ${id}`),
@@ -121,7 +130,9 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
        */
       lockComponents: (componentIds: ReadonlyArray<string>) =>
         orUnavailable(sql`
-          select id from components where id = any(${[...new Set(componentIds)]}::text[]) order by id for no key update`)
+          select id from components where id = any(${[
+          ...new Set(componentIds)
+        ]}::text[]) order by id for no key update`)
           .pipe(Effect.asVoid),
 
       /** Ends the monitor's open down interval, if any, at `at` (never before it started). */
@@ -133,7 +144,9 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
       /** Opens a down interval of the monitor on `componentId` from `at`, as ingest does when quorum finds it down. */
       openDowntime: (id: MonitorId, componentId: string, at: number) =>
         orUnavailable(sql`
-          insert into monitor_downtime (monitor_id, component_id, started_at) values (${id}, ${componentId}, ${new Date(at)})
+          insert into monitor_downtime (monitor_id, component_id, started_at) values (${id}, ${componentId}, ${new Date(
+          at
+        )})
           on conflict (monitor_id) where ended_at is null do nothing`).pipe(Effect.asVoid)
     } as const
   })

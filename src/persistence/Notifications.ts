@@ -13,12 +13,19 @@ const heartbeatTimeoutMs = 5_000
 export class ListenError extends Error {}
 
 /** Emits each notification's payload; the first element is `undefined`: "listening (again) from now on". */
-export const listen = (url: Redacted.Redacted<string>, channel: string): Stream.Stream<string | undefined, ListenError> =>
+export const listen = (
+  url: Redacted.Redacted<string>,
+  channel: string
+): Stream.Stream<string | undefined, ListenError> =>
   Stream.asyncScoped<string | undefined, ListenError>((emit) =>
     Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const client = new pg.Client({ connectionString: Redacted.value(url), keepAlive: true, connectionTimeoutMillis: 5_000 })
+          const client = new pg.Client({
+            connectionString: Redacted.value(url),
+            keepAlive: true,
+            connectionTimeoutMillis: 5_000
+          })
           const lost = (reason: string) => void emit.fail(new ListenError(`the LISTEN connection was lost: ${reason}`))
           client.on("error", (error) => lost(error.message))
           client.on("end", () => lost("closed"))
@@ -45,7 +52,8 @@ export const listen = (url: Redacted.Redacted<string>, channel: string): Stream.
           }, heartbeatEveryMs)
           return { client, heartbeat }
         },
-        catch: (cause) => new ListenError(`LISTEN ${channel} failed: ${cause instanceof Error ? cause.message : String(cause)}`)
+        catch: (cause) =>
+          new ListenError(`LISTEN ${channel} failed: ${cause instanceof Error ? cause.message : String(cause)}`)
       }),
       ({ client, heartbeat }) =>
         Effect.sync(() => {

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Organization } from "../domain/Organization.js"
+
 import type { OrganizationId, UpdateOrganization } from "../domain/Organization.js"
+import { Organization } from "../domain/Organization.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
+
 import type { EventName } from "../domain/Event.js"
 import { rowsOf } from "./Rows.js"
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
+
 import { rowsOf } from "./Rows.js"
 
 /**

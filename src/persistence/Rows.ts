@@ -1,6 +1,7 @@
 /** Decoding query results into domain schemas, with the database errors of DatabaseErrors.ts. */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+
 import { orUnavailable } from "./DatabaseErrors.js"
 
 export const rowsOf = <A, I>(schema: Schema.Schema<A, I>) => {
@@ -12,7 +13,10 @@ export const rowsOf = <A, I>(schema: Schema.Schema<A, I>) => {
       Effect.map(all(query), (rows): Option.Option<A> => Option.fromNullable(rows[0])),
     /** For statements that always return a row (`insert ... returning`). */
     one: <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      Effect.flatMap(all(query), (rows) => rows.length > 0 ? Effect.succeed(rows[0]!) : Effect.dieMessage("Expected a row"))
+      Effect.flatMap(
+        all(query),
+        (rows) => rows.length > 0 ? Effect.succeed(rows[0]!) : Effect.dieMessage("Expected a row")
+      )
   }
 }
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+
 import { UserId } from "../domain/Auth.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
@@ -25,7 +26,8 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         sessions.first(sql`select id, user_id, last_seen_at, expires_at from sessions where token_hash = ${tokenHash}`),
       touch: (id: string, now: Date) => orUnavailable(sql`update sessions set last_seen_at = ${now} where id = ${id}`),
       remove: (id: string) => orUnavailable(sql`delete from sessions where id = ${id}`),
-      removeByTokenHash: (tokenHash: Buffer) => orUnavailable(sql`delete from sessions where token_hash = ${tokenHash}`),
+      removeByTokenHash: (tokenHash: Buffer) =>
+        orUnavailable(sql`delete from sessions where token_hash = ${tokenHash}`),
       removeExpired: (idleSince: Date, now: Date) =>
         orUnavailable(sql`delete from sessions where expires_at <= ${now} or last_seen_at <= ${idleSince}`)
     } as const

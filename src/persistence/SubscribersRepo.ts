@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { Recipient, Subscriber } from "../domain/Subscriber.js"
+
 import type { SubscriberId } from "../domain/Subscriber.js"
+import { Recipient, Subscriber } from "../domain/Subscriber.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -15,7 +16,8 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
     const verifiedEmail = rowsOf(Schema.Struct({ email: Schema.String }))
 
     return {
-      findAll: () => subscribers.all(sql`select ${sql.literal(subscriberColumns)} from subscribers order by created_at, id`),
+      findAll: () =>
+        subscribers.all(sql`select ${sql.literal(subscriberColumns)} from subscribers order by created_at, id`),
 
       /**
        * Records a subscription request. A new or still unverified address gets the new token (the
@@ -48,7 +50,9 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
           .pipe(Effect.map((rows) => rows.length > 0)),
 
       remove: (id: SubscriberId) =>
-        orUnavailable(sql`delete from subscribers where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0)),
+        orUnavailable(sql`delete from subscribers where id = ${id} returning id`).pipe(
+          Effect.map((rows) => rows.length > 0)
+        ),
 
       /** Everyone a notification mail goes to. */
       findVerifiedRecipients: () =>

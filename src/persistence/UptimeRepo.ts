@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+
 import { ComponentStatus } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
@@ -91,7 +92,9 @@ export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
       /** The start of the latest rollup bucket of a granularity, if any. */
       latestBucket: (granularity: Granularity) =>
         Effect.map(
-          watermarks.one(sql`select max(bucket_start) as latest from uptime_rollups where granularity = ${granularity}`),
+          watermarks.one(
+            sql`select max(bucket_start) as latest from uptime_rollups where granularity = ${granularity}`
+          ),
           (row) => row.latest
         ),
 
@@ -101,7 +104,8 @@ export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
 
       upsert: (granularity: Granularity, rows: ReadonlyArray<RollupRow>) =>
         Effect.forEach(
-          Array.from({ length: Math.ceil(rows.length / insertChunk) }, (_, i) => rows.slice(i * insertChunk, (i + 1) * insertChunk)),
+          Array.from({ length: Math.ceil(rows.length / insertChunk) }, (_, i) =>
+            rows.slice(i * insertChunk, (i + 1) * insertChunk)),
           (chunk) =>
             orUnavailable(sql`
               insert into uptime_rollups ${sql.insert(chunk.map((row) => ({ ...row, granularity })))}

@@ -4,10 +4,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
+
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
-import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import type { AttemptResult, WebhookId } from "../domain/Webhook.js"
+import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 import { receivesEvent } from "./WebhooksRepo.js"
@@ -55,7 +56,10 @@ export interface EnqueuedDelivery {
   readonly targetSecret: string | null
 }
 /** As the statement returns it: bigint sequence as text, ids untyped. */
-type EnqueuedRow = Omit<EnqueuedDelivery, "webhookId" | "sequence"> & { readonly webhookId: string; readonly sequence: string }
+type EnqueuedRow = Omit<EnqueuedDelivery, "webhookId" | "sequence"> & {
+  readonly webhookId: string
+  readonly sequence: string
+}
 
 /** One attempt to record: attempt number `delivery.attempts + 1`. */
 export interface AttemptOutcome {
@@ -86,7 +90,10 @@ export const afterAttempt = (outcome: AttemptOutcome): WebhookDelivery =>
  * one that ends failed counts against it with its error; retries still pending change nothing.
  */
 const counterChanges = (outcomes: ReadonlyArray<AttemptOutcome>) => {
-  const changes = new Map<string, { id: string; reset: boolean; failures: number; failed: boolean; lastError: string | null }>()
+  const changes = new Map<
+    string,
+    { id: string; reset: boolean; failures: number; failed: boolean; lastError: string | null }
+  >()
   for (const outcome of outcomes) {
     const status = statusOf(outcome)
     if (status === "pending") continue
@@ -110,7 +117,9 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
     const sql = yield* SqlClient.SqlClient
     const deliveries = rowsOf(WebhookDelivery)
     const attempts = rowsOf(DeliveryAttempt)
-    const decodeClaimed = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...WebhookDelivery.fields, ...ClaimTarget.fields })))
+    const decodeClaimed = Schema.decodeUnknown(
+      Schema.Array(Schema.Struct({ ...WebhookDelivery.fields, ...ClaimTarget.fields }))
+    )
 
     return {
       /**
@@ -306,7 +315,9 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
             -- A success on a webhook with no failures changes nothing: its row is left alone.
             where w.id = c.id and (c.failed or w.consecutive_failures <> 0)
           )
-          select id from updated`).pipe(Effect.map((updated): ReadonlySet<string> => new Set(updated.map((row) => row.id))))
+          select id from updated`).pipe(
+          Effect.map((updated): ReadonlySet<string> => new Set(updated.map((row) => row.id)))
+        )
       },
 
       /** Ends a pending delivery without an attempt (its webhook was disabled); no counter changes. */

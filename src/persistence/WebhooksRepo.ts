@@ -1,10 +1,11 @@
-import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
-import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
 import type { CreateWebhook, UpdateWebhook } from "../domain/Webhook.js"
+import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
@@ -15,7 +16,12 @@ const componentIdsParam = (ids: ReadonlyArray<string> | null) => (ids === null ?
  * What a delivery needs of a webhook it goes to: read for every webhook an event fans out to,
  * so only these columns, not the whole webhook.
  */
-const Recipient = Schema.Struct({ id: WebhookId, url: Schema.String, type: WebhookType, secret: Schema.NullOr(Schema.String) })
+const Recipient = Schema.Struct({
+  id: WebhookId,
+  url: Schema.String,
+  type: WebhookType,
+  secret: Schema.NullOr(Schema.String)
+})
 export type Recipient = typeof Recipient.Type
 
 /**
@@ -61,11 +67,15 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
       },
 
       toggle: (id: WebhookId) =>
-        webhooks.first(sql`update webhooks set is_active = not is_active, updated_at = now() where id = ${id} returning *`),
+        webhooks.first(
+          sql`update webhooks set is_active = not is_active, updated_at = now() where id = ${id} returning *`
+        ),
 
       /** True when a webhook was deleted (its deliveries and attempts go with it). */
       remove: (id: WebhookId) =>
-        orUnavailable(sql`delete from webhooks where id = ${id} returning id`).pipe(Effect.map((rows) => rows.length > 0)),
+        orUnavailable(sql`delete from webhooks where id = ${id} returning id`).pipe(
+          Effect.map((rows) => rows.length > 0)
+        ),
 
       /** The webhooks an event goes to (`receivesEvent`). */
       findRecipients: (event: EventName, componentIds: ReadonlyArray<string>) =>

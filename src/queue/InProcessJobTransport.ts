@@ -5,6 +5,7 @@
  * read from the Clock, so stale claims follow the TestClock in tests.
  */
 import { Clock, Effect, Layer, Option, Queue } from "effect"
+
 import type { CheckJob, ProbeReport } from "../domain/CheckJob.js"
 import { type Consumer, type Delivery, ingestGroup, JobTransport } from "./JobTransport.js"
 
@@ -36,15 +37,18 @@ const makeStream = <A>(capacity: number) =>
 
     const publish = (values: ReadonlyArray<A>) =>
       Effect.forEach(groups.values(), (g) =>
-        Queue.offerAll(g.queue, values.map((value, index) => ({ id: `${sequence + index + 1}`, value }))), { discard: true }
-      ).pipe(Effect.zipLeft(Effect.sync(() => (sequence += values.length))))
+        Queue.offerAll(g.queue, values.map((value, index) => ({ id: `${sequence + index + 1}`, value }))), {
+        discard: true
+      }).pipe(Effect.zipLeft(Effect.sync(() => (sequence += values.length))))
 
     const consumer = (groupName: string, name: string) =>
       Effect.map(group(groupName), (g): Consumer<A> => {
         const deliver = (deliveries: Iterable<Delivery<A>>) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
             const list = Array.from(deliveries)
-            for (const delivery of list) g.pending.set(delivery.id, { delivery, consumer: name, deliveredAt: now })
+            for (const delivery of list) {
+              g.pending.set(delivery.id, { delivery, consumer: name, deliveredAt: now })
+            }
             return list
           })
         return {
@@ -53,9 +57,11 @@ const makeStream = <A>(capacity: number) =>
             Queue.take(g.queue).pipe(
               Effect.timeoutOption(blockMs),
               Effect.flatMap(Option.match({
-                onNone: () => Effect.succeed<ReadonlyArray<Delivery<A>>>([]),
+                onNone: () =>
+                  Effect.succeed<ReadonlyArray<Delivery<A>>>([]),
                 onSome: (first) =>
-                  Effect.flatMap(Queue.takeUpTo(g.queue, Math.max(0, max - 1)), (rest) => deliver([first, ...rest]))
+                  Effect.flatMap(Queue.takeUpTo(g.queue, Math.max(0, max - 1)), (rest) =>
+                    deliver([first, ...rest]))
               }))
             ),
           claimStale: (max, minIdleMs) =>

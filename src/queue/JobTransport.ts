@@ -13,6 +13,7 @@
  */
 import type { Effect, Scope } from "effect"
 import { Context, Schema } from "effect"
+
 import type { CheckJob, ProbeReport, ScheduledRun } from "../domain/CheckJob.js"
 
 export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {

@@ -1,5 +1,6 @@
 /** The transport the configuration asks for: Redis Streams with REDIS_URL, in-process without. */
 import { Effect, Layer, Option } from "effect"
+
 import { QueueConfig } from "../Config.js"
 import * as InProcessJobTransport from "./InProcessJobTransport.js"
 import * as RedisJobTransport from "./RedisJobTransport.js"

@@ -12,6 +12,7 @@
  */
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
+
 import { CheckJob, ProbeReport, type ScheduledRun } from "../domain/CheckJob.js"
 import { type Consumer, type Delivery, ingestGroup, JobTransport, QueueError } from "./JobTransport.js"
 
@@ -33,7 +34,8 @@ export interface RedisTransportOptions {
 const call = <A>(what: string, run: () => Promise<A>) =>
   Effect.tryPromise({
     try: run,
-    catch: (cause) => new QueueError({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
+    catch: (cause) =>
+      new QueueError({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
   })
 
 type StreamEntry = [id: string, fields: Array<string> | null]
@@ -49,11 +51,19 @@ interface StreamCodec<A> {
  * built valid, so JSON.stringify encodes them; Schema.encode would validate each again, which
  * costs more than the XADD. Decoding always validates.
  */
-const codec = <A, I>(field: string, schema: Schema.Schema<A, I>, options: { readonly plain?: boolean } = {}): StreamCodec<A> => {
+const codec = <A, I>(
+  field: string,
+  schema: Schema.Schema<A, I>,
+  options: { readonly plain?: boolean } = {}
+): StreamCodec<A> => {
   const json = Schema.parseJson(schema)
   const encode = options.plain === true ? (value: A) => JSON.stringify(value) : Schema.encodeSync(json)
   const decode = Schema.decodeUnknownOption(json)
-  return { field, encode, decode: (text) => decode(text).pipe((option) => (option._tag === "Some" ? option.value : undefined)) }
+  return {
+    field,
+    encode,
+    decode: (text) => decode(text).pipe((option) => (option._tag === "Some" ? option.value : undefined))
+  }
 }
 
 const jobCodec = codec("job", CheckJob, { plain: true })
@@ -96,7 +106,9 @@ export const make = (options: RedisTransportOptions) =>
     const createGroup = (key: string, group: string, from: "$" | "0") =>
       call(`creating consumer group ${group} on ${key}`, () =>
         shared.xgroup("CREATE", key, group, from, "MKSTREAM").catch((error: Error) => {
-          if (!error.message.startsWith("BUSYGROUP")) throw error
+          if (!error.message.startsWith("BUSYGROUP")) {
+            throw error
+          }
         })).pipe(Effect.asVoid)
 
     /**
@@ -104,12 +116,20 @@ export const make = (options: RedisTransportOptions) =>
      * with up to `pipelinesInFlight` of them sent at once, so Redis works on one while the next
      * is built. Fails with the first error after every pipeline sent has answered.
      */
-    const xaddAll = async (key: string, maxLength: number, field: string, count: number, encode: (i: number) => string) => {
+    const xaddAll = async (
+      key: string,
+      maxLength: number,
+      field: string,
+      count: number,
+      encode: (i: number) => string
+    ) => {
       const inFlight: Array<Promise<void>> = []
       let failure: { readonly error: unknown } | undefined
       const settle = (replies: Promise<Array<[Error | null, unknown]> | null>) =>
         replies.then((all) => {
-          const failed = all?.find(([error]) => error !== null)
+          const failed = all?.find(([error]) =>
+            error !== null
+          )
           if (failed !== undefined) throw failed[0]
         }).catch((error: unknown) => {
           failure ??= { error }
@@ -131,34 +151,49 @@ export const make = (options: RedisTransportOptions) =>
     const publish = <A>(key: string, maxLength: number, format: StreamCodec<A>) => (values: ReadonlyArray<A>) =>
       values.length === 0
         ? Effect.void
-        : call(`publishing to ${key}`, () => xaddAll(key, maxLength, format.field, values.length, (i) => format.encode(values[i]!)))
+        : call(`publishing to ${key}`, () =>
+          xaddAll(key, maxLength, format.field, values.length, (i) =>
+            format.encode(values[i]!)))
 
     /** The scheduler's path: each job's JSON comes straight from its template, no CheckJob built. */
     const publishRuns = (runs: ReadonlyArray<ScheduledRun>) =>
       runs.length === 0
         ? Effect.void
         : call(`publishing to ${jobsKey}`, () =>
-          xaddAll(jobsKey, jobsMaxLength, jobCodec.field, runs.length, (i) => runs[i]!.template.encode(runs[i]!.scheduledAt)))
+          xaddAll(jobsKey, jobsMaxLength, jobCodec.field, runs.length, (i) =>
+            runs[i]!.template.encode(runs[i]!.scheduledAt)))
 
     /** Deletes long-idle consumers without pending entries; one with entries is left for a claim. */
     const forgetIdleConsumers = (key: string, group: string, self: string) =>
-      call(`listing consumers of ${key}/${group}`, () => shared.xinfo("CONSUMERS", key, group) as Promise<Array<Array<string | number>>>).pipe(
-        Effect.flatMap((consumers) => {
-          const idle = consumers.flatMap((fields) => {
-            const info = new Map<string, string | number>()
-            for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]!)
-            // Redis >= 7.2 reports `inactive` (since the last successful read); older ones `idle`.
-            const idleMs = Number(info.get("inactive") ?? info.get("idle"))
-            const name = String(info.get("name"))
-            return name !== self && Number(info.get("pending")) === 0 && idleMs >= forgetConsumersIdleMs ? [name] : []
-          })
-          return Effect.forEach(idle, (name) =>
-            call(`removing consumer ${name}`, () => shared.xgroup("DELCONSUMER", key, group, name)), { discard: true }).pipe(
-              Effect.tap(() => idle.length > 0 ? Effect.logInfo("removed idle consumers").pipe(Effect.annotateLogs({ group, consumers: idle.join(",") })) : Effect.void)
-            )
-        }),
-        Effect.catchAll((error) => Effect.logWarning("could not remove idle consumers").pipe(Effect.annotateLogs({ error: error.message })))
-      )
+      call(`listing consumers of ${key}/${group}`, () =>
+        shared.xinfo("CONSUMERS", key, group) as Promise<Array<Array<string | number>>>).pipe(
+          Effect.flatMap((consumers) => {
+            const idle = consumers.flatMap((fields) => {
+              const info = new Map<string, string | number>()
+              for (let i = 0; i + 1 < fields.length; i += 2) {
+                info.set(String(fields[i]), fields[i + 1]!)
+              }
+              // Redis >= 7.2 reports `inactive` (since the last successful read); older ones `idle`.
+              const idleMs = Number(info.get("inactive") ?? info.get("idle"))
+              const name = String(info.get("name"))
+              return name !== self && Number(info.get("pending")) === 0 && idleMs >= forgetConsumersIdleMs ? [name] : []
+            })
+            return Effect.forEach(idle, (name) =>
+              call(`removing consumer ${name}`, () =>
+                shared.xgroup("DELCONSUMER", key, group, name)), { discard: true }).pipe(
+                Effect.tap(() =>
+                  idle.length > 0
+                    ? Effect.logInfo("removed idle consumers").pipe(
+                      Effect.annotateLogs({ group, consumers: idle.join(",") })
+                    )
+                    : Effect.void
+                )
+              )
+          }),
+          Effect.catchAll((error) =>
+            Effect.logWarning("could not remove idle consumers").pipe(Effect.annotateLogs({ error: error.message }))
+          )
+        )
 
     const consumer = <A>(key: string, group: string, from: "$" | "0", name: string, format: StreamCodec<A>) =>
       Effect.gen(function*() {
@@ -169,7 +204,10 @@ export const make = (options: RedisTransportOptions) =>
         let claimCursor = "0-0"
 
         const ack = (ids: ReadonlyArray<string>) =>
-          ids.length === 0 ? Effect.void : call(`acknowledging on ${key}`, () => shared.xack(key, group, ...ids)).pipe(Effect.asVoid)
+          ids.length === 0
+            ? Effect.void
+            : call(`acknowledging on ${key}`, () =>
+              shared.xack(key, group, ...ids)).pipe(Effect.asVoid)
 
         /** Decodes entries; undecodable or trimmed ones are acknowledged so they never come back. */
         const decodeEntries = (entries: ReadonlyArray<StreamEntry | null>) =>
@@ -177,15 +215,20 @@ export const make = (options: RedisTransportOptions) =>
             const deliveries: Array<Delivery<A>> = []
             const dropped: Array<string> = []
             for (const entry of entries) {
-              if (entry === null) continue
+              if (entry === null) {
+                continue
+              }
               const [id, fields] = entry
               const index = fields === null ? -1 : fields.indexOf(format.field)
               const value = index >= 0 && index % 2 === 0 ? format.decode(fields![index + 1]!) : undefined
-              if (value === undefined) dropped.push(id)
-              else deliveries.push({ id, value })
+              if (value === undefined) {
+                dropped.push(id)
+              } else deliveries.push({ id, value })
             }
             if (dropped.length > 0) {
-              yield* Effect.logWarning("dropping undecodable stream entries").pipe(Effect.annotateLogs({ stream: key, ids: dropped.join(",") }))
+              yield* Effect.logWarning("dropping undecodable stream entries").pipe(
+                Effect.annotateLogs({ stream: key, ids: dropped.join(",") })
+              )
               yield* ack(dropped)
             }
             return deliveries
@@ -193,14 +236,18 @@ export const make = (options: RedisTransportOptions) =>
 
         // The stream or group was deleted under us (e.g. FLUSHALL): make it again and go on.
         const recreateOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
-          Effect.catchIf(self, (error) => error.message.includes("NOGROUP"), () => Effect.as(createGroup(key, group, from), empty))
+          Effect.catchIf(self, (error) =>
+            error.message.includes("NOGROUP"), () =>
+            Effect.as(createGroup(key, group, from), empty))
 
         const read = (max: number, blockMs: number) =>
           call(`reading ${key} as ${group}/${name}`, () =>
             reader.xreadgroup("GROUP", group, name, "COUNT", max, "BLOCK", blockMs, "STREAMS", key, ">") as Promise<
               Array<[string, Array<StreamEntry>]> | null
             >).pipe(
-              Effect.flatMap((reply) => decodeEntries(reply?.[0]?.[1] ?? [])),
+              Effect.flatMap((reply) =>
+                decodeEntries(reply?.[0]?.[1] ?? [])
+              ),
               recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
             )
 
@@ -217,8 +264,10 @@ export const make = (options: RedisTransportOptions) =>
             )
 
         const keepAlive = (ids: ReadonlyArray<string>) =>
-          ids.length === 0 ? Effect.void : call(`refreshing pending entries of ${key}/${group}`, () =>
-            shared.xclaim(key, group, name, 0, ...ids, "JUSTID")).pipe(Effect.asVoid)
+          ids.length === 0 ?
+            Effect.void :
+            call(`refreshing pending entries of ${key}/${group}`, () =>
+              shared.xclaim(key, group, name, 0, ...ids, "JUSTID")).pipe(Effect.asVoid)
 
         return { name, read, claimStale, keepAlive, ack } satisfies Consumer<A>
       })
@@ -228,9 +277,11 @@ export const make = (options: RedisTransportOptions) =>
     return JobTransport.of({
       publishJobs: publish(jobsKey, jobsMaxLength, jobCodec),
       publishRuns,
-      jobConsumer: (region, name) => consumer(jobsKey, region, "$", name, jobCodec),
+      jobConsumer: (region, name) =>
+        consumer(jobsKey, region, "$", name, jobCodec),
       publishResults: publish(resultsKey, resultsMaxLength, resultCodec),
-      resultConsumer: (name) => consumer(resultsKey, ingestGroup, "0", name, resultCodec)
+      resultConsumer: (name) =>
+        consumer(resultsKey, ingestGroup, "0", name, resultCodec)
     })
   })
 

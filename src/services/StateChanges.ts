@@ -12,9 +12,11 @@
  * serves this process only, so there is no other instance to tell, and LISTEN/NOTIFY is left
  * out there (it shares one session between connections and only stalls it).
  */
+import { randomUUID } from "node:crypto"
+
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, PubSub, Schedule, Stream, SubscriptionRef } from "effect"
-import { randomUUID } from "node:crypto"
+
 import { AppConfig } from "../Config.js"
 import { orUnavailable } from "../persistence/DatabaseErrors.js"
 import { listen } from "../persistence/Notifications.js"

@@ -5,12 +5,14 @@
  * shifted by an offset from its id), so the job id `monitorId:scheduledAt` is the same whichever
  * instance schedules it, and ingest stores a run once even across a take-over.
  */
+import { createHash } from "node:crypto"
+
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Layer, ParseResult, Schedule } from "effect"
-import { createHash } from "node:crypto"
+
+import { JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
-import { JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import { JobTransport } from "../queue/JobTransport.js"
 
 /** Key of the advisory lock only the active scheduler holds. */
@@ -22,7 +24,8 @@ const reloadEvery = Duration.seconds(5)
 const offsetOf = (monitorId: string, intervalMs: number) =>
   createHash("sha256").update(monitorId).digest().readUInt32BE(0) % intervalMs
 
-const latestSlot = (offset: number, intervalMs: number, at: number) => Math.floor((at - offset) / intervalMs) * intervalMs + offset
+const latestSlot = (offset: number, intervalMs: number, at: number) =>
+  Math.floor((at - offset) / intervalMs) * intervalMs + offset
 
 /** The latest slot of a monitor at or before `at`. */
 export const slotAt = (monitorId: string, intervalMs: number, at: number) =>
@@ -77,7 +80,10 @@ const scheduleWhileLeader = Effect.gen(function*() {
         entries.delete(monitor.id)
         invalid.set(monitor.id, key)
         yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
-          Effect.annotateLogs({ monitorId: monitor.id, error: ParseResult.TreeFormatter.formatErrorSync(template.left) })
+          Effect.annotateLogs({
+            monitorId: monitor.id,
+            error: ParseResult.TreeFormatter.formatErrorSync(template.left)
+          })
         )
         continue
       }
@@ -85,7 +91,13 @@ const scheduleWhileLeader = Effect.gen(function*() {
       const intervalMs = monitor.intervalSeconds * 1000
       const offset = offsetOf(monitor.id, intervalMs)
       // A new or changed monitor is checked at its current slot, so it is measured at once.
-      entries.set(monitor.id, { template: template.right, intervalMs, offset, key, nextDue: latestSlot(offset, intervalMs, now) })
+      entries.set(monitor.id, {
+        template: template.right,
+        intervalMs,
+        offset,
+        key,
+        nextDue: latestSlot(offset, intervalMs, now)
+      })
     }
     for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
     for (const id of invalid.keys()) if (!seen.has(id)) invalid.delete(id)

@@ -17,14 +17,15 @@
  * PostgreSQL server); every fiber also polls each second. Several instances may run at once.
  */
 import { Duration, Effect, Either, Layer, Queue } from "effect"
+
 import type { NotificationEvent } from "../domain/NotificationEvent.js"
-import { OutboxRepo } from "../persistence/OutboxRepo.js"
 import type { OutboxRow } from "../persistence/OutboxRepo.js"
-import { MailDeliveries } from "../services/notifications/mail/MailDeliveries.js"
-import { StateChanges } from "../services/StateChanges.js"
-import { WebhookDeliveries } from "../services/notifications/webhooks/WebhookDeliveries.js"
+import { OutboxRepo } from "../persistence/OutboxRepo.js"
 import { toNotificationEvent } from "../services/notifications/dispatcher/OutboxEvents.js"
 import { effectWork, startWorkPump } from "../services/notifications/dispatcher/WorkPump.js"
+import { MailDeliveries } from "../services/notifications/mail/MailDeliveries.js"
+import { WebhookDeliveries } from "../services/notifications/webhooks/WebhookDeliveries.js"
+import { StateChanges } from "../services/StateChanges.js"
 
 /** How often every fiber looks for work without being woken. */
 const pollInterval = Duration.seconds(1)
@@ -53,7 +54,11 @@ export const Dispatcher = Layer.scopedDiscard(
     const outboxChanged = yield* Queue.sliding<void>(1)
 
     const notifications = yield* changes.subscribe
-    yield* Queue.take(notifications).pipe(Effect.zipRight(Queue.offer(outboxChanged, undefined)), Effect.forever, Effect.forkScoped)
+    yield* Queue.take(notifications).pipe(
+      Effect.zipRight(Queue.offer(outboxChanged, undefined)),
+      Effect.forever,
+      Effect.forkScoped
+    )
 
     const webhookPump = yield* startWorkPump({
       name: "dispatcher.webhooks",
@@ -77,7 +82,8 @@ export const Dispatcher = Layer.scopedDiscard(
         const events: Array<NotificationEvent> = []
         for (const row of rows) {
           yield* Either.match(toNotificationEvent(row), {
-            onLeft: (error) => Effect.logError(`Outbox event ${row.id} (${row.event}) cannot be converted; skipped`, error),
+            onLeft: (error) =>
+              Effect.logError(`Outbox event ${row.id} (${row.event}) cannot be converted; skipped`, error),
             onRight: (event) => Effect.sync(() => events.push(event))
           })
         }
@@ -102,7 +108,9 @@ export const Dispatcher = Layer.scopedDiscard(
       Effect.withSpan("Dispatcher.handOver"),
       // Short database work: finish it rather than cut a query short at shutdown.
       Effect.uninterruptible,
-      Effect.catchAllCause((cause) => Effect.logWarning("Handing over outbox events failed; retrying", cause).pipe(Effect.as(0)))
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning("Handing over outbox events failed; retrying", cause).pipe(Effect.as(0))
+      )
     )
 
     const handOverLoop = handOverPass.pipe(
@@ -119,5 +127,7 @@ export const Dispatcher = Layer.scopedDiscard(
     yield* Effect.logInfo("Dispatcher started")
   })
 ).pipe(
-  Layer.provide(Layer.mergeAll(OutboxRepo.Default, WebhookDeliveries.Default, MailDeliveries.Default, StateChanges.Default))
+  Layer.provide(
+    Layer.mergeAll(OutboxRepo.Default, WebhookDeliveries.Default, MailDeliveries.Default, StateChanges.Default)
+  )
 )

@@ -3,13 +3,15 @@
  * them (ResultIngest) and acknowledges them only after they are stored; takes over what a dead
  * ingest instance left pending; deletes raw results and misses past RESULTS_RETENTION_DAYS.
  */
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { hostname } from "node:os"
+
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+
 import { AppConfig, QueueConfig } from "../Config.js"
-import { ChecksRepo } from "../persistence/ChecksRepo.js"
 import type { ProbeReport } from "../domain/CheckJob.js"
-import { JobTransport } from "../queue/JobTransport.js"
+import { ChecksRepo } from "../persistence/ChecksRepo.js"
 import type { Delivery } from "../queue/JobTransport.js"
+import { JobTransport } from "../queue/JobTransport.js"
 import { ResultIngest } from "../services/monitoring/ResultIngest.js"
 
 const batchSize = 500
@@ -37,7 +39,11 @@ const consume = Effect.gen(function*() {
   })
   // A failed batch stays pending and is claimed again later, by this instance or another.
   return yield* step.pipe(
-    Effect.catchAllCause((cause) => Effect.logWarning("Storing results failed; they stay pending", cause).pipe(Effect.zipRight(Effect.sleep("1 second")))),
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning("Storing results failed; they stay pending", cause).pipe(
+        Effect.zipRight(Effect.sleep("1 second"))
+      )
+    ),
     Effect.forever
   )
 }).pipe(Effect.scoped)

@@ -5,6 +5,7 @@
  * is skipped by the others (FOR UPDATE SKIP LOCKED) and its status is re-checked under the lock.
  */
 import { DateTime, Effect, Layer, Schedule } from "effect"
+
 import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
 
 export const MaintenanceClock = Layer.scopedDiscard(

@@ -1,4 +1,5 @@
 import { Effect, Layer, Schedule } from "effect"
+
 import { Uptime } from "../services/monitoring/Uptime.js"
 
 /**

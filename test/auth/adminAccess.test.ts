@@ -4,6 +4,7 @@
  */
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, TestClock } from "effect"
+
 import { ApiClient, sendAnonymous, sendJson, TestServer } from "../support/TestServer.js"
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
@@ -13,7 +14,9 @@ it.layer(TestServer())("admin access", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const now = yield* DateTime.now
-      const expiring = yield* client.apiKeys.create({ payload: { name: "expiring", expiresAt: DateTime.add(now, { minutes: 1 }) } })
+      const expiring = yield* client.apiKeys.create({
+        payload: { name: "expiring", expiresAt: DateTime.add(now, { minutes: 1 }) }
+      })
       yield* TestClock.adjust("2 minutes")
 
       const openapi = (yield* sendJson("GET", "/api/v1/openapi.json")).body as {

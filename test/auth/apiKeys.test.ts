@@ -1,8 +1,10 @@
+import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
+
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, FastCheck, TestClock } from "effect"
-import { execFileSync } from "node:child_process"
-import { createHash } from "node:crypto"
+
 import { Api } from "../../src/api/Api.js"
 import { generateApiKey } from "../../src/services/auth/ApiKeys.js"
 import { adminPassword, adminVariables, sessionCookieHeader } from "../support/Auth.js"
@@ -15,7 +17,10 @@ const keyFormat = /^svc_[A-Za-z0-9]{32}$/
 const clientWithKey = (key: string) =>
   Effect.flatMap(Anonymous, (anonymous) =>
     HttpApiClient.make(Api).pipe(
-      Effect.provideService(HttpClient.HttpClient, anonymous.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))))
+      Effect.provideService(
+        HttpClient.HttpClient,
+        anonymous.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key)))
+      )
     ))
 
 const statusWith = (authorization: string | undefined) =>
@@ -64,7 +69,9 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       const cookie = yield* sessionCookieHeader
       const created = yield* sendAnonymous("POST", "/api/v1/admin/api-keys", { name: "mine" }, { cookie })
       expect(created.status).toBe(201)
-      const me = yield* sendAnonymous("GET", "/api/v1/auth/me", undefined, { authorization: `Bearer ${created.body.key}` })
+      const me = yield* sendAnonymous("GET", "/api/v1/auth/me", undefined, {
+        authorization: `Bearer ${created.body.key}`
+      })
       expect(me.body).toMatchObject({ user: { email: adminVariables.ADMIN_EMAIL }, authenticatedBy: "apiKey" })
     }))
 
@@ -119,7 +126,9 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       )
       forgeries.delete(key)
       for (const forged of forgeries) {
-        const response = yield* sendAnonymous("GET", "/api/v1/admin/components", undefined, { authorization: `Bearer ${forged}` })
+        const response = yield* sendAnonymous("GET", "/api/v1/admin/components", undefined, {
+          authorization: `Bearer ${forged}`
+        })
         expect(response.status, forged).toBe(401)
         expect(response.body._tag).toBe("Unauthorized")
       }

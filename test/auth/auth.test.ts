@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+
 import { accountLimit, clientLimit } from "../../src/services/auth/SignInThrottle.js"
 import { adminEmail, adminPassword, adminVariables, sessionCookieHeader, signIn } from "../support/Auth.js"
 import { sendAnonymous, TestServer } from "../support/TestServer.js"
@@ -21,7 +22,9 @@ it.layer(TestServer(adminVariables))("sessions", (it) => {
       const second = yield* signIn()
       expect(second.cookie?.value).not.toBe(first.cookie?.value)
       for (const session of [first, second]) {
-        const me = yield* sendAnonymous("GET", "/api/v1/auth/me", undefined, { cookie: `__Host-session=${session.cookie?.value}` })
+        const me = yield* sendAnonymous("GET", "/api/v1/auth/me", undefined, {
+          cookie: `__Host-session=${session.cookie?.value}`
+        })
         expect(me.status).toBe(200)
         expect(me.body).toMatchObject({ user: { email: adminEmail }, authenticatedBy: "session" })
       }
@@ -79,14 +82,19 @@ it.layer(TestServer(adminVariables))("sessions", (it) => {
       const opaqueOrigin = yield* createComponent(cookie, { origin: "null" })
       expect(opaqueOrigin.status).toBe(403)
 
-      expect((yield* createComponent(cookie, { "sec-fetch-site": "same-origin", origin: "http://localhost:3000" })).status)
+      expect(
+        (yield* createComponent(cookie, { "sec-fetch-site": "same-origin", origin: "http://localhost:3000" })).status
+      )
         .toBe(201)
       const read = yield* sendAnonymous("GET", "/api/v1/admin/components", undefined, {
         cookie,
         "sec-fetch-site": "cross-site"
       })
       expect(read.status).toBe(200)
-      const signOut = yield* sendAnonymous("POST", "/api/v1/auth/signout", undefined, { cookie, origin: "https://evil.example" })
+      const signOut = yield* sendAnonymous("POST", "/api/v1/auth/signout", undefined, {
+        cookie,
+        origin: "https://evil.example"
+      })
       expect(signOut.status).toBe(403)
     }))
 
@@ -94,7 +102,8 @@ it.layer(TestServer(adminVariables))("sessions", (it) => {
     Effect.gen(function*() {
       const idle = yield* sessionCookieHeader
       const busy = yield* sessionCookieHeader
-      const me = (cookie: string) => Effect.map(sendAnonymous("GET", "/api/v1/auth/me", undefined, { cookie }), (r) => r.status)
+      const me = (cookie: string) =>
+        Effect.map(sendAnonymous("GET", "/api/v1/auth/me", undefined, { cookie }), (r) => r.status)
 
       // Each use restarts the idle timer; 12 hours without one end the session.
       yield* TestClock.adjust("11 hours")

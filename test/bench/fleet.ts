@@ -21,19 +21,21 @@
  * variables above. BENCH_ONLY runs only some parts: `scheduler`, `burst` (the scheduler's
  * bursts and their anchor, without the steady state), `ingest`, `uptime`; comma-separated.
  */
+import { createRequire } from "node:module"
+
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { Redis } from "ioredis"
-import { createRequire } from "node:module"
+
+import { CheckResult, jobIdOf } from "../../src/domain/CheckJob.js"
 import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
-import { CheckResult, jobIdOf } from "../../src/domain/CheckJob.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
-import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
+import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 /** node-postgres (what @effect/sql-pg runs on), typed for the little used here; it ships no types. */
@@ -42,7 +44,7 @@ interface PgClient {
   query(submittable: CopyIn): void
   end(): Promise<void>
 }
-const pg = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => PgClient }
+const pg = createRequire(import.meta.url)("pg") as { Client: new(options: { connectionString: string }) => PgClient }
 
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const monitorCount = Number(process.env.BENCH_MONITORS ?? 10_000)
@@ -57,7 +59,8 @@ const bursts = 3
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "")
 const runs = (part: string) => only.length === 0 || only.includes(part)
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
 const ms = (n: number) => `${n.toFixed(1)} ms`
 const rate = (n: number) => `${Math.round(n).toLocaleString("en-US")}/s`
 const entryMillis = (id: string) => Number(id.slice(0, id.indexOf("-")))
@@ -70,7 +73,9 @@ const BenchLogger = Logger.replace(
     const text = Array.isArray(options.message) ? options.message.join(" ") : String(options.message)
     if (text.startsWith("Scheduler active")) activeAt.push(performance.timeOrigin + performance.now())
     if (LogLevel.greaterThanEqual(options.logLevel, LogLevel.Warning)) {
-      console.error(`[${options.logLevel.label}] ${text}${Cause.isEmpty(options.cause) ? "" : `\n${Cause.pretty(options.cause)}`}`)
+      console.error(
+        `[${options.logLevel.label}] ${text}${Cause.isEmpty(options.cause) ? "" : `\n${Cause.pretty(options.cause)}`}`
+      )
     }
   })
 )
@@ -121,7 +126,9 @@ const schedulerBench = (redis: Redis) =>
       const last = (yield* Effect.promise(() => redis.xrevrange(jobsKey, "+", "-", "COUNT", 1)))[0]!
       const seconds = (entryMillis(last[0]) + 1 - activeAt[activeAt.length - 1]!) / 1000
       burstRates.push(monitorCount / seconds)
-      if (i === 0) payloads = (yield* Effect.promise(() => redis.xrange(jobsKey, "-", "+"))).map(([, fields]) => fields[1]!)
+      if (i === 0) {
+        payloads = (yield* Effect.promise(() => redis.xrange(jobsKey, "-", "+"))).map(([, fields]) => fields[1]!)
+      }
       yield* Scope.close(scope, Exit.void)
     }
 
@@ -133,17 +140,27 @@ const schedulerBench = (redis: Redis) =>
       yield* Effect.promise(async () => {
         for (let j = 0; j < payloads.length; j += 1000) {
           const pipeline = redis.pipeline()
-          for (const payload of payloads.slice(j, j + 1000)) pipeline.xadd(rawKey, "MAXLEN", "~", 100_000, "*", "job", payload)
+          for (const payload of payloads.slice(j, j + 1000)) {
+            pipeline.xadd(rawKey, "MAXLEN", "~", 100_000, "*", "job", payload)
+          }
           await pipeline.exec()
         }
       })
       rawRates.push(payloads.length / ((performance.now() - started) / 1000))
     }
     const best = (list: Array<number>) => Math.max(...list)
-    console.log(`scheduler burst (monitors in memory -> jobs -> XADD), ${bursts} runs: ${burstRates.map(rate).join(", ")}`)
-    console.log(`raw pipelined ioredis XADD loop of the same payloads, ${bursts} runs: ${rawRates.map(rate).join(", ")}`)
+    console.log(
+      `scheduler burst (monitors in memory -> jobs -> XADD), ${bursts} runs: ${burstRates.map(rate).join(", ")}`
+    )
+    console.log(
+      `raw pipelined ioredis XADD loop of the same payloads, ${bursts} runs: ${rawRates.map(rate).join(", ")}`
+    )
     const rateRatio = best(burstRates) / best(rawRates)
-    console.log(`ratio scheduler / raw (best of each): ${rateRatio.toFixed(2)}; target >= 0.7: ${rateRatio >= 0.7 ? "met" : "NOT met"}`)
+    console.log(
+      `ratio scheduler / raw (best of each): ${rateRatio.toFixed(2)}; target >= 0.7: ${
+        rateRatio >= 0.7 ? "met" : "NOT met"
+      }`
+    )
 
     if (!runs("scheduler")) return
     // Steady state: every job due after the start burst, published on its own tick.
@@ -158,7 +175,9 @@ const schedulerBench = (redis: Redis) =>
       .map((e) => entryMillis(e.id) - e.scheduledAt)
       .sort((a, b) => a - b)
     console.log(
-      `steady state over ${schedulerSeconds} s: ${lags.length} jobs, lag scheduledAt -> XADD p50 ${ms(percentile(lags, 0.5))}, ` +
+      `steady state over ${schedulerSeconds} s: ${lags.length} jobs, lag scheduledAt -> XADD p50 ${
+        ms(percentile(lags, 0.5))
+      }, ` +
         `p99 ${ms(percentile(lags, 0.99))}, max ${ms(lags[lags.length - 1]!)}; tick anchor: 100 ms; ` +
         `target p99 <= 250 ms: ${percentile(lags, 0.99) <= 250 ? "met" : "NOT met"}`
     )
@@ -173,7 +192,9 @@ class CopyIn {
     connection.query(this.text)
   }
   handleCopyInResponse(connection: { sendCopyFromChunk: (chunk: Buffer) => void; endCopyFrom: () => void }) {
-    for (let i = 0; i < this.data.length; i += 1 << 20) connection.sendCopyFromChunk(this.data.subarray(i, i + (1 << 20)))
+    for (let i = 0; i < this.data.length; i += 1 << 20) {
+      connection.sendCopyFromChunk(this.data.subarray(i, i + (1 << 20)))
+    }
     connection.endCopyFrom()
   }
   handleCommandComplete() {}
@@ -186,7 +207,11 @@ class CopyIn {
 }
 
 const copyField = (value: string | number | boolean | null) =>
-  value === null ? "\\N" : typeof value === "string" ? value.replace(/[\\\t\n\r]/g, (c) => `\\${c === "\t" ? "t" : c === "\n" ? "n" : c === "\r" ? "r" : "\\"}`) : String(value)
+  value === null
+    ? "\\N"
+    : typeof value === "string"
+    ? value.replace(/[\\\t\n\r]/g, (c) => `\\${c === "\t" ? "t" : c === "\n" ? "n" : c === "\r" ? "r" : "\\"}`)
+    : String(value)
 
 const ingestBench = (databaseUrl: string) =>
   Effect.gen(function*() {
@@ -215,7 +240,11 @@ const ingestBench = (databaseUrl: string) =>
         sslDaysLeft: null
       }, { disableValidation: true })
     })
-    console.log(`\n== Ingest: ${resultCount.toLocaleString("en-US")} results, ${regions.length} regions, batches of ${ingestBatch} ==`)
+    console.log(
+      `\n== Ingest: ${
+        resultCount.toLocaleString("en-US")
+      } results, ${regions.length} regions, batches of ${ingestBatch} ==`
+    )
 
     const started = performance.now()
     for (let i = 0; i < results.length; i += ingestBatch) yield* ingest.ingest(results.slice(i, i + ingestBatch))
@@ -223,10 +252,25 @@ const ingestBench = (databaseUrl: string) =>
     const stored = (yield* sql<{ count: number }>`select count(*)::int as count from check_results`)[0]!.count
 
     yield* sql`create table check_results_copy (like check_results including all)`
-    const text = results.map((r) => [
-      r.jobId, r.region, r.monitorId, r.probe, new Date(r.scheduledAt).toISOString(), new Date(r.checkedAt).toISOString(),
-      r.ok, r.durationMs, r.timings.dnsMs, r.timings.connectMs, r.timings.tlsMs, r.timings.firstByteMs, r.statusCode, r.error, r.sslDaysLeft
-    ].map(copyField).join("\t")).join("\n") + "\n"
+    const text = results.map((r) =>
+      [
+        r.jobId,
+        r.region,
+        r.monitorId,
+        r.probe,
+        new Date(r.scheduledAt).toISOString(),
+        new Date(r.checkedAt).toISOString(),
+        r.ok,
+        r.durationMs,
+        r.timings.dnsMs,
+        r.timings.connectMs,
+        r.timings.tlsMs,
+        r.timings.firstByteMs,
+        r.statusCode,
+        r.error,
+        r.sslDaysLeft
+      ].map(copyField).join("\t")
+    ).join("\n") + "\n"
     const client = new pg.Client({ connectionString: databaseUrl })
     yield* Effect.promise(() => client.connect())
     const copyStarted = performance.now()
@@ -244,9 +288,21 @@ const ingestBench = (databaseUrl: string) =>
 
     const ingestRate = resultCount / ingestSeconds
     const copyRate = resultCount / copySeconds
-    console.log(`ResultIngest (store, dedupe, region streaks, quorum, component status): ${rate(ingestRate)} (${ingestSeconds.toFixed(2)} s, ${stored} rows)`)
-    console.log(`text COPY FROM STDIN (node-postgres) of the same rows into an identical table: ${rate(copyRate)} (${copySeconds.toFixed(2)} s, ${copied} rows)`)
-    console.log(`ratio ingest / COPY: ${(ingestRate / copyRate).toFixed(2)}; target >= 10,000 results/s: ${ingestRate >= 10_000 ? "met" : "NOT met"}`)
+    console.log(
+      `ResultIngest (store, dedupe, region streaks, quorum, component status): ${rate(ingestRate)} (${
+        ingestSeconds.toFixed(2)
+      } s, ${stored} rows)`
+    )
+    console.log(
+      `text COPY FROM STDIN (node-postgres) of the same rows into an identical table: ${rate(copyRate)} (${
+        copySeconds.toFixed(2)
+      } s, ${copied} rows)`
+    )
+    console.log(
+      `ratio ingest / COPY: ${(ingestRate / copyRate).toFixed(2)}; target >= 10,000 results/s: ${
+        ingestRate >= 10_000 ? "met" : "NOT met"
+      }`
+    )
   })
 
 const uptimeBench = (base: string) =>
@@ -264,7 +320,9 @@ const uptimeBench = (base: string) =>
         const started = performance.now()
         const response = await fetch(url)
         const body = (await response.json()) as Array<unknown>
-        if (response.status !== 200 || body.length !== componentCount) throw new Error(`unexpected answer ${response.status}, ${body.length} items`)
+        if (response.status !== 200 || body.length !== componentCount) {
+          throw new Error(`unexpected answer ${response.status}, ${body.length} items`)
+        }
         return performance.now() - started
       }
       for (let i = 0; i < 10; i++) await once()
@@ -302,26 +360,41 @@ const uptimeBench = (base: string) =>
     // Over HTTP a period's answer is kept for up to 5 s (PublicUptime), so the requests after the
     // first measure the served path; the read itself is measured in process, uncached.
     const baselineRead = yield* serviceRead
-    console.log(`Uptime.read("90d") in process (the read behind a cache miss), p50 ${ms(baselineRead)}; its query: ${yield* queryTime}`)
+    console.log(
+      `Uptime.read("90d") in process (the read behind a cache miss), p50 ${
+        ms(baselineRead)
+      }; its query: ${yield* queryTime}`
+    )
     const baseline = yield* measure
-    console.log(`no raw results (${rollups} rollup rows): over HTTP p50 ${ms(baseline.p50)}, p99 ${ms(baseline.p99)}; target p50 <= 50 ms: ${baseline.p50 <= 50 ? "met" : "NOT met"}`)
+    console.log(
+      `no raw results (${rollups} rollup rows): over HTTP p50 ${ms(baseline.p50)}, p99 ${
+        ms(baseline.p99)
+      }; target p50 <= 50 ms: ${baseline.p50 <= 50 ? "met" : "NOT met"}`
+    )
     yield* sql`delete from check_results`
     let stored = 0
     for (const target of [1_000_000, rawResults]) {
       if (target <= stored) continue
       const started = performance.now()
       // A million rows a statement, so no single statement runs for minutes.
-      for (let from = stored; from < target; from += 1_000_000) yield* insertRaw(from, Math.min(target, from + 1_000_000) - 1)
+      for (let from = stored; from < target; from += 1_000_000) {
+        yield* insertRaw(from, Math.min(target, from + 1_000_000) - 1)
+      }
       yield* sql`analyze check_results`
       stored = target
-      const size = (yield* sql<{ size: string }>`select pg_size_pretty(pg_total_relation_size('check_results')) as size`)[0]!.size
+      const size =
+        (yield* sql<{ size: string }>`select pg_size_pretty(pg_total_relation_size('check_results')) as size`)[0]!.size
       const seconds = (performance.now() - started) / 1000
       const result = yield* measure
       const read = yield* serviceRead
       const ratio = read / baselineRead
       console.log(
-        `${stored.toLocaleString("en-US")} raw results (${size}, generated in ${seconds.toFixed(0)} s): over HTTP p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
-          `uncached read p50 ${ms(read)}, ratio to no raw results ${ratio.toFixed(2)}; target within 20 %: ${ratio <= 1.2 ? "met" : "NOT met"}`
+        `${stored.toLocaleString("en-US")} raw results (${size}, generated in ${seconds.toFixed(0)} s): over HTTP p50 ${
+          ms(result.p50)
+        }, p99 ${ms(result.p99)}; ` +
+          `uncached read p50 ${ms(read)}, ratio to no raw results ${ratio.toFixed(2)}; target within 20 %: ${
+            ratio <= 1.2 ? "met" : "NOT met"
+          }`
       )
     }
   })
@@ -357,7 +430,11 @@ const main = Effect.gen(function*() {
     if (runs("ingest")) yield* ingestBench(url)
     if (runs("uptime")) yield* uptimeBench(`http://127.0.0.1:${address.port}`)
   }).pipe(Effect.provide(context))
-  console.log(`\nmachine: ${(yield* Effect.promise(() => import("node:os"))).cpus().length} cores; raw results used: ${rawResults.toLocaleString("en-US")} (BENCH_RAW_RESULTS)`)
+  console.log(
+    `\nmachine: ${(yield* Effect.promise(() => import("node:os"))).cpus().length} cores; raw results used: ${
+      rawResults.toLocaleString("en-US")
+    } (BENCH_RAW_RESULTS)`
+  )
 })
 
 Effect.runPromise(Effect.scoped(main).pipe(Effect.provide(BenchLogger))).catch((error) => {

@@ -10,8 +10,10 @@
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
+
 import { Schema } from "effect"
 import { Redis } from "ioredis"
+
 import { CheckJob } from "../../src/domain/CheckJob.js"
 import { projectRoot } from "../support/ChildProcess.js"
 
@@ -24,10 +26,14 @@ const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
 /** The target runs in a process of its own, so both contenders meet the same server. */
 const startTarget = () =>
   new Promise<{ port: number; stop: () => void }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["-e", `
+    const child = spawn(process.execPath, [
+      "-e",
+      `
       const server = require("node:http").createServer((q, s) => s.end("ok"))
-      server.listen(0, "127.0.0.1", () => console.log(server.address().port))`], { stdio: ["ignore", "pipe", "inherit"] })
-    child.stdout.once("data", (chunk) => resolve({ port: Number(String(chunk).trim()), stop: () => child.kill("SIGTERM") }))
+      server.listen(0, "127.0.0.1", () => console.log(server.address().port))`
+    ], { stdio: ["ignore", "pipe", "inherit"] })
+    child.stdout.once("data", (chunk) =>
+      resolve({ port: Number(String(chunk).trim()), stop: () => child.kill("SIGTERM") }))
     child.once("error", reject)
   })
 
@@ -35,7 +41,14 @@ const startProbe = () =>
   new Promise<{ stop: () => Promise<void> }>((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "probes/main.ts"], {
       cwd: projectRoot,
-      env: { ...process.env, REDIS_URL: redisUrl, REDIS_STREAM_PREFIX: prefix, PROBE_REGION: "bench", PROBE_NAME: "bench-1", PROBE_CONCURRENCY: String(concurrency) },
+      env: {
+        ...process.env,
+        REDIS_URL: redisUrl,
+        REDIS_STREAM_PREFIX: prefix,
+        PROBE_REGION: "bench",
+        PROBE_NAME: "bench-1",
+        PROBE_CONCURRENCY: String(concurrency)
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let output = ""
@@ -76,8 +89,18 @@ const bareLoop = async (url: string) => {
 
 const probeRun = async (redis: Redis, url: string) => {
   const scheduledAt = Date.now()
-  const jobs = Array.from({ length: checks }, (_, i) =>
-    CheckJob.forRun({ monitorId: `bench${i}`, type: "http", url, timeoutMs: 10_000, expectedStatusCode: 200, intervalSeconds: 3600 }, scheduledAt))
+  const jobs = Array.from(
+    { length: checks },
+    (_, i) =>
+      CheckJob.forRun({
+        monitorId: `bench${i}`,
+        type: "http",
+        url,
+        timeoutMs: 10_000,
+        expectedStatusCode: 200,
+        intervalSeconds: 3600
+      }, scheduledAt)
+  )
   const started = performance.now()
   for (let i = 0; i < jobs.length; i += 1000) {
     const pipeline = redis.pipeline()
@@ -86,7 +109,9 @@ const probeRun = async (redis: Redis, url: string) => {
   }
   while ((await redis.xlen(`${prefix}results`)) < checks) await new Promise((resolve) => setTimeout(resolve, 20))
   const seconds = (performance.now() - started) / 1000
-  const failures = (await redis.xrange(`${prefix}results`, "-", "+")).filter(([, fields]) => !fields[1]!.includes('"ok":true')).length
+  const failures =
+    (await redis.xrange(`${prefix}results`, "-", "+")).filter(([, fields]) => !fields[1]!.includes("\"ok\":true"))
+      .length
   return { seconds, failures }
 }
 
@@ -101,9 +126,21 @@ const main = async () => {
     const probed = await probeRun(redis, url)
     const bareRate = checks / bare.seconds
     const probeRate = checks / probed.seconds
-    console.log(`bare loop (node:http, agent: false): ${bareRate.toFixed(0)} requests/s (${bare.seconds.toFixed(2)} s, ${bare.failures} failed)`)
-    console.log(`probe agent (Redis jobs -> check -> result + ack): ${probeRate.toFixed(0)} checks/s (${probed.seconds.toFixed(2)} s, ${probed.failures} failed)`)
-    console.log(`ratio probe / bare: ${(probeRate / bareRate).toFixed(2)}; target >= 1000 checks/s: ${probeRate >= 1000 ? "met" : "NOT met"}`)
+    console.log(
+      `bare loop (node:http, agent: false): ${bareRate.toFixed(0)} requests/s (${
+        bare.seconds.toFixed(2)
+      } s, ${bare.failures} failed)`
+    )
+    console.log(
+      `probe agent (Redis jobs -> check -> result + ack): ${probeRate.toFixed(0)} checks/s (${
+        probed.seconds.toFixed(2)
+      } s, ${probed.failures} failed)`
+    )
+    console.log(
+      `ratio probe / bare: ${(probeRate / bareRate).toFixed(2)}; target >= 1000 checks/s: ${
+        probeRate >= 1000 ? "met" : "NOT met"
+      }`
+    )
   } finally {
     await probe.stop()
     target.stop()

@@ -13,15 +13,17 @@
  *
  *   npm run bench:public            (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS override)
  */
-import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { execFile } from "node:child_process"
-import pg from "pg"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+
+import { HttpServer } from "@effect/platform"
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import pg from "pg"
+
+import { CreateApiKey } from "../../src/domain/Auth.js"
 import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
 import { HttpLive } from "../../src/http/Server.js"
-import { CreateApiKey } from "../../src/domain/Auth.js"
 import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
@@ -114,8 +116,12 @@ const writeUntilVisible = async (base: string, incidentId: string, n: number) =>
   await postNow(base, `/api/v1/admin/incidents/${incidentId}/updates`, { status: "monitoring", message })
   const written = performance.now() - started
   for (;;) {
-    const summary = await (await fetch(`${base}/api/v1/status`)).json() as { activeIncidents: Array<{ message: string }> }
-    if (summary.activeIncidents.some((incident) => incident.message === message)) return { written, visible: performance.now() - started }
+    const summary = await (await fetch(`${base}/api/v1/status`)).json() as {
+      activeIncidents: Array<{ message: string }>
+    }
+    if (summary.activeIncidents.some((incident) => incident.message === message)) {
+      return { written, visible: performance.now() - started }
+    }
   }
 }
 
@@ -164,7 +170,9 @@ const main = Effect.gen(function*() {
 
   // The bare server answers with exactly the bytes and headers the service sends.
   // As autocannon asks (no gzip): fetch would otherwise ask for it and unpack it.
-  const reference = yield* Effect.promise(() => fetch(`${serviceBase}/api/v1/status`, { headers: { "accept-encoding": "identity" } }))
+  const reference = yield* Effect.promise(() =>
+    fetch(`${serviceBase}/api/v1/status`, { headers: { "accept-encoding": "identity" } })
+  )
   const bytes = Buffer.from(yield* Effect.promise(() => reference.arrayBuffer()))
   const headers = {
     "content-type": reference.headers.get("content-type")!,
@@ -182,7 +190,9 @@ const main = Effect.gen(function*() {
   )
   const bareBase = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
 
-  console.log(`GET /api/v1/status (${bytes.byteLength} bytes), ${connections} connections, ${rounds} x ${seconds} s rounds`)
+  console.log(
+    `GET /api/v1/status (${bytes.byteLength} bytes), ${connections} connections, ${rounds} x ${seconds} s rounds`
+  )
   console.log("round  server      req/s   p50 ms   p99 ms  non-2xx")
   const totals = { service: [] as Array<Result>, bare: [] as Array<Result> }
   for (let round = 1; round <= rounds; round++) {
@@ -191,13 +201,20 @@ const main = Effect.gen(function*() {
     for (const which of order) {
       const result = yield* load(`${which === "service" ? serviceBase : bareBase}/api/v1/status`)
       totals[which].push(result)
-      console.log(`${String(round).padStart(5)}  ${which.padEnd(8)}${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${fixed(result.p99)} ${fixed(result.non2xx)}`)
+      console.log(
+        `${String(round).padStart(5)}  ${which.padEnd(8)}${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${
+          fixed(result.p99)
+        } ${fixed(result.non2xx)}`
+      )
     }
   }
-  const mean = (results: Array<Result>, key: keyof Result) => results.reduce((sum, r) => sum + r[key], 0) / results.length
+  const mean = (results: Array<Result>, key: keyof Result) =>
+    results.reduce((sum, r) => sum + r[key], 0) / results.length
   const serviceRps = mean(totals.service, "requestsPerSecond")
   const bareRps = mean(totals.bare, "requestsPerSecond")
-  console.log(`mean   service ${fixed(serviceRps)} ${fixed(mean(totals.service, "p50"))} ${fixed(mean(totals.service, "p99"))}`)
+  console.log(
+    `mean   service ${fixed(serviceRps)} ${fixed(mean(totals.service, "p50"))} ${fixed(mean(totals.service, "p99"))}`
+  )
   console.log(`mean   bare    ${fixed(bareRps)} ${fixed(mean(totals.bare, "p50"))} ${fixed(mean(totals.bare, "p99"))}`)
   console.log(`ratio  service / bare throughput: ${(serviceRps / bareRps).toFixed(2)}`)
 
@@ -207,9 +224,13 @@ const main = Effect.gen(function*() {
   const idle: Array<{ written: number; visible: number }> = []
   for (let n = 0; n < 10; n++) idle.push(yield* Effect.promise(() => writeUntilVisible(serviceBase, live.id, n)))
   const report = (label: string, samples: ReadonlyArray<{ written: number; visible: number }>) =>
-    console.log(`${label}: write p50 ${percentile(samples.map((s) => s.written), 0.5).toFixed(0)} ms, max ${
-      Math.max(...samples.map((s) => s.written)).toFixed(0)
-    } ms; visible p50 ${percentile(samples.map((s) => s.visible), 0.5).toFixed(0)} ms, max ${Math.max(...samples.map((s) => s.visible)).toFixed(0)} ms`)
+    console.log(
+      `${label}: write p50 ${percentile(samples.map((s) => s.written), 0.5).toFixed(0)} ms, max ${
+        Math.max(...samples.map((s) => s.written)).toFixed(0)
+      } ms; visible p50 ${percentile(samples.map((s) => s.visible), 0.5).toFixed(0)} ms, max ${
+        Math.max(...samples.map((s) => s.visible)).toFixed(0)
+      } ms`
+    )
   console.log(`\nwith 500 incidents / 2,000 updates of history`)
   report("idle, 10 writes", idle)
   // The summary (the fast path, next to the anchor) and the status page (rendered per snapshot;
@@ -233,11 +254,17 @@ const main = Effect.gen(function*() {
       writing = false
       yield* Effect.promise(() => writer)
       changing.push(result)
-      console.log(`${String(round).padStart(5)}  service ${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${fixed(result.p99)} ${fixed(result.non2xx)} ${fixed(result.p999)} ${fixed(result.max)}`)
+      console.log(
+        `${String(round).padStart(5)}  service ${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${
+          fixed(result.p99)
+        } ${fixed(result.non2xx)} ${fixed(result.p999)} ${fixed(result.max)}`
+      )
     }
-    console.log(`mean   service ${fixed(mean(changing, "requestsPerSecond"))} ${fixed(mean(changing, "p50"))} ${fixed(mean(changing, "p99"))}          ${
-      fixed(mean(changing, "p999"))
-    } ${fixed(mean(changing, "max"))}`)
+    console.log(
+      `mean   service ${fixed(mean(changing, "requestsPerSecond"))} ${fixed(mean(changing, "p50"))} ${
+        fixed(mean(changing, "p99"))
+      }          ${fixed(mean(changing, "p999"))} ${fixed(mean(changing, "max"))}`
+    )
     report(`under load, ${underLoad.length} writes`, underLoad)
   }
 })

@@ -14,7 +14,13 @@ import type { AddressInfo } from "node:net"
 
 type Message =
   | { readonly type: "start"; readonly count: number }
-  | { readonly type: "await"; readonly id: number; readonly keys: ReadonlyArray<string>; readonly perKey: number; readonly timeoutMs: number }
+  | {
+    readonly type: "await"
+    readonly id: number
+    readonly keys: ReadonlyArray<string>
+    readonly perKey: number
+    readonly timeoutMs: number
+  }
 
 const receipts = new Map<string, Array<number>>()
 

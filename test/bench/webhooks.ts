@@ -16,19 +16,21 @@
  * Environment: TEST_DATABASE_URL (a PostgreSQL server; a fresh database is created and dropped).
  * Targets: >= 0.8 of the bare loop's throughput; p99 commit-to-receipt <= 250 ms for the fan-out.
  */
-import { SqlClient } from "@effect/sql"
-import { ConfigProvider, DateTime, Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, DateTime, Duration, Effect, Layer, Logger, LogLevel } from "effect"
+
 import type { IncidentEvent } from "../../src/domain/NotificationEvent.js"
 import { Database } from "../../src/persistence/Database.js"
 import { OutboxRepo } from "../../src/persistence/OutboxRepo.js"
-import { Dispatcher } from "../../src/workers/Dispatcher.js"
-import { StateChanges } from "../../src/services/StateChanges.js"
-import { Webhooks } from "../../src/services/notifications/webhooks/Webhooks.js"
 import { buildDeliveryRequest } from "../../src/services/notifications/webhooks/DeliveryRequest.js"
+import { Webhooks } from "../../src/services/notifications/webhooks/Webhooks.js"
 import { WebhookSender } from "../../src/services/notifications/webhooks/WebhookSender.js"
+import { StateChanges } from "../../src/services/StateChanges.js"
+import { Dispatcher } from "../../src/workers/Dispatcher.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -46,16 +48,23 @@ interface Receivers {
   readonly pid: number | undefined
   readonly urls: ReadonlyArray<string>
   /** Waits until every key has `perKey` receipts (at most 60 s); their arrival times by key. */
-  readonly receipts: (keys: ReadonlyArray<string>, perKey: number) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<number>>>
+  readonly receipts: (
+    keys: ReadonlyArray<string>,
+    perKey: number
+  ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<number>>>
 }
 const startReceivers = (count: number) =>
   Effect.acquireRelease(
     Effect.async<ChildProcess & { urls: ReadonlyArray<string> }>((resume) => {
-      const child = fork(fileURLToPath(new URL("./webhookReceivers.ts", import.meta.url)), [], { execArgv: ["--import", "tsx"] })
-      child.once("message", (message: { urls: ReadonlyArray<string> }) => resume(Effect.succeed(Object.assign(child, { urls: message.urls }))))
+      const child = fork(fileURLToPath(new URL("./webhookReceivers.ts", import.meta.url)), [], {
+        execArgv: ["--import", "tsx"]
+      })
+      child.once("message", (message: { urls: ReadonlyArray<string> }) =>
+        resume(Effect.succeed(Object.assign(child, { urls: message.urls }))))
       child.send({ type: "start", count })
     }),
-    (child) => Effect.sync(() => child.kill())
+    (child) =>
+      Effect.sync(() => child.kill())
   ).pipe(Effect.map((child): Receivers => {
     let nextId = 0
     return {
@@ -121,14 +130,21 @@ const cpuClock = (receiversPid: number | undefined) =>
       const ticks = receiversPid === undefined ? undefined : procTicks(receiversPid)?.ticks
       return ticks === undefined ? undefined : ticks * tickMs
     }
-    const minus = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b)
+    const minus = (
+      a: number | undefined,
+      b: number | undefined
+    ) => (a === undefined || b === undefined ? undefined : a - b)
     /** Starts a measurement; its result gives the CPU times since. Reading /proc costs this process a few ms, so it is read outside its own window. */
     return () => {
       const others = { postgres: postgres(), receivers: receivers() }
       const self = process.cpuUsage()
       return (): CpuTimes => {
         const { system, user } = process.cpuUsage(self)
-        return { self: (user + system) / 1000, postgres: minus(postgres(), others.postgres), receivers: minus(receivers(), others.receivers) }
+        return {
+          self: (user + system) / 1000,
+          postgres: minus(postgres(), others.postgres),
+          receivers: minus(receivers(), others.receivers)
+        }
       }
     }
   }).pipe(Effect.orDie)
@@ -157,7 +173,10 @@ interface Measure {
 
 const sum = (values: ReadonlyArray<number | undefined>) =>
   values.some((value) => value === undefined) ? undefined : values.reduce((total: number, value) => total + value!, 0)
-const perDelivery = (m: Measure, ms: number | undefined) => (ms === undefined ? "?" : (1000 * ms / m.deliveries).toFixed(0))
+const perDelivery = (
+  m: Measure,
+  ms: number | undefined
+) => (ms === undefined ? "?" : (1000 * ms / m.deliveries).toFixed(0))
 /** All three processes' CPU time, when it could be read. */
 const totalCpu = (m: Measure) => sum([m.cpu.self, m.cpu.postgres, m.cpu.receivers])
 
@@ -168,12 +187,18 @@ const report = (label: string, dispatcher: Measure, anchors: ReadonlyArray<reado
     const [anchor, own] = [totalCpu(m), totalCpu(dispatcher)]
     return anchor === undefined || own === undefined
       ? ""
-      : ` (their CPU per delivery, all processes: ${((anchor / m.deliveries) / (own / dispatcher.deliveries)).toFixed(2)})`
+      : ` (their CPU per delivery, all processes: ${
+        ((anchor / m.deliveries) / (own / dispatcher.deliveries)).toFixed(2)
+      })`
   }
   const line = (name: string, m: Measure) =>
-    `  ${name.padEnd(14)} ${String(m.deliveries).padStart(5)} deliveries in ${m.seconds.toFixed(2)} s = ${rate(m).toFixed(0).padStart(5)}/s, ` +
+    `  ${name.padEnd(14)} ${String(m.deliveries).padStart(5)} deliveries in ${m.seconds.toFixed(2)} s = ${
+      rate(m).toFixed(0).padStart(5)
+    }/s, ` +
     `p50 ${percentile(m.latencies, 50).toFixed(1)} ms, p99 ${percentile(m.latencies, 99).toFixed(1)} ms, ` +
-    `CPU µs/delivery ${perDelivery(m, m.cpu.self)}, PostgreSQL ${perDelivery(m, m.cpu.postgres)}, receivers ${perDelivery(m, m.cpu.receivers)}`
+    `CPU µs/delivery ${perDelivery(m, m.cpu.self)}, PostgreSQL ${perDelivery(m, m.cpu.postgres)}, receivers ${
+      perDelivery(m, m.cpu.receivers)
+    }`
   console.log([
     label,
     line("dispatcher", dispatcher),
@@ -193,7 +218,11 @@ const program = Effect.gen(function*() {
 
   /** Waits until no delivery is pending any more (every attempt recorded). */
   const allRecorded = Effect.gen(function*() {
-    while ((yield* sql<{ pending: boolean }>`select exists (select from webhook_deliveries where status = 'pending') as pending`)[0]!.pending) {
+    while (
+      (yield* sql<
+        { pending: boolean }
+      >`select exists (select from webhook_deliveries where status = 'pending') as pending`)[0]!.pending
+    ) {
       yield* Effect.sleep("10 millis")
     }
   }).pipe(Effect.orDie)
@@ -270,7 +299,12 @@ const program = Effect.gen(function*() {
     Effect.gen(function*() {
       const created = yield* Effect.forEach(
         Array.from({ length: webhookCount }, (_, i) => i),
-        (i) => webhooks.create({ name: `${label} ${i}`, url: `${receivers.urls[i % receivers.urls.length]}/${label}/${i}`, type: "generic" }),
+        (i) =>
+          webhooks.create({
+            name: `${label} ${i}`,
+            url: `${receivers.urls[i % receivers.urls.length]}/${label}/${i}`,
+            type: "generic"
+          }),
         { concurrency: 10 }
       )
       const dispatcherRuns: Array<Measure> = []
@@ -285,15 +319,23 @@ const program = Effect.gen(function*() {
         dispatcherRuns.push(measure(received, titles, new Map(titles.map((title) => [title, committedAt])), cpu()))
 
         for (const [name, signEach] of [["bare + signing", true], ["bare loop", false]] as const) {
-          const bareTitles = Array.from({ length: eventCount }, (_, i) => `${label}-${signEach ? "s" : "b"}-${round}-${i}`)
+          const bareTitles = Array.from({ length: eventCount }, (_, i) =>
+            `${label}-${signEach ? "s" : "b"}-${round}-${i}`)
           const bareCpu = startCpu()
-          const started = yield* bareLoop(created.map((hook) => ({ id: hook.id, url: hook.url, secret: hook.secret })), bareTitles, signEach)
+          const started = yield* bareLoop(
+            created.map((hook) => ({ id: hook.id, url: hook.url, secret: hook.secret })),
+            bareTitles,
+            signEach
+          )
           const bareReceived = yield* receivers.receipts(bareTitles, webhookCount)
-          bareRuns[name].push(measure(bareReceived, bareTitles, new Map(bareTitles.map((title) => [title, started])), bareCpu()))
+          bareRuns[name].push(
+            measure(bareReceived, bareTitles, new Map(bareTitles.map((title) => [title, started])), bareCpu())
+          )
         }
       }
       const combine = (runs: ReadonlyArray<Measure>): Measure => ({
-        deliveries: runs.reduce((sum, m) => sum + m.deliveries, 0),
+        deliveries: runs.reduce((sum, m) =>
+          sum + m.deliveries, 0),
         seconds: runs.reduce((sum, m) => sum + m.seconds, 0),
         latencies: runs.flatMap((m) => m.latencies),
         cpu: {
@@ -312,15 +354,30 @@ const program = Effect.gen(function*() {
     })
 
   // Warm-up: connections, JIT, the dispatcher's first claims.
-  yield* run("warmup", 20, 20, 1).pipe(Effect.provide(Logger.remove(Logger.defaultLogger)), Effect.zipRight(Effect.sync(() => console.log("(warm-up above)\n"))))
+  yield* run("warmup", 20, 20, 1).pipe(
+    Effect.provide(Logger.remove(Logger.defaultLogger)),
+    Effect.zipRight(Effect.sync(() => console.log("(warm-up above)\n")))
+  )
   yield* run("fanout", 200, 1, rounds)
   yield* run("burst", 5, 1000, 1)
 })
 
-const App = Layer.mergeAll(Dispatcher, Webhooks.Default, OutboxRepo.Default, StateChanges.Default, WebhookSender.Default).pipe(
+const App = Layer.mergeAll(
+  Dispatcher,
+  Webhooks.Default,
+  OutboxRepo.Default,
+  StateChanges.Default,
+  WebhookSender.Default
+).pipe(
   Layer.provideMerge(Database),
-  Layer.provide(Layer.unwrapScoped(Effect.map(freshDatabaseUrl, ({ url }) =>
-    Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, PUBLIC_URL: publicUrl }))))),
+  Layer.provide(
+    Layer.unwrapScoped(
+      Effect.map(
+        freshDatabaseUrl,
+        ({ url }) => Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, PUBLIC_URL: publicUrl }))
+      )
+    )
+  ),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
 

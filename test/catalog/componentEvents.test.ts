@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
@@ -15,15 +16,23 @@ it.layer(TestServer())("component status events", (it) => {
       yield* client.components.update({ path: { id: db.id }, payload: { status: "major_outage", name: "DB" } })
       const events = yield* outboxSince(mark)
       expect(events.map((e) => [e.event, e.payload, e.componentIds])).toEqual([
-        ["component.status_changed", { id: db.id, name: "Database", previousStatus: "operational", status: "degraded" }, [db.id]],
-        ["component.status_changed", { id: db.id, name: "DB", previousStatus: "degraded", status: "major_outage" }, [db.id]]
+        [
+          "component.status_changed",
+          { id: db.id, name: "Database", previousStatus: "operational", status: "degraded" },
+          [db.id]
+        ],
+        ["component.status_changed", { id: db.id, name: "DB", previousStatus: "degraded", status: "major_outage" }, [
+          db.id
+        ]]
       ])
     }))
 
   it.effect("a refused change writes no event", () =>
     Effect.gen(function*() {
       const mark = yield* outboxMark
-      expect((yield* sendJson("PATCH", "/api/v1/admin/components/nope/status", { status: "degraded" })).status).toBe(404)
+      expect((yield* sendJson("PATCH", "/api/v1/admin/components/nope/status", { status: "degraded" })).status).toBe(
+        404
+      )
       expect(yield* outboxSince(mark)).toEqual([])
     }))
 })

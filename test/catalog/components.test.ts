@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
 it.layer(TestServer())("components", (it) => {
@@ -58,7 +59,7 @@ it.layer(TestServer())("components", (it) => {
       ) {
         const response = yield* sendJson(method, url, body)
         expect(response.status, `${method} ${url}`).toBe(404)
-        expect(response.body).toEqual({ _tag: "NotFound", message: 'Component "nope" was not found' })
+        expect(response.body).toEqual({ _tag: "NotFound", message: "Component \"nope\" was not found" })
       }
     }))
 

@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
@@ -12,7 +13,13 @@ it.layer(TestServer())("incidents", (it) => {
       const mark = yield* outboxMark
 
       const created = yield* client.incidents.create({
-        payload: { title: "Slow API", status: "investigating", severity: "major", message: "Looking into it", componentIds: [api.id, api.id] }
+        payload: {
+          title: "Slow API",
+          status: "investigating",
+          severity: "major",
+          message: "Looking into it",
+          componentIds: [api.id, api.id]
+        }
       })
       expect(created).toMatchObject({
         title: "Slow API",
@@ -26,7 +33,12 @@ it.layer(TestServer())("incidents", (it) => {
 
       const defaults = yield* sendJson("POST", "/api/v1/admin/incidents", { title: "  Minimal  ", message: "m" })
       expect(defaults.status).toBe(201)
-      expect(defaults.body).toMatchObject({ title: "Minimal", status: "investigating", severity: "minor", componentIds: [] })
+      expect(defaults.body).toMatchObject({
+        title: "Minimal",
+        status: "investigating",
+        severity: "minor",
+        componentIds: []
+      })
       expect(defaults.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
 
       const updated = yield* client.incidents.update({
@@ -54,13 +66,19 @@ it.layer(TestServer())("incidents", (it) => {
       ])
 
       // An update with status `resolved` resolves too; an empty resolve body is accepted.
-      const byUpdate = yield* client.incidents.addUpdate({ path: { id: defaults.body.id }, payload: { status: "resolved", message: "Gone" } })
+      const byUpdate = yield* client.incidents.addUpdate({
+        path: { id: defaults.body.id },
+        payload: { status: "resolved", message: "Gone" }
+      })
       expect(byUpdate.status).toBe("resolved")
       expect(byUpdate.resolvedAt).not.toBeNull()
       const third = yield* client.incidents.create({ payload: { title: "Third", message: "x" } })
       const emptyBody = yield* sendJson("PATCH", `/api/v1/admin/incidents/${third.id}/resolve`)
       expect(emptyBody.status).toBe(200)
-      expect(emptyBody.body.updates.at(-1)).toMatchObject({ status: "resolved", message: "This incident has been resolved." })
+      expect(emptyBody.body.updates.at(-1)).toMatchObject({
+        status: "resolved",
+        message: "This incident has been resolved."
+      })
 
       const events = yield* outboxSince(mark)
       expect(events.map((e) => e.event)).toEqual([
@@ -111,7 +129,10 @@ it.layer(TestServer())("incidents", (it) => {
         (yield* client.incidents.get({ path: { id: incident.id } })).updatedAt
       )
       // A resolved incident can still be corrected.
-      const renamed = yield* client.incidents.update({ path: { id: incident.id }, payload: { title: "Done (renamed)" } })
+      const renamed = yield* client.incidents.update({
+        path: { id: incident.id },
+        payload: { title: "Done (renamed)" }
+      })
       expect(renamed).toMatchObject({ title: "Done (renamed)", status: "resolved" })
       expect((yield* outboxSince(mark)).map((e) => e.event)).toEqual(["incident.updated"])
 
@@ -125,7 +146,7 @@ it.layer(TestServer())("incidents", (it) => {
       ) {
         const response = yield* sendJson(method, url, body)
         expect(response.status, `${method} ${url}`).toBe(404)
-        expect(response.body).toEqual({ _tag: "NotFound", message: 'Incident "nope" was not found' })
+        expect(response.body).toEqual({ _tag: "NotFound", message: "Incident \"nope\" was not found" })
       }
     }))
 
@@ -163,18 +184,22 @@ it.layer(TestServer())("incidents", (it) => {
         expect(typeof response.body.message, label).toBe("string")
       }
       // Each unknown id is an issue at its place in the body, as a schema error names its paths.
-      const unknown = yield* sendJson("POST", base, { title: "x", message: "m", componentIds: ["nope", known.id, "gone", "nope"] })
+      const unknown = yield* sendJson("POST", base, {
+        title: "x",
+        message: "m",
+        componentIds: ["nope", known.id, "gone", "nope"]
+      })
       expect(unknown.body).toEqual({
         _tag: "BadRequest",
-        message: 'Unknown componentIds: "nope", "gone"',
+        message: "Unknown componentIds: \"nope\", \"gone\"",
         issues: [
-          { path: ["componentIds", 0], message: 'unknown component "nope"' },
-          { path: ["componentIds", 2], message: 'unknown component "gone"' },
-          { path: ["componentIds", 3], message: 'unknown component "nope"' }
+          { path: ["componentIds", 0], message: "unknown component \"nope\"" },
+          { path: ["componentIds", 2], message: "unknown component \"gone\"" },
+          { path: ["componentIds", 3], message: "unknown component \"nope\"" }
         ]
       })
       const unknownOnPut = yield* sendJson("PUT", `${base}/${target.id}`, { componentIds: [known.id, "nope"] })
-      expect(unknownOnPut.body.issues).toEqual([{ path: ["componentIds", 1], message: 'unknown component "nope"' }])
+      expect(unknownOnPut.body.issues).toEqual([{ path: ["componentIds", 1], message: "unknown component \"nope\"" }])
       // The schema's own error for an element names it the same way.
       const malformed = yield* sendJson("POST", base, { title: "x", message: "m", componentIds: [known.id, "a\u0000"] })
       expect(malformed.body.issues.map((issue: { path: unknown }) => issue.path)).toContainEqual(["componentIds", 1])

@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it, layer } from "@effect/vitest"
 import { DateTime, Deferred, Duration, Effect, Fiber, Layer, TestClock, TestServices } from "effect"
+
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
-import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { eventuallyOnTestClock as eventually } from "../support/Eventually.js"
-import { ApiClient, LiveTestServer, sendJson, TestServer, withMaintenanceClock } from "../support/TestServer.js"
 import { scheduleSoon } from "../support/Maintenance.js"
+import { outboxMark, outboxSince } from "../support/Outbox.js"
+import { ApiClient, LiveTestServer, sendJson, TestServer, withMaintenanceClock } from "../support/TestServer.js"
 
 const iso = (at: DateTime.Utc) => DateTime.formatIso(at)
 
@@ -56,40 +57,76 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       expect(iso(moved.scheduledStart)).toBe(iso(start))
 
       const bad: ReadonlyArray<readonly [string, "POST" | "PUT", string, unknown]> = [
-        ["end before start", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-02T00:00:00Z", scheduledEnd: "2031-01-01T00:00:00Z" }],
-        ["end equals start", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-01T00:00:00Z" }],
-        ["offset, not UTC", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00+02:00", scheduledEnd: "2031-01-02T00:00:00Z" }],
-        ["date only", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01", scheduledEnd: "2031-01-02T00:00:00Z" }],
-        ["impossible date", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-02-30T00:00:00Z", scheduledEnd: "2031-03-02T00:00:00Z" }],
+        ["end before start", "POST", "/api/v1/admin/maintenance", {
+          title: "x",
+          scheduledStart: "2031-01-02T00:00:00Z",
+          scheduledEnd: "2031-01-01T00:00:00Z"
+        }],
+        ["end equals start", "POST", "/api/v1/admin/maintenance", {
+          title: "x",
+          scheduledStart: "2031-01-01T00:00:00Z",
+          scheduledEnd: "2031-01-01T00:00:00Z"
+        }],
+        ["offset, not UTC", "POST", "/api/v1/admin/maintenance", {
+          title: "x",
+          scheduledStart: "2031-01-01T00:00:00+02:00",
+          scheduledEnd: "2031-01-02T00:00:00Z"
+        }],
+        ["date only", "POST", "/api/v1/admin/maintenance", {
+          title: "x",
+          scheduledStart: "2031-01-01",
+          scheduledEnd: "2031-01-02T00:00:00Z"
+        }],
+        ["impossible date", "POST", "/api/v1/admin/maintenance", {
+          title: "x",
+          scheduledStart: "2031-02-30T00:00:00Z",
+          scheduledEnd: "2031-03-02T00:00:00Z"
+        }],
         ["missing end", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z" }],
-        ["unknown component", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-02T00:00:00Z", componentIds: ["nope"] }],
+        ["unknown component", "POST", "/api/v1/admin/maintenance", {
+          title: "x",
+          scheduledStart: "2031-01-01T00:00:00Z",
+          scheduledEnd: "2031-01-02T00:00:00Z",
+          componentIds: ["nope"]
+        }],
         ["start moved after end", "PUT", `/api/v1/admin/maintenance/${id}`, { scheduledStart: "2031-03-01T06:00:00Z" }],
         ["blank title", "PUT", `/api/v1/admin/maintenance/${id}`, { title: " " }],
         ["NUL in the path id", "PUT", "/api/v1/admin/maintenance/%00", { title: "x" }],
-        ["NUL in a component id", "POST", "/api/v1/admin/maintenance", { title: "x", scheduledStart: "2031-01-01T00:00:00Z", scheduledEnd: "2031-01-02T00:00:00Z", componentIds: ["\u0000"] }]
+        ["NUL in a component id", "POST", "/api/v1/admin/maintenance", {
+          title: "x",
+          scheduledStart: "2031-01-01T00:00:00Z",
+          scheduledEnd: "2031-01-02T00:00:00Z",
+          componentIds: ["\u0000"]
+        }]
       ]
       for (const [label, method, url, body] of bad) {
         const response = yield* sendJson(method, url, body)
         expect(response.status, label).toBe(400)
         expect(typeof response.body.message, label).toBe("string")
-        expect(response.body.issues, label).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.any(Array) })]))
+        expect(response.body.issues, label).toEqual(
+          expect.arrayContaining([expect.objectContaining({ path: expect.any(Array) })])
+        )
       }
       // Rules across fields or against stored components name their paths like schema errors do.
       const endFirst = yield* sendJson("POST", "/api/v1/admin/maintenance", {
-        title: "x", scheduledStart: "2031-01-02T00:00:00Z", scheduledEnd: "2031-01-01T00:00:00Z"
+        title: "x",
+        scheduledStart: "2031-01-02T00:00:00Z",
+        scheduledEnd: "2031-01-01T00:00:00Z"
       })
       expect(endFirst.body).toEqual({
         _tag: "BadRequest",
         message: "scheduledEnd must be after scheduledStart",
         issues: [{ path: ["scheduledEnd"], message: "must be after scheduledStart" }]
       })
-      const startMoved = yield* sendJson("PUT", `/api/v1/admin/maintenance/${id}`, { scheduledStart: "2031-03-01T06:00:00Z" })
+      const startMoved = yield* sendJson("PUT", `/api/v1/admin/maintenance/${id}`, {
+        scheduledStart: "2031-03-01T06:00:00Z"
+      })
       expect(startMoved.body.issues).toEqual([{ path: ["scheduledEnd"], message: "must be after scheduledStart" }])
       const unknown = yield* sendJson("PUT", `/api/v1/admin/maintenance/${id}`, { componentIds: [db.id, "nope"] })
       expect(unknown.body).toEqual({
         _tag: "BadRequest",
-        message: 'Unknown componentIds: "nope"',
-        issues: [{ path: ["componentIds", 1], message: 'unknown component "nope"' }]
+        message: "Unknown componentIds: \"nope\"",
+        issues: [{ path: ["componentIds", 1], message: "unknown component \"nope\"" }]
       })
 
       const cancelled = yield* sendJson("DELETE", `/api/v1/admin/maintenance/${id}`)
@@ -104,7 +141,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       for (const [method, body] of [["GET", undefined], ["PUT", { title: "x" }], ["DELETE", undefined]] as const) {
         const response = yield* sendJson(method, "/api/v1/admin/maintenance/nope", body)
         expect(response.status, method).toBe(404)
-        expect(response.body).toEqual({ _tag: "NotFound", message: 'Maintenance "nope" was not found' })
+        expect(response.body).toEqual({ _tag: "NotFound", message: "Maintenance \"nope\" was not found" })
       }
     }))
 
@@ -115,11 +152,14 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       const touched = yield* client.components.create({ payload: { name: "Touched" } })
       const window = yield* scheduleSoon("Network work", [degraded.id, touched.id])
       const mark = yield* outboxMark
-      const statusOf = (id: string) => Effect.map(client.components.list(), (list) => list.find((c) => c.id === id)?.status)
+      const statusOf = (id: string) =>
+        Effect.map(client.components.list(), (list) => list.find((c) => c.id === id)?.status)
 
       yield* TestClock.adjust(Duration.seconds(59))
       expect((yield* client.maintenance.get({ path: { id: window.id } })).status).toBe("scheduled")
-      yield* eventually(Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined))
+      yield* eventually(
+        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined)
+      )
       expect(yield* statusOf(degraded.id)).toBe("maintenance")
       expect(yield* statusOf(touched.id)).toBe("maintenance")
 
@@ -127,7 +167,9 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       yield* client.components.setStatus({ path: { id: touched.id }, payload: { status: "major_outage" } })
 
       yield* TestClock.adjust(Duration.minutes(9))
-      yield* eventually(Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "completed" || undefined))
+      yield* eventually(
+        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "completed" || undefined)
+      )
       expect(yield* statusOf(degraded.id)).toBe("degraded")
       expect(yield* statusOf(touched.id)).toBe("major_outage")
 
@@ -138,14 +180,21 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
           : `${e.event} ${e.payload.status}`
       )
       // The two components enter maintenance in id order, which is random.
-      expect(summary.slice(0, 2).sort()).toEqual(["Degraded: degraded -> maintenance", "Touched: operational -> maintenance"])
+      expect(summary.slice(0, 2).sort()).toEqual([
+        "Degraded: degraded -> maintenance",
+        "Touched: operational -> maintenance"
+      ])
       expect(summary.slice(2)).toEqual([
         "maintenance.started in_progress",
         "Touched: maintenance -> major_outage",
         "Degraded: maintenance -> degraded",
         "maintenance.completed completed"
       ])
-      expect(events.at(-1)!.payload).toMatchObject({ id: window.id, title: "Network work", componentIds: [degraded.id, touched.id].sort() })
+      expect(events.at(-1)!.payload).toMatchObject({
+        id: window.id,
+        title: "Network work",
+        componentIds: [degraded.id, touched.id].sort()
+      })
       expect(events.at(-1)!.componentIds).toEqual([degraded.id, touched.id].sort())
     }))
 
@@ -184,7 +233,10 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       yield* TestClock.adjust(Duration.minutes(5))
       yield* eventually(Effect.map(statusOf(second.id), (status) => status === "completed" || undefined))
       expect((yield* client.components.list()).find((c) => c.id === cache.id)?.status).toBe("degraded")
-      expect((yield* summarySince(mark)).slice(2)).toEqual(["maintenance -> degraded", "maintenance.completed Second half"])
+      expect((yield* summarySince(mark)).slice(2)).toEqual([
+        "maintenance -> degraded",
+        "maintenance.completed Second half"
+      ])
     }))
 
   it.effect("changing a running window's start or components is 409; cancelling it restores its components", () =>
@@ -193,13 +245,23 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       const web = yield* client.components.create({ payload: { name: "Web" } })
       const now = yield* DateTime.now
       const window = yield* client.maintenance.create({
-        payload: { title: "Deploy", scheduledStart: now, scheduledEnd: DateTime.add(now, { hours: 1 }), componentIds: [web.id] }
+        payload: {
+          title: "Deploy",
+          scheduledStart: now,
+          scheduledEnd: DateTime.add(now, { hours: 1 }),
+          componentIds: [web.id]
+        }
       })
-      yield* eventually(Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined))
+      yield* eventually(
+        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined)
+      )
       for (const body of [{ scheduledStart: iso(DateTime.add(now, { minutes: 5 })) }, { componentIds: [] }]) {
         expect((yield* sendJson("PUT", `/api/v1/admin/maintenance/${window.id}`, body)).status).toBe(409)
       }
-      const longer = yield* client.maintenance.update({ path: { id: window.id }, payload: { scheduledEnd: DateTime.add(now, { hours: 2 }) } })
+      const longer = yield* client.maintenance.update({
+        path: { id: window.id },
+        payload: { scheduledEnd: DateTime.add(now, { hours: 2 }) }
+      })
       expect(longer.status).toBe("in_progress")
 
       const mark = yield* outboxMark
@@ -213,90 +275,114 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
 })
 
 // No clock fiber: the transitions are run by hand, as one of several instances would.
-it.layer(MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer())))("maintenance on several instances", (it) => {
-  it.effect("a window ending while another instance starts a covering window waits for that start", () =>
-    Effect.gen(function*() {
-      const client = yield* ApiClient
-      const windows = yield* MaintenanceWindows
-      const sql = yield* SqlClient.SqlClient
-      const queue = yield* client.components.create({ payload: { name: "Queue", status: "degraded" } })
-      const now = yield* DateTime.now
-      const handover = DateTime.add(now, { minutes: 5 })
-      const first = yield* client.maintenance.create({
-        payload: { title: "First", scheduledStart: now, scheduledEnd: handover, componentIds: [queue.id] }
-      })
-      const second = yield* client.maintenance.create({
-        payload: { title: "Second", scheduledStart: handover, scheduledEnd: DateTime.add(now, { minutes: 10 }), componentIds: [queue.id] }
-      })
-      yield* windows.runDue(now)
-      expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("in_progress")
-      const mark = yield* outboxMark
+it.layer(MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer())))(
+  "maintenance on several instances",
+  (it) => {
+    it.effect("a window ending while another instance starts a covering window waits for that start", () =>
+      Effect.gen(function*() {
+        const client = yield* ApiClient
+        const windows = yield* MaintenanceWindows
+        const sql = yield* SqlClient.SqlClient
+        const queue = yield* client.components.create({ payload: { name: "Queue", status: "degraded" } })
+        const now = yield* DateTime.now
+        const handover = DateTime.add(now, { minutes: 5 })
+        const first = yield* client.maintenance.create({
+          payload: { title: "First", scheduledStart: now, scheduledEnd: handover, componentIds: [queue.id] }
+        })
+        const second = yield* client.maintenance.create({
+          payload: {
+            title: "Second",
+            scheduledStart: handover,
+            scheduledEnd: DateTime.add(now, { minutes: 10 }),
+            componentIds: [queue.id]
+          }
+        })
+        yield* windows.runDue(now)
+        expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("in_progress")
+        const mark = yield* outboxMark
 
-      // The other instance holds the second window while starting it (the component already
-      // shows maintenance, so its start changes only the window's status).
-      const locked = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const otherInstance = yield* sql.withTransaction(Effect.gen(function*() {
-        yield* sql`select id from maintenance_windows where id = ${second.id} for update`
-        yield* Deferred.succeed(locked, undefined)
-        yield* Deferred.await(release)
-        yield* sql`update maintenance_windows set status = 'in_progress' where id = ${second.id}`
-      })).pipe(Effect.fork)
-      yield* Deferred.await(locked)
-      const thisInstance = yield* Effect.fork(windows.runDue(handover))
-      // Let it get as far as it goes: blocked on the lock, or done.
-      for (let round = 0; round < 100; round++) {
-        const [waiting] = yield* sql<{ count: number }>`
+        // The other instance holds the second window while starting it (the component already
+        // shows maintenance, so its start changes only the window's status).
+        const locked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const otherInstance = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`select id from maintenance_windows where id = ${second.id} for update`
+          yield* Deferred.succeed(locked, undefined)
+          yield* Deferred.await(release)
+          yield* sql`update maintenance_windows set status = 'in_progress' where id = ${second.id}`
+        })).pipe(Effect.fork)
+        yield* Deferred.await(locked)
+        const thisInstance = yield* Effect.fork(windows.runDue(handover))
+        // Let it get as far as it goes: blocked on the lock, or done.
+        for (let round = 0; round < 100; round++) {
+          const [waiting] = yield* sql<{ count: number }>`
           select count(*)::int as count from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock'`
-        if (waiting!.count > 0 || (yield* Fiber.poll(thisInstance))._tag === "Some") break
-        yield* TestServices.provideLive(Effect.sleep("20 millis"))
-      }
-      yield* Deferred.succeed(release, undefined)
-      yield* Fiber.join(otherInstance)
-      yield* Fiber.join(thisInstance)
+          if (waiting!.count > 0 || (yield* Fiber.poll(thisInstance))._tag === "Some") break
+          yield* TestServices.provideLive(Effect.sleep("20 millis"))
+        }
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(otherInstance)
+        yield* Fiber.join(thisInstance)
 
-      expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("completed")
-      expect((yield* client.components.list()).find((c) => c.id === queue.id)?.status).toBe("maintenance")
-      expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual(["maintenance.completed completed"])
-    }))
-})
+        expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("completed")
+        expect((yield* client.components.list()).find((c) => c.id === queue.id)?.status).toBe("maintenance")
+        expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual([
+          "maintenance.completed completed"
+        ])
+      }))
+  }
+)
 
 // Real time: the clock's own schedule, no TestClock.
 layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("maintenance clock in real time", (it) => {
-  it.effect("starts and completes a window within seconds, also one whose times have already passed", () =>
-    Effect.gen(function*() {
-      const client = yield* ApiClient
-      const api = yield* client.components.create({ payload: { name: "API" } })
-      const now = yield* DateTime.now
-      const soon = yield* client.maintenance.create({
-        payload: { title: "Soon", scheduledStart: DateTime.add(now, { seconds: 1 }), scheduledEnd: DateTime.add(now, { seconds: 3 }), componentIds: [api.id] }
-      })
-      const past = yield* client.maintenance.create({
-        payload: { title: "Missed", scheduledStart: DateTime.subtract(now, { hours: 2 }), scheduledEnd: DateTime.subtract(now, { hours: 1 }), componentIds: [api.id] }
-      })
-      const seen = new Set<string>()
-      for (let i = 0; i < 80 && !seen.has("completed"); i++) {
-        const status = (yield* client.maintenance.get({ path: { id: soon.id } })).status
-        seen.add(status)
-        if (status === "in_progress") {
-          const componentStatus = (yield* client.components.list()).find((c) => c.id === api.id)?.status
-          // Only a reading taken while the window was still running must show maintenance.
-          if ((yield* client.maintenance.get({ path: { id: soon.id } })).status === "in_progress") {
-            expect(componentStatus).toBe("maintenance")
+  it.effect(
+    "starts and completes a window within seconds, also one whose times have already passed",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* ApiClient
+        const api = yield* client.components.create({ payload: { name: "API" } })
+        const now = yield* DateTime.now
+        const soon = yield* client.maintenance.create({
+          payload: {
+            title: "Soon",
+            scheduledStart: DateTime.add(now, { seconds: 1 }),
+            scheduledEnd: DateTime.add(now, { seconds: 3 }),
+            componentIds: [api.id]
           }
+        })
+        const past = yield* client.maintenance.create({
+          payload: {
+            title: "Missed",
+            scheduledStart: DateTime.subtract(now, { hours: 2 }),
+            scheduledEnd: DateTime.subtract(now, { hours: 1 }),
+            componentIds: [api.id]
+          }
+        })
+        const seen = new Set<string>()
+        for (let i = 0; i < 80 && !seen.has("completed"); i++) {
+          const status = (yield* client.maintenance.get({ path: { id: soon.id } })).status
+          seen.add(status)
+          if (status === "in_progress") {
+            const componentStatus = (yield* client.components.list()).find((c) => c.id === api.id)?.status
+            // Only a reading taken while the window was still running must show maintenance.
+            if ((yield* client.maintenance.get({ path: { id: soon.id } })).status === "in_progress") {
+              expect(componentStatus).toBe("maintenance")
+            }
+          }
+          yield* Effect.sleep("100 millis")
         }
-        yield* Effect.sleep("100 millis")
-      }
-      expect(seen).toContain("in_progress")
-      expect(seen).toContain("completed")
-      expect((yield* client.maintenance.get({ path: { id: past.id } })).status).toBe("completed")
-      expect((yield* client.components.list()).find((c) => c.id === api.id)?.status).toBe("operational")
-      const events = yield* outboxSince("0")
-      expect(events.filter((e) => e.payload.id === past.id).map((e) => e.event)).toEqual([
-        "maintenance.scheduled",
-        "maintenance.started",
-        "maintenance.completed"
-      ])
-    }), 20_000)
+        expect(seen).toContain("in_progress")
+        expect(seen).toContain("completed")
+        expect((yield* client.maintenance.get({ path: { id: past.id } })).status).toBe("completed")
+        expect((yield* client.components.list()).find((c) => c.id === api.id)?.status).toBe("operational")
+        const events = yield* outboxSince("0")
+        expect(events.filter((e) => e.payload.id === past.id).map((e) => e.event)).toEqual([
+          "maintenance.scheduled",
+          "maintenance.started",
+          "maintenance.completed"
+        ])
+      }),
+    20_000
+  )
 })

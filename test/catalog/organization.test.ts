@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
 it.layer(TestServer())("organization", (it) => {
@@ -21,7 +22,10 @@ it.layer(TestServer())("organization", (it) => {
         timezone: "America/Argentina/Buenos_Aires"
       })
 
-      const recoloured = yield* client.organization.update({ path: { id: org.id }, payload: { brandColor: "#FF00aa", logoUrl: null } })
+      const recoloured = yield* client.organization.update({
+        path: { id: org.id },
+        payload: { brandColor: "#FF00aa", logoUrl: null }
+      })
       expect(recoloured).toMatchObject({ name: "Acme", brandColor: "#FF00aa", logoUrl: null })
       expect(yield* client.organization.get()).toEqual(recoloured)
     }))

@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
+
 import { ComponentId } from "../../src/domain/Component.js"
 import { BadRequest } from "../../src/domain/Errors.js"
 import { OutboxRepo } from "../../src/persistence/OutboxRepo.js"
@@ -18,7 +19,10 @@ it.layer(TestServer())("outbox", (it) => {
       const data = { id: "c1", name: "Probe", previousStatus: "operational", status: "degraded" }
 
       const failed = yield* Effect.exit(changes.commit(
-        Effect.zipRight(outbox.append("component.status_changed", data, ["c1"]), Effect.fail(new BadRequest({ message: "no" })))
+        Effect.zipRight(
+          outbox.append("component.status_changed", data, ["c1"]),
+          Effect.fail(new BadRequest({ message: "no" }))
+        )
       ))
       expect(Exit.isFailure(failed)).toBe(true)
       const died = yield* Effect.exit(changes.commit(
@@ -39,10 +43,17 @@ it.layer(TestServer())("outbox", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const component = yield* client.components.create({ payload: { name: "Kept" } })
-      const incident = yield* client.incidents.create({ payload: { title: "Before", message: "x", componentIds: [component.id] } })
+      const incident = yield* client.incidents.create({
+        payload: { title: "Before", message: "x", componentIds: [component.id] }
+      })
       const mark = yield* outboxMark
       // The title is valid, the component is not: the whole update is refused.
-      const refused = yield* Effect.either(client.incidents.update({ path: { id: incident.id }, payload: { title: "After", componentIds: [ComponentId.make("missing")] } }))
+      const refused = yield* Effect.either(
+        client.incidents.update({
+          path: { id: incident.id },
+          payload: { title: "After", componentIds: [ComponentId.make("missing")] }
+        })
+      )
       expect(refused._tag).toBe("Left")
       const after = yield* client.incidents.get({ path: { id: incident.id } })
       expect(after).toMatchObject({ title: "Before", componentIds: [component.id] })

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
+
 import { AppConfig, environment, QueueConfig } from "../../src/Config.js"
 
 describe("configuration", () => {
@@ -25,7 +26,9 @@ describe("configuration", () => {
         Option.none()
       ])
       expect([unset.port, unset.publicUrl]).toEqual([3000, "http://localhost:3000"])
-      expect(Option.isNone((yield* QueueConfig.pipe(Effect.withConfigProvider(environment({ REDIS_URL: "" })))).redisUrl)).toBe(true)
+      expect(
+        Option.isNone((yield* QueueConfig.pipe(Effect.withConfigProvider(environment({ REDIS_URL: "" })))).redisUrl)
+      ).toBe(true)
 
       const set = yield* AppConfig.pipe(Effect.withConfigProvider(environment({
         ADMIN_EMAIL: "ops@example.test",

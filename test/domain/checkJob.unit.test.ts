@@ -1,9 +1,17 @@
 /** The job, result and miss schemas: stable ids, staleness, and the JSON on the wire. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
+
 import { CheckJob, CheckResult, isMissed, JobTemplate, MissedCheck, ProbeReport } from "../../src/domain/CheckJob.js"
 
-const check = { monitorId: "m1", type: "http", url: "http://127.0.0.1/", timeoutMs: 1000, expectedStatusCode: 200, intervalSeconds: 60 } as const
+const check = {
+  monitorId: "m1",
+  type: "http",
+  url: "http://127.0.0.1/",
+  timeoutMs: 1000,
+  expectedStatusCode: 200,
+  intervalSeconds: 60
+} as const
 
 describe("check jobs", () => {
   it.effect("carry the stable id monitorId:scheduledAt and refuse any other", () =>
@@ -35,9 +43,18 @@ describe("check jobs", () => {
   it.effect("results round-trip through JSON", () =>
     Effect.gen(function*() {
       const result = new CheckResult({
-        jobId: "m1:5", monitorId: "m1", region: "eu-west", probe: "p1", scheduledAt: 5, checkedAt: 6, ok: false,
-        durationMs: 1.5, timings: { dnsMs: null, connectMs: 0.2, tlsMs: null, firstByteMs: 1 }, statusCode: 503,
-        error: "expected status 200, got 503", sslDaysLeft: null
+        jobId: "m1:5",
+        monitorId: "m1",
+        region: "eu-west",
+        probe: "p1",
+        scheduledAt: 5,
+        checkedAt: 6,
+        ok: false,
+        durationMs: 1.5,
+        timings: { dnsMs: null, connectMs: 0.2, tlsMs: null, firstByteMs: 1 },
+        statusCode: 503,
+        error: "expected status 200, got 503",
+        sslDaysLeft: null
       })
       const json = yield* Schema.encode(Schema.parseJson(CheckResult))(result)
       expect(yield* Schema.decodeUnknown(Schema.parseJson(CheckResult))(json)).toEqual(result)
@@ -46,11 +63,31 @@ describe("check jobs", () => {
   it.effect("results and misses share the results stream: JSON.stringify is their encoding, `_tag` tells them apart", () =>
     Effect.gen(function*() {
       const result = new CheckResult({
-        jobId: "m1:5", monitorId: "m1", region: "eu-west", probe: "p1", scheduledAt: 5, checkedAt: 6, ok: true,
-        durationMs: 1, timings: { dnsMs: null, connectMs: 0.2, tlsMs: null, firstByteMs: 1 }, statusCode: 200, error: null, sslDaysLeft: null
+        jobId: "m1:5",
+        monitorId: "m1",
+        region: "eu-west",
+        probe: "p1",
+        scheduledAt: 5,
+        checkedAt: 6,
+        ok: true,
+        durationMs: 1,
+        timings: { dnsMs: null, connectMs: 0.2, tlsMs: null, firstByteMs: 1 },
+        statusCode: 200,
+        error: null,
+        sslDaysLeft: null
       })
       const miss = MissedCheck.of(CheckJob.forRun(check, 5), "eu-west", "p2", 60_006)
-      expect(miss).toEqual(new MissedCheck({ jobId: "m1:5", monitorId: "m1", region: "eu-west", probe: "p2", scheduledAt: 5, recordedAt: 60_006, reason: "late" }))
+      expect(miss).toEqual(
+        new MissedCheck({
+          jobId: "m1:5",
+          monitorId: "m1",
+          region: "eu-west",
+          probe: "p2",
+          scheduledAt: 5,
+          recordedAt: 60_006,
+          reason: "late"
+        })
+      )
       const wire = Schema.parseJson(ProbeReport)
       for (const report of [result, miss]) {
         // The transport's `plain` codec writes JSON.stringify: it must be what the schema encodes.

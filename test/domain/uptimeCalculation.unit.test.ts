@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { bucketUptime, uptimePercentage } from "../../src/domain/UptimeCalculation.js"
+
 import type { ComponentTimeline } from "../../src/domain/UptimeCalculation.js"
+import { bucketUptime, uptimePercentage } from "../../src/domain/UptimeCalculation.js"
 
 const minute = 60_000
 const hour = 60 * minute

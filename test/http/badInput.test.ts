@@ -6,14 +6,21 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { sendJson, TestServer } from "../support/TestServer.js"
 
 /** Sends `body` under `contentType` (not JSON) and returns status and parsed body. */
 const sendAs = (method: "POST" | "PUT", url: string, body: string, contentType: string) =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
-    const response = yield* client.execute(HttpClientRequest.make(method)(url).pipe(HttpClientRequest.bodyText(body, contentType)))
-    return { status: response.status, contentType: response.headers["content-type"], body: JSON.parse(yield* response.text) }
+    const response = yield* client.execute(
+      HttpClientRequest.make(method)(url).pipe(HttpClientRequest.bodyText(body, contentType))
+    )
+    return {
+      status: response.status,
+      contentType: response.headers["content-type"],
+      body: JSON.parse(yield* response.text)
+    }
   }).pipe(Effect.scoped)
 
 const unreadable = { _tag: "BadRequest", message: "The request could not be read: the body must be valid JSON" }
@@ -28,13 +35,20 @@ it.layer(TestServer())("bad input", (it) => {
         status: 400,
         body: unreadable
       })
-      expect(yield* sendAs("POST", "/api/v1/subscribe", "{", "multipart/form-data")).toMatchObject({ status: 400, body: unreadable })
+      expect(yield* sendAs("POST", "/api/v1/subscribe", "{", "multipart/form-data")).toMatchObject({
+        status: 400,
+        body: unreadable
+      })
     }))
 
   it.effect("a refused 1 MB value is not echoed back at length: large error bodies have their messages shortened", () =>
     Effect.gen(function*() {
       const huge = "x".repeat(1_000_000)
-      const response = yield* sendJson("POST", "/api/v1/admin/webhooks", { name: "big", url: "https://example.com/hook", type: huge })
+      const response = yield* sendJson("POST", "/api/v1/admin/webhooks", {
+        name: "big",
+        url: "https://example.com/hook",
+        type: huge
+      })
       expect(response.status).toBe(400)
       expect(JSON.stringify(response.body).length).toBeLessThan(20_000)
       expect(response.body._tag).toBe("HttpApiDecodeError")
@@ -45,7 +59,12 @@ it.layer(TestServer())("bad input", (it) => {
   it.effect("one-click unsubscribe still takes the multipart body RFC 8058 allows", () =>
     Effect.gen(function*() {
       const form = "--x\r\nContent-Disposition: form-data; name=\"List-Unsubscribe\"\r\n\r\nOne-Click\r\n--x--\r\n"
-      const response = yield* sendAs("POST", "/api/v1/unsubscribe/one-click?email=nobody%40example.com&token=nothing", form, "multipart/form-data; boundary=x")
+      const response = yield* sendAs(
+        "POST",
+        "/api/v1/unsubscribe/one-click?email=nobody%40example.com&token=nothing",
+        form,
+        "multipart/form-data; boundary=x"
+      )
       expect(response.status).toBe(404)
       expect(response.body._tag).toBe("NotFound")
     }))
@@ -54,7 +73,10 @@ it.layer(TestServer())("bad input", (it) => {
     Effect.gen(function*() {
       const response = yield* sendJson("GET", `/api/v1/status?q=${"x".repeat(17_000)}`)
       expect(response.status).toBe(431)
-      expect(response.body).toEqual({ _tag: "RequestHeaderFieldsTooLarge", message: "The request line or headers are too large" })
+      expect(response.body).toEqual({
+        _tag: "RequestHeaderFieldsTooLarge",
+        message: "The request line or headers are too large"
+      })
     }))
 
   it.effect("a component without displayOrder after one at the largest integer ties for last instead of a 500", () =>

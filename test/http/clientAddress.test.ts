@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option } from "effect"
+
 import { AppConfig } from "../../src/Config.js"
 import { parseAddressList } from "../../src/domain/NetworkAddress.js"
-import { resolveClientAddress } from "../../src/http/ClientAddress.js"
 import { clientBudget, normalizeAddress } from "../../src/domain/NetworkAddress.js"
+import { resolveClientAddress } from "../../src/http/ClientAddress.js"
 import { subscribeLimits } from "../../src/services/notifications/Subscriptions.js"
 import { sendJson, TestServer } from "../support/TestServer.js"
 
@@ -34,7 +35,11 @@ describe("client address", () => {
   it("reads TRUST_PROXY as addresses and CIDR ranges, and names an entry that is neither", () => {
     const proxies = trusted(" 10.0.0.0/8, ::1 ,fd00::/8,192.0.2.10")
     expect(proxies.isEmpty).toBe(false)
-    expect(["10.1.2.3", "::1", "fd12::5", "192.0.2.10", "::ffff:10.0.0.1"].map((a) => proxies.includes(Option.getOrThrow(normalizeAddress(a)))))
+    expect(
+      ["10.1.2.3", "::1", "fd12::5", "192.0.2.10", "::ffff:10.0.0.1"].map((a) =>
+        proxies.includes(Option.getOrThrow(normalizeAddress(a)))
+      )
+    )
       .toEqual([true, true, true, true, true])
     expect(["11.0.0.1", "::2", "192.0.2.11"].map(proxies.includes)).toEqual([false, false, false])
     expect(trusted("").isEmpty).toBe(true)
@@ -72,7 +77,12 @@ describe("client address", () => {
 })
 
 const subscribe = (email: string, forwardedFor?: string) =>
-  sendJson("POST", "/api/v1/subscribe", { email }, forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor })
+  sendJson(
+    "POST",
+    "/api/v1/subscribe",
+    { email },
+    forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }
+  )
 
 /** Uses up the per-client budget of the client the server sees for `forwardedFor`; returns the statuses. */
 const exhaustClient = (forwardedFor: string, tag: string) =>

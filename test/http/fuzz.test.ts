@@ -5,9 +5,10 @@
  * every admin operation 401 without credentials.
  */
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { runFuzz } from "../system/fuzz/index.js"
+
 import { startLiveStack } from "../support/LiveStack.js"
 import { SuiteApiKey } from "../support/TestServer.js"
+import { runFuzz } from "../system/fuzz/index.js"
 
 let stack: Awaited<ReturnType<typeof startLiveStack>>
 beforeAll(async () => {
@@ -16,7 +17,13 @@ beforeAll(async () => {
 afterAll(() => stack?.dispose())
 
 it("1,500 fuzzed requests find nothing", async () => {
-  const report = await runFuzz({ baseUrl: stack.baseUrl, apiKey: await stack.run(SuiteApiKey), seed: 20260601, requests: 1500, concurrency: 8 })
+  const report = await runFuzz({
+    baseUrl: stack.baseUrl,
+    apiKey: await stack.run(SuiteApiKey),
+    seed: 20260601,
+    requests: 1500,
+    concurrency: 8
+  })
   expect(report.failures).toEqual([])
   expect(report.uncoveredOperations).toEqual([])
   expect(report.transportErrors).toBe(0)

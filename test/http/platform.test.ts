@@ -1,6 +1,7 @@
 import { HttpClient } from "@effect/platform"
 import { expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
+
 import { tcpProxy } from "../support/TcpProxy.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, sendJson, TestServer, TestStack } from "../support/TestServer.js"
@@ -74,11 +75,13 @@ layer(BehindProxy, { excludeTestServices: true })("database outage", (it) => {
       const summary = yield* sendJson("GET", "/api/v1/status")
       expect(summary.status).toBe(200)
       expect(summary.body.components.map((c: { name: string }) => c.name)).toEqual(["Before"])
-      for (const [method, url, body] of [
-        ["GET", "/api/v1/admin/components", undefined],
-        ["POST", "/api/v1/admin/components", { name: "During" }],
-        ["GET", "/readyz", undefined]
-      ] as const) {
+      for (
+        const [method, url, body] of [
+          ["GET", "/api/v1/admin/components", undefined],
+          ["POST", "/api/v1/admin/components", { name: "During" }],
+          ["GET", "/readyz", undefined]
+        ] as const
+      ) {
         const response = yield* sendJson(method, url, body)
         expect(response.status, `${method} ${url}`).toBe(503)
         expect(response.body).toEqual({ _tag: "ServiceUnavailable", message: expect.any(String) })

@@ -1,24 +1,35 @@
-import { describe, expect, it } from "@effect/vitest"
-import type { AddressInfo } from "node:net"
 import { request } from "node:http"
+import type { AddressInfo } from "node:net"
+
+import { describe, expect, it } from "@effect/vitest"
+
 import { answerCached, serverWithFastPath } from "../../src/http/PublicHttpServer.js"
 import { acceptsGzip } from "../../src/http/PublicResponses.js"
 import type { EncodedResponse } from "../../src/services/public/PublicSnapshot.js"
 
-const summary: EncodedResponse = { body: Buffer.from("{\"status\":\"operational\"}"), contentType: "application/json", etag: "\"v1\"" }
+const summary: EncodedResponse = {
+  body: Buffer.from("{\"status\":\"operational\"}"),
+  contentType: "application/json",
+  etag: "\"v1\""
+}
 
 const send = (port: number, method: string, path: string, headers: Record<string, string> = {}) =>
   new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, method, path, headers }, (res) => {
       let body = ""
-      res.setEncoding("utf8").on("data", (chunk) => (body += chunk)).on("end", () =>
-        resolve({ status: res.statusCode!, headers: res.headers, body }))
+      res.setEncoding("utf8").on("data", (chunk) => (body += chunk)).on(
+        "end",
+        () => resolve({ status: res.statusCode!, headers: res.headers, body })
+      )
     })
     req.on("error", reject).end()
   })
 
 /** A server with the fast path over `lookup`, and a stand-in for the Effect router that says "router". */
-const withServer = async (lookup: (path: string) => EncodedResponse | undefined, run: (port: number) => Promise<void>) => {
+const withServer = async (
+  lookup: (path: string) => EncodedResponse | undefined,
+  run: (port: number) => Promise<void>
+) => {
   const server = serverWithFastPath(answerCached(lookup))
   server.on("request", (_req, res) => res.end("router"))
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -51,7 +62,11 @@ describe("public fast path", () => {
     withServer((path) => path === "/api/v1/status" ? summary : undefined, async (port) => {
       const first = await send(port, "GET", "/api/v1/status")
       expect(first).toMatchObject({ status: 200, body: "{\"status\":\"operational\"}" })
-      expect(first.headers).toMatchObject({ etag: "\"v1\"", "content-type": "application/json", "cache-control": "public, max-age=5" })
+      expect(first.headers).toMatchObject({
+        etag: "\"v1\"",
+        "content-type": "application/json",
+        "cache-control": "public, max-age=5"
+      })
       const revalidated = await send(port, "GET", "/api/v1/status", { "if-none-match": "\"v0\", \"v1\"" })
       expect(revalidated).toMatchObject({ status: 304, body: "" })
       expect((await send(port, "GET", "/api/v1/status", { "if-none-match": "\"v0\"" })).status).toBe(200)

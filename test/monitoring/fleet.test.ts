@@ -2,10 +2,12 @@
  * The fleet end to end in one process, as `npm start` runs it without REDIS_URL: the check
  * scheduler, the in-process probe and ingest, against a real local HTTP target, on real time.
  */
-import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+
+import { expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+
 import { InProcessProbeLive } from "../../probes/ProbeAgent.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
@@ -26,7 +28,11 @@ const TargetLive = Layer.scoped(
         res.end()
       })
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, answer: (s: number) => (status = s) }
+      return {
+        server,
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        answer: (s: number) => (status = s)
+      }
     }),
     ({ server }) => Effect.promise(() => new Promise((resolve) => server.close(resolve)))
   )
@@ -46,14 +52,24 @@ layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("fleet in one
       const component = yield* client.components.create({ payload: { name: "Shop" } })
       target.answer(503)
       const monitor = yield* client.monitors.create({
-        payload: { componentId: component.id, type: "http", url: target.url, intervalSeconds: 10, timeoutMs: 2000, failureThreshold: 1 }
+        payload: {
+          componentId: component.id,
+          type: "http",
+          url: target.url,
+          intervalSeconds: 10,
+          timeoutMs: 2000,
+          failureThreshold: 1
+        }
       })
       const statusOf = Effect.map(client.status.components(), (list) => list.find((c) => c.id === component.id)?.status)
 
       // The scheduler reloads monitors every 5 s and runs a new one at its current slot.
       expect(yield* eventually(statusOf, (s) => s === "major_outage", 15_000)).toBe("major_outage")
       const [checked] = (yield* client.monitors.list()).filter((m) => m.id === monitor.id)
-      expect(checked).toMatchObject({ state: "down", regionStates: [{ region: "local", ok: false, lastStatusCode: 503 }] })
+      expect(checked).toMatchObject({
+        state: "down",
+        regionStates: [{ region: "local", ok: false, lastStatusCode: 503 }]
+      })
       const results = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
       expect(results[0]).toMatchObject({ region: "local", ok: false, statusCode: 503, error: expect.any(String) })
 

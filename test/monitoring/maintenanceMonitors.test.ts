@@ -5,12 +5,13 @@
  */
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, TestClock } from "effect"
+
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { checkResult } from "../support/CheckResults.js"
+import { scheduleSoon } from "../support/Maintenance.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
-import { scheduleSoon } from "../support/Maintenance.js"
 
 // The maintenance clock is driven by hand (runDue) rather than run as a fiber: the rounds below
 // move the TestClock a minute at a time.
@@ -116,7 +117,12 @@ it.layer(Stack)("maintenance and the monitors", (it) => {
       yield* rounds(monitor.id, [false, false])
       const now = yield* DateTime.now
       const window = yield* client.maintenance.create({
-        payload: { title: "Abandoned", scheduledStart: now, scheduledEnd: DateTime.add(now, { hours: 1 }), componentIds: [component.id] }
+        payload: {
+          title: "Abandoned",
+          scheduledStart: now,
+          scheduledEnd: DateTime.add(now, { hours: 1 }),
+          componentIds: [component.id]
+        }
       })
       yield* maintenanceTick(0)
       expect(yield* statusOf).toBe("maintenance")

@@ -3,12 +3,14 @@
  * moment (past downtime stays), and the components it leaves (and joins) have their status
  * decided again from the monitors they keep, as ingest decides it, with the event.
  */
+import { readFileSync } from "node:fs"
+
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { readFileSync } from "node:fs"
-import { migrationsDirectory } from "../../src/persistence/Migrations.js"
+
 import { jobIdOf } from "../../src/domain/CheckJob.js"
+import { migrationsDirectory } from "../../src/persistence/Migrations.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { checkResult } from "../support/CheckResults.js"
@@ -52,7 +54,10 @@ const intervalsOf = (monitorId: string) =>
       select component_id, started_at, ended_at from monitor_downtime where monitor_id = ${monitorId} order by started_at`)
 
 const statusEvents = (mark: string) =>
-  Effect.map(outboxSince(mark), (rows) => rows.filter((e) => e.event === "component.status_changed").map((e) => e.payload))
+  Effect.map(
+    outboxSince(mark),
+    (rows) => rows.filter((e) => e.event === "component.status_changed").map((e) => e.payload)
+  )
 
 /** Two hours on, the hourly rollups wholly after `from`: what the component lost once the monitor was gone. */
 const hoursAfter = (componentId: string, from: number) =>
@@ -62,7 +67,9 @@ const hoursAfter = (componentId: string, from: number) =>
     const sql = yield* SqlClient.SqlClient
     return yield* sql<{ observedSeconds: number; downtimeSeconds: number }>`
       select observed_seconds, downtime_seconds from uptime_rollups
-      where component_id = ${componentId} and granularity = 'hour' and bucket_start >= ${new Date(Math.ceil(from / hour) * hour)}`
+      where component_id = ${componentId} and granularity = 'hour' and bucket_start >= ${new Date(
+      Math.ceil(from / hour) * hour
+    )}`
   })
 
 it.layer(Stack)("removing and moving monitors", (it) => {
@@ -220,12 +227,24 @@ it.layer(Stack)("removing and moving monitors", (it) => {
       // Deleted by the old code: the rows stayed, the monitors did not.
       const [checked, unchecked] = [`gone-${Math.random()}`, `gone-${Math.random()}`]
       yield* sql`insert into monitor_downtime ${
-        sql.insert([checked, unchecked].map((monitorId) => ({ monitorId, componentId: legacy.id, startedAt: new Date(now - hour) })))
+        sql.insert(
+          [checked, unchecked].map((monitorId) => ({
+            monitorId,
+            componentId: legacy.id,
+            startedAt: new Date(now - hour)
+          }))
+        )
       }`
       yield* sql`insert into check_results ${
         sql.insert([now - 50 * 60_000, now - 40 * 60_000].map((at) => ({
-          jobId: jobIdOf(checked, at), region: "local", monitorId: checked, probe: "local-1", scheduledAt: new Date(at),
-          checkedAt: new Date(at), ok: false, durationMs: 1
+          jobId: jobIdOf(checked, at),
+          region: "local",
+          monitorId: checked,
+          probe: "local-1",
+          scheduledAt: new Date(at),
+          checkedAt: new Date(at),
+          ok: false,
+          durationMs: 1
         })))
       }`
       yield* sql.unsafe(readFileSync(`${migrationsDirectory}/0015_close_orphan_downtime.sql`, "utf8"))

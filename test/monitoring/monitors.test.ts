@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
 it.layer(TestServer())("monitors", (it) => {
@@ -10,7 +11,9 @@ it.layer(TestServer())("monitors", (it) => {
       const client = yield* ApiClient
       const { id: componentId } = yield* component
 
-      const http = yield* client.monitors.create({ payload: { componentId, type: "http", url: "https://example.com/health" } })
+      const http = yield* client.monitors.create({
+        payload: { componentId, type: "http", url: "https://example.com/health" }
+      })
       expect(http).toMatchObject({
         componentId,
         type: "http",
@@ -24,7 +27,13 @@ it.layer(TestServer())("monitors", (it) => {
       const tcp = yield* client.monitors.create({ payload: { componentId, type: "tcp", url: "db.internal:5432" } })
       expect(tcp).toMatchObject({ url: "tcp://db.internal:5432", expectedStatusCode: null })
       const ssl = yield* client.monitors.create({
-        payload: { componentId, type: "ssl_expiry", url: "https://example.com:8443", intervalSeconds: 10, regions: ["eu-west", "us-east"] }
+        payload: {
+          componentId,
+          type: "ssl_expiry",
+          url: "https://example.com:8443",
+          intervalSeconds: 10,
+          regions: ["eu-west", "us-east"]
+        }
       })
       expect(ssl).toMatchObject({ url: "https://example.com:8443", timeoutMs: 5000, regions: ["eu-west", "us-east"] })
 
@@ -39,12 +48,26 @@ it.layer(TestServer())("monitors", (it) => {
       const monitor = yield* client.monitors.create({
         payload: { componentId, type: "http", url: "http://example.com", expectedStatusCode: 204 }
       })
-      const slower = yield* client.monitors.update({ path: { id: monitor.id }, payload: { intervalSeconds: 300, failureThreshold: 5 } })
-      expect(slower).toMatchObject({ intervalSeconds: 300, failureThreshold: 5, expectedStatusCode: 204, url: "http://example.com/" })
+      const slower = yield* client.monitors.update({
+        path: { id: monitor.id },
+        payload: { intervalSeconds: 300, failureThreshold: 5 }
+      })
+      expect(slower).toMatchObject({
+        intervalSeconds: 300,
+        failureThreshold: 5,
+        expectedStatusCode: 204,
+        url: "http://example.com/"
+      })
 
-      const tcp = yield* client.monitors.update({ path: { id: monitor.id }, payload: { type: "tcp", url: "tcp://example.com:443" } })
+      const tcp = yield* client.monitors.update({
+        path: { id: monitor.id },
+        payload: { type: "tcp", url: "tcp://example.com:443" }
+      })
       expect(tcp).toMatchObject({ type: "tcp", expectedStatusCode: null })
-      const back = yield* client.monitors.update({ path: { id: monitor.id }, payload: { type: "http", url: "https://example.com" } })
+      const back = yield* client.monitors.update({
+        path: { id: monitor.id },
+        payload: { type: "http", url: "https://example.com" }
+      })
       expect(back.expectedStatusCode).toBe(200)
 
       expect((yield* sendJson("DELETE", `/api/v1/admin/monitors/${monitor.id}`)).status).toBe(204)
@@ -56,7 +79,9 @@ it.layer(TestServer())("monitors", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const owner = yield* component
-      const monitor = yield* client.monitors.create({ payload: { componentId: owner.id, type: "tcp", url: "a.example:80" } })
+      const monitor = yield* client.monitors.create({
+        payload: { componentId: owner.id, type: "tcp", url: "a.example:80" }
+      })
       yield* client.components.remove({ path: { id: owner.id } })
       expect((yield* client.monitors.list()).map((m) => m.id)).not.toContain(monitor.id)
     }))
@@ -64,11 +89,17 @@ it.layer(TestServer())("monitors", (it) => {
   it.effect("a missing component is 404", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      const created = yield* sendJson("POST", "/api/v1/admin/monitors", { componentId: "nope", type: "http", url: "https://a.example" })
+      const created = yield* sendJson("POST", "/api/v1/admin/monitors", {
+        componentId: "nope",
+        type: "http",
+        url: "https://a.example"
+      })
       expect(created.status).toBe(404)
       expect(created.body._tag).toBe("NotFound")
       const { id: componentId } = yield* component
-      const monitor = yield* client.monitors.create({ payload: { componentId, type: "http", url: "https://a.example" } })
+      const monitor = yield* client.monitors.create({
+        payload: { componentId, type: "http", url: "https://a.example" }
+      })
       const moved = yield* sendJson("PUT", `/api/v1/admin/monitors/${monitor.id}`, { componentId: "nope" })
       expect(moved.status).toBe(404)
     }))
@@ -96,7 +127,11 @@ it.layer(TestServer())("monitors", (it) => {
         ["timeout not below interval", { ...base, intervalSeconds: 10, timeoutMs: 10000 }, "timeoutMs"],
         ["status code too low", { ...base, expectedStatusCode: 99 }, "expectedStatusCode"],
         ["status code too high", { ...base, expectedStatusCode: 600 }, "expectedStatusCode"],
-        ["status code for tcp", { ...base, type: "tcp", url: "a.example:1", expectedStatusCode: 200 }, "expectedStatusCode"],
+        [
+          "status code for tcp",
+          { ...base, type: "tcp", url: "a.example:1", expectedStatusCode: 200 },
+          "expectedStatusCode"
+        ],
         ["threshold zero", { ...base, failureThreshold: 0 }, "failureThreshold"],
         ["threshold eleven", { ...base, failureThreshold: 11 }, "failureThreshold"],
         ["empty regions", { ...base, regions: [] }, "regions"],
@@ -120,6 +155,8 @@ it.layer(TestServer())("monitors", (it) => {
       expect(noCode.body).toMatchObject({ _tag: "BadRequest", issues: [{ path: ["expectedStatusCode"] }] })
       // Region names are what PROBE_REGION allows.
       const regions = ["eu_west-2", "r".repeat(63)]
-      expect((yield* client.monitors.update({ path: { id: monitor.id }, payload: { regions } })).regions).toEqual(regions)
+      expect((yield* client.monitors.update({ path: { id: monitor.id }, payload: { regions } })).regions).toEqual(
+        regions
+      )
     }))
 })

@@ -5,11 +5,13 @@
  * this process, on the real Redis with a stream prefix of its own, real PostgreSQL) stores one
  * miss per run and no result. Real time, with a 1 s interval.
  */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
+
 import { CheckJob } from "../../src/domain/CheckJob.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
@@ -48,7 +50,9 @@ const TargetLive = Layer.scoped(
 )
 
 const Fleet = IngestConsumer.pipe(
-  Layer.provideMerge(Layer.unwrapEffect(Effect.map(Prefix, (prefix) => RedisJobTransport.layer({ url: redisUrl, prefix })))),
+  Layer.provideMerge(
+    Layer.unwrapEffect(Effect.map(Prefix, (prefix) => RedisJobTransport.layer({ url: redisUrl, prefix })))
+  ),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)),
   Layer.provideMerge(LiveTestServer({ QUEUE_CLAIM_IDLE_MS: String(claimIdleMs) })),
   Layer.provideMerge(PrefixLive),
@@ -82,48 +86,62 @@ const startProbe = (name: string) =>
   })
 
 const jobs = (tag: string, count: number, url: string, scheduledAt: number) =>
-  Array.from({ length: count }, (_, i) =>
-    CheckJob.forRun({ monitorId: `${tag}${i}`, type: "http", url, timeoutMs: 20_000, expectedStatusCode: 200, intervalSeconds: 1 }, scheduledAt))
+  Array.from(
+    { length: count },
+    (_, i) =>
+      CheckJob.forRun({
+        monitorId: `${tag}${i}`,
+        type: "http",
+        url,
+        timeoutMs: 20_000,
+        expectedStatusCode: 200,
+        intervalSeconds: 1
+      }, scheduledAt)
+  )
 
 layer(Fleet, { excludeTestServices: true, timeout: "90 seconds" })("a region without a live probe", (it) => {
-  it.scoped("a probe started after the interval records the backlog as misses: one per run, no result", () =>
-    Effect.gen(function*() {
-      const transport = yield* JobTransport
-      const target = yield* Target
-      const doomed = yield* startProbe("eu-doomed")
-      // Taken by the probe, then held in flight when it dies.
-      const held = jobs("held", hung, target.url, Date.now())
-      yield* transport.publishJobs(held)
-      expect(yield* eventually(Effect.sync(target.requests), (n) => n === hung, 10_000)).toBe(hung)
-      doomed.child.kill("SIGKILL")
-      yield* Effect.promise(() => doomed.exited)
-      // Published while the region has no live probe.
-      const unread = jobs("unread", 4, target.url, Date.now())
-      yield* transport.publishJobs(unread)
-      const backlog = [...held, ...unread]
-      // Every run of the backlog is more than its interval (1 s) late before a probe comes back.
-      yield* realPause(Math.max(0, Math.max(...backlog.map((job) => job.scheduledAt)) + 1_100 - Date.now()))
+  it.scoped(
+    "a probe started after the interval records the backlog as misses: one per run, no result",
+    () =>
+      Effect.gen(function*() {
+        const transport = yield* JobTransport
+        const target = yield* Target
+        const doomed = yield* startProbe("eu-doomed")
+        // Taken by the probe, then held in flight when it dies.
+        const held = jobs("held", hung, target.url, Date.now())
+        yield* transport.publishJobs(held)
+        expect(yield* eventually(Effect.sync(target.requests), (n) => n === hung, 10_000)).toBe(hung)
+        doomed.child.kill("SIGKILL")
+        yield* Effect.promise(() => doomed.exited)
+        // Published while the region has no live probe.
+        const unread = jobs("unread", 4, target.url, Date.now())
+        yield* transport.publishJobs(unread)
+        const backlog = [...held, ...unread]
+        // Every run of the backlog is more than its interval (1 s) late before a probe comes back.
+        yield* realPause(Math.max(0, Math.max(...backlog.map((job) => job.scheduledAt)) + 1_100 - Date.now()))
 
-      yield* startProbe("eu-revived")
-      const ids = backlog.map((job) => job.id)
-      const monitors = backlog.map((job) => job.monitorId)
-      const expected = ids.toSorted().map((jobId) => ({ jobId, region: "eu", results: 0, misses: 1 }))
-      expect(yield* eventually(storedRuns(monitors), (rows) => rows.length === ids.length, 20_000)).toEqual(expected)
-      // None of them ran again.
-      expect(target.requests()).toBe(hung)
-      const sql = yield* SqlClient.SqlClient
-      const probes = yield* sql<{ probe: string; reason: string }>`
+        yield* startProbe("eu-revived")
+        const ids = backlog.map((job) => job.id)
+        const monitors = backlog.map((job) => job.monitorId)
+        const expected = ids.toSorted().map((jobId) => ({ jobId, region: "eu", results: 0, misses: 1 }))
+        expect(yield* eventually(storedRuns(monitors), (rows) => rows.length === ids.length, 20_000)).toEqual(expected)
+        // None of them ran again.
+        expect(target.requests()).toBe(hung)
+        const sql = yield* SqlClient.SqlClient
+        const probes = yield* sql<{ probe: string; reason: string }>`
         select distinct probe, reason from missed_checks where job_id = any(${ids}::text[])`
-      expect(probes).toEqual([{ probe: "eu-revived", reason: "late" }])
+        expect(probes).toEqual([{ probe: "eu-revived", reason: "late" }])
 
-      // The region is live again: a run due now is checked, not missed.
-      const [fresh] = jobs("fresh", 1, target.url, Date.now())
-      yield* transport.publishJobs([fresh!])
-      expect(yield* eventually(storedRuns([fresh!.monitorId]), (rows) => rows.length === 1, 10_000)).toEqual([
-        { jobId: fresh!.id, region: "eu", results: 1, misses: 0 }
-      ])
-      // Duplicates would show here: nothing more arrives.
-      yield* realPause(300)
-      expect(yield* storedRuns([...monitors, fresh!.monitorId])).toHaveLength(ids.length + 1)
-    }), 90_000)
+        // The region is live again: a run due now is checked, not missed.
+        const [fresh] = jobs("fresh", 1, target.url, Date.now())
+        yield* transport.publishJobs([fresh!])
+        expect(yield* eventually(storedRuns([fresh!.monitorId]), (rows) => rows.length === 1, 10_000)).toEqual([
+          { jobId: fresh!.id, region: "eu", results: 1, misses: 0 }
+        ])
+        // Duplicates would show here: nothing more arrives.
+        yield* realPause(300)
+        expect(yield* storedRuns([...monitors, fresh!.monitorId])).toHaveLength(ids.length + 1)
+      }),
+    90_000
+  )
 })

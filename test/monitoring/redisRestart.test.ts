@@ -4,10 +4,12 @@
  * restart, and the API answers throughout. A redis-server of the test's own, real PostgreSQL,
  * a real local HTTP target, real time.
  */
-import { expect, layer } from "@effect/vitest"
-import { DateTime, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+
+import { expect, layer } from "@effect/vitest"
+import { DateTime, Effect, Layer, Logger, LogLevel } from "effect"
+
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
@@ -50,46 +52,58 @@ const Fleet = Layer.mergeAll(
 )
 
 layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("Redis restarted under load", (it) => {
-  it.effect("scheduler, probe and ingest resume by themselves; the API answers during the outage", () =>
-    Effect.gen(function*() {
-      const client = yield* ApiClient
-      const redis = yield* OwnRedisServer
-      const target = yield* Target
-      const component = yield* client.components.create({ payload: { name: "Behind Redis" } })
-      const monitors = yield* Effect.forEach([1, 2, 3, 4], (i) =>
-        client.monitors.create({
-          payload: { componentId: component.id, type: "http", url: `${target.url}m${i}`, intervalSeconds: 10, timeoutMs: 2000 }
-        }))
-      const ids = new Set(monitors.map((m) => m.id))
-      /** The latest check time of each of our monitors (0: none yet). */
-      const lastChecks = Effect.map(client.monitors.list(), (list) =>
-        list.filter((m) => ids.has(m.id)).map((m) =>
-          m.regionStates.reduce((latest, s) => Math.max(latest, DateTime.toEpochMillis(s.lastCheckedAt)), 0)
-        ))
+  it.effect(
+    "scheduler, probe and ingest resume by themselves; the API answers during the outage",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* ApiClient
+        const redis = yield* OwnRedisServer
+        const target = yield* Target
+        const component = yield* client.components.create({ payload: { name: "Behind Redis" } })
+        const monitors = yield* Effect.forEach([1, 2, 3, 4], (i) =>
+          client.monitors.create({
+            payload: {
+              componentId: component.id,
+              type: "http",
+              url: `${target.url}m${i}`,
+              intervalSeconds: 10,
+              timeoutMs: 2000
+            }
+          }))
+        const ids = new Set(monitors.map((m) => m.id))
+        /** The latest check time of each of our monitors (0: none yet). */
+        const lastChecks = Effect.map(client.monitors.list(), (list) =>
+          list.filter((m) =>
+            ids.has(m.id)
+          ).map((m) =>
+            m.regionStates.reduce((latest, s) => Math.max(latest, DateTime.toEpochMillis(s.lastCheckedAt)), 0)
+          ))
 
-      // The scheduler reloads monitors every 5 s and checks a new one at once.
-      const before = yield* eventually(lastChecks, (times) => times.length === 4 && times.every((t) => t > 0), 20_000)
-      expect(before.every((t) => t > 0)).toBe(true)
+        // The scheduler reloads monitors every 5 s and checks a new one at once.
+        const before = yield* eventually(lastChecks, (times) => times.length === 4 && times.every((t) => t > 0), 20_000)
+        expect(before.every((t) => t > 0)).toBe(true)
 
-      yield* Effect.promise(redis.kill)
-      const downUntil = Date.now() + 3000
-      let answered = 0
-      while (Date.now() < downUntil) {
-        const summary = yield* sendAnonymous("GET", "/api/v1/status")
-        expect(summary.status).toBe(200)
-        expect((yield* client.monitors.list()).filter((m) => ids.has(m.id))).toHaveLength(4)
-        answered++
-        yield* realPause(250)
-      }
-      expect(answered).toBeGreaterThan(3)
+        yield* Effect.promise(redis.kill)
+        const downUntil = Date.now() + 3000
+        let answered = 0
+        while (Date.now() < downUntil) {
+          const summary = yield* sendAnonymous("GET", "/api/v1/status")
+          expect(summary.status).toBe(200)
+          expect((yield* client.monitors.list()).filter((m) => ids.has(m.id))).toHaveLength(4)
+          answered++
+          yield* realPause(250)
+        }
+        expect(answered).toBeGreaterThan(3)
 
-      yield* Effect.promise(redis.start)
-      const restartedAt = Date.now()
-      // Every monitor checked again after Redis came back: jobs published, run, results stored.
-      const after = yield* eventually(lastChecks, (times) => times.every((t) => t > restartedAt), 30_000)
-      expect(after.every((t) => t > restartedAt)).toBe(true)
-      expect((yield* sendAnonymous("GET", "/api/v1/status")).status).toBe(200)
-      const [one] = (yield* client.monitors.list()).filter((m) => m.id === monitors[0]!.id)
-      expect(one).toMatchObject({ state: "up", regionStates: [{ region: "eu", ok: true }] })
-    }), 60_000)
+        yield* Effect.promise(redis.start)
+        const restartedAt = Date.now()
+        // Every monitor checked again after Redis came back: jobs published, run, results stored.
+        const after = yield* eventually(lastChecks, (times) => times.every((t) => t > restartedAt), 30_000)
+        expect(after.every((t) => t > restartedAt)).toBe(true)
+        expect((yield* sendAnonymous("GET", "/api/v1/status")).status).toBe(200)
+        const [one] = (yield* client.monitors.list()).filter((m) => m.id === monitors[0]!.id)
+        expect(one).toMatchObject({ state: "up", regionStates: [{ region: "eu", ok: true }] })
+      }),
+    60_000
+  )
 })

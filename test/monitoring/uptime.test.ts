@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
+
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
 import { eventually } from "../support/Eventually.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
@@ -60,9 +61,11 @@ it.layer(Stack)("uptime", (it) => {
       ])
       const downtime = 36 * 60 + 0.3 * 60 * 60
       const uptime = (period: "24h" | "7d") =>
-        Effect.map(client.status.uptime({ urlParams: { period } }), (records) => records.find((r) => r.componentId === component.id)!)
+        Effect.map(client.status.uptime({ urlParams: { period } }), (records) =>
+          records.find((r) => r.componentId === component.id)!)
       yield* TestClock.adjust("1 minute") // the aggregation fiber runs
-      yield* eventually(uptime("7d"), (record) => record.uptimePercentage < 100)
+      yield* eventually(uptime("7d"), (record) =>
+        record.uptimePercentage < 100)
 
       const day = yield* uptime("24h")
       // 24 hourly buckets: 23 whole hours plus the current one.
@@ -86,8 +89,10 @@ it.layer(Stack)("uptime", (it) => {
       yield* rewriteHistory(component.id, now, [[now, "major_outage"]])
       yield* TestClock.adjust("2 minutes")
       const record = yield* eventually(
-        Effect.map(client.status.uptime({ urlParams: { period: "24h" } }), (records) => records.find((r) => r.componentId === component.id)!),
-        (found) => found.uptimePercentage < 100
+        Effect.map(client.status.uptime({ urlParams: { period: "24h" } }), (records) =>
+          records.find((r) => r.componentId === component.id)!),
+        (found) =>
+          found.uptimePercentage < 100
       )
       expect(record.uptimePercentage).toBeLessThan(100)
     }))

@@ -1,5 +1,6 @@
 /** One event of each of the seven kinds, fixed in time, for the golden files of the formats. */
 import { DateTime } from "effect"
+
 import type { NotificationEvent, Sender } from "../../src/domain/NotificationEvent.js"
 
 export const sender: Sender = { name: "Acme Cloud", url: "https://status.acme.test" }

@@ -1,11 +1,13 @@
+import { createHash } from "node:crypto"
+
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, TestClock } from "effect"
-import { createHash } from "node:crypto"
+
 import { MailDeliveries } from "../../src/services/notifications/mail/MailDeliveries.js"
-import { smtpCapture } from "../support/SmtpCapture.js"
 import type { CapturedMail, SmtpCapture } from "../support/SmtpCapture.js"
+import { smtpCapture } from "../support/SmtpCapture.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 import { mailedEvents, sampleEvents } from "./SampleEvents.js"
 
@@ -56,7 +58,14 @@ it.layer(WithMail)("subscriptions", (it) => {
         event: "incident.created" as const,
         occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
         componentIds: [],
-        data: { id: `inc-${id}`, title: `Retry ${id}`, status: "investigating" as const, severity: "minor" as const, componentIds: [], message: "m" }
+        data: {
+          id: `inc-${id}`,
+          title: `Retry ${id}`,
+          status: "investigating" as const,
+          severity: "minor" as const,
+          componentIds: [],
+          message: "m"
+        }
       })
       const erin = (eventId: string) =>
         Effect.map(
@@ -71,7 +80,11 @@ it.layer(WithMail)("subscriptions", (it) => {
       smtp.refuse("erin@example.test", 2)
       yield* mail.enqueueMany([event("evt_retry")])
       yield* sendDue
-      expect(yield* erin("evt_retry")).toMatchObject({ status: "pending", attempts: 1, lastError: expect.stringContaining("451") })
+      expect(yield* erin("evt_retry")).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        lastError: expect.stringContaining("451")
+      })
       yield* TestClock.adjust("4900 millis")
       yield* sendDue
       expect((yield* erin("evt_retry")).attempts).toBe(1)
@@ -81,7 +94,9 @@ it.layer(WithMail)("subscriptions", (it) => {
       yield* TestClock.adjust("10 seconds")
       yield* sendDue
       expect(yield* erin("evt_retry")).toMatchObject({ status: "sent", attempts: 3 })
-      expect((yield* mailsTo("erin@example.test", 2)).map((m) => m.parsed.subject)).toContain("[Status] New incident: Retry evt_retry")
+      expect((yield* mailsTo("erin@example.test", 2)).map((m) => m.parsed.subject)).toContain(
+        "[Status] New incident: Retry evt_retry"
+      )
 
       // Refused every time: the first attempt and three retries, 5, 10 and 20 s apart, then failed.
       smtp.refuse("erin@example.test", 4)
@@ -90,7 +105,11 @@ it.layer(WithMail)("subscriptions", (it) => {
         yield* TestClock.adjust(`${wait} seconds`)
         yield* sendDue
       }
-      expect(yield* erin("evt_gone")).toMatchObject({ status: "failed", attempts: 4, lastError: expect.stringContaining("451") })
+      expect(yield* erin("evt_gone")).toMatchObject({
+        status: "failed",
+        attempts: 4,
+        lastError: expect.stringContaining("451")
+      })
     }))
 
   it.effect("double opt-in: the same 202 whatever the state, a verify link by mail, then verified once", () =>
@@ -117,7 +136,10 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect(stored!.verifyTokenHash).toBe(createHash("sha256").update(token).digest("hex"))
       expect(stored!.row).not.toContain(token)
 
-      expect(yield* client.subscriptions.verify({ path: { token } })).toEqual({ verified: true, email: "alice@example.test" })
+      expect(yield* client.subscriptions.verify({ path: { token } })).toEqual({
+        verified: true,
+        email: "alice@example.test"
+      })
       const again = yield* sendJson("GET", `/api/v1/subscribe/verify/${token}`)
       expect(again.status).toBe(404)
       expect(again.body._tag).toBe("NotFound")
@@ -141,7 +163,10 @@ it.layer(WithMail)("subscriptions", (it) => {
       const first = yield* sendJson("POST", "/api/v1/subscribe", { email: "bob@example.test" })
       const firstToken = verifyToken((yield* mailsTo("bob@example.test", 1))[0]!)
       // Pending: the same answer as for a new address.
-      expect(yield* sendJson("POST", "/api/v1/subscribe", { email: "bob@example.test" })).toMatchObject({ status: 202, body: first.body })
+      expect(yield* sendJson("POST", "/api/v1/subscribe", { email: "bob@example.test" })).toMatchObject({
+        status: 202,
+        body: first.body
+      })
       const secondToken = verifyToken((yield* mailsTo("bob@example.test", 2))[1]!)
       expect(secondToken).not.toBe(firstToken)
       expect((yield* sendJson("GET", `/api/v1/subscribe/verify/${firstToken}`)).status).toBe(404)
@@ -169,7 +194,14 @@ it.layer(WithMail)("subscriptions", (it) => {
         event: "incident.created",
         occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
         componentIds: [],
-        data: { id: "inc", title: "API <down>", status: "investigating", severity: "critical", componentIds: [], message: "We are on it & more" }
+        data: {
+          id: "inc",
+          title: "API <down>",
+          status: "investigating",
+          severity: "critical",
+          componentIds: [],
+          message: "We are on it & more"
+        }
       }])
       expect(enqueued).toBeGreaterThanOrEqual(2)
       yield* Effect.forEach(yield* mail.claimDue(100), mail.attempt, { discard: true })
@@ -179,7 +211,9 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect(parsed.subject).toBe("[Status] New incident: API <down>")
       expect(parsed.text).toContain("We are on it & more")
       expect(parsed.html).toContain("API &lt;down&gt;")
-      const link = /https:\/\/status\.example\.test\/unsubscribe\?email=([^&\s]+)&token=([A-Za-z0-9_-]+)/.exec(parsed.text ?? "")
+      const link = /https:\/\/status\.example\.test\/unsubscribe\?email=([^&\s]+)&token=([A-Za-z0-9_-]+)/.exec(
+        parsed.text ?? ""
+      )
       expect(link).not.toBeNull()
       expect(decodeURIComponent(link![1]!)).toBe("carol@example.test")
       // mailparser folds List-* headers into one object: read the raw header lines instead.
@@ -189,9 +223,15 @@ it.layer(WithMail)("subscriptions", (it) => {
       const oneClick = header("list-unsubscribe")!.replace(/^\s*<|>$/g, "")
       expect(oneClick).toBe(`${publicUrl}/api/v1/unsubscribe/one-click?email=carol%40example.test&token=${link![2]}`)
 
-      const wrong = yield* sendJson("POST", "/api/v1/unsubscribe", { email: "carol@example.test", token: "not-the-token" })
+      const wrong = yield* sendJson("POST", "/api/v1/unsubscribe", {
+        email: "carol@example.test",
+        token: "not-the-token"
+      })
       expect(wrong.status).toBe(404)
-      const otherAddress = yield* sendJson("POST", "/api/v1/unsubscribe", { email: "dave@example.test", token: link![2] })
+      const otherAddress = yield* sendJson("POST", "/api/v1/unsubscribe", {
+        email: "dave@example.test",
+        token: link![2]
+      })
       expect(otherAddress.status).toBe(404)
 
       // RFC 8058: the mail client POSTs a form body to the List-Unsubscribe URL.
@@ -200,7 +240,10 @@ it.layer(WithMail)("subscriptions", (it) => {
         HttpClientRequest.post(oneClick.slice(publicUrl.length)).pipe(
           HttpClientRequest.bodyText("List-Unsubscribe=One-Click", "application/x-www-form-urlencoded")
         )
-      ).pipe(Effect.flatMap((response) => Effect.map(response.json, (body) => ({ status: response.status, body }))), Effect.scoped)
+      ).pipe(
+        Effect.flatMap((response) => Effect.map(response.json, (body) => ({ status: response.status, body }))),
+        Effect.scoped
+      )
       expect(clicked).toEqual({ status: 200, body: { unsubscribed: true } })
       expect((yield* client.subscribers.list()).map((s) => s.email)).not.toContain("carol@example.test")
 
@@ -208,7 +251,8 @@ it.layer(WithMail)("subscriptions", (it) => {
       const daveToken = /unsubscribe\?email=[^&\s]+&token=([A-Za-z0-9_-]+)/.exec(daveMail!.parsed.text ?? "")![1]!
       expect(yield* client.subscriptions.unsubscribe({ payload: { email: "dave@example.test", token: daveToken } }))
         .toEqual({ unsubscribed: true })
-      expect((yield* sendJson("POST", "/api/v1/unsubscribe", { email: "dave@example.test", token: daveToken })).status).toBe(404)
+      expect((yield* sendJson("POST", "/api/v1/unsubscribe", { email: "dave@example.test", token: daveToken })).status)
+        .toBe(404)
     }))
 
   it.effect("a verified subscriber gets a mail for each incident and maintenance event, none for a component change", () =>
@@ -217,7 +261,9 @@ it.layer(WithMail)("subscriptions", (it) => {
       const mail = yield* MailDeliveries
       const sql = yield* SqlClient.SqlClient
       yield* client.subscriptions.subscribe({ payload: { email: "frank@example.test" } })
-      yield* client.subscriptions.verify({ path: { token: verifyToken((yield* mailsTo("frank@example.test", 1))[0]!) } })
+      yield* client.subscriptions.verify({
+        path: { token: verifyToken((yield* mailsTo("frank@example.test", 1))[0]!) }
+      })
       // The seven kinds of event, about no particular component.
       yield* mail.enqueueMany(sampleEvents.map((event) => ({ ...event, id: `kinds_${event.id}`, componentIds: [] })))
       const queued = yield* sql<{ event: { event: string } }>`

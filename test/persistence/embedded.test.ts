@@ -2,13 +2,15 @@
  * The embedded PGlite shared by the whole connection pool (`EmbeddedSessions`): statements of
  * many connections, and transactions among them, each run whole and on their own.
  */
+import net from "node:net"
+
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import net from "node:net"
 import pg from "pg"
+
 import { Database } from "../../src/persistence/Database.js"
 import { shareSessionsSafely } from "../../src/persistence/EmbeddedSessions.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
@@ -22,12 +24,19 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
       yield* sql`create table embedded_a (n integer)`
       const transactions = Effect.forEach(
         Array.from({ length: 100 }, (_, i) => i),
-        (i) => sql.withTransaction(Effect.zipRight(sql`insert into embedded_a values (${i})`, sql`select count(*) from embedded_a`)),
+        (i) =>
+          sql.withTransaction(
+            Effect.zipRight(sql`insert into embedded_a values (${i})`, sql`select count(*) from embedded_a`)
+          ),
         { concurrency: 2, discard: true }
       )
       const statements = Effect.forEach(
         Array.from({ length: 500 }, (_, i) => i),
-        (i) => Effect.map(sql<{ n: number; s: string }>`select ${i}::integer + 1 as n, ${`text ${i}`} as s`, (rows) => rows[0]),
+        (i) =>
+          Effect.map(
+            sql<{ n: number; s: string }>`select ${i}::integer + 1 as n, ${`text ${i}`} as s`,
+            (rows) => rows[0]
+          ),
         { concurrency: 8 }
       )
       const [, answers] = yield* Effect.all([transactions, statements], { concurrency: 2 })
@@ -134,82 +143,97 @@ const settled = (promise: Promise<unknown>) => {
 const pause = (millis: number) => new Promise((resume) => setTimeout(resume, millis))
 
 describe("embedded PGlite sessions, connection by connection", () => {
-  it("a connection that drops inside its transaction leaves nothing behind and holds up no one", () =>
-    withServedPGlite(async (served) => {
-      const dropped = await served.client()
-      const other = await served.client()
-      await other.query("create table embedded_c (n integer)")
-      await dropped.query("begin")
-      await dropped.query("insert into embedded_c values (1)")
-      // The other connection waits while the transaction is open...
-      const waiting = other.query("insert into embedded_c values (2)")
-      const answered = settled(waiting)
-      await pause(100)
-      expect(answered()).toBe(false)
-      // ...and goes on once the holder's connection is cut without a word.
-      ;(dropped as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy()
-      await waiting
-      expect((await other.query("select n from embedded_c order by n")).rows).toEqual([{ n: 2 }])
-      expect(served.db.isInTransaction()).toBe(false)
-      await other.end()
-    }), 30_000)
+  it(
+    "a connection that drops inside its transaction leaves nothing behind and holds up no one",
+    () =>
+      withServedPGlite(async (served) => {
+        const dropped = await served.client()
+        const other = await served.client()
+        await other.query("create table embedded_c (n integer)")
+        await dropped.query("begin")
+        await dropped.query("insert into embedded_c values (1)")
+        // The other connection waits while the transaction is open...
+        const waiting = other.query("insert into embedded_c values (2)")
+        const answered = settled(waiting)
+        await pause(100)
+        expect(answered()).toBe(false) // ...and goes on once the holder's connection is cut without a word.
+        ;(dropped as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy()
+        await waiting
+        expect((await other.query("select n from embedded_c order by n")).rows).toEqual([{ n: 2 }])
+        expect(served.db.isInTransaction()).toBe(false)
+        await other.end()
+      }),
+    30_000
+  )
 
-  it("a statement whose messages arrive one by one, while another connection's transaction is open, runs whole after it", () =>
-    withServedPGlite(async (served) => {
-      const holder = await served.client()
-      const raw = await served.rawConnection()
-      await holder.query("begin")
-      raw.send("P", Buffer.from("\0select 7 as x\0\0\0"))
-      await pause(5)
-      raw.send("B", Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]))
-      await pause(5)
-      raw.send("E", Buffer.from([0, 0, 0, 0, 0]))
-      await pause(5)
-      raw.send("S")
-      await pause(20)
-      expect(raw.readyForQuery()).toBe(1)
-      await holder.query("commit")
-      await until(() => raw.readyForQuery() === 2)
-      expect((await holder.query("select 1 as one")).rows).toEqual([{ one: 1 }])
-      raw.socket.destroy()
-      await holder.end()
-    }), 30_000)
+  it(
+    "a statement whose messages arrive one by one, while another connection's transaction is open, runs whole after it",
+    () =>
+      withServedPGlite(async (served) => {
+        const holder = await served.client()
+        const raw = await served.rawConnection()
+        await holder.query("begin")
+        raw.send("P", Buffer.from("\0select 7 as x\0\0\0"))
+        await pause(5)
+        raw.send("B", Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]))
+        await pause(5)
+        raw.send("E", Buffer.from([0, 0, 0, 0, 0]))
+        await pause(5)
+        raw.send("S")
+        await pause(20)
+        expect(raw.readyForQuery()).toBe(1)
+        await holder.query("commit")
+        await until(() => raw.readyForQuery() === 2)
+        expect((await holder.query("select 1 as one")).rows).toEqual([{ one: 1 }])
+        raw.socket.destroy()
+        await holder.end()
+      }),
+    30_000
+  )
 
-  it("a connection dropped in the middle of an exchange leaves no half-done statement to the next", () =>
-    withServedPGlite(async (served) => {
-      const raw = await served.rawConnection()
-      // A Parse that fails, and no Sync: the session is left waiting for the end of the exchange.
-      raw.send("P", Buffer.from("\0select from nowhere_at_all\0\0\0"))
-      await pause(20)
-      raw.socket.destroy()
-      const next = await served.client()
-      expect((await next.query("select $1::integer as x", [42])).rows).toEqual([{ x: 42 }])
-      await next.end()
-    }), 30_000)
+  it(
+    "a connection dropped in the middle of an exchange leaves no half-done statement to the next",
+    () =>
+      withServedPGlite(async (served) => {
+        const raw = await served.rawConnection()
+        // A Parse that fails, and no Sync: the session is left waiting for the end of the exchange.
+        raw.send("P", Buffer.from("\0select from nowhere_at_all\0\0\0"))
+        await pause(20)
+        raw.socket.destroy()
+        const next = await served.client()
+        expect((await next.query("select $1::integer as x", [42])).rows).toEqual([{ x: 42 }])
+        await next.end()
+      }),
+    30_000
+  )
 
-  it("after a connection fails, the messages it still had on their way never run", () =>
-    withServedPGlite(async (served) => {
-      const setup = await served.client()
-      await setup.query("create table embedded_d (n integer)")
-      // Stands for a failure of the session itself (not an SQL error, which is an answer).
-      const execute = served.db.execProtocolRawStream.bind(served.db)
-      served.db.execProtocolRawStream = async (message, options) => {
-        if (Buffer.from(message).includes("FAIL HERE")) {
-          await pause(30)
-          throw new Error("the session failed")
+  it(
+    "after a connection fails, the messages it still had on their way never run",
+    () =>
+      withServedPGlite(async (served) => {
+        const setup = await served.client()
+        await setup.query("create table embedded_d (n integer)")
+        // Stands for a failure of the session itself (not an SQL error, which is an answer).
+        const execute = served.db.execProtocolRawStream.bind(served.db)
+        served.db.execProtocolRawStream = async (message, options) => {
+          if (Buffer.from(message).includes("FAIL HERE")) {
+            await pause(30)
+            throw new Error("the session failed")
+          }
+          return execute(message, options)
         }
-        return execute(message, options)
-      }
-      const raw = await served.rawConnection()
-      const query = (text: string) => Buffer.from(`${text}\0`)
-      raw.send("Q", query("select 'FAIL HERE'"))
-      await pause(5)
-      raw.send("Q", query("begin; insert into embedded_d values (99)"))
-      await pause(2)
-      await setup.query("insert into embedded_d values (2)")
-      expect(served.db.isInTransaction()).toBe(false)
-      const after = await served.client()
-      expect((await after.query("select n from embedded_d order by n")).rows).toEqual([{ n: 2 }])
-      await Promise.all([setup.end(), after.end()])
-    }), 30_000)
+        const raw = await served.rawConnection()
+        const query = (text: string) => Buffer.from(`${text}\0`)
+        raw.send("Q", query("select 'FAIL HERE'"))
+        await pause(5)
+        raw.send("Q", query("begin; insert into embedded_d values (99)"))
+        await pause(2)
+        await setup.query("insert into embedded_d values (2)")
+        expect(served.db.isInTransaction()).toBe(false)
+        const after = await served.client()
+        expect((await after.query("select n from embedded_d order by n")).rows).toEqual([{ n: 2 }])
+        await Promise.all([setup.end(), after.end()])
+      }),
+    30_000
+  )
 })

@@ -1,6 +1,7 @@
 /** The `http` check against real node:http and node:https servers on loopback. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { httpCheck } from "../../probes/checks/http.js"
 import { makeCa, makeLeaf, startHttpsServer } from "../support/Certificates.js"
 import { closedPort, httpServer } from "../support/Servers.js"
@@ -10,7 +11,11 @@ describe("http check", () => {
     Effect.gen(function*() {
       const target = yield* httpServer((_request, response) => response.end("hello"))
       const first = yield* httpCheck({ url: `${target.url}/health`, timeoutMs: 2000, expectedStatusCode: 200 })
-      const second = yield* httpCheck({ url: `http://localhost:${target.port}/health`, timeoutMs: 2000, expectedStatusCode: 200 })
+      const second = yield* httpCheck({
+        url: `http://localhost:${target.port}/health`,
+        timeoutMs: 2000,
+        expectedStatusCode: 200
+      })
       expect(first).toMatchObject({ ok: true, statusCode: 200, error: null, sslDaysLeft: null })
       expect(second).toMatchObject({ ok: true, statusCode: 200 })
       // An IP address needs no DNS lookup; a name does.
@@ -41,7 +46,11 @@ describe("http check", () => {
       expect(moved.error).toContain("redirect to /health not followed")
       expect(paths).toEqual(["/health", "/moved"])
 
-      const expectedRedirect = yield* httpCheck({ url: `${target.url}/moved`, timeoutMs: 2000, expectedStatusCode: 301 })
+      const expectedRedirect = yield* httpCheck({
+        url: `${target.url}/moved`,
+        timeoutMs: 2000,
+        expectedStatusCode: 301
+      })
       expect(expectedRedirect).toMatchObject({ ok: true, statusCode: 301 })
     }))
 
@@ -77,7 +86,8 @@ describe("http check", () => {
     Effect.gen(function*() {
       const ca = yield* Effect.promise(makeCa)
       const leaf = yield* Effect.promise(() => makeLeaf({ ca, daysLeft: 90 }))
-      const server = yield* Effect.acquireRelease(Effect.promise(() => startHttpsServer(leaf)), (s) => Effect.promise(s.close))
+      const server = yield* Effect.acquireRelease(Effect.promise(() => startHttpsServer(leaf)), (s) =>
+        Effect.promise(s.close))
       const check = { url: `https://localhost:${server.port}/`, timeoutMs: 3000, expectedStatusCode: 200 }
 
       const trusted = yield* httpCheck(check, { extraCa: ca.cert })

@@ -4,18 +4,22 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, ConfigProvider, Effect, HashMap, Layer, Logger } from "effect"
+
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
 import { CheckJob, isMissed } from "../../src/domain/CheckJob.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import { JobTransportLive } from "../../src/queue/JobTransportLive.js"
-import { httpServer } from "../support/Servers.js"
 import { readAll } from "../queue/transportContract.js"
+import { httpServer } from "../support/Servers.js"
 
 const agentOptions = { region: "local", name: "p1", concurrency: 4, claimIdleMs: 30_000, readBlockMs: 100 }
 
 const httpJob = (monitorId: string, url: string, scheduledAt = Date.now()) =>
-  CheckJob.forRun({ monitorId, type: "http", url, timeoutMs: 5000, expectedStatusCode: 200, intervalSeconds: 60 }, scheduledAt)
+  CheckJob.forRun(
+    { monitorId, type: "http", url, timeoutMs: 5000, expectedStatusCode: 200, intervalSeconds: 60 },
+    scheduledAt
+  )
 
 describe("probe agent (in-process transport)", () => {
   it.live("runs fresh jobs into results, records stale ones as missed, and respects its concurrency limit", () =>
@@ -45,7 +49,15 @@ describe("probe agent (in-process transport)", () => {
       expect(results.map((r) => r.jobId).sort()).toEqual([...fresh, failing].map((j) => j.id).sort())
       // Not run: one miss instead, stamped with the region and the probe that gave it up.
       expect(misses).toEqual([
-        expect.objectContaining({ _tag: "MissedCheck", jobId: stale.id, monitorId: "stale", region: "local", probe: "p1", scheduledAt: stale.scheduledAt, reason: "late" })
+        expect.objectContaining({
+          _tag: "MissedCheck",
+          jobId: stale.id,
+          monitorId: "stale",
+          region: "local",
+          probe: "p1",
+          scheduledAt: stale.scheduledAt,
+          reason: "late"
+        })
       ])
       expect(misses[0]!.recordedAt - stale.scheduledAt).toBeGreaterThan(60_000)
       for (const result of results) {
@@ -63,12 +75,18 @@ describe("probe agent (in-process transport)", () => {
     Effect.gen(function*() {
       const lines: Array<Record<string, unknown>> = []
       const capture = Logger.make(({ annotations, message }) => {
-        if (Array.isArray(message) && message[0] === "probe stats") lines.push(Object.fromEntries(HashMap.toEntries(annotations)))
+        if (Array.isArray(message) && message[0] === "probe stats") {
+          lines.push(Object.fromEntries(HashMap.toEntries(annotations)))
+        }
       })
-      const target = yield* httpServer((request, response) => response.writeHead(request.url === "/down" ? 503 : 200).end())
+      const target = yield* httpServer((request, response) =>
+        response.writeHead(request.url === "/down" ? 503 : 200).end()
+      )
       const queue = yield* JobTransport
       yield* Layer.buildWithScope(
-        ProbeAgent.layer({ ...agentOptions, statsEvery: "400 millis" }).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, capture))),
+        ProbeAgent.layer({ ...agentOptions, statsEvery: "400 millis" }).pipe(
+          Layer.provide(Logger.replace(Logger.defaultLogger, capture))
+        ),
         yield* Effect.scope
       )
       yield* queue.publishJobs([
@@ -92,7 +110,13 @@ describe("in-process probe as the service composes it without REDIS_URL", () => 
       const ingest = yield* queue.resultConsumer("ingest-test")
       yield* queue.publishJobs([httpJob("svc", `${target.url}/`)])
       const [result] = (yield* readAll(ingest, 1)).map((d) => d.value)
-      expect(result).toMatchObject({ jobId: expect.stringMatching(/^svc:\d+$/), region: "local", probe: "in-process", ok: true, statusCode: 200 })
+      expect(result).toMatchObject({
+        jobId: expect.stringMatching(/^svc:\d+$/),
+        region: "local",
+        probe: "in-process",
+        ok: true,
+        statusCode: 200
+      })
     }).pipe(
       Effect.scoped,
       Effect.provide(ProbeAgent.InProcessProbeLive.pipe(Layer.provideMerge(JobTransportLive))),

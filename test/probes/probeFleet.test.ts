@@ -3,14 +3,16 @@
  * regions and siblings, a SIGKILLed probe whose jobs a sibling finishes, stale jobs recorded as
  * missed, and a SIGTERM that drains the checks in flight. Each test uses its own stream prefix.
  */
+import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+
 import { Array as Arr, Schema } from "effect"
 import { Redis } from "ioredis"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+
 import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
-import { spawn } from "node:child_process"
 import { projectRoot, type Service } from "../support/ChildProcess.js"
 import { redisUrl } from "../support/Redis.js"
 
@@ -94,13 +96,23 @@ const publish = async (jobs: ReadonlyArray<CheckJob>) => {
 const httpJobs = (count: number, url: string, options: { scheduledAt?: number; tag?: string } = {}) =>
   Array.from({ length: count }, (_, i) =>
     CheckJob.forRun(
-      { monitorId: `${options.tag ?? "m"}${i}`, type: "http", url, timeoutMs: 20_000, expectedStatusCode: 200, intervalSeconds: 60 },
+      {
+        monitorId: `${options.tag ?? "m"}${i}`,
+        type: "http",
+        url,
+        timeoutMs: 20_000,
+        expectedStatusCode: 200,
+        intervalSeconds: 60
+      },
       options.scheduledAt ?? Date.now()
     ))
 
 /** What the probes published: results, and misses. */
 const reports = async () =>
-  Arr.partition((await redis.xrange(`${prefix}results`, "-", "+")).map(([, fields]) => decodeReport(fields[1])), isMissed)
+  Arr.partition(
+    (await redis.xrange(`${prefix}results`, "-", "+")).map(([, fields]) => decodeReport(fields[1])),
+    isMissed
+  )
 const results = async () => (await reports())[0]
 
 const pendingJobs = async (region: string) => Number((await redis.xpending(`${prefix}jobs`, region) as [number])[0])
@@ -118,7 +130,10 @@ describe("probe agents on Redis Streams (child processes)", () => {
     await publish([...stale, ...fresh])
 
     await until("120 results and 10 misses", async () => (await redis.xlen(`${prefix}results`)) >= 130)
-    await until("every job acknowledged", async () => (await pendingJobs("eu")) === 0 && (await pendingJobs("us")) === 0)
+    await until(
+      "every job acknowledged",
+      async () => (await pendingJobs("eu")) === 0 && (await pendingJobs("us")) === 0
+    )
     const [all, misses] = await reports()
     expect(all).toHaveLength(120)
     // Not run: one miss per stale job and region instead.
@@ -156,7 +171,10 @@ describe("probe agents on Redis Streams (child processes)", () => {
     // Kept alive while its owner lives: the sibling has claimed nothing.
     await new Promise((resolve) => setTimeout(resolve, claimIdleMs))
     expect(await redis.xlen(`${prefix}results`)).toBe(0)
-    expect(await redis.xpending(`${prefix}jobs`, "eu")).toMatchObject([5, expect.anything(), expect.anything(), [["doomed", "5"]]])
+    expect(await redis.xpending(`${prefix}jobs`, "eu")).toMatchObject([5, expect.anything(), expect.anything(), [[
+      "doomed",
+      "5"
+    ]]])
 
     doomed.child.kill("SIGKILL")
     const killedAt = Date.now()

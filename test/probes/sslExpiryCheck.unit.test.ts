@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+
 import { sslExpiryCheck } from "../../probes/checks/sslExpiry.js"
 import { makeCa, makeLeaf, type Pem, startHttpsServer } from "../support/Certificates.js"
 import { tcpServer } from "../support/Servers.js"
@@ -53,14 +54,18 @@ describe("ssl_expiry check", () => {
       const expired = yield* serve(yield* Effect.promise(() => makeLeaf({ ca, daysLeft: -3, notBeforeDaysAgo: 30 })))
       const otherName = yield* serve(yield* Effect.promise(() => makeLeaf({ ca, daysLeft: 90, name: "other.test" })))
 
-      const untrusted = yield* sslExpiryCheck({ url: `localhost:${selfSigned.port}`, timeoutMs: 3000 }, { extraCa: ca.cert })
+      const untrusted = yield* sslExpiryCheck({ url: `localhost:${selfSigned.port}`, timeoutMs: 3000 }, {
+        extraCa: ca.cert
+      })
       expect(untrusted).toMatchObject({ ok: false, sslDaysLeft: 90 })
       expect(untrusted.error).toMatch(/^certificate not trusted: .*SELF_SIGNED/)
 
       const gone = yield* sslExpiryCheck({ url: `localhost:${expired.port}`, timeoutMs: 3000 }, { extraCa: ca.cert })
       expect(gone).toMatchObject({ ok: false, sslDaysLeft: -3, error: "certificate not trusted: CERT_HAS_EXPIRED" })
 
-      const mismatch = yield* sslExpiryCheck({ url: `localhost:${otherName.port}`, timeoutMs: 3000 }, { extraCa: ca.cert })
+      const mismatch = yield* sslExpiryCheck({ url: `localhost:${otherName.port}`, timeoutMs: 3000 }, {
+        extraCa: ca.cert
+      })
       expect(mismatch).toMatchObject({ ok: false, sslDaysLeft: 90 })
       expect(mismatch.error).toContain("ERR_TLS_CERT_ALTNAME_INVALID")
     }).pipe(Effect.scoped))

@@ -1,6 +1,7 @@
 /** The `tcp` check against a real node:net listener on loopback. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { parseTcpTarget, tcpCheck } from "../../probes/checks/tcp.js"
 import { closedPort, tcpServer } from "../support/Servers.js"
 

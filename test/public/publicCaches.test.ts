@@ -3,21 +3,27 @@
  * and uptime, each only while it is current. The caches are the server's own (the same layer
  * instances), driven through the HTTP API and the suite's TestClock.
  */
+import { gunzipSync } from "node:zlib"
+
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { gunzipSync } from "node:zlib"
-import { PublicUptime } from "../../src/services/public/PublicUptime.js"
+
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
+import { PublicUptime } from "../../src/services/public/PublicUptime.js"
 import { PublicPages } from "../../src/web/public/PublicPages.js"
 import { realPause } from "../support/Eventually.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
-const Stack = Layer.mergeAll(PublicPages.Default, PublicUptime.Default, Uptime.Default).pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.mergeAll(PublicPages.Default, PublicUptime.Default, Uptime.Default).pipe(
+  Layer.provideMerge(TestServer())
+)
 
 const get = (url: string, headers: Record<string, string> = {}) =>
   Effect.gen(function*() {
-    const response = yield* (yield* HttpClient.HttpClient).execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)))
+    const response = yield* (yield* HttpClient.HttpClient).execute(
+      HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers))
+    )
     const { date: _, ...rest } = response.headers
     return { status: response.status, headers: rest, body: yield* response.text }
   }).pipe(Effect.scoped)
@@ -25,7 +31,9 @@ const get = (url: string, headers: Record<string, string> = {}) =>
 /** As `get`, with the body's bytes as they came (not unpacked). */
 const getBytes = (url: string, headers: Record<string, string> = {}) =>
   Effect.gen(function*() {
-    const response = yield* (yield* HttpClient.HttpClient).execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)))
+    const response = yield* (yield* HttpClient.HttpClient).execute(
+      HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers))
+    )
     return { headers: response.headers, bytes: Buffer.from(yield* response.arrayBuffer) }
   }).pipe(Effect.scoped)
 
@@ -42,7 +50,9 @@ it.layer(Stack)("public caches for the fast path", (it) => {
       const first = yield* get(url)
       expect(first.status).toBe(200)
       expect(first.headers).toMatchObject({ "cache-control": "public, max-age=5", etag: expect.any(String) })
-      expect(JSON.parse(first.body)).toContainEqual(expect.objectContaining({ componentId: component.id, componentName: "Cached", period: "24h" }))
+      expect(JSON.parse(first.body)).toContainEqual(
+        expect.objectContaining({ componentId: component.id, componentName: "Cached", period: "24h" })
+      )
       const cached = uptime.cachedNow(url)
       expect(Buffer.from(cached!.body).toString()).toBe(first.body)
       expect(cached!.etag).toBe(first.headers.etag)
@@ -61,7 +71,9 @@ it.layer(Stack)("public caches for the fast path", (it) => {
       // A change of what is public: once the snapshot is rebuilt, the next read has the new name.
       yield* client.components.update({ path: { id: component.id }, payload: { name: "Renamed" } })
       expect(uptime.cachedNow(url)).toBeUndefined()
-      expect(JSON.parse((yield* get(url)).body)).toContainEqual(expect.objectContaining({ componentId: component.id, componentName: "Renamed" }))
+      expect(JSON.parse((yield* get(url)).body)).toContainEqual(
+        expect.objectContaining({ componentId: component.id, componentName: "Renamed" })
+      )
 
       // At the latest after max-age (the aggregation may run elsewhere).
       expect(uptime.cachedNow(url)).toBeDefined()
@@ -120,12 +132,19 @@ it.layer(Stack)("public caches for the fast path", (it) => {
           expect(byFastPath, `${url} ${JSON.stringify(headers)}`).toEqual(byRoute)
           return byRoute
         })
-      for (const [url, cachedNow] of [["/", pages.cachedNow], ["/api/v1/status/uptime?period=7d", uptime.cachedNow]] as const) {
+      for (
+        const [url, cachedNow] of [["/", pages.cachedNow], [
+          "/api/v1/status/uptime?period=7d",
+          uptime.cachedNow
+        ]] as const
+      ) {
         const plain = yield* bothPaths(url, cachedNow, {})
         expect(plain.status).toBe(200)
         expect((yield* bothPaths(url, cachedNow, { "accept-encoding": "gzip, br" })).headers["content-encoding"])
           .toBe(url === "/" ? "gzip" : undefined)
-        expect((yield* bothPaths(url, cachedNow, { "accept-encoding": "gzip;q=0, identity" })).headers["content-encoding"]).toBeUndefined()
+        expect(
+          (yield* bothPaths(url, cachedNow, { "accept-encoding": "gzip;q=0, identity" })).headers["content-encoding"]
+        ).toBeUndefined()
         expect((yield* bothPaths(url, cachedNow, { "if-none-match": plain.headers.etag! })).status).toBe(304)
       }
     }))
@@ -134,16 +153,25 @@ it.layer(Stack)("public caches for the fast path", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       // Open incidents with long messages make the incident list large, as during an outage.
-      for (const n of [1, 2, 3]) yield* client.incidents.create({ payload: { title: `Outage ${n}`, message: `Looking into it. ${"x".repeat(400)}` } })
+      for (const n of [1, 2, 3]) {
+        yield* client.incidents.create({
+          payload: { title: `Outage ${n}`, message: `Looking into it. ${"x".repeat(400)}` }
+        })
+      }
       const plain = yield* getBytes("/api/v1/status/incidents")
       const packed = yield* getBytes("/api/v1/status/incidents", { "accept-encoding": "gzip" })
       expect(plain.bytes.length).toBeGreaterThanOrEqual(1024)
       expect(plain.headers["content-encoding"]).toBeUndefined()
-      expect(packed.headers).toMatchObject({ "content-encoding": "gzip", vary: "Accept-Encoding", etag: `W/${plain.headers.etag}` })
+      expect(packed.headers).toMatchObject({
+        "content-encoding": "gzip",
+        vary: "Accept-Encoding",
+        etag: `W/${plain.headers.etag}`
+      })
       expect(packed.bytes.length).toBeLessThan(plain.bytes.length / 2)
       expect(gunzipSync(packed.bytes)).toEqual(plain.bytes)
       for (const etag of [plain.headers.etag!, packed.headers.etag!]) {
-        expect((yield* get("/api/v1/status/incidents", { "accept-encoding": "gzip", "if-none-match": etag })).status).toBe(304)
+        expect((yield* get("/api/v1/status/incidents", { "accept-encoding": "gzip", "if-none-match": etag })).status)
+          .toBe(304)
       }
 
       const small = yield* getBytes("/api/v1/status/maintenance", { "accept-encoding": "gzip" })

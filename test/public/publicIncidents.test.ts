@@ -1,10 +1,12 @@
-import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
-import { expect, it, layer } from "@effect/vitest"
+import { request as httpRequest } from "node:http"
+
 import { Reactivity } from "@effect/experimental"
+import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
+import { expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Context, DateTime, Effect, Layer, Redacted } from "effect"
 import { XMLParser, XMLValidator } from "fast-xml-parser"
-import { request as httpRequest } from "node:http"
+
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, sendJson, TestServer, TestStack } from "../support/TestServer.js"
 
@@ -23,10 +25,19 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       const client = yield* ApiClient
       const web = yield* client.components.create({ payload: { name: "Web" } })
       const internal = yield* client.components.create({ payload: { name: "Internal", isPublic: false } })
-      const first = yield* client.incidents.create({ payload: { title: "Web down", message: "Investigating", componentIds: [web.id, internal.id] } })
-      const hidden = yield* client.incidents.create({ payload: { title: "Internal only", message: "x", componentIds: [internal.id] } })
-      const general = yield* client.incidents.create({ payload: { title: "General", status: "monitoring", severity: "none", message: "Watching" } })
-      yield* client.incidents.addUpdate({ path: { id: first.id }, payload: { status: "identified", message: "Cause found" } })
+      const first = yield* client.incidents.create({
+        payload: { title: "Web down", message: "Investigating", componentIds: [web.id, internal.id] }
+      })
+      const hidden = yield* client.incidents.create({
+        payload: { title: "Internal only", message: "x", componentIds: [internal.id] }
+      })
+      const general = yield* client.incidents.create({
+        payload: { title: "General", status: "monitoring", severity: "none", message: "Watching" }
+      })
+      yield* client.incidents.addUpdate({
+        path: { id: first.id },
+        payload: { status: "identified", message: "Cause found" }
+      })
       yield* client.incidents.resolve({ path: { id: first.id }, payload: { message: "Fixed" } })
 
       const listed = yield* client.status.incidents({ urlParams: {} })
@@ -34,19 +45,28 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       expect(listed[1]).toMatchObject({ componentIds: [web.id], status: "resolved", message: "Fixed" })
       expect(listed.map((i) => i.id)).not.toContain(hidden.id)
       expect((yield* client.status.incidents({ urlParams: { limit: 1 } })).map((i) => i.title)).toEqual(["General"])
-      expect((yield* client.status.incidents({ urlParams: { limit: 1, offset: 1 } })).map((i) => i.title)).toEqual(["Web down"])
-      expect((yield* client.status.incidents({ urlParams: { status: "resolved" } })).map((i) => i.title)).toEqual(["Web down"])
+      expect((yield* client.status.incidents({ urlParams: { limit: 1, offset: 1 } })).map((i) => i.title)).toEqual([
+        "Web down"
+      ])
+      expect((yield* client.status.incidents({ urlParams: { status: "resolved" } })).map((i) => i.title)).toEqual([
+        "Web down"
+      ])
 
       const detail = yield* sendJson("GET", `/api/v1/status/incidents/${first.id}`)
       expect(detail.status).toBe(200)
-      expect(detail.body.updates.map((u: any) => Object.keys(u).sort())).toEqual(Array(3).fill(["createdAt", "id", "message", "status"]))
+      expect(detail.body.updates.map((u: any) => Object.keys(u).sort())).toEqual(
+        Array(3).fill(["createdAt", "id", "message", "status"])
+      )
       expect(detail.body.updates.map((u: any) => [u.status, u.message])).toEqual([
         ["investigating", "Investigating"],
         ["identified", "Cause found"],
         ["resolved", "Fixed"]
       ])
       expect((yield* sendJson("GET", `/api/v1/status/incidents/${hidden.id}`)).status).toBe(404)
-      expect((yield* sendJson("GET", "/api/v1/status/incidents/nope")).body).toEqual({ _tag: "NotFound", message: 'Incident "nope" was not found' })
+      expect((yield* sendJson("GET", "/api/v1/status/incidents/nope")).body).toEqual({
+        _tag: "NotFound",
+        message: "Incident \"nope\" was not found"
+      })
 
       const summary = yield* client.status.summary()
       expect(summary.activeIncidents.map((i) => i.id)).toEqual([general.id])
@@ -65,16 +85,34 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       const hiddenComponent = yield* client.components.create({ payload: { name: "Hidden", isPublic: false } })
       const now = yield* DateTime.now
       const later = yield* client.maintenance.create({
-        payload: { title: "Later", scheduledStart: DateTime.add(now, { days: 2 }), scheduledEnd: DateTime.add(now, { days: 3 }), componentIds: [db.id] }
+        payload: {
+          title: "Later",
+          scheduledStart: DateTime.add(now, { days: 2 }),
+          scheduledEnd: DateTime.add(now, { days: 3 }),
+          componentIds: [db.id]
+        }
       })
       const sooner = yield* client.maintenance.create({
-        payload: { title: "Sooner", scheduledStart: DateTime.add(now, { days: 1 }), scheduledEnd: DateTime.add(now, { days: 2 }) }
+        payload: {
+          title: "Sooner",
+          scheduledStart: DateTime.add(now, { days: 1 }),
+          scheduledEnd: DateTime.add(now, { days: 2 })
+        }
       })
       yield* client.maintenance.create({
-        payload: { title: "Private", scheduledStart: DateTime.add(now, { days: 1 }), scheduledEnd: DateTime.add(now, { days: 2 }), componentIds: [hiddenComponent.id] }
+        payload: {
+          title: "Private",
+          scheduledStart: DateTime.add(now, { days: 1 }),
+          scheduledEnd: DateTime.add(now, { days: 2 }),
+          componentIds: [hiddenComponent.id]
+        }
       })
       const cancelled = yield* client.maintenance.create({
-        payload: { title: "Cancelled", scheduledStart: DateTime.add(now, { days: 1 }), scheduledEnd: DateTime.add(now, { days: 2 }) }
+        payload: {
+          title: "Cancelled",
+          scheduledStart: DateTime.add(now, { days: 1 }),
+          scheduledEnd: DateTime.add(now, { days: 2 })
+        }
       })
       yield* client.maintenance.cancel({ path: { id: cancelled.id } })
 
@@ -86,7 +124,15 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
 
   it.effect("serves pre-encoded bytes with ETag, Cache-Control and 304, and a changed ETag after a change", () =>
     Effect.gen(function*() {
-      for (const path of ["/api/v1/status", "/api/v1/status/components", "/api/v1/status/incidents", "/api/v1/status/maintenance", "/api/v1/status/rss"]) {
+      for (
+        const path of [
+          "/api/v1/status",
+          "/api/v1/status/components",
+          "/api/v1/status/incidents",
+          "/api/v1/status/maintenance",
+          "/api/v1/status/rss"
+        ]
+      ) {
         const first = yield* get(path)
         expect(first.status, path).toBe(200)
         expect(first.headers["cache-control"]).toMatch(/^public, max-age=\d+$/)
@@ -105,14 +151,19 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       // Query strings go through the router, with the same headers.
       const paged = yield* get("/api/v1/status/incidents?limit=5")
       expect(paged.status).toBe(200)
-      expect((yield* get("/api/v1/status/incidents?limit=5", { "if-none-match": paged.headers["etag"]! })).status).toBe(304)
+      expect((yield* get("/api/v1/status/incidents?limit=5", { "if-none-match": paged.headers["etag"]! })).status).toBe(
+        304
+      )
     }))
 
   it.effect("publishes valid RSS 2.0 and Atom feeds with stable ids, public links and the latest update", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const incident = yield* client.incidents.create({ payload: { title: "Feed <test> & co", message: "Started" } })
-      yield* client.incidents.addUpdate({ path: { id: incident.id }, payload: { status: "monitoring", message: "Latest \u0001news" } })
+      yield* client.incidents.addUpdate({
+        path: { id: incident.id },
+        payload: { status: "monitoring", message: "Latest \u0001news" }
+      })
 
       const rss = yield* get("/api/v1/status/rss")
       expect(rss.headers["content-type"]).toMatch(/^application\/rss\+xml/)
@@ -124,7 +175,9 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       expect(item.description).toBe("monitoring: Latest news")
       expect(item.guid["#text"]).toBe(`https://status.example.com/incidents/${incident.id}`)
       expect(new Date(item.pubDate).toString()).not.toBe("Invalid Date")
-      expect(channel.item.some((i: any) => String(i.link).startsWith("https://status.example.com/maintenance/"))).toBe(true)
+      expect(channel.item.some((i: any) => String(i.link).startsWith("https://status.example.com/maintenance/"))).toBe(
+        true
+      )
 
       const atom = yield* get("/api/v1/status/atom")
       expect(atom.headers["content-type"]).toMatch(/^application\/atom\+xml/)
@@ -165,7 +218,8 @@ const raw = (port: number, path: string) =>
   Effect.async<{ status: number; body: string }>((resume) => {
     const req = httpRequest({ host: "127.0.0.1", port, path }, (res) => {
       let body = ""
-      res.setEncoding("utf8").on("data", (chunk) => (body += chunk)).on("end", () => resume(Effect.succeed({ status: res.statusCode!, body })))
+      res.setEncoding("utf8").on("data", (chunk) => (body += chunk)).on("end", () =>
+        resume(Effect.succeed({ status: res.statusCode!, body })))
     })
     req.end()
   })
@@ -188,13 +242,18 @@ layer(Layer.empty, { excludeTestServices: true })("snapshot across instances", (
     /** Creates an incident through A; resolves once B's public summary shows it, or after `withinMs`. */
     const seenByB = (title: string, withinMs: number) =>
       Effect.gen(function*() {
-        const created = yield* Effect.flatMap(ApiClient, (client) => client.incidents.create({ payload: { title, message: "x" } })).pipe(
-          Effect.provide(a)
-        )
+        const created = yield* Effect.flatMap(ApiClient, (client) =>
+          client.incidents.create({ payload: { title, message: "x" } })).pipe(
+            Effect.provide(a)
+          )
         const started = Date.now()
         while (Date.now() - started < withinMs) {
           const summary = JSON.parse((yield* raw(portOf(b), "/api/v1/status")).body)
-          if (summary.activeIncidents.some((incident: { id: string }) => incident.id === created.id)) return true
+          if (
+            summary.activeIncidents.some((incident: { id: string }) =>
+              incident.id === created.id
+            )
+          ) return true
           yield* Effect.sleep("20 millis")
         }
         return false
@@ -202,18 +261,26 @@ layer(Layer.empty, { excludeTestServices: true })("snapshot across instances", (
     return { database, seenByB }
   })
 
-  it.scoped("a change through one instance reaches another's public reads within 1 s through LISTEN/NOTIFY", () =>
-    Effect.gen(function*() {
-      const { seenByB } = yield* twoInstances
-      expect(yield* seenByB("Seen by B", 1000)).toBe(true)
-    }), 30_000)
+  it.scoped(
+    "a change through one instance reaches another's public reads within 1 s through LISTEN/NOTIFY",
+    () =>
+      Effect.gen(function*() {
+        const { seenByB } = yield* twoInstances
+        expect(yield* seenByB("Seen by B", 1000)).toBe(true)
+      }),
+    30_000
+  )
 
-  it.scoped("an instance listens again after its connections were terminated (a database restart)", () =>
-    Effect.gen(function*() {
-      const { database, seenByB } = yield* twoInstances
-      const admin = yield* PgClient.make({ url: Redacted.make(database.url), maxConnections: 1 })
-      yield* admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database.name} and pid <> pg_backend_pid()`
-      // The lost LISTEN connection is noticed at once and opened again a second later.
-      expect(yield* seenByB("Seen by B after the restart", 5000)).toBe(true)
-    }).pipe(Effect.provide(Reactivity.layer)), 30_000)
+  it.scoped(
+    "an instance listens again after its connections were terminated (a database restart)",
+    () =>
+      Effect.gen(function*() {
+        const { database, seenByB } = yield* twoInstances
+        const admin = yield* PgClient.make({ url: Redacted.make(database.url), maxConnections: 1 })
+        yield* admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database.name} and pid <> pg_backend_pid()`
+        // The lost LISTEN connection is noticed at once and opened again a second later.
+        expect(yield* seenByB("Seen by B after the restart", 5000)).toBe(true)
+      }).pipe(Effect.provide(Reactivity.layer)),
+    30_000
+  )
 })

@@ -5,9 +5,10 @@
  */
 import { expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, TestClock } from "effect"
+
 import { eventuallyOnTestClock as eventually } from "../support/Eventually.js"
-import { ApiClient, sendJson, TestServer, withMaintenanceClock } from "../support/TestServer.js"
 import { scheduleSoon } from "../support/Maintenance.js"
+import { ApiClient, sendJson, TestServer, withMaintenanceClock } from "../support/TestServer.js"
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -29,7 +30,17 @@ it.layer(withMaintenanceClock(TestServer()))("public maintenance", (it) => {
       const admin = (yield* sendJson("GET", `/api/v1/admin/maintenance/${window.id}`)).body
       const listed = publicWindow((yield* sendJson("GET", "/api/v1/status/maintenance")).body)
       expect(Object.keys(listed).sort()).toEqual(
-        ["componentIds", "createdAt", "description", "id", "scheduledEnd", "scheduledStart", "status", "title", "updatedAt"]
+        [
+          "componentIds",
+          "createdAt",
+          "description",
+          "id",
+          "scheduledEnd",
+          "scheduledStart",
+          "status",
+          "title",
+          "updatedAt"
+        ]
       )
       expect(listed.createdAt).toMatch(isoUtc)
       expect(listed.updatedAt).toMatch(isoUtc)
@@ -38,10 +49,17 @@ it.layer(withMaintenanceClock(TestServer()))("public maintenance", (it) => {
       expect(summary).toEqual(listed)
 
       // A change moves updatedAt on the public side too; createdAt stays.
-      yield* client.maintenance.update({ path: { id: window.id }, payload: { title: "Certificate rotation (extended)" } })
+      yield* client.maintenance.update({
+        path: { id: window.id },
+        payload: { title: "Certificate rotation (extended)" }
+      })
       const changed = (yield* sendJson("GET", `/api/v1/admin/maintenance/${window.id}`)).body
       const relisted = publicWindow((yield* sendJson("GET", "/api/v1/status/maintenance")).body)
-      expect(relisted).toMatchObject({ title: "Certificate rotation (extended)", createdAt: admin.createdAt, updatedAt: changed.updatedAt })
+      expect(relisted).toMatchObject({
+        title: "Certificate rotation (extended)",
+        createdAt: admin.createdAt,
+        updatedAt: changed.updatedAt
+      })
     }))
 
   it.effect("lists a running window, in the list and the summary, until it completes", () =>
@@ -50,11 +68,13 @@ it.layer(withMaintenanceClock(TestServer()))("public maintenance", (it) => {
       const queue = yield* client.components.create({ payload: { name: "Queue" } })
       const window = yield* scheduleSoon("Queue failover", [queue.id])
       const listed = Effect.map(client.status.maintenance(), (list) => list.find((item) => item.id === window.id))
-      const inSummary = Effect.map(client.status.summary(), (summary) => summary.upcomingMaintenance.find((item) => item.id === window.id))
+      const inSummary = Effect.map(client.status.summary(), (summary) =>
+        summary.upcomingMaintenance.find((item) => item.id === window.id))
       expect((yield* listed)?.status).toBe("scheduled")
 
       yield* TestClock.adjust(Duration.seconds(59))
-      const running = yield* eventually(Effect.map(listed, (item) => item?.status === "in_progress" ? item : undefined))
+      const running = yield* eventually(Effect.map(listed, (item) =>
+        item?.status === "in_progress" ? item : undefined))
       expect(running.componentIds).toEqual([queue.id])
       expect((yield* inSummary)?.status).toBe("in_progress")
       expect((yield* client.status.summary()).status).toBe("maintenance")

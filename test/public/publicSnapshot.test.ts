@@ -4,11 +4,12 @@
  * snapshot shows it, and incidents older than the snapshot holds are read on demand with the
  * same answers.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { expect, it } from "@effect/vitest"
 import { Reactivity } from "@effect/experimental"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
+import { expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Option, Redacted } from "effect"
+
 import { heldResolved } from "../../src/services/public/PublicStatus.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
@@ -23,16 +24,20 @@ const get = (url: string, headers: Record<string, string> = {}) =>
 const getJson = (url: string) => Effect.map(get(url), (response) => JSON.parse(response.text))
 
 /** A connection of the test's own to the service's database. */
-const database = Effect.flatMap(TestDatabaseUrl, (url) => PgClient.make({ url: Redacted.make(url), maxConnections: 1 })).pipe(
-  Effect.provide(Reactivity.layer)
-)
+const database = Effect.flatMap(TestDatabaseUrl, (url) => PgClient.make({ url: Redacted.make(url), maxConnections: 1 }))
+  .pipe(
+    Effect.provide(Reactivity.layer)
+  )
 
 it.layer(TestServer())("public snapshot freshness", (it) => {
   it.scoped("serves the previous snapshot while a rebuild is held up, and answers the write once the rebuild is done", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       yield* client.components.create({ payload: { name: "Before" } })
-      const names = Effect.map(getJson("/api/v1/status"), (summary) => summary.components.map((c: { name: string }) => c.name))
+      const names = Effect.map(
+        getJson("/api/v1/status"),
+        (summary) => summary.components.map((c: { name: string }) => c.name)
+      )
       expect(yield* names).toContain("Before")
 
       // Another transaction holds the incidents table, so the next rebuild cannot read it.
@@ -69,11 +74,16 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       const client = yield* ApiClient
       const incident = yield* client.incidents.create({ payload: { title: "Read your writes", message: "Started" } })
       for (let i = 0; i < 10; i++) {
-        yield* client.incidents.addUpdate({ path: { id: incident.id }, payload: { status: "monitoring", message: `Note ${i}` } })
+        yield* client.incidents.addUpdate({
+          path: { id: incident.id },
+          payload: { status: "monitoring", message: `Note ${i}` }
+        })
         const detail = yield* getJson(`/api/v1/status/incidents/${incident.id}`)
         expect(detail.updates.at(-1).message).toBe(`Note ${i}`)
         const summary = yield* getJson("/api/v1/status")
-        expect(summary.activeIncidents.find((active: { id: string }) => active.id === incident.id).message).toBe(`Note ${i}`)
+        expect(summary.activeIncidents.find((active: { id: string }) => active.id === incident.id).message).toBe(
+          `Note ${i}`
+        )
       }
       yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
       expect((yield* getJson("/api/v1/status")).activeIncidents).toEqual([])
@@ -99,10 +109,13 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       const open = yield* client.incidents.create({ payload: { title: "Open now", message: "Investigating" } })
 
       // Newest first: the open one, any the suite made before, then the old ones.
-      const all = (yield* sql<{ id: string }>`select id from incidents order by created_at desc, id desc`).map((row) => row.id)
+      const all = (yield* sql<{ id: string }>`select id from incidents order by created_at desc, id desc`).map((row) =>
+        row.id
+      )
       const resolved = all.filter((id) => id !== open.id)
       expect(all.length).toBeGreaterThan(heldResolved + 20)
-      const ids = (url: string) => Effect.map(getJson(url), (list) => list.map((incident: { id: string }) => incident.id))
+      const ids = (url: string) =>
+        Effect.map(getJson(url), (list) => list.map((incident: { id: string }) => incident.id))
       // Pages within the snapshot, straddling its end, and beyond it.
       expect(yield* ids("/api/v1/status/incidents?limit=100")).toEqual(all.slice(0, 100))
       expect(yield* ids("/api/v1/status/incidents?offset=90&limit=30")).toEqual(all.slice(90, 120))

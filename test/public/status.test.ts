@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import type { ComponentStatus } from "../../src/domain/Component.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
@@ -46,7 +47,13 @@ it.layer(TestServer())("public status", (it) => {
       }
       const probe = yield* client.components.create({ payload: { name: "Probe" } })
       const other = yield* client.components.create({ payload: { name: "Other" } })
-      const order: ReadonlyArray<ComponentStatus> = ["operational", "maintenance", "degraded", "partial_outage", "major_outage"]
+      const order: ReadonlyArray<ComponentStatus> = [
+        "operational",
+        "maintenance",
+        "degraded",
+        "partial_outage",
+        "major_outage"
+      ]
       for (const [rank, worse] of order.entries()) {
         yield* client.components.setStatus({ path: { id: probe.id }, payload: { status: worse } })
         for (const better of order.slice(0, rank + 1)) {

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { transportContract } from "./transportContract.js"
 

@@ -1,12 +1,15 @@
 /** The Redis Streams transport on the real Redis at 127.0.0.1:6379, one key prefix per test. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
+
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { jobsFor, readAll, runsFor, transportContract } from "./transportContract.js"
 
-transportContract("redis streams", () =>
-  Layer.unwrapScoped(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix }))))
+transportContract(
+  "redis streams",
+  () => Layer.unwrapScoped(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix })))
+)
 
 describe("redis streams transport", () => {
   it.live("a blocking read holds its own connection: publishing and acknowledging go on meanwhile", () =>

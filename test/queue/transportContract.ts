@@ -5,27 +5,53 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, type Layer, type Scope } from "effect"
+
 import { CheckJob, CheckResult, JobTemplate, MissedCheck, type ScheduledRun } from "../../src/domain/CheckJob.js"
 import { type Consumer, type Delivery, JobTransport, type QueueError } from "../../src/queue/JobTransport.js"
 
 export const jobsFor = (count: number, monitor = "m") =>
-  Array.from({ length: count }, (_, i) =>
-    CheckJob.forRun({ monitorId: `${monitor}${i}`, type: "tcp", url: "127.0.0.1:1", timeoutMs: 1000, expectedStatusCode: 200, intervalSeconds: 60 }, 1_000 + i))
+  Array.from(
+    { length: count },
+    (_, i) =>
+      CheckJob.forRun({
+        monitorId: `${monitor}${i}`,
+        type: "tcp",
+        url: "127.0.0.1:1",
+        timeoutMs: 1000,
+        expectedStatusCode: 200,
+        intervalSeconds: 60
+      }, 1_000 + i)
+  )
 
 /** The runs of `jobsFor(count, monitor)`, as the scheduler publishes them. */
 export const runsFor = (count: number, monitor = "m"): Array<ScheduledRun> =>
   jobsFor(count, monitor).map((job) => ({
     template: Either.getOrThrow(JobTemplate.make({
-      monitorId: job.monitorId, type: job.type, url: job.url, timeoutMs: job.timeoutMs,
-      expectedStatusCode: job.expectedStatusCode, intervalSeconds: job.intervalSeconds, regions: job.regions
+      monitorId: job.monitorId,
+      type: job.type,
+      url: job.url,
+      timeoutMs: job.timeoutMs,
+      expectedStatusCode: job.expectedStatusCode,
+      intervalSeconds: job.intervalSeconds,
+      regions: job.regions
     })),
     scheduledAt: job.scheduledAt
   }))
 
 export const resultFor = (job: CheckJob, region: string) =>
   new CheckResult({
-    jobId: job.id, monitorId: job.monitorId, region, probe: "test", scheduledAt: job.scheduledAt, checkedAt: job.scheduledAt + 1,
-    ok: true, durationMs: 1, timings: { dnsMs: null, connectMs: 1, tlsMs: null, firstByteMs: null }, statusCode: null, error: null, sslDaysLeft: null
+    jobId: job.id,
+    monitorId: job.monitorId,
+    region,
+    probe: "test",
+    scheduledAt: job.scheduledAt,
+    checkedAt: job.scheduledAt + 1,
+    ok: true,
+    durationMs: 1,
+    timings: { dnsMs: null, connectMs: 1, tlsMs: null, firstByteMs: null },
+    statusCode: null,
+    error: null,
+    sslDaysLeft: null
   })
 
 /** Reads until `count` deliveries arrived (each read at most `max`), or 10 s passed. */
@@ -118,7 +144,10 @@ export const transportContract = (
         const queue = yield* JobTransport
         const [missed, ...checked] = jobsFor(3)
         // A miss travels with the results and comes out as a MissedCheck.
-        const results = [MissedCheck.of(missed!, "eu", "eu-1", missed!.scheduledAt + 60_001), ...checked.map((job) => resultFor(job, "eu"))]
+        const results = [
+          MissedCheck.of(missed!, "eu", "eu-1", missed!.scheduledAt + 60_001),
+          ...checked.map((job) => resultFor(job, "eu"))
+        ]
         yield* queue.publishResults(results)
         const ingest = yield* queue.resultConsumer("ingest-1")
         const received = yield* readAll(ingest, 3)

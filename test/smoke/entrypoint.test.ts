@@ -2,10 +2,12 @@
  * Boots the real entry point with no DATABASE_URL (the embedded PGlite default), talks to it
  * over HTTP, stops it with SIGTERM, uses the CLI on the same data, and starts it again.
  */
-import { describe, expect, it } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+
+import { describe, expect, it } from "vitest"
+
 import { freePort, runCommand, startService, waitFor200 } from "../support/ChildProcess.js"
 
 const json = (body: unknown, headers: Record<string, string> = {}) => ({
@@ -48,7 +50,10 @@ describe("npm start on the embedded default", () => {
       expect(signIn.status).toBe(200)
       const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!
       expect((await fetch(`${base}/api/v1/admin/components`, json({ name: "Checkout" }))).status).toBe(401)
-      const created = await fetch(`${base}/api/v1/admin/components`, json({ name: "Checkout", status: "degraded" }, { cookie }))
+      const created = await fetch(
+        `${base}/api/v1/admin/components`,
+        json({ name: "Checkout", status: "degraded" }, { cookie })
+      )
       expect(created.status).toBe(201)
       first.child.kill("SIGTERM")
       expect(await first.exited).toBe(0)
@@ -78,7 +83,10 @@ describe("npm start on the embedded default", () => {
       const authorization = `Bearer ${key.stdout.trim()}`
       expect((await fetch(`${base}/api/v1/admin/components`, { headers: { authorization } })).status).toBe(200)
       expect((await fetch(`${base}/api/v1/admin/components`, { headers: { cookie } })).status).toBe(401)
-      const oldPassword = await fetch(`${base}/api/v1/auth/signin`, json({ email: "admin@localhost", password: printed![2] }))
+      const oldPassword = await fetch(
+        `${base}/api/v1/auth/signin`,
+        json({ email: "admin@localhost", password: printed![2] })
+      )
       expect(oldPassword.status).toBe(401)
       const newPassword = await fetch(
         `${base}/api/v1/auth/signin`,

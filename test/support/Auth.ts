@@ -1,5 +1,6 @@
 /** Signing in over HTTP, and reading the session cookie a response sets. */
 import { Effect } from "effect"
+
 import { sendAnonymous } from "./TestServer.js"
 
 export const adminEmail = "ops@example.com"

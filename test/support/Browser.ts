@@ -3,13 +3,15 @@
  * what the browser tests check with it: screenshots kept under test/artifacts/ and axe-core
  * injected into the page.
  */
-import axe from "axe-core"
-import { expect } from "vitest"
-import { adminEmail, adminPassword } from "./Auth.js"
 import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium, type BrowserContext, type Page } from "playwright-core"
+
+import axe from "axe-core"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { expect } from "vitest"
+
+import { adminEmail, adminPassword } from "./Auth.js"
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 export const artifactsDirectory = "test/artifacts/dashboard"
@@ -73,8 +75,15 @@ export const seriousAccessibilityViolations = async (page: Page): Promise<Array<
   // Evaluated through the DevTools protocol, so the page's CSP (scripts from 'self' only) allows it.
   await page.evaluate(axe.source)
   const violations = await page.evaluate(async () => {
-    const result = await (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] })
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
+    const result = await (globalThis as unknown as { axe: typeof axe }).axe.run(document, {
+      resultTypes: ["violations"]
+    })
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact ?? null,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target }))
+    }))
   })
   return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
 }
@@ -100,7 +109,9 @@ export const openAdminScreen = async (browser: Browser, baseUrl: string, screen:
  * 4xx the page shows in words: uncaught exceptions and logged errors are bugs.
  */
 export const unexpectedPageErrors = (browser: Browser) =>
-  browser.pageErrors.splice(0).filter((error) => !error.startsWith("Failed to load resource: the server responded with a status of 4"))
+  browser.pageErrors.splice(0).filter((error) =>
+    !error.startsWith("Failed to load resource: the server responded with a status of 4")
+  )
 
 export const expectAccessible = async (page: Page) => {
   expect(await seriousAccessibilityViolations(page)).toEqual([])
@@ -113,7 +124,12 @@ export const expectStatusMessage = (page: Page, message: string) =>
 /** Fills and submits the incidents screen's "New incident" form. */
 export const openIncidentInDashboard = async (
   page: Page,
-  incident: { readonly title: string; readonly message: string; readonly components: ReadonlyArray<string>; readonly severity?: string }
+  incident: {
+    readonly title: string
+    readonly message: string
+    readonly components: ReadonlyArray<string>
+    readonly severity?: string
+  }
 ) => {
   const form = page.getByRole("form", { name: "New incident" })
   await form.getByLabel("Title").fill(incident.title)

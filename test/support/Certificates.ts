@@ -1,6 +1,7 @@
 /** Certificates made on the spot: a private CA, leaves signed by it, and TLS servers that serve them. */
-import type { AddressInfo } from "node:net"
 import * as https from "node:https"
+import type { AddressInfo } from "node:net"
+
 import { generate } from "selfsigned"
 
 const day = 24 * 60 * 60 * 1000
@@ -28,7 +29,9 @@ export const makeCa = async (): Promise<Pem> => {
  * A server certificate for `localhost` and 127.0.0.1 valid from `notBefore` (default: yesterday)
  * until `daysLeft` days from now, signed by `ca` (self-signed without one).
  */
-export const makeLeaf = async (options: { ca?: Pem; daysLeft: number; notBeforeDaysAgo?: number; name?: string }): Promise<Pem> => {
+export const makeLeaf = async (
+  options: { ca?: Pem; daysLeft: number; notBeforeDaysAgo?: number; name?: string }
+): Promise<Pem> => {
   const name = options.name ?? "localhost"
   const leaf = await generate([{ name: "commonName", value: name }], {
     keyType: "ec",
@@ -57,9 +60,10 @@ export const startHttpsServer = async (leaf: Pem) => {
   const { port } = server.address() as AddressInfo
   return {
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
   }
 }

@@ -1,6 +1,6 @@
 /** Runs the service's real entry point as a child process, the way `npm start` does. */
-import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
+import { spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 
@@ -27,7 +27,11 @@ export interface Service {
  * `directNode`, it runs `node --import tsx <entry>` instead: one process, so a signal sent to
  * `child` reaches the service itself rather than a tsx wrapper.
  */
-export const startService = (entry: string, env: Record<string, string>, options: { readonly directNode?: boolean } = {}): Service => {
+export const startService = (
+  entry: string,
+  env: Record<string, string>,
+  options: { readonly directNode?: boolean } = {}
+): Service => {
   const [command, args] = options.directNode
     ? [process.execPath, ["--import", "tsx", entry]]
     : [`${projectRoot}/node_modules/.bin/tsx`, [entry]]

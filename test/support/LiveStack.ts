@@ -5,6 +5,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { Effect, ManagedRuntime } from "effect"
+
 import { LiveTestServer } from "./TestServer.js"
 
 export const startLiveStack = async (variables: Record<string, string> = {}) => {

@@ -1,5 +1,6 @@
 /** Maintenance windows for tests that then move the clock through them. */
 import { DateTime, Effect } from "effect"
+
 import type { ComponentId } from "../../src/domain/Component.js"
 import { ApiClient } from "./TestServer.js"
 

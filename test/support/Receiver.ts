@@ -2,10 +2,11 @@
  * A real HTTP receiver on a random loopback port for webhook deliveries: it records every
  * request (headers and exact body) and answers as the test tells it to.
  */
-import { Effect } from "effect"
-import { createServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+
+import { Effect } from "effect"
 
 export interface ReceivedRequest {
   readonly method: string

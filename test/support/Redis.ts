@@ -1,5 +1,6 @@
 /** Real Redis on loopback for the queue tests, with a stream prefix of its own per test. */
 import { randomUUID } from "node:crypto"
+
 import { Effect } from "effect"
 import { Redis } from "ioredis"
 

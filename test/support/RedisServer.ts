@@ -3,12 +3,14 @@
  * machine's shared Redis (and everybody else's tests on it) is never touched. `kill` SIGKILLs
  * it; `start` brings it back on the same port, empty (no persistence), as after a crash.
  */
-import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
+
 import { Context, Effect, Layer } from "effect"
+
 import { freePort } from "./ChildProcess.js"
 
 export interface OwnRedis {
@@ -30,7 +32,16 @@ export const startOwnRedis = async (): Promise<OwnRedis & { readonly stop: () =>
 
   const start = async () => {
     const process = spawn("redis-server", [
-      "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      dir
     ], { stdio: ["ignore", "pipe", "pipe"] })
     child = process
     exited = new Promise((resolve) => process.once("exit", () => resolve()))

@@ -1,7 +1,8 @@
 /** Real loopback servers for the checks to probe, scoped so a test always closes them. */
-import { Effect } from "effect"
 import * as http from "node:http"
 import * as net from "node:net"
+
+import { Effect } from "effect"
 
 const listen = (server: net.Server) =>
   new Promise<number>((resolve, reject) => {
@@ -20,10 +21,12 @@ export const httpServer = (handler: http.RequestListener) =>
       return { server, port, url: `http://127.0.0.1:${port}`, connections: () => connections }
     }),
     ({ server }) =>
-      Effect.promise(() => new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }))
+      Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+      )
   )
 
 /** A raw TCP listener; `onSocket` decides what happens to each accepted connection. */
@@ -41,10 +44,12 @@ export const tcpServer = (onSocket: (socket: net.Socket) => void = (socket) => s
       return { server, port, sockets }
     }),
     ({ server, sockets }) =>
-      Effect.promise(() => new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }))
+      Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy()
+          server.close(() => resolve())
+        })
+      )
   )
 
 /** A loopback port with nothing listening on it. */

@@ -2,10 +2,11 @@
  * A real SMTP server (smtp-server) on a random loopback port that keeps every message it
  * receives, parsed by mailparser, for tests of the mail the service sends.
  */
-import { Effect } from "effect"
-import { simpleParser } from "mailparser"
-import type { ParsedMail } from "mailparser"
 import type { AddressInfo } from "node:net"
+
+import { Effect } from "effect"
+import type { ParsedMail } from "mailparser"
+import { simpleParser } from "mailparser"
 import { SMTPServer } from "smtp-server"
 
 export interface CapturedMail {

@@ -9,7 +9,7 @@ export interface StoredRun {
   readonly misses: number
 }
 
-/** The query README ("Monitor fleet") gives for checking the one-result-or-one-miss invariant. */
+/** The query docs/monitor-fleet.md ("Misses") gives for checking the one-result-or-one-miss invariant. */
 export const storedRuns = (monitorIds: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<StoredRun>`

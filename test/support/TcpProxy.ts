@@ -1,6 +1,7 @@
 /** A loopback TCP proxy that a test can cut and restore, to take a real dependency away. */
-import { Effect } from "effect"
 import * as Net from "node:net"
+
+import { Effect } from "effect"
 
 export const tcpProxy = (targetPort: number, targetHost = "127.0.0.1") =>
   Effect.acquireRelease(

@@ -3,13 +3,14 @@
  * default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards, so suites never
  * see each other's data. It is handed to the app as DATABASE_URL through a ConfigProvider.
  */
-import { Reactivity } from "@effect/experimental"
-import { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+
+import { Reactivity } from "@effect/experimental"
+import { PgClient } from "@effect/sql-pg"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 
 export const adminUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 

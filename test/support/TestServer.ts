@@ -7,6 +7,7 @@
 import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
+
 import { Api } from "../../src/api/Api.js"
 import { CreateApiKey } from "../../src/domain/Auth.js"
 import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
@@ -31,7 +32,10 @@ const Authenticated = Layer.effectContext(
     const anonymous = yield* HttpClient.HttpClient
     const apiKeys = yield* ApiKeys
     const { key } = yield* apiKeys.create(new CreateApiKey({ name: "test suite" }), null)
-    return Context.make(HttpClient.HttpClient, anonymous.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key)))).pipe(
+    return Context.make(
+      HttpClient.HttpClient,
+      anonymous.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key)))
+    ).pipe(
       Context.add(Anonymous, anonymous),
       Context.add(SuiteApiKey, key)
     )
@@ -61,13 +65,16 @@ export const TestServer = (variables: Record<string, string> = {}) =>
   TestStack(testConfig(variables)).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))
 
 /** A test stack that also runs the maintenance clock. */
-export const withMaintenanceClock = <A, E, R>(stack: Layer.Layer<A, E, R>) => MaintenanceClock.pipe(Layer.provideMerge(stack))
+export const withMaintenanceClock = <A, E, R>(stack: Layer.Layer<A, E, R>) =>
+  MaintenanceClock.pipe(Layer.provideMerge(stack))
 
 export const ApiClient = HttpApiClient.make(Api)
 
 /** The typed client without credentials. */
-export const AnonymousApiClient = Effect.flatMap(Anonymous, (client) =>
-  HttpApiClient.make(Api).pipe(Effect.provideService(HttpClient.HttpClient, client)))
+export const AnonymousApiClient = Effect.flatMap(
+  Anonymous,
+  (client) => HttpApiClient.make(Api).pipe(Effect.provideService(HttpClient.HttpClient, client))
+)
 
 /** Sends a raw request with a JSON body (any value, even an invalid one) and returns status and parsed body. */
 export const sendJson = (
@@ -80,7 +87,11 @@ export const sendJson = (
     const client = yield* HttpClient.HttpClient
     let request = HttpClientRequest.make(method)(url).pipe(HttpClientRequest.setHeaders(headers))
     if (body !== undefined) {
-      request = HttpClientRequest.bodyText(request, typeof body === "string" ? body : JSON.stringify(body), "application/json")
+      request = HttpClientRequest.bodyText(
+        request,
+        typeof body === "string" ? body : JSON.stringify(body),
+        "application/json"
+      )
     }
     const response = yield* client.execute(request)
     const text = yield* response.text

@@ -27,7 +27,9 @@ export const operator = (baseUrl: string, apiKey: string, timeoutMs = 30_000): O
   }
   const ok = async <A>(method: string, path: string, body?: unknown) => {
     const answer = await request<A>(method, path, body)
-    if (answer.status >= 300) throw new Error(`${method} ${baseUrl}${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`)
+    if (answer.status >= 300) {
+      throw new Error(`${method} ${baseUrl}${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`)
+    }
     return answer.body
   }
   return { baseUrl, request, ok }

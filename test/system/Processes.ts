@@ -3,10 +3,11 @@
  * process, so SIGKILL reaches the service itself, not a wrapper), output appended to a log
  * file per process under test/system/logs/, restartable under the same name.
  */
-import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
+import { spawn } from "node:child_process"
 import { createWriteStream, mkdirSync } from "node:fs"
 import * as Path from "node:path"
+
 import { projectRoot } from "../support/ChildProcess.js"
 
 export const logDir = Path.join(projectRoot, "test/artifacts/system-logs")
@@ -87,7 +88,9 @@ export const managedProcess = (name: string, entry: string, env: Record<string, 
     const deadline = Date.now() + timeoutMs
     while (!output.includes(text)) {
       if (!alive()) throw new Error(`${name} exited before writing "${text}":\n${output.slice(-4000)}`)
-      if (Date.now() > deadline) throw new Error(`${name} did not write "${text}" within ${timeoutMs} ms:\n${output.slice(-4000)}`)
+      if (Date.now() > deadline) {
+        throw new Error(`${name} did not write "${text}" within ${timeoutMs} ms:\n${output.slice(-4000)}`)
+      }
       await sleep(50)
     }
   }
@@ -98,7 +101,12 @@ export const managedProcess = (name: string, entry: string, env: Record<string, 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
-export const until = async (what: string, condition: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100) => {
+export const until = async (
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 100
+) => {
   const deadline = Date.now() + timeoutMs
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)

@@ -44,7 +44,11 @@ export const startWebhookSink = async (): Promise<WebhookSink> => {
       const body = Buffer.concat(chunks)
       const hook = /^\/hook\/([\w-]+)$/.exec(request.url ?? "")?.[1]
       try {
-        const parsed = JSON.parse(body.toString("utf8")) as { event: string; timestamp: string; data: Record<string, unknown> }
+        const parsed = JSON.parse(body.toString("utf8")) as {
+          event: string
+          timestamp: string
+          data: Record<string, unknown>
+        }
         if (hook === undefined || typeof parsed.event !== "string") throw new Error("not a delivery")
         receipts.push({
           hook,
@@ -52,7 +56,11 @@ export const startWebhookSink = async (): Promise<WebhookSink> => {
           event: parsed.event,
           data: parsed.data,
           timestamp: parsed.timestamp,
-          signatureValid: validSignature(secrets.get(hook), body, request.headers["x-service-signature"] as string | undefined),
+          signatureValid: validSignature(
+            secrets.get(hook),
+            body,
+            request.headers["x-service-signature"] as string | undefined
+          ),
           receivedAt: Date.now()
         })
       } catch {

@@ -7,15 +7,15 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
+
 import { freePort, runCommand, waitFor200 } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
-import { smtpCapture, type SmtpCapture } from "../support/SmtpCapture.js"
+import { type SmtpCapture, smtpCapture } from "../support/SmtpCapture.js"
 import { tcpProxy } from "../support/TcpProxy.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
-import { operator, type Operator } from "./Client.js"
+import { type Operator, operator } from "./Client.js"
 import { type ManagedProcess, managedProcess } from "./Processes.js"
 import { startTargets, startWebhookSink, type Targets, type WebhookSink } from "./Sinks.js"
-
 
 export const regions = ["eu", "us"] as const
 export type Region = (typeof regions)[number]
@@ -98,7 +98,9 @@ export const startTestBed = async (): Promise<TestBed> => {
     // The first instance migrates the database; the rest start on a ready schema.
     apis[0]!.process.start()
     await waitFor200(`${apis[0]!.baseUrl}/readyz`, 120_000)
-    const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "system-suite"], { DATABASE_URL: database.url })
+    const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "system-suite"], {
+      DATABASE_URL: database.url
+    })
     if (key.code !== 0) throw new Error(`creating the suite's API key failed: ${key.stderr}`)
     const apiKey = key.stdout.trim()
 

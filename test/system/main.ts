@@ -10,6 +10,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as Path from "node:path"
+
 import { projectRoot } from "../support/ChildProcess.js"
 import { fuzzPassed, type FuzzReport, runFuzz } from "./fuzz/index.js"
 import { seededRandom } from "./Random.js"
@@ -74,19 +75,76 @@ const main = async () => {
   try {
     // Events and checks kill different processes, so they run side by side.
     await Promise.all([
-      runs("events") && scenario("events", "1,000 changes while the dispatcher is SIGKILLed", () => runEventsScenario(bed, seededRandom(seed), log), (events) => {
-        check("events", "lost deliveries = 0", events.webhooks.lost === 0, `${events.webhooks.delivered}/${events.webhooks.expected} delivered`)
-        check("events", "unexpected deliveries = 0", events.webhooks.unexpected === 0 && events.webhooks.badSignatures === 0, `${events.webhooks.unexpected} unexpected, ${events.webhooks.badSignatures} bad signatures`)
-        check("events", "duplicates carry the same webhook-id", events.webhooks.duplicatesWithDifferentIds === 0, `${events.webhooks.duplicated} duplicated, ${events.webhooks.duplicatesWithDifferentIds} under another id`)
-        check("events", "every acknowledged change committed once", events.acknowledgedNotCommitted === 0, `${events.acknowledgedOperations} acknowledged (write p50 ${events.operationLatencyMs.p50} ms, p99 ${events.operationLatencyMs.p99} ms), ${events.indeterminateOperations} indeterminate, ${events.acknowledgedNotCommitted} missing`)
-        check("events", "subscriber mail lost = 0", events.mail.lost === 0, `${events.mail.delivered}/${events.mail.expected} mailed`)
-        check("events", "at least 10 dispatcher kills", events.dispatcherKills >= 10, `${events.dispatcherKills} kills`)
-        check("events", "backlog drained within 60 s of the last kill", events.webhooks.lost === 0 && events.drainAfterLastKillMs <= 60_000, `${events.drainAfterLastKillMs} ms`)
-      }),
-      runs("checks") && scenario("checks", "500 monitors while probe agents are SIGKILLed", () => runChecksScenario(bed, seededRandom(seed + 1), log), (checks) => {
-        check("checks", "every scheduled run stored once or recorded as missed", checks.lost === 0, `${checks.scheduled} scheduled: ${checks.stored} stored, ${checks.missed} missed, ${checks.lost} neither`)
-        check("checks", "0 stored twice", checks.storedTwice === 0 && checks.storedAndMissed === 0, `${checks.storedTwice} twice, ${checks.storedAndMissed} both stored and missed; ${checks.resultsPublishedTwice} results published twice`)
-      })
+      runs("events") &&
+      scenario(
+        "events",
+        "1,000 changes while the dispatcher is SIGKILLed",
+        () => runEventsScenario(bed, seededRandom(seed), log),
+        (events) => {
+          check(
+            "events",
+            "lost deliveries = 0",
+            events.webhooks.lost === 0,
+            `${events.webhooks.delivered}/${events.webhooks.expected} delivered`
+          )
+          check(
+            "events",
+            "unexpected deliveries = 0",
+            events.webhooks.unexpected === 0 && events.webhooks.badSignatures === 0,
+            `${events.webhooks.unexpected} unexpected, ${events.webhooks.badSignatures} bad signatures`
+          )
+          check(
+            "events",
+            "duplicates carry the same webhook-id",
+            events.webhooks.duplicatesWithDifferentIds === 0,
+            `${events.webhooks.duplicated} duplicated, ${events.webhooks.duplicatesWithDifferentIds} under another id`
+          )
+          check(
+            "events",
+            "every acknowledged change committed once",
+            events.acknowledgedNotCommitted === 0,
+            `${events.acknowledgedOperations} acknowledged (write p50 ${events.operationLatencyMs.p50} ms, p99 ${events.operationLatencyMs.p99} ms), ${events.indeterminateOperations} indeterminate, ${events.acknowledgedNotCommitted} missing`
+          )
+          check(
+            "events",
+            "subscriber mail lost = 0",
+            events.mail.lost === 0,
+            `${events.mail.delivered}/${events.mail.expected} mailed`
+          )
+          check(
+            "events",
+            "at least 10 dispatcher kills",
+            events.dispatcherKills >= 10,
+            `${events.dispatcherKills} kills`
+          )
+          check(
+            "events",
+            "backlog drained within 60 s of the last kill",
+            events.webhooks.lost === 0 && events.drainAfterLastKillMs <= 60_000,
+            `${events.drainAfterLastKillMs} ms`
+          )
+        }
+      ),
+      runs("checks") &&
+      scenario(
+        "checks",
+        "500 monitors while probe agents are SIGKILLed",
+        () => runChecksScenario(bed, seededRandom(seed + 1), log),
+        (checks) => {
+          check(
+            "checks",
+            "every scheduled run stored once or recorded as missed",
+            checks.lost === 0,
+            `${checks.scheduled} scheduled: ${checks.stored} stored, ${checks.missed} missed, ${checks.lost} neither`
+          )
+          check(
+            "checks",
+            "0 stored twice",
+            checks.storedTwice === 0 && checks.storedAndMissed === 0,
+            `${checks.storedTwice} twice, ${checks.storedAndMissed} both stored and missed; ${checks.resultsPublishedTwice} results published twice`
+          )
+        }
+      )
     ])
     if (runs("fuzz")) {
       // The fixed seed makes the bulk of the run the same every time; a fresh seed (printed, and
@@ -95,36 +153,141 @@ const main = async () => {
       const runs_ = [{ seed, requests: fuzzRequests }, { seed: freshSeed, requests: freshFuzzRequests }]
       await scenario("fuzz", `requests from the OpenAPI document, seeds ${seed} and ${freshSeed} (fresh)`, async () => {
         const reports: Array<FuzzReport> = []
-        for (const run of runs_) reports.push(await runFuzz({ baseUrl: bed.apis[0].baseUrl, apiKey: bed.apiKey, concurrency: 16, log: (line) => log(`  ${line}`), ...run }))
+        for (const run of runs_) {
+          reports.push(
+            await runFuzz({
+              baseUrl: bed.apis[0].baseUrl,
+              apiKey: bed.apiKey,
+              concurrency: 16,
+              log: (line) => log(`  ${line}`),
+              ...run
+            })
+          )
+        }
         return { runs: reports }
       }, ({ runs: reports }) => {
         const sum = (pick: (report: FuzzReport) => number) => reports.reduce((total, report) => total + pick(report), 0)
         const requests = sum((report) => report.requests)
-        check("fuzz", "at least 20,000 requests, every operation covered", requests >= 20_000 && reports.every((report) => report.uncoveredOperations.length === 0), `${requests} requests over ${reports[0]!.operations} operations`)
-        check("fuzz", "0 responses >= 500", sum((report) => report.serverErrors + report.transportErrors) === 0, `${sum((report) => report.serverErrors)} server errors, ${sum((report) => report.transportErrors)} without an answer`)
-        check("fuzz", "every error response has the contract's shape", sum((report) => report.errorShapeViolations) === 0, `${sum((report) => report.errorShapeViolations)} violations`)
-        check("fuzz", "every documented response matches its schema", sum((report) => report.schemaViolations) === 0, `${sum((report) => report.schemaViolations)} violations`)
-        check("fuzz", "every admin operation 401 without credentials", sum((report) => report.adminWithoutCredentialsNot401) === 0, `${sum((report) => report.adminWithoutCredentialsNot401)} exceptions`)
-        check("fuzz", "the whole report passes", reports.every(fuzzPassed), reports.map((report) => `seed ${report.seed}: ${report.requests} in ${report.durationMs} ms`).join("; "))
+        check(
+          "fuzz",
+          "at least 20,000 requests, every operation covered",
+          requests >= 20_000 && reports.every((report) => report.uncoveredOperations.length === 0),
+          `${requests} requests over ${reports[0]!.operations} operations`
+        )
+        check(
+          "fuzz",
+          "0 responses >= 500",
+          sum((report) => report.serverErrors + report.transportErrors) === 0,
+          `${sum((report) => report.serverErrors)} server errors, ${
+            sum((report) => report.transportErrors)
+          } without an answer`
+        )
+        check(
+          "fuzz",
+          "every error response has the contract's shape",
+          sum((report) => report.errorShapeViolations) === 0,
+          `${sum((report) => report.errorShapeViolations)} violations`
+        )
+        check(
+          "fuzz",
+          "every documented response matches its schema",
+          sum((report) => report.schemaViolations) === 0,
+          `${sum((report) => report.schemaViolations)} violations`
+        )
+        check(
+          "fuzz",
+          "every admin operation 401 without credentials",
+          sum((report) => report.adminWithoutCredentialsNot401) === 0,
+          `${sum((report) => report.adminWithoutCredentialsNot401)} exceptions`
+        )
+        check(
+          "fuzz",
+          "the whole report passes",
+          reports.every(fuzzPassed),
+          reports.map((report) => `seed ${report.seed}: ${report.requests} in ${report.durationMs} ms`).join("; ")
+        )
       })
     }
     if (runs("dependencies")) {
-      await scenario("dependencies", "Redis stopped, PostgreSQL connections killed and taken away, under read load", () => runDependenciesScenario(bed, log), (deps) => {
-        check("dependencies", "public reads keep answering", deps.publicReads.failed === 0, `${deps.publicReads.total - deps.publicReads.failed}/${deps.publicReads.total} answered 200`)
-        check("dependencies", "checks stored again after Redis returns", deps.checksStoredAgainAfterRedisMs !== null, `after ${deps.checksStoredAgainAfterRedisMs} ms`)
-        check("dependencies", "writes succeed after connections are killed", deps.writesFailedAfterTermination === 0, `${deps.connectionsTerminated} connections terminated, ${deps.writesFailedAfterTermination} writes failed`)
-        check("dependencies", "writes answer 503 with an error body while the database is away", deps.writesWhileAway.total > 0 && deps.writesWhileAway.answered503WithErrorBody === deps.writesWhileAway.total, `${deps.writesWhileAway.answered503WithErrorBody}/${deps.writesWhileAway.total}${deps.writesWhileAway.other.length > 0 ? `; ${deps.writesWhileAway.other.join("; ")}` : ""}`)
-        check("dependencies", "writes recover without a restart", deps.writesRecoveredAfterMs !== null, `after ${deps.writesRecoveredAfterMs} ms`)
-        check("dependencies", "changes reach the other instance again", deps.changeSeenByOtherInstanceAfterMs !== null && deps.changeSeenByOtherInstanceAfterMs <= 5_000, `after ${deps.changeSeenByOtherInstanceAfterMs} ms`)
-        check("dependencies", "checks stored again after the database returns", deps.checksStoredAgainAfterDatabaseMs !== null, `after ${deps.checksStoredAgainAfterDatabaseMs} ms`)
-      })
+      await scenario(
+        "dependencies",
+        "Redis stopped, PostgreSQL connections killed and taken away, under read load",
+        () => runDependenciesScenario(bed, log),
+        (deps) => {
+          check(
+            "dependencies",
+            "public reads keep answering",
+            deps.publicReads.failed === 0,
+            `${deps.publicReads.total - deps.publicReads.failed}/${deps.publicReads.total} answered 200`
+          )
+          check(
+            "dependencies",
+            "checks stored again after Redis returns",
+            deps.checksStoredAgainAfterRedisMs !== null,
+            `after ${deps.checksStoredAgainAfterRedisMs} ms`
+          )
+          check(
+            "dependencies",
+            "writes succeed after connections are killed",
+            deps.writesFailedAfterTermination === 0,
+            `${deps.connectionsTerminated} connections terminated, ${deps.writesFailedAfterTermination} writes failed`
+          )
+          check(
+            "dependencies",
+            "writes answer 503 with an error body while the database is away",
+            deps.writesWhileAway.total > 0 &&
+              deps.writesWhileAway.answered503WithErrorBody === deps.writesWhileAway.total,
+            `${deps.writesWhileAway.answered503WithErrorBody}/${deps.writesWhileAway.total}${
+              deps.writesWhileAway.other.length > 0 ? `; ${deps.writesWhileAway.other.join("; ")}` : ""
+            }`
+          )
+          check(
+            "dependencies",
+            "writes recover without a restart",
+            deps.writesRecoveredAfterMs !== null,
+            `after ${deps.writesRecoveredAfterMs} ms`
+          )
+          check(
+            "dependencies",
+            "changes reach the other instance again",
+            deps.changeSeenByOtherInstanceAfterMs !== null && deps.changeSeenByOtherInstanceAfterMs <= 5_000,
+            `after ${deps.changeSeenByOtherInstanceAfterMs} ms`
+          )
+          check(
+            "dependencies",
+            "checks stored again after the database returns",
+            deps.checksStoredAgainAfterDatabaseMs !== null,
+            `after ${deps.checksStoredAgainAfterDatabaseMs} ms`
+          )
+        }
+      )
     }
     if (runs("load")) {
-      await scenario("load", "64 connections for 60 s while an incident is updated every second", () => runLoadScenario(bed, log), (load) => {
-        target("load", "p99 <= 20 ms", load.latencyMs.p99 <= 20, `p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms at ${load.requestsPerSecond} requests/s`)
-        check("load", "no errors", load.errors === 0 && load.non2xx === 0 && load.updatesFailed === 0, `${load.errors} errors, ${load.non2xx} non-2xx, ${load.updatesFailed} failed updates`)
-        check("load", "every update visible within 1 s", load.visibility.slowerThan1s === 0, `${load.updates} updates, p50 ${load.visibility.p50Ms} ms, max ${load.visibility.maxMs} ms`)
-      })
+      await scenario(
+        "load",
+        "64 connections for 60 s while an incident is updated every second",
+        () => runLoadScenario(bed, log),
+        (load) => {
+          target(
+            "load",
+            "p99 <= 20 ms",
+            load.latencyMs.p99 <= 20,
+            `p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms at ${load.requestsPerSecond} requests/s`
+          )
+          check(
+            "load",
+            "no errors",
+            load.errors === 0 && load.non2xx === 0 && load.updatesFailed === 0,
+            `${load.errors} errors, ${load.non2xx} non-2xx, ${load.updatesFailed} failed updates`
+          )
+          check(
+            "load",
+            "every update visible within 1 s",
+            load.visibility.slowerThan1s === 0,
+            `${load.updates} updates, p50 ${load.visibility.p50Ms} ms, max ${load.visibility.maxMs} ms`
+          )
+        }
+      )
     }
   } finally {
     log("stopping the test bed")
@@ -143,7 +306,13 @@ const main = async () => {
   const reportPath = Path.join(projectRoot, "test/artifacts/system-report.json")
   mkdirSync(Path.dirname(reportPath), { recursive: true })
   writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`)
-  log(`${verdicts.filter((v) => v.holds).length}/${verdicts.length} properties hold (${verdicts.filter((v) => v.target && !v.holds).length} latency targets missed); report in ${Path.relative(projectRoot, reportPath)} (${Math.round(report.durationMs / 1000)} s)`)
+  log(
+    `${verdicts.filter((v) => v.holds).length}/${verdicts.length} properties hold (${
+      verdicts.filter((v) => v.target && !v.holds).length
+    } latency targets missed); report in ${Path.relative(projectRoot, reportPath)} (${
+      Math.round(report.durationMs / 1000)
+    } s)`
+  )
   if (!report.passed) process.exitCode = 1
 }
 

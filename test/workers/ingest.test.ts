@@ -5,10 +5,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, TestClock } from "effect"
-import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
+
 import { jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
-import { deleteOldChecks } from "../../src/workers/IngestConsumer.js"
+import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
+import { deleteOldChecks } from "../../src/workers/IngestConsumer.js"
 import { checkResult } from "../support/CheckResults.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { storedRuns } from "../support/StoredRuns.js"
@@ -49,7 +50,9 @@ const rounds = (monitorId: string, outcomes: Record<string, ReadonlyArray<boolea
       yield* TestClock.adjust("1 minute")
       const now = yield* TestClock.currentTimeMillis
       yield* ingest.ingest(
-        Object.entries(outcomes).flatMap(([region, list]) => i < list.length ? [result(monitorId, region, now - 30, list[i]!)] : [])
+        Object.entries(outcomes).flatMap(([region, list]) =>
+          i < list.length ? [result(monitorId, region, now - 30, list[i]!)] : []
+        )
       )
     }
   })
@@ -64,7 +67,9 @@ it.layer(Stack)("ingest", (it) => {
       yield* ingest.ingest([once, once])
       yield* ingest.ingest([once])
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ count: number }>`select count(*)::int as count from check_results where monitor_id = ${monitor.id}`
+      const rows = yield* sql<
+        { count: number }
+      >`select count(*)::int as count from check_results where monitor_id = ${monitor.id}`
       expect(rows[0]!.count).toBe(1)
     }))
 
@@ -78,9 +83,14 @@ it.layer(Stack)("ingest", (it) => {
       yield* ingest.ingest([missed])
       expect(yield* storedRuns([monitor.id])).toEqual([{ jobId: missed.jobId, region: "eu", results: 0, misses: 1 }])
       const sql = yield* SqlClient.SqlClient
-      const [row] = yield* sql`select monitor_id, probe, scheduled_at, recorded_at, reason from missed_checks where job_id = ${missed.jobId}`
+      const [row] =
+        yield* sql`select monitor_id, probe, scheduled_at, recorded_at, reason from missed_checks where job_id = ${missed.jobId}`
       expect(row).toEqual({
-        monitorId: monitor.id, probe: "eu-2", scheduledAt: new Date(now), recordedAt: new Date(now + 61_000), reason: "late"
+        monitorId: monitor.id,
+        probe: "eu-2",
+        scheduledAt: new Date(now),
+        recordedAt: new Date(now + 61_000),
+        reason: "late"
       })
       // No data: neither the region's streak, nor the monitor's state, nor its component moved.
       const [listed] = (yield* client.monitors.list()).filter((m) => m.id === monitor.id)
@@ -120,9 +130,10 @@ it.layer(Stack)("ingest", (it) => {
       const ingest = yield* ResultIngest
       const now = yield* TestClock.currentTimeMillis
       const runs = Array.from({ length: 30 }, (_, i) => now + i * 60_000)
-      yield* Effect.forEach(runs, (at) => ingest.ingest([miss(monitor.id, "eu", at)]).pipe(
-        Effect.zip(ingest.ingest([result(monitor.id, "eu", at, true)]), { concurrent: true })
-      ), { concurrency: 4 })
+      yield* Effect.forEach(runs, (at) =>
+        ingest.ingest([miss(monitor.id, "eu", at)]).pipe(
+          Effect.zip(ingest.ingest([result(monitor.id, "eu", at, true)]), { concurrent: true })
+        ), { concurrency: 4 })
       const stored = yield* storedRuns([monitor.id])
       expect(stored).toHaveLength(30)
       expect(stored.every((run) => run.results === 1 && run.misses === 0)).toBe(true)
@@ -136,10 +147,15 @@ it.layer(Stack)("ingest", (it) => {
       yield* ingest.ingest([result(monitor.id, "eu", now, false), miss(monitor.id, "us", now)])
       yield* ingest.ingest([miss(monitor.id, "eu", now + 60_000), result(monitor.id, "us", now + 60_000, true)])
       const runs = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
-      expect(runs.map((run) => [run.outcome, run.region])).toEqual([["missed", "eu"], ["checked", "us"], ["checked", "eu"], ["missed", "us"]])
+      expect(runs.map((run) => [run.outcome, run.region])).toEqual([["missed", "eu"], ["checked", "us"], [
+        "checked",
+        "eu"
+      ], ["missed", "us"]])
       expect(runs[0]).toMatchObject({ outcome: "missed", probe: "eu-2", reason: "late" })
       expect(runs[1]).toMatchObject({ outcome: "checked", ok: true, statusCode: 200 })
-      expect(yield* client.monitors.results({ path: { id: monitor.id }, urlParams: { limit: 3 } })).toEqual(runs.slice(0, 3))
+      expect(yield* client.monitors.results({ path: { id: monitor.id }, urlParams: { limit: 3 } })).toEqual(
+        runs.slice(0, 3)
+      )
     }))
 
   it.effect("misses are deleted with the results past RESULTS_RETENTION_DAYS", () =>
@@ -160,7 +176,11 @@ it.layer(Stack)("ingest", (it) => {
   it.effect("one failing region of three keeps the monitor up; two take it down, with the event", () =>
     Effect.gen(function*() {
       const { client, component, monitor } = yield* monitored
-      yield* rounds(monitor.id, { a: [true, false, false, false], b: [true, true, true, true], c: [true, true, true, true] })
+      yield* rounds(monitor.id, {
+        a: [true, false, false, false],
+        b: [true, true, true, true],
+        c: [true, true, true, true]
+      })
       expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
 
       const mark = yield* outboxMark

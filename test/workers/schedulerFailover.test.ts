@@ -4,66 +4,71 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
-import { JobTransport } from "../../src/queue/JobTransport.js"
+
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
+import { JobTransport } from "../../src/queue/JobTransport.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
 
 const Stack = InProcessJobTransport.layer().pipe(Layer.provideMerge(LiveTestServer()))
 
 layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("scheduler fail-over", (it) => {
-  it.scoped("a standby scheduler takes over within seconds of the active one stopping, and loses no slot", () =>
-    Effect.gen(function*() {
-      const client = yield* ApiClient
-      const transport = yield* JobTransport
-      const jobs = yield* transport.jobConsumer("failover-test", "reader")
-      const component = yield* client.components.create({ payload: { name: "Failover" } })
-      const monitor = yield* client.monitors.create({
-        payload: { componentId: component.id, type: "tcp", url: "127.0.0.1:9", intervalSeconds: 10 }
-      })
-      const context = yield* Effect.context<never>()
-      const start = Effect.gen(function*() {
-        const scope = yield* Scope.make()
-        yield* Layer.buildWithScope(CheckScheduler, scope).pipe(Effect.provide(context))
-        return scope
-      })
-      /** The monitor's jobs read within `millis` (until the first, unless `all`), with when each was read. */
-      const readFor = (millis: number, all = false) =>
-        Effect.gen(function*() {
-          const seen: Array<{ readonly id: string; readonly scheduledAt: number; readonly readAt: number }> = []
-          const deadline = Date.now() + millis
-          while (Date.now() < deadline && (all || seen.length === 0)) {
-            const batch = yield* jobs.read(100, 500)
-            yield* jobs.ack(batch.map((d) => d.id))
-            const readAt = Date.now()
-            for (const { value } of batch) {
-              if (value.monitorId === monitor.id) seen.push({ id: value.id, scheduledAt: value.scheduledAt, readAt })
-            }
-          }
-          return seen
+  it.scoped(
+    "a standby scheduler takes over within seconds of the active one stopping, and loses no slot",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* ApiClient
+        const transport = yield* JobTransport
+        const jobs = yield* transport.jobConsumer("failover-test", "reader")
+        const component = yield* client.components.create({ payload: { name: "Failover" } })
+        const monitor = yield* client.monitors.create({
+          payload: { componentId: component.id, type: "tcp", url: "127.0.0.1:9", intervalSeconds: 10 }
         })
+        const context = yield* Effect.context<never>()
+        const start = Effect.gen(function*() {
+          const scope = yield* Scope.make()
+          yield* Layer.buildWithScope(CheckScheduler, scope).pipe(Effect.provide(context))
+          return scope
+        })
+        /** The monitor's jobs read within `millis` (until the first, unless `all`), with when each was read. */
+        const readFor = (millis: number, all = false) =>
+          Effect.gen(function*() {
+            const seen: Array<{ readonly id: string; readonly scheduledAt: number; readonly readAt: number }> = []
+            const deadline = Date.now() + millis
+            while (Date.now() < deadline && (all || seen.length === 0)) {
+              const batch = yield* jobs.read(100, 500)
+              yield* jobs.ack(batch.map((d) => d.id))
+              const readAt = Date.now()
+              for (const { value } of batch) {
+                if (value.monitorId === monitor.id) seen.push({ id: value.id, scheduledAt: value.scheduledAt, readAt })
+              }
+            }
+            return seen
+          })
 
-      // The standby starts once the active one publishes, so the one stopped below is the active one.
-      const active = yield* start
-      const first = yield* readFor(12_000)
-      expect(first.length).toBeGreaterThan(0)
-      const standby = yield* start
-      // Only one of them publishes: the standby adds no second copy of a slot's job.
-      const published = [...first, ...(yield* readFor(3_000, true))]
-      expect(new Set(published.map((job) => job.id)).size).toBe(published.length)
+        // The standby starts once the active one publishes, so the one stopped below is the active one.
+        const active = yield* start
+        const first = yield* readFor(12_000)
+        expect(first.length).toBeGreaterThan(0)
+        const standby = yield* start
+        // Only one of them publishes: the standby adds no second copy of a slot's job.
+        const published = [...first, ...(yield* readFor(3_000, true))]
+        expect(new Set(published.map((job) => job.id)).size).toBe(published.length)
 
-      yield* Scope.close(active, Exit.void)
-      const stoppedAt = Date.now()
-      const onItsWay = yield* readFor(300)
-      const lastBefore = Math.max(...[...published, ...onItsWay].map((job) => job.scheduledAt))
-      const [next] = yield* readFor(15_000)
-      expect(next).toBeDefined()
-      // No slot is lost: the standby starts at the latest slot, which may be the active's last
-      // one again (the same job id: ingest stores its result once) or the one after it...
-      expect([lastBefore, lastBefore + 10_000]).toContain(next!.scheduledAt)
-      // ...within seconds of it coming due (or of the stop, if it was due before): the standby
-      // looks for the lock every 2 s. (How long after the stop depends on where the slot falls.)
-      expect(next!.readAt - Math.max(next!.scheduledAt, stoppedAt)).toBeLessThan(5_000)
-      yield* Scope.close(standby, Exit.void)
-    }), 60_000)
+        yield* Scope.close(active, Exit.void)
+        const stoppedAt = Date.now()
+        const onItsWay = yield* readFor(300)
+        const lastBefore = Math.max(...[...published, ...onItsWay].map((job) => job.scheduledAt))
+        const [next] = yield* readFor(15_000)
+        expect(next).toBeDefined()
+        // No slot is lost: the standby starts at the latest slot, which may be the active's last
+        // one again (the same job id: ingest stores its result once) or the one after it...
+        expect([lastBefore, lastBefore + 10_000]).toContain(next!.scheduledAt)
+        // ...within seconds of it coming due (or of the stop, if it was due before): the standby
+        // looks for the lock every 2 s. (How long after the stop depends on where the slot falls.)
+        expect(next!.readAt - Math.max(next!.scheduledAt, stoppedAt)).toBeLessThan(5_000)
+        yield* Scope.close(standby, Exit.void)
+      }),
+    60_000
+  )
 })

@@ -6,10 +6,12 @@
  */
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
+
 import { Effect, Exit, Scope } from "effect"
 import { Redis } from "ioredis"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it } from "vitest"
+
 import { projectRoot, type Service } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
@@ -26,7 +28,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const child of children) if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill("SIGKILL")
+  for (const child of children) {
+    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill("SIGKILL")
+  }
   await Promise.all(children.map((child) => child.exited))
   await ownRedis?.stop()
   await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -2,14 +2,16 @@
  * Administrators: the first one is created at start-up, they sign in with e-mail and
  * password, and an operator can reset a password from the command line.
  */
-import { Effect, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
+
+import { Effect, Option, Redacted } from "effect"
+
 import { AppConfig } from "../../Config.js"
-import { User } from "../../domain/Auth.js"
 import type { SignIn, UserId } from "../../domain/Auth.js"
+import { User } from "../../domain/Auth.js"
 import { BadRequest, Unauthorized } from "../../domain/Errors.js"
-import { UsersRepo } from "../../persistence/UsersRepo.js"
 import type { UserRow } from "../../persistence/UsersRepo.js"
+import { UsersRepo } from "../../persistence/UsersRepo.js"
 import { minimumPasswordLength, Passwords } from "./Passwords.js"
 import { Sessions } from "./Sessions.js"
 import { SignInThrottle } from "./SignInThrottle.js"
@@ -37,7 +39,11 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
       const given = Option.map(config.adminPassword, Redacted.value)
       const password = Option.getOrElse(given, () => randomBytes(18).toString("base64url"))
       if (Option.isSome(given)) yield* Effect.orDie(checkPasswordStrength(password))
-      const created = yield* users.insertFirst({ email, name: "Administrator", passwordHash: yield* passwords.hash(password) })
+      const created = yield* users.insertFirst({
+        email,
+        name: "Administrator",
+        passwordHash: yield* passwords.hash(password)
+      })
       if (!created) return
       yield* Option.isSome(given)
         ? Effect.logInfo(`Created the first administrator, ${email}, from ADMIN_EMAIL / ADMIN_PASSWORD`)

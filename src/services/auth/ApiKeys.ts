@@ -3,10 +3,12 @@
  * the CSPRNG, SHA-256 at rest, the first 12 characters kept as a lookup prefix, the full key
  * shown once, optional expiry, lastUsedAt on every use, and no key may delete itself.
  */
-import { Clock, DateTime, Effect } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
-import { apiKeyPattern, apiKeyPrefixLength, CreatedApiKey } from "../../domain/Auth.js"
+
+import { Clock, DateTime, Effect } from "effect"
+
 import type { ApiKeyId, CreateApiKey, Principal, UserId } from "../../domain/Auth.js"
+import { apiKeyPattern, apiKeyPrefixLength, CreatedApiKey } from "../../domain/Auth.js"
 import { BadRequest, Conflict, NotFound } from "../../domain/Errors.js"
 import { ApiKeysRepo } from "../../persistence/ApiKeysRepo.js"
 
@@ -79,7 +81,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
       remove: (id: ApiKeyId, principal: Principal) =>
         Effect.gen(function*() {
           if (principal.method === "apiKey" && principal.apiKeyId === id) {
-            return yield* new Conflict({ message: "An API key cannot delete itself; delete it with another key or a session" })
+            return yield* new Conflict({
+              message: "An API key cannot delete itself; delete it with another key or a session"
+            })
           }
           if (!(yield* repo.remove(id))) return yield* NotFound.of("API key", id)
         })

@@ -2,8 +2,9 @@
  * Password hashing with scrypt at OWASP's parameters (N=2^17, r=8, p=1). Each hash takes
  * 128 MiB and a few hundred milliseconds, so at most two run at once.
  */
-import { Effect } from "effect"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+
+import { Effect } from "effect"
 
 const cost = { N: 2 ** 17, r: 8, p: 1 }
 const keyLength = 64

@@ -1,4 +1,5 @@
 import { Clock, Duration, Effect } from "effect"
+
 import { TooManyRequests } from "../../domain/Errors.js"
 import { RateLimitRepo } from "../../persistence/RateLimitRepo.js"
 

@@ -3,8 +3,10 @@
  * stored. A session ends after SESSION_IDLE_TIMEOUT without use or SESSION_MAX_AGE after
  * sign-in, whichever comes first.
  */
-import { Clock, Duration, Effect, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+
+import { Clock, Duration, Effect, Option } from "effect"
+
 import { AppConfig } from "../../Config.js"
 import type { UserId } from "../../domain/Auth.js"
 import { SessionsRepo } from "../../persistence/SessionsRepo.js"
@@ -12,7 +14,6 @@ import { SessionsRepo } from "../../persistence/SessionsRepo.js"
 export const sessionCookie = "__Host-session"
 
 const digest = (token: string) => createHash("sha256").update(token).digest()
-
 
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function*() {

@@ -4,6 +4,7 @@
  * right password, so guessing gains nothing from being fast.
  */
 import { Clock, Effect } from "effect"
+
 import { TooManyRequests } from "../../domain/Errors.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
 import { SignInFailuresRepo } from "../../persistence/SignInFailuresRepo.js"

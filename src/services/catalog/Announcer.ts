@@ -3,6 +3,7 @@
  * the row back and append its event to the outbox, so the event carries the row as committed.
  */
 import { Effect, Option } from "effect"
+
 import type { EventName } from "../../domain/Event.js"
 import type { OutboxRepo } from "../../persistence/OutboxRepo.js"
 

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+
 import type { Component } from "../../domain/Component.js"
 import type { OutboxRepo } from "../../persistence/OutboxRepo.js"
 

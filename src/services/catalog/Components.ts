@@ -1,10 +1,17 @@
 import { Effect, Option } from "effect"
-import type { Component, ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../../domain/Component.js"
+
+import type {
+  Component,
+  ComponentId,
+  ComponentStatus,
+  CreateComponent,
+  UpdateComponent
+} from "../../domain/Component.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import { recordStatusChange } from "./ComponentEvents.js"
 import { StateChanges } from "../StateChanges.js"
+import { recordStatusChange } from "./ComponentEvents.js"
 
 export class Components extends Effect.Service<Components>()("Components", {
   effect: Effect.gen(function*() {

@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+
 import { Conflict, NotFound, orNotFound } from "../../domain/Errors.js"
 import type {
   AddIncidentUpdate,
@@ -30,7 +31,12 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
 
-    const { announce, reload } = makeAnnouncer({ what: "Incident", find: repo.findById, eventData: incidentEventData, outbox })
+    const { announce, reload } = makeAnnouncer({
+      what: "Incident",
+      find: repo.findById,
+      eventData: incidentEventData,
+      outbox
+    })
 
     /** Locks an incident that must still be open. */
     const lockOpen = (id: IncidentId) =>
@@ -73,7 +79,9 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           const current = yield* repo.lockStatus(id)
           if (current === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
           if (current === "resolved" && changes_.status !== undefined) {
-            return yield* Effect.fail(new Conflict({ message: `Incident ${JSON.stringify(id)} is resolved; open a new incident` }))
+            return yield* Effect.fail(
+              new Conflict({ message: `Incident ${JSON.stringify(id)} is resolved; open a new incident` })
+            )
           }
           const { componentIds, ...fields } = changes_
           // Nothing to change: no write, no event.

@@ -1,16 +1,17 @@
 import { DateTime, Effect, Option, Schema } from "effect"
+
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
-import { Maintenance } from "../../domain/Maintenance.js"
 import type { CreateMaintenance, MaintenanceId, UpdateMaintenance } from "../../domain/Maintenance.js"
+import { Maintenance } from "../../domain/Maintenance.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
-import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
+import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { StateChanges } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
 import { recordStatusChange } from "./ComponentEvents.js"
-import { StateChanges } from "../StateChanges.js"
 
 const encodeWindow = Schema.encodeSync(Maintenance.json)
 
@@ -40,7 +41,12 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
 
-    const { announce, reload } = makeAnnouncer({ what: "Maintenance", find: repo.findById, eventData: maintenanceEventData, outbox })
+    const { announce, reload } = makeAnnouncer({
+      what: "Maintenance",
+      find: repo.findById,
+      eventData: maintenanceEventData,
+      outbox
+    })
 
     const lock = (id: MaintenanceId) => repo.lock(id).pipe(orNotFound("Maintenance", id))
 
@@ -92,7 +98,11 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           // A window whose whole span passed unseen (the service was down) starts and completes
           // at once; its components never showed maintenance, so they are left alone.
           if (ended) {
-            yield* outbox.append("maintenance.started", { ...maintenanceEventData(window), status: "in_progress" }, window.componentIds)
+            yield* outbox.append(
+              "maintenance.started",
+              { ...maintenanceEventData(window), status: "in_progress" },
+              window.componentIds
+            )
             yield* announce("maintenance.completed", id)
           } else {
             yield* enterMaintenance(window)
@@ -131,10 +141,16 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
       update: (id: MaintenanceId, input: UpdateMaintenance) =>
         changes.commit(Effect.gen(function*() {
           const window = yield* lock(id)
-          if (window.status === "completed" || window.status === "cancelled") return yield* Effect.fail(finished(window))
-          if (window.status === "in_progress" && (input.scheduledStart !== undefined || input.componentIds !== undefined)) {
+          if (window.status === "completed" || window.status === "cancelled") {
+            return yield* Effect.fail(finished(window))
+          }
+          if (
+            window.status === "in_progress" && (input.scheduledStart !== undefined || input.componentIds !== undefined)
+          ) {
             return yield* Effect.fail(
-              new Conflict({ message: "A window in progress cannot change its start or its components; change its end or cancel it" })
+              new Conflict({
+                message: "A window in progress cannot change its start or its components; change its end or cancel it"
+              })
             )
           }
           const fields = yield* checkOrder({
@@ -143,7 +159,9 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             scheduledStart: input.scheduledStart ?? window.scheduledStart,
             scheduledEnd: input.scheduledEnd ?? window.scheduledEnd
           })
-          if (input.componentIds !== undefined) yield* repo.setComponents(id, yield* existingComponents(input.componentIds))
+          if (input.componentIds !== undefined) {
+            yield* repo.setComponents(id, yield* existingComponents(input.componentIds))
+          }
           yield* repo.update(id, fields)
           return yield* reload(id)
         })),
@@ -152,7 +170,9 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
       cancel: (id: MaintenanceId) =>
         changes.commit(Effect.gen(function*() {
           const window = yield* lock(id)
-          if (window.status === "completed" || window.status === "cancelled") return yield* Effect.fail(finished(window))
+          if (window.status === "completed" || window.status === "cancelled") {
+            return yield* Effect.fail(finished(window))
+          }
           yield* repo.setStatus(id, "cancelled")
           if (window.status === "in_progress") {
             yield* leaveMaintenance(window, yield* DateTime.now)

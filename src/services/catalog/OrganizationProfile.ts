@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+
 import { orNotFound } from "../../domain/Errors.js"
 import type { Organization, OrganizationId, UpdateOrganization } from "../../domain/Organization.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
@@ -19,7 +20,8 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
     yield* repo.ensureExists()
     let cached: { readonly version: number; readonly profile: Organization } | undefined
     const reading = yield* Effect.makeSemaphore(1)
-    const fresh = () => cached !== undefined && cached.version === changes.version() ? Effect.succeed(cached.profile) : undefined
+    const fresh = () =>
+      cached !== undefined && cached.version === changes.version() ? Effect.succeed(cached.profile) : undefined
 
     const load = Effect.suspend(() => {
       // The version is taken before the read: a change committed during the read leaves the cache stale.

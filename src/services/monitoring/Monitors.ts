@@ -6,16 +6,17 @@
  * monitors, as ingest decides it, in the same transaction.
  */
 import { Clock, Effect, Option } from "effect"
+
+import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, NotFound, orNotFound } from "../../domain/Errors.js"
-import { definitionIssues, monitorLimits, normalizeTarget } from "../../domain/Monitor.js"
 import type { CreateMonitor, MonitorDefinition, MonitorId, UpdateMonitor } from "../../domain/Monitor.js"
+import { definitionIssues, monitorLimits, normalizeTarget } from "../../domain/Monitor.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import type { ComponentId } from "../../domain/Component.js"
-import { applyMonitorStatus } from "./ResultIngest.js"
 import { StateChanges } from "../StateChanges.js"
+import { applyMonitorStatus } from "./ResultIngest.js"
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)
@@ -30,7 +31,9 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
 
     const componentExists = (id: ComponentId) =>
       components.findById(id).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("Component", id)), onSome: () => Effect.void }))
+        Effect.flatMap(
+          Option.match({ onNone: () => Effect.fail(NotFound.of("Component", id)), onSome: () => Effect.void })
+        )
       )
 
     /** Checks the definition and brings its target to the stored form. */
@@ -141,5 +144,11 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
         }))
     } as const
   }),
-  dependencies: [MonitorsRepo.Default, ComponentsRepo.Default, ChecksRepo.Default, OutboxRepo.Default, StateChanges.Default]
+  dependencies: [
+    MonitorsRepo.Default,
+    ComponentsRepo.Default,
+    ChecksRepo.Default,
+    OutboxRepo.Default,
+    StateChanges.Default
+  ]
 }) {}

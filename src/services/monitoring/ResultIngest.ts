@@ -6,13 +6,14 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
+
+import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
 import type { RegionStatus } from "../../domain/Quorum.js"
-import { ChecksRepo } from "../../persistence/ChecksRepo.js"
+import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
 import type { QuorumMonitorRow, StatusSourceRow } from "../../persistence/ChecksRepo.js"
+import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
 import { recordStatusChange } from "../catalog/ComponentEvents.js"
 import { StateChanges } from "../StateChanges.js"
 
@@ -65,7 +66,9 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         const stored = new Set(results.size === 0 ? [] : (yield* repo.insertResults([...results.values()])).map(keyOf))
         // After the results: a miss of a run whose result is in this batch is not stored.
         yield* repo.insertMisses([...misses.values()])
-        const fresh = [...results.values()].filter((r) => stored.has(keyOf(r))).sort((a, b) => a.scheduledAt - b.scheduledAt)
+        const fresh = [...results.values()].filter((r) => stored.has(keyOf(r))).sort((a, b) =>
+          a.scheduledAt - b.scheduledAt
+        )
         if (fresh.length === 0) return []
 
         const checked = new Set(fresh.map((r) => r.monitorId))
@@ -103,10 +106,14 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
      * a batch that changes nothing writes nothing (and does not invalidate the public snapshot).
      */
     const componentsToMove = (componentIds: ReadonlyArray<string>) =>
-      componentIds.length === 0 ? Effect.succeed([]) : Effect.map(repo.componentStatuses(componentIds), (rows) =>
-        rows.filter((row) =>
-          row.monitorStates.length > 0 && statusFromMonitors(row.monitorStates) !== row.status && monitorsMayMove(row)
-        ).map((row) => row.id))
+      componentIds.length === 0 ?
+        Effect.succeed([]) :
+        Effect.map(repo.componentStatuses(componentIds), (rows) =>
+          rows.filter((row) =>
+            row.monitorStates.length > 0 && statusFromMonitors(row.monitorStates) !== row.status && monitorsMayMove(row)
+          ).map((row) =>
+            row.id
+          ))
 
     return {
       ingest: (reports: ReadonlyArray<ProbeReport>) =>

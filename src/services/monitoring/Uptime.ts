@@ -4,10 +4,11 @@
  * the buckets of a period. Reading never touches check results or intervals.
  */
 import { Clock, Effect } from "effect"
-import { UptimeRecord } from "../../domain/Uptime.js"
+
 import type { UptimePeriod } from "../../domain/Uptime.js"
-import { bucketUptime, uptimePercentage } from "../../domain/UptimeCalculation.js"
+import { UptimeRecord } from "../../domain/Uptime.js"
 import type { ComponentTimeline, DownInterval, StatusChange } from "../../domain/UptimeCalculation.js"
+import { bucketUptime, uptimePercentage } from "../../domain/UptimeCalculation.js"
 import type { Granularity, RollupRow } from "../../persistence/UptimeRepo.js"
 import { UptimeRepo } from "../../persistence/UptimeRepo.js"
 
@@ -25,7 +26,7 @@ interface Timeline extends ComponentTimeline {
 
 const floorTo = (at: number, length: number) => Math.floor(at / length) * length
 
-/** A period is the buckets that cover it, the current partial one included (README, "Uptime"). */
+/** A period is the buckets that cover it, the current partial one included (docs/monitor-fleet.md, "Uptime"). */
 export const periodBuckets: Record<UptimePeriod, { granularity: Granularity; count: number }> = {
   "24h": { granularity: "hour", count: 24 },
   "7d": { granularity: "day", count: 7 },
@@ -63,14 +64,19 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
           timelines.get(row.componentId)?.statusChanges.push({ at: row.startedAt.getTime(), status: row.status })
         }
         for (const row of inputs.downIntervals) {
-          timelines.get(row.componentId)?.downIntervals.push({ start: row.startedAt.getTime(), end: row.endedAt?.getTime() ?? null })
+          timelines.get(row.componentId)?.downIntervals.push({
+            start: row.startedAt.getTime(),
+            end: row.endedAt?.getTime() ?? null
+          })
         }
 
         const rows: Array<RollupRow> = []
         for (let start = from; start < to; start += length) {
           for (const [componentId, timeline] of timelines) {
             const { downtimeSeconds, observedSeconds } = bucketUptime(timeline, { start, end: start + length }, now)
-            if (observedSeconds > 0) rows.push({ componentId, bucketStart: new Date(start), observedSeconds, downtimeSeconds })
+            if (observedSeconds > 0) {
+              rows.push({ componentId, bucketStart: new Date(start), observedSeconds, downtimeSeconds })
+            }
           }
         }
         yield* repo.upsert(granularity, rows)

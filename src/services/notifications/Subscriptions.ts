@@ -3,19 +3,21 @@
  * whatever the address's state, and the mail goes out in the background, so neither the body
  * nor the response time tells whether an address is subscribed.
  */
-import { Clock, Duration, Effect, FiberSet, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+
+import { Clock, Duration, Effect, FiberSet, Option } from "effect"
+
 import { AppConfig } from "../../Config.js"
 import { NotFound } from "../../domain/Errors.js"
-import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
+import { clientBudget } from "../../domain/NetworkAddress.js"
 import type { SubscriberId } from "../../domain/Subscriber.js"
+import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
 import { SubscribersRepo } from "../../persistence/SubscribersRepo.js"
+import type { RateLimit } from "../auth/RateLimiter.js"
+import { RateLimiter } from "../auth/RateLimiter.js"
+import { OrganizationProfile } from "../catalog/OrganizationProfile.js"
 import { Mailer } from "./mail/Mailer.js"
 import { verificationHours, verificationMail } from "./mail/SubscriberMail.js"
-import { OrganizationProfile } from "../catalog/OrganizationProfile.js"
-import { clientBudget } from "../../domain/NetworkAddress.js"
-import { RateLimiter } from "../auth/RateLimiter.js"
-import type { RateLimit } from "../auth/RateLimiter.js"
 
 /** Per address: confirmation mails to one inbox. Per client: addresses tried from one place. */
 export const subscribeLimits = {

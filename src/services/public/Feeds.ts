@@ -3,6 +3,7 @@
  * its public page, carries a guid/id that never changes, and shows the latest update.
  */
 import { DateTime } from "effect"
+
 import type { PublicIncidentDetail } from "../../domain/Incident.js"
 import type { PublicMaintenance } from "../../domain/Maintenance.js"
 

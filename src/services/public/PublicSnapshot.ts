@@ -13,20 +13,22 @@
  * The state is bounded (PublicStatus: open and recent incidents), so a rebuild costs the same
  * however long the history; older incidents and pages are read from the database on demand.
  */
-import { DateTime, Effect, Option, Queue, Schedule, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { gzipSync } from "node:zlib"
+
+import { DateTime, Effect, Option, Queue, Schedule, Schema } from "effect"
+
 import { AppConfig } from "../../Config.js"
 import { PublicComponent } from "../../domain/Component.js"
 import { NotFound } from "../../domain/Errors.js"
-import { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import type { IncidentStatus } from "../../domain/Incident.js"
+import { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import { PublicMaintenance } from "../../domain/Maintenance.js"
 import { StatusSummary } from "../../domain/Status.js"
-import { atomFeed, rssFeed } from "./Feeds.js"
-import { holdsPage, PublicStatus } from "./PublicStatus.js"
-import type { IncidentsPage, PublicState } from "./PublicStatus.js"
 import { StateChanges } from "../StateChanges.js"
+import { atomFeed, rssFeed } from "./Feeds.js"
+import type { IncidentsPage, PublicState } from "./PublicStatus.js"
+import { holdsPage, PublicStatus } from "./PublicStatus.js"
 
 /** A response ready to write: the bytes (and, unless they are few, the same gzipped), their content type and ETag. */
 export interface EncodedResponse {
@@ -111,7 +113,10 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       for (const incident of incidents) {
         const key = unchangedKey(incident)
         const previous = details.get(incident.id)
-        next.set(incident.id, previous?.key === key ? previous : { key, response: encodedJson(PublicIncidentDetail, incident) })
+        next.set(
+          incident.id,
+          previous?.key === key ? previous : { key, response: encodedJson(PublicIncidentDetail, incident) }
+        )
       }
       details = next
       return next
@@ -125,7 +130,12 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
         [`${base}/incidents`, encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem))]
       ])
       for (const [id, { response }] of encodeDetails(state.incidents)) byPath.set(incidentPath(id), response)
-      const feed = { title: state.organizationName, publicUrl, incidents: state.incidents, maintenance: state.maintenance }
+      const feed = {
+        title: state.organizationName,
+        publicUrl,
+        incidents: state.incidents,
+        maintenance: state.maintenance
+      }
       byPath.set(`${base}/rss`, encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8"))
       byPath.set(`${base}/atom`, encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8"))
       return { state, byPath }
@@ -154,13 +164,19 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
     const refresh = rebuild.pipe(
       // Like the maintenance clock: interrupted between rebuilds, not inside one's queries.
       Effect.uninterruptible,
-      Effect.tapError((error) => Effect.logWarning("Rebuilding the public snapshot failed; trying again in a second", error)),
+      Effect.tapError((error) =>
+        Effect.logWarning("Rebuilding the public snapshot failed; trying again in a second", error)
+      ),
       Effect.retry(Schedule.spaced("1 second")),
       Effect.catchAllCause((cause) => Effect.logError("Rebuilding the public snapshot failed", cause))
     )
     const notifications = yield* changes.subscribe
     yield* refresh.pipe(
-      Effect.zipRight(Effect.forever(Queue.take(notifications).pipe(Effect.zipRight(Queue.takeAll(notifications)), Effect.zipRight(refresh)))),
+      Effect.zipRight(
+        Effect.forever(
+          Queue.take(notifications).pipe(Effect.zipRight(Queue.takeAll(notifications)), Effect.zipRight(refresh))
+        )
+      ),
       Effect.forkScoped
     )
 
@@ -194,15 +210,22 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
         Effect.flatMap(get, (snapshot) => {
           const found = snapshot.byPath.get(incidentPath(id))
           if (found) return Effect.succeed(found)
-          return Effect.flatMap(archived(snapshot, id), Option.match({
-            onNone: () => Effect.fail(NotFound.of("Incident", id)),
-            onSome: (incident) => Effect.succeed(encodedJson(PublicIncidentDetail, incident))
-          }))
+          return Effect.flatMap(
+            archived(snapshot, id),
+            Option.match({
+              onNone: () => Effect.fail(NotFound.of("Incident", id)),
+              onSome: (incident) => Effect.succeed(encodedJson(PublicIncidentDetail, incident))
+            })
+          )
         }),
 
       /** A page of public incidents, newest first, encoded for this query. */
       incidents: (query: IncidentsQuery) =>
-        Effect.flatMap(get, (snapshot) => Effect.map(page(snapshot, query), (incidents) => encodedJson(IncidentList, incidents.map(listItem)))),
+        Effect.flatMap(
+          get,
+          (snapshot) =>
+            Effect.map(page(snapshot, query), (incidents) => encodedJson(IncidentList, incidents.map(listItem)))
+        ),
 
       /** An incident with its timeline, for the public pages: held or read on demand. */
       incidentDetail: (snapshot: Snapshot, id: string) => {

@@ -1,7 +1,8 @@
 import { Effect, Option } from "effect"
+
 import { PublicComponent, worstStatus } from "../../domain/Component.js"
-import { Incident, PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import type { IncidentStatus } from "../../domain/Incident.js"
+import { Incident, PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import { PublicMaintenance } from "../../domain/Maintenance.js"
 import { StatusSummary } from "../../domain/Status.js"
 import { uptimeBarDays } from "../../domain/Uptime.js"
@@ -118,7 +119,9 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
         })
       )
       const publicIncidents = incidentRows.map(toPublic)
-      const publicWindows = windowRows.filter((row) => row.status !== "cancelled" && visible(row.componentIds)).map((row) =>
+      const publicWindows = windowRows.filter((row) => row.status !== "cancelled" && visible(row.componentIds)).map((
+        row
+      ) =>
         new PublicMaintenance({
           id: row.id,
           title: row.title,
@@ -144,7 +147,12 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
         organizationName: Option.match(org, { onNone: () => "Status", onSome: (o) => o.name }),
         organization: Option.match(org, {
           onNone: (): PublicOrganization => ({ name: "Status", logoUrl: null, brandColor: "#2563eb", timezone: "UTC" }),
-          onSome: ({ brandColor, logoUrl, name, timezone }): PublicOrganization => ({ name, logoUrl, brandColor, timezone })
+          onSome: ({ brandColor, logoUrl, name, timezone }): PublicOrganization => ({
+            name,
+            logoUrl,
+            brandColor,
+            timezone
+          })
         }),
         summary,
         components: publicComponents,
@@ -161,7 +169,8 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
       /** A public incident, read from the database. */
       incident: (id: string) => Effect.map(incidents.findPublicById(id), Option.map(toPublic)),
       /** How many public incidents there are (a scan of the history: on demand, not per rebuild). */
-      incidentCount: (state: PublicState) => state.complete ? Effect.succeed(state.incidents.length) : incidents.countPublic(),
+      incidentCount: (state: PublicState) =>
+        state.complete ? Effect.succeed(state.incidents.length) : incidents.countPublic(),
       /** A page of public incidents, newest first, read from the database. */
       incidentsPage: (page: IncidentsPage) => Effect.map(incidents.findPublicPage(page), (rows) => rows.map(toPublic))
     } as const

@@ -10,11 +10,12 @@
  * carry, so no reader waits longer than a cache in between would make it.
  */
 import { Deferred, Duration, Effect, Schema } from "effect"
+
 import { UptimePeriod, UptimeRecord } from "../../domain/Uptime.js"
 import { defaultUptimePeriod } from "../../domain/Uptime.js"
-import { encodedJson, publicMaxAge, PublicSnapshot } from "./PublicSnapshot.js"
-import type { EncodedResponse, Snapshot } from "./PublicSnapshot.js"
 import { Uptime } from "../monitoring/Uptime.js"
+import type { EncodedResponse, Snapshot } from "./PublicSnapshot.js"
+import { encodedJson, publicMaxAge, PublicSnapshot } from "./PublicSnapshot.js"
 
 const maxAge = Duration.toMillis(Duration.seconds(publicMaxAge))
 const UptimeRecords = Schema.Array(UptimeRecord)
@@ -63,8 +64,14 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
           if (underway !== undefined) return yield* restore(Deferred.await(underway))
           const done = yield* Deferred.make<EncodedResponse, ReadError>()
           reads.set(period, done)
-          const entry = { readAt: clock.unsafeCurrentTimeMillis(), snapshot: snapshots.latest(), refreshes: uptime.refreshes() }
-          const outcome = yield* Effect.exit(Effect.map(uptime.read(period), (records) => encodedJson(UptimeRecords, records)))
+          const entry = {
+            readAt: clock.unsafeCurrentTimeMillis(),
+            snapshot: snapshots.latest(),
+            refreshes: uptime.refreshes()
+          }
+          const outcome = yield* Effect.exit(
+            Effect.map(uptime.read(period), (records) => encodedJson(UptimeRecords, records))
+          )
           if (outcome._tag === "Success") entries.set(period, { ...entry, response: outcome.value })
           reads.delete(period)
           yield* Deferred.done(done, outcome)
@@ -73,10 +80,11 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
       )
 
     return {
-      get: (period: UptimePeriod) => Effect.suspend(() => {
-        const fresh = current(period)
-        return fresh !== undefined ? Effect.succeed(fresh) : read(period)
-      }),
+      get: (period: UptimePeriod) =>
+        Effect.suspend(() => {
+          const fresh = current(period)
+          return fresh !== undefined ? Effect.succeed(fresh) : read(period)
+        }),
 
       /** The current response for a request URL, if there is one; for the request-listener fast path. */
       cachedNow: (url: string): EncodedResponse | undefined => {

@@ -3,11 +3,12 @@
  * `npm start` and `npm test` need no build step, and what runs is always the current source
  * (including the API declaration the typed client derives from).
  */
-import { Data, Effect } from "effect"
-import * as esbuild from "esbuild"
 import { createHash } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
+
+import { Data, Effect } from "effect"
+import * as esbuild from "esbuild"
 
 export interface AdminAsset {
   readonly body: Uint8Array

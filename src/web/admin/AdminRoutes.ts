@@ -6,6 +6,7 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+
 import { type AdminAsset, buildAdminBundle } from "./AdminBundle.js"
 import { adminShell } from "./AdminShell.js"
 
@@ -37,7 +38,10 @@ const serveAsset = (asset: AdminAsset) =>
     }
     if (request.headers["if-none-match"] === etag) return HttpServerResponse.empty({ status: 304, headers })
     return /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
-      ? HttpServerResponse.uint8Array(asset.gzipped, { contentType: asset.contentType, headers: { ...headers, "content-encoding": "gzip" } })
+      ? HttpServerResponse.uint8Array(asset.gzipped, {
+        contentType: asset.contentType,
+        headers: { ...headers, "content-encoding": "gzip" }
+      })
       : HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
   })
 

@@ -1,7 +1,8 @@
 /** The HTML page every dashboard screen starts from; the script renders the rest. */
 import type { AdminBundle } from "./AdminBundle.js"
 
-export const adminShell = (bundle: AdminBundle): string => `<!DOCTYPE html>
+export const adminShell = (bundle: AdminBundle): string =>
+  `<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="utf-8">

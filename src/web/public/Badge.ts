@@ -3,8 +3,8 @@
  * only signal), for the whole organization or one component.
  */
 import type { ComponentStatus } from "../../domain/Component.js"
-import { escapeHtml } from "./Html.js"
 import { componentStatusLabel } from "../Labels.js"
+import { escapeHtml } from "./Html.js"
 
 /** Badge backgrounds; white text on each has at least 4.5:1 contrast. */
 const colour: Record<ComponentStatus, string> = {
@@ -26,7 +26,11 @@ export const statusBadge = (label: string, status: ComponentStatus): string => {
   const title = escapeHtml(`${label}: ${value}`)
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="20" role="img" aria-label="${title}">` +
     `<title>${title}</title>` +
-    `<rect width="${left}" height="20" fill="#555"/><rect x="${left}" width="${right}" height="20" fill="${colour[status]}"/>` +
+    `<rect width="${left}" height="20" fill="#555"/><rect x="${left}" width="${right}" height="20" fill="${
+      colour[status]
+    }"/>` +
     `<g fill="#fff" text-anchor="middle" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">` +
-    `<text x="${left / 2}" y="14">${escapeHtml(label)}</text><text x="${left + right / 2}" y="14">${escapeHtml(value)}</text></g></svg>`
+    `<text x="${left / 2}" y="14">${escapeHtml(label)}</text><text x="${left + right / 2}" y="14">${
+      escapeHtml(value)
+    }</text></g></svg>`
 }

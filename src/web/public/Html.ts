@@ -13,7 +13,12 @@ export class Raw {
 const needsEscaping = /[&<>"']/
 
 export const escapeHtml = (text: string): string =>
-  !needsEscaping.test(text) ? text : text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+  !needsEscaping.test(text)
+    ? text
+    : text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(
+      /'/g,
+      "&#39;"
+    )
 
 type Value = string | number | Raw | null | undefined | false | ReadonlyArray<Value>
 

@@ -4,12 +4,15 @@
  * so a page is one request. The CSP allows that stylesheet by its hash and no script at all.
  */
 import { createHash } from "node:crypto"
+
 import type { PublicOrganization } from "../../services/public/PublicStatus.js"
 import { readableTextOn } from "./Contrast.js"
 import { html, Raw } from "./Html.js"
 
 const stylesheet = (brand: string) => `
-:root{--brand:${brand};--brand-ink:${readableTextOn(brand)};--ink:#1f2328;--muted:#57606a;--line:#d0d7de;--up:#1a7f37;--dip:#7d8c00;--down:#bc4c00;--out:#cf222e;--none:#afb8c1;--maint:#0550ae;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);line-height:1.45;background:#fff}
+:root{--brand:${brand};--brand-ink:${
+  readableTextOn(brand)
+};--ink:#1f2328;--muted:#57606a;--line:#d0d7de;--up:#1a7f37;--dip:#7d8c00;--down:#bc4c00;--out:#cf222e;--none:#afb8c1;--maint:#0550ae;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);line-height:1.45;background:#fff}
 *{box-sizing:border-box}body{margin:0}a{color:#0b57d0}:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
 .skip{position:absolute;left:.5rem;top:-3rem;background:#fff;color:#0b57d0;padding:.5rem 1rem}.skip:focus{top:.5rem}
 .vh,.bar span{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -60,7 +63,9 @@ export const renderPage = ({ body, organization, title }: PageOptions): Rendered
 <style>${new Raw(css)}</style></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header class="brand"><a href="/">${
-    organization.logoUrl ? html`<img src="${organization.logoUrl}" alt="${organization.name}">` : html`<span>${organization.name}</span>`
+    organization.logoUrl
+      ? html`<img src="${organization.logoUrl}" alt="${organization.name}">`
+      : html`<span>${organization.name}</span>`
   }<span class="vh"> status</span></a></header>
 <main id="main">${body}</main>
 <footer><p>Follow updates: <a href="/api/v1/status/rss">RSS</a> · <a href="/api/v1/status/atom">Atom</a> · <a href="/history">Incident history</a> · <a href="/api/v1/status">JSON API</a></p></footer>

@@ -7,10 +7,17 @@ import type { PublicComponent } from "../../domain/Component.js"
 import type { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import type { PublicMaintenance } from "../../domain/Maintenance.js"
 import type { PublicState } from "../../services/public/PublicStatus.js"
+import {
+  componentStatusLabel,
+  incidentStatusLabel,
+  maintenanceStatusLabel,
+  overallLabel,
+  severityLabel,
+  statusMark
+} from "../Labels.js"
 import { html, type Raw } from "./Html.js"
-import { renderPage, type RenderedPage } from "./Layout.js"
-import { timeFormatter, type TimeFormatter } from "./Times.js"
-import { componentStatusLabel, incidentStatusLabel, maintenanceStatusLabel, overallLabel, severityLabel, statusMark } from "../Labels.js"
+import { type RenderedPage, renderPage } from "./Layout.js"
+import { type TimeFormatter, timeFormatter } from "./Times.js"
 
 export const historyPageSize = 20
 const recentHistory = 5
@@ -23,68 +30,88 @@ export type SubscribeForm =
 
 const incidentSummary = (incident: PublicIncident | PublicIncidentDetail, time: TimeFormatter) => {
   const latest = "updates" in incident ? incident.updates.at(-1) : undefined
-  return html`<li class="card"><div class="row"><h3><a href="/incidents/${encodeURIComponent(incident.id)}">${incident.title}</a></h3><span class="st">${
-    incidentStatusLabel[incident.status]
-  }</span></div><p>${latest?.message ?? incident.message}</p><p class="small">${latest ? "Updated" : "Posted"} ${
-    time(latest?.createdAt ?? incident.updatedAt)
-  }</p></li>`
+  return html`<li class="card"><div class="row"><h3><a href="/incidents/${
+    encodeURIComponent(incident.id)
+  }">${incident.title}</a></h3><span class="st">${incidentStatusLabel[incident.status]}</span></div><p>${
+    latest?.message ?? incident.message
+  }</p><p class="small">${latest ? "Updated" : "Posted"} ${time(latest?.createdAt ?? incident.updatedAt)}</p></li>`
 }
 
 const maintenancePath = (window: PublicMaintenance) => `/maintenance/${encodeURIComponent(window.id)}`
 
-const maintenanceItem = (window: PublicMaintenance, names: (ids: ReadonlyArray<string>) => string, time: TimeFormatter) =>
-  html`<li class="card"><div class="row"><h3><a href="${maintenancePath(window)}">${window.title}</a></h3><span class="st maintenance">${maintenanceStatusLabel[window.status]}</span></div>${
+const maintenanceItem = (
+  window: PublicMaintenance,
+  names: (ids: ReadonlyArray<string>) => string,
+  time: TimeFormatter
+) =>
+  html`<li class="card"><div class="row"><h3><a href="${
+    maintenancePath(window)
+  }">${window.title}</a></h3><span class="st maintenance">${maintenanceStatusLabel[window.status]}</span></div>${
     window.description && html`<p>${window.description}</p>`
-  }<p class="small">${time(window.scheduledStart)} to ${time(window.scheduledEnd)}${window.componentIds.length > 0 && ` · ${names(window.componentIds)}`}</p></li>`
+  }<p class="small">${time(window.scheduledStart)} to ${time(window.scheduledEnd)}${
+    window.componentIds.length > 0 && ` · ${names(window.componentIds)}`
+  }</p></li>`
 
 const subscribeSection = (form: SubscribeForm) => {
   const invalid = form._tag === "Invalid"
   return html`<section aria-labelledby="subscribe-title"><h2 id="subscribe-title">Get updates by e-mail</h2>${
-    form._tag === "Done" && html`<p class="notice${form.ok ? "" : " bad"}" role="${form.ok ? "status" : "alert"}">${form.message}</p>`
+    form._tag === "Done" &&
+    html`<p class="notice${form.ok ? "" : " bad"}" role="${form.ok ? "status" : "alert"}">${form.message}</p>`
   }<form class="subscribe" method="post" action="/subscribe" novalidate><div class="field"><label for="email">E-mail address</label><input id="email" name="email" type="email" autocomplete="email" required value="${
     invalid ? form.email : ""
-  }"${invalid ? html` aria-invalid="true" aria-describedby="email-error"` : ""}>${invalid && html`<p id="email-error" class="error">${form.error}</p>`}</div><button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
+  }"${invalid ? html` aria-invalid="true" aria-describedby="email-error"` : ""}>${
+    invalid && html`<p id="email-error" class="error">${form.error}</p>`
+  }</div><button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
 }
 
 /** The status page; `bar` draws a component's uptime bar (UptimeBar.ts). */
-export const statusPage = (state: PublicState, bar: (component: PublicComponent) => Raw, form: SubscribeForm): RenderedPage => {
+export const statusPage = (
+  state: PublicState,
+  bar: (component: PublicComponent) => Raw,
+  form: SubscribeForm
+): RenderedPage => {
   const { organization, summary } = state
   const time = timeFormatter(organization.timezone)
   const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
   const names = (ids: ReadonlyArray<string>) => ids.map((id) => nameOf.get(id) ?? id).join(", ")
   const past = state.incidents.filter((incident) => incident.status === "resolved").slice(0, recentHistory)
 
-  const body: Raw = html`<section class="banner ${summary.status}" aria-labelledby="overall"><span class="mark" aria-hidden="true">${
-    statusMark[summary.status]
-  }</span><h1 id="overall">${overallLabel[summary.status]}</h1></section>
+  const body: Raw =
+    html`<section class="banner ${summary.status}" aria-labelledby="overall"><span class="mark" aria-hidden="true">${
+      statusMark[summary.status]
+    }</span><h1 id="overall">${overallLabel[summary.status]}</h1></section>
 ${
-    summary.activeIncidents.length > 0 &&
-    html`<section aria-labelledby="active-title"><h2 id="active-title">Active incidents</h2><ul class="plain">${
-      summary.activeIncidents.map((active) => incidentSummary(state.incidents.find((i) => i.id === active.id) ?? active, time))
-    }</ul></section>`
-  }
-${
-    summary.upcomingMaintenance.length > 0 &&
-    html`<section aria-labelledby="maintenance-title"><h2 id="maintenance-title">Maintenance</h2><ul class="plain">${
-      summary.upcomingMaintenance.map((window) => maintenanceItem(window, names, time))
-    }</ul></section>`
-  }
-<section aria-labelledby="components-title"><h2 id="components-title">Components</h2>${
-    state.components.length === 0
-      ? html`<p>No components are listed yet.</p>`
-      : html`<ul class="plain">${
-        state.components.map((component) =>
-          html`<li class="card"><div class="row"><h3>${component.name}</h3><span class="st ${component.status}"><span class="mark" aria-hidden="true">${
-            statusMark[component.status]
-          }</span> ${componentStatusLabel[component.status]}</span></div>${component.description && html`<p class="small">${component.description}</p>`}${
-            bar(component)
-          }</li>`
+      summary.activeIncidents.length > 0 &&
+      html`<section aria-labelledby="active-title"><h2 id="active-title">Active incidents</h2><ul class="plain">${
+        summary.activeIncidents.map((active) =>
+          incidentSummary(state.incidents.find((i) => i.id === active.id) ?? active, time)
         )
-      }</ul>`
-  }</section>
+      }</ul></section>`
+    }
+${
+      summary.upcomingMaintenance.length > 0 &&
+      html`<section aria-labelledby="maintenance-title"><h2 id="maintenance-title">Maintenance</h2><ul class="plain">${
+        summary.upcomingMaintenance.map((window) => maintenanceItem(window, names, time))
+      }</ul></section>`
+    }
+<section aria-labelledby="components-title"><h2 id="components-title">Components</h2>${
+      state.components.length === 0
+        ? html`<p>No components are listed yet.</p>`
+        : html`<ul class="plain">${
+          state.components.map((component) =>
+            html`<li class="card"><div class="row"><h3>${component.name}</h3><span class="st ${component.status}"><span class="mark" aria-hidden="true">${
+              statusMark[component.status]
+            }</span> ${componentStatusLabel[component.status]}</span></div>${
+              component.description && html`<p class="small">${component.description}</p>`
+            }${bar(component)}</li>`
+          )
+        }</ul>`
+    }</section>
 <section aria-labelledby="history-title"><h2 id="history-title">Recent history</h2>${
-    past.length === 0 ? html`<p>No incidents reported recently.</p>` : html`<ul class="plain">${past.map((incident) => incidentSummary(incident, time))}</ul>`
-  }<p><a href="/history">All past incidents</a></p></section>
+      past.length === 0
+        ? html`<p>No incidents reported recently.</p>`
+        : html`<ul class="plain">${past.map((incident) => incidentSummary(incident, time))}</ul>`
+    }<p><a href="/history">All past incidents</a></p></section>
 ${subscribeSection(form)}`
   return renderPage({ organization, title: `${organization.name} status`, body })
 }
@@ -95,50 +122,82 @@ export const incidentPage = (state: PublicState, incident: PublicIncidentDetail)
   const body = html`<p><a href="/">Back to the current status</a></p><h1>${incident.title}</h1><p><span class="st">${
     incidentStatusLabel[incident.status]
   }</span> · ${severityLabel[incident.severity]}${
-    incident.componentIds.length > 0 && ` · affects ${incident.componentIds.map((id) => nameOf.get(id) ?? id).join(", ")}`
-  }</p><p class="small">Opened ${time(incident.createdAt)}${incident.resolvedAt && html` · resolved ${time(incident.resolvedAt)}`}</p>
+    incident.componentIds.length > 0 &&
+    ` · affects ${incident.componentIds.map((id) => nameOf.get(id) ?? id).join(", ")}`
+  }</p><p class="small">Opened ${time(incident.createdAt)}${
+    incident.resolvedAt && html` · resolved ${time(incident.resolvedAt)}`
+  }</p>
 <h2>Updates</h2><ol class="timeline" reversed>${
     incident.updates.toReversed().map((update) =>
-      html`<li><p><strong>${incidentStatusLabel[update.status]}</strong> · ${time(update.createdAt)}</p><p>${update.message}</p></li>`
+      html`<li><p><strong>${incidentStatusLabel[update.status]}</strong> · ${
+        time(update.createdAt)
+      }</p><p>${update.message}</p></li>`
     )
   }</ol>`
-  return renderPage({ organization: state.organization, title: `${incident.title} · ${state.organization.name} status`, body })
+  return renderPage({
+    organization: state.organization,
+    title: `${incident.title} · ${state.organization.name} status`,
+    body
+  })
 }
 
 /** A window's page, which the feeds link to: its state, times, description and public components. */
 export const maintenancePage = (state: PublicState, window: PublicMaintenance): RenderedPage => {
   const time = timeFormatter(state.organization.timezone)
   const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
-  const body = html`<p><a href="/">Back to the current status</a></p><h1>${window.title}</h1><p><span class="st maintenance">${
-    maintenanceStatusLabel[window.status]
-  }</span> · Planned maintenance${
-    window.componentIds.length > 0 && ` · affects ${window.componentIds.map((id) => nameOf.get(id) ?? id).join(", ")}`
-  }</p><p class="small">From ${time(window.scheduledStart)} to ${
-    time(window.scheduledEnd)
-  }</p>${window.description && html`<h2>Details</h2><p>${window.description}</p>`}`
-  return renderPage({ organization: state.organization, title: `${window.title} · ${state.organization.name} status`, body })
+  const body =
+    html`<p><a href="/">Back to the current status</a></p><h1>${window.title}</h1><p><span class="st maintenance">${
+      maintenanceStatusLabel[window.status]
+    }</span> · Planned maintenance${
+      window.componentIds.length > 0 && ` · affects ${window.componentIds.map((id) => nameOf.get(id) ?? id).join(", ")}`
+    }</p><p class="small">From ${time(window.scheduledStart)} to ${time(window.scheduledEnd)}</p>${
+      window.description && html`<h2>Details</h2><p>${window.description}</p>`
+    }`
+  return renderPage({
+    organization: state.organization,
+    title: `${window.title} · ${state.organization.name} status`,
+    body
+  })
 }
 
 /** The number of history pages of `incidents` incidents. */
 export const historyPages = (incidents: number) => Math.max(1, Math.ceil(incidents / historyPageSize))
 
 /** Page `page` (from 1) of `pages` of past and present incidents, newest first, showing `shown` (that page's incidents). */
-export const historyPage = (state: PublicState, page: number, pages: number, shown: ReadonlyArray<PublicIncidentDetail>): RenderedPage => {
+export const historyPage = (
+  state: PublicState,
+  page: number,
+  pages: number,
+  shown: ReadonlyArray<PublicIncidentDetail>
+): RenderedPage => {
   const time = timeFormatter(state.organization.timezone)
   const body = html`<p><a href="/">Back to the current status</a></p><h1>Incident history</h1>${
-    shown.length === 0 ? html`<p>No incidents have been reported.</p>` : html`<ul class="plain">${shown.map((incident) => incidentSummary(incident, time))}</ul>`
-  }<nav aria-label="History pages"><p class="row">${page > 1 ? html`<a href="/history?page=${page - 1}" rel="prev">Newer incidents</a>` : html`<span></span>`}<span>Page ${page} of ${pages}</span>${
+    shown.length === 0
+      ? html`<p>No incidents have been reported.</p>`
+      : html`<ul class="plain">${shown.map((incident) => incidentSummary(incident, time))}</ul>`
+  }<nav aria-label="History pages"><p class="row">${
+    page > 1 ? html`<a href="/history?page=${page - 1}" rel="prev">Newer incidents</a>` : html`<span></span>`
+  }<span>Page ${page} of ${pages}</span>${
     page < pages ? html`<a href="/history?page=${page + 1}" rel="next">Older incidents</a>` : html`<span></span>`
   }</p></nav>`
-  return renderPage({ organization: state.organization, title: `Incident history · ${state.organization.name} status`, body })
+  return renderPage({
+    organization: state.organization,
+    title: `Incident history · ${state.organization.name} status`,
+    body
+  })
 }
 
 /** A page that answers a form or an e-mail link: a heading, what happened, and optionally a form. */
-export const messagePage = (state: PublicState, options: { readonly title: string; readonly message: string; readonly ok: boolean; readonly extra?: Raw }) =>
+export const messagePage = (
+  state: PublicState,
+  options: { readonly title: string; readonly message: string; readonly ok: boolean; readonly extra?: Raw }
+) =>
   renderPage({
     organization: state.organization,
     title: `${options.title} · ${state.organization.name} status`,
-    body: html`<h1>${options.title}</h1><p class="notice${options.ok ? "" : " bad"}" role="${options.ok ? "status" : "alert"}">${options.message}</p>${options.extra}<p><a href="/">Back to the current status</a></p>`
+    body: html`<h1>${options.title}</h1><p class="notice${options.ok ? "" : " bad"}" role="${
+      options.ok ? "status" : "alert"
+    }">${options.message}</p>${options.extra}<p><a href="/">Back to the current status</a></p>`
   })
 
 /** The page an unsubscribe link opens: one button, so a link scanner that follows it changes nothing. */

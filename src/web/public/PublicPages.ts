@@ -4,13 +4,22 @@
  * from the rollups at most once a minute: uptime moves every minute, not at every view.
  */
 import { Clock, Deferred, Effect, Option } from "effect"
+
 import { AppConfig } from "../../Config.js"
+import { Uptime } from "../../services/monitoring/Uptime.js"
 import type { EncodedResponse, Snapshot } from "../../services/public/PublicSnapshot.js"
 import { encodeResponse, PublicSnapshot } from "../../services/public/PublicSnapshot.js"
-import { Uptime } from "../../services/monitoring/Uptime.js"
 import { statusBadge } from "./Badge.js"
 import type { RenderedPage } from "./Layout.js"
-import { historyPage, historyPageSize, historyPages, incidentPage, maintenancePage, type SubscribeForm, statusPage } from "./Pages.js"
+import {
+  historyPage,
+  historyPages,
+  historyPageSize,
+  incidentPage,
+  maintenancePage,
+  statusPage,
+  type SubscribeForm
+} from "./Pages.js"
 import { barDays, type DailyBucket, uptimeBarRenderer } from "./UptimeBar.js"
 import { widget } from "./Widget.js"
 
@@ -30,16 +39,23 @@ export const encodePage = (text: string, contentType: string, headers: Record<st
 })
 
 /** The cache key of a badge: the page's, or one component's (an empty id is a component that does not exist). */
-const badgeKey = (componentId: string | undefined) => componentId === undefined ? "/badge.svg" : `/badge.svg?component=${componentId}`
+const badgeKey = (componentId: string | undefined) =>
+  componentId === undefined ? "/badge.svg" : `/badge.svg?component=${componentId}`
 const historyKey = (page: number) => `/history?page=${page}`
 
 /** The pages the request-listener fast path may answer, by request URL: their cache keys. */
-const fastPathKeys = new Map([["/", "/"], ["/history", historyKey(1)], ["/widget.json", "/widget.json"], ["/badge.svg", badgeKey(undefined)]])
+const fastPathKeys = new Map([["/", "/"], ["/history", historyKey(1)], ["/widget.json", "/widget.json"], [
+  "/badge.svg",
+  badgeKey(undefined)
+]])
 
 export const htmlContentType = "text/html; charset=utf-8"
 
 /** The headers of an HTML page: the common ones and its content security policy. */
-export const pageHeaders = (page: RenderedPage) => ({ ...commonHeaders, "content-security-policy": page.contentSecurityPolicy })
+export const pageHeaders = (page: RenderedPage) => ({
+  ...commonHeaders,
+  "content-security-policy": page.contentSecurityPolicy
+})
 
 const htmlPage = (page: RenderedPage) => encodePage(page.html, htmlContentType, pageHeaders(page))
 
@@ -100,7 +116,11 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
      */
     const cached = <E>(
       key: string,
-      render: (snapshot: Snapshot, buckets: ReadonlyArray<DailyBucket>, now: number) => EncodedPage | null | Effect.Effect<EncodedPage | null, E>
+      render: (
+        snapshot: Snapshot,
+        buckets: ReadonlyArray<DailyBucket>,
+        now: number
+      ) => EncodedPage | null | Effect.Effect<EncodedPage | null, E>
     ) =>
       Effect.gen(function*() {
         const snapshot = yield* snapshots.get
@@ -115,7 +135,9 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         pages.set(key, rendering)
         const result = render(snapshot, read.buckets, read.at)
         // Uninterruptible: the readers waiting on it must get an answer.
-        const outcome = yield* Effect.exit(Effect.uninterruptible(Effect.isEffect(result) ? result : Effect.succeed(result)))
+        const outcome = yield* Effect.exit(
+          Effect.uninterruptible(Effect.isEffect(result) ? result : Effect.succeed(result))
+        )
         // Only pages that exist are kept (unknown ids cannot grow the cache); a failed render is tried again.
         if (outcome._tag === "Failure" || outcome.value === null) pages.delete(key)
         else done.set(key, outcome.value)
@@ -132,12 +154,17 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       cachedNow: (url: string): EncodedPage | undefined => {
         const key = fastPathKeys.get(url)
         if (key === undefined || cache === undefined || cache.snapshot !== snapshots.latest()) return undefined
-        if (cache.uptimeAt !== uptimeRead?.at || clock.unsafeCurrentTimeMillis() - cache.uptimeAt >= uptimeRefreshMillis) return undefined
+        if (
+          cache.uptimeAt !== uptimeRead?.at || clock.unsafeCurrentTimeMillis() - cache.uptimeAt >= uptimeRefreshMillis
+        ) return undefined
         return cache.done.get(key)
       },
 
-      status: cached("/", (snapshot, buckets, now) =>
-        htmlPage(statusPage(snapshot.state, drawBars(buckets, snapshot.state.barIncidents, now), { _tag: "Empty" }))),
+      status: cached(
+        "/",
+        (snapshot, buckets, now) =>
+          htmlPage(statusPage(snapshot.state, drawBars(buckets, snapshot.state.barIncidents, now), { _tag: "Empty" }))
+      ),
 
       /** The status page with the subscribe form's answer; not cached, it is one visitor's. */
       statusWithForm: (form: SubscribeForm) =>
@@ -167,19 +194,29 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
           Effect.gen(function*() {
             const pages = historyPages(yield* snapshots.incidentCount(snapshot))
             if (page > pages) return null
-            const shown = yield* snapshots.incidentsPage(snapshot, { offset: (page - 1) * historyPageSize, limit: historyPageSize })
+            const shown = yield* snapshots.incidentsPage(snapshot, {
+              offset: (page - 1) * historyPageSize,
+              limit: historyPageSize
+            })
             return htmlPage(historyPage(snapshot.state, page, pages, shown))
           })),
 
       /** The badge of the whole page, or of one public component (null for any other id). */
       badge: (componentId: string | undefined) =>
         cached(badgeKey(componentId), ({ state }) => {
-          if (componentId === undefined) return encodePage(statusBadge(state.organization.name, state.summary.status), "image/svg+xml", embeddable)
+          if (componentId === undefined) {
+            return encodePage(statusBadge(state.organization.name, state.summary.status), "image/svg+xml", embeddable)
+          }
           const component = state.components.find((candidate) => candidate.id === componentId)
-          return component ? encodePage(statusBadge(component.name, component.status), "image/svg+xml", embeddable) : null
+          return component
+            ? encodePage(statusBadge(component.name, component.status), "image/svg+xml", embeddable)
+            : null
         }),
 
-      widget: cached("/widget.json", ({ state }) => encodePage(widget(state, publicUrl), "application/json", embeddable)),
+      widget: cached(
+        "/widget.json",
+        ({ state }) => encodePage(widget(state, publicUrl), "application/json", embeddable)
+      ),
 
       /** The snapshot's state, for the pages that answer forms and e-mail links. */
       state: Effect.map(snapshots.get, (snapshot) => snapshot.state)

@@ -6,10 +6,11 @@
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
+
 import { AppConfig } from "../../Config.js"
 import { EmailAddress } from "../../domain/Subscriber.js"
-import { isCrossSiteChange } from "../../http/SameOrigin.js"
 import { toHttpResponse } from "../../http/PublicResponses.js"
+import { isCrossSiteChange } from "../../http/SameOrigin.js"
 import { Subscriptions } from "../../services/notifications/Subscriptions.js"
 import type { RenderedPage } from "./Layout.js"
 import { messagePage, unsubscribeForm } from "./Pages.js"
@@ -25,10 +26,13 @@ const personalResponse = (page: RenderedPage, status = 200, extra: Record<string
   })
 
 const notFound = HttpServerResponse.text("Not found", { status: 404, headers: commonHeaders })
-const unavailable = HttpServerResponse.text("The status page is starting or cannot reach its database. Try again in a moment.", {
-  status: 503,
-  headers: { ...commonHeaders, "retry-after": "5" }
-})
+const unavailable = HttpServerResponse.text(
+  "The status page is starting or cannot reach its database. Try again in a moment.",
+  {
+    status: 503,
+    headers: { ...commonHeaders, "retry-after": "5" }
+  }
+)
 
 const searchParam = (request: HttpServerRequest.HttpServerRequest, name: string) =>
   new URL(request.url, "http://localhost").searchParams.get(name) ?? undefined
@@ -54,11 +58,17 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.map(pages.state, (state) => personalResponse(messagePage(state, options), status, extra))
 
     /** Cross-site form posts are refused, as for the API (docs/api.md). */
-    const sameSiteForm = <E, R>(handle: (form: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    const sameSiteForm = <E, R>(
+      handle: (form: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (isCrossSiteChange(request, publicUrl)) {
-          return yield* answer({ title: "Not sent", message: "This form can only be sent from this status page.", ok: false }, 403)
+          return yield* answer({
+            title: "Not sent",
+            message: "This form can only be sent from this status page.",
+            ok: false
+          }, 403)
         }
         const body = yield* request.text
         return yield* handle(new URLSearchParams(body))
@@ -82,7 +92,8 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
     )
     yield* router.get(
       "/badge.svg",
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => cachedOr404(pages.badge(searchParam(request, "component"))))
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        cachedOr404(pages.badge(searchParam(request, "component"))))
     )
     yield* router.get("/widget.json", cachedOr404(pages.widget))
 
@@ -94,16 +105,25 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
           const given = form.get("email") ?? ""
           const email = decodeEmail(given)
           if (email._tag === "Left") {
-            const page = yield* pages.statusWithForm({ _tag: "Invalid", email: given, error: "Enter an e-mail address, such as name@example.com." })
+            const page = yield* pages.statusWithForm({
+              _tag: "Invalid",
+              email: given,
+              error: "Enter an e-mail address, such as name@example.com."
+            })
             return personalResponse(page, 400)
           }
-          const client = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const client = Option.getOrElse(request.remoteAddress, () =>
+            "unknown")
           return yield* subscriptions.subscribe(email.right, client).pipe(
             Effect.flatMap((accepted) => pages.statusWithForm({ _tag: "Done", message: accepted.message, ok: true })),
             Effect.map((page) => personalResponse(page)),
             Effect.catchTag("TooManyRequests", (error) =>
               Effect.map(
-                pages.statusWithForm({ _tag: "Done", message: "Too many subscription requests. Please try again later.", ok: false }),
+                pages.statusWithForm({
+                  _tag: "Done",
+                  message: "Too many subscription requests. Please try again later.",
+                  ok: false
+                }),
                 (page) => personalResponse(page, 429, { "retry-after": String(error.retryAfterSeconds) })
               ))
           )
@@ -116,7 +136,11 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.flatMap(HttpRouter.params, (params) =>
         subscriptions.verify(params.token ?? "").pipe(
           Effect.flatMap((verified) =>
-            answer({ title: "Subscription confirmed", message: `${verified.email} will now receive incident and maintenance updates.`, ok: true }, 200)
+            answer({
+              title: "Subscription confirmed",
+              message: `${verified.email} will now receive incident and maintenance updates.`,
+              ok: true
+            }, 200)
           ),
           Effect.catchTag("NotFound", () =>
             answer({
@@ -134,8 +158,17 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
         const email = searchParam(request, "email")
         const token = searchParam(request, "token")
         return (email && token
-          ? answer({ title: "Unsubscribe", message: `Stop sending status updates to ${email}?`, ok: true, extra: unsubscribeForm(email, token) }, 200)
-          : answer({ title: "Link not valid", message: "This unsubscribe link is incomplete. Use the link from the latest e-mail.", ok: false }, 400))
+          ? answer({
+            title: "Unsubscribe",
+            message: `Stop sending status updates to ${email}?`,
+            ok: true,
+            extra: unsubscribeForm(email, token)
+          }, 200)
+          : answer({
+            title: "Link not valid",
+            message: "This unsubscribe link is incomplete. Use the link from the latest e-mail.",
+            ok: false
+          }, 400))
           .pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
       })
     )
@@ -143,10 +176,22 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
       "/unsubscribe",
       sameSiteForm((form) =>
         // Addresses are stored as EmailAddress normalizes them (trimmed, lower case).
-        subscriptions.unsubscribe(Either.getOrElse(decodeEmail(form.get("email") ?? ""), () => ""), form.get("token") ?? "").pipe(
-          Effect.flatMap(() => answer({ title: "Unsubscribed", message: `${form.get("email")} will receive no more updates.`, ok: true }, 200)),
+        subscriptions.unsubscribe(
+          Either.getOrElse(decodeEmail(form.get("email") ?? ""), () => ""),
+          form.get("token") ?? ""
+        ).pipe(
+          Effect.flatMap(() =>
+            answer(
+              { title: "Unsubscribed", message: `${form.get("email")} will receive no more updates.`, ok: true },
+              200
+            )
+          ),
           Effect.catchTag("NotFound", () =>
-            answer({ title: "Not unsubscribed", message: "No subscription matches this link: it may have ended already.", ok: false }, 404))
+            answer({
+              title: "Not unsubscribed",
+              message: "No subscription matches this link: it may have ended already.",
+              ok: false
+            }, 404))
         )
       )
     )

@@ -1,5 +1,6 @@
 /** Instants as the public page shows them: in the organization's time zone, with its abbreviation. */
 import { DateTime } from "effect"
+
 import { html } from "./Html.js"
 
 export const timeFormatter = (timeZone: string) => {
@@ -12,7 +13,8 @@ export const timeFormatter = (timeZone: string) => {
     minute: "2-digit",
     timeZoneName: "short"
   })
-  return (at: DateTime.Utc) => html`<time datetime="${DateTime.formatIso(at)}">${format.format(DateTime.toDateUtc(at))}</time>`
+  return (at: DateTime.Utc) =>
+    html`<time datetime="${DateTime.formatIso(at)}">${format.format(DateTime.toDateUtc(at))}</time>`
 }
 
 export type TimeFormatter = ReturnType<typeof timeFormatter>

@@ -71,14 +71,20 @@ const drawBar = (inputs: ReturnType<typeof barInputs>, component: PublicComponen
       (incident.resolvedAt?.epochMillis ?? now) >= start
     )
     const title = `${dayLabels[i]}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
-      touching.length === 0 ? "" : `; ${touching.length === 1 ? "incident" : "incidents"}: ${touching.map((incident) => incident.title).join("; ")}`
+      touching.length === 0
+        ? ""
+        : `; ${touching.length === 1 ? "incident" : "incidents"}: ${
+          touching.map((incident) => incident.title).join("; ")
+        }`
     }`
     // The day's text is the cell's content (screen readers read it, the stylesheet shows it as a
     // tooltip on hover and, through tabindex, on a tap). 90 cells per component: the optional
     // </li> and the class's quotes are left out to keep the page light.
     return html`<li class=${new Raw(level(percent))} tabindex=-1><span>${title}</span>`
   })
-  const summary = observed === 0 ? "No uptime data yet" : `${formatPercent(uptimePercentage(observed, down))} uptime over ${barDays} days`
+  const summary = observed === 0
+    ? "No uptime data yet"
+    : `${formatPercent(uptimePercentage(observed, down))} uptime over ${barDays} days`
   return html`<div class="uptime"><ol class="bar" aria-label="Daily uptime of ${component.name}, oldest first">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
 }
 
@@ -91,7 +97,9 @@ const drawBar = (inputs: ReturnType<typeof barInputs>, component: PublicComponen
  * incident update. Only the last render's bars are kept.
  */
 export const uptimeBarRenderer = () => {
-  let last: { readonly buckets: ReadonlyArray<DailyBucket>; readonly now: number; readonly bars: Map<string, Raw> } | undefined
+  let last:
+    | { readonly buckets: ReadonlyArray<DailyBucket>; readonly now: number; readonly bars: Map<string, Raw> }
+    | undefined
   return (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray<BarIncident>, now: number) => {
     const reusable = last?.buckets === buckets && last.now === now ? last.bars : undefined
     const bars = new Map<string, Raw>()
@@ -102,7 +110,9 @@ export const uptimeBarRenderer = () => {
       const key = JSON.stringify([
         component.id,
         component.name,
-        touching.map((incident) => [incident.title, incident.createdAt.epochMillis, incident.resolvedAt?.epochMillis ?? null])
+        touching.map((
+          incident
+        ) => [incident.title, incident.createdAt.epochMillis, incident.resolvedAt?.epochMillis ?? null])
       ])
       const bar = bars.get(key) ?? reusable?.get(key) ?? drawBar(inputs, component)
       bars.set(key, bar)

@@ -3,16 +3,18 @@
  * (filtered by toggles and components, generic ones signed) and a verified subscriber's real
  * SMTP mailbox; failed deliveries are retried on the contract's schedule (TestClock).
  */
+import { createHmac } from "node:crypto"
+
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { createHmac } from "node:crypto"
+
 import { Dispatcher } from "../../../src/workers/Dispatcher.js"
 import { eventually, realPause } from "../../support/Eventually.js"
 import { outboxMark, outboxSince } from "../../support/Outbox.js"
-import { answerWith, receiver } from "../../support/Receiver.js"
 import type { Answer, ReceivedRequest } from "../../support/Receiver.js"
-import { smtpCapture } from "../../support/SmtpCapture.js"
+import { answerWith, receiver } from "../../support/Receiver.js"
 import type { SmtpCapture } from "../../support/SmtpCapture.js"
+import { smtpCapture } from "../../support/SmtpCapture.js"
 import { sendJson, TestServer } from "../../support/TestServer.js"
 
 const publicUrl = "https://status.example.test"
@@ -28,10 +30,13 @@ const WithDispatcher = Layer.unwrapScoped(
 )
 
 const post = (path: string, body: unknown) =>
-  sendJson("POST", path, body).pipe(Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300)))
+  sendJson("POST", path, body).pipe(
+    Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+  )
 
 const createWebhook = (body: Record<string, unknown>) => Effect.map(post("/api/v1/admin/webhooks", body), (r) => r.body)
-const createComponent = (name: string) => Effect.map(post("/api/v1/admin/components", { name }), (r) => r.body.id as string)
+const createComponent = (name: string) =>
+  Effect.map(post("/api/v1/admin/components", { name }), (r) => r.body.id as string)
 
 /** Real-time wait until `target` received `count` requests. */
 const received = (target: { received: Array<ReceivedRequest> }, count: number) =>
@@ -48,7 +53,8 @@ const advanceSeconds = (seconds: number) =>
 
 const answersInTurn = (...statuses: ReadonlyArray<number>): Answer => {
   let calls = 0
-  return (request, response, raw) => answerWith(statuses[Math.min(calls++, statuses.length - 1)]!)(request, response, raw)
+  return (request, response, raw) =>
+    answerWith(statuses[Math.min(calls++, statuses.length - 1)]!)(request, response, raw)
 }
 
 const hmac = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
@@ -63,10 +69,21 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       const otherComponent = yield* receiver(answerWith(200))
       const toggledOff = yield* receiver(answerWith(200))
       const inactive = yield* receiver(answerWith(200))
-      const generic = yield* createWebhook({ name: "generic", url: genericTarget.url, type: "generic", componentIds: [api] })
+      const generic = yield* createWebhook({
+        name: "generic",
+        url: genericTarget.url,
+        type: "generic",
+        componentIds: [api]
+      })
       yield* createWebhook({ name: "chat", url: chatTarget.url, type: "chat_a", componentIds: [api, web] })
       yield* createWebhook({ name: "web only", url: otherComponent.url, type: "generic", componentIds: [web] })
-      yield* createWebhook({ name: "no incidents", url: toggledOff.url, type: "chat_b", componentIds: [api], notifyOnIncident: false })
+      yield* createWebhook({
+        name: "no incidents",
+        url: toggledOff.url,
+        type: "chat_b",
+        componentIds: [api],
+        notifyOnIncident: false
+      })
       yield* createWebhook({ name: "off", url: inactive.url, type: "chat_c", componentIds: [api], isActive: false })
 
       const mark = yield* outboxMark
@@ -90,7 +107,12 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
         // The contract's data: the incident as the outbox recorded it, timeline left out.
         data: outboxRow!.payload
       })
-      expect(body.data).toMatchObject({ id: incident.id, title: "API errors", status: "investigating", severity: "major" })
+      expect(body.data).toMatchObject({
+        id: incident.id,
+        title: "API errors",
+        status: "investigating",
+        severity: "major"
+      })
 
       const [chat] = yield* received(chatTarget, 1)
       expect(JSON.parse(chat!.body).attachments[0].fields).toBeDefined()
@@ -150,8 +172,10 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       expect(new Set(target.received.map((request) => request.body)).size).toBe(1)
 
       const log = yield* eventually(
-        Effect.map(sendJson("GET", `/api/v1/admin/webhooks/${hook.id}/deliveries`), (r) => r.body as Array<{ statusCode: number }>),
-        (attempts) => attempts.length === 3
+        Effect.map(sendJson("GET", `/api/v1/admin/webhooks/${hook.id}/deliveries`), (r) =>
+          r.body as Array<{ statusCode: number }>),
+        (attempts) =>
+          attempts.length === 3
       )
       expect(log.map((attempt) => attempt.statusCode)).toEqual([200, 500, 500])
       yield* advanceSeconds(25)
@@ -164,7 +188,9 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       const before = smtp.messages.length
       yield* post("/api/v1/subscribe", { email: "reader@example.test" })
       yield* post("/api/v1/subscribe", { email: "pending@example.test" })
-      const verification = (yield* smtp.waitFor(before + 2)).find((mail) => mail.envelopeTo.includes("reader@example.test"))
+      const verification = (yield* smtp.waitFor(before + 2)).find((mail) =>
+        mail.envelopeTo.includes("reader@example.test")
+      )
       const token = /\/subscribe\/verify\/([A-Za-z0-9_-]+)/.exec(verification!.parsed.text ?? "")![1]!
       expect((yield* sendJson("GET", `/api/v1/subscribe/verify/${token}`)).status).toBe(200)
 
@@ -179,7 +205,9 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       expect(mail!.parsed.text).toContain("Investigating sign-in errors")
       expect(mail!.parsed.text).toContain(`${publicUrl}/unsubscribe?email=reader%40example.test&token=`)
       // mailparser folds List-* headers into one object: read the raw header line.
-      expect(mail!.parsed.headerLines.map((line) => line.line)).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+      expect(mail!.parsed.headerLines.map((line) => line.line)).toContain(
+        "List-Unsubscribe-Post: List-Unsubscribe=One-Click"
+      )
 
       // Component changes are not mailed, and the incident mail is not sent again.
       const cmp = yield* createComponent("Quiet")
@@ -189,11 +217,25 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
 
       // Subscribers hear of what the public page shows: not of an incident on private components
       // only, but of one that also names a public component.
-      const internal = Effect.map(post("/api/v1/admin/components", { name: "Internal", isPublic: false }), (r) => r.body.id as string)
+      const internal = Effect.map(post("/api/v1/admin/components", { name: "Internal", isPublic: false }), (r) =>
+        r.body.id as string)
       const privateId = yield* internal
-      yield* post("/api/v1/admin/incidents", { title: "Internal batch late", message: "Staff only", componentIds: [privateId] })
-      yield* post("/api/v1/admin/incidents", { title: "Search slow", message: "Public too", componentIds: [privateId, cmp] })
-      const later = yield* eventually(Effect.sync(() => smtp.messages.slice(before + 3)), (list) => list.length >= 1)
+      yield* post("/api/v1/admin/incidents", {
+        title: "Internal batch late",
+        message: "Staff only",
+        componentIds: [privateId]
+      })
+      yield* post("/api/v1/admin/incidents", {
+        title: "Search slow",
+        message: "Public too",
+        componentIds: [privateId, cmp]
+      })
+      const later = yield* eventually(
+        Effect.sync(() =>
+          smtp.messages.slice(before + 3)
+        ),
+        (list) => list.length >= 1
+      )
       yield* advanceSeconds(2)
       expect(smtp.messages.slice(before + 3).map((m) => m.parsed.subject)).toEqual([later[0]!.parsed.subject])
       expect(later[0]!.parsed.subject).toContain("Search slow")

@@ -5,11 +5,12 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+
 import { Database } from "../../../src/persistence/Database.js"
 import { OutboxRepo } from "../../../src/persistence/OutboxRepo.js"
-import { Dispatcher } from "../../../src/workers/Dispatcher.js"
-import { StateChanges } from "../../../src/services/StateChanges.js"
 import { Webhooks } from "../../../src/services/notifications/webhooks/Webhooks.js"
+import { StateChanges } from "../../../src/services/StateChanges.js"
+import { Dispatcher } from "../../../src/workers/Dispatcher.js"
 import { eventually } from "../../support/Eventually.js"
 import { answerWith, receiver } from "../../support/Receiver.js"
 import { embeddedConfig } from "../../support/TestDatabase.js"

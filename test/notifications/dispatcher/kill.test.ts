@@ -6,9 +6,10 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { describe, expect, it } from "vitest"
+
 import { freePort, runCommand, startService, waitFor200 } from "../../support/ChildProcess.js"
-import { receiver } from "../../support/Receiver.js"
 import type { Answer, ReceivedRequest } from "../../support/Receiver.js"
+import { receiver } from "../../support/Receiver.js"
 import { freshDatabaseUrl } from "../../support/TestDatabase.js"
 
 const waitUntil = async (done: () => boolean, timeoutMs: number, what: string) => {
@@ -35,7 +36,12 @@ describe("dispatcher crash", () => {
       const targets = [await run(receiver(answer)), await run(receiver(answer))]
       const port = await freePort()
       const base = `http://127.0.0.1:${port}`
-      const env = { DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: "https://status.example.test" }
+      const env = {
+        DATABASE_URL: url,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        PUBLIC_URL: "https://status.example.test"
+      }
 
       const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "kill-test"], env)
       expect(key.code, key.stderr).toBe(0)
@@ -51,13 +57,19 @@ describe("dispatcher crash", () => {
 
       const first = startService("src/main.ts", env, { directNode: true })
       await waitFor200(`${base}/readyz`, 60_000, first)
-      for (const target of targets) await post("/api/v1/admin/webhooks", { name: "crash", url: target.url, type: "generic" })
+      for (const target of targets) {
+        await post("/api/v1/admin/webhooks", { name: "crash", url: target.url, type: "generic" })
+      }
       const incidents: Array<string> = []
-      for (let i = 0; i < 5; i++) incidents.push((await post("/api/v1/admin/incidents", { title: `Before ${i}`, message: "m" })).id)
+      for (let i = 0; i < 5; i++) {
+        incidents.push((await post("/api/v1/admin/incidents", { title: `Before ${i}`, message: "m" })).id)
+      }
       // Deliveries are in flight (the receivers hold them) ...
       await waitUntil(() => targets.every((target) => target.received.length >= 1), 10_000, "deliveries in flight")
       // ... and more events are committed right before the kill, most of them not handed over yet.
-      for (let i = 0; i < 5; i++) incidents.push((await post("/api/v1/admin/incidents", { title: `Late ${i}`, message: "m" })).id)
+      for (let i = 0; i < 5; i++) {
+        incidents.push((await post("/api/v1/admin/incidents", { title: `Late ${i}`, message: "m" })).id)
+      }
       first.child.kill("SIGKILL")
       await first.exited
       expect(first.child.signalCode).toBe("SIGKILL")
@@ -69,13 +81,21 @@ describe("dispatcher crash", () => {
         await waitFor200(`${base}/readyz`, 60_000, second)
         const incidentOf = (request: ReceivedRequest) => JSON.parse(request.body).data.id as string
         const deliveredAll = () =>
-          targets.every((target) => incidents.every((id) => target.received.some((request) => incidentOf(request) === id && !inFlight[targets.indexOf(target)]!.includes(request))))
+          targets.every((target) =>
+            incidents.every((id) =>
+              target.received.some((request) =>
+                incidentOf(request) === id && !inFlight[targets.indexOf(target)]!.includes(request)
+              )
+            )
+          )
         // Claims of the dead process run out within about 15 s (a delivery's lease).
         await waitUntil(deliveredAll, 45_000, `every event delivered\n${second.output()}`)
 
         for (const [index, target] of targets.entries()) {
           const byIncident = new Map<string, Array<ReceivedRequest>>()
-          for (const request of target.received) byIncident.set(incidentOf(request), [...(byIncident.get(incidentOf(request)) ?? []), request])
+          for (const request of target.received) {
+            byIncident.set(incidentOf(request), [...(byIncident.get(incidentOf(request)) ?? []), request])
+          }
           expect([...byIncident.keys()].sort()).toEqual([...incidents].sort())
           // Each (event, webhook) keeps one delivery id across the crash.
           for (const requests of byIncident.values()) {
@@ -85,7 +105,9 @@ describe("dispatcher crash", () => {
           const interrupted = inFlight[index]!
           expect(interrupted.length).toBeGreaterThanOrEqual(1)
           for (const request of interrupted) {
-            const again = target.received.filter((later) => !interrupted.includes(later) && later.headers["webhook-id"] === request.headers["webhook-id"])
+            const again = target.received.filter((later) =>
+              !interrupted.includes(later) && later.headers["webhook-id"] === request.headers["webhook-id"]
+            )
             expect(again.length).toBeGreaterThanOrEqual(1)
           }
         }

@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
+
 import { Database } from "../../../src/persistence/Database.js"
 import { Dispatcher } from "../../../src/workers/Dispatcher.js"
 import { eventually } from "../../support/Eventually.js"
@@ -14,12 +15,16 @@ import { TestDatabaseUrl } from "../../support/TestDatabase.js"
 import { sendJson, TestServer } from "../../support/TestServer.js"
 
 const post = (path: string, body: unknown) =>
-  sendJson("POST", path, body).pipe(Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300)))
+  sendJson("POST", path, body).pipe(
+    Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+  )
 
 /** Sessions of the test database whose last statement was a LISTEN: the instances that listen. */
 const listeners = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(
-    sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+    sql<
+      { n: number }
+    >`select count(*)::int as n from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
     (rows) => rows[0]!.n
   ))
 

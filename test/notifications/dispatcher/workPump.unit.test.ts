@@ -5,16 +5,19 @@
  */
 import { expect, it } from "@effect/vitest"
 import { Effect, Logger, TestClock } from "effect"
+
 import { effectWork, startWorkPump } from "../../../src/services/notifications/dispatcher/WorkPump.js"
 
 const pumpOver = (database: Array<string>, started: Array<string>) =>
   Effect.gen(function*() {
     // Each item takes 100 ms of test time: two slots get through 20 a second.
-    const start = yield* effectWork("test", (item: string) => Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")))
+    const start = yield* effectWork("test", (item: string) =>
+      Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")))
     return yield* startWorkPump({
       name: "test",
       slots: 2,
-      claim: (limit) => Effect.sync(() => database.splice(0, limit)),
+      claim: (limit) =>
+        Effect.sync(() => database.splice(0, limit)),
       start,
       pollInterval: "1 second"
     })

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+
 import { Database } from "../../../src/persistence/Database.js"
 import { Mailer } from "../../../src/services/notifications/mail/Mailer.js"
 import { smtpCapture } from "../../support/SmtpCapture.js"
@@ -16,21 +17,24 @@ const message = {
 
 const quiet = Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 
-it.layer(Mailer.Default.pipe(Layer.provideMerge(Database), Layer.provide(testConfig()), quiet))("mailer without SMTP_URL", (it) => {
-  it.effect("keeps the mail in the database", () =>
-    Effect.gen(function*() {
-      yield* (yield* Mailer).send(message)
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql`select to_address, subject, text_body, html_body, headers from mail_outbox_log`
-      expect(rows).toEqual([{
-        toAddress: "reader@example.test",
-        subject: "Hello",
-        textBody: "Plain part",
-        htmlBody: "<p>HTML part</p>",
-        headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" }
-      }])
-    }))
-})
+it.layer(Mailer.Default.pipe(Layer.provideMerge(Database), Layer.provide(testConfig()), quiet))(
+  "mailer without SMTP_URL",
+  (it) => {
+    it.effect("keeps the mail in the database", () =>
+      Effect.gen(function*() {
+        yield* (yield* Mailer).send(message)
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql`select to_address, subject, text_body, html_body, headers from mail_outbox_log`
+        expect(rows).toEqual([{
+          toAddress: "reader@example.test",
+          subject: "Hello",
+          textBody: "Plain part",
+          htmlBody: "<p>HTML part</p>",
+          headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" }
+        }])
+      }))
+  }
+)
 
 it.effect("mailer with SMTP_URL sends both parts over SMTP from MAIL_FROM", () =>
   Effect.gen(function*() {
@@ -46,5 +50,7 @@ it.effect("mailer with SMTP_URL sends both parts over SMTP from MAIL_FROM", () =
     expect(mail!.parsed.from?.value[0]).toMatchObject({ address: "status@example.test", name: "Status" })
     expect(mail!.parsed.text?.trim()).toBe("Plain part")
     expect(mail!.parsed.html).toBe("<p>HTML part</p>")
-    expect(mail!.parsed.headerLines.map((line) => line.line)).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+    expect(mail!.parsed.headerLines.map((line) => line.line)).toContain(
+      "List-Unsubscribe-Post: List-Unsubscribe=One-Click"
+    )
   }).pipe(Effect.scoped), 30_000)

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime } from "effect"
-import { isMailedEvent, notificationMail, verificationMail } from "../../../src/services/notifications/mail/SubscriberMail.js"
+
+import {
+  isMailedEvent,
+  notificationMail,
+  verificationMail
+} from "../../../src/services/notifications/mail/SubscriberMail.js"
 import { mailedEvents, sampleEvents, sender } from "../SampleEvents.js"
 
 describe("subscriber mail", () => {
@@ -8,7 +13,7 @@ describe("subscriber mail", () => {
     const mail = verificationMail({ sender, email: "a@example.test", token: "tok_123" })
     expect(mail.to).toBe("a@example.test")
     expect(mail.text).toContain("https://status.acme.test/subscribe/verify/tok_123")
-    expect(mail.html).toContain('href="https://status.acme.test/subscribe/verify/tok_123"')
+    expect(mail.html).toContain("href=\"https://status.acme.test/subscribe/verify/tok_123\"")
     expect(mail.text).toContain("48 hours")
   })
 
@@ -21,7 +26,8 @@ describe("subscriber mail", () => {
     expect(mail.text).toContain("Ends: 2026-03-05 23:30 UTC")
     expect(mail.text).toContain("https://status.acme.test/unsubscribe?email=a%2Bb%40example.test&token=u_1")
     expect(mail.headers).toEqual({
-      "List-Unsubscribe": "<https://status.acme.test/api/v1/unsubscribe/one-click?email=a%2Bb%40example.test&token=u_1>",
+      "List-Unsubscribe":
+        "<https://status.acme.test/api/v1/unsubscribe/one-click?email=a%2Bb%40example.test&token=u_1>",
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"
     })
   })
@@ -33,7 +39,14 @@ describe("subscriber mail", () => {
         event: "incident.updated",
         occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
         componentIds: [],
-        data: { id: "i", title: "Bad\r\nBcc: x@y <script>", status: "identified", severity: "minor", componentIds: [], message: "<b>x</b>" }
+        data: {
+          id: "i",
+          title: "Bad\r\nBcc: x@y <script>",
+          status: "identified",
+          severity: "minor",
+          componentIds: [],
+          message: "<b>x</b>"
+        }
       },
       sender,
       email: "a@example.test",

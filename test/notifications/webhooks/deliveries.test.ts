@@ -6,17 +6,23 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+
 import type { NotificationEvent } from "../../../src/domain/NotificationEvent.js"
 import { Database } from "../../../src/persistence/Database.js"
 import { OrganizationProfile } from "../../../src/services/catalog/OrganizationProfile.js"
-import { StateChanges } from "../../../src/services/StateChanges.js"
-import { Webhooks } from "../../../src/services/notifications/webhooks/Webhooks.js"
 import { WebhookDeliveries } from "../../../src/services/notifications/webhooks/WebhookDeliveries.js"
-import { answerWith, receiver } from "../../support/Receiver.js"
+import { Webhooks } from "../../../src/services/notifications/webhooks/Webhooks.js"
+import { StateChanges } from "../../../src/services/StateChanges.js"
 import type { Answer } from "../../support/Receiver.js"
+import { answerWith, receiver } from "../../support/Receiver.js"
 import { testConfig } from "../../support/TestDatabase.js"
 
-const Services = Layer.mergeAll(Webhooks.Default, WebhookDeliveries.Default, OrganizationProfile.Default, StateChanges.Default).pipe(
+const Services = Layer.mergeAll(
+  Webhooks.Default,
+  WebhookDeliveries.Default,
+  OrganizationProfile.Default,
+  StateChanges.Default
+).pipe(
   Layer.provideMerge(Database),
   Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
@@ -34,7 +40,8 @@ const incident = (componentIds: ReadonlyArray<string>): NotificationEvent => ({
 /** Answers with the given statuses in turn, then repeats the last one. */
 const answersInTurn = (...statuses: ReadonlyArray<number>): Answer => {
   let calls = 0
-  return (request, response, raw) => answerWith(statuses[Math.min(calls++, statuses.length - 1)]!)(request, response, raw)
+  return (request, response, raw) =>
+    answerWith(statuses[Math.min(calls++, statuses.length - 1)]!)(request, response, raw)
 }
 
 it.layer(Services)("webhook deliveries", (it) => {
@@ -50,7 +57,8 @@ it.layer(Services)("webhook deliveries", (it) => {
 
       const recipients = (event: NotificationEvent) =>
         deliveries.enqueue(event).pipe(Effect.map((rows) => rows.map((row) => row.webhookId).sort()))
-      const ours = (ids: ReadonlyArray<string>) => ids.filter((id) => [all.id, apiOnly.id, noIncidents.id, inactive.id].some((known) => known === id))
+      const ours = (ids: ReadonlyArray<string>) =>
+        ids.filter((id) => [all.id, apiOnly.id, noIncidents.id, inactive.id].some((known) => known === id))
 
       expect(ours(yield* recipients(incident(["api", "web"])))).toEqual([all.id, apiOnly.id].sort())
       expect(ours(yield* recipients(incident(["web"])))).toEqual([all.id])
@@ -92,7 +100,10 @@ it.layer(Services)("webhook deliveries", (it) => {
       expect(yield* deliveries.attempt(stale.claimed[0]!)).toEqual(Option.none())
       expect(target.received).toHaveLength(1)
       yield* TestClock.adjust("11 seconds")
-      expect((yield* deliveries.deliverDue()).map((d) => [d.id, d.status])).toEqual([[stale.claimed[0]!.delivery.id, "delivered"]])
+      expect((yield* deliveries.deliverDue()).map((d) => [d.id, d.status])).toEqual([[
+        stale.claimed[0]!.delivery.id,
+        "delivered"
+      ]])
       expect(target.received.map((request) => request.headers["webhook-id"])).toEqual(
         [fresh.claimed[0]!.delivery.id, stale.claimed[0]!.delivery.id]
       )
@@ -114,7 +125,8 @@ it.layer(Services)("webhook deliveries", (it) => {
         const deliveries = yield* WebhookDeliveries
         const { claimed } = yield* deliveries.enqueueMany([event], 300)
         // As the work pump starts them: each done once its request is over and its outcome queued.
-        const sent = (ready: (typeof claimed)[number]) => Effect.async<void>((resume) => void deliveries.start(ready, () => resume(Effect.void)))
+        const sent = (ready: (typeof claimed)[number]) =>
+          Effect.async<void>((resume) => void deliveries.start(ready, () => resume(Effect.void)))
         yield* Effect.forEach(claimed, sent, { concurrency: 64, discard: true })
       }).pipe(Effect.provide(WebhookDeliveries.Default), Effect.scoped)
       expect(target.received).toHaveLength(300)
@@ -137,11 +149,19 @@ it.layer(Services)("webhook deliveries", (it) => {
       yield* TestClock.adjust("4999 millis")
       expect(yield* deliveries.deliverDue()).toEqual([])
       yield* TestClock.adjust("1 millis")
-      expect((yield* deliveries.deliverDue()).map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual([["pending", 2, 503]])
+      expect((yield* deliveries.deliverDue()).map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual([[
+        "pending",
+        2,
+        503
+      ]])
       yield* TestClock.adjust("10 seconds")
       expect((yield* deliveries.deliverDue()).map((d) => [d.status, d.attempts])).toEqual([["delivered", 3]])
 
-      expect(target.received.map((request) => request.headers["webhook-id"])).toEqual([delivery!.id, delivery!.id, delivery!.id])
+      expect(target.received.map((request) => request.headers["webhook-id"])).toEqual([
+        delivery!.id,
+        delivery!.id,
+        delivery!.id
+      ])
       expect(new Set(target.received.map((request) => request.body)).size).toBe(1)
       const after = (yield* webhooks.list()).find((w) => w.id === hook.id)
       expect(after).toMatchObject({ consecutiveFailures: 0 })
@@ -198,7 +218,12 @@ it.layer(Services)("webhook deliveries", (it) => {
       const webhooks = yield* Webhooks
       const sql = yield* SqlClient.SqlClient
       const target = yield* receiver(answerWith(200))
-      const hook = yield* webhooks.create({ name: "off at shutdown", url: target.url, type: "chat_a", componentIds: ["off-stop"] })
+      const hook = yield* webhooks.create({
+        name: "off at shutdown",
+        url: target.url,
+        type: "chat_a",
+        componentIds: ["off-stop"]
+      })
       const event = incident(["off-stop"])
       // A service of its own, stopped right after the pump would have started the attempt.
       yield* Effect.gen(function*() {

@@ -2,9 +2,11 @@
  * Golden files pin each format for each event kind (test/fixtures/webhooks/<type>.json).
  * After an intended change of a format, regenerate them with UPDATE_GOLDEN=1 and review the diff.
  */
+import { readFileSync, writeFileSync } from "node:fs"
+
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+
 import type { NotificationEvent } from "../../../src/domain/NotificationEvent.js"
 import type { WebhookType } from "../../../src/domain/Webhook.js"
 import { chatB, discordLimits } from "../../../src/services/notifications/webhooks/formats/ChatB.js"
@@ -16,7 +18,9 @@ const types: ReadonlyArray<WebhookType> = ["chat_a", "chat_b", "chat_c", "generi
 const fixture = (type: WebhookType) => new URL(`../../fixtures/webhooks/${type}.json`, import.meta.url)
 
 const rendered = (type: WebhookType) =>
-  JSON.parse(JSON.stringify(Object.fromEntries(sampleEvents.map((event) => [event.event, renderPayload(type, event, sender)]))))
+  JSON.parse(
+    JSON.stringify(Object.fromEntries(sampleEvents.map((event) => [event.event, renderPayload(type, event, sender)])))
+  )
 
 describe("webhook formats", () => {
   for (const type of types) {
@@ -37,13 +41,24 @@ describe("webhook formats", () => {
       event: "incident.created",
       timestamp: "2026-03-01T10:00:00.000Z",
       organization: { name: "Acme Cloud", url: "https://status.acme.test" },
-      data: expect.objectContaining({ id: "inc_1", title: "Elevated API error rates", status: "investigating", severity: "major" })
+      data: expect.objectContaining({
+        id: "inc_1",
+        title: "Elevated API error rates",
+        status: "investigating",
+        severity: "major"
+      })
     })
   })
 
   it("colours each status the same way in the three chat formats, and keeps the tones apart in each", () => {
     // Teams cards have named styles only: a container style and the title's colour.
-    const teamsTone = { good: "good Good", minor: "warning Warning", major: "warning Attention", critical: "attention Attention", maintenance: "accent Accent" }
+    const teamsTone = {
+      good: "good Good",
+      minor: "warning Warning",
+      major: "warning Attention",
+      critical: "attention Attention",
+      maintenance: "accent Accent"
+    }
     const statuses = [
       ["operational", "good"],
       ["degraded", "minor"],
@@ -52,10 +67,15 @@ describe("webhook formats", () => {
       ["maintenance", "maintenance"]
     ] as const
     for (const [status, tone] of statuses) {
-      const event = { ...sampleEvents[6]!, data: { id: "c", name: "API", previousStatus: "operational", status } } as NotificationEvent
+      const event = {
+        ...sampleEvents[6]!,
+        data: { id: "c", name: "API", previousStatus: "operational", status }
+      } as NotificationEvent
       const slack = renderPayload("chat_a", event, sender) as { attachments: Array<{ color: string }> }
       const discord = renderPayload("chat_b", event, sender) as { embeds: Array<{ color: number }> }
-      const teams = renderPayload("chat_c", event, sender) as { attachments: Array<{ content: { body: Array<{ style: string; items: Array<{ color?: string }> }> } }> }
+      const teams = renderPayload("chat_c", event, sender) as {
+        attachments: Array<{ content: { body: Array<{ style: string; items: Array<{ color?: string }> }> } }>
+      }
       const card = teams.attachments[0]!.content.body[0]!
       expect(slack.attachments[0]!.color, status).toBe(toneColor[tone])
       expect(discord.embeds[0]!.color, status).toBe(Number.parseInt(toneColor[tone].slice(1), 16))

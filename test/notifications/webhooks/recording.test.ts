@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+
 import type { EventName } from "../../../src/domain/NotificationEvent.js"
 import { DeliveryResult } from "../../../src/domain/Webhook.js"
 import { Database } from "../../../src/persistence/Database.js"
@@ -16,14 +17,20 @@ import { OrganizationProfile } from "../../../src/services/catalog/OrganizationP
 import { StateChanges } from "../../../src/services/StateChanges.js"
 import { testConfig } from "../../support/TestDatabase.js"
 
-const Services = Layer.mergeAll(WebhookDeliveriesRepo.Default, WebhooksRepo.Default, OrganizationProfile.Default, StateChanges.Default).pipe(
+const Services = Layer.mergeAll(
+  WebhookDeliveriesRepo.Default,
+  WebhooksRepo.Default,
+  OrganizationProfile.Default,
+  StateChanges.Default
+).pipe(
   Layer.provideMerge(Database),
   Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
 
 const ok = new DeliveryResult({ success: true, statusCode: 204, durationMs: 3, error: null })
-const failed = (status: number) => new DeliveryResult({ success: false, statusCode: status, durationMs: 4, error: `HTTP ${status}` })
+const failed = (status: number) =>
+  new DeliveryResult({ success: false, statusCode: status, durationMs: 4, error: `HTTP ${status}` })
 
 it.layer(Services)("recording webhook attempts", (it) => {
   it.effect("a claim brings each delivery's webhook url, type, secret and state", () =>
@@ -34,9 +41,10 @@ it.layer(Services)("recording webhook attempts", (it) => {
       const at = new Date("2026-03-01T10:00:00.000Z")
       yield* repo.enqueue({ id: "evt_claim", event: "incident.created", encoded: { any: "thing" } }, [hook.id], at)
       const claimed = yield* repo.claimDue(at, 10, Duration.seconds(15))
-      expect(claimed.map(({ delivery, target }) => [delivery.eventId, delivery.webhookId, delivery.attempts, target])).toEqual([
-        ["evt_claim", hook.id, 0, { url: "http://127.0.0.1:9/a", type: "generic", secret: "s3cret", isActive: true }]
-      ])
+      expect(claimed.map(({ delivery, target }) => [delivery.eventId, delivery.webhookId, delivery.attempts, target]))
+        .toEqual([
+          ["evt_claim", hook.id, 0, { url: "http://127.0.0.1:9/a", type: "generic", secret: "s3cret", isActive: true }]
+        ])
       // Leased: not due again before the lease runs out.
       expect(yield* repo.claimDue(at, 10, Duration.seconds(15))).toEqual([])
       yield* hooks.remove(hook.id)
@@ -56,7 +64,8 @@ it.layer(Services)("recording webhook attempts", (it) => {
       yield* Effect.forEach(["evt_1", "evt_2", "evt_3"], (id) => repo.enqueue(event(id), [a.id, b.id, gone.id], at))
       const claimed = yield* repo.claimDue(at, 100, Duration.seconds(15))
       expect(claimed).toHaveLength(9)
-      const of = (hook: string, eventId: string) => claimed.find(({ delivery }) => delivery.webhookId === hook && delivery.eventId === eventId)!.delivery
+      const of = (hook: string, eventId: string) =>
+        claimed.find(({ delivery }) => delivery.webhookId === hook && delivery.eventId === eventId)!.delivery
       const retryAt = new Date("2026-03-01T10:00:05.000Z")
       // The webhook "gone" is deleted between the attempt and its record: its outcome is dropped.
       yield* hooks.remove(gone.id)
@@ -71,11 +80,25 @@ it.layer(Services)("recording webhook attempts", (it) => {
         { delivery: of(gone.id, "evt_1"), result: ok, attemptedAt: at, retryAt: null }
       ])
       // What each of the recorded deliveries holds now; the one of the deleted webhook is gone.
-      const rows = yield* sql<{ webhookId: string; eventId: string; status: string; attempts: number; lastStatusCode: number; nextAttemptAt: Date | null }>`
+      const rows = yield* sql<
+        {
+          webhookId: string
+          eventId: string
+          status: string
+          attempts: number
+          lastStatusCode: number
+          nextAttemptAt: Date | null
+        }
+      >`
         select webhook_id, event_id, status, attempts, last_status_code, next_attempt_at from webhook_deliveries
         where id in ${sql.in([...recorded])}`
       expect(recorded.size).toBe(5)
-      expect(rows.map((d) => [d.webhookId === a.id ? "a" : "b", d.eventId, d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt]).sort())
+      expect(
+        rows.map((
+          d
+        ) => [d.webhookId === a.id ? "a" : "b", d.eventId, d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt])
+          .sort()
+      )
         .toEqual([
           ["a", "evt_1", "failed", 1, 500, null],
           ["a", "evt_2", "delivered", 1, 204, null],
@@ -90,13 +113,14 @@ it.layer(Services)("recording webhook attempts", (it) => {
         { name: "b", consecutiveFailures: 4, lastError: "HTTP 502" }
       ])
       const logged = [...(yield* repo.recentAttempts(a.id, 10)), ...(yield* repo.recentAttempts(b.id, 10))]
-      expect(logged.map((attempt) => [attempt.eventId, attempt.attempt, attempt.success, attempt.statusCode]).sort()).toEqual([
-        ["evt_1", 1, false, 500],
-        ["evt_1", 1, false, 500],
-        ["evt_2", 1, false, 502],
-        ["evt_2", 1, true, 204],
-        ["evt_3", 1, false, 503]
-      ])
+      expect(logged.map((attempt) => [attempt.eventId, attempt.attempt, attempt.success, attempt.statusCode]).sort())
+        .toEqual([
+          ["evt_1", 1, false, 500],
+          ["evt_1", 1, false, 500],
+          ["evt_2", 1, false, 502],
+          ["evt_2", 1, true, 204],
+          ["evt_3", 1, false, 503]
+        ])
       yield* Effect.forEach([a, b], (hook) => hooks.remove(hook.id))
     }))
 
@@ -105,7 +129,12 @@ it.layer(Services)("recording webhook attempts", (it) => {
       const hooks = yield* WebhooksRepo
       const repo = yield* WebhookDeliveriesRepo
       const sql = yield* SqlClient.SqlClient
-      const a = yield* hooks.insert({ name: "many a", url: "http://127.0.0.1:9/a", type: "generic", componentIds: ["cmp_many"] }, "x")
+      const a = yield* hooks.insert({
+        name: "many a",
+        url: "http://127.0.0.1:9/a",
+        type: "generic",
+        componentIds: ["cmp_many"]
+      }, "x")
       const b = yield* hooks.insert({
         name: "many b",
         url: "http://127.0.0.1:9/b",
@@ -114,7 +143,12 @@ it.layer(Services)("recording webhook attempts", (it) => {
         notifyOnMaintenance: false
       }, null)
       // Receives nothing: disabled.
-      const off = yield* hooks.insert({ name: "many off", url: "http://127.0.0.1:9/off", type: "generic", isActive: false }, "y")
+      const off = yield* hooks.insert({
+        name: "many off",
+        url: "http://127.0.0.1:9/off",
+        type: "generic",
+        isActive: false
+      }, "y")
       const at = new Date("2026-03-01T10:00:00.000Z")
       // evt_m2 is about a component only b watches; evt_m4 is maintenance, which b does not want.
       const events = [
@@ -147,7 +181,9 @@ it.layer(Services)("recording webhook attempts", (it) => {
       ])
       // Handed over again (a lease ran out): nothing new.
       expect(yield* repo.enqueueMany(events, at)).toEqual([])
-      const rows = yield* sql<{ eventId: string; webhookId: string; event: unknown; status: string; nextAttemptAt: Date }>`
+      const rows = yield* sql<
+        { eventId: string; webhookId: string; event: unknown; status: string; nextAttemptAt: Date }
+      >`
         select event_id, webhook_id, event, status, next_attempt_at from webhook_deliveries
         where event_id like 'evt_m%' order by sequence`
       expect(rows.map((row) => [row.eventId, name(row.webhookId), row.event, row.status, row.nextAttemptAt]))
@@ -160,7 +196,11 @@ it.layer(Services)("recording webhook attempts", (it) => {
           ["evt_m4", "a", { id: "evt_m4", n: 3 }, "pending", at]
         ])
       // Claimed deliveries are not due before their lease runs out.
-      expect((yield* repo.claimDue(at, 100, Duration.seconds(15))).map((c) => c.delivery.eventId).filter((id) => id.startsWith("evt_m")))
+      expect(
+        (yield* repo.claimDue(at, 100, Duration.seconds(15))).map((c) => c.delivery.eventId).filter((id) =>
+          id.startsWith("evt_m")
+        )
+      )
         .toEqual(["evt_m2", "evt_m3", "evt_m3", "evt_m4"])
       yield* Effect.forEach([a, b, off], (hook) => hooks.remove(hook.id))
     }))

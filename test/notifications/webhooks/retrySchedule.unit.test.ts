@@ -1,6 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Option, TestClock } from "effect"
-import { maxAttempts, nextAttemptAt, retryDelayAfter } from "../../../src/services/notifications/webhooks/RetrySchedule.js"
+
+import {
+  maxAttempts,
+  nextAttemptAt,
+  retryDelayAfter
+} from "../../../src/services/notifications/webhooks/RetrySchedule.js"
 
 describe("delivery retry schedule", () => {
   it("retries 3 times, after 5 s, 10 s and 20 s, then gives up", () => {

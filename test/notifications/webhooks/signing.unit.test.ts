@@ -1,5 +1,7 @@
-import { describe, expect, it } from "@effect/vitest"
 import { createHmac, randomBytes } from "node:crypto"
+
+import { describe, expect, it } from "@effect/vitest"
+
 import {
   generateSecret,
   serviceSignature,

@@ -2,9 +2,11 @@
  * Deliveries to real receivers on loopback: success, server error, redirect, time-out, reset,
  * kept-alive connections and answers with bodies.
  */
+import { createHmac } from "node:crypto"
+
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
-import { createHmac } from "node:crypto"
+
 import { buildDeliveryRequest, userAgent } from "../../../src/services/notifications/webhooks/DeliveryRequest.js"
 import { generateSecret } from "../../../src/services/notifications/webhooks/Signing.js"
 import { DeliveryTimeout, WebhookSender } from "../../../src/services/notifications/webhooks/WebhookSender.js"
@@ -121,7 +123,8 @@ describe("WebhookSender", () => {
       // The second request (the first on the reused connection) finds it dropped.
       let requests = 0
       const target = yield* receiver((request, response, raw) =>
-        ++requests === 2 ? raw.socket.resetAndDestroy() : answerWith(200)(request, response, raw))
+        ++requests === 2 ? raw.socket.resetAndDestroy() : answerWith(200)(request, response, raw)
+      )
       expect((yield* deliverTo(target.url)).success).toBe(true)
       expect(yield* deliverTo(target.url)).toMatchObject({ success: true, statusCode: 200 })
       // The same request twice (same body, same delivery id), the second time answered.
@@ -133,7 +136,11 @@ describe("WebhookSender", () => {
     Effect.gen(function*() {
       // The first request is answered; the second, on the same connection, never is.
       let requests = 0
-      const target = yield* receiver((request, response, raw) => (++requests === 1 ? answerWith(200)(request, response, raw) : undefined))
+      const target = yield* receiver((
+        request,
+        response,
+        raw
+      ) => (++requests === 1 ? answerWith(200)(request, response, raw) : undefined))
       expect((yield* deliverTo(target.url)).success).toBe(true)
       const result = yield* deliverTo(target.url).pipe(Effect.provideService(DeliveryTimeout, Duration.millis(300)))
       expect(result).toMatchObject({ success: false, error: "No answer within 300ms" })

@@ -6,6 +6,7 @@
  */
 import type { ValidateFunction } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
+
 import type { ApiDocument, JsonSchema, Operation } from "./openapi.js"
 import type { FuzzRequest } from "./requests.js"
 
@@ -30,7 +31,9 @@ const rebase = (schema: unknown): unknown =>
     ? schema.map(rebase)
     : schema !== null && typeof schema === "object"
     ? Object.fromEntries(
-      Object.entries(schema).map(([k, v]) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#") ? DOCUMENT_ID + v : rebase(v)])
+      Object.entries(schema).map((
+        [k, v]
+      ) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#") ? DOCUMENT_ID + v : rebase(v)])
     )
     : schema
 
@@ -62,7 +65,9 @@ export const errorShapeProblem = (response: RawResponse): string | undefined => 
   }
   if (response.status === 429) {
     const retryAfter = response.headers["retry-after"]
-    if (typeof retryAfter !== "string" || !/^\d+$/.test(retryAfter)) return "429 without a Retry-After header in seconds"
+    if (typeof retryAfter !== "string" || !/^\d+$/.test(retryAfter)) {
+      return "429 without a Retry-After header in seconds"
+    }
   }
   return undefined
 }
@@ -86,7 +91,9 @@ export const makeChecker = (document: ApiDocument) => {
     if (documented === undefined) return undefined
     const types = Object.keys(documented.content)
     if (types.length === 0) {
-      return response.body.length === 0 ? undefined : `status ${response.status} is documented without a body but has one`
+      return response.body.length === 0
+        ? undefined
+        : `status ${response.status} is documented without a body but has one`
     }
     const type = mediaType(response.headers)
     if (!types.includes(type)) return `content-type ${JSON.stringify(type)} is not one documented (${types.join(", ")})`
@@ -101,7 +108,9 @@ export const makeChecker = (document: ApiDocument) => {
     const validate = validatorFor(schema)
     if (validate(body)) return undefined
     const error = validate.errors?.[0]
-    return `body does not match the documented ${response.status} schema: ${error?.instancePath || "/"} ${error?.message ?? ""}`
+    return `body does not match the documented ${response.status} schema: ${error?.instancePath || "/"} ${
+      error?.message ?? ""
+    }`
   }
 
   return (op: Operation, request: FuzzRequest, response: RawResponse): Array<Finding> => {
@@ -114,7 +123,10 @@ export const makeChecker = (document: ApiDocument) => {
     const problem = schemaProblem(op, response)
     if (problem !== undefined) findings.push({ kind: "schema", reason: problem })
     if (op.secured && request.credentials !== "key" && response.status !== 401) {
-      findings.push({ kind: "notUnauthorized", reason: `${request.credentials} credentials answered ${response.status}, not 401` })
+      findings.push({
+        kind: "notUnauthorized",
+        reason: `${request.credentials} credentials answered ${response.status}, not 401`
+      })
     }
     return findings
   }

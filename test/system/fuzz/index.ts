@@ -1,2 +1,2 @@
-export { fuzzPassed, runFuzz } from "./runFuzz.js"
 export type { FuzzFailure, FuzzOptions, FuzzReport } from "./runFuzz.js"
+export { fuzzPassed, runFuzz } from "./runFuzz.js"

@@ -4,6 +4,7 @@
  * Without --seed a fresh one is drawn and printed, so a failing run can be replayed. Exits 1 on findings.
  */
 import { parseArgs } from "node:util"
+
 import { fuzzPassed, runFuzz } from "./runFuzz.js"
 
 const { values } = parseArgs({
@@ -29,5 +30,9 @@ const report = await runFuzz({
   log: (line) => console.error(line)
 })
 console.log(JSON.stringify(report, null, 2))
-console.error(`fuzz: ${fuzzPassed(report) ? "passed" : "FAILED"} (seed ${seed}, ${report.requests} requests in ${report.durationMs} ms)`)
+console.error(
+  `fuzz: ${
+    fuzzPassed(report) ? "passed" : "FAILED"
+  } (seed ${seed}, ${report.requests} requests in ${report.durationMs} ms)`
+)
 process.exit(fuzzPassed(report) ? 0 : 1)

@@ -63,7 +63,9 @@ export const parseDocument = (raw: JsonSchema): ApiDocument => {
     for (const method of methods) {
       const op = item[method]
       if (op === undefined) continue
-      const parameters: Array<Parameter> = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: JsonSchema) => ({
+      const parameters: Array<Parameter> = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((
+        p: JsonSchema
+      ) => ({
         name: p.name,
         in: p.in,
         required: p.required === true,
@@ -83,7 +85,9 @@ export const parseDocument = (raw: JsonSchema): ApiDocument => {
         path,
         pathParams: parameters.filter((p) => p.in === "path"),
         queryParams: parameters.filter((p) => p.in === "query"),
-        body: bodySchema === undefined ? undefined : { schema: bodySchema, required: op.requestBody?.required === true },
+        body: bodySchema === undefined
+          ? undefined
+          : { schema: bodySchema, required: op.requestBody?.required === true },
         responses,
         secured: security.length > 0 && security.every((requirement: object) => Object.keys(requirement).length > 0),
         resource: /\/([^/{}]+)\/\{[^}]+\}/.exec(path)?.[1]

@@ -4,15 +4,34 @@
  * credentials.
  */
 import { FastCheck as fc } from "effect"
+
 import type { Operation, Parameter } from "./openapi.js"
 import type { Context } from "./values.js"
-import { ALPHANUMERIC, charsOf, hostileOf, hostileString, hostileValue, invalidOf, toJsonText, validOf } from "./values.js"
+import {
+  ALPHANUMERIC,
+  charsOf,
+  hostileOf,
+  hostileString,
+  hostileValue,
+  invalidOf,
+  toJsonText,
+  validOf
+} from "./values.js"
 
 export const categories = ["valid", "invalid", "hostile", "malformed", "anonymous", "forged"] as const
 export type Category = typeof categories[number]
 
 /** The cycle of categories: valid and hostile input get a double share. */
-export const cycle: ReadonlyArray<Category> = ["valid", "hostile", "invalid", "anonymous", "valid", "malformed", "hostile", "forged"]
+export const cycle: ReadonlyArray<Category> = [
+  "valid",
+  "hostile",
+  "invalid",
+  "anonymous",
+  "valid",
+  "malformed",
+  "hostile",
+  "forged"
+]
 
 export type Credentials = "key" | "none" | "forged"
 
@@ -29,7 +48,21 @@ export interface FuzzRequest {
 type Input = "valid" | "invalid" | "hostile"
 
 /** Path segments sent as they are (not percent-encoded again): broken escapes, dot segments. */
-const rawSegments = ["%", "%zz", "%E0%A4%A", "%00", "%FF%FE", "..", ".", "%2e%2e", "a%2Fb", "..%2F..%2Fetc%2Fpasswd", "%C0%AF", "x;y", "%20"]
+const rawSegments = [
+  "%",
+  "%zz",
+  "%E0%A4%A",
+  "%00",
+  "%FF%FE",
+  "..",
+  ".",
+  "%2e%2e",
+  "a%2Fb",
+  "..%2F..%2Fetc%2Fpasswd",
+  "%C0%AF",
+  "x;y",
+  "%20"
+]
 
 const encode = (value: string) => {
   try {
@@ -51,7 +84,12 @@ const pathValue = (op: Operation, param: Parameter, input: Input, ctx: Context):
     case "valid":
       return valid.map(encode)
     case "invalid":
-      return fc.oneof(fc.uuid(), fc.constant("x".repeat(101)), fc.string({ minLength: 1, maxLength: 20 }), valid.map((v) => `${v}x`))
+      return fc.oneof(
+        fc.uuid(),
+        fc.constant("x".repeat(101)),
+        fc.string({ minLength: 1, maxLength: 20 }),
+        valid.map((v) => `${v}x`)
+      )
         .map(encode)
     case "hostile":
       // Never empty: `/components/` is another route, not this operation with a strange id.
@@ -102,9 +140,15 @@ const queryString = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<st
 const bodyFor = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<string | undefined> => {
   if (op.body === undefined) {
     // Operations without a body still get one now and then: it must be ignored or refused cleanly.
-    return input === "valid" ? fc.constant(undefined) : fc.option(hostileValue.map(toJsonText), { nil: undefined, freq: 2 })
+    return input === "valid"
+      ? fc.constant(undefined)
+      : fc.option(hostileValue.map(toJsonText), { nil: undefined, freq: 2 })
   }
-  const value = input === "valid" ? validOf(op.body.schema, ctx) : input === "invalid" ? invalidOf(op.body.schema, ctx) : hostileOf(op.body.schema, ctx)
+  const value = input === "valid"
+    ? validOf(op.body.schema, ctx)
+    : input === "invalid"
+    ? invalidOf(op.body.schema, ctx)
+    : hostileOf(op.body.schema, ctx)
   return value.map(toJsonText)
 }
 
@@ -186,14 +230,21 @@ const hostileHeaders = fc.constantFrom<Record<string, string>>(
   { "if-none-match": "\"*\"" }
 )
 
-export const requestArb = (op: Operation, category: Category, ctx: Context, apiKey: string): fc.Arbitrary<FuzzRequest> => {
+export const requestArb = (
+  op: Operation,
+  category: Category,
+  ctx: Context,
+  apiKey: string
+): fc.Arbitrary<FuzzRequest> => {
   const input: fc.Arbitrary<Input> = category === "anonymous" || category === "forged"
     ? fc.constantFrom<Input>("valid", "valid", "invalid", "hostile")
     : fc.constant(category === "malformed" ? "valid" : category)
   return input.chain((kind) => {
     // With missing or forged credentials, path ids stay in the operation's route, so the answer must be its 401.
     const withoutKey = category === "anonymous" || category === "forged"
-    const path = fc.tuple(...op.pathParams.map((p) => withoutKey && kind !== "valid" ? routableValue : pathValue(op, p, kind, ctx))).map((values) => {
+    const path = fc.tuple(
+      ...op.pathParams.map((p) => withoutKey && kind !== "valid" ? routableValue : pathValue(op, p, kind, ctx))
+    ).map((values) => {
       let path = op.path
       op.pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, values[i]!)))
       return path
@@ -208,10 +259,14 @@ export const requestArb = (op: Operation, category: Category, ctx: Context, apiK
         .chain(([text, type]) =>
           text === undefined
             // JSON under the wrong content type.
-            ? bodyFor(op, "valid", ctx).map((json): [string | undefined, string | undefined] => [json ?? "{}", type ?? "text/plain"])
+            ? bodyFor(op, "valid", ctx).map((
+              json
+            ): [string | undefined, string | undefined] => [json ?? "{}", type ?? "text/plain"])
             : fc.constant<[string | undefined, string | undefined]>([text, type])
         )
-      : bodyFor(op, kind, ctx).map((text): [string | undefined, string | undefined] => [text, text === undefined ? undefined : "application/json"])
+      : bodyFor(op, kind, ctx).map((
+        text
+      ): [string | undefined, string | undefined] => [text, text === undefined ? undefined : "application/json"])
     const extraHeaders = category === "hostile" ? hostileHeaders : fc.constant({})
     return fc.tuple(path, queryString(op, kind, ctx), credentials, body, extraHeaders).map(
       ([path, query, [credentialKind, credentialHeaders], [text, contentType], extra]): FuzzRequest => ({

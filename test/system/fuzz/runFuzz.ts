@@ -9,16 +9,18 @@
  * closed loopback port, connects from its own loopback address so the per-client rate limits
  * it trips are not the suite's, and cleans up at the end.
  */
-import { FastCheck as fc } from "effect"
-import { Agent, request as httpRequest } from "node:http"
 import type { IncomingHttpHeaders } from "node:http"
+import { Agent, request as httpRequest } from "node:http"
 import { gunzipSync } from "node:zlib"
-import { makeChecker } from "./checks.js"
+
+import { FastCheck as fc } from "effect"
+
 import type { FindingKind, RawResponse } from "./checks.js"
-import { fetchDocument } from "./openapi.js"
+import { makeChecker } from "./checks.js"
 import type { Operation } from "./openapi.js"
-import { cycle, requestArb } from "./requests.js"
+import { fetchDocument } from "./openapi.js"
 import type { Category, FuzzRequest } from "./requests.js"
+import { cycle, requestArb } from "./requests.js"
 import type { Context } from "./values.js"
 
 export interface FuzzOptions {
@@ -69,14 +71,15 @@ export interface FuzzReport {
 /** True when the report has no finding and every operation was exercised. */
 export const fuzzPassed = (report: FuzzReport) =>
   report.serverErrors + report.errorShapeViolations + report.schemaViolations + report.adminWithoutCredentialsNot401 +
-      report.transportErrors === 0 && report.operations === report.operationsTotal
+        report.transportErrors === 0 && report.operations === report.operationsTotal
 
 const MAX_FAILURES = 50
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 const excerpt = (text: string, length: number) =>
   JSON.stringify(text.length > length ? `${text.slice(0, length)}… (${text.length} chars)` : text)
 
-const seedOf = (seed: number, index: number) => (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(index + 1, 0x85ebca6b)) | 0
+const seedOf = (seed: number, index: number) =>
+  (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(index + 1, 0x85ebca6b)) | 0
 
 /**
  * The body as a client reads it: unpacked when it came gzipped (a request may ask for gzip). Bytes
@@ -100,7 +103,15 @@ const makeSender = (baseUrl: string, concurrency: number, localAddress: string |
       // An explicit length: Node sends a GET or DELETE body unframed otherwise, desynchronizing the connection.
       const length = body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }
       const req = httpRequest(
-        { host: url.hostname, port: url.port || 80, method, path: target, headers: { ...headers, ...length }, agent, timeout: 30_000 },
+        {
+          host: url.hostname,
+          port: url.port || 80,
+          method,
+          path: target,
+          headers: { ...headers, ...length },
+          agent,
+          timeout: 30_000
+        },
         (res) => {
           const chunks: Array<Buffer> = []
           let size = 0
@@ -108,7 +119,15 @@ const makeSender = (baseUrl: string, concurrency: number, localAddress: string |
             size += chunk.length
             if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk)
           })
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: decoded(res.headers, Buffer.concat(chunks)) }))
+          res.on(
+            "end",
+            () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                body: decoded(res.headers, Buffer.concat(chunks))
+              })
+          )
           res.on("error", reject)
         }
       )
@@ -152,7 +171,12 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   const sender = makeSender(baseUrl, concurrency, localAddress)
   const auth = { authorization: `Bearer ${options.apiKey}`, accept: "application/json" }
   const json = (method: string, target: string, body?: unknown) =>
-    sender.send(method, target, body === undefined ? auth : { ...auth, "content-type": "application/json" }, body === undefined ? undefined : JSON.stringify(body))
+    sender.send(
+      method,
+      target,
+      body === undefined ? auth : { ...auth, "content-type": "application/json" },
+      body === undefined ? undefined : JSON.stringify(body)
+    )
 
   // Everything the fuzzer created lives in pools, created ids only: the suite's own key or
   // resources are never the target of a valid delete. The organization is shared, so it is restored.
@@ -160,7 +184,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   const orgResponse = await json("GET", "/api/v1/admin/org")
   const organization = orgResponse.status === 200 ? JSON.parse(orgResponse.body.toString("utf8")) : undefined
   if (organization?.id) pools.add("org", organization.id)
-  log(`fuzz: seed ${options.seed}, ${options.requests} requests over ${operations.length} operations, concurrency ${concurrency}`)
+  log(
+    `fuzz: seed ${options.seed}, ${options.requests} requests over ${operations.length} operations, concurrency ${concurrency}`
+  )
 
   const ctx: Context = {
     resolve: document.resolve,
@@ -182,14 +208,24 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
 
   const byStatus: Record<string, number> = {}
   const byCategory: Record<string, number> = {}
-  const counts: Record<FindingKind | "transport", number> = { serverError: 0, errorShape: 0, schema: 0, notUnauthorized: 0, transport: 0 }
+  const counts: Record<FindingKind | "transport", number> = {
+    serverError: 0,
+    errorShape: 0,
+    schema: 0,
+    notUnauthorized: 0,
+    transport: 0
+  }
   const covered = new Set<string>()
   const failures: Array<FuzzFailure> = []
   const summary = (request: FuzzRequest) =>
     `${request.category} ${request.method} ${excerpt(request.target, 160)} credentials=${request.credentials} ` +
-    `content-type=${request.headers["content-type"] ?? "-"} body=${request.body === undefined ? "-" : excerpt(request.body, 160)}`
+    `content-type=${request.headers["content-type"] ?? "-"} body=${
+      request.body === undefined ? "-" : excerpt(request.body, 160)
+    }`
   const fail = (op: Operation, request: FuzzRequest, status: number | null, body: string, reason: string) => {
-    if (failures.length < MAX_FAILURES) failures.push({ operation: op.id, request: summary(request), status, body: excerpt(body, 300), reason })
+    if (failures.length < MAX_FAILURES) {
+      failures.push({ operation: op.id, request: summary(request), status, body: excerpt(body, 300), reason })
+    }
   }
 
   const learn = (op: Operation, request: FuzzRequest, response: RawResponse) => {
@@ -221,7 +257,10 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
       } catch (error) {
         const message = String((error as Error)?.message ?? error)
         // Headers Node refuses to send are the client's limit, not the service's.
-        if ((error as { code?: string }).code === "ERR_INVALID_CHAR" || (error as { code?: string }).code === "ERR_INVALID_HTTP_TOKEN") continue
+        if (
+          (error as { code?: string }).code === "ERR_INVALID_CHAR" ||
+          (error as { code?: string }).code === "ERR_INVALID_HTTP_TOKEN"
+        ) continue
         counts.transport++
         byStatus["none"] = (byStatus["none"] ?? 0) + 1
         fail(op, request!, null, "", `no HTTP answer: ${message}`)
@@ -287,7 +326,9 @@ const cleanUp = async (
   if (subscribers.status === 200) {
     const list: Array<{ id: string; email: string }> = JSON.parse(subscribers.body.toString("utf8"))
     await Promise.all(
-      list.filter((s) => /^fuzz-.*@example\.com$/.test(s.email)).map((s) => json("DELETE", `/api/v1/admin/subscribers/${s.id}`))
+      list.filter((s) => /^fuzz-.*@example\.com$/.test(s.email)).map((s) =>
+        json("DELETE", `/api/v1/admin/subscribers/${s.id}`)
+      )
     )
   }
   if (organization !== undefined) {

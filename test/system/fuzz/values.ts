@@ -4,6 +4,7 @@
  * service accepts), invalid variants of them, and hostile values.
  */
 import { FastCheck as fc } from "effect"
+
 import type { JsonSchema } from "./openapi.js"
 
 /** JSON text emitted verbatim by `toJsonText`: numbers JSON.stringify cannot write (1e400, -0, 2^53+1). */
@@ -262,11 +263,16 @@ export const validOf = (schema: JsonSchema, ctx: Context, name?: string): fc.Arb
     case "null":
       return fc.constant(null)
     case "array":
-      return fc.array(validOf(s.items ?? {}, ctx), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 3, 3) })
+      return fc.array(validOf(s.items ?? {}, ctx), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 3, 3)
+      })
     default: {
       if (s.type !== "object" && s.properties === undefined) return fc.constant("fuzz")
       const properties: Record<string, JsonSchema> = s.properties ?? {}
-      const model = Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, validOf(property, ctx, key)]))
+      const model = Object.fromEntries(
+        Object.entries(properties).map(([key, property]) => [key, validOf(property, ctx, key)])
+      )
       return (fc.record as any)(model, { requiredKeys: s.required ?? [] }).map(consistent)
     }
   }
@@ -342,7 +348,10 @@ export const invalidOf = (schema: JsonSchema, ctx: Context): fc.Arbitrary<unknow
 
 /** A valid value with some of its fields replaced by hostile ones. */
 export const hostileOf = (schema: JsonSchema, ctx: Context): fc.Arbitrary<unknown> =>
-  fc.tuple(validOf(schema, ctx), fc.array(fc.tuple(fc.nat(), hostileFieldString, hostileValue), { minLength: 1, maxLength: 3 }))
+  fc.tuple(
+    validOf(schema, ctx),
+    fc.array(fc.tuple(fc.nat(), hostileFieldString, hostileValue), { minLength: 1, maxLength: 3 })
+  )
     .map(([valid, replacements]) => {
       if (typeof valid !== "object" || valid === null || Array.isArray(valid)) return replacements[0]![2]
       const properties: Record<string, JsonSchema> = ctx.resolve(schema).properties ?? {}

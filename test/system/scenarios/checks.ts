@@ -5,8 +5,9 @@
  * for each of its regions, exactly one stored result or one recorded miss.
  */
 import { Redis } from "ioredis"
-import type { Random } from "../Random.js"
+
 import { sleep, until } from "../Processes.js"
+import type { Random } from "../Random.js"
 import { regions, type TestBed } from "../TestBed.js"
 
 const monitorCount = 500
@@ -42,10 +43,16 @@ interface StreamJob {
   readonly regions?: ReadonlyArray<string> | null
 }
 
-export const runChecksScenario = async (bed: TestBed, random: Random, log: (line: string) => void): Promise<ChecksReport> => {
+export const runChecksScenario = async (
+  bed: TestBed,
+  random: Random,
+  log: (line: string) => void
+): Promise<ChecksReport> => {
   const admin = bed.apis[1].operator
   const components: Array<string> = []
-  for (let i = 0; i < 10; i++) components.push((await admin.ok<{ id: string }>("POST", "/api/v1/admin/components", { name: `Fleet ${i}` })).id)
+  for (let i = 0; i < 10; i++) {
+    components.push((await admin.ok<{ id: string }>("POST", "/api/v1/admin/components", { name: `Fleet ${i}` })).id)
+  }
   const monitorIds = new Set<string>()
   let nextMonitor = 0
   await Promise.all(Array.from({ length: 8 }, async () => {
@@ -62,10 +69,17 @@ export const runChecksScenario = async (bed: TestBed, random: Random, log: (line
       monitorIds.add(monitor.id)
     }
   }))
-  await until("results from both regions", async () => {
-    const { rows } = await bed.sql.query<{ regions: number }>("select count(distinct region)::int as regions from check_results")
-    return rows[0]!.regions === regions.length
-  }, 60_000, 500)
+  await until(
+    "results from both regions",
+    async () => {
+      const { rows } = await bed.sql.query<{ regions: number }>(
+        "select count(distinct region)::int as regions from check_results"
+      )
+      return rows[0]!.regions === regions.length
+    },
+    60_000,
+    500
+  )
 
   const windowStart = Date.now()
   const windowEnd = windowStart + windowMs
@@ -110,15 +124,24 @@ export const runChecksScenario = async (bed: TestBed, random: Random, log: (line
     }
     const settleStart = Date.now()
     let recorded = await count()
-    await until("every run stored or recorded as missed", async () => {
-      recorded = await count()
-      return recorded.size === expected.size
-    }, settleLimitMs, 1_000).catch((error) => log(`  ${String(error)}`))
+    await until(
+      "every run stored or recorded as missed",
+      async () => {
+        recorded = await count()
+        return recorded.size === expected.size
+      },
+      settleLimitMs,
+      1_000
+    ).catch((error) => log(`  ${String(error)}`))
     const settleMs = Date.now() - settleStart
 
-    const results = await readStream(redis, `${bed.streamPrefix}results`, "result") as Array<{ jobId: string; region: string }>
+    const results = await readStream(redis, `${bed.streamPrefix}results`, "result") as Array<
+      { jobId: string; region: string }
+    >
     const published = new Map<string, number>()
-    for (const result of results) published.set(`${result.jobId}@${result.region}`, (published.get(`${result.jobId}@${result.region}`) ?? 0) + 1)
+    for (const result of results) {
+      published.set(`${result.jobId}@${result.region}`, (published.get(`${result.jobId}@${result.region}`) ?? 0) + 1)
+    }
     const rows = [...recorded.values()]
     await removeMonitors(bed, [...monitorIds])
     return {
@@ -147,7 +170,9 @@ export const runChecksScenario = async (bed: TestBed, random: Random, log: (line
 /** The monitors go when the scenario is done: the load scenario measures the API, not the fleet. */
 const removeMonitors = async (bed: TestBed, ids: Array<string>) => {
   await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let id = ids.pop(); id !== undefined; id = ids.pop()) await bed.apis[0].operator.ok("DELETE", `/api/v1/admin/monitors/${id}`)
+    for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
+      await bed.apis[0].operator.ok("DELETE", `/api/v1/admin/monitors/${id}`)
+    }
   }))
 }
 

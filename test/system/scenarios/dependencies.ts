@@ -15,13 +15,21 @@ const readers = 16
 const publicPaths = ["/api/v1/status", "/api/v1/status/components", "/api/v1/status/incidents", "/"]
 
 export interface DependenciesReport {
-  readonly publicReads: { readonly total: number; readonly failed: number; readonly byPhase: Record<string, { total: number; failed: number }> }
+  readonly publicReads: {
+    readonly total: number
+    readonly failed: number
+    readonly byPhase: Record<string, { total: number; failed: number }>
+  }
   readonly redisDownMs: number
   readonly checksStoredAgainAfterRedisMs: number | null
   readonly connectionsTerminated: number
   readonly writesFailedAfterTermination: number
   readonly databaseAwayMs: number
-  readonly writesWhileAway: { readonly total: number; readonly answered503WithErrorBody: number; readonly other: Array<string> }
+  readonly writesWhileAway: {
+    readonly total: number
+    readonly answered503WithErrorBody: number
+    readonly other: Array<string>
+  }
   readonly readyzWhileAway: ReadonlyArray<number>
   readonly writesRecoveredAfterMs: number | null
   readonly changeSeenByOtherInstanceAfterMs: number | null
@@ -32,11 +40,21 @@ const isErrorBody = (body: unknown) =>
   typeof body === "object" && body !== null && typeof (body as { _tag?: unknown })._tag === "string" &&
   typeof (body as { message?: unknown }).message === "string"
 
-export const runDependenciesScenario = async (bed: TestBed, log: (line: string) => void): Promise<DependenciesReport> => {
+export const runDependenciesScenario = async (
+  bed: TestBed,
+  log: (line: string) => void
+): Promise<DependenciesReport> => {
   const [first, second] = bed.apis
   // At least one monitor, so the fleet has something to recover (the checks scenario may have made 500).
-  const component = await first.operator.ok<{ id: string }>("POST", "/api/v1/admin/components", { name: "Dependencies" })
-  await first.operator.ok("POST", "/api/v1/admin/monitors", { componentId: component.id, type: "http", url: bed.targets.url(9999), intervalSeconds: 10 })
+  const component = await first.operator.ok<{ id: string }>("POST", "/api/v1/admin/components", {
+    name: "Dependencies"
+  })
+  await first.operator.ok("POST", "/api/v1/admin/monitors", {
+    componentId: component.id,
+    type: "http",
+    url: bed.targets.url(9999),
+    intervalSeconds: 10
+  })
 
   // Read load on both instances for the whole scenario, counted per phase.
   let phase = "steady"
@@ -66,10 +84,18 @@ export const runDependenciesScenario = async (bed: TestBed, log: (line: string) 
   /** Milliseconds from now until a result checked after `since` is stored, or null after `limitMs`. */
   const checksStoredAgain = async (since: Date, limitMs: number) => {
     const startedAt = Date.now()
-    const stored = await until("checks stored again", async () => {
-      const { rows } = await bed.sql.query<{ n: number }>("select count(*)::int as n from check_results where checked_at > $1", [since])
-      return rows[0]!.n > 0
-    }, limitMs, 500).then(() => true, () => false)
+    const stored = await until(
+      "checks stored again",
+      async () => {
+        const { rows } = await bed.sql.query<{ n: number }>(
+          "select count(*)::int as n from check_results where checked_at > $1",
+          [since]
+        )
+        return rows[0]!.n > 0
+      },
+      limitMs,
+      500
+    ).then(() => true, () => false)
     return stored ? Date.now() - startedAt : null
   }
 
@@ -97,7 +123,9 @@ export const runDependenciesScenario = async (bed: TestBed, log: (line: string) 
       await sleep(1_000)
       // A write right after its connection died: the pool must reconnect, not keep a dead connection.
       for (const api of bed.apis) {
-        const answer = await api.operator.request("PUT", `/api/v1/admin/components/${component.id}`, { description: `round ${round}` })
+        const answer = await api.operator.request("PUT", `/api/v1/admin/components/${component.id}`, {
+          description: `round ${round}`
+        })
         if (answer.status !== 200) writesFailedAfterTermination++
       }
     }
@@ -112,10 +140,15 @@ export const runDependenciesScenario = async (bed: TestBed, log: (line: string) 
     await sleep(1_000)
     while (Date.now() < awayUntil - 1_000) {
       for (const api of bed.apis) {
-        const answer = await api.operator.request("POST", "/api/v1/admin/incidents", { title: "While the database is away", message: "m" })
+        const answer = await api.operator.request("POST", "/api/v1/admin/incidents", {
+          title: "While the database is away",
+          message: "m"
+        })
         writesWhileAway.total++
         if (answer.status === 503 && isErrorBody(answer.body)) writesWhileAway.answered503WithErrorBody++
-        else if (writesWhileAway.other.length < 10) writesWhileAway.other.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`)
+        else if (writesWhileAway.other.length < 10) {
+          writesWhileAway.other.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`)
+        }
         readyzWhileAway.push((await publicGet(api.baseUrl, "/readyz")).status)
       }
       await sleep(1_000)
@@ -127,19 +160,33 @@ export const runDependenciesScenario = async (bed: TestBed, log: (line: string) 
     log("  database back")
 
     const recoveredAt = Date.now()
-    const writesRecovered = await until("writes succeed on both instances", async () => {
-      const answers = await Promise.all(bed.apis.map((api) => api.operator.request("PUT", `/api/v1/admin/components/${component.id}`, { description: "back" })))
-      return answers.every((answer) => answer.status === 200)
-    }, 30_000, 250).then(() => Date.now() - recoveredAt, () => null)
+    const writesRecovered = await until(
+      "writes succeed on both instances",
+      async () => {
+        const answers = await Promise.all(
+          bed.apis.map((api) =>
+            api.operator.request("PUT", `/api/v1/admin/components/${component.id}`, { description: "back" })
+          )
+        )
+        return answers.every((answer) => answer.status === 200)
+      },
+      30_000,
+      250
+    ).then(() => Date.now() - recoveredAt, () => null)
 
     // A change through one instance reaches the other's public snapshot (its LISTEN connection came back).
     const title = `Seen everywhere ${Date.now()}`
     const changedAt = Date.now()
     await first.operator.ok("POST", "/api/v1/admin/incidents", { title, message: "after the outage" })
-    const changeSeen = await until("the change on the other instance", async () => {
-      const answer = await publicGet<Array<{ title: string }>>(second.baseUrl, "/api/v1/status/incidents")
-      return answer.status === 200 && answer.body.some((incident) => incident.title === title)
-    }, 30_000, 100).then(() => Date.now() - changedAt, () => null)
+    const changeSeen = await until(
+      "the change on the other instance",
+      async () => {
+        const answer = await publicGet<Array<{ title: string }>>(second.baseUrl, "/api/v1/status/incidents")
+        return answer.status === 200 && answer.body.some((incident) => incident.title === title)
+      },
+      30_000,
+      100
+    ).then(() => Date.now() - changedAt, () => null)
     const checksStoredAgainAfterDatabaseMs = await checksStoredAgain(databaseBack, 60_000)
 
     await sleep(2_000)

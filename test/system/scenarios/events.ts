@@ -5,10 +5,10 @@
  * verified subscriber), counted the way Jepsen's queue checker counts: what was acknowledged
  * (committed events) against what was received.
  */
-import type { Random } from "../Random.js"
 import { sleep, until } from "../Processes.js"
-import type { TestBed } from "../TestBed.js"
+import type { Random } from "../Random.js"
 import type { Receipt } from "../Sinks.js"
+import type { TestBed } from "../TestBed.js"
 
 const operations = 1_000
 const workers = 8
@@ -65,11 +65,20 @@ export interface EventsReport {
     readonly unexpected: number
     readonly badSignatures: number
   }
-  readonly mail: { readonly expected: number; readonly delivered: number; readonly lost: number; readonly duplicated: number }
+  readonly mail: {
+    readonly expected: number
+    readonly delivered: number
+    readonly lost: number
+    readonly duplicated: number
+  }
   readonly drainAfterLastKillMs: number
 }
 
-export const runEventsScenario = async (bed: TestBed, random: Random, log: (line: string) => void): Promise<EventsReport> => {
+export const runEventsScenario = async (
+  bed: TestBed,
+  random: Random,
+  log: (line: string) => void
+): Promise<EventsReport> => {
   const admin = bed.apis[0].operator
   const components: Array<string> = []
   for (let i = 0; i < 6; i++) {
@@ -137,7 +146,10 @@ export const runEventsScenario = async (bed: TestBed, random: Random, log: (line
           await api.ok("PATCH", `/api/v1/admin/incidents/${id}/resolve`, { message: token })
           acknowledgedTokens.push(token)
         } else {
-          await api.ok("POST", `/api/v1/admin/incidents/${random.pick(open)}/updates`, { status: random.pick(openStatuses), message: token })
+          await api.ok("POST", `/api/v1/admin/incidents/${random.pick(open)}/updates`, {
+            status: random.pick(openStatuses),
+            message: token
+          })
           acknowledgedTokens.push(token)
         }
         latencies.push(Date.now() - opStartedAt)
@@ -167,7 +179,11 @@ export const runEventsScenario = async (bed: TestBed, random: Random, log: (line
     killer()
   ])
   latencies.sort((a, b) => a - b)
-  log(`  ${operations - failed} changes acknowledged in ${Date.now() - startedAt} ms (p50 ${latencies[Math.floor(latencies.length / 2)]} ms, p99 ${latencies[Math.floor(latencies.length * 0.99)]} ms), dispatcher killed ${kills} times`)
+  log(
+    `  ${operations - failed} changes acknowledged in ${Date.now() - startedAt} ms (p50 ${
+      latencies[Math.floor(latencies.length / 2)]
+    } ms, p99 ${latencies[Math.floor(latencies.length * 0.99)]} ms), dispatcher killed ${kills} times`
+  )
 
   const committed = (await bed.sql.query<OutboxEvent>(
     `select id::text as id, event, payload, component_ids as "componentIds", created_at as "createdAt"
@@ -198,7 +214,9 @@ export const runEventsScenario = async (bed: TestBed, random: Random, log: (line
     const seen = new Map<string, number>()
     for (const mail of bed.smtp.messages) {
       if (!mail.envelopeTo.includes(subscriber)) continue
-      for (const token of (mail.parsed.text ?? "").match(/\bop-\d+\b/g) ?? []) seen.set(token, (seen.get(token) ?? 0) + 1)
+      for (const token of (mail.parsed.text ?? "").match(/\bop-\d+\b/g) ?? []) {
+        seen.set(token, (seen.get(token) ?? 0) + 1)
+      }
     }
     return seen
   }
@@ -210,7 +228,9 @@ export const runEventsScenario = async (bed: TestBed, random: Random, log: (line
   const tokenCounts = new Map<string, number>()
   for (const event of committed) {
     const message = event.payload.message
-    if (typeof message === "string" && /^op-\d+$/.test(message)) tokenCounts.set(message, (tokenCounts.get(message) ?? 0) + 1)
+    if (typeof message === "string" && /^op-\d+$/.test(message)) {
+      tokenCounts.set(message, (tokenCounts.get(message) ?? 0) + 1)
+    }
   }
   let acknowledgedNotCommitted = acknowledgedTokens.filter((token) => tokenCounts.get(token) !== 1).length
   for (const [id, statuses] of acknowledgedStatuses) {
@@ -243,16 +263,22 @@ export const runEventsScenario = async (bed: TestBed, random: Random, log: (line
   const legitimate = new Set<string>()
   for (const event of everything) {
     for (const hook of hooks) {
-      if (matches(hook, event)) legitimate.add(`${hook.name}#${keyOf(event.event, event.payload, event.createdAt.toISOString())}`)
+      if (matches(hook, event)) {
+        legitimate.add(`${hook.name}#${keyOf(event.event, event.payload, event.createdAt.toISOString())}`)
+      }
     }
   }
-  const unexpected = bed.webhooks.receipts.filter((receipt) => !legitimate.has(pairOf(receipt))).length + bed.webhooks.malformed.length
+  const unexpected = bed.webhooks.receipts.filter((receipt) => !legitimate.has(pairOf(receipt))).length +
+    bed.webhooks.malformed.length
   const mails = mailedTokens()
 
   return {
     acknowledgedOperations: operations - failed,
     indeterminateOperations: failed,
-    operationLatencyMs: { p50: latencies[Math.floor(latencies.length / 2)] ?? 0, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0 },
+    operationLatencyMs: {
+      p50: latencies[Math.floor(latencies.length / 2)] ?? 0,
+      p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0
+    },
     committedEvents: committed.length,
     acknowledgedNotCommitted,
     dispatcherKills: kills,

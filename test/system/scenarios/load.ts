@@ -4,6 +4,7 @@
  * be visible on the public API of both instances within 1 s.
  */
 import { execFile } from "node:child_process"
+
 import { projectRoot } from "../../support/ChildProcess.js"
 import { publicGet } from "../Client.js"
 import { sleep } from "../Processes.js"
@@ -47,25 +48,44 @@ interface AutocannonJson {
 
 const generateLoad = (urls: ReadonlyArray<string>) =>
   new Promise<AutocannonJson>((resolve, reject) => {
-    execFile(process.execPath, ["--import", "tsx", "test/system/loadGenerator.ts"], {
-      cwd: projectRoot,
-      env: {
-        PATH: process.env.PATH ?? "",
-        LOAD_URLS: urls.join(","),
-        LOAD_PATHS: paths.join(","),
-        LOAD_CONNECTIONS: String(connections),
-        LOAD_SECONDS: String(seconds)
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "test/system/loadGenerator.ts"],
+      {
+        cwd: projectRoot,
+        env: {
+          PATH: process.env.PATH ?? "",
+          LOAD_URLS: urls.join(","),
+          LOAD_PATHS: paths.join(","),
+          LOAD_CONNECTIONS: String(connections),
+          LOAD_SECONDS: String(seconds)
+        },
+        maxBuffer: 16 * 1024 * 1024
       },
-      maxBuffer: 16 * 1024 * 1024
-    }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout))))
+      (
+        error,
+        stdout,
+        stderr
+      ) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)))
+    )
   })
 
 export const runLoadScenario = async (bed: TestBed, log: (line: string) => void): Promise<LoadReport> => {
   const operator = bed.apis[0].operator
-  const incident = await operator.ok<{ id: string }>("POST", "/api/v1/admin/incidents", { title: "Under load", message: "update 0", severity: "minor" })
+  const incident = await operator.ok<{ id: string }>("POST", "/api/v1/admin/incidents", {
+    title: "Under load",
+    message: "update 0",
+    severity: "minor"
+  })
 
   // What each request of the mix carries unpacked (the page grows with what the other scenarios left; what has 1 kB or more travels gzipped).
-  const sizes = await Promise.all(paths.map(async (path) => `${path} ${((await (await fetch(`${bed.apis[0].baseUrl}${path}`)).arrayBuffer()).byteLength / 1024).toFixed(0)} kB`))
+  const sizes = await Promise.all(
+    paths.map(async (path) =>
+      `${path} ${
+        ((await (await fetch(`${bed.apis[0].baseUrl}${path}`)).arrayBuffer()).byteLength / 1024).toFixed(0)
+      } kB`
+    )
+  )
   log(`  response sizes: ${sizes.join(", ")}`)
   const loadDone = generateLoad(bed.apis.map((api) => api.baseUrl))
   let loading = true
@@ -77,10 +97,14 @@ export const runLoadScenario = async (bed: TestBed, log: (line: string) => void)
   while (loading) {
     const nextAt = Date.now() + 1_000
     const message = `update ${++updates}`
-    const answer = await bed.apis[updates % 2]!.operator.request("POST", `/api/v1/admin/incidents/${incident.id}/updates`, {
-      status: "monitoring",
-      message
-    })
+    const answer = await bed.apis[updates % 2]!.operator.request(
+      "POST",
+      `/api/v1/admin/incidents/${incident.id}/updates`,
+      {
+        status: "monitoring",
+        message
+      }
+    )
     if (answer.status !== 201) {
       updatesFailed++
       log(`  update answered ${answer.status}: ${JSON.stringify(answer.body)}`)
@@ -89,7 +113,9 @@ export const runLoadScenario = async (bed: TestBed, log: (line: string) => void)
       const seenOn = await Promise.all(bed.apis.map(async (api) => {
         while (Date.now() - acknowledgedAt < visibleWithinMs * 3) {
           const list = await publicGet<Array<{ id: string; message: string }>>(api.baseUrl, "/api/v1/status/incidents")
-          if (list.status === 200 && list.body.some((item) => item.id === incident.id && item.message === message)) return Date.now() - acknowledgedAt
+          if (list.status === 200 && list.body.some((item) => item.id === incident.id && item.message === message)) {
+            return Date.now() - acknowledgedAt
+          }
           await sleep(20)
         }
         return Number.POSITIVE_INFINITY

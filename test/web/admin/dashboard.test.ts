@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
+
 import { adminEmail, adminPassword, adminVariables } from "../../support/Auth.js"
 import {
   type Browser,
@@ -158,7 +159,8 @@ describe("admin dashboard", () => {
     await row.getByRole("button", { name: "Delete" }).click()
     await row.getByRole("button", { name: "Delete deploy bot" }).click()
     await expect.poll(() => page.getByText("The key deploy bot was deleted.").isVisible()).toBe(true)
-    expect((await fetch(`${stack.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401)
+    expect((await fetch(`${stack.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } })).status)
+      .toBe(401)
     await page.close()
   })
 
@@ -185,7 +187,8 @@ describe("admin dashboard", () => {
       expect(JSON.parse(hook.received[0]!.body)).toMatchObject({ event: "incident.created", data: { test: true } })
 
       await row.getByRole("button", { name: "Deliveries of Ops receiver" }).click()
-      await expect.poll(() => row.getByRole("table", { name: "Recent deliveries of Ops receiver" }).textContent()).toContain("incident.created")
+      await expect.poll(() => row.getByRole("table", { name: "Recent deliveries of Ops receiver" }).textContent())
+        .toContain("incident.created")
 
       await row.getByRole("button", { name: "Active Ops receiver" }).click()
       await expect.poll(() => page.getByText("Ops receiver is now paused.").isVisible()).toBe(true)
@@ -215,16 +218,29 @@ describe("admin dashboard", () => {
     await form.getByLabel("Interval (seconds)").fill("30")
     await form.getByLabel("Expected status code").fill("204")
     await form.getByRole("button", { name: "Create monitor" }).click()
-    await expect.poll(() => page.getByText("The monitor of https://search.example.test/health was created.").isVisible()).toBe(true)
-    const stored = (await api((client) => client.monitors.list())).find((m) => m.url === "https://search.example.test/health")
-    expect(stored).toMatchObject({ type: "http", intervalSeconds: 30, timeoutMs: 10000, expectedStatusCode: 204, failureThreshold: 3, regions: null })
+    await expect.poll(() =>
+      page.getByText("The monitor of https://search.example.test/health was created.").isVisible()
+    ).toBe(true)
+    const stored = (await api((client) => client.monitors.list())).find((m) =>
+      m.url === "https://search.example.test/health"
+    )
+    expect(stored).toMatchObject({
+      type: "http",
+      intervalSeconds: 30,
+      timeoutMs: 10000,
+      expectedStatusCode: 204,
+      failureThreshold: 3,
+      regions: null
+    })
 
     // A TCP check needs host:port: the server refuses the URL and says so beside it.
     await form.getByLabel("Check").selectOption("tcp")
     expect(await form.getByLabel("Expected status code").count()).toBe(0)
     await form.getByLabel("Host and port").fill("not a host")
     await form.getByRole("button", { name: "Create monitor" }).click()
-    await expect.poll(() => form.locator("#new-monitor-url-error").textContent()).toBe("A tcp monitor needs tcp://host:port or host:port")
+    await expect.poll(() => form.locator("#new-monitor-url-error").textContent()).toBe(
+      "A tcp monitor needs tcp://host:port or host:port"
+    )
     expect(await form.getByLabel("Host and port").getAttribute("aria-describedby")).toContain("new-monitor-url-error")
     await expectAccessible(page)
     await screenshot(page, "monitors-field-error")
@@ -235,9 +251,15 @@ describe("admin dashboard", () => {
     await edit.getByLabel("Failures before down").fill("5")
     await edit.getByLabel("Regions").fill("eu-west, us-east")
     await edit.getByRole("button", { name: "Save" }).click()
-    await expect.poll(() => page.getByText("The monitor of https://search.example.test/health was saved.").isVisible()).toBe(true)
+    await expect.poll(() => page.getByText("The monitor of https://search.example.test/health was saved.").isVisible())
+      .toBe(true)
     const edited = (await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)
-    expect(edited).toMatchObject({ failureThreshold: 5, regions: ["eu-west", "us-east"], intervalSeconds: 30, expectedStatusCode: 204 })
+    expect(edited).toMatchObject({
+      failureThreshold: 5,
+      regions: ["eu-west", "us-east"],
+      intervalSeconds: 30,
+      expectedStatusCode: 204
+    })
     await page.close()
   })
 
@@ -248,7 +270,10 @@ describe("admin dashboard", () => {
     await form.getByLabel("Time zone").fill("Europe/Paris")
     await form.getByRole("button", { name: "Save profile" }).click()
     await expect.poll(() => form.getByRole("status").textContent()).toBe("The organization profile was saved.")
-    expect(await api((client) => client.organization.get())).toMatchObject({ name: "Acme Status", timezone: "Europe/Paris" })
+    expect(await api((client) => client.organization.get())).toMatchObject({
+      name: "Acme Status",
+      timezone: "Europe/Paris"
+    })
 
     await form.getByLabel("Brand colour").fill("blue")
     await form.getByRole("button", { name: "Save profile" }).click()
@@ -277,7 +302,12 @@ describe("admin dashboard", () => {
       message: "We are looking into slow searches.",
       components: ["Catalogue"]
     })
-    const row = await postIncidentUpdateInDashboard(page, "Search is slow", "identified", "An index rebuild is the cause.")
+    const row = await postIncidentUpdateInDashboard(
+      page,
+      "Search is slow",
+      "identified",
+      "An index rebuild is the cause."
+    )
     await row.getByRole("button", { name: "Timeline" }).click()
     const timeline = row.getByRole("list", { name: "Timeline of Search is slow" })
     await expect.poll(() => timeline.getByRole("listitem").count()).toBe(2)
@@ -288,7 +318,9 @@ describe("admin dashboard", () => {
     await row.getByRole("button", { name: "Resolve", exact: true }).click()
     await row.getByRole("button", { name: "Resolve Search is slow" }).click()
     await expectStatusMessage(page, "Search is slow was resolved.")
-    const stored = (await api((client) => client.incidents.list())).find((incident) => incident.title === "Search is slow")
+    const stored = (await api((client) => client.incidents.list())).find((incident) =>
+      incident.title === "Search is slow"
+    )
     expect(stored).toMatchObject({ status: "resolved", severity: "major" })
     expect(stored!.updates.map((entry) => entry.status)).toEqual(["investigating", "identified", "resolved"])
     await page.close()
@@ -307,10 +339,16 @@ describe("admin dashboard", () => {
     await form.getByLabel("Ends").fill("2031-03-10T11:00")
     await form.getByRole("button", { name: "Schedule" }).click()
     await expectStatusMessage(page, "Database upgrade was scheduled.")
-    const created = (await api((client) => client.maintenance.list())).find((window) => window.title === "Database upgrade")!
+    const created = (await api((client) => client.maintenance.list())).find((window) =>
+      window.title === "Database upgrade"
+    )!
     // The browser's local time, sent as UTC.
-    const local = await page.evaluate(() => [new Date("2031-03-10T09:00").toISOString(), new Date("2031-03-10T11:00").toISOString()])
-    expect([created.scheduledStart, created.scheduledEnd].map((at) => new Date(at.epochMillis).toISOString())).toEqual(local)
+    const local = await page.evaluate(
+      () => [new Date("2031-03-10T09:00").toISOString(), new Date("2031-03-10T11:00").toISOString()]
+    )
+    expect([created.scheduledStart, created.scheduledEnd].map((at) => new Date(at.epochMillis).toISOString())).toEqual(
+      local
+    )
 
     const row = page.getByRole("row").filter({ hasText: "Database upgrade" })
     await row.getByRole("button", { name: "Edit" }).click()
@@ -351,7 +389,17 @@ describe("admin dashboard", () => {
   it("every screen reads well at phone width, with no serious accessibility violation", async () => {
     const page = await openScreen("components")
     await page.setViewportSize({ width: 390, height: 844 })
-    for (const [screen, title] of [["components", "Components"], ["incidents", "Incidents"], ["maintenance", "Maintenance"], ["monitors", "Monitors"], ["webhooks", "Webhooks"], ["subscribers", "Subscribers"], ["settings", "Settings"]]) {
+    for (
+      const [screen, title] of [
+        ["components", "Components"],
+        ["incidents", "Incidents"],
+        ["maintenance", "Maintenance"],
+        ["monitors", "Monitors"],
+        ["webhooks", "Webhooks"],
+        ["subscribers", "Subscribers"],
+        ["settings", "Settings"]
+      ]
+    ) {
       await page.goto(`${stack.baseUrl}/admin#/${screen}`)
       await page.getByRole("heading", { name: title, level: 1 }).waitFor()
       await expect.poll(() => page.locator("[aria-busy=true]").count()).toBe(0)

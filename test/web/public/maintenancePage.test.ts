@@ -8,9 +8,10 @@ import { HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, TestClock } from "effect"
 import { XMLParser } from "fast-xml-parser"
+
 import { eventuallyOnTestClock as eventually } from "../../support/Eventually.js"
-import { Anonymous, ApiClient, TestServer, withMaintenanceClock } from "../../support/TestServer.js"
 import { scheduleSoon } from "../../support/Maintenance.js"
+import { Anonymous, ApiClient, TestServer, withMaintenanceClock } from "../../support/TestServer.js"
 
 const publicUrl = "https://status.example.com"
 
@@ -28,8 +29,13 @@ const parser = new XMLParser({ ignoreAttributes: false, isArray: (name) => name 
 const feedMaintenancePaths = Effect.gen(function*() {
   const rss = parser.parse((yield* get("/api/v1/status/rss")).text).rss.channel.item ?? []
   const atom = parser.parse((yield* get("/api/v1/status/atom")).text).feed.entry ?? []
-  const links: Array<string> = [...rss.map((item: any) => String(item.link)), ...atom.map((entry: any) => String(entry.link["@_href"]))]
-  return links.filter((link) => link.startsWith(`${publicUrl}/maintenance/`)).map((link) => link.slice(publicUrl.length))
+  const links: Array<string> = [
+    ...rss.map((item: any) => String(item.link)),
+    ...atom.map((entry: any) => String(entry.link["@_href"]))
+  ]
+  return links.filter((link) => link.startsWith(`${publicUrl}/maintenance/`)).map((link) =>
+    link.slice(publicUrl.length)
+  )
 })
 
 it.layer(withMaintenanceClock(TestServer({ PUBLIC_URL: publicUrl })))("public maintenance page", (it) => {
@@ -62,9 +68,11 @@ it.layer(withMaintenanceClock(TestServer({ PUBLIC_URL: publicUrl })))("public ma
       expect(page).not.toContain("<script>")
       expect(page).not.toContain("<img src=x")
       expect(page).toContain("Read-only for &lt;img src=x onerror=alert(2)&gt; ten minutes.")
-      expect(page).toContain('<span class="st maintenance">Scheduled</span>')
+      expect(page).toContain("<span class=\"st maintenance\">Scheduled</span>")
       // 02:00 and 04:00 UTC are 11:00 and 13:00 in Tokyo.
-      expect(page).toMatch(/From <time datetime="2031-03-01T02:00:00.000Z">[^<]*11:00 GMT\+9<\/time> to <time datetime="2031-03-01T04:00:00.000Z">[^<]*13:00 GMT\+9<\/time>/)
+      expect(page).toMatch(
+        /From <time datetime="2031-03-01T02:00:00.000Z">[^<]*11:00 GMT\+9<\/time> to <time datetime="2031-03-01T04:00:00.000Z">[^<]*13:00 GMT\+9<\/time>/
+      )
       expect(page).toContain("affects &lt;b&gt;Edge&lt;/b&gt; &amp; co")
       expect(page).not.toContain("Internal tooling")
 
@@ -76,15 +84,22 @@ it.layer(withMaintenanceClock(TestServer({ PUBLIC_URL: publicUrl })))("public ma
       // The status page's maintenance entry and the widget link to it.
       expect((yield* get("/")).text).toContain(`<a href="/maintenance/${window.id}">&lt;script&gt;`)
       const widget = JSON.parse((yield* get("/widget.json")).text)
-      expect(widget.maintenance.find((item: { id: string }) => item.id === window.id).url).toBe(`${publicUrl}/maintenance/${window.id}`)
+      expect(widget.maintenance.find((item: { id: string }) => item.id === window.id).url).toBe(
+        `${publicUrl}/maintenance/${window.id}`
+      )
     }))
 
   it.effect("is 404 for an unknown id, a cancelled window and one on private components only, as the public API hides them", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const hidden = yield* client.components.create({ payload: { name: "Hidden", isPublic: false } })
-      const times = { scheduledStart: DateTime.unsafeMake("2031-04-01T00:00:00Z"), scheduledEnd: DateTime.unsafeMake("2031-04-01T01:00:00Z") }
-      const privateOnly = yield* client.maintenance.create({ payload: { title: "Private work", ...times, componentIds: [hidden.id] } })
+      const times = {
+        scheduledStart: DateTime.unsafeMake("2031-04-01T00:00:00Z"),
+        scheduledEnd: DateTime.unsafeMake("2031-04-01T01:00:00Z")
+      }
+      const privateOnly = yield* client.maintenance.create({
+        payload: { title: "Private work", ...times, componentIds: [hidden.id] }
+      })
       const cancelled = yield* client.maintenance.create({ payload: { title: "Called off", ...times } })
       yield* client.maintenance.cancel({ path: { id: cancelled.id } })
       const general = yield* client.maintenance.create({ payload: { title: "General work", ...times } })
@@ -107,7 +122,11 @@ it.layer(withMaintenanceClock(TestServer({ PUBLIC_URL: publicUrl })))("public ma
       const queue = yield* client.components.create({ payload: { name: "Queue" } })
       const window = yield* scheduleSoon("Queue failover", [queue.id])
       const path = `/maintenance/${window.id}`
-      const showing = (label: string) => Effect.map(get(path), (response) => response.text.includes(`<span class="st maintenance">${label}</span>`) || undefined)
+      const showing = (label: string) =>
+        Effect.map(
+          get(path),
+          (response) => response.text.includes(`<span class="st maintenance">${label}</span>`) || undefined
+        )
 
       yield* TestClock.adjust(Duration.seconds(59))
       yield* eventually(showing("In progress"))

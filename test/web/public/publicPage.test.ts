@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { Uptime } from "../../../src/services/monitoring/Uptime.js"
 import { startLiveStack } from "../../support/LiveStack.js"
 import { ApiClient } from "../../support/TestServer.js"
@@ -41,7 +42,9 @@ const postForm = (path: string, fields: Record<string, string>, headers: Record<
 describe("public status page", () => {
   // First, before any view fills the page cache: the bar reads the rollups once a minute.
   it("draws a 90-day uptime bar per public component from the daily rollups", async () => {
-    const component = await api((client) => client.components.create({ payload: { name: "Storage", status: "major_outage" } }))
+    const component = await api((client) =>
+      client.components.create({ payload: { name: "Storage", status: "major_outage" } })
+    )
     await api((client) => client.components.create({ payload: { name: "Internal tooling", isPublic: false } }))
     await new Promise((resolve) => setTimeout(resolve, 1100))
     await stack.run(Effect.flatMap(Uptime, (uptime) => uptime.refresh).pipe(Effect.provide(Uptime.Default)))
@@ -59,28 +62,38 @@ describe("public status page", () => {
     expect(cells[0]![2]).toContain("no data")
     expect(page).toContain("<h1 id=\"overall\">Major outage</h1>")
     expect(component.status).toBe("major_outage")
-    await api((client) => client.components.setStatus({ path: { id: component.id }, payload: { status: "operational" } }))
+    await api((client) =>
+      client.components.setStatus({ path: { id: component.id }, payload: { status: "operational" } })
+    )
   })
 
   it("shows the organization's name, brand colour with a readable text colour, and times in its time zone", async () => {
     const org = await api((client) => client.organization.get())
     await api((client) =>
-      client.organization.update({ path: { id: org.id }, payload: { name: "Acme", brandColor: "#ffd700", timezone: "Asia/Tokyo", logoUrl: "https://cdn.example.com/acme.png" } })
+      client.organization.update({
+        path: { id: org.id },
+        payload: {
+          name: "Acme",
+          brandColor: "#ffd700",
+          timezone: "Asia/Tokyo",
+          logoUrl: "https://cdn.example.com/acme.png"
+        }
+      })
     )
     const incident = await api((client) =>
       client.incidents.create({ payload: { title: "Login delays", message: "Looking into it.", severity: "minor" } })
     )
     const page = await eventuallyContains("/", "Login delays")
     expect(page).toContain("<title>Acme status</title>")
-    expect(page).toContain('<img src="https://cdn.example.com/acme.png" alt="Acme">')
+    expect(page).toContain("<img src=\"https://cdn.example.com/acme.png\" alt=\"Acme\">")
     // Gold is light: black text on it, not white.
     expect(page).toContain("--brand:#ffd700;--brand-ink:#000000")
     expect(page).toMatch(/<time datetime="[^"]+Z">[^<]*GMT\+9<\/time>/)
     expect(page).toContain(`href="/incidents/${incident.id}"`)
     expect(page).toContain("Looking into it.")
-    expect(page).toContain('href="/api/v1/status/rss"')
-    expect(page).toContain('href="/api/v1/status/atom"')
-    expect(page).toContain('<form class="subscribe" method="post" action="/subscribe" novalidate>')
+    expect(page).toContain("href=\"/api/v1/status/rss\"")
+    expect(page).toContain("href=\"/api/v1/status/atom\"")
+    expect(page).toContain("<form class=\"subscribe\" method=\"post\" action=\"/subscribe\" novalidate>")
   })
 
   it("serves the page with an ETag, 304 on revalidation, gzip, and a CSP without scripts", async () => {
@@ -107,7 +120,11 @@ describe("public status page", () => {
     const component = await api((client) => client.components.create({ payload: { name: "<b>Edge</b> & co" } }))
     const incident = await api((client) =>
       client.incidents.create({
-        payload: { title: "<script>alert(1)</script>", message: "<img src=x onerror=alert(2)>", componentIds: [component.id] }
+        payload: {
+          title: "<script>alert(1)</script>",
+          message: "<img src=x onerror=alert(2)>",
+          componentIds: [component.id]
+        }
       })
     )
     const page = await eventuallyContains("/", "&lt;script&gt;alert(1)&lt;/script&gt;")
@@ -123,8 +140,15 @@ describe("public status page", () => {
   })
 
   it("shows an incident's whole timeline, newest first, and 404 for an unknown one", async () => {
-    const incident = await api((client) => client.incidents.create({ payload: { title: "Queue backlog", message: "Jobs are delayed." } }))
-    await api((client) => client.incidents.addUpdate({ path: { id: incident.id }, payload: { status: "identified", message: "A stuck worker." } }))
+    const incident = await api((client) =>
+      client.incidents.create({ payload: { title: "Queue backlog", message: "Jobs are delayed." } })
+    )
+    await api((client) =>
+      client.incidents.addUpdate({
+        path: { id: incident.id },
+        payload: { status: "identified", message: "A stuck worker." }
+      })
+    )
     await api((client) => client.incidents.resolve({ path: { id: incident.id }, payload: null }))
     const page = await eventuallyContains(`/incidents/${incident.id}`, "Resolved")
     const order = ["Resolved", "A stuck worker.", "Jobs are delayed."].map((text) => page.indexOf(text))
@@ -141,12 +165,12 @@ describe("public status page", () => {
       await api((client) => client.incidents.create({ payload: { title: `History item ${i}`, message: "m" } }))
     }
     const first = await eventuallyContains("/history", "History item 21")
-    expect(first).toContain('rel="next"')
+    expect(first).toContain("rel=\"next\"")
     expect(first).toMatch(/Page 1 of \d+/)
     const pages = Number(/Page 1 of (\d+)/.exec(first)![1])
     const last = await (await get(`/history?page=${pages}`)).text()
-    expect(last).toContain('rel="prev"')
-    expect(last).not.toContain('rel="next"')
+    expect(last).toContain("rel=\"prev\"")
+    expect(last).not.toContain("rel=\"next\"")
     expect((await get(`/history?page=${pages + 1}`)).status).toBe(404)
     expect((await get("/history?page=zero")).status).toBe(404)
   })
@@ -158,11 +182,16 @@ describe("public status page", () => {
     expect(badge.headers.get("content-type")).toBe("image/svg+xml")
     expect(badge.headers.get("access-control-allow-origin")).toBe("*")
     const svg = await badge.text()
-    expect(svg).toContain('aria-label="Badge API: operational"')
-    expect((await get(`/badge.svg?component=${component.id}`, { "if-none-match": badge.headers.get("etag")! })).status).toBe(304)
+    expect(svg).toContain("aria-label=\"Badge API: operational\"")
+    expect((await get(`/badge.svg?component=${component.id}`, { "if-none-match": badge.headers.get("etag")! })).status)
+      .toBe(304)
 
-    await api((client) => client.components.setStatus({ path: { id: component.id }, payload: { status: "partial_outage" } }))
-    expect(await eventuallyContains(`/badge.svg?component=${component.id}`, "partial outage")).toContain("Badge API: partial outage")
+    await api((client) =>
+      client.components.setStatus({ path: { id: component.id }, payload: { status: "partial_outage" } })
+    )
+    expect(await eventuallyContains(`/badge.svg?component=${component.id}`, "partial outage")).toContain(
+      "Badge API: partial outage"
+    )
     expect(await (await get("/badge.svg")).text()).toContain("Acme: partial outage")
     expect((await get("/badge.svg?component=unknown")).status).toBe(404)
   })
@@ -190,9 +219,9 @@ describe("public status page", () => {
     const bad = await postForm("/subscribe", { email: "not an address" })
     expect(bad.status).toBe(400)
     const badPage = await bad.text()
-    expect(badPage).toContain('aria-invalid="true" aria-describedby="email-error"')
-    expect(badPage).toContain('value="not an address"')
-    expect(badPage).toContain('<p id="email-error" class="error">Enter an e-mail address')
+    expect(badPage).toContain("aria-invalid=\"true\" aria-describedby=\"email-error\"")
+    expect(badPage).toContain("value=\"not an address\"")
+    expect(badPage).toContain("<p id=\"email-error\" class=\"error\">Enter an e-mail address")
 
     const good = await postForm("/subscribe", { email: "Visitor@Example.com" })
     expect(good.status).toBe(200)
@@ -204,9 +233,13 @@ describe("public status page", () => {
     expect(good.headers.get("etag")).toBeNull()
     expect(await good.text()).toContain("a confirmation link is on its way")
     const subscribers = await api((client) => client.subscribers.list())
-    expect(subscribers.find((subscriber) => subscriber.email === "visitor@example.com")).toMatchObject({ verified: false })
+    expect(subscribers.find((subscriber) => subscriber.email === "visitor@example.com")).toMatchObject({
+      verified: false
+    })
 
-    const foreign = await postForm("/subscribe", { email: "other@example.com" }, { origin: "https://elsewhere.example" })
+    const foreign = await postForm("/subscribe", { email: "other@example.com" }, {
+      origin: "https://elsewhere.example"
+    })
     expect(foreign.status).toBe(403)
   })
 
@@ -218,14 +251,16 @@ describe("public status page", () => {
     const landing = await get(`/unsubscribe?email=${encodeURIComponent("a@example.com")}&token=t%22oken`)
     expect(landing.status).toBe(200)
     const page = await landing.text()
-    expect(page).toContain('<form method="post" action="/unsubscribe">')
-    expect(page).toContain('name="token" value="t&quot;oken"')
+    expect(page).toContain("<form method=\"post\" action=\"/unsubscribe\">")
+    expect(page).toContain("name=\"token\" value=\"t&quot;oken\"")
     expect(page).toContain("Unsubscribe a@example.com</button>")
     const refused = await postForm("/unsubscribe", { email: "a@example.com", token: "wrong" })
     expect(refused.status).toBe(404)
     // A form takes any text: tokens PostgreSQL could not even compare match nothing either.
     for (const token of ["\u0000", "x\ud800", "t".repeat(300)]) {
-      expect((await postForm("/unsubscribe", { email: "a@example.com", token })).status, JSON.stringify(token)).toBe(404)
+      expect((await postForm("/unsubscribe", { email: "a@example.com", token })).status, JSON.stringify(token)).toBe(
+        404
+      )
     }
     expect((await get("/unsubscribe")).status).toBe(400)
   })
@@ -233,8 +268,12 @@ describe("public status page", () => {
   it("unsubscribes through the page of a notification's link, once", async () => {
     await api((client) => client.subscriptions.subscribe({ payload: { email: "leaving@example.com" } }))
     // The token a notification's link carries.
-    const [row] = await stack.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ unsubscribeToken: string }>`select unsubscribe_token from subscribers where email = 'leaving@example.com'`))
+    const [row] = await stack.run(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<
+          { unsubscribeToken: string }
+        >`select unsubscribe_token from subscribers where email = 'leaving@example.com'`)
+    )
     const fields = { email: "leaving@example.com", token: row!.unsubscribeToken }
     const landing = await get(`/unsubscribe?${new URLSearchParams(fields).toString()}`)
     expect(landing.status).toBe(200)

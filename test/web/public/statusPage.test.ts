@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import type { Page } from "playwright-core"
+
 import { adminVariables } from "../../support/Auth.js"
 import {
   type Browser,
@@ -70,7 +71,11 @@ describe("public status page in a browser", () => {
     await expectStatusMessage(admin, "Website was created.")
 
     await admin.goto(`${stack.baseUrl}/admin#/incidents`)
-    await openIncidentInDashboard(admin, { title: "Website errors", message: "Some pages fail to load.", components: ["Website"] })
+    await openIncidentInDashboard(admin, {
+      title: "Website errors",
+      message: "Some pages fail to load.",
+      components: ["Website"]
+    })
     await postIncidentUpdateInDashboard(admin, "Website errors", "monitoring", "A fix is live; we are watching.")
 
     await admin.goto(`${stack.baseUrl}/admin#/maintenance`)
@@ -93,9 +98,13 @@ describe("public status page in a browser", () => {
     expect(await incidents.textContent()).toContain("Monitoring")
     const maintenance = page.getByRole("region", { name: "Maintenance" })
     expect(await maintenance.textContent()).toContain("Website")
-    const website = page.getByRole("region", { name: "Components" }).getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Website" }) }).first()
+    const website = page.getByRole("region", { name: "Components" }).getByRole("listitem").filter({
+      has: page.getByRole("heading", { name: "Website" })
+    }).first()
     expect(await website.textContent()).toContain("Operational")
-    expect(await website.getByRole("list", { name: "Daily uptime of Website, oldest first" }).getByRole("listitem").count()).toBe(90)
+    expect(
+      await website.getByRole("list", { name: "Daily uptime of Website, oldest first" }).getByRole("listitem").count()
+    ).toBe(90)
     await screenshot(page, "status", artifacts)
 
     await incidents.getByRole("link", { name: "Website errors" }).click()
@@ -130,7 +139,8 @@ describe("public status page in a browser", () => {
     await page.goto(`${stack.baseUrl}${new URL(link![0]).pathname}`)
     await page.getByRole("heading", { name: "Subscription confirmed", level: 1 }).waitFor()
     expect(await page.getByRole("status").textContent()).toContain("reader@example.com will now receive")
-    expect((await api((client) => client.subscribers.list())).find((s) => s.email === "reader@example.com")).toMatchObject({ verified: true })
+    expect((await api((client) => client.subscribers.list())).find((s) => s.email === "reader@example.com"))
+      .toMatchObject({ verified: true })
     await screenshot(page, "subscription-confirmed", artifacts)
 
     // The same link again: used.
@@ -196,18 +206,26 @@ describe("public status page in a browser", () => {
     const org = await api((client) => client.organization.get())
     await api((client) => client.organization.update({ path: { id: org.id }, payload: { brandColor: "#f5f5a0" } }))
     for (let i = 1; i <= 24; i++) {
-      await api((client) => client.components.create({ payload: { name: `Service ${String(i).padStart(2, "0")}`, description: "A public service" } }))
+      await api((client) =>
+        client.components.create({
+          payload: { name: `Service ${String(i).padStart(2, "0")}`, description: "A public service" }
+        })
+      )
     }
     const page = await browser.context.newPage()
     await publicPageShowing(page, "/", "Service 24")
     const weight = await page.evaluate(() => {
-      const entries = performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource")) as Array<PerformanceResourceTiming>
+      const entries = performance.getEntriesByType("navigation").concat(
+        performance.getEntriesByType("resource")
+      ) as Array<PerformanceResourceTiming>
       return {
         transferred: entries.reduce((sum, entry) => sum + entry.transferSize, 0),
         decoded: entries.reduce((sum, entry) => sum + entry.decodedBodySize, 0)
       }
     })
-    console.log(`status page with 25 components: ${weight.decoded} bytes of HTML, ${weight.transferred} bytes transferred`)
+    console.log(
+      `status page with 25 components: ${weight.decoded} bytes of HTML, ${weight.transferred} bytes transferred`
+    )
     // Page weight is what travels: the HTML gzipped (no script, the stylesheet inline, the icon a data: URL).
     expect(weight.transferred).toBeGreaterThan(0)
     expect(weight.transferred).toBeLessThan(100_000)

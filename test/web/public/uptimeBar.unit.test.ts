@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime } from "effect"
+
 import type { PublicComponent } from "../../../src/domain/Component.js"
 import type { DailyBucket } from "../../../src/web/public/UptimeBar.js"
 import { uptimeBarRenderer } from "../../../src/web/public/UptimeBar.js"
@@ -22,7 +23,8 @@ const incident = (title: string, componentIds: ReadonlyArray<string>, from: numb
 })
 
 /** The text of each of the 90 cells, oldest first. */
-const cellTexts = (markup: string) => [...markup.matchAll(/<li class=(\w+) tabindex=-1><span>([^<]*)<\/span>/g)].map((cell) => cell[2]!)
+const cellTexts = (markup: string) =>
+  [...markup.matchAll(/<li class=(\w+) tabindex=-1><span>([^<]*)<\/span>/g)].map((cell) => cell[2]!)
 
 describe("uptime bar", () => {
   it("lists on each day the incidents that touched the component then, and only those", () => {
@@ -52,7 +54,12 @@ describe("uptime bar", () => {
 
   it("draws again only the bars whose component or incidents changed, until the buckets are read again", () => {
     const draw = uptimeBarRenderer()
-    const buckets: ReadonlyArray<DailyBucket> = [{ componentId: "api", bucketStart: new Date(today), observedSeconds: 3_600, downtimeSeconds: 0 }]
+    const buckets: ReadonlyArray<DailyBucket> = [{
+      componentId: "api",
+      bucketStart: new Date(today),
+      observedSeconds: 3_600,
+      downtimeSeconds: 0
+    }]
     const open = incident("Errors", ["api"], today + 3_600_000, null)
     const first = draw(buckets, [open], now)
     const [api, web] = [first(component("api")), first(component("web"))]

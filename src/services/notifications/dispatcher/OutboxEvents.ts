@@ -4,6 +4,7 @@
  * webhook filter applies to. Pure.
  */
 import { Schema } from "effect"
+
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import type { OutboxRow } from "../../../persistence/OutboxRepo.js"
 

@@ -14,8 +14,8 @@
  * the dispatcher's work beyond the requests themselves. Work that is an Effect (mail) runs as a
  * fiber per item through `effectWork`. Claims stay Effects: one statement per batch.
  */
-import { Cause, Duration, Effect, FiberSet, Queue, Runtime } from "effect"
 import type { Scope } from "effect"
+import { Cause, Duration, Effect, FiberSet, Queue, Runtime } from "effect"
 
 /** Abandons an item under way when the pump stops: its `done` need not be called. */
 export type Abandon = () => void
@@ -48,10 +48,14 @@ export interface RunningWorkPump<A> {
  */
 export const effectWork = <A, R>(name: string, work: (item: A) => Effect.Effect<unknown, unknown, R>) =>
   Effect.map(FiberSet.makeRuntime<R>(), (run) => (item: A, done: () => void): Abandon => {
-    const fiber = run(work(item).pipe(
-      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(`${name}: an item failed`, cause)),
-      Effect.ensuring(Effect.sync(done))
-    ))
+    const fiber = run(
+      work(item).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(`${name}: an item failed`, cause)
+        ),
+        Effect.ensuring(Effect.sync(done))
+      )
+    )
     return () => fiber.unsafeInterruptAsFork(fiber.id())
   })
 
@@ -135,7 +139,9 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       return pump.claim(limit).pipe(
         // A claim is one short statement: let it finish rather than cut a query short.
         Effect.uninterruptible,
-        Effect.catchAllCause((cause) => Effect.logWarning(`${pump.name}: claiming work failed`, cause).pipe(Effect.as([]))),
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning(`${pump.name}: claiming work failed`, cause).pipe(Effect.as([]))
+        ),
         Effect.flatMap((items) => {
           claimBacklog = items.length === limit
           return enqueue(fromDatabase, items)

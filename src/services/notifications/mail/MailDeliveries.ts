@@ -4,15 +4,16 @@
  * the due ones, retrying a failed send after 5 s, 10 s and 20 s like a webhook delivery.
  */
 import { Clock, Duration, Effect, Option, Schema } from "effect"
+
 import { AppConfig } from "../../../Config.js"
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
-import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
 import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
+import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
 import { nextAttemptAt } from "../webhooks/RetrySchedule.js"
 import { Mailer } from "./Mailer.js"
-import { isMailedEvent, notificationMail } from "./SubscriberMail.js"
 import type { MailedEvent } from "./SubscriberMail.js"
+import { isMailedEvent, notificationMail } from "./SubscriberMail.js"
 
 /** An SMTP exchange that takes longer than this counts as failed (nodemailer waits minutes). */
 const sendTimeout = Duration.seconds(30)
@@ -43,12 +44,17 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
             unsubscribeToken: mail.unsubscribeToken
           })
           const error = yield* restore(mailer.send(message)).pipe(
-            Effect.timeoutFail({ duration: sendTimeout, onTimeout: () => `No answer from the mail server within ${Duration.format(sendTimeout)}` }),
+            Effect.timeoutFail({
+              duration: sendTimeout,
+              onTimeout: () => `No answer from the mail server within ${Duration.format(sendTimeout)}`
+            }),
             Effect.as(null),
             Effect.catchAll((failure) => Effect.succeed(typeof failure === "string" ? failure : failure.message))
           )
           const retryAt = error === null ? null : Option.getOrNull(nextAttemptAt(mail.attempts + 1, yield* now))
-          if (error !== null) yield* Effect.logWarning(`Mail to ${mail.email} failed (attempt ${mail.attempts + 1}): ${error}`)
+          if (error !== null) {
+            yield* Effect.logWarning(`Mail to ${mail.email} failed (attempt ${mail.attempts + 1}): ${error}`)
+          }
           yield* repo.recordAttempt(mail, error, retryAt)
         })
       ).pipe(Effect.withSpan("MailDeliveries.attempt", { attributes: { mail: mail.id } }))
@@ -61,7 +67,11 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
       enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
         Effect.flatMap(now, (dueAt) =>
           repo.enqueueMany(
-            events.filter(isMailedEvent).map((event) => ({ id: event.id, encoded: encodeEvent(event), componentIds: event.componentIds })),
+            events.filter(isMailedEvent).map((event) => ({
+              id: event.id,
+              encoded: encodeEvent(event),
+              componentIds: event.componentIds
+            })),
             dueAt
           )),
 

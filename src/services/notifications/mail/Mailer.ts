@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted, Schema } from "effect"
 import nodemailer from "nodemailer"
+
 import { AppConfig } from "../../../Config.js"
 import type { ServiceUnavailable } from "../../../domain/Errors.js"
 import { orUnavailable } from "../../../persistence/DatabaseErrors.js"

@@ -22,7 +22,8 @@ const page = (title: string, paragraphs: ReadonlyArray<string>, footer: string) 
   `<h1 style="font-size:20px">${escapeHtml(title)}</h1>${paragraphs.join("")}` +
   `<hr><p style="font-size:12px;color:#6b7280">${footer}</p></body></html>`
 
-export const verifyUrl = (publicUrl: string, token: string) => `${publicUrl}/subscribe/verify/${encodeURIComponent(token)}`
+export const verifyUrl = (publicUrl: string, token: string) =>
+  `${publicUrl}/subscribe/verify/${encodeURIComponent(token)}`
 
 /** The page link of subscriber mail (docs/notifications.md, "E-mail links"). */
 export const unsubscribeUrl = (publicUrl: string, email: string, token: string) =>
@@ -52,7 +53,9 @@ export const verificationMail = (options: {
       "If you did not ask for this, ignore this message: nothing will be sent to you."
     ].join("\n"),
     html: page(subject, [
-      `<p>Someone, hopefully you, asked to receive status updates from ${escapeHtml(sender.name)} at ${escapeHtml(email)}.</p>`,
+      `<p>Someone, hopefully you, asked to receive status updates from ${escapeHtml(sender.name)} at ${
+        escapeHtml(email)
+      }.</p>`,
       `<p><a href="${escapeHtml(link)}">Confirm your subscription</a> within ${verificationHours} hours.</p>`,
       `<p>If you did not ask for this, ignore this message: nothing will be sent to you.</p>`
     ], `${escapeHtml(sender.name)} · <a href="${escapeHtml(sender.url)}">${escapeHtml(sender.url)}</a>`)
@@ -93,7 +96,9 @@ export const notificationMail = (options: {
       [
         ...(view.description.length > 0 ? [`<p>${escapeHtml(view.description)}</p>`] : []),
         `<table>${
-          details.map((fact) => `<tr><th align="left">${escapeHtml(fact.label)}</th><td>${escapeHtml(fact.value)}</td></tr>`)
+          details.map((fact) =>
+            `<tr><th align="left">${escapeHtml(fact.label)}</th><td>${escapeHtml(fact.value)}</td></tr>`
+          )
             .join("")
         }</table>`,
         `<p><a href="${escapeHtml(sender.url)}">View the status page</a></p>`

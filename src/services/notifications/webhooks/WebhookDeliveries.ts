@@ -9,15 +9,16 @@
  * claims, the records, a rare cancellation) stays in Effect, a statement per batch.
  */
 import { Cause, Clock, Duration, Effect, Exit, FiberId, FiberSet, Option, Queue, Schema } from "effect"
+
 import { AppConfig } from "../../../Config.js"
-import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import type { Sender } from "../../../domain/NotificationEvent.js"
+import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import type { WebhookDelivery, WebhookType } from "../../../domain/Webhook.js"
-import { afterAttempt, WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRow } from "../../../persistence/WebhookDeliveriesRepo.js"
+import { afterAttempt, WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../../persistence/WebhooksRepo.js"
-import type { Abandon } from "../dispatcher/WorkPump.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
+import type { Abandon } from "../dispatcher/WorkPump.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
 import { renderBody } from "./Payload.js"
 import { nextAttemptAt } from "./RetrySchedule.js"
@@ -83,7 +84,10 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const claimLease = Duration.sum(timeout, leaseMargin)
     const attemptNeedsMs = Duration.toMillis(timeout) + attemptMargin
     const now = Effect.sync(() => new Date(clock.unsafeCurrentTimeMillis()))
-    const senderOf = Effect.map(organization.get(), (profile): Sender => ({ name: profile.name, url: config.publicUrl }))
+    const senderOf = Effect.map(
+      organization.get(),
+      (profile): Sender => ({ name: profile.name, url: config.publicUrl })
+    )
 
     /**
      * Attempt outcomes wait here to be recorded, many per statement: one fiber takes whatever
@@ -121,17 +125,24 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     }
 
     const recordOneByOne = (batch: ReadonlyArray<Pending>) =>
-      Effect.forEach(batch, ({ outcome, recorded }) =>
-        deliveries.recordAttempt(outcome.delivery, outcome.result, outcome.attemptedAt, outcome.retryAt).pipe(
-          Effect.exit,
-          Effect.flatMap((exit) =>
-            recorded !== undefined
-              ? Effect.sync(() => recorded(Exit.map(exit, Option.some)))
-              : Exit.isFailure(exit)
-              ? Effect.logError(`The attempt of webhook delivery ${outcome.delivery.id} could not be recorded`, exit.cause)
-              : Effect.void
-          )
-        ), { discard: true })
+      Effect.forEach(
+        batch,
+        ({ outcome, recorded }) =>
+          deliveries.recordAttempt(outcome.delivery, outcome.result, outcome.attemptedAt, outcome.retryAt).pipe(
+            Effect.exit,
+            Effect.flatMap((exit) =>
+              recorded !== undefined
+                ? Effect.sync(() => recorded(Exit.map(exit, Option.some)))
+                : Exit.isFailure(exit)
+                ? Effect.logError(
+                  `The attempt of webhook delivery ${outcome.delivery.id} could not be recorded`,
+                  exit.cause
+                )
+                : Effect.void
+            )
+          ),
+        { discard: true }
+      )
 
     // Each delivery appears once in a batch: one attempt at a time holds its claim.
     const recordBatch = (batch: ReadonlyArray<Pending>) =>
@@ -140,19 +151,28 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           Effect.sync(() => {
             for (const { outcome, recorded } of batch) {
               if (recorded === undefined) continue
-              recorded(Exit.succeed(recordedIds.has(outcome.delivery.id) ? Option.some(afterAttempt(outcome)) : Option.none()))
+              recorded(
+                Exit.succeed(recordedIds.has(outcome.delivery.id) ? Option.some(afterAttempt(outcome)) : Option.none())
+              )
             }
           })
         ),
         // The database is away: one by one would only wait out its time-out once per outcome
         // (at shutdown, for minutes). Unrecorded, each delivery is due again when its lease runs out.
-        Effect.catchTag("ServiceUnavailable", (error) =>
-          Effect.logWarning(`${batch.length} webhook attempts could not be recorded: the database is unavailable`).pipe(
-            Effect.zipRight(Effect.sync(() => batch.forEach(({ recorded }) => recorded?.(Exit.fail(error)))))
-          )),
+        Effect.catchTag(
+          "ServiceUnavailable",
+          (error) =>
+            Effect.logWarning(`${batch.length} webhook attempts could not be recorded: the database is unavailable`)
+              .pipe(
+                Effect.zipRight(Effect.sync(() => batch.forEach(({ recorded }) => recorded?.(Exit.fail(error)))))
+              )
+        ),
         // One bad row must not cost the others their record: then each goes on its own.
         Effect.catchAllCause((cause) =>
-          Effect.logWarning(`Recording ${batch.length} webhook attempts at once failed; recording them one by one`, cause).pipe(
+          Effect.logWarning(
+            `Recording ${batch.length} webhook attempts at once failed; recording them one by one`,
+            cause
+          ).pipe(
             Effect.zipRight(recordOneByOne(batch))
           )
         )
@@ -176,7 +196,11 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       }
     }).pipe(
       // A bug here must not stop the recording for good: the outcomes still queued are taken next time.
-      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("Recording webhook attempts failed", cause))
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logError("Recording webhook attempts failed", cause)
+      )
     )
     yield* recordQueued.pipe(Effect.forever, Effect.forkScoped)
 
@@ -236,11 +260,13 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       }
       // A disabled webhook receives nothing. The statement is never cut short: a shutdown waits for it.
       if (!target.isActive) {
-        run(Effect.uninterruptible(deliveries.cancel(delivery, "Webhook disabled before delivery"))).addObserver((exit) => {
-          slotFree()
-          if (Exit.isSuccess(exit)) recorded?.(exit)
-          else failed(recorded, `Webhook delivery ${delivery.id} could not be cancelled`, exit.cause)
-        })
+        run(Effect.uninterruptible(deliveries.cancel(delivery, "Webhook disabled before delivery"))).addObserver(
+          (exit) => {
+            slotFree()
+            if (Exit.isSuccess(exit)) recorded?.(exit)
+            else failed(recorded, `Webhook delivery ${delivery.id} could not be cancelled`, exit.cause)
+          }
+        )
         return () => {}
       }
       const request = buildDeliveryRequest({
@@ -268,7 +294,9 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     /** Claims up to `limit` due deliveries, oldest first, for one lease, with their webhooks and the sender. */
     const claimDue = (limit: number) =>
       Effect.gen(function*() {
-        const [claimed, sender] = yield* Effect.all([deliveries.claimDue(yield* now, limit, claimLease), senderOf], { concurrency: 2 })
+        const [claimed, sender] = yield* Effect.all([deliveries.claimDue(yield* now, limit, claimLease), senderOf], {
+          concurrency: 2
+        })
         return claimed.map((delivery): ReadyDelivery => ({ ...delivery, sender }))
       })
 
@@ -360,5 +388,10 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       start: (ready: ReadyDelivery, done: () => void): Abandon => startAttempt(ready, done)
     } as const
   }),
-  dependencies: [WebhooksRepo.Default, WebhookDeliveriesRepo.Default, OrganizationProfile.Default, WebhookSender.Default]
+  dependencies: [
+    WebhooksRepo.Default,
+    WebhookDeliveriesRepo.Default,
+    OrganizationProfile.Default,
+    WebhookSender.Default
+  ]
 }) {}

@@ -11,11 +11,13 @@
  * deliveries a second one process could send. Connections are kept alive per receiver
  * origin, so a burst to one receiver does not open a connection per request.
  */
-import { Context, Duration, Effect } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
-import { DeliveryResult } from "../../../domain/Webhook.js"
+
+import { Context, Duration, Effect } from "effect"
+
 import type { AttemptResult } from "../../../domain/Webhook.js"
+import { DeliveryResult } from "../../../domain/Webhook.js"
 import type { DeliveryRequest } from "./DeliveryRequest.js"
 
 /** How long a receiver may take to answer; tests shorten it. */
@@ -63,7 +65,12 @@ const resultOf = (status: number, location: string | undefined, durationMs: numb
  * Plain callbacks rather than an Effect: this is the dispatcher's innermost loop, and the
  * bare loop of `npm run bench:webhooks` calls it the same way.
  */
-const post = (agents: Agents, delivery: DeliveryRequest, timeout: Duration.Duration, onResult: (result: AttemptResult) => void): () => void => {
+const post = (
+  agents: Agents,
+  delivery: DeliveryRequest,
+  timeout: Duration.Duration,
+  onResult: (result: AttemptResult) => void
+): () => void => {
   const startedAt = performance.now()
   // Until the status line (or the failure): the answer's body is not the receiver's answer time.
   const elapsed = () => Math.round(performance.now() - startedAt)
@@ -121,7 +128,15 @@ const post = (agents: Agents, delivery: DeliveryRequest, timeout: Duration.Durat
   }
   timer = setTimeout(() => {
     request?.destroy()
-    settle(answer ?? { success: false, statusCode: null, durationMs: elapsed(), error: `No answer within ${Duration.format(timeout)}` })
+    settle(
+      answer ??
+        {
+          success: false,
+          statusCode: null,
+          durationMs: elapsed(),
+          error: `No answer within ${Duration.format(timeout)}`
+        }
+    )
   }, Duration.toMillis(timeout))
   trySend(false)
   return () => {
@@ -134,7 +149,10 @@ const post = (agents: Agents, delivery: DeliveryRequest, timeout: Duration.Durat
 export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSender", {
   scoped: Effect.gen(function*() {
     const agents = yield* Effect.acquireRelease(
-      Effect.sync((): Agents => ({ http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) })),
+      Effect.sync((): Agents => ({
+        http: new http.Agent({ keepAlive: true }),
+        https: new https.Agent({ keepAlive: true })
+      })),
       (agents) => Effect.sync(() => (agents.http.destroy(), agents.https.destroy()))
     )
     return {
@@ -145,7 +163,8 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
       send: (delivery: DeliveryRequest): Effect.Effect<DeliveryResult> =>
         Effect.flatMap(DeliveryTimeout, (timeout) =>
           Effect.async<DeliveryResult>((resume) => {
-            const abandon = post(agents, delivery, timeout, (result) => resume(Effect.succeed(new DeliveryResult(result, { disableValidation: true }))))
+            const abandon = post(agents, delivery, timeout, (result) =>
+              resume(Effect.succeed(new DeliveryResult(result, { disableValidation: true }))))
             return Effect.sync(abandon)
           }))
     } as const

@@ -1,11 +1,13 @@
 /** The admin side of webhooks: configuration, the test send and the delivery log. */
-import { Clock, DateTime, Effect } from "effect"
 import { randomUUID } from "node:crypto"
+
+import { Clock, DateTime, Effect } from "effect"
+
 import { AppConfig } from "../../../Config.js"
 import { Conflict, NotFound, orNotFound } from "../../../domain/Errors.js"
 import type { IncidentEvent } from "../../../domain/NotificationEvent.js"
-import { CreatedWebhook } from "../../../domain/Webhook.js"
 import type { CreateWebhook, UpdateWebhook, WebhookId } from "../../../domain/Webhook.js"
+import { CreatedWebhook } from "../../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../../persistence/WebhooksRepo.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
@@ -56,7 +58,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
       update: (id: WebhookId, changes: UpdateWebhook) =>
         Effect.gen(function*() {
           if (changes.type !== undefined && (yield* get(id)).type !== changes.type) {
-            return yield* new Conflict({ message: "A webhook's type cannot be changed: create a new webhook of the other type" })
+            return yield* new Conflict({
+              message: "A webhook's type cannot be changed: create a new webhook of the other type"
+            })
           }
           return yield* repo.update(id, changes).pipe(orNotFound("Webhook", id))
         }),
@@ -87,9 +91,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           return result
         }),
 
-      deliveries: (id: WebhookId) =>
-        get(id).pipe(Effect.zipRight(deliveries.recentAttempts(id, recentAttemptsShown)))
+      deliveries: (id: WebhookId) => get(id).pipe(Effect.zipRight(deliveries.recentAttempts(id, recentAttemptsShown)))
     } as const
   }),
-  dependencies: [WebhooksRepo.Default, WebhookDeliveriesRepo.Default, OrganizationProfile.Default, WebhookSender.Default]
+  dependencies: [
+    WebhooksRepo.Default,
+    WebhookDeliveriesRepo.Default,
+    OrganizationProfile.Default,
+    WebhookSender.Default
+  ]
 }) {}

@@ -3,15 +3,19 @@
  * current screen. Any 401 from the API (session expired or ended) returns to the sign-in form.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
+
 import type { User } from "../../../domain/Auth.js"
 import { call, onSignedOut } from "./api.js"
+import type { Failure } from "./failure.js"
 import { href, useRoute } from "./router.js"
 import { screens } from "./screens/registry.js"
 import { SignIn } from "./SignIn.js"
-import type { Failure } from "./failure.js"
 import { FailureMessage } from "./ui/feedback.js"
 
-type Session = { readonly state: "checking" } | { readonly state: "signedOut" } | { readonly state: "signedIn"; readonly user: User | null }
+type Session = { readonly state: "checking" } | { readonly state: "signedOut" } | {
+  readonly state: "signedIn"
+  readonly user: User | null
+}
 
 export const App = () => {
   const [session, setSession] = useState<Session>({ state: "checking" })
@@ -25,7 +29,11 @@ export const App = () => {
 
   switch (session.state) {
     case "checking":
-      return <main id="main" class="loading"><p aria-busy="true">Loading the dashboard…</p></main>
+      return (
+        <main id="main" class="loading">
+          <p aria-busy="true">Loading the dashboard…</p>
+        </main>
+      )
     case "signedOut":
       return <SignIn onSignedIn={(user) => setSession({ state: "signedIn", user })} />
     case "signedIn":
@@ -55,10 +63,14 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
 
   return (
     <>
-      <a class="skip-link" href="#main" onClick={(event) => {
-        event.preventDefault()
-        main.current?.focus()
-      }}>
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault()
+          main.current?.focus()
+        }}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -67,7 +79,9 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
           <ul>
             {screens.map((candidate) => (
               <li key={candidate.path}>
-                <a href={href(candidate.path)} aria-current={candidate === screen ? "page" : undefined}>{candidate.title}</a>
+                <a href={href(candidate.path)} aria-current={candidate === screen ? "page" : undefined}>
+                  {candidate.title}
+                </a>
               </li>
             ))}
           </ul>

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks"
+
 import type { User } from "../../../domain/Auth.js"
-import { TextField } from "./ui/fields.js"
 import { FailureMessage } from "./ui/feedback.js"
+import { TextField } from "./ui/fields.js"
 import { useSubmit } from "./ui/requests.js"
 
 export const SignIn = (props: { readonly onSignedIn: (user: User) => void }) => {
@@ -20,7 +21,16 @@ export const SignIn = (props: { readonly onSignedIn: (user: User) => void }) => 
       <h1>Sign in to the status admin</h1>
       <form onSubmit={onSubmit} noValidate>
         <FailureMessage failure={failure} />
-        <TextField id="signin-email" label="E-mail" type="email" autoComplete="username" required value={email} onInput={setEmail} error={fieldError("email")} />
+        <TextField
+          id="signin-email"
+          label="E-mail"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onInput={setEmail}
+          error={fieldError("email")}
+        />
         <TextField
           id="signin-password"
           label="Password"

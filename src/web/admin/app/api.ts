@@ -5,6 +5,7 @@
  */
 import { FetchHttpClient, HttpApiClient } from "@effect/platform"
 import { Effect, Exit, ManagedRuntime } from "effect"
+
 import { Api } from "../../../api/Api.js"
 import { describeFailure, type Failure } from "./failure.js"
 
@@ -19,7 +20,7 @@ export type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly o
 const signedOutListeners = new Set<() => void>()
 
 /** Called whenever the API answers 401: the session has ended (expired, signed out elsewhere). */
-export const onSignedOut = (listener: () => void): (() => void) => {
+export const onSignedOut = (listener: () => void): () => void => {
   signedOutListeners.add(listener)
   return () => signedOutListeners.delete(listener)
 }
@@ -29,6 +30,6 @@ export const call = async <A, E>(request: (api: ApiClient) => Effect.Effect<A, E
   const exit = await runtime.runPromiseExit(Effect.flatMap(Effect.promise(() => client), request))
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const failure = describeFailure(exit.cause)
-  if (failure.kind === "unauthorized") for (const listener of signedOutListeners) listener()
+  if (failure.kind === "unauthorized") { for (const listener of signedOutListeners) listener() }
   return { ok: false, failure }
 }

@@ -30,7 +30,11 @@ const withIssues = (message: string, issues: ReadonlyArray<Issue>): Failure => {
   }
   return {
     kind: "other",
-    message: general.length > 0 ? general.join(" ") : Object.keys(fields).length > 0 ? "Please correct the fields marked below." : message,
+    message: general.length > 0
+      ? general.join(" ")
+      : Object.keys(fields).length > 0
+      ? "Please correct the fields marked below."
+      : message,
     fields
   }
 }

@@ -1,4 +1,5 @@
 import { render } from "preact"
+
 import { App } from "./App.js"
 
 render(<App />, document.getElementById("app")!)

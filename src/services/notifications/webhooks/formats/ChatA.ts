@@ -4,6 +4,7 @@
  * https://api.slack.com/reference/messaging/attachments
  */
 import { DateTime } from "effect"
+
 import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
 import { present, toneColor } from "./Presentation.js"
 

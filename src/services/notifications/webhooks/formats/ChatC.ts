@@ -6,8 +6,8 @@
  * https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using
  */
 import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
-import { formatInstant, present } from "./Presentation.js"
 import type { Tone } from "./Presentation.js"
+import { formatInstant, present } from "./Presentation.js"
 
 const containerStyle: Record<Tone, string> = {
   good: "good",
@@ -45,8 +45,21 @@ export const chatC = (event: NotificationEvent, sender: Sender) => {
               style: containerStyle[view.tone],
               bleed: true,
               items: [
-                { type: "TextBlock", text: view.title, weight: "Bolder", size: "Medium", color: textColor[view.tone], wrap: true },
-                { type: "TextBlock", text: `${view.footer} · ${formatInstant(view.timestamp)}`, isSubtle: true, spacing: "None", wrap: true }
+                {
+                  type: "TextBlock",
+                  text: view.title,
+                  weight: "Bolder",
+                  size: "Medium",
+                  color: textColor[view.tone],
+                  wrap: true
+                },
+                {
+                  type: "TextBlock",
+                  text: `${view.footer} · ${formatInstant(view.timestamp)}`,
+                  isSubtle: true,
+                  spacing: "None",
+                  wrap: true
+                }
               ]
             },
             ...(view.description.length > 0 ? [{ type: "TextBlock", text: view.description, wrap: true }] : []),

@@ -1,5 +1,6 @@
 /** `generic`: the service's own JSON payload (docs/notifications.md, "Payloads"), signed by the sender. */
 import { DateTime } from "effect"
+
 import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
 
 export const generic = (event: NotificationEvent, sender: Sender) => ({

@@ -4,6 +4,7 @@
  * so a severity or status has the same colour in Slack, Discord and Teams.
  */
 import { DateTime } from "effect"
+
 import type { ComponentStatus } from "../../../../domain/Component.js"
 import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
 

@@ -1,13 +1,14 @@
 /** Components: the list with a quick status change per row, creating, editing and deleting. */
 import { useState } from "preact/hooks"
+
 import type { Component, ComponentStatus } from "../../../../domain/Component.js"
-import { call } from "../api.js"
 import { componentStatusLabel, optionsOf } from "../../../Labels.js"
-import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
+import { call } from "../api.js"
+import type { Failure } from "../failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
+import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
-import type { Failure } from "../failure.js"
 
 const componentStatuses = optionsOf(componentStatusLabel)
 
@@ -45,9 +46,29 @@ const ComponentForm = (props: {
   return (
     <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
       <FailureMessage failure={failure} />
-      <TextField id={`${props.id}-name`} label="Name" required value={name} onInput={setName} error={fieldError("name")} />
-      <TextArea id={`${props.id}-description`} label="Description" value={description} onInput={setDescription} error={fieldError("description")} />
-      <SelectField id={`${props.id}-status`} label="Status" value={status} options={componentStatuses} onChange={setStatus} error={fieldError("status")} />
+      <TextField
+        id={`${props.id}-name`}
+        label="Name"
+        required
+        value={name}
+        onInput={setName}
+        error={fieldError("name")}
+      />
+      <TextArea
+        id={`${props.id}-description`}
+        label="Description"
+        value={description}
+        onInput={setDescription}
+        error={fieldError("description")}
+      />
+      <SelectField
+        id={`${props.id}-status`}
+        label="Status"
+        value={status}
+        options={componentStatuses}
+        onChange={setStatus}
+        error={fieldError("status")}
+      />
       <Checkbox
         id={`${props.id}-public`}
         label="Shown on the public status page"
@@ -119,7 +140,9 @@ const ComponentRow = (props: {
         <FailureMessage failure={failure} />
       </td>
       <td class="row-actions">
-        <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>Edit<span class="visually-hidden"> {component.name}</span></button>
+        <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+          Edit<span class="visually-hidden">{component.name}</span>
+        </button>
         <ConfirmButton label={`Delete`} confirmLabel={`Delete ${component.name}`} onConfirm={remove} />
       </td>
     </tr>
@@ -140,17 +163,27 @@ const ComponentsView = () => {
             : (
               <Table caption="Components">
                 <thead>
-                  <tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
+                  <tr>
+                    <th scope="col">Component</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Actions</th>
+                  </tr>
                 </thead>
                 <tbody>
-                  {components.map((component) => <ComponentRow key={component.id} component={component} onChanged={changed} reload={reload} />)}
+                  {components.map((component) => (
+                    <ComponentRow key={component.id} component={component} onChanged={changed} reload={reload} />
+                  ))}
                 </tbody>
               </Table>
             )}
       </Loading>
       <section aria-labelledby="new-component-title">
         <h2 id="new-component-title">New component</h2>
-        <ComponentForm id="new-component" submitLabel="Create component" onSaved={(created) => changed(`${created.name} was created.`)} />
+        <ComponentForm
+          id="new-component"
+          submitLabel="Create component"
+          onSaved={(created) => changed(`${created.name} was created.`)}
+        />
       </section>
     </>
   )

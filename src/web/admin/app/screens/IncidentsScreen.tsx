@@ -3,14 +3,15 @@
  * and reading the timeline. Open incidents come first.
  */
 import { useState } from "preact/hooks"
+
 import type { Component } from "../../../../domain/Component.js"
 import type { Incident, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
+import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
-import { ComponentPicker, componentNames, type ComponentId } from "../ui/ComponentPicker.js"
-import { SelectField, TextArea, TextField } from "../ui/fields.js"
+import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
@@ -21,7 +22,9 @@ type IncidentJson = typeof Incident.json.Type
 type ComponentJson = typeof Component.json.Type
 type OpenStatus = Exclude<IncidentStatus, "resolved">
 
-const NewIncident = (props: { readonly components: ReadonlyArray<ComponentJson>; readonly onCreated: (incident: IncidentJson) => void }) => {
+const NewIncident = (
+  props: { readonly components: ReadonlyArray<ComponentJson>; readonly onCreated: (incident: IncidentJson) => void }
+) => {
   const [title, setTitle] = useState("")
   const [status, setStatus] = useState<OpenStatus>("investigating")
   const [severity, setSeverity] = useState<IncidentSeverity>("minor")
@@ -44,9 +47,30 @@ const NewIncident = (props: { readonly components: ReadonlyArray<ComponentJson>;
   return (
     <form onSubmit={onSubmit} noValidate aria-labelledby="new-incident-title">
       <FailureMessage failure={failure} />
-      <TextField id="incident-title" label="Title" required value={title} onInput={setTitle} error={fieldError("title")} />
-      <SelectField id="incident-status" label="Status" value={status} options={openIncidentStatuses} onChange={setStatus} error={fieldError("status")} />
-      <SelectField id="incident-severity" label="Severity" value={severity} options={incidentSeverities} onChange={setSeverity} error={fieldError("severity")} />
+      <TextField
+        id="incident-title"
+        label="Title"
+        required
+        value={title}
+        onInput={setTitle}
+        error={fieldError("title")}
+      />
+      <SelectField
+        id="incident-status"
+        label="Status"
+        value={status}
+        options={openIncidentStatuses}
+        onChange={setStatus}
+        error={fieldError("status")}
+      />
+      <SelectField
+        id="incident-severity"
+        label="Severity"
+        value={severity}
+        options={incidentSeverities}
+        onChange={setSeverity}
+        error={fieldError("severity")}
+      />
       <TextArea
         id="incident-message"
         label="Message"
@@ -63,12 +87,20 @@ const NewIncident = (props: { readonly components: ReadonlyArray<ComponentJson>;
         onChange={setComponentIds}
         error={fieldError("componentIds")}
       />
-      <div class="actions"><button type="submit" class="primary" disabled={busy}>Open incident</button></div>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>Open incident</button>
+      </div>
     </form>
   )
 }
 
-const PostUpdate = (props: { readonly incident: IncidentJson; readonly onPosted: (incident: IncidentJson) => void; readonly onCancel: () => void }) => {
+const PostUpdate = (
+  props: {
+    readonly incident: IncidentJson
+    readonly onPosted: (incident: IncidentJson) => void
+    readonly onCancel: () => void
+  }
+) => {
   const { incident } = props
   const [status, setStatus] = useState<IncidentStatus>(incident.status)
   const [message, setMessage] = useState("")
@@ -77,7 +109,9 @@ const PostUpdate = (props: { readonly incident: IncidentJson; readonly onPosted:
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
-    const outcome = await submit((api) => api.incidents.addUpdate({ path: { id: incident.id }, payload: { status, message: message.trim() } }))
+    const outcome = await submit((api) =>
+      api.incidents.addUpdate({ path: { id: incident.id }, payload: { status, message: message.trim() } })
+    )
     if (outcome.ok) props.onPosted(outcome.value)
   }
 
@@ -95,7 +129,13 @@ const PostUpdate = (props: { readonly incident: IncidentJson; readonly onPosted:
           onChange={setStatus}
           error={fieldError("status")}
         />
-        <TextArea id={`${id}-message`} label="Message" value={message} onInput={setMessage} error={fieldError("message")} />
+        <TextArea
+          id={`${id}-message`}
+          label="Message"
+          value={message}
+          onInput={setMessage}
+          error={fieldError("message")}
+        />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>Post update</button>
           <button type="button" onClick={props.onCancel}>Cancel</button>
@@ -141,7 +181,12 @@ const IncidentRow = (props: {
         <span class="badge">{severityLabel[incident.severity]}</span>
         <p class="small muted">
           Affects {componentNames(props.components, incident.componentIds)} · opened <When at={incident.createdAt} />
-          {incident.resolvedAt && <>{" · resolved "}<When at={incident.resolvedAt} /></>}
+          {incident.resolvedAt && (
+            <>
+              {" · resolved "}
+              <When at={incident.resolvedAt} />
+            </>
+          )}
         </p>
         <p class="small">{incident.message}</p>
         <FailureMessage failure={failure} />
@@ -157,15 +202,17 @@ const IncidentRow = (props: {
           />
         )}
       </th>
-      <td><span class={open ? "badge bad" : "badge ok"}>{incidentStatusLabel[incident.status]}</span></td>
+      <td>
+        <span class={open ? "badge bad" : "badge ok"}>{incidentStatusLabel[incident.status]}</span>
+      </td>
       <td class="row-actions">
         <button type="button" aria-expanded={showTimeline} onClick={() => setShowTimeline(!showTimeline)}>
-          Timeline<span class="visually-hidden"> of {incident.title}</span>
+          Timeline<span class="visually-hidden">of {incident.title}</span>
         </button>
         {open && (
           <>
             <button type="button" aria-expanded={posting} onClick={() => setPosting(!posting)}>
-              Post update<span class="visually-hidden"> on {incident.title}</span>
+              Post update<span class="visually-hidden">on {incident.title}</span>
             </button>
             <ConfirmButton label="Resolve" confirmLabel={`Resolve ${incident.title}`} onConfirm={resolve} />
           </>
@@ -188,12 +235,18 @@ const IncidentsView = () => {
           incidents.length === 0 ? <p>No incidents yet.</p> : (
             <Table caption="Incidents">
               <thead>
-                <tr><th scope="col">Incident</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
+                <tr>
+                  <th scope="col">Incident</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Actions</th>
+                </tr>
               </thead>
               <tbody>
                 {incidents
                   .toSorted((a, b) => Number(a.status === "resolved") - Number(b.status === "resolved"))
-                  .map((incident) => <IncidentRow key={incident.id} incident={incident} components={componentList} onChanged={changed} />)}
+                  .map((incident) => (
+                    <IncidentRow key={incident.id} incident={incident} components={componentList} onChanged={changed} />
+                  ))}
               </tbody>
             </Table>
           )}

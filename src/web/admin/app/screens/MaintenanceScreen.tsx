@@ -4,14 +4,15 @@
  */
 import { DateTime, Effect, Schema } from "effect"
 import { useState } from "preact/hooks"
+
 import type { Component } from "../../../../domain/Component.js"
 import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../../../domain/Maintenance.js"
+import { maintenanceStatusLabel } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { maintenanceStatusLabel } from "../../../Labels.js"
-import { ComponentPicker, componentNames, type ComponentId } from "../ui/ComponentPicker.js"
-import { TextArea, TextField } from "../ui/fields.js"
+import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
@@ -63,13 +64,17 @@ const WindowForm = (props: {
     // Said here, next to the field, rather than as the server's sentence about the whole form.
     const startTime = Date.parse(payload.scheduledStart)
     const endTime = Date.parse(payload.scheduledEnd)
-    setEndError(!Number.isNaN(startTime) && !Number.isNaN(endTime) && endTime <= startTime ? "Must be after the start" : undefined)
+    setEndError(
+      !Number.isNaN(startTime) && !Number.isNaN(endTime) && endTime <= startTime ? "Must be after the start" : undefined
+    )
     if (!Number.isNaN(startTime) && !Number.isNaN(endTime) && endTime <= startTime) return
     // The form holds strings: decoding them with the API's own schema names any bad field before sending.
     const outcome = await submit((api) =>
       initial
-        ? Effect.flatMap(Schema.decodeUnknown(UpdateMaintenance)(payload), (decoded) => api.maintenance.update({ path: { id: initial.id }, payload: decoded }))
-        : Effect.flatMap(Schema.decodeUnknown(CreateMaintenance)(payload), (decoded) => api.maintenance.create({ payload: decoded }))
+        ? Effect.flatMap(Schema.decodeUnknown(UpdateMaintenance)(payload), (decoded) =>
+          api.maintenance.update({ path: { id: initial.id }, payload: decoded }))
+        : Effect.flatMap(Schema.decodeUnknown(CreateMaintenance)(payload), (decoded) =>
+          api.maintenance.create({ payload: decoded }))
     )
     if (outcome.ok) {
       if (!initial) {
@@ -87,8 +92,21 @@ const WindowForm = (props: {
   return (
     <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
       <FailureMessage failure={failure} />
-      <TextField id={`${props.id}-name`} label="Title" required value={title} onInput={setTitle} error={fieldError("title")} />
-      <TextArea id={`${props.id}-description`} label="Description" value={description} onInput={setDescription} error={fieldError("description")} />
+      <TextField
+        id={`${props.id}-name`}
+        label="Title"
+        required
+        value={title}
+        onInput={setTitle}
+        error={fieldError("title")}
+      />
+      <TextArea
+        id={`${props.id}-description`}
+        label="Description"
+        value={description}
+        onInput={setDescription}
+        error={fieldError("description")}
+      />
       <TextField
         id={`${props.id}-start`}
         label="Starts"
@@ -146,7 +164,8 @@ const WindowRow = (props: {
       <th scope="row">
         {window.title}
         <p class="small muted">
-          <When at={window.scheduledStart} /> to <When at={window.scheduledEnd} /> · {componentNames(props.components, window.componentIds)}
+          <When at={window.scheduledStart} /> to <When at={window.scheduledEnd} /> ·{" "}
+          {componentNames(props.components, window.componentIds)}
         </p>
         {window.description && <p class="small">{window.description}</p>}
         <FailureMessage failure={failure} />
@@ -167,12 +186,14 @@ const WindowRow = (props: {
           </section>
         )}
       </th>
-      <td><span class={changeable ? "badge" : "badge ok"}>{maintenanceStatusLabel[window.status]}</span></td>
+      <td>
+        <span class={changeable ? "badge" : "badge ok"}>{maintenanceStatusLabel[window.status]}</span>
+      </td>
       <td class="row-actions">
         {changeable && (
           <>
             <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
-              Edit<span class="visually-hidden"> {window.title}</span>
+              Edit<span class="visually-hidden">{window.title}</span>
             </button>
             <ConfirmButton label="Cancel window" confirmLabel={`Cancel ${window.title}`} onConfirm={cancel} />
           </>
@@ -195,19 +216,30 @@ const MaintenanceView = () => {
           windows.length === 0 ? <p>No maintenance scheduled.</p> : (
             <Table caption="Maintenance windows">
               <thead>
-                <tr><th scope="col">Window</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
+                <tr>
+                  <th scope="col">Window</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Actions</th>
+                </tr>
               </thead>
               <tbody>
                 {windows
                   .toSorted((a, b) => b.scheduledStart.epochMillis - a.scheduledStart.epochMillis)
-                  .map((window) => <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />)}
+                  .map((window) => (
+                    <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />
+                  ))}
               </tbody>
             </Table>
           )}
       </Loading>
       <section aria-labelledby="new-window-title">
         <h2 id="new-window-title">Schedule maintenance</h2>
-        <WindowForm id="new-window" components={componentList} submitLabel="Schedule" onSaved={(created) => changed(`${created.title} was scheduled.`)} />
+        <WindowForm
+          id="new-window"
+          components={componentList}
+          submitLabel="Schedule"
+          onSaved={(created) => changed(`${created.title} was scheduled.`)}
+        />
       </section>
     </>
   )

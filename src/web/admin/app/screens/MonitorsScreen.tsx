@@ -3,13 +3,14 @@
  * Live state per region and recent results join this screen with the result ingest.
  */
 import { useState } from "preact/hooks"
+
 import type { Component } from "../../../../domain/Component.js"
 import { type Monitor, monitorLimits, type MonitorType } from "../../../../domain/Monitor.js"
+import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
-import { SelectField, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
+import { SelectField, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
@@ -62,9 +63,13 @@ const MonitorForm = (props: {
       regions: regionList.length === 0 ? null : regionList
     }
     // Left-out fields keep their defaults (create) or stored values (update).
-    const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as typeof payload & { url: string }
+    const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as
+      & typeof payload
+      & { url: string }
     const outcome = await submit((api) =>
-      initial ? api.monitors.update({ path: { id: initial.id }, payload: defined }) : api.monitors.create({ payload: defined })
+      initial
+        ? api.monitors.update({ path: { id: initial.id }, payload: defined })
+        : api.monitors.create({ payload: defined })
     )
     if (outcome.ok) props.onSaved(outcome.value)
   }
@@ -80,8 +85,23 @@ const MonitorForm = (props: {
         onChange={setComponentId}
         error={fieldError("componentId")}
       />
-      <SelectField id={field("type")} label="Check" value={type} options={monitorTypes} onChange={setType} error={fieldError("type")} />
-      <TextField id={field("url")} label={targetField[type].label} hint={targetField[type].hint} required value={url} onInput={setUrl} error={fieldError("url")} />
+      <SelectField
+        id={field("type")}
+        label="Check"
+        value={type}
+        options={monitorTypes}
+        onChange={setType}
+        error={fieldError("type")}
+      />
+      <TextField
+        id={field("url")}
+        label={targetField[type].label}
+        hint={targetField[type].hint}
+        required
+        value={url}
+        onInput={setUrl}
+        error={fieldError("url")}
+      />
       <TextField
         id={field("interval")}
         label="Interval (seconds)"
@@ -144,7 +164,8 @@ const MonitorRow = (props: {
   const { monitor } = props
   const [editing, setEditing] = useState(false)
   const [failure, setFailure] = useState<Failure | null>(null)
-  const componentName = props.components.find((component) => component.id === monitor.componentId)?.name ?? "unknown component"
+  const componentName = props.components.find((component) => component.id === monitor.componentId)?.name ??
+    "unknown component"
   const remove = async () => {
     const outcome = await call((api) => api.monitors.remove({ path: { id: monitor.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
@@ -156,9 +177,10 @@ const MonitorRow = (props: {
       <th scope="row">
         <code>{monitor.url}</code>
         <p class="small muted">
-          {monitorTypeLabel[monitor.type]} for {componentName} · every {monitor.intervalSeconds} s, time-out {monitor.timeoutMs} ms
-          {monitor.expectedStatusCode !== null && `, expects ${monitor.expectedStatusCode}`} · down after {monitor.failureThreshold} failures ·{" "}
-          {monitor.regions === null ? "all regions" : monitor.regions.join(", ")}
+          {monitorTypeLabel[monitor.type]} for {componentName} · every {monitor.intervalSeconds} s, time-out{" "}
+          {monitor.timeoutMs} ms
+          {monitor.expectedStatusCode !== null && `, expects ${monitor.expectedStatusCode}`} · down after{" "}
+          {monitor.failureThreshold} failures · {monitor.regions === null ? "all regions" : monitor.regions.join(", ")}
         </p>
         <FailureMessage failure={failure} />
         {editing && (
@@ -179,7 +201,9 @@ const MonitorRow = (props: {
         )}
       </th>
       <td class="row-actions">
-        <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>Edit<span class="visually-hidden"> {monitor.url}</span></button>
+        <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+          Edit<span class="visually-hidden">{monitor.url}</span>
+        </button>
         <ConfirmButton label="Delete" confirmLabel={`Delete the monitor of ${monitor.url}`} onConfirm={remove} />
       </td>
     </tr>
@@ -202,7 +226,10 @@ const MonitorsView = () => {
                 monitorList.length === 0 ? <p>No monitors yet.</p> : (
                   <Table caption="Monitors">
                     <thead>
-                      <tr><th scope="col">Target</th><th scope="col">Actions</th></tr>
+                      <tr>
+                        <th scope="col">Target</th>
+                        <th scope="col">Actions</th>
+                      </tr>
                     </thead>
                     <tbody>
                       {monitorList.map((monitor) => (

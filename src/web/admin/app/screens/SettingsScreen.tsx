@@ -1,14 +1,15 @@
 /** Settings: the organization profile and the API keys. */
 import { DateTime } from "effect"
 import { useState } from "preact/hooks"
+
 import type { ApiKey, CreatedApiKey } from "../../../../domain/Auth.js"
 import type { Organization } from "../../../../domain/Organization.js"
 import { call } from "../api.js"
-import { TextField } from "../ui/fields.js"
+import type { Failure } from "../failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { TextField } from "../ui/fields.js"
 import { useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
-import type { Failure } from "../failure.js"
 
 type OrganizationJson = typeof Organization.json.Type
 
@@ -25,7 +26,12 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
   const onSubmit = async (event: Event) => {
     event.preventDefault()
     setMessage("")
-    const payload = { name: name.trim(), logoUrl: logoUrl.trim() === "" ? null : logoUrl.trim(), brandColor: brandColor.trim(), timezone: timezone.trim() }
+    const payload = {
+      name: name.trim(),
+      logoUrl: logoUrl.trim() === "" ? null : logoUrl.trim(),
+      brandColor: brandColor.trim(),
+      timezone: timezone.trim()
+    }
     const outcome = await submit((api) => api.organization.update({ path: { id: organization.id }, payload }))
     if (outcome.ok) setMessage("The organization profile was saved.")
   }
@@ -45,7 +51,14 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
         hint="An absolute http(s) address; leave empty for no logo."
         error={fieldError("logoUrl")}
       />
-      <TextField id="org-color" label="Brand colour" value={brandColor} onInput={setBrandColor} hint="Six hex digits, such as #2563eb." error={fieldError("brandColor")} />
+      <TextField
+        id="org-color"
+        label="Brand colour"
+        value={brandColor}
+        onInput={setBrandColor}
+        hint="Six hex digits, such as #2563eb."
+        error={fieldError("brandColor")}
+      />
       <TextField
         id="org-timezone"
         label="Time zone"
@@ -56,7 +69,9 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
         error={fieldError("timezone")}
       />
       <datalist id="time-zones">{timeZones.map((zone) => <option key={zone} value={zone} />)}</datalist>
-      <div class="actions"><button type="submit" class="primary" disabled={busy}>Save profile</button></div>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>Save profile</button>
+      </div>
     </form>
   )
 }
@@ -124,7 +139,9 @@ const ApiKeys = () => {
   return (
     <section aria-labelledby="api-keys-title">
       <h2 id="api-keys-title">API keys</h2>
-      <p class="muted">Keys authenticate automation: send <code>Authorization: Bearer svc_…</code>.</p>
+      <p class="muted">
+        Keys authenticate automation: send <code>Authorization: Bearer svc_…</code>.
+      </p>
       <StatusMessage text={message} />
       <FailureMessage failure={rowFailure} />
       <Loading loaded={loaded}>
@@ -145,11 +162,21 @@ const ApiKeys = () => {
                 {keys.map((key) => (
                   <tr key={key.id}>
                     <th scope="row">{key.name}</th>
-                    <td><code>{key.prefix}…</code></td>
-                    <td><When at={key.createdAt} /></td>
-                    <td><When at={key.lastUsedAt} /></td>
-                    <td><When at={key.expiresAt} never="no expiry" /></td>
-                    <td><ConfirmButton label="Delete" confirmLabel={`Delete ${key.name}`} onConfirm={() => remove(key)} /></td>
+                    <td>
+                      <code>{key.prefix}…</code>
+                    </td>
+                    <td>
+                      <When at={key.createdAt} />
+                    </td>
+                    <td>
+                      <When at={key.lastUsedAt} />
+                    </td>
+                    <td>
+                      <When at={key.expiresAt} never="no expiry" />
+                    </td>
+                    <td>
+                      <ConfirmButton label="Delete" confirmLabel={`Delete ${key.name}`} onConfirm={() => remove(key)} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -170,7 +197,9 @@ const ApiKeys = () => {
           hint="Your local time; leave empty for a key that does not expire."
           error={fieldError("expiresAt")}
         />
-        <div class="actions"><button type="submit" class="primary" disabled={busy}>Create API key</button></div>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>Create API key</button>
+        </div>
       </form>
     </section>
   )

@@ -1,5 +1,6 @@
 /** Subscribers: who receives incident and maintenance mail, and removing an address. */
 import { useState } from "preact/hooks"
+
 import type { Subscriber } from "../../../../domain/Subscriber.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
@@ -26,7 +27,10 @@ const SubscribersView = () => {
   return (
     <>
       <h1>Subscribers</h1>
-      <p class="muted">People subscribe on the public status page and confirm by e-mail; only confirmed addresses receive notifications.</p>
+      <p class="muted">
+        People subscribe on the public status page and confirm by e-mail; only confirmed addresses receive
+        notifications.
+      </p>
       <StatusMessage text={message} />
       <FailureMessage failure={failure} />
       <Loading loaded={loaded}>
@@ -45,9 +49,19 @@ const SubscribersView = () => {
                 {subscribers.map((subscriber) => (
                   <tr key={subscriber.id}>
                     <th scope="row">{subscriber.email}</th>
-                    <td>{subscriber.verified ? <When at={subscriber.verifiedAt} /> : <span class="badge">pending</span>}</td>
-                    <td><When at={subscriber.createdAt} /></td>
-                    <td><ConfirmButton label="Remove" confirmLabel={`Remove ${subscriber.email}`} onConfirm={() => remove(subscriber)} /></td>
+                    <td>
+                      {subscriber.verified ? <When at={subscriber.verifiedAt} /> : <span class="badge">pending</span>}
+                    </td>
+                    <td>
+                      <When at={subscriber.createdAt} />
+                    </td>
+                    <td>
+                      <ConfirmButton
+                        label="Remove"
+                        confirmLabel={`Remove ${subscriber.email}`}
+                        onConfirm={() => remove(subscriber)}
+                      />
+                    </td>
                   </tr>
                 ))}
               </tbody>

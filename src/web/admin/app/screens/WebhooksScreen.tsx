@@ -3,13 +3,14 @@
  * switching a webhook on and off, its recent deliveries, and deleting it.
  */
 import { useState } from "preact/hooks"
+
 import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
+import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
-import { Checkbox, Fieldset, SelectField, TextField } from "../ui/fields.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { Checkbox, Fieldset, SelectField, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
@@ -21,7 +22,9 @@ type ComponentJson = typeof Component.json.Type
 const describeResult = (result: DeliveryResult) =>
   result.success
     ? `Delivered: HTTP ${result.statusCode} in ${result.durationMs} ms.`
-    : `Failed${result.statusCode === null ? "" : `: HTTP ${result.statusCode}`}${result.error ? ` (${result.error})` : ""} after ${result.durationMs} ms.`
+    : `Failed${result.statusCode === null ? "" : `: HTTP ${result.statusCode}`}${
+      result.error ? ` (${result.error})` : ""
+    } after ${result.durationMs} ms.`
 
 const Deliveries = ({ webhook }: { readonly webhook: WebhookJson }) => {
   const [loaded] = useLoad((api) => api.webhooks.deliveries({ path: { id: webhook.id } }))
@@ -42,13 +45,15 @@ const Deliveries = ({ webhook }: { readonly webhook: WebhookJson }) => {
             <tbody>
               {attempts.map((attempt) => (
                 <tr key={attempt.id}>
-                  <td><When at={attempt.attemptedAt} /></td>
+                  <td>
+                    <When at={attempt.attemptedAt} />
+                  </td>
                   <td>{attempt.event}{attempt.test && <span class="badge">test</span>}</td>
                   <td>{attempt.attempt}</td>
                   <td class={attempt.success ? "result-ok" : "result-bad"}>
                     {attempt.success ? "Delivered" : "Failed"}
                     {attempt.statusCode !== null && ` (HTTP ${attempt.statusCode})`}
-                    {attempt.error && <span class="small"> {attempt.error}</span>}
+                    {attempt.error && <span class="small">{attempt.error}</span>}
                   </td>
                   <td>{attempt.durationMs} ms</td>
                 </tr>
@@ -102,12 +107,19 @@ const WebhookRow = (props: {
         <p class="small muted">
           {webhookTypeLabel[webhook.type]} · <code>{webhook.url}</code> · {webhook.componentIds === null
             ? "all components"
-            : webhook.componentIds.map((id) => props.components.find((component) => component.id === id)?.name ?? id).join(", ")}
+            : webhook.componentIds.map((id) => props.components.find((component) => component.id === id)?.name ?? id)
+              .join(", ")}
         </p>
         {webhook.consecutiveFailures > 0 && (
-          <p class="small result-bad">{webhook.consecutiveFailures} failed deliveries in a row{webhook.lastError && `: ${webhook.lastError}`}</p>
+          <p class="small result-bad">
+            {webhook.consecutiveFailures} failed deliveries in a row{webhook.lastError && `: ${webhook.lastError}`}
+          </p>
         )}
-        <p class="small" role="status">{testResult && <span class={testResult.success ? "result-ok" : "result-bad"}>Test: {describeResult(testResult)}</span>}</p>
+        <p class="small" role="status">
+          {testResult && (
+            <span class={testResult.success ? "result-ok" : "result-bad"}>Test: {describeResult(testResult)}</span>
+          )}
+        </p>
         <FailureMessage failure={failure} />
         {showDeliveries && (
           <section aria-label={`Deliveries of ${webhook.name}`}>
@@ -118,13 +130,16 @@ const WebhookRow = (props: {
       <td>
         {/* A toggle keeps its name; aria-pressed (and its look) carries the state. */}
         <button type="button" class="toggle" aria-pressed={webhook.isActive} onClick={toggle}>
-          Active<span class="visually-hidden"> {webhook.name}</span>
+          Active<span class="visually-hidden">{webhook.name}</span>
         </button>
       </td>
       <td class="row-actions">
-        <button type="button" onClick={test} disabled={testing}>{testing ? "Testing…" : "Test"}<span class="visually-hidden"> {webhook.name}</span></button>
+        <button type="button" onClick={test} disabled={testing}>
+          {testing ? "Testing…" : "Test"}
+          <span class="visually-hidden">{webhook.name}</span>
+        </button>
         <button type="button" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
-          Deliveries<span class="visually-hidden"> of {webhook.name}</span>
+          Deliveries<span class="visually-hidden">of {webhook.name}</span>
         </button>
         <ConfirmButton label="Delete" confirmLabel={`Delete ${webhook.name}`} onConfirm={remove} />
       </td>
@@ -169,12 +184,38 @@ const NewWebhook = (props: {
     <form onSubmit={onSubmit} noValidate aria-labelledby="new-webhook-title">
       <FailureMessage failure={failure} />
       <TextField id="webhook-name" label="Name" required value={name} onInput={setName} error={fieldError("name")} />
-      <TextField id="webhook-url" label="URL" type="url" inputMode="url" required value={url} onInput={setUrl} error={fieldError("url")} />
-      <SelectField id="webhook-type" label="Format" value={type} options={webhookTypes} onChange={setType} error={fieldError("type")} />
+      <TextField
+        id="webhook-url"
+        label="URL"
+        type="url"
+        inputMode="url"
+        required
+        value={url}
+        onInput={setUrl}
+        error={fieldError("url")}
+      />
+      <SelectField
+        id="webhook-type"
+        label="Format"
+        value={type}
+        options={webhookTypes}
+        onChange={setType}
+        error={fieldError("type")}
+      />
       <Fieldset legend="Notify on">
         <Checkbox id="webhook-incident" label="Incidents" checked={notifyOnIncident} onChange={setIncident} />
-        <Checkbox id="webhook-maintenance" label="Maintenance" checked={notifyOnMaintenance} onChange={setMaintenance} />
-        <Checkbox id="webhook-component" label="Component status changes" checked={notifyOnComponentChange} onChange={setComponentChange} />
+        <Checkbox
+          id="webhook-maintenance"
+          label="Maintenance"
+          checked={notifyOnMaintenance}
+          onChange={setMaintenance}
+        />
+        <Checkbox
+          id="webhook-component"
+          label="Component status changes"
+          checked={notifyOnComponentChange}
+          onChange={setComponentChange}
+        />
       </Fieldset>
       {props.components.length > 0 && (
         <Fieldset legend="Only about these components">
@@ -186,13 +227,17 @@ const NewWebhook = (props: {
               label={component.name}
               checked={componentIds.includes(component.id)}
               onChange={(checked) =>
-                setComponentIds(checked ? [...componentIds, component.id] : componentIds.filter((id) => id !== component.id))}
+                setComponentIds(
+                  checked ? [...componentIds, component.id] : componentIds.filter((id) => id !== component.id)
+                )}
             />
           ))}
           {fieldError("componentIds") && <p class="field-error">{fieldError("componentIds")}</p>}
         </Fieldset>
       )}
-      <div class="actions"><button type="submit" class="primary" disabled={busy}>Create webhook</button></div>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>Create webhook</button>
+      </div>
     </form>
   )
 }
@@ -211,10 +256,16 @@ const WebhooksView = () => {
           webhooks.length === 0 ? <p>No webhooks yet.</p> : (
             <Table caption="Webhooks">
               <thead>
-                <tr><th scope="col">Webhook</th><th scope="col">Active</th><th scope="col">Actions</th></tr>
+                <tr>
+                  <th scope="col">Webhook</th>
+                  <th scope="col">Active</th>
+                  <th scope="col">Actions</th>
+                </tr>
               </thead>
               <tbody>
-                {webhooks.map((webhook) => <WebhookRow key={webhook.id} webhook={webhook} components={componentList} onChanged={changed} />)}
+                {webhooks.map((webhook) => (
+                  <WebhookRow key={webhook.id} webhook={webhook} components={componentList} onChanged={changed} />
+                ))}
               </tbody>
             </Table>
           )}
@@ -222,16 +273,21 @@ const WebhooksView = () => {
       {created?.secret && (
         <div class="reveal" role="region" aria-labelledby="webhook-secret-title">
           <h2 id="webhook-secret-title">Signing secret of {created.name}</h2>
-          <p>Copy it now: it is shown only this once. Receivers verify <code>X-Service-Signature</code> with it.</p>
+          <p>
+            Copy it now: it is shown only this once. Receivers verify <code>X-Service-Signature</code> with it.
+          </p>
           <output class="secret" aria-label="Signing secret">{created.secret}</output>
         </div>
       )}
       <section aria-labelledby="new-webhook-title">
         <h2 id="new-webhook-title">New webhook</h2>
-        <NewWebhook components={componentList} onCreated={(webhook) => {
-          setCreated(webhook)
-          changed(`${webhook.name} was created.`)
-        }} />
+        <NewWebhook
+          components={componentList}
+          onCreated={(webhook) => {
+            setCreated(webhook)
+            changed(`${webhook.name} was created.`)
+          }}
+        />
       </section>
     </>
   )

@@ -23,7 +23,9 @@ export const ComponentPicker = (props: {
           label={component.name}
           checked={props.selected.includes(component.id)}
           onChange={(checked) =>
-            props.onChange(checked ? [...props.selected, component.id] : props.selected.filter((id) => id !== component.id))}
+            props.onChange(
+              checked ? [...props.selected, component.id] : props.selected.filter((id) => id !== component.id)
+            )}
         />
       ))}
       {props.error && <p class="field-error">{props.error}</p>}
@@ -32,4 +34,6 @@ export const ComponentPicker = (props: {
 
 /** The names of the given components, for a list row. */
 export const componentNames = (components: ReadonlyArray<ComponentJson>, ids: ReadonlyArray<string>) =>
-  ids.length === 0 ? "no component" : ids.map((id) => components.find((component) => component.id === id)?.name ?? id).join(", ")
+  ids.length === 0
+    ? "no component"
+    : ids.map((id) => components.find((component) => component.id === id)?.name ?? id).join(", ")

@@ -2,6 +2,7 @@
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
+
 import type { Failure } from "../failure.js"
 import type { Loaded } from "./requests.js"
 
@@ -13,7 +14,9 @@ export const FailureMessage = ({ failure }: { readonly failure: Failure | null |
 export const StatusMessage = ({ text }: { readonly text: string }) => <p class="status-message" role="status">{text}</p>
 
 /** Renders the loaded value, or says it is loading or why it failed. */
-export const Loading = <A,>(props: { readonly loaded: Loaded<A>; readonly children: (value: A) => ComponentChildren }) => {
+export const Loading = <A,>(
+  props: { readonly loaded: Loaded<A>; readonly children: (value: A) => ComponentChildren }
+) => {
   switch (props.loaded.state) {
     case "loading":
       return <p class="loading" aria-busy="true">Loading…</p>
@@ -28,7 +31,9 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", tim
 
 export const When = ({ at, never = "never" }: { readonly at: DateTime.Utc | null; readonly never?: string }) =>
   at === null ? <span class="muted">{never}</span> : (
-    <time dateTime={DateTime.formatIso(at)} title={DateTime.formatIso(at)}>{dateFormat.format(DateTime.toDate(at))}</time>
+    <time dateTime={DateTime.formatIso(at)} title={DateTime.formatIso(at)}>
+      {dateFormat.format(DateTime.toDate(at))}
+    </time>
   )
 
 /** A destructive button that asks once more in place (no modal dialog to trap focus). */
@@ -47,16 +52,25 @@ export const ConfirmButton = (props: {
   return asking
     ? (
       <span class="confirm">
-        <button type="button" class="danger" ref={confirm} onClick={() => {
-          setAsking(false)
-          props.onConfirm()
-        }}>
+        <button
+          type="button"
+          class="danger"
+          ref={confirm}
+          onClick={() => {
+            setAsking(false)
+            props.onConfirm()
+          }}
+        >
           {props.confirmLabel}
         </button>
         <button type="button" onClick={() => setAsking(false)}>Cancel</button>
       </span>
     )
-    : <button type="button" class="danger-outline" disabled={props.disabled} onClick={() => setAsking(true)}>{props.label}</button>
+    : (
+      <button type="button" class="danger-outline" disabled={props.disabled} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    )
 }
 
 /** A table that scrolls sideways on a narrow screen rather than squeezing its columns. */

@@ -50,7 +50,7 @@ const inputAttributes = (props: TextFieldProps) =>
 
 export const TextField = (props: TextFieldProps) => (
   <div class={props.error ? "field invalid" : "field"}>
-    <label for={props.id}>{props.label}{props.required && <span class="required"> (required)</span>}</label>
+    <label for={props.id}>{props.label}{props.required && <span class="required">(required)</span>}</label>
     <input {...inputAttributes(props)} />
     <Help {...props} />
   </div>
@@ -71,11 +71,13 @@ export const TextArea = (props: FieldProps & { readonly value: string; readonly 
   </div>
 )
 
-export const SelectField = <V extends string>(props: FieldProps & {
-  readonly value: V
-  readonly options: ReadonlyArray<{ readonly value: V; readonly label: string }>
-  readonly onChange: (value: V) => void
-}) => (
+export const SelectField = <V extends string,>(
+  props: FieldProps & {
+    readonly value: V
+    readonly options: ReadonlyArray<{ readonly value: V; readonly label: string }>
+    readonly onChange: (value: V) => void
+  }
+) => (
   <div class={props.error ? "field invalid" : "field"}>
     <label for={props.id}>{props.label}</label>
     <select
@@ -91,7 +93,9 @@ export const SelectField = <V extends string>(props: FieldProps & {
   </div>
 )
 
-export const Checkbox = (props: FieldProps & { readonly checked: boolean; readonly onChange: (checked: boolean) => void }) => (
+export const Checkbox = (
+  props: FieldProps & { readonly checked: boolean; readonly onChange: (checked: boolean) => void }
+) => (
   <div class={props.error ? "field checkbox invalid" : "field checkbox"}>
     <input
       id={props.id}

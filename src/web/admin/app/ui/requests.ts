@@ -1,6 +1,7 @@
 /** Hooks that run typed-client requests for a screen: loading data, and submitting changes. */
 import type { Effect } from "effect"
 import { useCallback, useEffect, useState } from "preact/hooks"
+
 import { type ApiClient, call, type Outcome } from "../api.js"
 import type { Failure } from "../failure.js"
 
