@@ -54,7 +54,8 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       .annotateContext(endpointDocs(
         "Delete a component",
         "Answers **204**, then 404 for the same id. The component's monitors are deleted with it, and the " +
-          "incidents and maintenance windows that named it no longer do."
+          "incidents and maintenance windows that named it no longer do; they keep their visibility, so a private " +
+          "one stays private."
       ))
   )
   .add(
@@ -74,7 +75,8 @@ export class ComponentsApi extends HttpApiGroup.make("components")
   .prefix("/api/v1/admin/components")
   .annotateContext(groupDocs(
     "The components whose status the page shows (admin; an API key or a session is required, else 401).",
-    "Private components (`isPublic: false`) are managed here but never appear on the public side. Every " +
-      "write answers once the public snapshot of its instance includes it."
+    "Private components (`isPublic: false`) are managed here but never appear on the public side. Changing " +
+      "`isPublic` decides again whether the incidents and maintenance windows naming the component are public. " +
+      "Every write answers once the public snapshot of its instance includes it."
   ))
 {}

@@ -101,7 +101,9 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   .prefix("/api/v1/admin/incidents")
   .annotateContext(groupDocs(
     "Incidents and their timelines (admin; an API key or a session is required, else 401).",
-    "An incident is public when it names at least one public component, or none. Every change writes its " +
+    "An incident's visibility is decided when it is created and whenever its `componentIds` are set: public " +
+      "when it names no component or a public one. Changing a component's `isPublic` decides again for the " +
+      "incidents naming it; deleting a component leaves their visibility alone. Every change writes its " +
       "event (`incident.created`, `incident.updated`, `incident.resolved`, with `data` = the incident without " +
       "its timeline) to the outbox in the change's own transaction; the dispatcher delivers it to webhooks and, " +
       "for public incidents, mails verified subscribers. Every write answers once its instance's public " +

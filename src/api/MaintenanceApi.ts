@@ -85,6 +85,8 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       "the status it had, unless an operator changed it during the window or another running window still " +
       "covers it (`maintenance.completed`). Status changes of components write `component.status_changed`.",
     "Maintenance events carry `data: { id, title, status, scheduledStart, scheduledEnd, componentIds }`. A " +
-      "window is public when it names at least one public component, or none."
+      "window's visibility is decided as an incident's: when it is created and whenever its `componentIds` " +
+      "are set (public when it names no component or a public one), and again when a component it names is " +
+      "shown or hidden; deleting a component leaves it alone."
   ))
 {}

@@ -111,8 +111,10 @@ export class StatusApi extends HttpApiGroup.make("status")
   .prefix("/api/v1/status")
   .annotateContext(groupDocs(
     "The public, read-only API for the people reading the status page: no authentication.",
-    "Only public components appear. An incident or maintenance window is public when it names at least one " +
-      "public component, or none; it then names only its public components.",
+    "Only public components appear. An incident or maintenance window is public only when an administrator " +
+      "made it so: named no component or a public one when creating it or setting its `componentIds`, or " +
+      "showed a component it names. Deleting or hiding a component never makes anything public. A public " +
+      "item names only its public components.",
     "Answers come from an in-memory snapshot of the public state, rebuilt after every committed change (an " +
       "admin write answers once its own instance's snapshot includes it). They carry an `ETag` and " +
       "`Cache-Control: public, max-age=5`, answer **304** to a matching `If-None-Match`, and are gzipped for " +

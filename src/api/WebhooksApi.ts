@@ -105,12 +105,15 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .prefix("/api/v1/admin/webhooks")
   .annotateContext(groupDocs(
     "Webhooks to chat tools and generic endpoints (admin; an API key or a session is required, else 401).",
+    "Webhooks are an operator channel: they receive the events of private components, incidents and " +
+      "maintenance windows too; a `componentIds` filter narrows them.",
     "The dispatcher delivers every outbox event to each matching active webhook at least once: a `POST` with " +
       "`X-Service-Event` and `X-Service-Delivery` (the delivery id, the same on every retry). `generic` " +
       "deliveries are `{ event, timestamp, organization: { name, url }, data }`, signed with `X-Service-Signature: " +
       "sha256=…` (HMAC-SHA256 of the body keyed with the secret string) and the Standard Webhooks headers " +
       "`webhook-id`, `webhook-timestamp` and `webhook-signature`.",
-    "A delivery fails on a non-2xx answer, a redirect (never followed), a connection error or no answer within " +
+    "A delivery fails on a non-2xx answer, a redirect (never followed), a connection error (an address of " +
+      "`OUTBOUND_DENY`, by default link-local and cloud metadata, is never connected to) or no answer within " +
       "10 s, and is retried after 5 s, 10 s and 20 s. After the fourth failed attempt `consecutiveFailures` " +
       "grows by one and `lastError` is set; a success resets `consecutiveFailures` to 0."
   ))

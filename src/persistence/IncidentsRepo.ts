@@ -31,13 +31,10 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
       from incidents i`)
 
     /**
-     * What the public sees of incidents: those that touch a public component or none, naming
-     * only their public components. One scalar subquery per row (not `not exists or exists`,
-     * which PostgreSQL hashes over all of incident_components), so a limited scan stays small.
+     * What the public sees of incidents: those stored as public (`is_public`, decided by
+     * `setComponents` and `decideVisibility`), naming only their public components.
      */
-    const isPublic =
-      `coalesce((select bool_or(c.is_public) from incident_components ic join components c on c.id = ic.component_id
-                   where ic.incident_id = i.id), true)`
+    const isPublic = "i.is_public"
     /** Public incidents from `from` (which binds `i`), with their timeline or without it (`updates` empty). */
     const publicIncidents = (updates: string, from = "incidents i") =>
       sql.literal(`
@@ -91,12 +88,10 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
 
       findPublicById: (id: string) => incidents.first(sql`${publicWithTimeline} and i.id = ${id}`),
 
-      /** How many incidents the public sees. */
-      countPublic: () =>
+      /** The id and status of every public incident: an index that tells unknown ids and the list's end from memory. */
+      findPublicIndex: () =>
         orUnavailable(
-          sql<{ count: number }>`select count(*)::int as count from incidents i where ${sql.literal(isPublic)}`
-        ).pipe(
-          Effect.map((rows) => rows[0]?.count ?? 0)
+          sql<{ id: string; status: IncidentStatus }>`select id, status from incidents where is_public`
         ),
 
       /** Public incidents open at some time in the last `days` days, without their timelines (the uptime bars' titles). */
@@ -112,10 +107,11 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
           Effect.map((rows) => rows[0]?.status)
         ),
 
+      /** Private until `setComponents` decides, in the same transaction. */
       insert: (input: { title: string; status: IncidentStatus; severity: IncidentSeverity }) =>
         orUnavailable(sql<{ id: IncidentId }>`
-          insert into incidents (title, status, severity)
-          values (${input.title}, ${input.status}, ${input.severity})
+          insert into incidents (title, status, severity, is_public)
+          values (${input.title}, ${input.status}, ${input.severity}, false)
           returning id`).pipe(Effect.map((rows) => rows[0]!.id)),
 
       /** Sets the defined fields (none: only `updated_at`, e.g. when the components changed). */
@@ -134,13 +130,32 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
             resolved_at = case when ${status} = 'resolved' then now() else resolved_at end
           where id = ${id}`),
 
+      /**
+       * Names the incident's components, as an administrator chose them, and decides its
+       * visibility from them: public when they are none or include a public one.
+       */
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
-        orUnavailable(Effect.zipRight(
+        orUnavailable(Effect.all([
           sql`delete from incident_components where incident_id = ${id}`,
           sql`insert into incident_components (incident_id, component_id) select ${id}, unnest(${[
             ...componentIds
-          ]}::text[])`
-        )),
+          ]}::text[])`,
+          sql`update incidents set is_public = ${componentIds.length === 0}
+                or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public)
+              where id = ${id}`
+        ], { discard: true })),
+
+      /**
+       * Decides again the visibility of the incidents naming a component whose `isPublic` an
+       * administrator changed: public when one of their components is. (Deleting a component
+       * does not come here: what was private stays so.)
+       */
+      decideVisibility: (componentId: ComponentId) =>
+        orUnavailable(sql`
+          update incidents i
+          set is_public = exists (select from incident_components ic join components c on c.id = ic.component_id
+                                  where ic.incident_id = i.id and c.is_public)
+          where i.id in (select incident_id from incident_components where component_id = ${componentId})`),
 
       addUpdate: (id: IncidentId, status: IncidentStatus, message: string) =>
         orUnavailable(

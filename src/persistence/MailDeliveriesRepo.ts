@@ -1,6 +1,8 @@
 /**
  * Subscriber mail waiting to be sent: one row per (event, subscriber), retried on the webhook
- * schedule. Times come from the caller (the Effect Clock), so schedules are testable.
+ * schedule, and the confirmation mail of a subscription request (queued by SubscribersRepo with
+ * the request), retried while its link works. Times come from the caller (the Effect Clock), so
+ * schedules are testable.
  */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
@@ -11,12 +13,17 @@ import { rowsOf } from "./Rows.js"
 /** A claimed mail with the address and unsubscribe token it is rendered for. */
 export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
   id: Schema.String,
-  eventId: Schema.String,
-  /** The event as NotificationEvent encodes it. */
+  /** The notification of an event, or the confirmation of a subscription request. */
+  kind: Schema.Literal("notification", "confirmation"),
+  /** Null for a confirmation. */
+  eventId: Schema.NullOr(Schema.String),
+  /** The event as NotificationEvent encodes it; null for a confirmation. */
   event: Schema.Unknown,
   attempts: Schema.Int,
   email: Schema.String,
-  unsubscribeToken: Schema.String
+  unsubscribeToken: Schema.String,
+  /** A confirmation's token while its link still confirms the subscription; null otherwise. */
+  verifyToken: Schema.NullOr(Schema.String)
 }) {}
 
 export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("MailDeliveriesRepo", {
@@ -26,14 +33,19 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
 
     return {
       /**
-       * One pending mail per verified subscriber for each event the public may see (one that
-       * names a public component or none, as on the status page), in the events' order, due at
-       * `dueAt`, in one statement; returns how many mails were new. Idempotent: an event handed
-       * over twice keeps its mails.
+       * One pending mail per verified subscriber for each event the public may see (its
+       * incident or window is stored as public, as on the status page), in the events' order,
+       * due at `dueAt`, in one statement; returns how many mails were new. Idempotent: an event
+       * handed over twice keeps its mails.
        */
       enqueueMany: (
         events: ReadonlyArray<
-          { readonly id: string; readonly encoded: unknown; readonly componentIds: ReadonlyArray<string> }
+          {
+            readonly id: string
+            readonly encoded: unknown
+            /** The incident or window the event is about. */
+            readonly subject: { readonly kind: "incident" | "maintenance"; readonly id: string }
+          }
         >,
         dueAt: Date
       ) =>
@@ -41,9 +53,12 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
           with e as (
             select item ->> 'id' as id, item -> 'encoded' as encoded, n
             from jsonb_array_elements(${JSON.stringify(events)}::jsonb) with ordinality as x (item, n)
-            where jsonb_array_length(item -> 'componentIds') = 0 or exists (
-              select from components c
-              where c.is_public and c.id in (select jsonb_array_elements_text(item -> 'componentIds')))
+            where case item #>> '{subject,kind}'
+              when 'incident' then exists (
+                select from incidents i where i.id = item #>> '{subject,id}' and i.is_public)
+              when 'maintenance' then exists (
+                select from maintenance_windows m where m.id = item #>> '{subject,id}' and m.is_public)
+              else false end
           )
           insert into mail_deliveries (event_id, event, subscriber_id, next_attempt_at)
           select e.id, e.encoded, s.id, ${dueAt}
@@ -53,7 +68,11 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
           on conflict (subscriber_id, event_id) do nothing
           returning id`).pipe(Effect.map((rows) => rows.length)),
 
-      /** Claims up to `limit` due mails, oldest first, pushing them `lease` ahead like webhook deliveries. */
+      /**
+       * Claims up to `limit` due mails, oldest first, pushing them `lease` ahead like webhook
+       * deliveries. A confirmation comes with its token only while the subscriber's pending link
+       * is still that token's and unexpired: a link used, replaced or expired is not mailed.
+       */
       claimDue: (now: Date, limit: number, lease: Duration.Duration) =>
         mails.all(sql`
           with claimed as (
@@ -65,19 +84,29 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
               order by next_attempt_at, sequence
               limit ${limit}
               for update skip locked)
-            returning id, event_id, event, attempts, subscriber_id, sequence)
-          select claimed.id, claimed.event_id, claimed.event, claimed.attempts, s.email, s.unsubscribe_token
+            returning id, kind, event_id, event, attempts, subscriber_id, verify_token, sequence)
+          select claimed.id, claimed.kind, claimed.event_id, claimed.event, claimed.attempts, s.email,
+                 s.unsubscribe_token,
+                 case when s.verify_expires_at > ${now}
+                   and s.verify_token_hash = encode(sha256(convert_to(claimed.verify_token, 'UTF8')), 'hex')
+                   then claimed.verify_token end as verify_token
           from claimed join subscribers s on s.id = claimed.subscriber_id
           order by claimed.sequence`),
 
-      /** Records attempt `attempts + 1`: sent, pending until `retryAt`, or failed for good without one. */
-      recordAttempt: (mail: MailDelivery, error: string | null, retryAt: Date | null) =>
-        orUnavailable(sql`
+      /**
+       * Records attempt `attempts + 1`: sent, pending until `retryAt`, or failed for good without
+       * one. A confirmation's token is erased once the mail is no longer pending.
+       */
+      recordAttempt: (mail: MailDelivery, error: string | null, retryAt: Date | null) => {
+        const status = error === null ? "sent" : retryAt !== null ? "pending" : "failed"
+        return orUnavailable(sql`
           update mail_deliveries
-          set status = ${error === null ? "sent" : retryAt !== null ? "pending" : "failed"},
+          set status = ${status},
               attempts = attempts + 1, next_attempt_at = ${error === null ? null : retryAt},
-              last_error = ${error?.slice(0, 1000) ?? null}, updated_at = now()
+              last_error = ${error?.slice(0, 1000) ?? null},
+              verify_token = ${sql.literal(status === "pending" ? "verify_token" : "null")}, updated_at = now()
           where id = ${mail.id}`).pipe(Effect.asVoid)
+      }
     } as const
   })
 }) {}

@@ -31,6 +31,12 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
 
       findById: (id: MaintenanceId) => windows.first(sql`${withComponents} where m.id = ${id}`),
 
+      /** The windows stored as public (see `setComponents`) that are not cancelled, latest start first. */
+      findPublic: () =>
+        windows.all(
+          sql`${withComponents} where m.is_public and m.status <> 'cancelled' order by m.scheduled_start desc, m.id`
+        ),
+
       /** Locks the window for the rest of the transaction. */
       lock: (id: MaintenanceId) => windows.first(sql`${withComponents} where m.id = ${id} for update of m`),
 
@@ -68,11 +74,12 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       lockDue: (id: MaintenanceId) =>
         windows.first(sql`${withComponents} where m.id = ${id} for update of m skip locked`),
 
+      /** Private until `setComponents` decides, in the same transaction. */
       insert: (fields: WindowFields) =>
         orUnavailable(sql<{ id: MaintenanceId }>`
-          insert into maintenance_windows (title, description, scheduled_start, scheduled_end)
+          insert into maintenance_windows (title, description, scheduled_start, scheduled_end, is_public)
           values (${fields.title}, ${fields.description}, ${DateTime.toDateUtc(fields.scheduledStart)},
-                  ${DateTime.toDateUtc(fields.scheduledEnd)})
+                  ${DateTime.toDateUtc(fields.scheduledEnd)}, false)
           returning id`).pipe(Effect.map((rows) => rows[0]!.id)),
 
       update: (id: MaintenanceId, fields: WindowFields) =>
@@ -86,13 +93,32 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       setStatus: (id: MaintenanceId, status: MaintenanceStatus) =>
         orUnavailable(sql`update maintenance_windows set status = ${status}, updated_at = now() where id = ${id}`),
 
+      /**
+       * Names the window's components, as an administrator chose them, and decides its
+       * visibility from them: public when they are none or include a public one.
+       */
       setComponents: (id: MaintenanceId, componentIds: ReadonlyArray<ComponentId>) =>
-        orUnavailable(Effect.zipRight(
+        orUnavailable(Effect.all([
           sql`delete from maintenance_components where maintenance_id = ${id}`,
           sql`insert into maintenance_components (maintenance_id, component_id) select ${id}, unnest(${[
             ...componentIds
-          ]}::text[])`
-        )),
+          ]}::text[])`,
+          sql`update maintenance_windows set is_public = ${componentIds.length === 0}
+                or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public)
+              where id = ${id}`
+        ], { discard: true })),
+
+      /**
+       * Decides again the visibility of the windows naming a component whose `isPublic` an
+       * administrator changed: public when one of their components is. (Deleting a component
+       * does not come here: what was private stays so.)
+       */
+      decideVisibility: (componentId: ComponentId) =>
+        orUnavailable(sql`
+          update maintenance_windows m
+          set is_public = exists (select from maintenance_components mc join components c on c.id = mc.component_id
+                                  where mc.maintenance_id = m.id and c.is_public)
+          where m.id in (select maintenance_id from maintenance_components where component_id = ${componentId})`),
 
       /**
        * The status to restore for a component a window puts into maintenance, with who had set

@@ -84,9 +84,10 @@ const seedHistory = (databaseUrl: string) =>
     await client.connect()
     try {
       await client.query(`
-        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at)
+        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
         select 'history-' || g, 'Historic incident ' || g || ': elevated error rates on the API', 'resolved', 'minor',
-          now() - g * interval '1 day', now() - g * interval '1 day' + interval '3 hours', now() - g * interval '1 day' + interval '3 hours'
+          now() - g * interval '1 day', now() - g * interval '1 day' + interval '3 hours', now() - g * interval '1 day' + interval '3 hours',
+          true
         from generate_series(1, 500) g;
         insert into incident_components (incident_id, component_id)
         select 'history-' || g, (select id from components order by display_order, name offset (g % 20) limit 1)

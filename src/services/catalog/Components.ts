@@ -9,6 +9,8 @@ import type {
 } from "../../domain/Component.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
+import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
+import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
 import { recordStatusChange } from "./ComponentEvents.js"
@@ -16,15 +18,24 @@ import { recordStatusChange } from "./ComponentEvents.js"
 export class Components extends Effect.Service<Components>()("Components", {
   effect: Effect.gen(function*() {
     const repo = yield* ComponentsRepo
+    const incidents = yield* IncidentsRepo
+    const windows = yield* MaintenanceRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
 
-    /** Runs a write on a locked component and records a status change in the same transaction. */
+    /**
+     * Runs a write on a locked component and records a status change in the same transaction.
+     * Showing or hiding it decides again the visibility of the incidents and windows naming it.
+     */
     const write = <E>(id: ComponentId, apply: Effect.Effect<Option.Option<Component>, E>) =>
       changes.commit(Effect.gen(function*() {
         const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Component", id))
         const after = yield* apply.pipe(orNotFound("Component", id))
         yield* recordStatusChange(outbox, before, after)
+        if (before.isPublic !== after.isPublic) {
+          yield* incidents.decideVisibility(id)
+          yield* windows.decideVisibility(id)
+        }
         return after
       }))
 
@@ -35,6 +46,7 @@ export class Components extends Effect.Service<Components>()("Components", {
       create: (input: CreateComponent) => changes.commit(repo.insert(input)),
       update: (id: ComponentId, update: UpdateComponent) => write(id, repo.update(id, update)),
       setStatus: (id: ComponentId, status: ComponentStatus) => write(id, repo.setStatus(id, status)),
+      /** Its incidents and windows keep their visibility: what was private stays private. */
       remove: (id: ComponentId) =>
         changes.commit(repo.remove(id)).pipe(
           Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component", id)),
@@ -42,5 +54,11 @@ export class Components extends Effect.Service<Components>()("Components", {
         )
     } as const
   }),
-  dependencies: [ComponentsRepo.Default, OutboxRepo.Default, StateChanges.Default]
+  dependencies: [
+    ComponentsRepo.Default,
+    IncidentsRepo.Default,
+    MaintenanceRepo.Default,
+    OutboxRepo.Default,
+    StateChanges.Default
+  ]
 }) {}

@@ -12,11 +12,14 @@
  *
  * The state is bounded (PublicStatus: open and recent incidents), so a rebuild costs the same
  * however long the history; older incidents and pages are read from the database on demand.
+ * Whether an id names a public incident at all, and where the lists end, is told by an index of
+ * every public incident's id, read once per snapshot at the first question that needs it: a
+ * flood of unknown ids or pages past the end costs no query until the next rebuild.
  */
 import { createHash } from "node:crypto"
 import { gzipSync } from "node:zlib"
 
-import { DateTime, Effect, Option, Queue, Schedule, Schema } from "effect"
+import { DateTime, Deferred, Effect, Exit, FiberId, Option, Queue, Schedule, Schema } from "effect"
 
 import { AppConfig } from "../../Config.js"
 import { PublicComponent } from "../../domain/Component.js"
@@ -27,7 +30,7 @@ import { PublicMaintenance } from "../../domain/Maintenance.js"
 import { StatusSummary } from "../../domain/Status.js"
 import { StateChanges } from "../StateChanges.js"
 import { atomFeed, rssFeed } from "./Feeds.js"
-import type { IncidentsPage, PublicState } from "./PublicStatus.js"
+import type { IncidentIndex, IncidentsPage, PublicState } from "./PublicStatus.js"
 import { holdsPage, PublicStatus } from "./PublicStatus.js"
 
 /** A response ready to write: the bytes (and, unless they are few, the same gzipped), their content type and ETag. */
@@ -180,22 +183,68 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       Effect.forkScoped
     )
 
-    /** A page of incidents, from memory when the snapshot holds it, else from the database. */
+    type IndexError = Effect.Effect.Error<typeof publicStatus.incidentIndex>
+    /** The index of the snapshot that asked last, being read or read; readers asking meanwhile share the read. */
+    let index: { readonly snapshot: Snapshot; readonly read: Deferred.Deferred<IncidentIndex, IndexError> } | undefined
+
+    /**
+     * Every public incident's id, read once per snapshot (a snapshot that holds them all needs
+     * none). Uninterruptible, so readers sharing the read get an answer; a failed read is not
+     * kept, and the next question tries again.
+     */
+    const indexOf = (snapshot: Snapshot) =>
+      Effect.suspend(() => {
+        if (index?.snapshot === snapshot) return Deferred.await(index.read)
+        const mine = { snapshot, read: Deferred.unsafeMake<IncidentIndex, IndexError>(FiberId.none) }
+        index = mine
+        return publicStatus.incidentIndex.pipe(
+          Effect.onExit((exit) => {
+            if (Exit.isFailure(exit) && index === mine) index = undefined
+            return Deferred.done(mine.read, exit)
+          }),
+          Effect.uninterruptible
+        )
+      })
+
+    /** How many public incidents there are: from the snapshot or its index. */
+    const incidentCount = (snapshot: Snapshot) =>
+      snapshot.state.complete
+        ? Effect.succeed(snapshot.state.incidents.length)
+        : Effect.map(indexOf(snapshot), (known) => known.ids.size)
+
+    /**
+     * A page of incidents, from memory when the snapshot holds it or it lies past the end (the
+     * index tells), else from the database.
+     */
     const page = (snapshot: Snapshot, query: IncidentsQuery) => {
       const wanted: IncidentsPage = { offset: query.offset ?? 0, limit: query.limit ?? 20, status: query.status }
-      if (!holdsPage(snapshot.state, wanted)) return publicStatus.incidentsPage(wanted)
+      if (!holdsPage(snapshot.state, wanted)) {
+        // Pages of an unresolved status are held whole: here the status is none or `resolved`.
+        return Effect.flatMap(
+          indexOf(snapshot),
+          (known) =>
+            wanted.offset >= (wanted.status === undefined ? known.ids.size : known.resolved)
+              ? Effect.succeed([])
+              : publicStatus.incidentsPage(wanted)
+        )
+      }
       const matching = wanted.status === undefined
         ? snapshot.state.incidents
         : snapshot.state.incidents.filter((incident) => incident.status === wanted.status)
       return Effect.succeed(matching.slice(wanted.offset, wanted.offset + wanted.limit))
     }
 
-    /** An incident the snapshot does not hold is read from the database (unless the snapshot holds them all). */
-    // An id PostgreSQL cannot even hold (NUL) names no incident: not a query (which would fail).
+    /**
+     * An incident the snapshot does not hold is read from the database, if the index knows it
+     * (and the snapshot does not hold them all): an unknown id costs no query.
+     */
     const archived = (snapshot: Snapshot, id: string) =>
-      snapshot.state.complete || id.includes("\u0000")
+      snapshot.state.complete
         ? Effect.succeed(Option.none<PublicIncidentDetail>())
-        : publicStatus.incident(id)
+        : Effect.flatMap(
+          indexOf(snapshot),
+          (known) => known.ids.has(id) ? publicStatus.incident(id) : Effect.succeed(Option.none<PublicIncidentDetail>())
+        )
 
     return {
       get,
@@ -237,7 +286,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       incidentsPage: page,
 
       /** How many public incidents there are (the history's page count). */
-      incidentCount: (snapshot: Snapshot) => publicStatus.incidentCount(snapshot.state)
+      incidentCount
     } as const
   }),
   dependencies: [PublicStatus.Default, StateChanges.Default]

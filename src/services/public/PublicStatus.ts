@@ -50,6 +50,13 @@ export interface PublicState {
   readonly maintenance: ReadonlyArray<PublicMaintenance>
 }
 
+/** Every public incident's id: which ids name one, and where the lists end. */
+export interface IncidentIndex {
+  readonly ids: ReadonlySet<string>
+  /** How many of them are resolved (lists of another status are held whole). */
+  readonly resolved: number
+}
+
 export interface IncidentsPage {
   readonly offset: number
   readonly limit: number
@@ -83,9 +90,9 @@ const withoutTimeline = ({ updates: _, ...incident }: PublicIncidentDetail) => n
 
 /**
  * What the public reads: public components, the overall status derived from them, and the
- * incidents and windows that touch a public component or no component at all (naming only
- * their public components). The state is bounded (recent incidents); `incident` and
- * `incidentsPage` read older ones.
+ * incidents and windows stored as public (naming only their public components). The state is
+ * bounded (recent incidents); `incident` and `incidentsPage` read older ones, `incidentIndex`
+ * lists them all.
  */
 export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus", {
   effect: Effect.gen(function*() {
@@ -100,13 +107,12 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
           components.findPublic(),
           incidents.findRecentPublic({ resolved: heldResolved, updated: feedItems }),
           incidents.findPublicOpenWithin(uptimeBarDays + 1),
-          windows.findAll(),
+          windows.findPublic(),
           organization.find()
         ],
         { concurrency: 1 }
       )
       const publicIds = new Set<string>(componentRows.map((row) => row.id))
-      const visible = (ids: ReadonlyArray<string>) => ids.length === 0 || ids.some((id) => publicIds.has(id))
       const publicOnly = (ids: ReadonlyArray<string>) => ids.filter((id) => publicIds.has(id))
 
       const publicComponents = componentRows.map((row) =>
@@ -119,9 +125,7 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
         })
       )
       const publicIncidents = incidentRows.map(toPublic)
-      const publicWindows = windowRows.filter((row) => row.status !== "cancelled" && visible(row.componentIds)).map((
-        row
-      ) =>
+      const publicWindows = windowRows.map((row) =>
         new PublicMaintenance({
           id: row.id,
           title: row.title,
@@ -168,9 +172,11 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
       state,
       /** A public incident, read from the database. */
       incident: (id: string) => Effect.map(incidents.findPublicById(id), Option.map(toPublic)),
-      /** How many public incidents there are (a scan of the history: on demand, not per rebuild). */
-      incidentCount: (state: PublicState) =>
-        state.complete ? Effect.succeed(state.incidents.length) : incidents.countPublic(),
+      /** Every public incident's id and status (a scan of the history: on demand, not per rebuild). */
+      incidentIndex: Effect.map(incidents.findPublicIndex(), (rows): IncidentIndex => ({
+        ids: new Set(rows.map((row) => row.id)),
+        resolved: rows.filter((row) => row.status === "resolved").length
+      })),
       /** A page of public incidents, newest first, read from the database. */
       incidentsPage: (page: IncidentsPage) => Effect.map(incidents.findPublicPage(page), (rows) => rows.map(toPublic))
     } as const

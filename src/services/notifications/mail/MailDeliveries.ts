@@ -2,6 +2,8 @@
  * Subscriber mail of incident and maintenance events, delivered from the database: the
  * dispatcher enqueues one mail per verified subscriber when it hands an event over, then sends
  * the due ones, retrying a failed send after 5 s, 10 s and 20 s like a webhook delivery.
+ * Confirmation mails go the same way: queued with the subscription request and sent at once by
+ * the process that took it; a failed one is retried by the dispatcher while its link works.
  */
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 
@@ -10,15 +12,15 @@ import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
 import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
-import { nextAttemptAt } from "../webhooks/RetrySchedule.js"
 import { Mailer } from "./Mailer.js"
+import { nextMailAttemptAt } from "./MailRetrySchedule.js"
 import type { MailedEvent } from "./SubscriberMail.js"
-import { isMailedEvent, notificationMail } from "./SubscriberMail.js"
+import { isMailedEvent, notificationMail, verificationMail } from "./SubscriberMail.js"
 
 /** An SMTP exchange that takes longer than this counts as failed (nodemailer waits minutes). */
 const sendTimeout = Duration.seconds(30)
 /** Longer than any send, so a claimed mail is not claimed twice. */
-const claimLease = Duration.sum(sendTimeout, Duration.seconds(15))
+export const claimLease = Duration.sum(sendTimeout, Duration.seconds(15))
 
 const encodeEvent = Schema.encodeSync(NotificationEvent)
 const decodeEvent = Schema.decodeUnknown(NotificationEvent)
@@ -35,14 +37,20 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
     const attempt = (mail: MailDelivery) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          const event = (yield* decodeEvent(mail.event).pipe(Effect.orDie)) as MailedEvent
           const profile = yield* organization.get()
-          const message = notificationMail({
-            event,
-            sender: { name: profile.name, url: config.publicUrl },
-            email: mail.email,
-            unsubscribeToken: mail.unsubscribeToken
-          })
+          const sender = { name: profile.name, url: config.publicUrl }
+          if (mail.kind === "confirmation" && mail.verifyToken === null) {
+            // The link was used, replaced or expired while the mail waited: mailing it would only mislead.
+            return yield* repo.recordAttempt(mail, "The confirmation link no longer works; not sent", null)
+          }
+          const message = mail.kind === "confirmation"
+            ? verificationMail({ sender, email: mail.email, token: mail.verifyToken! })
+            : notificationMail({
+              event: (yield* decodeEvent(mail.event).pipe(Effect.orDie)) as MailedEvent,
+              sender,
+              email: mail.email,
+              unsubscribeToken: mail.unsubscribeToken
+            })
           const error = yield* restore(mailer.send(message)).pipe(
             Effect.timeoutFail({
               duration: sendTimeout,
@@ -51,9 +59,12 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
             Effect.as(null),
             Effect.catchAll((failure) => Effect.succeed(typeof failure === "string" ? failure : failure.message))
           )
-          const retryAt = error === null ? null : Option.getOrNull(nextAttemptAt(mail.attempts + 1, yield* now))
+          const retryAt = error === null
+            ? null
+            : Option.getOrNull(nextMailAttemptAt(mail.kind, mail.attempts + 1, yield* now))
           if (error !== null) {
-            yield* Effect.logWarning(`Mail to ${mail.email} failed (attempt ${mail.attempts + 1}): ${error}`)
+            // The mail's id, not the subscriber's address: the log is no place for addresses.
+            yield* Effect.logWarning(`Mail ${mail.id} (${mail.kind}) failed (attempt ${mail.attempts + 1}): ${error}`)
           }
           yield* repo.recordAttempt(mail, error, retryAt)
         })
@@ -62,7 +73,8 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
     return {
       /**
        * Enqueues the mail of committed events, those subscribers are mailed about (incident and
-       * maintenance events the public may see); returns how many mails.
+       * maintenance events whose incident or window is public when they are handed over);
+       * returns how many mails.
        */
       enqueueMany: (events: ReadonlyArray<NotificationEvent>) =>
         Effect.flatMap(now, (dueAt) =>
@@ -70,7 +82,7 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
             events.filter(isMailedEvent).map((event) => ({
               id: event.id,
               encoded: encodeEvent(event),
-              componentIds: event.componentIds
+              subject: { kind: event.event.startsWith("incident.") ? "incident" : "maintenance", id: event.data.id }
             })),
             dueAt
           )),

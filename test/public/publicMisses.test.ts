@@ -1,0 +1,92 @@
+/**
+ * Public reads for unknown incident ids and pages past the end are answered from memory: with a
+ * history longer than the snapshot holds, the database is taken away and they are still 404 (or
+ * an empty page), while a read of an old incident that does exist shows the database is away.
+ */
+import { randomUUID } from "node:crypto"
+
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
+
+import { heldResolved } from "../../src/services/public/PublicStatus.js"
+import { tcpProxy } from "../support/TcpProxy.js"
+import { freshDatabaseUrl } from "../support/TestDatabase.js"
+import { ApiClient, sendJson, TestStack } from "../support/TestServer.js"
+
+class Proxy extends Effect.Tag("test/Proxy")<Proxy, { cut: () => Promise<void>; restore: () => Promise<void> }>() {}
+
+/** The app reaches PostgreSQL through a proxy the test can cut. */
+const BehindProxy = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const database = yield* freshDatabaseUrl
+    const url = new URL(database.url)
+    const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
+    url.port = String(proxy.port)
+    const app = TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url.toString() }))).pipe(
+      Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+    )
+    return Layer.merge(app, Layer.succeed(Proxy, proxy))
+  })
+)
+
+// Real time: the pool reconnects on its own schedule.
+layer(BehindProxy, { excludeTestServices: true })("public misses", (it) => {
+  it.effect(
+    "unknown incidents and pages past the end cost no query: answered while the database is away",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* ApiClient
+        const sql = yield* SqlClient.SqlClient
+        const old = heldResolved + 20
+        // A history longer than the snapshot holds, written behind the service's back.
+        yield* sql`
+        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
+        select 'old-' || g, 'Old incident ' || g, 'resolved', 'minor', now() - g * interval '1 day',
+          now() - g * interval '1 day', now() - g * interval '1 day', true
+        from generate_series(1, ${old}) g`
+        yield* sql`
+        insert into incident_updates (incident_id, status, message, created_at)
+        select 'old-' || g, 'resolved', 'Fixed', now() - g * interval '1 day' from generate_series(1, ${old}) g`
+        // One change through the API makes the snapshot look again.
+        const open = yield* client.incidents.create({ payload: { title: "Open now", message: "Investigating" } })
+        const total = old + 1
+        const pages = Math.ceil(total / 20)
+        // The first miss after a rebuild reads the index of public incidents once.
+        expect((yield* sendJson("GET", `/api/v1/status/incidents/${randomUUID()}`)).status).toBe(404)
+        expect((yield* sendJson("GET", `/history?page=${pages}`)).status).toBe(200)
+
+        const proxy = yield* Proxy
+        yield* Effect.promise(proxy.cut)
+        // The database is away: an old incident the snapshot does not hold cannot be read.
+        expect((yield* sendJson("GET", `/api/v1/status/incidents/old-${old}`)).status).toBe(503)
+
+        for (let i = 0; i < 20; i++) {
+          const id = randomUUID()
+          const api = yield* sendJson("GET", `/api/v1/status/incidents/${id}`)
+          expect(api.status, id).toBe(404)
+          expect(api.body).toEqual({ _tag: "NotFound", message: `Incident "${id}" was not found` })
+          expect((yield* sendJson("GET", `/incidents/${id}`)).status, id).toBe(404)
+        }
+        for (const query of [`offset=${total}`, "offset=100000&limit=100", `status=resolved&offset=${old}`]) {
+          const page = yield* sendJson("GET", `/api/v1/status/incidents?${query}`)
+          expect(page.status, query).toBe(200)
+          expect(page.body, query).toEqual([])
+        }
+        for (const page of [pages + 1, 999]) {
+          expect((yield* sendJson("GET", `/history?page=${page}`)).status, String(page)).toBe(404)
+        }
+        // What the snapshot holds is still served.
+        const summary = yield* sendJson("GET", "/api/v1/status")
+        expect(summary.body.activeIncidents.map((incident: { id: string }) => incident.id)).toEqual([open.id])
+
+        yield* Effect.promise(proxy.restore)
+        const detail = yield* sendJson("GET", `/api/v1/status/incidents/old-${old}`).pipe(
+          Effect.filterOrFail((response) => response.status === 200),
+          Effect.retry({ times: 25, schedule: Schedule.spaced("200 millis") })
+        )
+        expect(detail.body.title).toBe(`Old incident ${old}`)
+      }),
+    30_000
+  )
+})

@@ -1,0 +1,203 @@
+/**
+ * Private stays private: an incident or a maintenance window is public only when an
+ * administrator made it so (naming no component, or a public one). Deleting its private
+ * component leaves it private on every public surface and in subscriber mail; hiding a
+ * component hides what names only it, and showing it again shows them.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, it } from "@effect/vitest"
+import { DateTime, Effect, Layer } from "effect"
+
+import { Dispatcher } from "../../src/workers/Dispatcher.js"
+import { eventually } from "../support/Eventually.js"
+import { answerWith, receiver } from "../support/Receiver.js"
+import type { SmtpCapture } from "../support/SmtpCapture.js"
+import { smtpCapture } from "../support/SmtpCapture.js"
+import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+
+class Smtp extends Effect.Tag("test/Smtp")<Smtp, SmtpCapture>() {}
+
+const WithDispatcher = Layer.unwrapScoped(
+  Effect.map(smtpCapture, (smtp) =>
+    Dispatcher.pipe(
+      Layer.provideMerge(TestServer({ SMTP_URL: smtp.url, PUBLIC_URL: "https://status.example.test" })),
+      Layer.merge(Layer.succeed(Smtp, smtp))
+    ))
+)
+
+/**
+ * Asserts that no public surface (API, feeds, pages with the uptime bars, embeds) shows
+ * `secret`, and that the item's own pages are 404.
+ */
+const expectHidden = (secret: string, incidentId: string, windowId: string) =>
+  Effect.gen(function*() {
+    const lists = [
+      "/api/v1/status",
+      "/api/v1/status/incidents",
+      "/api/v1/status/incidents?limit=100&offset=0",
+      "/api/v1/status/incidents?status=investigating",
+      "/api/v1/status/maintenance",
+      "/api/v1/status/rss",
+      "/api/v1/status/atom",
+      "/",
+      "/history",
+      "/widget.json",
+      "/badge.svg"
+    ]
+    const own = [`/api/v1/status/incidents/${incidentId}`, `/incidents/${incidentId}`, `/maintenance/${windowId}`]
+    for (const path of [...lists, ...own]) {
+      const response = yield* sendJson("GET", path)
+      expect(response.status, path).toBe(own.includes(path) ? 404 : 200)
+      expect(typeof response.body === "string" ? response.body : JSON.stringify(response.body), path).not.toContain(
+        secret
+      )
+    }
+  })
+
+/** The public incident and window titles that start with `prefix` (the suite's tests share a database). */
+const publicTitles = (prefix: string) =>
+  Effect.gen(function*() {
+    const client = yield* ApiClient
+    const summary = yield* client.status.summary()
+    const listed = yield* client.status.incidents({ urlParams: {} })
+    const windows = yield* client.status.maintenance()
+    const titles = (items: ReadonlyArray<{ readonly title: string }>) =>
+      items.map((item) => item.title).filter((title) => title.startsWith(prefix))
+    return {
+      active: titles(summary.activeIncidents),
+      listed: titles(listed),
+      upcoming: titles(summary.upcomingMaintenance),
+      windows: titles(windows)
+    }
+  })
+
+it.layer(WithDispatcher)("private stays private", (it) => {
+  it.scoped("deleting a private component leaves its incident and window private everywhere, mail included", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const sql = yield* SqlClient.SqlClient
+      const smtp = yield* Smtp
+      yield* sql`insert into subscribers (email, unsubscribe_token, verified_at)
+                 values ('reader@example.test', 'reader-token', now())`
+      // Webhooks are the operators' channel: one without a component filter hears of private items.
+      const operators = yield* receiver(answerWith(200))
+      yield* client.webhooks.create({ payload: { name: "operators", url: operators.url, type: "generic" } })
+
+      const secretComponent = yield* client.components.create({ payload: { name: "Billing DB", isPublic: false } })
+      const now = yield* DateTime.now
+      const incident = yield* client.incidents.create({
+        payload: { title: "SECRET breach", message: "SECRET details", componentIds: [secretComponent.id] }
+      })
+      const window = yield* client.maintenance.create({
+        payload: {
+          title: "SECRET migration",
+          description: "SECRET plan",
+          scheduledStart: DateTime.add(now, { days: 1 }),
+          scheduledEnd: DateTime.add(now, { days: 2 }),
+          componentIds: [secretComponent.id]
+        }
+      })
+      yield* expectHidden("SECRET", incident.id, window.id)
+
+      const deleted = yield* sendJson("DELETE", `/api/v1/admin/components/${secretComponent.id}`)
+      expect(deleted.status).toBe(204)
+      // The links are gone, the items are not, and they stay private.
+      expect((yield* client.incidents.get({ path: { id: incident.id } })).componentIds).toEqual([])
+      yield* expectHidden("SECRET", incident.id, window.id)
+
+      // The next update goes to the operators' webhook, not to subscribers.
+      yield* client.incidents.addUpdate({
+        path: { id: incident.id },
+        payload: { status: "identified", message: "SECRET cause found" }
+      })
+      // A public incident afterwards is mailed: once its mail is there, the one before was decided.
+      yield* client.incidents.create({ payload: { title: "Public slowness", message: "Looking into it" } })
+      const mails = yield* eventually(Effect.sync(() => smtp.messages.slice()), (list) => list.length >= 1)
+      expect(mails.map((mail) => mail.parsed.subject)).toEqual([expect.stringContaining("Public slowness")])
+      const queued = yield* sql<
+        { event: string }
+      >`select event::text as event from mail_deliveries where event is not null`
+      expect(queued.map((row) => row.event).filter((event) => event.includes("SECRET"))).toEqual([])
+      expect(queued).toHaveLength(1)
+      const hooks = yield* eventually(Effect.sync(() => operators.received.slice()), (list) => list.length >= 4)
+      expect(hooks.map((hook) => JSON.parse(hook.body).data.title)).toEqual(
+        expect.arrayContaining(["SECRET breach", "SECRET migration", "Public slowness"])
+      )
+      expect(hooks.some((hook) => JSON.parse(hook.body).data.message === "SECRET cause found")).toBe(true)
+    }))
+
+  it.effect("hiding a component hides what names only it, showing it shows them again; naming none stays public", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const search = yield* client.components.create({ payload: { name: "Search" } })
+      const other = yield* client.components.create({ payload: { name: "Other" } })
+      const now = yield* DateTime.now
+      yield* client.incidents.create({ payload: { title: "On search", message: "x", componentIds: [search.id] } })
+      yield* client.incidents.create({
+        payload: { title: "On search and other", message: "x", componentIds: [search.id, other.id] }
+      })
+      yield* client.incidents.create({ payload: { title: "On nothing", message: "x" } })
+      yield* client.maintenance.create({
+        payload: {
+          title: "On search: upgrade",
+          scheduledStart: DateTime.add(now, { days: 1 }),
+          scheduledEnd: DateTime.add(now, { days: 2 }),
+          componentIds: [search.id]
+        }
+      })
+      const everything = {
+        active: ["On nothing", "On search and other", "On search"],
+        listed: ["On nothing", "On search and other", "On search"],
+        upcoming: ["On search: upgrade"],
+        windows: ["On search: upgrade"]
+      }
+      expect(yield* publicTitles("On ")).toEqual(everything)
+
+      yield* client.components.update({ path: { id: search.id }, payload: { isPublic: false } })
+      expect(yield* publicTitles("On ")).toEqual({
+        active: ["On nothing", "On search and other"],
+        listed: ["On nothing", "On search and other"],
+        upcoming: [],
+        windows: []
+      })
+      // Still public through "Other", which alone is named on the public side.
+      const shared = (yield* client.status.incidents({ urlParams: {} })).find((i) => i.title === "On search and other")
+      expect(shared?.componentIds).toEqual([other.id])
+
+      // Showing it again is an administrator's act too.
+      yield* client.components.update({ path: { id: search.id }, payload: { isPublic: true } })
+      expect(yield* publicTitles("On ")).toEqual(everything)
+    }))
+
+  it.effect("an administrator makes a private item public by naming no components, or a public one", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const internal = yield* client.components.create({ payload: { name: "Internal", isPublic: false } })
+      const shown = yield* client.components.create({ payload: { name: "Shown" } })
+      const now = yield* DateTime.now
+      const incident = yield* client.incidents.create({
+        payload: { title: "Was internal", message: "x", componentIds: [internal.id] }
+      })
+      const window = yield* client.maintenance.create({
+        payload: {
+          title: "Internal window",
+          scheduledStart: DateTime.add(now, { days: 1 }),
+          scheduledEnd: DateTime.add(now, { days: 2 }),
+          componentIds: [internal.id]
+        }
+      })
+      yield* client.components.remove({ path: { id: internal.id } })
+      // A title change keeps the visibility.
+      yield* client.incidents.update({ path: { id: incident.id }, payload: { title: "Still internal" } })
+      yield* client.maintenance.update({ path: { id: window.id }, payload: { title: "Still internal window" } })
+      const before = yield* publicTitles("Still")
+      expect(before.listed).not.toContain("Still internal")
+      expect(before.windows).not.toContain("Still internal window")
+
+      yield* client.incidents.update({ path: { id: incident.id }, payload: { componentIds: [] } })
+      yield* client.maintenance.update({ path: { id: window.id }, payload: { componentIds: [shown.id] } })
+      const after = yield* publicTitles("Still")
+      expect(after.listed).toContain("Still internal")
+      expect(after.windows).toContain("Still internal window")
+    }))
+})
