@@ -2,7 +2,7 @@
  * The roles a process runs (ROLES): each is a Layer over the migrated database. Several
  * instances may run any role: the check scheduler keeps one active by an advisory lock,
  * ingest instances share one consumer group, maintenance transitions and outbox events are
- * claimed with SKIP LOCKED, and uptime rollups are idempotent upserts.
+ * claimed with SKIP LOCKED, and uptime rollups and housekeeping deletes are idempotent.
  */
 import { Effect, Layer, Option } from "effect"
 
@@ -13,6 +13,7 @@ import { HttpLive } from "./http/Server.js"
 import { JobTransportLive } from "./queue/JobTransportLive.js"
 import { CheckScheduler } from "./workers/CheckScheduler.js"
 import { Dispatcher } from "./workers/Dispatcher.js"
+import { Housekeeping } from "./workers/Housekeeping.js"
 import { IngestConsumer } from "./workers/IngestConsumer.js"
 import { MaintenanceClock } from "./workers/MaintenanceClock.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
@@ -24,8 +25,8 @@ const ApiRole = Layer.unwrapEffect(
   )
 )
 
-/** Everything that runs on the clock: check jobs, maintenance windows, uptime rollups. */
-const SchedulerRole = Layer.mergeAll(CheckScheduler, MaintenanceClock, UptimeAggregator)
+/** Everything that runs on the clock: check jobs, maintenance windows, uptime rollups, housekeeping. */
+const SchedulerRole = Layer.mergeAll(CheckScheduler, MaintenanceClock, UptimeAggregator, Housekeeping)
 
 export const Roles = Layer.unwrapEffect(
   Effect.gen(function*() {

@@ -18,9 +18,10 @@ export class AuthApi extends HttpApiGroup.make("auth")
           "and sets the `__Host-session` cookie (`HttpOnly; Secure; SameSite=Lax; Path=/`, `Max-Age` = " +
           "`SESSION_MAX_AGE`). A new session token is issued at every sign-in. An unknown e-mail and a wrong " +
           "password give the same **401** body.",
-        "Throttled: 5 failed sign-ins per account or 20 per client address within a 15-minute window answer " +
-          "**429** `TooManyRequests` with `Retry-After` (and `retryAfterSeconds` in the body) until the window " +
-          "closes, even for the right password. No authentication needed."
+        "Throttled: 5 failed sign-ins per account and client address, 20 per client address or 50 per account " +
+          "within a 15-minute window (longer after a full one) answer **429** `TooManyRequests` with " +
+          "`Retry-After` (and `retryAfterSeconds` in the body) until the window closes, even for the right " +
+          "password; so does a burst that overflows the queue of password checks. No authentication needed."
       ))
   )
   .add(

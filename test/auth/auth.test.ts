@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 
-import { accountLimit, clientLimit } from "../../src/services/auth/SignInThrottle.js"
+import { signInLimits } from "../../src/services/auth/SignInThrottle.js"
 import { adminEmail, adminPassword, adminVariables, sessionCookieHeader, signIn } from "../support/Auth.js"
 import { sendAnonymous, TestServer } from "../support/TestServer.js"
 
@@ -130,9 +130,9 @@ it.layer(TestServer(adminVariables))("sessions", (it) => {
       expect(yield* me(busy)).toBe(401)
     }))
 
-  it.effect("rate-limits failed sign-ins per account with 429 and Retry-After, even for the right password", () =>
+  it.effect("rate-limits failed sign-ins per account and client with 429 and Retry-After, even for the right password", () =>
     Effect.gen(function*() {
-      for (let attempt = 0; attempt < accountLimit; attempt++) {
+      for (let attempt = 0; attempt < signInLimits.perAccountAndClient.limit; attempt++) {
         expect((yield* signIn(adminEmail, `wrong password ${attempt}`)).status).toBe(401)
       }
       const limited = yield* signIn()
@@ -149,7 +149,7 @@ it.layer(TestServer(adminVariables))("sessions", (it) => {
   it.effect("rate-limits failed sign-ins per client address across accounts", () =>
     Effect.gen(function*() {
       yield* TestClock.adjust("1 hour") // a fresh window
-      for (let attempt = 0; attempt < clientLimit; attempt++) {
+      for (let attempt = 0; attempt < signInLimits.perClient.limit; attempt++) {
         expect((yield* signIn(`guess${attempt}@example.com`, "password123456")).status).toBe(401)
       }
       const limited = yield* signIn()

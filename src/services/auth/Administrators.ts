@@ -58,20 +58,21 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
       /** Checks the credentials and starts a session; unknown e-mail and wrong password look alike. */
       signIn: (credentials: SignIn, clientAddress: string) =>
         Effect.gen(function*() {
-          const attempt = { email: credentials.email, clientAddress }
-          yield* throttle.check(attempt)
-          const user = yield* users.findByEmail(credentials.email)
-          const valid = yield* passwords.verify(
-            credentials.password,
-            Option.match(user, { onNone: () => passwords.decoy, onSome: (row) => row.passwordHash })
+          // The attempt is counted before the password is hashed (SignInThrottle).
+          const signedIn = yield* throttle.attempt(
+            { email: credentials.email, clientAddress },
+            Effect.gen(function*() {
+              const user = yield* users.findByEmail(credentials.email)
+              const valid = yield* passwords.verify(
+                credentials.password,
+                Option.match(user, { onNone: () => passwords.decoy, onSome: (row) => row.passwordHash })
+              )
+              return Option.filter(user, () => valid)
+            })
           )
-          if (Option.isNone(user) || !valid) {
-            yield* throttle.recordFailure(attempt)
-            return yield* invalidCredentials
-          }
-          yield* throttle.recordSuccess(attempt)
-          const token = yield* sessions.start(user.value.id)
-          return { user: toUser(user.value), token }
+          if (Option.isNone(signedIn)) return yield* invalidCredentials
+          const token = yield* sessions.start(signedIn.value.id)
+          return { user: toUser(signedIn.value), token }
         }),
 
       find: (id: UserId) => users.findById(id).pipe(Effect.map(Option.map(toUser))),

@@ -27,7 +27,13 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
             message: `Too many requests; try again in ${retryAfterSeconds} seconds`,
             retryAfterSeconds
           })
-        })
+        }),
+
+      /** Deletes up to `batch` counters whose window has ended; returns how many. */
+      removeExpired: Effect.fn("RateLimiter.removeExpired")(function*(batch: number) {
+        const now = yield* Clock.currentTimeMillis
+        return yield* repo.removeEndedBefore(new Date(now), batch)
+      })
     } as const
   }),
   dependencies: [RateLimitRepo.Default]
