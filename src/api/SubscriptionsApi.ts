@@ -14,6 +14,7 @@ import {
   VerifyPath
 } from "../domain/Subscriber.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
+import { JsonBodies } from "./JsonBodies.js"
 import { Authentication } from "./Security.js"
 
 /** The public side of e-mail subscriptions: no authentication. */
@@ -30,7 +31,8 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
           "verified; the confirmation mail is sent in the background, so the response time does not tell either. " +
           "A new or pending address gets a fresh link `{PUBLIC_URL}/subscribe/verify/{token}`, valid 48 hours " +
           "(a newer request replaces the older link); a verified address gets no mail. The confirmation mail is " +
-          "sent once, not retried.",
+          "sent once: a failed send is retried from the database while its link works, so an SMTP outage " +
+          "delays it. The link opens a page whose **Confirm** button confirms; following it confirms nothing.",
         "Limits: 3 requests per address and 20 per client address per hour, shared by all instances; past them " +
           "**429** `TooManyRequests` with `Retry-After` (seconds) and `retryAfterSeconds`."
       ))
@@ -57,6 +59,8 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
           "the subscriber and answers `{ unsubscribed: true }`. A pair that matches no subscription is **404**."
       ))
   )
+  // The endpoints above take JSON only (415 otherwise); one-click unsubscribe, added after, does not.
+  .middlewareEndpoints(JsonBodies)
   .add(
     // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` (form-encoded) to the URL of the
     // List-Unsubscribe header; the address and token travel in the query, the body is ignored.
@@ -75,8 +79,8 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .prefix("/api/v1")
   .annotateContext(groupDocs(
     "E-mail subscriptions with double opt-in, for the public: no authentication.",
-    "Verified subscribers are mailed the incident and maintenance events the public may see (those naming a " +
-      "public component, or none); component status changes are not mailed. Every mail carries an unsubscribe " +
+    "Verified subscribers are mailed the incident and maintenance events the public may see (those of public " +
+      "incidents and windows); component status changes are not mailed. Every mail carries an unsubscribe " +
       "link and a one-click `List-Unsubscribe` header."
   ))
 {}

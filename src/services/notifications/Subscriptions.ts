@@ -1,13 +1,13 @@
 /**
  * E-mail subscriptions with double opt-in. The answer to a subscription request is the same
  * whatever the address's state, and the mail goes out in the background, so neither the body
- * nor the response time tells whether an address is subscribed.
+ * nor the response time tells whether an address is subscribed. The confirmation mail is queued
+ * in the database with the request, so a failed send is retried by the dispatcher.
  */
 import { createHash, randomBytes } from "node:crypto"
 
 import { Clock, Duration, Effect, FiberSet, Option } from "effect"
 
-import { AppConfig } from "../../Config.js"
 import { NotFound } from "../../domain/Errors.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
 import type { SubscriberId } from "../../domain/Subscriber.js"
@@ -15,9 +15,8 @@ import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain
 import { SubscribersRepo } from "../../persistence/SubscribersRepo.js"
 import type { RateLimit } from "../auth/RateLimiter.js"
 import { RateLimiter } from "../auth/RateLimiter.js"
-import { OrganizationProfile } from "../catalog/OrganizationProfile.js"
-import { Mailer } from "./mail/Mailer.js"
-import { verificationHours, verificationMail } from "./mail/SubscriberMail.js"
+import { claimLease, MailDeliveries } from "./mail/MailDeliveries.js"
+import { verificationHours } from "./mail/SubscriberMail.js"
 
 /** Per address: confirmation mails to one inbox. Per client: addresses tried from one place. */
 export const subscribeLimits = {
@@ -36,21 +35,11 @@ export const hashToken = (token: string) => createHash("sha256").update(token, "
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("Subscriptions", {
   scoped: Effect.gen(function*() {
-    const config = yield* AppConfig
     const repo = yield* SubscribersRepo
     const limiter = yield* RateLimiter
-    const mailer = yield* Mailer
-    const organization = yield* OrganizationProfile
-    // Mail in flight when the service stops is interrupted with it.
+    const mails = yield* MailDeliveries
+    // Mail in flight when the service stops is interrupted with it; its claim runs out and the dispatcher sends it.
     const background = yield* FiberSet.make()
-
-    const sendConfirmation = (email: string, token: string) =>
-      organization.get().pipe(
-        Effect.flatMap((profile) =>
-          mailer.send(verificationMail({ sender: { name: profile.name, url: config.publicUrl }, email, token }))
-        ),
-        Effect.catchAll((error) => Effect.logWarning(`Confirmation mail to ${email} not sent: ${error.message}`))
-      )
 
     return {
       /** `client` is the caller's network address, the key of the per-client limit. */
@@ -60,11 +49,29 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
           yield* limiter.check(`subscribe:address:${email}`, subscribeLimits.perAddress)
           const now = yield* Clock.currentTimeMillis
           const token = newToken()
-          const expiresAt = new Date(now + Duration.toMillis(Duration.hours(verificationHours)))
-          const mailDue = yield* repo.request(email, hashToken(token), expiresAt, newToken())
-          if (mailDue) yield* FiberSet.run(background, sendConfirmation(email, token))
+          const confirmation = yield* repo.request({
+            email,
+            token,
+            tokenHash: hashToken(token),
+            expiresAt: new Date(now + Duration.toMillis(Duration.hours(verificationHours))),
+            unsubscribeToken: newToken(),
+            claimedUntil: new Date(now + Duration.toMillis(claimLease))
+          })
+          // Queued already claimed, so this process sends it at once; a failure is retried from the database.
+          if (Option.isSome(confirmation)) {
+            yield* FiberSet.run(
+              background,
+              mails.attempt(confirmation.value).pipe(
+                Effect.catchAll((error) => Effect.logWarning("Sending a confirmation mail failed", error))
+              )
+            )
+          }
           return accepted
         }),
+
+      /** Whether a confirmation link still confirms: what its page shows before the visitor confirms. */
+      isPending: (token: string) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => repo.isPending(hashToken(token), new Date(now))),
 
       verify: (token: string) =>
         Effect.gen(function*() {
@@ -95,5 +102,5 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
         )
     } as const
   }),
-  dependencies: [SubscribersRepo.Default, RateLimiter.Default, Mailer.Default, OrganizationProfile.Default]
+  dependencies: [SubscribersRepo.Default, RateLimiter.Default, MailDeliveries.Default]
 }) {}

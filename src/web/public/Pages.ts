@@ -200,6 +200,10 @@ export const messagePage = (
     }">${options.message}</p>${options.extra}<p><a href="/">Back to the current status</a></p>`
   })
 
+/** The page a confirmation link opens: one button, so a link scanner that follows it confirms nobody. */
+export const confirmSubscriptionForm = (token: string) =>
+  html`<form method="post" action="/subscribe/verify"><input type="hidden" name="token" value="${token}"><button type="submit">Confirm subscription</button></form>`
+
 /** The page an unsubscribe link opens: one button, so a link scanner that follows it changes nothing. */
 export const unsubscribeForm = (email: string, token: string) =>
   html`<form method="post" action="/unsubscribe"><input type="hidden" name="email" value="${email}"><input type="hidden" name="token" value="${token}"><button type="submit">Unsubscribe ${email}</button></form>`

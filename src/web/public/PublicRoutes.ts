@@ -1,8 +1,9 @@
 /**
  * The public status page and what hangs off it, served beside the API: `/`, `/incidents/:id`,
  * `/maintenance/:id`, `/history`, the subscribe form (`POST /subscribe`), the landing pages of
- * the e-mail links (`/subscribe/verify/:token`, `/unsubscribe`), the badge (`/badge.svg`) and the
- * widget (`/widget.json`). All of it works without JavaScript: the forms are plain HTML forms.
+ * the e-mail links (`/subscribe/verify/:token`, `/unsubscribe`) with the forms they post, the
+ * badge (`/badge.svg`) and the widget (`/widget.json`). All of it works without JavaScript: the
+ * forms are plain HTML forms.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
@@ -13,7 +14,7 @@ import { toHttpResponse } from "../../http/PublicResponses.js"
 import { isCrossSiteChange } from "../../http/SameOrigin.js"
 import { Subscriptions } from "../../services/notifications/Subscriptions.js"
 import type { RenderedPage } from "./Layout.js"
-import { messagePage, unsubscribeForm } from "./Pages.js"
+import { confirmSubscriptionForm, messagePage, unsubscribeForm } from "./Pages.js"
 import { commonHeaders, type EncodedPage, htmlContentType, pageHeaders, PublicPages } from "./PublicPages.js"
 
 /** A page for one visitor (a form's answer): never stored by caches. */
@@ -131,10 +132,36 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
       )
     )
 
+    const confirmationNotValid = answer({
+      title: "Link not valid",
+      message: "This confirmation link is unknown, already used or expired. Subscribe again to get a new one.",
+      ok: false
+    }, 404)
+
+    // The link in the mail shows a button; only its POST confirms, so a scanner that follows links confirms nobody.
     yield* router.get(
       "/subscribe/verify/:token",
-      Effect.flatMap(HttpRouter.params, (params) =>
-        subscriptions.verify(params.token ?? "").pipe(
+      Effect.flatMap(HttpRouter.params, (params) => {
+        const token = params.token ?? ""
+        return subscriptions.isPending(token).pipe(
+          Effect.flatMap((pending) =>
+            pending
+              ? answer({
+                title: "Confirm your subscription",
+                message: "Confirm to receive incident and maintenance updates by e-mail.",
+                ok: true,
+                extra: confirmSubscriptionForm(token)
+              }, 200)
+              : confirmationNotValid
+          ),
+          Effect.catchAll(() => Effect.succeed(unavailable))
+        )
+      })
+    )
+    yield* router.post(
+      "/subscribe/verify",
+      sameSiteForm((form) =>
+        subscriptions.verify(form.get("token") ?? "").pipe(
           Effect.flatMap((verified) =>
             answer({
               title: "Subscription confirmed",
@@ -142,14 +169,9 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
               ok: true
             }, 200)
           ),
-          Effect.catchTag("NotFound", () =>
-            answer({
-              title: "Link not valid",
-              message: "This confirmation link is unknown, already used or expired. Subscribe again to get a new one.",
-              ok: false
-            }, 404)),
-          Effect.catchAll(() => Effect.succeed(unavailable))
-        ))
+          Effect.catchTag("NotFound", () => confirmationNotValid)
+        )
+      )
     )
 
     yield* router.get(

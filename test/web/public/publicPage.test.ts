@@ -265,6 +265,48 @@ describe("public status page", () => {
     expect((await get("/unsubscribe")).status).toBe(400)
   })
 
+  it("shows a Confirm button for a confirmation link: following the link confirms nobody, posting it does", async () => {
+    await api((client) => client.subscriptions.subscribe({ payload: { email: "joining@example.com" } }))
+    // No SMTP_URL here: the mail is kept in mail_outbox_log, sent just after the answer.
+    const kept = () =>
+      stack.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ textBody: string }>`
+          select text_body from mail_outbox_log where to_address = 'joining@example.com'`))
+    await expect.poll(async () => (await kept()).length, { timeout: 5000 }).toBe(1)
+    const token = /\/subscribe\/verify\/([\w-]+)/.exec((await kept())[0]!.textBody)![1]!
+    const verified = async () =>
+      (await api((client) => client.subscribers.list())).find((s) => s.email === "joining@example.com")?.verified
+
+    for (let visit = 0; visit < 2; visit++) {
+      const landing = await get(`/subscribe/verify/${token}`)
+      expect(landing.status).toBe(200)
+      expect(landing.headers.get("cache-control")).toBe("no-store")
+      const page = await landing.text()
+      expect(page).toContain("<form method=\"post\" action=\"/subscribe/verify\">")
+      expect(page).toContain(`<input type="hidden" name="token" value="${token}">`)
+      expect(page).toContain("Confirm subscription</button>")
+    }
+    expect(await verified()).toBe(false)
+
+    const foreign = await postForm("/subscribe/verify", { token }, { origin: "https://elsewhere.example" })
+    expect(foreign.status).toBe(403)
+    expect(await verified()).toBe(false)
+
+    const confirmed = await postForm("/subscribe/verify", { token })
+    expect(confirmed.status).toBe(200)
+    expect(await confirmed.text()).toContain("joining@example.com will now receive incident and maintenance updates.")
+    expect(await verified()).toBe(true)
+
+    // Used: the link's page and the form both say so.
+    expect((await get(`/subscribe/verify/${token}`)).status).toBe(404)
+    const again = await postForm("/subscribe/verify", { token })
+    expect(again.status).toBe(404)
+    expect(await again.text()).toContain("This confirmation link is unknown, already used or expired")
+    for (const bad of ["", "\u0000", "x\ud800", "t".repeat(300)]) {
+      expect((await postForm("/subscribe/verify", { token: bad })).status, JSON.stringify(bad)).toBe(404)
+    }
+  })
+
   it("unsubscribes through the page of a notification's link, once", async () => {
     await api((client) => client.subscriptions.subscribe({ payload: { email: "leaving@example.com" } }))
     // The token a notification's link carries.

@@ -136,7 +136,14 @@ describe("public status page in a browser", () => {
     const link = /https?:\/\/[^\s"<>]+\/subscribe\/verify\/[\w-]+/.exec(mail.parsed.text ?? "")
     expect(link).not.toBeNull()
     // PUBLIC_URL is not this test server's address: follow the link's path here.
-    await page.goto(`${stack.baseUrl}${new URL(link![0]).pathname}`)
+    const landing = `${stack.baseUrl}${new URL(link![0]).pathname}`
+    await page.goto(landing)
+    // Following the link confirms nothing yet: the visitor presses the button.
+    await page.getByRole("heading", { name: "Confirm your subscription", level: 1 }).waitFor()
+    await expectAccessible(page)
+    expect((await api((client) => client.subscribers.list())).find((s) => s.email === "reader@example.com"))
+      .toMatchObject({ verified: false })
+    await page.getByRole("button", { name: "Confirm subscription" }).click()
     await page.getByRole("heading", { name: "Subscription confirmed", level: 1 }).waitFor()
     expect(await page.getByRole("status").textContent()).toContain("reader@example.com will now receive")
     expect((await api((client) => client.subscribers.list())).find((s) => s.email === "reader@example.com"))
@@ -144,7 +151,7 @@ describe("public status page in a browser", () => {
     await screenshot(page, "subscription-confirmed", artifacts)
 
     // The same link again: used.
-    await page.reload()
+    await page.goto(landing)
     await page.getByRole("heading", { name: "Link not valid", level: 1 }).waitFor()
     await page.close()
   })

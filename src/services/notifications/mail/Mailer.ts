@@ -1,7 +1,7 @@
 /**
  * Sends mail over SMTP (`SMTP_URL`, from `MAIL_FROM`) with nodemailer. Without SMTP_URL the
- * mail is logged and kept in the `mail_outbox_log` table instead, so the embedded default
- * shows what would have been sent.
+ * mail is logged (its subject) and kept in the `mail_outbox_log` table instead, so the embedded
+ * default shows what would have been sent, its `secrets` replaced by `REDACTED`.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted, Schema } from "effect"
@@ -17,6 +17,25 @@ export interface MailMessage {
   readonly text: string
   readonly html: string
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * Values the copy kept without SMTP_URL must not hold: tokens of links that still grant
+   * something once the subscriber confirmed (unsubscribe). A confirmation link is kept usable.
+   */
+  readonly secrets?: ReadonlyArray<string>
+}
+
+/** The message as `mail_outbox_log` keeps it: every secret, plain or URL-encoded, replaced. */
+export const keptCopy = (message: MailMessage): MailMessage => {
+  const secrets = (message.secrets ?? []).filter((secret) => secret.length > 0)
+    .flatMap((secret) => [secret, encodeURIComponent(secret)])
+  const redact = (text: string) => secrets.reduce((kept, secret) => kept.replaceAll(secret, "REDACTED"), text)
+  return {
+    to: message.to,
+    subject: redact(message.subject),
+    text: redact(message.text),
+    html: redact(message.html),
+    headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, redact(value)]))
+  }
 }
 
 export class MailError extends Schema.TaggedError<MailError>()("MailError", { message: Schema.String }) {}
@@ -26,14 +45,17 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
     const config = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
 
-    const keep = (message: MailMessage): Effect.Effect<void, MailError | ServiceUnavailable> =>
-      Effect.logInfo(`Mail (no SMTP_URL, kept in mail_outbox_log) to ${message.to}: ${message.subject}`).pipe(
+    const keep = (sent: MailMessage): Effect.Effect<void, MailError | ServiceUnavailable> => {
+      const message = keptCopy(sent)
+      // The subject only: the address and the links stay in the table.
+      return Effect.logInfo(`Mail (no SMTP_URL, kept in mail_outbox_log): ${message.subject}`).pipe(
         Effect.zipRight(orUnavailable(sql`
           insert into mail_outbox_log (to_address, subject, text_body, html_body, headers)
           values (${message.to}, ${message.subject}, ${message.text}, ${message.html},
-                  ${JSON.stringify(message.headers ?? {})}::jsonb)`)),
+                  ${JSON.stringify(message.headers)}::jsonb)`)),
         Effect.asVoid
       )
+    }
 
     const send = yield* Option.match(config.smtpUrl, {
       onNone: () => Effect.succeed(keep),
@@ -54,7 +76,7 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
                   html: message.html,
                   headers: { ...message.headers }
                 }),
-              catch: (cause) => new MailError({ message: `Sending mail to ${message.to} failed: ${String(cause)}` })
+              catch: (cause) => new MailError({ message: `Sending mail failed: ${String(cause)}` })
             }).pipe(Effect.asVoid)
         )
     })

@@ -109,7 +109,9 @@ export const notificationMail = (options: {
     headers: {
       "List-Unsubscribe": `<${oneClickUnsubscribeUrl(sender.url, email, unsubscribeToken)}>`,
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"
-    }
+    },
+    // It unsubscribes for as long as the subscription lasts: not kept in mail_outbox_log.
+    secrets: [unsubscribeToken]
   }
 }
 

@@ -1,0 +1,99 @@
+/**
+ * The request log: one line per response, as @effect/platform's `HttpMiddleware.logger` writes
+ * it (message, `http.method`, `http.url`, `http.status`, a log span), except that the URL is
+ * logged with its secrets redacted. Links in mail carry them: the token of a confirmation link,
+ * the address and token of an unsubscribe link. API keys and e-mail addresses go wherever they
+ * appear.
+ */
+import type { HttpApp } from "@effect/platform"
+import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
+import { Context, Effect } from "effect"
+
+export const redactedValue = "REDACTED"
+
+/** Query parameters whose value is never logged. */
+const secretParameter = /token|key|secret|password|mail|signature/i
+const apiKeyLike = /svc_[A-Za-z0-9]/
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** Long random-looking text (tokens are 43 characters of base64url); ids are UUIDs, file names have dots. */
+const opaque = /^[A-Za-z0-9_-]{32,}$/
+
+const decoded = (text: string) => {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, " "))
+  } catch {
+    return text
+  }
+}
+
+/** An e-mail address, an API key or a token-like string, percent-encoded or not. */
+const looksSecret = (raw: string) => {
+  const text = decoded(raw)
+  return text.includes("@") || apiKeyLike.test(text) || (opaque.test(text) && !uuid.test(text))
+}
+
+const redactSegments = (path: string) =>
+  path.split("/").map((segment, i, segments) =>
+    segment.length > 0 && ((i > 0 && decoded(segments[i - 1]!).toLowerCase() === "verify") || looksSecret(segment))
+      ? redactedValue
+      : segment
+  ).join("/")
+
+const redactQuery = (query: string) =>
+  query.split("&").map((pair) => {
+    const equals = pair.indexOf("=")
+    if (equals === -1) return looksSecret(pair) ? redactedValue : pair
+    const name = pair.slice(0, equals)
+    return secretParameter.test(decoded(name)) || looksSecret(pair.slice(equals + 1))
+      ? `${name}=${redactedValue}`
+      : pair
+  }).join("&")
+
+/**
+ * The request target as the log shows it: a path segment after `verify`, the values of query
+ * parameters named like a token, key, secret, password or e-mail, anything holding an `@` or an
+ * API key, long token-like segments and values, and the user information of an absolute URL
+ * become `REDACTED`. Everything else is kept as sent.
+ */
+export const redactUrl = (url: string): string => {
+  const queryAt = url.search(/[?#]/)
+  const target = queryAt === -1 ? url : url.slice(0, queryAt)
+  const rest = queryAt === -1 ? "" : url.slice(queryAt + 1)
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(target)?.[0] ?? ""
+  const keptOrigin = origin.replace(/\/\/[^@]*@/, `//${redactedValue}@`)
+  return keptOrigin + redactSegments(target.slice(origin.length)) +
+    (queryAt === -1 ? "" : `${url[queryAt]}${redactQuery(rest)}`)
+}
+
+/** `HttpMiddleware.logger` with `redactUrl`; `HttpMiddleware.withLoggerDisabled` still silences it. */
+export const requestLogger: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = HttpMiddleware.make((app) => {
+  let counter = 0
+  return Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    return Effect.withLogSpan(
+      Effect.flatMap(Effect.exit(app), (exit) => {
+        if (fiber.getFiberRef(HttpMiddleware.loggerDisabled)) return exit
+        const annotations = (status: number) => ({
+          "http.method": request.method,
+          "http.url": redactUrl(request.url),
+          "http.status": status
+        })
+        if (exit._tag === "Failure") {
+          const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
+          return Effect.zipRight(
+            Effect.annotateLogs(
+              Effect.log(cause._tag === "Some" ? cause.value : "Sent HTTP Response"),
+              annotations(response.status)
+            ),
+            exit
+          )
+        }
+        return Effect.zipRight(
+          Effect.annotateLogs(Effect.log("Sent HTTP response"), annotations(exit.value.status)),
+          exit
+        )
+      }),
+      `http.span.${++counter}`
+    )
+  })
+})
