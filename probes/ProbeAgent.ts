@@ -18,6 +18,7 @@ import { QueueConfig } from "../src/Config.js"
 import type { CheckJob, ProbeReport } from "../src/domain/CheckJob.js"
 import { CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
 import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
+import { outboundGuard } from "../src/services/OutboundGuard.js"
 import { type CheckOptions, runCheck } from "./checks/runCheck.js"
 import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"
 
@@ -190,7 +191,7 @@ export const layerConfig = (overrides: Partial<ProbeAgentOptions> = {}) =>
       name: probe.name,
       concurrency: probe.concurrency,
       claimIdleMs: queue.claimIdleMs,
-      checkOptions: { extraCa, sslWarningDays: probe.sslWarningDays },
+      checkOptions: { extraCa, sslWarningDays: probe.sslWarningDays, outbound: outboundGuard(probe.outboundDeny) },
       ...overrides
     })
   }))

@@ -8,6 +8,7 @@ import { hostname } from "node:os"
 
 import { Config, Effect, Option } from "effect"
 
+import { OutboundDeny } from "../src/Config.js"
 import { regionPattern } from "../src/domain/Region.js"
 
 export const ProbeConfig = Config.all({
@@ -32,7 +33,9 @@ export const ProbeConfig = Config.all({
     Config.validate({ message: "SSL_EXPIRY_WARNING_DAYS must be >= 0", validation: (n) => n >= 0 })
   ),
   /** A PEM file of extra CA certificates trusted by `http` (https) and `ssl_expiry` checks. */
-  extraCaFile: Config.option(Config.string("PROBE_EXTRA_CA_FILE"))
+  extraCaFile: Config.option(Config.string("PROBE_EXTRA_CA_FILE")),
+  /** Addresses no check connects to, as for the service's webhooks. */
+  outboundDeny: OutboundDeny
 })
 
 export type ProbeConfig = Config.Config.Success<typeof ProbeConfig>

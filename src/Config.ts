@@ -32,6 +32,24 @@ const roles = Config.string("ROLES").pipe(
   })
 )
 
+/** Where webhooks and checks never connect, unless OUTBOUND_DENY says otherwise: link-local and cloud metadata addresses. */
+export const defaultOutboundDeny = "169.254.0.0/16, fe80::/10, fd00:ec2::254/128"
+
+/**
+ * Addresses and ranges that webhook deliveries and checks are never connected to
+ * (src/services/OutboundGuard.ts). Set to nothing it is unset, as every variable: `none` is the
+ * way to deny nothing.
+ */
+export const OutboundDeny = Config.string("OUTBOUND_DENY").pipe(
+  Config.withDefault(defaultOutboundDeny),
+  Config.mapOrFail((text) =>
+    Either.mapLeft(
+      parseAddressList(text.trim().toLowerCase() === "none" ? "" : text),
+      (message) => ConfigError.InvalidData(["OUTBOUND_DENY"], message)
+    )
+  )
+)
+
 export const AppConfig = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
@@ -59,6 +77,7 @@ export const AppConfig = Config.all({
       Either.mapLeft(parseAddressList(text), (message) => ConfigError.InvalidData(["TRUST_PROXY"], message))
     )
   ),
+  outboundDeny: OutboundDeny,
   roles,
   probeRegion: Config.string("PROBE_REGION").pipe(Config.withDefault("local"))
 }).pipe(

@@ -2,7 +2,7 @@
  * The `http` check: one GET on a fresh connection (no keep-alive pool, so every check pays
  * and measures DNS, connect and TLS like a first-time visitor). Redirects are not followed:
  * the answer must carry the expected status itself. The whole check, body included, must
- * finish within the time-out.
+ * finish within the time-out. An address of OUTBOUND_DENY is never connected to.
  */
 import * as http from "node:http"
 import * as https from "node:https"
@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks"
 import { Effect } from "effect"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
+import { defaultOutboundGuard, type OutboundGuard } from "../../src/services/OutboundGuard.js"
 import { describeError, roundMs as round } from "./outcome.js"
 import { trustedCas } from "./trust.js"
 
@@ -24,6 +25,8 @@ export interface HttpCheck {
 export interface HttpCheckOptions {
   /** Extra trusted CA certificates (PEM), added to the system's. */
   readonly extraCa?: string | undefined
+  /** Addresses not to connect to (OUTBOUND_DENY); the default list when not given. */
+  readonly outbound?: OutboundGuard | undefined
 }
 
 export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
@@ -68,9 +71,16 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
       return
     }
     const isHttps = url.protocol === "https:"
+    const guard = options.outbound ?? defaultOutboundGuard
+    const refused = guard.refuse(url.hostname)
+    if (refused !== undefined) {
+      finish(false, refused.message)
+      return
+    }
     const request = (isHttps ? https : http).request(url, {
       method: "GET",
       agent: false,
+      lookup: guard.lookup,
       headers: { "user-agent": "status-page-probe", accept: "*/*", connection: "close" },
       ...(isHttps ? { ca: trustedCas(options.extraCa) } : {})
     })
@@ -93,11 +103,12 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
       response.once("error", (error) => finish(false, `reading the response: ${error.message}`))
       response.once("end", () => {
         if (statusCode === check.expectedStatusCode) return finish(true, null)
-        const location = response.headers.location
+        // Not the Location itself: the target's answer is not echoed into the monitor's error.
+        const redirect = statusCode !== null && statusCode >= 300 && statusCode < 400
         finish(
           false,
           `expected status ${check.expectedStatusCode}, got ${statusCode}` +
-            (location === undefined ? "" : ` (redirect to ${location} not followed)`)
+            (redirect ? ": redirect (3xx) not followed" : "")
         )
       })
       response.resume()

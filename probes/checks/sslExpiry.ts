@@ -3,7 +3,8 @@
  * `host[:port]`, port 443 by default) that reads the peer certificate. It fails when the chain
  * does not verify against the trusted roots (system CAs plus an optional extra CA), when the
  * name does not match, or when the certificate expires within the warning threshold; it always
- * reports the days left when a certificate was seen.
+ * reports the days left when a certificate was seen. An address of OUTBOUND_DENY is never
+ * connected to.
  */
 import { isIP } from "node:net"
 import { performance } from "node:perf_hooks"
@@ -12,6 +13,7 @@ import * as tls from "node:tls"
 import { Clock, Effect } from "effect"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
+import { defaultOutboundGuard, type OutboundGuard } from "../../src/services/OutboundGuard.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 import { trustedCas } from "./trust.js"
 
@@ -25,6 +27,8 @@ export interface SslExpiryOptions {
   readonly warningDays?: number | undefined
   /** Extra trusted CA certificates (PEM), added to the system's. */
   readonly extraCa?: string | undefined
+  /** Addresses not to connect to (OUTBOUND_DENY); the default list when not given. */
+  readonly outbound?: OutboundGuard | undefined
 }
 
 export const defaultSslWarningDays = 14
@@ -54,8 +58,19 @@ interface Handshake {
   readonly durationMs: number
 }
 
-const handshake = (host: string, port: number, timeoutMs: number, extraCa: string | undefined) =>
+const handshake = (
+  host: string,
+  port: number,
+  timeoutMs: number,
+  extraCa: string | undefined,
+  guard: OutboundGuard
+) =>
   Effect.async<Handshake, string>((resume) => {
+    const refused = guard.refuse(host)
+    if (refused !== undefined) {
+      resume(Effect.fail(refused.message))
+      return
+    }
     const start = performance.now()
     let connectAt: number | undefined
     let done = false
@@ -69,6 +84,7 @@ const handshake = (host: string, port: number, timeoutMs: number, extraCa: strin
     const socket = tls.connect({
       host,
       port,
+      lookup: guard.lookup,
       // SNI is for names only; node warns when it is given an IP address.
       ...(isIP(host) === 0 ? { servername: host } : {}),
       ca: trustedCas(extraCa),
@@ -113,7 +129,9 @@ export const sslExpiryCheck = (check: SslExpiryCheck, options: SslExpiryOptions 
     if (target === undefined) {
       return failure(`invalid TLS target (want https://host[:port] or host[:port]): ${check.url}`, 0)
     }
-    const result = yield* Effect.either(handshake(target.host, target.port, check.timeoutMs, options.extraCa))
+    const result = yield* Effect.either(
+      handshake(target.host, target.port, check.timeoutMs, options.extraCa, options.outbound ?? defaultOutboundGuard)
+    )
     if (result._tag === "Left") return failure(result.left, roundMs(performance.now() - startedAt))
     const seen = result.right
     const now = yield* Clock.currentTimeMillis

@@ -1,6 +1,7 @@
 /**
  * The `tcp` check: opens a TCP connection to `tcp://host:port` (or `host:port`) within the
- * time-out and closes it at once; reports DNS and connect times.
+ * time-out and closes it at once; reports DNS and connect times. An address of OUTBOUND_DENY is
+ * never connected to.
  */
 import * as net from "node:net"
 import { performance } from "node:perf_hooks"
@@ -8,6 +9,7 @@ import { performance } from "node:perf_hooks"
 import { Effect } from "effect"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
+import { defaultOutboundGuard, type OutboundGuard } from "../../src/services/OutboundGuard.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 
 export interface TcpCheck {
@@ -21,7 +23,12 @@ export const parseTcpTarget = (target: string) => {
   return parseHostPort(authority, undefined)
 }
 
-export const tcpCheck = (check: TcpCheck): Effect.Effect<CheckOutcome> =>
+export interface TcpCheckOptions {
+  /** Addresses not to connect to (OUTBOUND_DENY); the default list when not given. */
+  readonly outbound?: OutboundGuard | undefined
+}
+
+export const tcpCheck = (check: TcpCheck, options: TcpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
   Effect.async<CheckOutcome>((resume) => {
     const start = performance.now()
     let lookupAt: number | undefined
@@ -54,7 +61,13 @@ export const tcpCheck = (check: TcpCheck): Effect.Effect<CheckOutcome> =>
       finish(false, `invalid TCP target (want tcp://host:port or host:port): ${check.url}`)
       return
     }
-    socket = net.connect({ host: target.host, port: target.port })
+    const guard = options.outbound ?? defaultOutboundGuard
+    const refused = guard.refuse(target.host)
+    if (refused !== undefined) {
+      finish(false, refused.message)
+      return
+    }
+    socket = net.connect({ host: target.host, port: target.port, lookup: guard.lookup })
     socket.once("lookup", () => (lookupAt = performance.now()))
     socket.once("connect", () => {
       connectAt = performance.now()

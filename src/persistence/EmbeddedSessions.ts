@@ -11,7 +11,16 @@
  * simple Query or Terminate) and, while a transaction it opened is in progress, until that
  * transaction ends. Other connections wait their turn, in order. (COPY and cursors, which the
  * service does not use, would hold or release the session early.)
+ *
+ * It also asks for a password, which PGlite does not: the port is open to every local user, and
+ * a connection without it would be an administrator of the service's data. A connection's
+ * startup message is held back until it sends the password (in clear: it never leaves the
+ * loopback interface, where only root could read it, and root can read the process anyway); a
+ * wrong password, or anything else, is answered with an error and the connection closed. Only
+ * then does the startup reach PGlite, so an unauthenticated connection never holds the session.
  */
+import { createHash, timingSafeEqual } from "node:crypto"
+
 import type { PGlite } from "@electric-sql/pglite"
 import type { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 
@@ -37,6 +46,30 @@ const queryMessage = (text: string): Uint8Array => {
 }
 const rollbackMessage = queryMessage("ROLLBACK")
 
+/** A startup message: its length, then protocol version 3.0 (SSL and cancel requests never get here). */
+const isStartup = (message: Uint8Array) =>
+  message.length >= 8 && new DataView(message.buffer, message.byteOffset).getInt32(4) === 196608
+
+/** AuthenticationCleartextPassword. */
+const passwordRequest = new Uint8Array([0x52, 0, 0, 0, 8, 0, 0, 0, 3])
+
+/** A fatal ErrorResponse, after which the connection is closed. */
+const fatalError = (code: string, text: string): Uint8Array => {
+  const fields = new TextEncoder().encode(`SFATAL\0VFATAL\0C${code}\0M${text}\0\0`)
+  const message = new Uint8Array(5 + fields.length)
+  message[0] = 0x45
+  new DataView(message.buffer).setInt32(1, 4 + fields.length)
+  message.set(fields, 5)
+  return message
+}
+
+const digest = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest()
+
+/** A PasswordMessage carrying `expected` (compared in constant time). */
+const isPassword = (message: Uint8Array, expected: Buffer) =>
+  message[0] === 0x70 && message.length >= 6 &&
+  timingSafeEqual(digest(message.subarray(5, message.length - 1)), expected)
+
 export class EmbeddedSessions {
   private owner: number | null = null
   private readonly waiting: Array<
@@ -54,7 +87,15 @@ export class EmbeddedSessions {
    */
   private readonly gone = new Map<number, boolean>()
 
-  constructor(private readonly db: PGlite) {}
+  /** Connections that gave the password. */
+  private readonly signedIn = new Set<number>()
+  /** Startup messages held back until their connection gives the password. */
+  private readonly startups = new Map<number, Uint8Array>()
+  private readonly password: Buffer
+
+  constructor(private readonly db: PGlite, password: string) {
+    this.password = digest(new TextEncoder().encode(password))
+  }
 
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     const previous = this.tails.get(handlerId) ?? Promise.resolve()
@@ -101,6 +142,8 @@ export class EmbeddedSessions {
       // handler does not await this, so a rejection would only go unhandled.
     } finally {
       this.release(handlerId)
+      this.signedIn.delete(handlerId)
+      this.startups.delete(handlerId)
       if (this.tails.has(handlerId)) this.gone.set(handlerId, true)
       else this.gone.delete(handlerId)
     }
@@ -108,6 +151,7 @@ export class EmbeddedSessions {
 
   private async run(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     if (this.gone.has(handlerId)) throw new Error("Handler disconnected")
+    if (!this.signedIn.has(handlerId)) return this.authenticate(handlerId, message, onData)
     await this.acquire(handlerId)
     let bytes = 0
     try {
@@ -132,6 +176,29 @@ export class EmbeddedSessions {
     return bytes
   }
 
+  /** The exchange before the session: startup, password request, password; anything else closes the connection. */
+  private authenticate(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    const startup = this.startups.get(handlerId)
+    if (startup === undefined && isStartup(message)) {
+      this.startups.set(handlerId, message.slice())
+      onData(passwordRequest)
+      return Promise.resolve(passwordRequest.length)
+    }
+    if (startup !== undefined && isPassword(message, this.password)) {
+      this.startups.delete(handlerId)
+      this.signedIn.add(handlerId)
+      // PGlite answers the startup (AuthenticationOk, parameters, ReadyForQuery) as the password's answer.
+      return this.run(handlerId, startup, onData)
+    }
+    const refusal = startup !== undefined && message[0] === 0x70
+      ? fatalError("28P01", "password authentication failed")
+      : fatalError("28000", "a password is required")
+    onData(refusal)
+    // Failing closes the connection (the socket handler detaches it) and refuses what it sends next.
+    this.gone.set(handlerId, false)
+    return Promise.reject(new Error("password authentication failed"))
+  }
+
   private acquire(handlerId: number): Promise<void> {
     if (this.owner === null) this.owner = handlerId
     if (this.owner === handlerId) return Promise.resolve()
@@ -146,7 +213,10 @@ export class EmbeddedSessions {
   }
 }
 
-/** Puts an EmbeddedSessions queue in place of the server's own; before any connection arrives. */
-export const shareSessionsSafely = (server: PGLiteSocketServer, db: PGlite): void => {
-  ;(server as unknown as { queryQueue: EmbeddedSessions }).queryQueue = new EmbeddedSessions(db)
+/**
+ * Puts an EmbeddedSessions queue in place of the server's own, admitting connections that give
+ * `password`; before any connection arrives.
+ */
+export const shareSessionsSafely = (server: PGLiteSocketServer, db: PGlite, password: string): void => {
+  ;(server as unknown as { queryQueue: EmbeddedSessions }).queryQueue = new EmbeddedSessions(db, password)
 }

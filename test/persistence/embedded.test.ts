@@ -72,11 +72,12 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
 const servedPGlite = async () => {
   const db = await PGlite.create()
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })
-  shareSessionsSafely(server, db)
+  const password = "served-pglite-password"
+  shareSessionsSafely(server, db, password)
   await server.start()
   const port = Number(server.getServerConn().split(":")[1])
   const client = async () => {
-    const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" })
+    const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres", password })
     client.on("error", () => {}) // a connection the test cuts reports its own end
     await client.connect()
     return client
@@ -101,8 +102,6 @@ const servedPGlite = async () => {
       }
       return count
     }
-    socket.write(startup)
-    await until(() => readyForQuery() === 1)
     const send = (type: string, body: Buffer = Buffer.alloc(0)) => {
       const message = Buffer.alloc(5 + body.length)
       message[0] = type.charCodeAt(0)
@@ -110,6 +109,11 @@ const servedPGlite = async () => {
       body.copy(message, 5)
       socket.write(message)
     }
+    socket.write(startup)
+    // AuthenticationCleartextPassword, answered with the password.
+    await until(() => received.length >= 9)
+    send("p", Buffer.from(`${password}\0`))
+    await until(() => readyForQuery() === 1)
     return { socket, send, readyForQuery }
   }
   const stop = async () => {

@@ -4,21 +4,25 @@ import * as net from "node:net"
 
 import { Effect } from "effect"
 
-const listen = (server: net.Server) =>
+const listen = (server: net.Server, host = "127.0.0.1", port = 0) =>
   new Promise<number>((resolve, reject) => {
     server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port))
+    server.listen(port, host, () => resolve((server.address() as net.AddressInfo).port))
   })
 
-/** A node:http server on a random loopback port; counts the TCP connections it accepted. */
-export const httpServer = (handler: http.RequestListener) =>
+/**
+ * A node:http server on a random loopback port (or on another loopback address, or a given
+ * port); counts the TCP connections it accepted.
+ */
+export const httpServer = (handler: http.RequestListener, at: { host?: string; port?: number } = {}) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const server = http.createServer(handler)
       let connections = 0
       server.on("connection", () => connections++)
-      const port = await listen(server)
-      return { server, port, url: `http://127.0.0.1:${port}`, connections: () => connections }
+      const host = at.host ?? "127.0.0.1"
+      const port = await listen(server, host, at.port)
+      return { server, port, url: `http://${host}:${port}`, connections: () => connections }
     }),
     ({ server }) =>
       Effect.promise(() =>

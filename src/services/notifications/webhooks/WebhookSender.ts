@@ -1,8 +1,8 @@
 /**
  * POSTs one delivery and reports what came of it. A delivery fails on a non-2xx answer, a
  * redirect (never followed: the receiver's address is what the operator configured), a
- * connection error or the time-out (docs/notifications.md). It never fails as an
- * Effect: the outcome is data the caller records.
+ * connection error, an address that OUTBOUND_DENY refuses, or the time-out
+ * (docs/notifications.md). It never fails as an Effect: the outcome is data the caller records.
  *
  * The request is made with `node:http(s)` directly rather than through @effect/platform's
  * HttpClient: per request that client cost about three times the CPU of the request itself
@@ -16,8 +16,10 @@ import * as https from "node:https"
 
 import { Context, Duration, Effect } from "effect"
 
+import { AppConfig } from "../../../Config.js"
 import type { AttemptResult } from "../../../domain/Webhook.js"
 import { DeliveryResult } from "../../../domain/Webhook.js"
+import { type OutboundGuard, outboundGuard } from "../../OutboundGuard.js"
 import type { DeliveryRequest } from "./DeliveryRequest.js"
 
 /** How long a receiver may take to answer; tests shorten it. */
@@ -43,12 +45,29 @@ const maxDiscardedBody = 64 * 1024
 
 type Agents = { readonly http: http.Agent; readonly https: https.Agent }
 
-const resultOf = (status: number, location: string | undefined, durationMs: number): AttemptResult => {
+/**
+ * Every connection the agent opens goes through the guard: a denied address as the host fails
+ * at once, a name is resolved by the guard's lookup. Per connection, not per request, so kept-alive
+ * deliveries pay nothing.
+ */
+const guarded = <A extends http.Agent>(agent: A, guard: OutboundGuard): A => {
+  const createConnection = agent.createConnection.bind(agent)
+  agent.createConnection = (options, callback) => {
+    const refused = guard.refuse(options.host ?? "")
+    if (refused === undefined) return createConnection({ ...options, lookup: guard.lookup }, callback)
+    callback?.(refused, undefined as never)
+    return undefined
+  }
+  return agent
+}
+
+/** A redirect's `Location` is left out: the receiver's answer is not echoed to whoever reads the error. */
+const resultOf = (status: number, durationMs: number): AttemptResult => {
   const success = status >= 200 && status < 300
   const error = success
     ? null
     : status >= 300 && status < 400
-    ? clip(`HTTP ${status}: redirects are not followed${location === undefined ? "" : ` (to ${location})`}`)
+    ? `HTTP ${status}: redirect (3xx) not followed`
     : `HTTP ${status}`
   return { success, statusCode: status, durationMs, error }
 }
@@ -98,7 +117,7 @@ const post = (
       headers: delivery.headers,
       agent: secure ? agents.https : agents.http
     }, (response) => {
-      answer = resultOf(response.statusCode ?? 0, response.headers.location, elapsed())
+      answer = resultOf(response.statusCode ?? 0, elapsed())
       let bytes = 0
       response.on("data", (chunk: Buffer) => {
         bytes += chunk.length
@@ -148,10 +167,11 @@ const post = (
 
 export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSender", {
   scoped: Effect.gen(function*() {
+    const guard = outboundGuard((yield* AppConfig).outboundDeny)
     const agents = yield* Effect.acquireRelease(
       Effect.sync((): Agents => ({
-        http: new http.Agent({ keepAlive: true }),
-        https: new https.Agent({ keepAlive: true })
+        http: guarded(new http.Agent({ keepAlive: true }), guard),
+        https: guarded(new https.Agent({ keepAlive: true }), guard)
       })),
       (agents) => Effect.sync(() => (agents.http.destroy(), agents.https.destroy()))
     )
