@@ -4,12 +4,13 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 
-import { BadRequest, ServiceUnavailable } from "../domain/Errors.js"
+import { BadRequest, PayloadTooLarge, ServiceUnavailable } from "../domain/Errors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { IncidentsApi } from "./IncidentsApi.js"
+import { JsonBodies } from "./JsonBodies.js"
 import { MaintenanceApi } from "./MaintenanceApi.js"
 import { MonitorsApi } from "./MonitorsApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
@@ -17,23 +18,27 @@ import { StatusApi } from "./StatusApi.js"
 import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
+// Every endpoint takes JSON only (JsonBodies, 415 otherwise); SubscriptionsApi applies it to all
+// its endpoints but one-click unsubscribe.
 export class Api extends HttpApi.make("status-page")
-  .add(HealthApi)
-  .add(StatusApi)
-  .add(ComponentsApi)
-  .add(MonitorsApi)
-  .add(OrganizationApi)
-  .add(AuthApi)
-  .add(ApiKeysApi)
-  .add(WebhooksApi)
+  .add(HealthApi.middleware(JsonBodies))
+  .add(StatusApi.middleware(JsonBodies))
+  .add(ComponentsApi.middleware(JsonBodies))
+  .add(MonitorsApi.middleware(JsonBodies))
+  .add(OrganizationApi.middleware(JsonBodies))
+  .add(AuthApi.middleware(JsonBodies))
+  .add(ApiKeysApi.middleware(JsonBodies))
+  .add(WebhooksApi.middleware(JsonBodies))
   .add(SubscriptionsApi)
-  .add(SubscribersApi)
-  .add(IncidentsApi)
-  .add(MaintenanceApi)
+  .add(SubscribersApi.middleware(JsonBodies))
+  .add(IncidentsApi.middleware(JsonBodies))
+  .add(MaintenanceApi.middleware(JsonBodies))
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
-  // Any endpoint answers a body it cannot read (not JSON, a broken multipart form) with 400 BadRequest.
+  // Any endpoint answers a body it cannot read (not valid JSON) with 400 BadRequest, and one over
+  // 1 MB with 413 PayloadTooLarge (src/http/BodyLimit.ts).
   .addError(BadRequest)
+  .addError(PayloadTooLarge)
   .annotate(OpenApi.Title, "Status page service")
   .annotate(
     OpenApi.Description,
@@ -41,7 +46,9 @@ export class Api extends HttpApi.make("status-page")
       "(`/api/v1/admin/*`) that needs an API key or a session.\n\n" +
       "Every error is JSON with `_tag` and `message`. Validation errors are `HttpApiDecodeError` (400) with an " +
       "`issues` array naming each offending `path`; rules a schema cannot check alone are `BadRequest` (400), " +
-      "with `issues` too. A body that is not valid JSON is `BadRequest` (400): the API takes JSON only. Any " +
+      "with `issues` too. The API takes JSON only: a body that is not valid JSON is `BadRequest` (400), a body " +
+      "of another content type (a form post, plain text) `UnsupportedMediaType` (415), and a body over 1 MB " +
+      "`PayloadTooLarge` (413). Any " +
       "endpoint that needs the database answers `ServiceUnavailable` (503) while it is unreachable. Ids are " +
       "opaque strings; timestamps are ISO 8601 UTC ending in `Z`."
   )

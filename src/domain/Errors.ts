@@ -45,6 +45,20 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 
+/** 413: a request body over the 1 MB the service reads (src/http/BodyLimit.ts). */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 413 })
+) {}
+
+/** 415: a body that is not JSON sent to an endpoint that takes JSON (a form post, plain text). */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 415 })
+) {}
+
 /** Fails with NotFound when the looked-up row is absent. */
 export const orNotFound =
   (what: string, id: string) =>

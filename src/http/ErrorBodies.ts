@@ -1,10 +1,10 @@
 /**
  * Gives every error response the contract's JSON body `{ _tag, message }`. Typed API errors
  * already carry one; this covers what the platform answers with an empty body: unknown
- * routes, unreadable request bodies (malformed JSON, multipart forms) and defects. It runs as a pre-response
+ * routes, unreadable request bodies (malformed JSON) and defects. It runs as a pre-response
  * handler because the platform turns failures into responses before outer middleware runs.
  */
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 
 const unreadableBody = { _tag: "BadRequest", message: "The request could not be read: the body must be valid JSON" }
@@ -69,17 +69,8 @@ export const errorBodies = HttpMiddleware.make((app) =>
           : shortenLargeErrorBody(response)
       )
     ),
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      isMultipart(request) ? Effect.succeed(HttpServerResponse.unsafeJson(unreadableBody, { status: 400 })) : app)
+    // A multipart body, which the platform would parse (and answer 500 when broken), never
+    // reaches an endpoint that reads its body: JsonBodies refuses it first (415).
+    app
   )
 )
-
-/**
- * The API takes JSON only, but the platform parses a multipart/form-data body for any payload
- * endpoint and answers 500 when it is broken. Such bodies are refused before anything reads
- * them, except on one-click unsubscribe, which ignores its body and which RFC 8058 lets mail
- * providers send as a multipart form.
- */
-const isMultipart = (request: HttpServerRequest.HttpServerRequest) =>
-  (request.headers["content-type"] ?? "").toLowerCase().includes("multipart/") &&
-  request.url.startsWith("/api/") && !request.url.startsWith("/api/v1/unsubscribe/one-click")

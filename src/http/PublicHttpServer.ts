@@ -16,18 +16,61 @@ import { Effect, Layer } from "effect"
 import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import { PublicUptime } from "../services/public/PublicUptime.js"
 import { PublicPages } from "../web/public/PublicPages.js"
+import { refuseDeclaredTooLarge, watchUnsizedBody } from "./BodyLimit.js"
 import type { CachedResponse } from "./PublicResponses.js"
 import { writeNode } from "./PublicResponses.js"
+
+/**
+ * How long a client may take, in milliseconds, so a slow or silent one cannot hold a socket
+ * (docs/operations.md, "Time-outs and limits"). Node checks the first two every `checkInterval`; a request
+ * past them is answered 408 and its connection closed.
+ */
+export interface ServerTimeouts {
+  /** Until the request's headers are in. */
+  readonly headers: number
+  /** Until the whole request, body included, is in. */
+  readonly request: number
+  /** An idle kept-alive connection between requests. */
+  readonly keepAlive: number
+  /** A socket with no traffic either way, such as a client that stops reading the response. */
+  readonly idle: number
+  readonly checkInterval: number
+}
+
+export const serverTimeouts: ServerTimeouts = {
+  headers: 10_000,
+  request: 30_000,
+  keepAlive: 5_000,
+  idle: 60_000,
+  checkInterval: 1_000
+}
 
 /**
  * A node:http server whose "request" events reach the other listeners only when `answer`
  * declines them. NodeHttpServer listens as soon as its layer is built but attaches the app
  * only once the API's layers are up; requests arriving in between are held and handed over
- * then, instead of hanging forever without a listener.
+ * then, instead of hanging forever without a listener. A body over 1 MB is refused here
+ * (BodyLimit), so neither the fast path nor the app reads it.
  */
-export const serverWithFastPath = (answer: (request: IncomingMessage, response: ServerResponse) => boolean): Server => {
-  const server = createServer()
+export const serverWithFastPath = (
+  answer: (request: IncomingMessage, response: ServerResponse) => boolean,
+  timeouts: ServerTimeouts = serverTimeouts
+): Server => {
+  const server = createServer({
+    headersTimeout: timeouts.headers,
+    requestTimeout: timeouts.request,
+    connectionsCheckingInterval: timeouts.checkInterval
+  })
+  server.keepAliveTimeout = timeouts.keepAlive
+  // Without a "timeout" listener Node destroys the socket.
+  server.setTimeout(timeouts.idle)
   server.on("clientError", answerClientError)
+  // `Expect: 100-continue`: an oversized body is refused before the client is asked to send it.
+  server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
+    if (refuseDeclaredTooLarge(request, response)) return
+    response.writeContinue()
+    server.emit("request", request, response)
+  })
   const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
   const held: Array<[IncomingMessage, ServerResponse]> = []
   server.on("newListener", (event) => {
@@ -37,6 +80,8 @@ export const serverWithFastPath = (answer: (request: IncomingMessage, response: 
   server.emit = ((event: string, ...args: Array<unknown>) => {
     if (event !== "request") return emit(event, ...args)
     const [request, response] = args as [IncomingMessage, ServerResponse]
+    if (refuseDeclaredTooLarge(request, response)) return true
+    watchUnsizedBody(request)
     if (answer(request, response)) return true
     if (server.listenerCount("request") === 0) {
       held.push([request, response])
@@ -49,7 +94,8 @@ export const serverWithFastPath = (answer: (request: IncomingMessage, response: 
 
 /**
  * Requests Node refuses before any handler sees them (a request line or headers over its 16 KB
- * limit, unparsable HTTP) get the contract's JSON error body too, instead of Node's bare status line.
+ * limit, unparsable HTTP, a request still incomplete at its time-out) get the contract's JSON
+ * error body too, instead of Node's bare status line.
  */
 const answerClientError = (error: Error & { code?: string }, socket: Duplex) => {
   const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage

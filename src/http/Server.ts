@@ -2,7 +2,7 @@
  * The HTTP side: the HttpApi handlers, OpenAPI document at /api/v1/openapi.json, its
  * Swagger page at /docs, the admin dashboard at /admin and the public status page at /. Needs an HttpServer and a migrated database.
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 
 import { Api } from "../api/Api.js"
@@ -22,17 +22,21 @@ import { PublicUptime } from "../services/public/PublicUptime.js"
 import { AdminRoutes } from "../web/admin/AdminRoutes.js"
 import { PublicPages } from "../web/public/PublicPages.js"
 import { PublicRoutes } from "../web/public/PublicRoutes.js"
+import { apiDocsPolicy } from "./ApiDocsPolicy.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
+import { bodyLimit } from "./BodyLimit.js"
 import { clientAddressMiddleware } from "./ClientAddress.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { IncidentsHttp } from "./IncidentsHttp.js"
+import { JsonBodiesLive } from "./JsonBodies.js"
 import { MaintenanceHttp } from "./MaintenanceHttp.js"
 import { MonitorsHttp } from "./MonitorsHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
+import { requestLogger } from "./RequestLog.js"
 import { StatusHttp } from "./StatusHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
@@ -45,7 +49,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(FirstAdministrator),
   Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, MonitorsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
   Layer.provide([IncidentsHttp, MaintenanceHttp, WebhooksHttp, SubscriptionsHttp, SubscribersHttp]),
-  Layer.provide(AuthenticationLive),
+  Layer.provide([AuthenticationLive, JsonBodiesLive]),
   Layer.provide([
     Components.Default,
     Monitors.Default,
@@ -62,12 +66,15 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   ])
 )
 
-// Per-client limits count by the client behind the trusted proxies, not by the proxy.
+// Per-client limits count by the client behind the trusted proxies, not by the proxy. The log
+// line of each request leaves out the secrets its URL may carry (RequestLog).
 const serve = Layer.unwrapEffect(
   Effect.map(
     AppConfig,
     (config) =>
-      HttpApiBuilder.serve((app) => HttpMiddleware.logger(clientAddressMiddleware(config.trustProxy)(errorBodies(app))))
+      HttpApiBuilder.serve((app) =>
+        requestLogger(clientAddressMiddleware(config.trustProxy)(errorBodies(bodyLimit(apiDocsPolicy(app)))))
+      )
   )
 )
 
