@@ -33,7 +33,7 @@ const roles = Config.string("ROLES").pipe(
 )
 
 /** Where webhooks and checks never connect, unless OUTBOUND_DENY says otherwise: link-local and cloud metadata addresses. */
-export const defaultOutboundDeny = "169.254.0.0/16, fe80::/10, fd00:ec2::254/128"
+export const defaultOutboundDeny = "169.254.0.0/16, fe80::/10, fd00:ec2::254/128, 100.100.100.200/32"
 
 /**
  * Addresses and ranges that webhook deliveries and checks are never connected to

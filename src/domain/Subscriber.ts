@@ -72,3 +72,10 @@ export class Unsubscribed extends Schema.Class<Unsubscribed>("Unsubscribed")({
 
 export const VerifyPath = Schema.Struct({ token: Token })
 export const OneClickParams = Schema.Struct({ email: EmailAddress, token: Token })
+
+/**
+ * `text` with every e-mail address replaced: a mail server's refusal quotes the recipient
+ * (`550 5.1.1 <erin@example.test>: Recipient address rejected`), and such texts go to the log.
+ */
+export const withoutEmailAddresses = (text: string) =>
+  text.replace(/[^\s<>"'(),;:[\]]+@[^\s<>"'(),;:[\]]+/g, "<address>")

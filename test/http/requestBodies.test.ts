@@ -120,12 +120,20 @@ describe("request bodies", () => {
     ).toMatchObject(unsupported)
     expect(await send("DELETE", "/api/v1/admin/components/none", "x", { "content-type": "text/plain", ...bearer }))
       .toMatchObject(unsupported)
-    // JSON with a charset, or without a Content-Type at all, is read.
+    // JSON with a charset is read. A body without any Content-Type is not: another site's page
+    // can send one (a Blob without a type) with no preflight.
     expect(
       (await send("POST", "/api/v1/subscribe", asText, { "content-type": "application/json; charset=utf-8" })).status
     )
       .toBe(202)
-    expect((await send("POST", "/api/v1/subscribe", asText, {})).status).toBe(202)
+    const untyped = JSON.stringify({ email: "untyped-post@example.com" })
+    expect(await send("POST", "/api/v1/subscribe", untyped, {})).toMatchObject(unsupported)
+    expect(
+      await send("POST", "/api/v1/auth/signin", JSON.stringify({ email: adminEmail, password: adminPassword }), {})
+    )
+      .toMatchObject(unsupported)
+    // A request without a body needs no Content-Type.
+    expect((await send("POST", "/api/v1/admin/webhooks/none/test", "", bearer)).status).toBe(404)
     // Nothing was signed in or subscribed by a form.
     const subscribers = await stack.run(Effect.flatMap(ApiClient, (client) => client.subscribers.list()))
     expect(subscribers.map((s) => s.email)).toEqual(["text-post@example.com"])

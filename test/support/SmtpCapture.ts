@@ -36,7 +36,11 @@ export const smtpCapture = Effect.acquireRelease(
         if (refused !== undefined) {
           refusals.set(refused.address, refusals.get(refused.address)! - 1)
           stream.resume()
-          return stream.on("end", () => callback(Object.assign(new Error("Try again later"), { responseCode: 451 })))
+          return stream.on("end", () =>
+            callback(
+              // Worded as real servers do, quoting the recipient.
+              Object.assign(new Error(`<${refused.address}>: Try again later`), { responseCode: 451 })
+            ))
         }
         simpleParser(stream).then(
           (parsed) => {

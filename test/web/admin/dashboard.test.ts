@@ -3,7 +3,7 @@
  * full stack on a loopback port: what an operator does, checked on screen and through the API.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
+import { DateTime, Effect, Exit, Scope } from "effect"
 
 import { adminEmail, adminPassword, adminVariables } from "../../support/Auth.js"
 import {
@@ -364,6 +364,36 @@ describe("admin dashboard", () => {
     await expectStatusMessage(page, "Database upgrade was cancelled.")
     expect((await api((client) => client.maintenance.get({ path: { id: created.id } }))).status).toBe("cancelled")
     await page.close()
+  })
+
+  it("editing a window sends only what changed, so a window left naming no component stays private", async () => {
+    const hidden = await api((client) => client.components.create({ payload: { name: "Vault", isPublic: false } }))
+    const window = await api((client) =>
+      client.maintenance.create({
+        payload: {
+          title: "Vault rotation",
+          scheduledStart: DateTime.unsafeMake("2031-04-01T09:00:00Z"),
+          scheduledEnd: DateTime.unsafeMake("2031-04-01T10:00:00Z"),
+          componentIds: [hidden.id]
+        }
+      })
+    )
+    await api((client) => client.components.remove({ path: { id: hidden.id } }))
+
+    const page = await openScreen("maintenance")
+    const row = page.getByRole("row").filter({ hasText: "Vault rotation" })
+    await row.getByRole("button", { name: "Edit" }).click()
+    const edit = row.getByRole("form", { name: "Edit Vault rotation" })
+    await edit.getByLabel("Description").fill("Keys are rotated.")
+    await edit.getByRole("button", { name: "Save" }).click()
+    await expectStatusMessage(page, "Vault rotation was saved.")
+    await page.close()
+
+    expect((await api((client) => client.maintenance.get({ path: { id: window.id } }))).description).toBe(
+      "Keys are rotated."
+    )
+    const listed = await api((client) => client.status.maintenance())
+    expect(listed.map((item) => item.title)).not.toContain("Vault rotation")
   })
 
   it("lists subscribers and removes one", async () => {

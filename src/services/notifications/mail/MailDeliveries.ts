@@ -9,6 +9,7 @@ import { Clock, Duration, Effect, Option, Schema } from "effect"
 
 import { AppConfig } from "../../../Config.js"
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
+import { withoutEmailAddresses } from "../../../domain/Subscriber.js"
 import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
 import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
@@ -57,7 +58,10 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
               onTimeout: () => `No answer from the mail server within ${Duration.format(sendTimeout)}`
             }),
             Effect.as(null),
-            Effect.catchAll((failure) => Effect.succeed(typeof failure === "string" ? failure : failure.message))
+            // A refusal quotes the recipient: kept out of the log and the row like any address.
+            Effect.catchAll((failure) =>
+              Effect.succeed(withoutEmailAddresses(typeof failure === "string" ? failure : failure.message))
+            )
           )
           const retryAt = error === null
             ? null

@@ -35,6 +35,9 @@ const toUtc = (local: string) => {
 
 const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
 
+const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((id) => b.includes(id))
+
 const WindowForm = (props: {
   readonly id: string
   readonly initial?: WindowJson
@@ -54,16 +57,25 @@ const WindowForm = (props: {
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
-    const payload = {
+    const fields = {
       title: title.trim(),
       description,
       scheduledStart: toUtc(start),
       scheduledEnd: toUtc(end),
       componentIds
     }
+    // An edit sends only what changed: a running window refuses a new start, and setting the
+    // components decides again whether the window is public.
+    const payload = initial === undefined ? fields : {
+      ...(fields.title !== initial.title ? { title: fields.title } : {}),
+      ...(description !== initial.description ? { description } : {}),
+      ...(start !== toLocalInput(initial.scheduledStart) ? { scheduledStart: fields.scheduledStart } : {}),
+      ...(end !== toLocalInput(initial.scheduledEnd) ? { scheduledEnd: fields.scheduledEnd } : {}),
+      ...(sameIds(componentIds, initial.componentIds) ? {} : { componentIds })
+    }
     // Said here, next to the field, rather than as the server's sentence about the whole form.
-    const startTime = Date.parse(payload.scheduledStart)
-    const endTime = Date.parse(payload.scheduledEnd)
+    const startTime = Date.parse(fields.scheduledStart)
+    const endTime = Date.parse(fields.scheduledEnd)
     setEndError(
       !Number.isNaN(startTime) && !Number.isNaN(endTime) && endTime <= startTime ? "Must be after the start" : undefined
     )
