@@ -3,7 +3,7 @@
  * (docs/api.md, "Errors"). Without a limit of its own the platform reads up to 10 MB into memory
  * per request, and a chunked body past its limit gets the connection reset, not an answer.
  *
- * - A `Content-Length` over the limit is refused before anything is read, and before the
+ * - A `Content-Length` over the limit is refused before any handler reads it, and before the
  *   `100 Continue` a client may wait for (`refuseDeclaredTooLarge`, in the Node listener).
  * - A body without a length (chunked) is counted as the parser hands it over
  *   (`watchUnsizedBody`). It is received whole before any handler runs (`bodyLimit`): within the
@@ -23,15 +23,25 @@ const tooLarge = {
   message: "The request body is over 1 MB, the most the service reads"
 } as const
 
-/** Answers 413 when the declared `Content-Length` is over the limit; the body is never read. */
+/** Bodies up to this size are read and thrown away after a 413, rather than cut off. */
+const maxDrainedBytes = 8 * maxBodyBytes
+
+/**
+ * Answers 413 when the declared `Content-Length` is over the limit; no handler reads the body.
+ * Up to 8 MB, Node reads the rest of it and throws it away once the answer is sent: closing at
+ * once would break the pipe of a client still writing, which then never reads the answer. A
+ * larger body, or a client waiting for `100 Continue` (which sends none), gets the connection
+ * closed instead.
+ */
 export const refuseDeclaredTooLarge = (request: IncomingMessage, response: ServerResponse): boolean => {
-  if (!(Number(request.headers["content-length"] ?? 0) > maxBodyBytes)) return false
+  const declared = Number(request.headers["content-length"] ?? 0)
+  if (!(declared > maxBodyBytes)) return false
+  const drain = declared <= maxDrainedBytes && request.headers.expect === undefined
   const body = JSON.stringify(tooLarge)
-  // `Connection: close`: the unread body would otherwise have to be read to reach the next request.
   response.writeHead(413, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
-    connection: "close"
+    ...(drain ? {} : { connection: "close" })
   }).end(body)
   return true
 }

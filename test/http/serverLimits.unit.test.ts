@@ -81,6 +81,36 @@ describe("Node server limits", () => {
     }), 5_000)
 
   it(
+    "lets a client still writing a body a little over 1 MB read its 413, rather than breaking its pipe",
+    () =>
+      withServer(async (port) => {
+        const body = Buffer.alloc(maxBodyBytes + 10, "a")
+        // Written in pieces, as a client on a slow link does: the answer comes before the body is in.
+        const sendSlowly = () =>
+          new Promise<number | string>((resolve) => {
+            const req = request({
+              host: "127.0.0.1",
+              port,
+              method: "POST",
+              path: "/api/v1/subscribe",
+              headers: { "content-type": "application/json", "content-length": String(body.length) }
+            }, (res) => res.resume().on("end", () => resolve(res.statusCode!)))
+            req.on("error", (error) => resolve(error.message))
+            let at = 0
+            const next = () => {
+              if (at >= body.length) return void req.end()
+              req.write(body.subarray(at, at += 65_536))
+              setTimeout(next, 2)
+            }
+            next()
+          })
+        const answers = await Promise.all(Array.from({ length: 20 }, sendSlowly))
+        expect(answers).toEqual(Array.from({ length: 20 }, () => 413))
+      }),
+    10_000
+  )
+
+  it(
     "answers `Expect: 100-continue` with 413 for a body over 1 MB, and with 100 Continue within it",
     () =>
       withServer(async (port) => {
