@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Duration, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 
 import { Api } from "../api/Api.js"
 import { sessionCookie } from "../api/Security.js"
@@ -26,7 +26,8 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const { token, user } = yield* administrators.signIn(payload, client)
           yield* HttpApiBuilder.securitySetCookie(sessionCookie, token, {
             ...cookieOptions,
-            maxAge: Duration.toSeconds(config.sessionMaxAge)
+            // A Duration: a bare number would be read as milliseconds (Max-Age a thousandth of the setting).
+            maxAge: config.sessionMaxAge
           })
           return new SignedIn({ user })
         }).pipe(withRetryAfter))

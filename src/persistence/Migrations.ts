@@ -6,8 +6,11 @@ import { fileURLToPath } from "node:url"
 
 import { FileSystem } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
+
+import { sqlState } from "./DatabaseErrors.js"
 
 export const migrationsDirectory = fileURLToPath(new URL("../../migrations", import.meta.url))
 
@@ -36,8 +39,18 @@ const sqlFiles = (directory: string): PgMigrator.Loader<FileSystem.FileSystem> =
     )
   )
 
+/**
+ * PgMigrator creates its table before it locks it: of instances starting together on an empty
+ * database, all but one fail that CREATE TABLE (duplicate table, or its row type, or a unique
+ * violation in the catalog). Run again, they find the table and wait on its lock.
+ */
+const tableRaceStates = new Set(["42P07", "42710", "23505"])
+const lostTableRace = (error: PgMigrator.MigrationError | SqlError) =>
+  error._tag === "SqlError" && tableRaceStates.has(sqlState(error) ?? "")
+
 export const Migrations = Layer.effectDiscard(
   PgMigrator.run({ loader: sqlFiles(migrationsDirectory) }).pipe(
+    Effect.retry({ while: lostTableRace, times: 3 }),
     Effect.tap((applied) =>
       applied.length > 0
         ? Effect.logInfo(`Applied migrations ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)

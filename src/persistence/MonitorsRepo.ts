@@ -50,6 +50,7 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const monitors = rowsOf(Monitor)
+    const decodeMonitor = Schema.decodeUnknownEither(Monitor)
     const regions = (definition: MonitorDefinition) =>
       definition.regions === null ? null : JSON.stringify(definition.regions)
     const results = rowsOf(MonitorResultRow)
@@ -75,6 +76,14 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
 
     return {
       findAll: () => monitors.all(withStates(sql``)),
+      /**
+       * Every monitor, each row decoded on its own (the scheduler): a row that does not decode,
+       * written behind the API's back, comes back as its id and the error, and hides no other.
+       */
+      findEach: () =>
+        orUnavailable(withStates(sql``)).pipe(
+          Effect.map((rows) => rows.map((row) => ({ id: String(row.id), monitor: decodeMonitor(row) })))
+        ),
       findById: (id: MonitorId) => findById(id),
       insert: (definition: MonitorDefinition) =>
         ids.first(

@@ -67,31 +67,31 @@ const scheduleWhileLeader = Effect.gen(function*() {
 
   const reload = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const current = yield* monitors.findAll()
+    const current = yield* monitors.findEach()
     const seen = new Set<string>()
-    for (const monitor of current) {
-      seen.add(monitor.id)
-      const key = definitionKey(monitor)
-      const existing = entries.get(monitor.id)
-      if (existing?.key === key || invalid.get(monitor.id) === key) continue
-      const template = templateOf(monitor)
+    for (const { id, monitor } of current) {
+      seen.add(id)
+      // A row that does not even decode as a monitor is keyed by its error: reported again when that changes.
+      const key = Either.isRight(monitor)
+        ? definitionKey(monitor.right)
+        : ParseResult.TreeFormatter.formatErrorSync(monitor.left)
+      const existing = entries.get(id)
+      if (existing?.key === key || invalid.get(id) === key) continue
+      const template = Either.flatMap(monitor, templateOf)
       if (Either.isLeft(template)) {
         // Probes would drop its jobs as undecodable: say why once per change instead.
-        entries.delete(monitor.id)
-        invalid.set(monitor.id, key)
+        entries.delete(id)
+        invalid.set(id, key)
         yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
-          Effect.annotateLogs({
-            monitorId: monitor.id,
-            error: ParseResult.TreeFormatter.formatErrorSync(template.left)
-          })
+          Effect.annotateLogs({ monitorId: id, error: ParseResult.TreeFormatter.formatErrorSync(template.left) })
         )
         continue
       }
-      invalid.delete(monitor.id)
-      const intervalMs = monitor.intervalSeconds * 1000
-      const offset = offsetOf(monitor.id, intervalMs)
+      invalid.delete(id)
+      const intervalMs = template.right.check.intervalSeconds * 1000
+      const offset = offsetOf(id, intervalMs)
       // A new or changed monitor is checked at its current slot, so it is measured at once.
-      entries.set(monitor.id, {
+      entries.set(id, {
         template: template.right,
         intervalMs,
         offset,

@@ -21,11 +21,19 @@ export interface SmtpCapture {
   readonly waitFor: (count: number, timeoutMs?: number) => Effect.Effect<ReadonlyArray<CapturedMail>>
   /** Answers the next `times` messages to `address` with a temporary failure (451) instead of keeping them. */
   readonly refuse: (address: string, times: number) => void
+  /**
+   * While on, each message is read in full and then left unanswered: the DATA phase stays open,
+   * so the sender cannot know whether it was taken. Such messages go to `held`, not `messages`.
+   */
+  readonly hold: (on: boolean) => void
+  readonly held: Array<CapturedMail>
 }
 
 export const smtpCapture = Effect.acquireRelease(
   Effect.async<{ capture: SmtpCapture; server: SMTPServer }>((resume) => {
     const messages: Array<CapturedMail> = []
+    const held: Array<CapturedMail> = []
+    let holding = false
     const refusals = new Map<string, number>()
     const server = new SMTPServer({
       authOptional: true,
@@ -41,6 +49,13 @@ export const smtpCapture = Effect.acquireRelease(
               // Worded as real servers do, quoting the recipient.
               Object.assign(new Error(`<${refused.address}>: Try again later`), { responseCode: 451 })
             ))
+        }
+        if (holding) {
+          // No callback: no answer to the data, ever.
+          return void simpleParser(stream).then(
+            (parsed) => held.push({ envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address), parsed }),
+            () => undefined
+          )
         }
         simpleParser(stream).then(
           (parsed) => {
@@ -63,7 +78,11 @@ export const smtpCapture = Effect.acquireRelease(
           return messages.slice()
         })
       const refuse = (address: string, times: number) => void refusals.set(address, times)
-      resume(Effect.succeed({ server, capture: { url: `smtp://127.0.0.1:${port}`, messages, waitFor, refuse } }))
+      const hold = (on: boolean) => void (holding = on)
+      resume(Effect.succeed({
+        server,
+        capture: { url: `smtp://127.0.0.1:${port}`, messages, waitFor, refuse, hold, held }
+      }))
     })
   }),
   ({ server }) => Effect.promise(() => new Promise<void>((done) => server.close(() => done())))
