@@ -163,7 +163,9 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       })
       expect(selfDelete.status).toBe(409)
       expect(selfDelete.body._tag).toBe("Conflict")
-      expect((yield* itself.components.list()).length).toBeGreaterThanOrEqual(0)
+      // Refused, so nothing happened: the key is still listed and still signs its requests in.
+      expect((yield* client.apiKeys.list()).map((k) => k.id)).toContain(victim.id)
+      expect(yield* itself.auth.me()).toEqual({ user: null, authenticatedBy: "apiKey" })
 
       const cookie = yield* sessionCookieHeader
       const deleted = yield* sendAnonymous("DELETE", `/api/v1/admin/api-keys/${victim.id}`, undefined, { cookie })

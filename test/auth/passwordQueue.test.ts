@@ -36,4 +36,22 @@ it.layer(Stack)("the queue in front of password hashing", (it) => {
       // Once the queue has drained, the right password signs in.
       expect((yield* signIn(adminEmail, adminPassword, { "x-forwarded-for": "198.51.100.1" })).status).toBe(200)
     }))
+
+  it.effect("an unknown e-mail runs the hash too (against a decoy): a burst of them fills the queue alike", () =>
+    Effect.gen(function*() {
+      // Were an unknown e-mail answered without a hash, none of these would wait, and none be refused.
+      const responses = yield* Effect.forEach(
+        Array.from({ length: 16 }, (_, i) => i),
+        (i) => signIn(`nobody${i}@example.com`, "some password", { "x-forwarded-for": `203.0.113.${i + 101}` }),
+        { concurrency: "unbounded" }
+      )
+      const busy = responses.filter((r) => r.status === 429)
+      const tried = responses.filter((r) => r.status === 401)
+      expect(tried.length).toBeGreaterThanOrEqual(2)
+      expect(busy.length).toBeGreaterThan(0)
+      expect(tried.length + busy.length).toBe(16)
+      expect(tried[0]!.body).toEqual({ _tag: "Unauthorized", message: "Invalid email or password" })
+      // Refused by the queue in front of the hash, not by a sign-in limit.
+      for (const refused of busy) expect(refused.body.message).toBe("Too many sign-ins at once; try again in a second")
+    }))
 })

@@ -347,7 +347,7 @@ layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("ma
           payload: {
             title: "Soon",
             scheduledStart: DateTime.add(now, { seconds: 1 }),
-            scheduledEnd: DateTime.add(now, { seconds: 3 }),
+            scheduledEnd: DateTime.add(now, { seconds: 4 }),
             componentIds: [api.id]
           }
         })
@@ -359,21 +359,32 @@ layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("ma
             componentIds: [api.id]
           }
         })
+        // A window only moves on, and each move sets its components in the same transaction: a
+        // component read between two readings of the window shows what one of the states from
+        // the first reading to the second gives it.
+        const order: ReadonlyArray<string> = ["scheduled", "in_progress", "completed"]
+        const componentIn: Record<string, string> = {
+          scheduled: "operational",
+          in_progress: "maintenance",
+          completed: "operational"
+        }
+        const windowStatus = Effect.map(client.maintenance.get({ path: { id: soon.id } }), (w) => w.status)
         const seen = new Set<string>()
-        for (let i = 0; i < 80 && !seen.has("completed"); i++) {
-          const status = (yield* client.maintenance.get({ path: { id: soon.id } })).status
-          seen.add(status)
-          if (status === "in_progress") {
-            const componentStatus = (yield* client.components.list()).find((c) => c.id === api.id)?.status
-            // Only a reading taken while the window was still running must show maintenance.
-            if ((yield* client.maintenance.get({ path: { id: soon.id } })).status === "in_progress") {
-              expect(componentStatus).toBe("maintenance")
-            }
-          }
+        const whileRunning: Array<string | undefined> = []
+        const deadline = Date.now() + 15_000
+        while (!seen.has("completed") && Date.now() < deadline) {
+          const before = yield* windowStatus
+          const component = (yield* client.components.list()).find((c) => c.id === api.id)?.status
+          const after = yield* windowStatus
+          seen.add(before).add(after)
+          const states = order.slice(order.indexOf(before), order.indexOf(after) + 1)
+          expect(states.map((state) => componentIn[state]), `${before} .. ${after}`).toContain(component)
+          if (before === "in_progress" && after === "in_progress") whileRunning.push(component)
           yield* Effect.sleep("100 millis")
         }
         expect(seen).toContain("in_progress")
         expect(seen).toContain("completed")
+        expect(whileRunning.length).toBeGreaterThan(0)
         expect((yield* client.maintenance.get({ path: { id: past.id } })).status).toBe("completed")
         expect((yield* client.components.list()).find((c) => c.id === api.id)?.status).toBe("operational")
         const events = yield* outboxSince("0")
@@ -383,6 +394,6 @@ layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("ma
           "maintenance.completed"
         ])
       }),
-    20_000
+    30_000
   )
 })

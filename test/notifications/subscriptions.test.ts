@@ -101,7 +101,7 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect(yield* erin("evt_retry")).toMatchObject({
         status: "pending",
         attempts: 1,
-        lastError: expect.stringContaining("451")
+        lastError: expect.stringMatching(/^(?!.*erin@).*451.*<address>/s)
       })
       yield* TestClock.adjust("4900 millis")
       yield* sendDue
@@ -127,7 +127,7 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect(yield* erin("evt_gone")).toMatchObject({
         status: "failed",
         attempts: 4,
-        lastError: expect.stringContaining("451")
+        lastError: expect.stringMatching(/^(?!.*erin@).*451.*<address>/s)
       })
     }))
 
@@ -285,13 +285,23 @@ it.layer(WithMail)("subscriptions", (it) => {
       yield* client.subscriptions.verify({
         path: { token: verifyToken((yield* mailsTo("frank@example.test", 1))[0]!) }
       })
-      // The seven kinds of event, about no particular component.
+      // The seven kinds of event, about no particular component, handed over and sent as the dispatcher does.
       yield* storePublicSubjects(sampleEvents)
       yield* mail.enqueueMany(sampleEvents.map((event) => ({ ...event, id: `kinds_${event.id}`, componentIds: [] })))
-      const queued = yield* sql<{ event: { event: string } }>`
-        select m.event from mail_deliveries m join subscribers s on s.id = m.subscriber_id
-        where s.email = 'frank@example.test' order by m.sequence`
-      expect(queued.map((row) => row.event.event)).toEqual(mailedEvents)
+      yield* Effect.flatMap(mail.claimDue(100), (due) => Effect.forEach(due, mail.attempt, { discard: true }))
+
+      // Everything due is sent: what has arrived is all there is. The confirmation, then one mail per event.
+      const [confirmation, ...notifications] = yield* mailsTo("frank@example.test", 1 + mailedEvents.length)
+      expect(confirmation!.parsed.subject).toBe("Confirm your subscription to Status status updates")
+      expect(notifications.map((m) => m.parsed.subject)).toEqual([
+        "[Status] New incident: Elevated API error rates",
+        "[Status] Incident updated: Elevated API error rates",
+        "[Status] Incident resolved: Elevated API error rates",
+        "[Status] Maintenance scheduled: Database upgrade",
+        "[Status] Maintenance started: Database upgrade",
+        "[Status] Maintenance completed: Database upgrade"
+      ])
+      expect(notifications.every((m) => m.parsed.text?.includes("frank%40example.test"))).toBe(true)
       yield* sql`delete from subscribers where email = 'frank@example.test'`
     }))
 

@@ -3,7 +3,7 @@
  * probing a real loopback HTTP server.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Array as Arr, ConfigProvider, Effect, HashMap, Layer, Logger } from "effect"
+import { Array as Arr, Clock, ConfigProvider, Effect, HashMap, Layer, Logger, TestClock, TestServices } from "effect"
 
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
 import { CheckJob, isMissed } from "../../src/domain/CheckJob.js"
@@ -11,6 +11,7 @@ import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import { JobTransportLive } from "../../src/queue/JobTransportLive.js"
 import { readAll } from "../queue/transportContract.js"
+import { eventually } from "../support/Eventually.js"
 import { httpServer } from "../support/Servers.js"
 
 const agentOptions = { region: "local", name: "p1", concurrency: 4, claimIdleMs: 30_000, readBlockMs: 100 }
@@ -71,8 +72,10 @@ describe("probe agent (in-process transport)", () => {
       expect(yield* ingest.read(10, 200)).toEqual([])
     }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
 
-  it.live("logs a stats line per period with checks, failures, missed jobs and lag", () =>
+  it.effect("logs a stats line per period with checks, failures, missed jobs and lag", () =>
     Effect.gen(function*() {
+      // The agent's clock (periods, lag, staleness) is the TestClock: it moves only when told to.
+      yield* TestClock.setTime(Date.now())
       const lines: Array<Record<string, unknown>> = []
       const capture = Logger.make(({ annotations, message }) => {
         if (Array.isArray(message) && message[0] === "probe stats") {
@@ -83,22 +86,38 @@ describe("probe agent (in-process transport)", () => {
         response.writeHead(request.url === "/down" ? 503 : 200).end()
       )
       const queue = yield* JobTransport
+      const ingest = yield* queue.resultConsumer("ingest-test")
       yield* Layer.buildWithScope(
-        ProbeAgent.layer({ ...agentOptions, statsEvery: "400 millis" }).pipe(
+        ProbeAgent.layer({ ...agentOptions, statsEvery: "10 seconds" }).pipe(
           Layer.provide(Logger.replace(Logger.defaultLogger, capture))
         ),
         yield* Effect.scope
       )
+      const now = yield* Clock.currentTimeMillis
       yield* queue.publishJobs([
-        httpJob("a", `${target.url}/up`),
-        httpJob("b", `${target.url}/down`),
-        httpJob("c", `${target.url}/up`, Date.now() - 120_000)
+        httpJob("a", `${target.url}/up`, now - 3_000),
+        httpJob("b", `${target.url}/down`, now - 5_000),
+        httpJob("c", `${target.url}/up`, now - 120_000)
       ])
-      yield* Effect.sleep("900 millis")
-      expect(lines.length).toBeGreaterThanOrEqual(2)
-      expect(lines[0]).toMatchObject({ checks: 2, failures: 1, missed: 1, region: "local", probe: "p1" })
-      expect(lines[0]!.lagMaxMs).toBeGreaterThanOrEqual(0)
-      expect(lines[1]).toMatchObject({ checks: 0, failures: 0, missed: 0 })
+      // Counted before it is reported: once the three reports are in, the period holds them.
+      expect(yield* TestServices.provideLive(readAll(ingest, 3))).toHaveLength(3)
+      expect(lines).toEqual([])
+      yield* TestClock.adjust("10 seconds")
+      yield* eventually(Effect.sync(() => lines.length), (n) => n >= 1)
+      expect(lines[0]).toMatchObject({
+        checks: 2,
+        failures: 1,
+        missed: 1,
+        lagAvgMs: 4_000,
+        lagMaxMs: 5_000,
+        region: "local",
+        probe: "p1"
+      })
+      // The next period starts from nothing.
+      yield* TestClock.adjust("10 seconds")
+      yield* eventually(Effect.sync(() => lines.length), (n) => n >= 2)
+      expect(lines[1]).toMatchObject({ checks: 0, failures: 0, missed: 0, lagAvgMs: 0, lagMaxMs: 0 })
+      expect(lines).toHaveLength(2)
     }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
 })
 

@@ -1,8 +1,12 @@
 /** The Redis Streams transport on the real Redis at 127.0.0.1:6379, one key prefix per test. */
+import { randomUUID } from "node:crypto"
+
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Option } from "effect"
 
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import { checkResult } from "../support/CheckResults.js"
+import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { jobsFor, readAll, runsFor, transportContract } from "./transportContract.js"
 
@@ -14,20 +18,31 @@ transportContract(
 describe("redis streams transport", () => {
   it.live("a blocking read holds its own connection: publishing and acknowledging go on meanwhile", () =>
     Effect.gen(function*() {
-      const { prefix } = yield* redisPrefix
+      const { prefix, redis } = yield* redisPrefix
       const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
-      const idle = yield* queue.jobConsumer("eu", "idle")
+      // A read of the results stream, which the jobs published below do not wake.
+      const name = `blocked-${randomUUID()}`
+      const idle = yield* queue.resultConsumer(name)
       const worker = yield* queue.jobConsumer("us", "worker")
-      const blocked = yield* Effect.fork(idle.read(10, 3000))
-      yield* Effect.sleep("50 millis")
-      const started = Date.now()
+      const blocked = yield* Effect.fork(idle.read(10, 30_000))
+      // Redis shows the reader's connection (named after the consumer) blocked in XREADGROUP.
+      const isBlocked = Effect.promise(async () =>
+        (await redis.client("LIST") as string).split("\n").some((line) =>
+          line.includes(` name=status-page-ingest-${name} `) && / flags=\w*b/.test(line) &&
+          line.includes("cmd=xreadgroup")
+        )
+      )
+      expect(yield* eventually(isBlocked, (yes) => yes)).toBe(true)
+
       yield* queue.publishJobs(jobsFor(3))
       const received = yield* readAll(worker, 3)
+      expect(received).toHaveLength(3)
       yield* worker.ack(received.map((d) => d.id))
-      expect(Date.now() - started).toBeLessThan(1000)
-      // The blocked reader of the other region wakes up with the jobs.
-      const woken = yield* Fiber.join(blocked)
-      expect(woken.length).toBeGreaterThan(0)
+      expect(yield* Effect.promise(() => redis.xpending(`${prefix}jobs`, "us"))).toEqual([0, null, null, null])
+      // All while the read was still blocked; a result wakes it.
+      expect(Option.isNone(yield* Fiber.poll(blocked))).toBe(true)
+      yield* queue.publishResults([checkResult("m", "eu", 0, true)])
+      expect((yield* Fiber.join(blocked)).map((d) => d.value.monitorId)).toEqual(["m"])
     }).pipe(Effect.scoped))
 
   it.live("the streams are trimmed, so memory stays bounded with nobody reading", () =>

@@ -46,23 +46,24 @@ const Authenticated = Layer.effectContext(
  * The API, authenticated, over the configuration `config` provides (DATABASE_URL at least); the
  * database is exposed so tests can read the outbox. Background clocks are left out: a suite that
  * needs one adds it (`withMaintenanceClock`), since a once-a-second fiber turns every long
- * TestClock.adjust into thousands of rounds of queries.
+ * TestClock.adjust into thousands of rounds of queries. Logs below `logLevel` are dropped (a
+ * suite that reads the request log, at Info, asks for it and provides its own Logger).
  */
-export const TestStack = <A, E>(config: Layer.Layer<A, E>) =>
+export const TestStack = <A, E>(config: Layer.Layer<A, E>, logLevel: LogLevel.LogLevel = LogLevel.Warning) =>
   Authenticated.pipe(
     Layer.provideMerge(HttpLive),
     Layer.provideMerge(TestHttpServer),
     Layer.provideMerge(Database),
     Layer.provideMerge(config),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provide(Logger.minimumLogLevel(logLevel))
   )
 
 /** For suites on real time (`excludeTestServices`): a fresh database plus `variables`. */
 export const LiveTestServer = (variables: Record<string, string> = {}) => TestStack(testConfig(variables))
 
 /** For `it.layer`: a fresh database plus `variables`, and the TestClock set to now. */
-export const TestServer = (variables: Record<string, string> = {}) =>
-  TestStack(testConfig(variables)).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))
+export const TestServer = (variables: Record<string, string> = {}, logLevel?: LogLevel.LogLevel) =>
+  TestStack(testConfig(variables), logLevel).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))
 
 /** A test stack that also runs the maintenance clock. */
 export const withMaintenanceClock = <A, E, R>(stack: Layer.Layer<A, E, R>) =>

@@ -226,8 +226,13 @@ it.layer(Stack)("ingest", (it) => {
 
   it.effect("ignores results of monitors deleted meanwhile", () =>
     Effect.gen(function*() {
-      const { monitor } = yield* monitored
-      yield* sendJson("DELETE", `/api/v1/admin/monitors/${monitor.id}`)
+      const { client, component, monitor } = yield* monitored
+      expect((yield* sendJson("DELETE", `/api/v1/admin/monitors/${monitor.id}`)).status).toBe(204)
+      const mark = yield* outboxMark
+      // Two failures in a row: enough (threshold 2) to take a monitor, and its component, down.
       yield* rounds(monitor.id, { local: [false, false] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect(yield* outboxSince(mark)).toEqual([])
+      expect((yield* client.monitors.list()).map((m) => m.id)).not.toContain(monitor.id)
     }))
 })

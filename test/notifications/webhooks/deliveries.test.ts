@@ -179,15 +179,31 @@ it.layer(Services)("webhook deliveries", (it) => {
       const deliveries = yield* WebhookDeliveries
       const target = yield* receiver(answersInTurn(500, 500, 500, 500, 200))
       const hook = yield* webhooks.create({ name: "down", url: target.url, type: "chat_a", componentIds: ["down"] })
+      const enqueuedAt = yield* TestClock.currentTimeMillis
       yield* deliveries.enqueue(incident(["down"]))
 
+      // Each attempt comes due exactly when the contract says (5, 10 and 20 s after the last
+      // failure), not a millisecond before; after the fourth, never again.
       const statuses: Array<string> = []
-      for (const wait of ["0 seconds", "5 seconds", "10 seconds", "20 seconds", "40 seconds"] as const) {
-        yield* TestClock.adjust(wait)
+      for (const wait of [0, 5_000, 10_000, 20_000]) {
+        if (wait > 0) {
+          yield* TestClock.adjust(wait - 1)
+          expect(yield* deliveries.deliverDue()).toEqual([])
+          yield* TestClock.adjust(1)
+        }
         statuses.push(...(yield* deliveries.deliverDue()).map((d) => `${d.attempts}:${d.status}`))
       }
+      yield* TestClock.adjust("1 hour")
+      expect(yield* deliveries.deliverDue()).toEqual([])
       expect(statuses).toEqual(["1:pending", "2:pending", "3:pending", "4:failed"])
       expect(target.received).toHaveLength(4)
+      const attempts = yield* webhooks.deliveries(hook.id)
+      expect(attempts.map((attempt) => (DateTime.toEpochMillis(attempt.attemptedAt) - enqueuedAt) / 1000)).toEqual([
+        35,
+        15,
+        5,
+        0
+      ])
       expect((yield* webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({
         consecutiveFailures: 1,
         lastError: "HTTP 500"
@@ -258,21 +274,39 @@ it.layer(Services)("webhook deliveries", (it) => {
       expect(target.received).toHaveLength(1)
     }))
 
-  it.effect("a hand-over reads the organization's profile again after a change, so its attempts need not wait for it", () =>
+  it.scoped("a hand-over reads the organization's profile again after a change, and its attempts send what it read", () =>
     Effect.gen(function*() {
+      const webhooks = yield* Webhooks
       const deliveries = yield* WebhookDeliveries
       const profile = yield* OrganizationProfile
       const changes = yield* StateChanges
       const sql = yield* SqlClient.SqlClient
+      const target = yield* receiver(answerWith(200))
+      const hook = yield* webhooks.create({ name: "warm", url: target.url, type: "generic", componentIds: ["warm"] })
       const { name } = yield* profile.get()
-      yield* sql`update organizations set name = ${"Read by the hand-over"}`
-      // Any committed change leaves the profile in memory stale.
-      yield* changes.commit(Effect.void)
-      yield* deliveries.enqueueMany([incident(["warm"])], 10)
-      // Renamed behind its back after the hand-over: the attempts get the profile the hand-over read.
-      yield* sql`update organizations set name = ${"Renamed later"}`
-      expect((yield* profile.get()).name).toBe("Read by the hand-over")
-      yield* sql`update organizations set name = ${name}`
-      yield* changes.commit(Effect.void)
+      /** What the attempts of one hand-over name as the sender, as the receiver gets it. */
+      const sentBy = Effect.gen(function*() {
+        const { claimed } = yield* deliveries.enqueueMany([incident(["warm"])], 10)
+        expect(claimed).toHaveLength(1)
+        return {
+          attempt: Effect.gen(function*() {
+            expect(Option.getOrThrow(yield* deliveries.attempt(claimed[0]!)).status).toBe("delivered")
+            return JSON.parse(target.received.at(-1)!.body).organization.name as string
+          })
+        }
+      })
+      const rename = (to: string) =>
+        Effect.zipRight(sql`update organizations set name = ${to}`, changes.commit(Effect.void))
+
+      // A committed change leaves the profile in memory stale: the hand-over reads it again.
+      yield* rename("Read by the hand-over")
+      const handedOver = yield* sentBy
+      // Renamed (and committed) after the hand-over: its attempts still send the profile it read,
+      // without reading it themselves; the next hand-over reads the new one.
+      yield* rename("Renamed later")
+      expect(yield* handedOver.attempt).toBe("Read by the hand-over")
+      expect(yield* (yield* sentBy).attempt).toBe("Renamed later")
+      yield* rename(name)
+      yield* webhooks.remove(hook.id)
     }))
 })

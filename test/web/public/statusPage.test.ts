@@ -157,20 +157,23 @@ describe("public status page in a browser", () => {
   })
 
   it("works with JavaScript disabled: reading, following links and subscribing", async () => {
+    await api((client) =>
+      client.incidents.create({ payload: { title: "Checkout errors", message: "Some payments fail." } })
+    )
     const noScript = await launchBrowser({ javaScriptEnabled: false })
     try {
       const page = await noScript.context.newPage()
-      await page.goto(`${stack.baseUrl}/`)
+      await publicPageShowing(page, "/", "Checkout errors")
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("All systems operational")
-      expect(await page.getByRole("heading", { name: "Website errors" }).isVisible()).toBe(true)
+      expect(await page.getByRole("heading", { name: "Checkout errors" }).isVisible()).toBe(true)
       await page.getByLabel("E-mail address").fill("noscript@example.com")
       await page.getByRole("button", { name: "Subscribe" }).click()
       await page.waitForURL(`${stack.baseUrl}/subscribe`)
       expect(await page.getByRole("status").textContent()).toContain("a confirmation link is on its way")
       await page.getByRole("link", { name: "Incident history" }).click()
       await page.getByRole("heading", { name: "Incident history", level: 1 }).waitFor()
-      await page.getByRole("link", { name: "Website errors" }).click()
-      await page.getByRole("heading", { name: "Website errors", level: 1 }).waitFor()
+      await page.getByRole("link", { name: "Checkout errors" }).click()
+      await page.getByRole("heading", { name: "Checkout errors", level: 1 }).waitFor()
       await screenshot(page, "incident-no-script", artifacts)
       expect(noScript.pageErrors).toEqual([])
     } finally {
@@ -179,7 +182,10 @@ describe("public status page in a browser", () => {
   })
 
   it("has no serious accessibility violation and no sideways scrolling, at desktop and phone width", async () => {
+    // A component, for its uptime bar.
+    await api((client) => client.components.create({ payload: { name: "Search index" } }))
     const page = await browser.context.newPage()
+    await publicPageShowing(page, "/", "Search index")
     for (const [width, height] of [[1280, 900], [390, 844]] as const) {
       await page.setViewportSize({ width, height })
       for (const path of ["/", "/history", "/unsubscribe?email=a%40example.com&token=t"]) {
@@ -212,7 +218,10 @@ describe("public status page in a browser", () => {
   it("weighs under 100 kB transferred with 25 components, and keeps readable text on a light brand colour", async () => {
     const org = await api((client) => client.organization.get())
     await api((client) => client.organization.update({ path: { id: org.id }, payload: { brandColor: "#f5f5a0" } }))
-    for (let i = 1; i <= 24; i++) {
+    // Whatever the tests before made: at least 25 public components, the last one made here.
+    const existing = (await api((client) => client.components.list())).filter((c) => c.isPublic).length
+    const added = Math.max(1, 25 - existing)
+    for (let i = 1; i <= added; i++) {
       await api((client) =>
         client.components.create({
           payload: { name: `Service ${String(i).padStart(2, "0")}`, description: "A public service" }
@@ -220,7 +229,7 @@ describe("public status page in a browser", () => {
       )
     }
     const page = await browser.context.newPage()
-    await publicPageShowing(page, "/", "Service 24")
+    await publicPageShowing(page, "/", `Service ${String(added).padStart(2, "0")}`)
     const weight = await page.evaluate(() => {
       const entries = performance.getEntriesByType("navigation").concat(
         performance.getEntriesByType("resource")
@@ -231,7 +240,9 @@ describe("public status page in a browser", () => {
       }
     })
     console.log(
-      `status page with 25 components: ${weight.decoded} bytes of HTML, ${weight.transferred} bytes transferred`
+      `status page with ${
+        existing + added
+      } components: ${weight.decoded} bytes of HTML, ${weight.transferred} bytes transferred`
     )
     // Page weight is what travels: the HTML gzipped (no script, the stylesheet inline, the icon a data: URL).
     expect(weight.transferred).toBeGreaterThan(0)
