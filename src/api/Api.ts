@@ -4,7 +4,13 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 
-import { BadRequest, PayloadTooLarge, ServiceUnavailable } from "../domain/Errors.js"
+import {
+  BadRequest,
+  PayloadTooLarge,
+  RequestHeaderFieldsTooLarge,
+  RequestTimeout,
+  ServiceUnavailable
+} from "../domain/Errors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
@@ -39,6 +45,10 @@ export class Api extends HttpApi.make("status-page")
   // 1 MB with 413 PayloadTooLarge (src/http/BodyLimit.ts).
   .addError(BadRequest)
   .addError(PayloadTooLarge)
+  // Node itself answers a request still incomplete at its time-outs with 408, and a request line
+  // or headers over 16 KB with 431, in the same error body (src/http/PublicHttpServer.ts).
+  .addError(RequestTimeout)
+  .addError(RequestHeaderFieldsTooLarge)
   .annotate(OpenApi.Title, "Status page service")
   .annotate(
     OpenApi.Description,
@@ -48,7 +58,8 @@ export class Api extends HttpApi.make("status-page")
       "`issues` array naming each offending `path`; rules a schema cannot check alone are `BadRequest` (400), " +
       "with `issues` too. The API takes JSON only: a body that is not valid JSON is `BadRequest` (400), a body " +
       "of another content type (a form post, plain text) `UnsupportedMediaType` (415), and a body over 1 MB " +
-      "`PayloadTooLarge` (413). Any " +
+      "`PayloadTooLarge` (413). A request not in within the server's time-outs is `RequestTimeout` (408), one whose " +
+      "request line or headers pass 16 KB `RequestHeaderFieldsTooLarge` (431). Any " +
       "endpoint that needs the database answers `ServiceUnavailable` (503) while it is unreachable. Ids are " +
       "opaque strings; timestamps are ISO 8601 UTC ending in `Z`."
   )

@@ -59,6 +59,23 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
   HttpApiSchema.annotations({ status: 415 })
 ) {}
 
+/**
+ * 408: a request whose headers or whole body did not arrive within the server's time-outs. Node
+ * answers it before any handler runs (src/http/PublicHttpServer.ts); declared so the document lists it.
+ */
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()(
+  "RequestTimeout",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 408 })
+) {}
+
+/** 431: a request line or headers over Node's 16 KB limit, answered like 408 before any handler. */
+export class RequestHeaderFieldsTooLarge extends Schema.TaggedError<RequestHeaderFieldsTooLarge>()(
+  "RequestHeaderFieldsTooLarge",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 431 })
+) {}
+
 /** Fails with NotFound when the looked-up row is absent. */
 export const orNotFound =
   (what: string, id: string) =>

@@ -1,6 +1,6 @@
 /**
  * The outside world of the system suite, in the test's process: one HTTP server receiving every
- * webhook (`/hook/<name>`), and monitor targets (`/ok` answers 200).
+ * webhook (`/hook/<name>`), and monitor targets (`/ok/<n>` answers 200, and each request is logged).
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
@@ -82,24 +82,47 @@ export const startWebhookSink = async (): Promise<WebhookSink> => {
   }
 }
 
+/** One request to a monitor target, as the target saw it. */
+export interface TargetRequest {
+  /** The target's number: the request was for `/ok/<n>`. */
+  readonly n: number
+  /** The address the connection came from: each probe's own (TestBed.ts). */
+  readonly from: string
+  readonly at: number
+}
+
 export interface Targets {
+  readonly port: number
   readonly url: (n: number) => string
   readonly requests: () => number
+  /** Every request for `/ok/<n>`, in arrival order: the targets' own log, kept by the suite. */
+  readonly log: ReadonlyArray<TargetRequest>
   readonly close: () => Promise<void>
 }
 
-/** Monitor targets: `/ok/<n>` answers 200 with a small body. */
+/** Monitor targets: `/ok/<n>` answers 200 with a small body, and each request is logged. */
 export const startTargets = async (): Promise<Targets> => {
   let requests = 0
-  const server = createServer((_, response) => {
+  const log: Array<TargetRequest> = []
+  const server = createServer((request, response) => {
     requests++
+    const n = /^\/ok\/(\d+)$/.exec(request.url ?? "")?.[1]
+    if (n !== undefined) {
+      log.push({ n: Number(n), from: request.socket.remoteAddress ?? "", at: Date.now() })
+    }
     response.writeHead(200, { "content-type": "text/plain" })
     response.end("ok")
   })
   server.keepAliveTimeout = 30_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
-  return { url: (n) => `http://127.0.0.1:${port}/ok/${n}`, requests: () => requests, close: () => closeServer(server) }
+  return {
+    port,
+    url: (n) => `http://127.0.0.1:${port}/ok/${n}`,
+    requests: () => requests,
+    log,
+    close: () => closeServer(server)
+  }
 }
 
 const closeServer = (server: ReturnType<typeof createServer>) =>

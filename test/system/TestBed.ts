@@ -5,10 +5,13 @@
  * database) reached through a TCP proxy the suite can cut; Redis is a redis-server of the
  * suite's own that it can stop; webhooks, SMTP and monitor targets are served by the suite.
  */
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 
-import { freePort, runCommand, waitFor200 } from "../support/ChildProcess.js"
+import { freePort, projectRoot, runCommand, waitFor200 } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { type SmtpCapture, smtpCapture } from "../support/SmtpCapture.js"
 import { tcpProxy } from "../support/TcpProxy.js"
@@ -19,6 +22,21 @@ import { startTargets, startWebhookSink, type Targets, type WebhookSink } from "
 
 export const regions = ["eu", "us"] as const
 export type Region = (typeof regions)[number]
+
+/**
+ * The loopback address each probe connects to the monitors' target from (probeSourceAddress.mjs),
+ * so the target's own log tells which probe and region made a check. Linux routes all of
+ * 127.0.0.0/8 to the loopback interface; elsewhere the probes keep 127.0.0.1.
+ */
+export const probeSourceAddress = (region: Region, n: 1 | 2) =>
+  process.platform === "linux" ? `127.0.${10 + regions.indexOf(region)}.${n}` : "127.0.0.1"
+
+/** The probe (PROBE_NAME) and region a target request came from, by its source address. */
+export const probeOfAddress = new Map<string, { readonly region: Region; readonly probe: string }>(
+  regions.flatMap((region) =>
+    ([1, 2] as const).map((n) => [probeSourceAddress(region, n), { region, probe: `${region}-${n}` }])
+  )
+)
 
 export interface Api {
   readonly process: ManagedProcess
@@ -108,12 +126,15 @@ export const startTestBed = async (): Promise<TestBed> => {
     const ingest = service("ingest", "ingest")
     const dispatcher = service("dispatcher", "dispatcher")
     const probes = Object.fromEntries(regions.map((region) => {
-      const pair = [1, 2].map((n) => {
+      const pair = ([1, 2] as const).map((n) => {
         const process = managedProcess(`probe-${region}-${n}`, "probes/main.ts", {
           ...common,
           PROBE_REGION: region,
           PROBE_NAME: `${region}-${n}`,
-          PROBE_CONCURRENCY: "64"
+          PROBE_CONCURRENCY: "64",
+          NODE_OPTIONS: `--import ${pathToFileURL(Path.join(projectRoot, "test/system/probeSourceAddress.mjs")).href}`,
+          SYSTEM_PROBE_SOURCE_ADDRESS: probeSourceAddress(region, n),
+          SYSTEM_TARGET_PORT: String(targets.port)
         })
         started.push(process)
         return process

@@ -17,6 +17,7 @@ import { seededRandom } from "./Random.js"
 import { runChecksScenario } from "./scenarios/checks.js"
 import { runDependenciesScenario } from "./scenarios/dependencies.js"
 import { runEventsScenario } from "./scenarios/events.js"
+import { fuzzSecrets } from "./scenarios/fuzzSecrets.js"
 import { runLoadScenario } from "./scenarios/load.js"
 import { startTestBed } from "./TestBed.js"
 
@@ -38,6 +39,11 @@ interface Verdict {
    * in four runs); a target is tracked here and in the benchmarks, not used as a pass/fail gate.
    */
   readonly target?: true
+  /**
+   * A property the system does not have yet, written down as a known gap (docs/reliability.md):
+   * judged and reported every run, it does not fail the run until the gap is closed.
+   */
+  readonly knownGap?: true
 }
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`)
@@ -53,6 +59,10 @@ const main = async () => {
   const target = (scenario: string, property: string, holds: boolean, detail: string) => {
     verdicts.push({ scenario, property, holds, detail, target: true })
     log(`${holds ? "MET" : "MISSED (target, does not fail the run)"} ${scenario}: ${property} (${detail})`)
+  }
+  const knownGap = (scenario: string, property: string, holds: boolean, detail: string) => {
+    verdicts.push({ scenario, property, holds, detail, knownGap: true })
+    log(`${holds ? "PASS" : "KNOWN GAP (does not fail the run)"} ${scenario}: ${property} (${detail})`)
   }
 
   /** Runs a scenario, keeps its figures and judges them; a scenario that throws fails as a whole. */
@@ -81,35 +91,48 @@ const main = async () => {
         "1,000 changes while the dispatcher is SIGKILLed",
         () => runEventsScenario(bed, seededRandom(seed), log),
         (events) => {
+          const { mail, webhooks } = events
           check(
             "events",
             "lost deliveries = 0",
-            events.webhooks.lost === 0,
-            `${events.webhooks.delivered}/${events.webhooks.expected} delivered`
+            webhooks.lost === 0,
+            `${webhooks.delivered}/${webhooks.expected} (webhook, event) pairs the client's changes and the webhooks' settings call for delivered`
           )
           check(
             "events",
             "unexpected deliveries = 0",
-            events.webhooks.unexpected === 0 && events.webhooks.badSignatures === 0,
-            `${events.webhooks.unexpected} unexpected, ${events.webhooks.badSignatures} bad signatures`
+            webhooks.unexpected === 0 && webhooks.mismatched === 0 && webhooks.badSignatures === 0,
+            `${webhooks.unexpected} unexpected, ${webhooks.mismatched} not as the client sent, ${webhooks.badSignatures} bad signatures; ${webhooks.ofIndeterminateChanges} of indeterminate changes, ${webhooks.foreign} of other scenarios' components`
           )
           check(
             "events",
             "duplicates carry the same webhook-id",
-            events.webhooks.duplicatesWithDifferentIds === 0,
-            `${events.webhooks.duplicated} duplicated, ${events.webhooks.duplicatesWithDifferentIds} under another id`
+            webhooks.duplicatesWithDifferentIds === 0,
+            `${webhooks.duplicated} duplicated, ${webhooks.duplicatesWithDifferentIds} under another id`
           )
           check(
             "events",
             "every acknowledged change committed once",
             events.acknowledgedNotCommitted === 0,
-            `${events.acknowledgedOperations} acknowledged (write p50 ${events.operationLatencyMs.p50} ms, p99 ${events.operationLatencyMs.p99} ms), ${events.indeterminateOperations} indeterminate, ${events.acknowledgedNotCommitted} missing`
+            `${events.acknowledgedOperations} acknowledged (write p50 ${events.operationLatencyMs.p50} ms, p99 ${events.operationLatencyMs.p99} ms), ${events.indeterminateOperations} indeterminate, ${events.expectedEvents} events expected, ${events.acknowledgedNotCommitted} not in the outbox exactly once`
           )
           check(
             "events",
             "subscriber mail lost = 0",
-            events.mail.lost === 0,
-            `${events.mail.delivered}/${events.mail.expected} mailed`
+            mail.lost === 0,
+            `${mail.delivered}/${mail.expected} mailed (incident and maintenance events of public items)`
+          )
+          check(
+            "events",
+            "unexpected subscriber mail = 0",
+            mail.unexpected === 0,
+            `${mail.unexpected} unexpected; ${mail.ofIndeterminateChanges} of indeterminate changes`
+          )
+          check(
+            "events",
+            "no mail sent twice but across a dispatcher kill",
+            mail.duplicatedWithoutKill === 0,
+            `${mail.duplicated} mailed twice, ${mail.duplicatedWithoutKill} with no kill between`
           )
           check(
             "events",
@@ -120,7 +143,7 @@ const main = async () => {
           check(
             "events",
             "backlog drained within 60 s of the last kill",
-            events.webhooks.lost === 0 && events.drainAfterLastKillMs <= 60_000,
+            webhooks.lost === 0 && mail.lost === 0 && events.drainAfterLastKillMs <= 60_000,
             `${events.drainAfterLastKillMs} ms`
           )
         }
@@ -133,15 +156,22 @@ const main = async () => {
         (checks) => {
           check(
             "checks",
-            "every scheduled run stored once or recorded as missed",
-            checks.lost === 0,
-            `${checks.scheduled} scheduled: ${checks.stored} stored, ${checks.missed} missed, ${checks.lost} neither`
+            "every run due by the slot rule stored once or recorded as missed",
+            checks.lost === 0 && checks.storedAndMissed === 0 && checks.offSlot === 0,
+            `${checks.expected} due (${checks.monitors} monitors in ${
+              checks.windowMs / 1000
+            } s, 2 regions): ${checks.stored} stored, ${checks.missed} missed, ${checks.lost} neither, ${checks.storedAndMissed} both, ${checks.offSlot} off the slots${
+              checks.examples.records.length > 0 ? `; ${checks.examples.records.join("; ")}` : ""
+            }`
           )
           check(
             "checks",
-            "0 stored twice",
-            checks.storedTwice === 0 && checks.storedAndMissed === 0,
-            `${checks.storedTwice} twice, ${checks.storedAndMissed} both stored and missed; ${checks.resultsPublishedTwice} results published twice`
+            "the target saw every stored check, none twice",
+            checks.storedWithoutRequest === 0 && checks.deliveredTwice === 0 &&
+              checks.targetRequestsFromUnknownSource === 0,
+            `${checks.targetRequests} requests in the window; ${checks.storedWithoutRequest} stored without a request, ${checks.deliveredTwice} runs requested twice (${checks.deliveredTwiceAfterKill} more after their probe was killed), ${checks.targetRequestsFromUnknownSource} from no probe's address${
+              checks.examples.target.length > 0 ? `; ${checks.examples.target.join("; ")}` : ""
+            }`
           )
         }
       )
@@ -153,13 +183,17 @@ const main = async () => {
       const runs_ = [{ seed, requests: fuzzRequests }, { seed: freshSeed, requests: freshFuzzRequests }]
       await scenario("fuzz", `requests from the OpenAPI document, seeds ${seed} and ${freshSeed} (fresh)`, async () => {
         const reports: Array<FuzzReport> = []
-        for (const run of runs_) {
+        const secrets = await fuzzSecrets(bed)
+        for (const [i, run] of runs_.entries()) {
           reports.push(
             await runFuzz({
               baseUrl: bed.apis[0].baseUrl,
               apiKey: bed.apiKey,
               concurrency: 16,
               log: (line) => log(`  ${line}`),
+              ...secrets,
+              // Each run from its own address: the sign-in failures one counts do not throttle the next.
+              localAddress: `127.77.0.${i + 1}`,
               ...run
             })
           )
@@ -168,11 +202,24 @@ const main = async () => {
       }, ({ runs: reports }) => {
         const sum = (pick: (report: FuzzReport) => number) => reports.reduce((total, report) => total + pick(report), 0)
         const requests = sum((report) => report.requests)
+        // An operation must succeed at least once in the scenario: the fixed seed's run does the
+        // bulk; the fresh seed's 2,000 requests may leave one the other covered.
+        const never = reports[0]!.operationsWithout2xx.filter((id) =>
+          reports.every((report) => report.operationsWithout2xx.includes(id))
+        )
         check(
           "fuzz",
-          "at least 20,000 requests, every operation covered",
-          requests >= 20_000 && reports.every((report) => report.uncoveredOperations.length === 0),
-          `${requests} requests over ${reports[0]!.operations} operations`
+          "at least 20,000 requests, every operation answered 2xx",
+          requests >= 20_000 && never.length === 0,
+          `${requests} requests; ${reports[0]!.operationsTotal - never.length}/${
+            reports[0]!.operationsTotal
+          } operations answered 2xx (${
+            reports.map((report) =>
+              `seed ${report.seed}: ${report.operationsWith2xx}${
+                report.operationsWithout2xx.length > 0 ? `, not ${report.operationsWithout2xx.join(", ")}` : ""
+              }`
+            ).join("; ")
+          })${never.length > 0 ? `; never: ${never.join(", ")}` : ""}`
         )
         check(
           "fuzz",
@@ -187,6 +234,15 @@ const main = async () => {
           "every error response has the contract's shape",
           sum((report) => report.errorShapeViolations) === 0,
           `${sum((report) => report.errorShapeViolations)} violations`
+        )
+        const undocumented = reports.flatMap((report) => Object.keys(report.undocumentedByOperation))
+        check(
+          "fuzz",
+          "every status is documented for its operation",
+          sum((report) => report.undocumentedStatuses) === 0,
+          `${sum((report) => report.undocumentedStatuses)} answers${
+            undocumented.length > 0 ? `: ${[...new Set(undocumented)].join(", ")}` : ""
+          }`
         )
         check(
           "fuzz",
@@ -203,7 +259,7 @@ const main = async () => {
         check(
           "fuzz",
           "the whole report passes",
-          reports.every(fuzzPassed),
+          reports.every((report) => fuzzPassed({ ...report, operationsWithout2xx: never })),
           reports.map((report) => `seed ${report.seed}: ${report.requests} in ${report.durationMs} ms`).join("; ")
         )
       })
@@ -243,6 +299,19 @@ const main = async () => {
           )
           check(
             "dependencies",
+            "/readyz answers 503 while the database is away, 200 after",
+            deps.readyzWhileAway.length > 0 && deps.readyzWhileAway.every((status) => status === 503) &&
+              deps.readyzBackAfterMs !== null,
+            `${
+              deps.readyzWhileAway.filter((status) => status === 503).length
+            }/${deps.readyzWhileAway.length} 503 while away${
+              deps.readyzWhileAway.some((status) => status !== 503)
+                ? ` (${[...new Set(deps.readyzWhileAway.filter((status) => status !== 503))].join(", ")} otherwise)`
+                : ""
+            }; 200 on both ${deps.readyzBackAfterMs} ms after it returned`
+          )
+          check(
+            "dependencies",
             "writes recover without a restart",
             deps.writesRecoveredAfterMs !== null,
             `after ${deps.writesRecoveredAfterMs} ms`
@@ -258,6 +327,22 @@ const main = async () => {
             "checks stored again after the database returns",
             deps.checksStoredAgainAfterDatabaseMs !== null,
             `after ${deps.checksStoredAgainAfterDatabaseMs} ms`
+          )
+          check(
+            "dependencies",
+            "every check the target saw is stored, through terminated connections and the database's absence",
+            deps.checksStored.notStored === 0,
+            `${
+              deps.checksStored.requests - deps.checksStored.notStored
+            }/${deps.checksStored.requests} requests to the target stored (until the database returned; not judged: ${deps.checksStored.lostWithRedis} lost with Redis)`
+          )
+          knownGap(
+            "dependencies",
+            "every run due while the database was away stored or recorded as missed",
+            deps.runsDueWhileAway.lost === 0,
+            `${deps.runsDueWhileAway.expected} due by the slot rule: ${deps.runsDueWhileAway.stored} stored, ${deps.runsDueWhileAway.missed} missed, ${deps.runsDueWhileAway.lost} neither${
+              deps.runsDueWhileAway.examples.length > 0 ? `; ${deps.runsDueWhileAway.examples.join("; ")}` : ""
+            }`
           )
         }
       )
@@ -299,7 +384,7 @@ const main = async () => {
     finishedAt: new Date().toISOString(),
     seed,
     durationMs: Date.now() - startedAt,
-    passed: verdicts.every((verdict) => verdict.holds || verdict.target),
+    passed: verdicts.every((verdict) => verdict.holds || verdict.target || verdict.knownGap),
     verdicts,
     figures
   }
@@ -309,9 +394,9 @@ const main = async () => {
   log(
     `${verdicts.filter((v) => v.holds).length}/${verdicts.length} properties hold (${
       verdicts.filter((v) => v.target && !v.holds).length
-    } latency targets missed); report in ${Path.relative(projectRoot, reportPath)} (${
-      Math.round(report.durationMs / 1000)
-    } s)`
+    } latency targets missed, ${verdicts.filter((v) => v.knownGap && !v.holds).length} known gaps); report in ${
+      Path.relative(projectRoot, reportPath)
+    } (${Math.round(report.durationMs / 1000)} s)`
   )
   if (!report.passed) process.exitCode = 1
 }

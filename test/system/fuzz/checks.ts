@@ -1,8 +1,8 @@
 /**
  * What every response must satisfy: no 5xx; every error a JSON body of the contract's shape
  * (`{ _tag, message }`, validation errors listing their `issues` paths, 429 with Retry-After);
- * a documented status carrying the documented body; and 401 for a secured operation called
- * without valid credentials.
+ * a status the document lists for the operation, carrying the documented body; and 401 for a
+ * secured operation called without valid credentials (unless its body was too large to read).
  */
 import type { ValidateFunction } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
@@ -10,7 +10,7 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import type { ApiDocument, JsonSchema, Operation } from "./openapi.js"
 import type { FuzzRequest } from "./requests.js"
 
-export type FindingKind = "serverError" | "errorShape" | "schema" | "notUnauthorized"
+export type FindingKind = "serverError" | "errorShape" | "schema" | "undocumentedStatus" | "notUnauthorized"
 
 export interface Finding {
   readonly kind: FindingKind
@@ -24,6 +24,9 @@ export interface RawResponse {
 }
 
 const DOCUMENT_ID = "https://fuzz.invalid/openapi.json"
+
+/** The most body the service reads (src/http/BodyLimit.ts). */
+const maxBodyBytes = 1024 * 1024
 
 /** Points `#/components/...` references at the document registered under DOCUMENT_ID. */
 const rebase = (schema: unknown): unknown =>
@@ -85,7 +88,7 @@ export const makeChecker = (document: ApiDocument) => {
     return validate
   }
 
-  /** The documented body for a documented status. */
+  /** The documented body for a documented status (an undocumented one is a finding of its own). */
   const schemaProblem = (op: Operation, response: RawResponse): string | undefined => {
     const documented = op.responses[String(response.status)]
     if (documented === undefined) return undefined
@@ -120,9 +123,18 @@ export const makeChecker = (document: ApiDocument) => {
       const problem = errorShapeProblem(response)
       if (problem !== undefined) findings.push({ kind: "errorShape", reason: problem })
     }
+    if (op.responses[String(response.status)] === undefined) {
+      findings.push({
+        kind: "undocumentedStatus",
+        reason: `status ${response.status} is not documented for ${op.id} (${Object.keys(op.responses).join(", ")})`
+      })
+    }
     const problem = schemaProblem(op, response)
     if (problem !== undefined) findings.push({ kind: "schema", reason: problem })
-    if (op.secured && request.credentials !== "key" && response.status !== 401) {
+    // A body over 1 MB is refused (413) before anything reads the request, credentials included
+    // (src/http/BodyLimit.ts, docs/api.md "Errors"): that answer comes before the 401.
+    const refusedUnread = response.status === 413 && Buffer.byteLength(request.body ?? "") > maxBodyBytes
+    if (op.secured && request.credentials !== "key" && response.status !== 401 && !refusedUnread) {
       findings.push({
         kind: "notUnauthorized",
         reason: `${request.credentials} credentials answered ${response.status}, not 401`

@@ -6,7 +6,7 @@
 import { FastCheck as fc } from "effect"
 
 import type { Operation, Parameter } from "./openapi.js"
-import type { Context } from "./values.js"
+import type { Context, UnsubscribeLink } from "./values.js"
 import {
   ALPHANUMERIC,
   charsOf,
@@ -14,6 +14,7 @@ import {
   hostileString,
   hostileValue,
   invalidOf,
+  mostlyKnown,
   toJsonText,
   validOf
 } from "./values.js"
@@ -131,10 +132,17 @@ const queryString = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<st
       ),
       { maxLength: 2 }
     )
-  return fc.tuple(fc.tuple(...pairs), extras).map(([params, more]) => {
+  const query = fc.tuple(fc.tuple(...pairs), extras).map(([params, more]) => {
     const all = [...params.filter((p): p is string => p !== undefined), ...more]
     return all.length === 0 ? "" : `?${all.join("&")}`
   })
+  // One-click unsubscribe names an address and its token: a pair from the mail works.
+  const linked = input === "valid" && ["email", "token"].every((name) => op.queryParams.some((p) => p.name === name))
+  return linked
+    ? fc.tuple(query, mostlyKnown<UnsubscribeLink | undefined>(ctx.unsubscribeLinks, fc.constant(undefined))).map((
+      [built, link]
+    ) => link === undefined ? built : `?email=${encode(link.email)}&token=${encode(link.token)}`)
+    : query
 }
 
 const bodyFor = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<string | undefined> => {
@@ -143,6 +151,10 @@ const bodyFor = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<string
     return input === "valid"
       ? fc.constant(undefined)
       : fc.option(hostileValue.map(toJsonText), { nil: undefined, freq: 2 })
+  }
+  // A valid sign-in is an administrator's; only with the credentials the run was given can it succeed.
+  if (input === "valid" && op.id === "auth.signIn" && ctx.signIn !== undefined) {
+    return fc.constant(toJsonText({ email: ctx.signIn.email, password: ctx.signIn.password }))
   }
   const value = input === "valid"
     ? validOf(op.body.schema, ctx)

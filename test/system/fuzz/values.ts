@@ -174,7 +174,25 @@ export interface Context {
   /** An id for `{resource}`: one the fuzzer created when it has some, else a random UUID. */
   readonly idFor: (resource: string) => fc.Arbitrary<string>
   readonly now: number
+  /** An administrator's credentials, when the run was given them: the valid sign-in. */
+  readonly signIn?: { readonly email: string; readonly password: string } | undefined
+  /** Tokens of the confirmation links mailed to the fuzzer's subscribers so far. */
+  readonly verifyTokens: () => ReadonlyArray<string>
+  /** Address and token of the unsubscribe links mailed to them so far. */
+  readonly unsubscribeLinks: () => ReadonlyArray<UnsubscribeLink>
 }
+
+export interface UnsubscribeLink {
+  readonly email: string
+  readonly token: string
+}
+
+/** Mostly one of `known()` when there are any (read when a value is drawn), else `otherwise`. */
+export const mostlyKnown = <A>(known: () => ReadonlyArray<A>, otherwise: fc.Arbitrary<A>): fc.Arbitrary<A> =>
+  fc.tuple(fc.nat(3), fc.nat(), otherwise).map(([draw, pick, other]) => {
+    const values = known()
+    return values.length === 0 || draw === 0 ? other : values[pick % values.length]!
+  })
 
 /** Strings over `alphabet` (faster than fc.stringMatching, which costs milliseconds a value). */
 export const charsOf = (alphabet: string, minLength: number, maxLength: number) =>
@@ -230,7 +248,7 @@ const hint = (name: string, schema: JsonSchema, ctx: Context): fc.Arbitrary<unkn
     case "offset":
       return fc.integer({ min: 0, max: 50 }).map(String)
     case "token":
-      return charsOf("0123456789abcdef", 64, 64)
+      return mostlyKnown(ctx.verifyTokens, charsOf("0123456789abcdef", 64, 64))
     case "name":
     case "title":
     case "message":
@@ -273,7 +291,14 @@ export const validOf = (schema: JsonSchema, ctx: Context, name?: string): fc.Arb
       const model = Object.fromEntries(
         Object.entries(properties).map(([key, property]) => [key, validOf(property, ctx, key)])
       )
-      return (fc.record as any)(model, { requiredKeys: s.required ?? [] }).map(consistent)
+      const record: fc.Arbitrary<Record<string, unknown>> = (fc.record as any)(model, {
+        requiredKeys: s.required ?? []
+      })
+        .map(consistent)
+      // An unsubscribe names an address and its token: a pair from the mail, or nothing that works.
+      if (!("email" in properties && "token" in properties)) return record
+      return fc.tuple(record, mostlyKnown<UnsubscribeLink | undefined>(ctx.unsubscribeLinks, fc.constant(undefined)))
+        .map(([value, link]) => (link === undefined ? value : { ...value, email: link.email, token: link.token }))
     }
   }
 }

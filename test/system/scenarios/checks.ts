@@ -1,17 +1,29 @@
 /**
  * No lost checks. 500 monitors every 10 s in the regions `eu` and `us` while probe agents are
- * SIGKILLed and restarted, once both agents of `us` for longer than an interval. Afterwards
- * every run the scheduler published in the window (read back from the jobs stream) must have,
- * for each of its regions, exactly one stored result or one recorded miss.
+ * SIGKILLed and restarted, once both agents of `us` for longer than an interval. The expected
+ * runs come from the client and the clock: every monitor the test created, at every slot of the
+ * scheduler's rule (`slotAt`) in the window, in both regions. Afterwards each must have exactly
+ * one stored result or one recorded miss, and the monitors' target (its own request log, which
+ * tells the probes apart by their source addresses) must have seen every stored result's check,
+ * and no check twice unless the probe that made it first was killed (at least once).
  */
-import { Redis } from "ioredis"
-
+import type { ManagedProcess } from "../Processes.js"
 import { sleep, until } from "../Processes.js"
 import type { Random } from "../Random.js"
+import {
+  checkRequests,
+  type ProbeKill,
+  repeatedChecks,
+  requestsByRun,
+  runKey,
+  slotsIn,
+  type StoredResult
+} from "../Runs.js"
 import { regions, type TestBed } from "../TestBed.js"
 
 const monitorCount = 500
 const intervalSeconds = 10
+const intervalMs = intervalSeconds * 1000
 const windowMs = 80_000
 /** Longer than an interval: the region's backlog comes back stale and is recorded as missed. */
 const regionOutageMs = 15_000
@@ -20,27 +32,31 @@ const settleLimitMs = 60_000
 export interface ChecksReport {
   readonly monitors: number
   readonly windowMs: number
+  /** From the last monitor created until the target had seen each of them from both regions. */
+  readonly loadedAfterMs: number
   readonly probeKills: number
   readonly regionOutageMs: number
-  /** (monitor, region, time) runs the scheduler published in the window. */
-  readonly scheduled: number
+  /** (monitor, slot, region) runs due in the window by the slot rule: monitors × slots × regions. */
+  readonly expected: number
   readonly stored: number
   readonly missed: number
   readonly missedByRegion: Record<string, number>
-  /** Runs with neither a result nor a miss. */
+  /** Expected runs with neither a result nor a miss. */
   readonly lost: number
-  readonly storedTwice: number
   readonly storedAndMissed: number
-  /** Results a probe published more than once (at-least-once delivery), each stored once. */
-  readonly resultsPublishedTwice: number
+  /** Results or misses in the window at a time that is no slot of their monitor. */
+  readonly offSlot: number
+  /** The target's log: requests for the monitors in the window, and from no probe's address. */
+  readonly targetRequests: number
+  readonly targetRequestsFromUnknownSource: number
+  /** Stored results whose check the target never saw (from their probe, within 2 s of `checked_at`). */
+  readonly storedWithoutRequest: number
+  /** Runs the target saw twice, after a kill of the probe that made the first request, and otherwise. */
+  readonly deliveredTwiceAfterKill: number
+  readonly deliveredTwice: number
+  /** A few of the runs behind each failure, for the verdicts' details. */
+  readonly examples: { readonly records: ReadonlyArray<string>; readonly target: ReadonlyArray<string> }
   readonly settleMs: number
-}
-
-interface StreamJob {
-  readonly id: string
-  readonly monitorId: string
-  readonly scheduledAt: number
-  readonly regions?: ReadonlyArray<string> | null
 }
 
 export const runChecksScenario = async (
@@ -53,7 +69,8 @@ export const runChecksScenario = async (
   for (let i = 0; i < 10; i++) {
     components.push((await admin.ok<{ id: string }>("POST", "/api/v1/admin/components", { name: `Fleet ${i}` })).id)
   }
-  const monitorIds = new Set<string>()
+  /** Target number -> monitor id: each monitor checks a path of its own. */
+  const monitorOf = new Map<number, string>()
   let nextMonitor = 0
   await Promise.all(Array.from({ length: 8 }, async () => {
     while (nextMonitor < monitorCount) {
@@ -66,127 +83,156 @@ export const runChecksScenario = async (
         timeoutMs: 5_000,
         regions: [...regions]
       })
-      monitorIds.add(monitor.id)
+      monitorOf.set(n, monitor.id)
     }
   }))
+  const monitorIds = [...monitorOf.values()]
+
+  // The window starts once the scheduler runs every monitor: the target has seen each from both
+  // regions (a new monitor is checked at its current slot, then at every slot after it).
+  const createdAt = Date.now()
   await until(
-    "results from both regions",
-    async () => {
-      const { rows } = await bed.sql.query<{ regions: number }>(
-        "select count(distinct region)::int as regions from check_results"
-      )
-      return rows[0]!.regions === regions.length
+    "every monitor checked from both regions",
+    () => {
+      const seen = new Set(checkRequests(bed.targets.log, monitorOf).requests.map((r) => `${r.monitorId}@${r.region}`))
+      return seen.size === monitorCount * regions.length
     },
-    60_000,
+    120_000,
     500
   )
-
   const windowStart = Date.now()
   const windowEnd = windowStart + windowMs
+  const expected = new Set(
+    monitorIds.flatMap((id) =>
+      slotsIn(id, intervalMs, windowStart, windowEnd).flatMap((slot) =>
+        regions.map((region) => runKey(id, slot, region))
+      )
+    )
+  )
+
   log(`  ${monitorCount} monitors checked; killing probes for ${windowMs / 1000} s`)
-  let kills = 0
+  const kills: Array<ProbeKill> = []
+  const kill = async (probe: ManagedProcess) => {
+    const sentAt = Date.now()
+    await probe.kill()
+    kills.push({ probe: probe.name.replace(/^probe-/, ""), sentAt, goneAt: Date.now() })
+  }
   const outageAt = windowStart + windowMs / 3
   let outageDone = false
   while (Date.now() < windowEnd - 10_000) {
     if (!outageDone && Date.now() >= outageAt) {
       outageDone = true
-      await Promise.all(bed.probes.us.map((probe) => probe.kill()))
-      kills += 2
+      await Promise.all(bed.probes.us.map(kill))
       await sleep(regionOutageMs)
       for (const probe of bed.probes.us) probe.start()
       continue
     }
     await sleep(random.between(3_000, 6_000))
     const probe = random.pick(regions.flatMap((region) => bed.probes[region]))
-    await probe.kill()
-    kills++
+    await kill(probe)
     await sleep(random.between(500, 4_000))
     probe.start()
   }
   await sleep(Math.max(0, windowEnd - Date.now()))
   for (const region of regions) for (const probe of bed.probes[region]) if (!probe.alive()) probe.start()
 
-  const redis = new Redis(bed.redis.url)
-  try {
-    const jobs = (await readStream(redis, `${bed.streamPrefix}jobs`, "job") as Array<StreamJob>)
-      .filter((job) => monitorIds.has(job.monitorId) && job.scheduledAt >= windowStart && job.scheduledAt < windowEnd)
-    const expected = new Set(jobs.flatMap((job) => (job.regions ?? regions).map((region) => `${job.id}@${region}`)))
-    const count = async () => {
-      const { rows } = await bed.sql.query<{ key: string; results: number; misses: number }>(
-        `select key, sum(results)::int as results, sum(misses)::int as misses from (
-           select job_id || '@' || region as key, 1 as results, 0 as misses from check_results where scheduled_at >= $1 and scheduled_at < $2
-           union all
-           select job_id || '@' || region, 0, 1 from missed_checks where scheduled_at >= $1 and scheduled_at < $2
-         ) recorded group by key`,
-        [new Date(windowStart), new Date(windowEnd)]
-      )
-      return new Map(rows.filter((row) => expected.has(row.key)).map((row) => [row.key, row]))
-    }
-    const settleStart = Date.now()
-    let recorded = await count()
-    await until(
-      "every run stored or recorded as missed",
-      async () => {
-        recorded = await count()
-        return recorded.size === expected.size
-      },
-      settleLimitMs,
-      1_000
-    ).catch((error) => log(`  ${String(error)}`))
-    const settleMs = Date.now() - settleStart
+  interface Row {
+    readonly monitor_id: string
+    readonly scheduled_at: number
+    readonly region: string
+    readonly results: number
+    readonly misses: number
+  }
+  const count = async () => {
+    const { rows } = await bed.sql.query<Row>(
+      `select monitor_id, scheduled_at, region, sum(results)::int as results, sum(misses)::int as misses from (
+         select monitor_id, round(extract(epoch from scheduled_at) * 1000)::float8 as scheduled_at, region, 1 as results, 0 as misses
+           from check_results where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3
+         union all
+         select monitor_id, round(extract(epoch from scheduled_at) * 1000)::float8, region, 0, 1
+           from missed_checks where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3
+       ) recorded group by monitor_id, scheduled_at, region`,
+      [monitorIds, new Date(windowStart), new Date(windowEnd)]
+    )
+    return new Map(rows.map((row) => [runKey(row.monitor_id, row.scheduled_at, row.region), row]))
+  }
+  const settleStart = Date.now()
+  let recorded = await count()
+  await until(
+    "every expected run stored or recorded as missed",
+    async () => {
+      recorded = await count()
+      return [...expected].every((key) => recorded.has(key))
+    },
+    settleLimitMs,
+    1_000
+  ).catch((error) => log(`  ${String(error)}`))
+  const settleMs = Date.now() - settleStart
+  // Checks still in flight when the records settled reach the target within their time-out.
+  await sleep(1_000)
 
-    const results = await readStream(redis, `${bed.streamPrefix}results`, "result") as Array<
-      { jobId: string; region: string }
-    >
-    const published = new Map<string, number>()
-    for (const result of results) {
-      published.set(`${result.jobId}@${result.region}`, (published.get(`${result.jobId}@${result.region}`) ?? 0) + 1)
-    }
-    const rows = [...recorded.values()]
-    await removeMonitors(bed, [...monitorIds])
-    return {
-      monitors: monitorCount,
-      windowMs,
-      probeKills: kills,
-      regionOutageMs,
-      scheduled: expected.size,
-      stored: rows.filter((row) => row.results === 1 && row.misses === 0).length,
-      missed: rows.filter((row) => row.results === 0 && row.misses === 1).length,
-      missedByRegion: Object.fromEntries(regions.map((region) => [
-        region,
-        rows.filter((row) => row.misses > 0 && row.key.endsWith(`@${region}`)).length
-      ])),
-      lost: expected.size - recorded.size,
-      storedTwice: rows.filter((row) => row.results > 1 || row.misses > 1).length,
-      storedAndMissed: rows.filter((row) => row.results > 0 && row.misses > 0).length,
-      resultsPublishedTwice: [...published.entries()].filter(([key, n]) => n > 1 && expected.has(key)).length,
-      settleMs
-    }
-  } finally {
-    redis.disconnect()
+  const rows = [...expected].flatMap((key) => recorded.get(key) ?? [])
+  const lost = [...expected].filter((key) => !recorded.has(key))
+  const offSlot = [...recorded.keys()].filter((key) => !expected.has(key))
+  const { requests, unknownSource } = checkRequests(bed.targets.log, monitorOf)
+  // The stored results around the window, to pair with the target's requests.
+  const { rows: results } = await bed.sql.query<StoredResult>(
+    `select monitor_id as "monitorId", region, probe,
+            round(extract(epoch from scheduled_at) * 1000)::float8 as "scheduledAt",
+            round(extract(epoch from checked_at) * 1000)::float8 as "checkedAt"
+       from check_results where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3`,
+    [monitorIds, new Date(windowStart - 2 * intervalMs), new Date(windowEnd + intervalMs)]
+  )
+  const requested = requestsByRun(requests, results, intervalMs)
+  const withoutRequest = requested.withoutRequest
+    .map((result) => runKey(result.monitorId, result.scheduledAt, result.region))
+    .filter((key) => expected.has(key))
+  const repeated = repeatedChecks(requested.runs, expected, kills)
+  const repeatedWithoutKill = repeated.filter((r) => !r.afterKill)
+  await removeMonitors(bed, monitorIds)
+  return {
+    monitors: monitorCount,
+    windowMs,
+    loadedAfterMs: windowStart - createdAt,
+    probeKills: kills.length,
+    regionOutageMs,
+    expected: expected.size,
+    stored: rows.filter((row) => row.results === 1 && row.misses === 0).length,
+    missed: rows.filter((row) => row.results === 0 && row.misses === 1).length,
+    missedByRegion: Object.fromEntries(regions.map((region) => [
+      region,
+      rows.filter((row) => row.misses > 0 && row.region === region).length
+    ])),
+    lost: lost.length,
+    storedAndMissed: rows.filter((row) => row.results > 0 && row.misses > 0).length,
+    offSlot: offSlot.length,
+    targetRequests: requests.filter((r) => r.at >= windowStart && r.at < windowEnd).length,
+    targetRequestsFromUnknownSource: unknownSource,
+    storedWithoutRequest: withoutRequest.length,
+    deliveredTwiceAfterKill: repeated.length - repeatedWithoutKill.length,
+    deliveredTwice: repeatedWithoutKill.length,
+    examples: {
+      records: [
+        ...lost.slice(0, 5).map((key) => `lost ${key}`),
+        ...offSlot.slice(0, 5).map((key) => `off slot ${key}`)
+      ],
+      target: [
+        ...withoutRequest.slice(0, 5).map((key) => `stored without a request ${key}`),
+        ...repeatedWithoutKill.slice(0, 5).map((r) =>
+          `requested twice ${r.key}: by ${r.first.probe} at ${r.first.at}, by ${r.repeat.probe} at ${r.repeat.at}`
+        )
+      ]
+    },
+    settleMs
   }
 }
 
 /** The monitors go when the scenario is done: the load scenario measures the API, not the fleet. */
 const removeMonitors = async (bed: TestBed, ids: Array<string>) => {
+  const left = [...ids]
   await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
+    for (let id = left.pop(); id !== undefined; id = left.pop()) {
       await bed.apis[0].operator.ok("DELETE", `/api/v1/admin/monitors/${id}`)
     }
   }))
-}
-
-/** Every entry's JSON field of a stream, oldest first, in pages. */
-const readStream = async (redis: Redis, key: string, field: string) => {
-  const values: Array<unknown> = []
-  let start = "-"
-  while (true) {
-    const page = await redis.xrange(key, start, "+", "COUNT", 10_000)
-    for (const [, fields] of page) {
-      const index = fields.indexOf(field)
-      if (index >= 0) values.push(JSON.parse(fields[index + 1]!))
-    }
-    if (page.length < 10_000) return values
-    start = `(${page[page.length - 1]![0]}`
-  }
 }

@@ -2,17 +2,24 @@
  * Dependencies failing under read load. Redis is stopped for 30 s; PostgreSQL connections are
  * killed (`pg_terminate_backend`) and then the database is taken away altogether (the proxy in
  * front of it refuses connections). Public reads must keep answering from the snapshot, writes
- * answer 503 with an error body while the database is away, and every process recovers by
- * itself: writes succeed, changes reach the other instance, checks are stored again.
+ * answer 503 with an error body while the database is away, `/readyz` says 503 then and 200
+ * after, and every process recovers by itself: writes succeed, changes reach the other instance,
+ * checks are stored again. The checks made while the database was away wait in Redis: each run
+ * due then by the slot rule, and each check the monitors' target saw then, must be stored after.
  */
 import { publicGet } from "../Client.js"
 import { sleep, until } from "../Processes.js"
-import type { TestBed } from "../TestBed.js"
+import { checkRequests, requestsByRun, runKey, slotsIn, type StoredResult } from "../Runs.js"
+import { regions, type TestBed } from "../TestBed.js"
 
 const redisDownMs = 30_000
 const databaseAwayMs = 15_000
 const readers = 16
 const publicPaths = ["/api/v1/status", "/api/v1/status/components", "/api/v1/status/incidents", "/"]
+/** The scenario's monitors, on targets of their own: enough that runs fall due while the database is away. */
+const monitorCount = 50
+const intervalMs = 10_000
+const firstTarget = 9_000
 
 export interface DependenciesReport {
   readonly publicReads: {
@@ -31,6 +38,24 @@ export interface DependenciesReport {
     readonly other: Array<string>
   }
   readonly readyzWhileAway: ReadonlyArray<number>
+  /** From the database's return until `/readyz` answered 200 on both instances; null if it did not within 30 s. */
+  readonly readyzBackAfterMs: number | null
+  /** The runs of the scenario's monitors due while the database was away, by the slot rule. */
+  readonly runsDueWhileAway: {
+    readonly expected: number
+    readonly stored: number
+    readonly missed: number
+    /** Neither stored nor recorded as missed. */
+    readonly lost: number
+    readonly examples: ReadonlyArray<string>
+  }
+  /**
+   * Checks the monitors' target saw from the scenario's start until the database returned, and
+   * how many of them were never stored; those from 5 s before Redis's SIGKILL until it was back
+   * are not judged (`lostWithRedis`: what a Redis that lost its data loses).
+   */
+  readonly checksStored: { readonly requests: number; readonly notStored: number; readonly lostWithRedis: number }
+  readonly outageRunsSettledAfterMs: number
   readonly writesRecoveredAfterMs: number | null
   readonly changeSeenByOtherInstanceAfterMs: number | null
   readonly checksStoredAgainAfterDatabaseMs: number | null
@@ -45,16 +70,23 @@ export const runDependenciesScenario = async (
   log: (line: string) => void
 ): Promise<DependenciesReport> => {
   const [first, second] = bed.apis
-  // At least one monitor, so the fleet has something to recover (the checks scenario may have made 500).
+  // Monitors of its own, so the fleet has something to recover (the checks scenario removed its own).
   const component = await first.operator.ok<{ id: string }>("POST", "/api/v1/admin/components", {
     name: "Dependencies"
   })
-  await first.operator.ok("POST", "/api/v1/admin/monitors", {
-    componentId: component.id,
-    type: "http",
-    url: bed.targets.url(9999),
-    intervalSeconds: 10
-  })
+  const monitorOf = new Map<number, string>()
+  for (let n = firstTarget; n < firstTarget + monitorCount; n++) {
+    const monitor = await first.operator.ok<{ id: string }>("POST", "/api/v1/admin/monitors", {
+      componentId: component.id,
+      type: "http",
+      url: bed.targets.url(n),
+      intervalSeconds: intervalMs / 1000,
+      regions: [...regions]
+    })
+    monitorOf.set(n, monitor.id)
+  }
+  const monitorIds = [...monitorOf.values()]
+  const monitorsCreatedAt = Date.now()
 
   // Read load on both instances for the whole scenario, counted per phase.
   let phase = "steady"
@@ -103,6 +135,7 @@ export const runDependenciesScenario = async (
     await sleep(3_000)
     log("  Redis stopped")
     phase = "redis-down"
+    const redisKilledAt = Date.now()
     await bed.redis.kill()
     await sleep(redisDownMs)
     await bed.redis.start()
@@ -132,6 +165,7 @@ export const runDependenciesScenario = async (
     log(`  ${connectionsTerminated} PostgreSQL connections terminated`)
 
     phase = "database-away"
+    const cutAt = Date.now()
     await bed.database.cut()
     log("  database away")
     const awayUntil = Date.now() + databaseAwayMs
@@ -156,8 +190,17 @@ export const runDependenciesScenario = async (
     await sleep(Math.max(0, awayUntil - Date.now()))
     await bed.database.restore()
     const databaseBack = new Date()
+    const restoredAt = databaseBack.getTime()
     phase = "database-back"
     log("  database back")
+    const readyzBackAfterMs = await until(
+      "/readyz 200 on both instances",
+      async () =>
+        (await Promise.all(bed.apis.map((api) => publicGet(api.baseUrl, "/readyz").catch(() => null))))
+          .every((answer) => answer?.status === 200),
+      30_000,
+      100
+    ).then(() => Date.now() - restoredAt, () => null)
 
     const recoveredAt = Date.now()
     const writesRecovered = await until(
@@ -189,6 +232,57 @@ export const runDependenciesScenario = async (
     ).then(() => Date.now() - changedAt, () => null)
     const checksStoredAgainAfterDatabaseMs = await checksStoredAgain(databaseBack, 60_000)
 
+    // The checks of the outage: due by the slot rule (client and clock), and seen by the target.
+    const due = monitorIds.flatMap((id) =>
+      slotsIn(id, intervalMs, cutAt, restoredAt).flatMap((slot) => regions.map((region) => runKey(id, slot, region)))
+    )
+    // Each request the target logged until the database returned, with the run it belongs to. The
+    // results of the last checks before a terminated connection or the cut wait in Redis until
+    // ingest can store them (the scheduler stops publishing as soon as its own connection goes).
+    const requests = checkRequests(bed.targets.log, monitorOf).requests
+    const withRedis = (at: number) => at >= redisKilledAt - 5_000 && at < redisBack.getTime()
+    const judged = (at: number) => at >= monitorsCreatedAt && at < restoredAt && !withRedis(at)
+    const recordedRuns = async () => {
+      const { rows } = await bed.sql.query<StoredResult & { kind: "result" | "miss" }>(
+        `select 'result' as kind, monitor_id as "monitorId", region, probe,
+                round(extract(epoch from scheduled_at) * 1000)::float8 as "scheduledAt",
+                round(extract(epoch from checked_at) * 1000)::float8 as "checkedAt"
+           from check_results where monitor_id = any($1) and scheduled_at >= $2
+         union all
+         select 'miss', monitor_id, region, probe, round(extract(epoch from scheduled_at) * 1000)::float8, null
+           from missed_checks where monitor_id = any($1) and scheduled_at >= $2`,
+        [monitorIds, new Date(monitorsCreatedAt - 2 * intervalMs)]
+      )
+      const keys = (kind: string) =>
+        new Set(
+          rows.filter((row) => row.kind === kind).map((row) => runKey(row.monitorId, row.scheduledAt, row.region))
+        )
+      const results = keys("result")
+      const byRun = [...requestsByRun(requests, rows.filter((row) => row.kind === "result"), intervalMs).runs]
+        .flatMap(([key, runRequests]) => runRequests.map((request) => ({ key, request })))
+      return {
+        results,
+        misses: keys("miss"),
+        judged: byRun.filter(({ request }) => judged(request.at)),
+        notStored: byRun.filter(({ key, request }) => judged(request.at) && !results.has(key)),
+        lostWithRedis: byRun.filter(({ key, request }) => withRedis(request.at) && !results.has(key)).length
+      }
+    }
+    const settleStart = Date.now()
+    let recorded = await recordedRuns()
+    await until(
+      "the outage's runs stored",
+      async () => {
+        recorded = await recordedRuns()
+        return recorded.notStored.length === 0 &&
+          due.every((key) => recorded.results.has(key) || recorded.misses.has(key))
+      },
+      20_000,
+      500
+    ).catch((error) => log(`  ${String(error)}`))
+    const outageRunsSettledAfterMs = Date.now() - settleStart
+    const lostWhileAway = due.filter((key) => !recorded.results.has(key) && !recorded.misses.has(key))
+
     await sleep(2_000)
     reading = false
     await load
@@ -204,6 +298,27 @@ export const runDependenciesScenario = async (
       databaseAwayMs,
       writesWhileAway,
       readyzWhileAway,
+      readyzBackAfterMs,
+      runsDueWhileAway: {
+        expected: due.length,
+        stored: due.filter((key) => recorded.results.has(key)).length,
+        missed: due.filter((key) => !recorded.results.has(key) && recorded.misses.has(key)).length,
+        lost: lostWhileAway.length,
+        examples: [
+          ...lostWhileAway.slice(0, 5).map((key) => `lost ${key}`),
+          ...recorded.notStored.slice(0, 5).map(({ key, request }) =>
+            `not stored: ${key} requested by ${request.probe} at ${new Date(request.at).toISOString()}${
+              recorded.misses.has(key) ? ", recorded as missed" : ""
+            }`
+          )
+        ]
+      },
+      checksStored: {
+        requests: recorded.judged.length,
+        notStored: recorded.notStored.length,
+        lostWithRedis: recorded.lostWithRedis
+      },
+      outageRunsSettledAfterMs,
       writesRecoveredAfterMs: writesRecovered,
       changeSeenByOtherInstanceAfterMs: changeSeen,
       checksStoredAgainAfterDatabaseMs
