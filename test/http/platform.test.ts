@@ -1,10 +1,8 @@
 import { HttpClient } from "@effect/platform"
 import { expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
+import { Effect, Schedule } from "effect"
 
-import { tcpProxy } from "../support/TcpProxy.js"
-import { freshDatabaseUrl } from "../support/TestDatabase.js"
-import { ApiClient, sendJson, TestServer, TestStack } from "../support/TestServer.js"
+import { ApiClient, DatabaseProxy, sendJson, TestServer, TestStackBehindProxy } from "../support/TestServer.js"
 
 it.layer(TestServer())("platform endpoints", (it) => {
   it.effect("healthz and readyz answer ok", () =>
@@ -44,24 +42,8 @@ it.layer(TestServer())("platform endpoints", (it) => {
     }))
 })
 
-/** The app reaches PostgreSQL through a proxy the test can cut. */
-const BehindProxy = Layer.unwrapScoped(
-  Effect.gen(function*() {
-    const database = yield* freshDatabaseUrl
-    const url = new URL(database.url)
-    const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
-    url.port = String(proxy.port)
-    const app = TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url.toString() }))).pipe(
-      Layer.provide(Logger.minimumLogLevel(LogLevel.None))
-    )
-    return Layer.merge(app, Layer.succeed(Proxy, proxy))
-  })
-)
-
-class Proxy extends Effect.Tag("test/Proxy")<Proxy, { cut: () => Promise<void>; restore: () => Promise<void> }>() {}
-
 // Real time here: the pool reconnects on its own schedule.
-layer(BehindProxy, { excludeTestServices: true })("database outage", (it) => {
+layer(TestStackBehindProxy, { excludeTestServices: true })("database outage", (it) => {
   it.effect("answers 503 with the error body while the database is away, and recovers", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
@@ -70,7 +52,7 @@ layer(BehindProxy, { excludeTestServices: true })("database outage", (it) => {
       // Public reads are served from the in-memory snapshot, so they outlive the database.
       expect((yield* client.status.summary()).components.map((c) => c.name)).toEqual(["Before"])
 
-      const proxy = yield* Proxy
+      const proxy = yield* DatabaseProxy
       yield* Effect.promise(proxy.cut)
       const summary = yield* sendJson("GET", "/api/v1/status")
       expect(summary.status).toBe(200)

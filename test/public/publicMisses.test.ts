@@ -7,31 +7,13 @@ import { randomUUID } from "node:crypto"
 
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
+import { Effect, Schedule } from "effect"
 
 import { heldResolved } from "../../src/services/public/PublicStatus.js"
-import { tcpProxy } from "../support/TcpProxy.js"
-import { freshDatabaseUrl } from "../support/TestDatabase.js"
-import { ApiClient, sendJson, TestStack } from "../support/TestServer.js"
-
-class Proxy extends Effect.Tag("test/Proxy")<Proxy, { cut: () => Promise<void>; restore: () => Promise<void> }>() {}
-
-/** The app reaches PostgreSQL through a proxy the test can cut. */
-const BehindProxy = Layer.unwrapScoped(
-  Effect.gen(function*() {
-    const database = yield* freshDatabaseUrl
-    const url = new URL(database.url)
-    const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
-    url.port = String(proxy.port)
-    const app = TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url.toString() }))).pipe(
-      Layer.provide(Logger.minimumLogLevel(LogLevel.None))
-    )
-    return Layer.merge(app, Layer.succeed(Proxy, proxy))
-  })
-)
+import { ApiClient, DatabaseProxy, sendJson, TestStackBehindProxy } from "../support/TestServer.js"
 
 // Real time: the pool reconnects on its own schedule.
-layer(BehindProxy, { excludeTestServices: true })("public misses", (it) => {
+layer(TestStackBehindProxy, { excludeTestServices: true })("public misses", (it) => {
   it.effect(
     "unknown incidents and pages past the end cost no query: answered while the database is away",
     () =>
@@ -56,7 +38,7 @@ layer(BehindProxy, { excludeTestServices: true })("public misses", (it) => {
         expect((yield* sendJson("GET", `/api/v1/status/incidents/${randomUUID()}`)).status).toBe(404)
         expect((yield* sendJson("GET", `/history?page=${pages}`)).status).toBe(200)
 
-        const proxy = yield* Proxy
+        const proxy = yield* DatabaseProxy
         yield* Effect.promise(proxy.cut)
         // The database is away: an old incident the snapshot does not hold cannot be read.
         expect((yield* sendJson("GET", `/api/v1/status/incidents/old-${old}`)).status).toBe(503)

@@ -6,7 +6,7 @@
  */
 import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
 
 import { Api } from "../../src/api/Api.js"
 import { CreateApiKey } from "../../src/domain/Auth.js"
@@ -15,7 +15,8 @@ import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { MaintenanceClock } from "../../src/workers/MaintenanceClock.js"
-import { testConfig } from "./TestDatabase.js"
+import { tcpProxy } from "./TcpProxy.js"
+import { freshDatabaseUrl, testConfig } from "./TestDatabase.js"
 
 export class Anonymous extends Context.Tag("test/Anonymous")<Anonymous, HttpClient.HttpClient>() {}
 export class SuiteApiKey extends Context.Tag("test/SuiteApiKey")<SuiteApiKey, string>() {}
@@ -57,6 +58,27 @@ export const TestStack = <A, E>(config: Layer.Layer<A, E>, logLevel: LogLevel.Lo
     Layer.provideMerge(config),
     Layer.provide(Logger.minimumLogLevel(logLevel))
   )
+
+/** Cuts and restores the connection between the app of `TestStackBehindProxy` and PostgreSQL. */
+export class DatabaseProxy extends Context.Tag("test/DatabaseProxy")<
+  DatabaseProxy,
+  { readonly cut: () => Promise<void>; readonly restore: () => Promise<void> }
+>() {}
+
+/** A test stack on a fresh database that it reaches through a proxy the test can cut; logs dropped. */
+export const TestStackBehindProxy = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const database = yield* freshDatabaseUrl
+    const url = new URL(database.url)
+    const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
+    url.port = String(proxy.port)
+    const app = TestStack(
+      Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url.toString() })),
+      LogLevel.None
+    )
+    return Layer.merge(app, Layer.succeed(DatabaseProxy, proxy))
+  })
+)
 
 /** For suites on real time (`excludeTestServices`): a fresh database plus `variables`. */
 export const LiveTestServer = (variables: Record<string, string> = {}) => TestStack(testConfig(variables))
