@@ -6,25 +6,14 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, TestClock } from "effect"
 
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
 import { eventually, realPause } from "../support/Eventually.js"
-import type { SmtpCapture } from "../support/SmtpCapture.js"
-import { smtpCapture } from "../support/SmtpCapture.js"
-import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+import { publicUrl, Smtp, withSmtp } from "../support/MailStack.js"
+import { ApiClient, sendJson } from "../support/TestServer.js"
 
-const publicUrl = "https://status.example.test"
-
-class Smtp extends Effect.Tag("test/Smtp")<Smtp, SmtpCapture>() {}
-
-const WithDispatcher = Layer.unwrapScoped(
-  Effect.map(smtpCapture, (smtp) =>
-    Dispatcher.pipe(
-      Layer.provideMerge(TestServer({ SMTP_URL: smtp.url, MAIL_FROM: "status@example.test", PUBLIC_URL: publicUrl })),
-      Layer.merge(Layer.succeed(Smtp, smtp))
-    ))
-)
+const WithDispatcher = withSmtp(Dispatcher)
 
 const mailsTo = (email: string) =>
   Effect.map(Smtp, (smtp) => smtp.messages.filter((mail) => mail.envelopeTo.includes(email)))

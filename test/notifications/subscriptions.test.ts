@@ -3,26 +3,15 @@ import { createHash } from "node:crypto"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, Layer, TestClock } from "effect"
+import { DateTime, Effect, TestClock } from "effect"
 
 import { MailDeliveries } from "../../src/services/notifications/mail/MailDeliveries.js"
-import type { CapturedMail, SmtpCapture } from "../support/SmtpCapture.js"
-import { smtpCapture } from "../support/SmtpCapture.js"
-import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+import { publicUrl, Smtp, withSmtp } from "../support/MailStack.js"
+import type { CapturedMail } from "../support/SmtpCapture.js"
+import { ApiClient, sendJson } from "../support/TestServer.js"
 import { mailedEvents, sampleEvents } from "./SampleEvents.js"
 
-const publicUrl = "https://status.example.test"
-
-class Smtp extends Effect.Tag("test/Smtp")<Smtp, SmtpCapture>() {}
-
-/** The service with a real SMTP server behind SMTP_URL, plus the notification mailer on the same database. */
-const WithMail = Layer.unwrapScoped(
-  Effect.map(smtpCapture, (smtp) =>
-    MailDeliveries.Default.pipe(
-      Layer.provideMerge(TestServer({ SMTP_URL: smtp.url, MAIL_FROM: "status@example.test", PUBLIC_URL: publicUrl })),
-      Layer.merge(Layer.succeed(Smtp, smtp))
-    ))
-)
+const WithMail = withSmtp(MailDeliveries.Default)
 
 /** The mails to `email` so far, waiting until there are `count`. */
 const mailsTo = (email: string, count: number) =>

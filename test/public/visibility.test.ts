@@ -6,24 +6,15 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect } from "effect"
 
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
 import { eventually } from "../support/Eventually.js"
+import { Smtp, withSmtp } from "../support/MailStack.js"
 import { answerWith, receiver } from "../support/Receiver.js"
-import type { SmtpCapture } from "../support/SmtpCapture.js"
-import { smtpCapture } from "../support/SmtpCapture.js"
-import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
+import { ApiClient, sendJson } from "../support/TestServer.js"
 
-class Smtp extends Effect.Tag("test/Smtp")<Smtp, SmtpCapture>() {}
-
-const WithDispatcher = Layer.unwrapScoped(
-  Effect.map(smtpCapture, (smtp) =>
-    Dispatcher.pipe(
-      Layer.provideMerge(TestServer({ SMTP_URL: smtp.url, PUBLIC_URL: "https://status.example.test" })),
-      Layer.merge(Layer.succeed(Smtp, smtp))
-    ))
-)
+const WithDispatcher = withSmtp(Dispatcher)
 
 /**
  * Asserts that no public surface (API, feeds, pages with the uptime bars, embeds) shows

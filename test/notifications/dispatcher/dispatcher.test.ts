@@ -7,28 +7,17 @@ import { createHmac } from "node:crypto"
 
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, TestClock } from "effect"
 
 import { Dispatcher } from "../../../src/workers/Dispatcher.js"
 import { eventually, realPause } from "../../support/Eventually.js"
+import { publicUrl, Smtp, withSmtp } from "../../support/MailStack.js"
 import { outboxMark, outboxSince } from "../../support/Outbox.js"
 import type { Answer, ReceivedRequest } from "../../support/Receiver.js"
 import { answerWith, receiver } from "../../support/Receiver.js"
-import type { SmtpCapture } from "../../support/SmtpCapture.js"
-import { smtpCapture } from "../../support/SmtpCapture.js"
-import { sendJson, TestServer } from "../../support/TestServer.js"
+import { sendJson } from "../../support/TestServer.js"
 
-const publicUrl = "https://status.example.test"
-
-class Smtp extends Effect.Tag("test/Smtp")<Smtp, SmtpCapture>() {}
-
-const WithDispatcher = Layer.unwrapScoped(
-  Effect.map(smtpCapture, (smtp) =>
-    Dispatcher.pipe(
-      Layer.provideMerge(TestServer({ SMTP_URL: smtp.url, MAIL_FROM: "status@example.test", PUBLIC_URL: publicUrl })),
-      Layer.merge(Layer.succeed(Smtp, smtp))
-    ))
-)
+const WithDispatcher = withSmtp(Dispatcher)
 
 const post = (path: string, body: unknown) =>
   sendJson("POST", path, body).pipe(
