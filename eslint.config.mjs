@@ -28,6 +28,7 @@ export default defineConfig(
   {
     ignores: [
       "data/**",
+      "dist/**",
       "docs/**",
       "migrations/**",
       "test/artifacts/**",

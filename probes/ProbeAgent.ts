@@ -11,16 +11,24 @@
  * - Shutting down (scope closed, e.g. SIGTERM) stops reading, lets the checks in flight finish
  *   and deliver their results, then leaves.
  * - Once per `statsEvery` (a minute) it logs checks done, failures, missed jobs and lag.
+ * - It sends a heartbeat (name, version, start time, concurrency, checks in the last minute,
+ *   lag, checks in flight) on its region's results stream when it starts, before taking jobs
+ *   (the first one makes the region known to the scheduler), and every `heartbeatEvery` after,
+ *   from a fiber of its own: a slow heartbeat never holds up a result.
+ * - Jobs come only from its region's stream; one that does not decode (a forgery, or a field a
+ *   monitor cannot have, such as a time-out over a minute) is acknowledged and logged, never run.
  */
 import { Clock, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
 
 import { QueueConfig } from "../src/Config.js"
 import type { CheckJob, ProbeReport } from "../src/domain/CheckJob.js"
 import { CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
+import { heartbeatEvery, ProbeHeartbeat, probeNamePattern } from "../src/domain/ProbeHeartbeat.js"
 import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
 import { outboundGuard } from "../src/services/OutboundGuard.js"
 import { type CheckOptions, runCheck } from "./checks/runCheck.js"
 import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"
+import { probeVersion } from "./version.js"
 
 export interface ProbeAgentOptions {
   readonly region: string
@@ -34,13 +42,61 @@ export interface ProbeAgentOptions {
   readonly readBlockMs?: number
   /** Period of the stats line (default 1 minute). */
   readonly statsEvery?: Duration.DurationInput
+  /** Period of the heartbeat (default `heartbeatEvery`, 10 s). */
+  readonly heartbeatEvery?: Duration.DurationInput
+}
+
+/** The longest probe name: it is the consumer's name and the registry's key. */
+export const maxProbeNameLength = 128
+
+/**
+ * Checks done and their lag over the last minute, in one-second buckets: what a heartbeat says.
+ * Times are the Clock's.
+ */
+const minuteWindow = () => {
+  const seconds = 60
+  const stamps = new Array<number>(seconds).fill(-1)
+  const checks = new Array<number>(seconds).fill(0)
+  const lags = new Array<number>(seconds).fill(0)
+  return {
+    record: (now: number, lagMs: number) => {
+      const second = Math.floor(now / 1000)
+      const slot = second % seconds
+      if (stamps[slot] !== second) {
+        stamps[slot] = second
+        checks[slot] = 0
+        lags[slot] = 0
+      }
+      checks[slot]!++
+      lags[slot]! += lagMs
+    },
+    /** Checks and their average lag over the minute before `now`. */
+    total: (now: number) => {
+      const second = Math.floor(now / 1000)
+      let count = 0
+      let lag = 0
+      for (let slot = 0; slot < seconds; slot++) {
+        if (second - stamps[slot]! < seconds) {
+          count += checks[slot]!
+          lag += lags[slot]!
+        }
+      }
+      return { checks: count, lagMs: count === 0 ? 0 : Math.round(lag / count) }
+    }
+  }
 }
 
 const deliveryRetry = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
 
 export const run = (options: ProbeAgentOptions) =>
   Effect.gen(function*() {
+    if (!probeNamePattern.test(options.name)) {
+      return yield* Effect.fail(
+        new Error(`PROBE_NAME must be 1-${maxProbeNameLength} of A-Z, a-z, 0-9, '.', '_', '-'`)
+      )
+    }
     const transport = yield* JobTransport
+    const startedAt = yield* Clock.currentTimeMillis
     const consumer = yield* transport.jobConsumer(options.region, options.name)
     const batch = Math.min(options.concurrency, 100)
     // One token per check that may run; reading takes tokens first, so jobs are only taken
@@ -51,6 +107,7 @@ export const run = (options: ProbeAgentOptions) =>
       n > 0 ? Queue.offerAll(slots, Array.from({ length: n }, () => true as const)) : Effect.void
     const inFlight = new Set<string>()
     const stats = { checks: 0, failures: 0, missed: 0, lagTotalMs: 0, lagMaxMs: 0 }
+    const lastMinute = minuteWindow()
     const ack = (delivery: Delivery<CheckJob>) => consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
     /** Publishes what became of the delivery's job, and only then acknowledges it. */
     const report = (delivery: Delivery<CheckJob>, value: ProbeReport) =>
@@ -68,6 +125,7 @@ export const run = (options: ProbeAgentOptions) =>
         const lag = Math.max(0, checkedAt - job.scheduledAt)
         stats.lagTotalMs += lag
         stats.lagMaxMs = Math.max(stats.lagMaxMs, lag)
+        lastMinute.record(checkedAt, lag)
         const outcome = yield* runCheck(job, options.checkOptions)
         stats.checks++
         if (!outcome.ok) stats.failures++
@@ -168,6 +226,34 @@ export const run = (options: ProbeAgentOptions) =>
       return Effect.logInfo("probe stats").pipe(Effect.annotateLogs(line))
     }).pipe(Effect.delay(options.statsEvery ?? "1 minute"), Effect.forever)
 
+    const heartbeat = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const { checks, lagMs } = lastMinute.total(now)
+      yield* transport.publishHeartbeat(
+        options.region,
+        new ProbeHeartbeat({
+          name: options.name,
+          version: probeVersion,
+          startedAt,
+          sentAt: now,
+          concurrency: options.concurrency,
+          checksLastMinute: checks,
+          lagMs,
+          inFlight: inFlight.size
+        })
+      )
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.logWarning("sending the heartbeat failed").pipe(Effect.annotateLogs({ error: error.message }))
+      )
+    )
+    // The first before any job: it creates the region's results stream, which makes the region known.
+    yield* heartbeat
+    yield* heartbeat.pipe(
+      Effect.delay(options.heartbeatEvery ?? Duration.millis(heartbeatEvery)),
+      Effect.forever,
+      Effect.forkScoped
+    )
     yield* Effect.forkScoped(takeJobs)
     yield* Effect.forkScoped(keepAliveLoop)
     yield* Effect.forkScoped(statsLoop)
@@ -191,7 +277,12 @@ export const layerConfig = (overrides: Partial<ProbeAgentOptions> = {}) =>
       name: probe.name,
       concurrency: probe.concurrency,
       claimIdleMs: queue.claimIdleMs,
-      checkOptions: { extraCa, sslWarningDays: probe.sslWarningDays, outbound: outboundGuard(probe.outboundDeny) },
+      checkOptions: {
+        extraCa,
+        sslWarningDays: probe.sslWarningDays,
+        outbound: outboundGuard(probe.outboundDeny),
+        dnsServers: probe.dnsServers
+      },
       ...overrides
     })
   }))

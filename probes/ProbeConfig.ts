@@ -9,7 +9,9 @@ import { hostname } from "node:os"
 import { Config, Effect, Option } from "effect"
 
 import { OutboundDeny } from "../src/Config.js"
+import { probeNamePattern } from "../src/domain/ProbeHeartbeat.js"
 import { regionPattern } from "../src/domain/Region.js"
+import { parseDnsServers } from "./checks/dns.js"
 
 export const ProbeConfig = Config.all({
   region: Config.string("PROBE_REGION").pipe(
@@ -20,7 +22,13 @@ export const ProbeConfig = Config.all({
     })
   ),
   /** This probe's consumer name in its region's group; unique per process by default. */
-  name: Config.string("PROBE_NAME").pipe(Config.withDefault(`${hostname()}-${process.pid}`)),
+  name: Config.string("PROBE_NAME").pipe(
+    Config.withDefault(`${hostname()}-${process.pid}`),
+    Config.validate({
+      message: "PROBE_NAME must be 1-128 of A-Z, a-z, 0-9, '.', '_', '-' (the default is <hostname>-<pid>)",
+      validation: (name) => probeNamePattern.test(name)
+    })
+  ),
   concurrency: Config.integer("PROBE_CONCURRENCY").pipe(
     Config.withDefault(32),
     Config.validate({
@@ -35,7 +43,16 @@ export const ProbeConfig = Config.all({
   /** A PEM file of extra CA certificates trusted by `http` (https) and `ssl_expiry` checks. */
   extraCaFile: Config.option(Config.string("PROBE_EXTRA_CA_FILE")),
   /** Addresses no check connects to, as for the service's webhooks. */
-  outboundDeny: OutboundDeny
+  outboundDeny: OutboundDeny,
+  /** The resolvers `dns` checks ask (comma-separated `ip[:port]`); empty: the system's. */
+  dnsServers: Config.string("PROBE_DNS_SERVERS").pipe(
+    Config.withDefault(""),
+    Config.validate({
+      message: "PROBE_DNS_SERVERS must be a comma-separated list of ip, ip:port or [ipv6]:port",
+      validation: (text) => parseDnsServers(text) !== undefined
+    }),
+    Config.map((text) => parseDnsServers(text) ?? [])
+  )
 })
 
 export type ProbeConfig = Config.Config.Success<typeof ProbeConfig>

@@ -1,8 +1,11 @@
 /**
- * Probe agent entry point (`npm run probe`): serves PROBE_REGION from the Redis at REDIS_URL
- * until SIGTERM/SIGINT, after which the checks in flight finish and deliver their results.
+ * Probe agent entry point (`npm run probe`, or `node dist/probe.mjs` once bundled by
+ * `npm run build:probe`): serves PROBE_REGION from the Redis at REDIS_URL (`rediss://` for TLS,
+ * REDIS_CA_FILE for a private CA) until SIGTERM/SIGINT, after which the checks in flight finish
+ * and deliver their results. It authenticates as the user in the URL, which in production may
+ * read only its region's jobs and write only its region's results (docs/operations.md).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
 
 import { environment, QueueConfig } from "../src/Config.js"
@@ -20,7 +23,7 @@ const Transport = Layer.unwrapEffect(Effect.gen(function*() {
       ),
     onSome: Effect.succeed
   })
-  return RedisJobTransport.layer({ url, prefix: config.streamPrefix })
+  return RedisJobTransport.layerConfig({ url, prefix: config.streamPrefix, readyCheck: false })
 }))
 
 Layer.launch(ProbeAgent.layerConfig().pipe(Layer.provide(Transport))).pipe(

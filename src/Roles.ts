@@ -1,8 +1,9 @@
 /**
  * The roles a process runs (ROLES): each is a Layer over the migrated database. Several
  * instances may run any role: the check scheduler keeps one active by an advisory lock,
- * ingest instances share one consumer group, maintenance transitions and outbox events are
- * claimed with SKIP LOCKED, and uptime rollups and housekeeping deletes are idempotent.
+ * ingest instances share one consumer group, maintenance transitions, outbox events and
+ * pending response times (folded by each ingest instance) are claimed with SKIP LOCKED, and
+ * uptime rollups and housekeeping deletes are idempotent.
  */
 import { Effect, Layer, Option } from "effect"
 
@@ -16,6 +17,7 @@ import { Dispatcher } from "./workers/Dispatcher.js"
 import { Housekeeping } from "./workers/Housekeeping.js"
 import { IngestConsumer } from "./workers/IngestConsumer.js"
 import { MaintenanceClock } from "./workers/MaintenanceClock.js"
+import { ResponseTimeRollups } from "./workers/ResponseTimeRollups.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
 
 const ApiRole = Layer.unwrapEffect(
@@ -40,7 +42,7 @@ export const Roles = Layer.unwrapEffect(
       runs("dispatcher") ? Dispatcher : Layer.empty,
       Layer.mergeAll(
         runs("scheduler") ? SchedulerRole : Layer.empty,
-        runs("ingest") ? IngestConsumer : Layer.empty,
+        runs("ingest") ? Layer.merge(IngestConsumer, ResponseTimeRollups) : Layer.empty,
         localProbe ? InProcessProbeLive : Layer.empty
       ).pipe(Layer.provide(JobTransportLive))
     )

@@ -1,8 +1,9 @@
 /**
- * The `http` check: one GET on a fresh connection (no keep-alive pool, so every check pays
- * and measures DNS, connect and TLS like a first-time visitor). Redirects are not followed:
- * the answer must carry the expected status itself. The whole check, body included, must
- * finish within the time-out. An address of OUTBOUND_DENY is never connected to.
+ * The `http` check: one request (GET, HEAD or POST) on a fresh connection (no keep-alive pool,
+ * so every check pays and measures DNS, connect and TLS like a first-time visitor). Redirects
+ * are not followed: the answer must carry an expected status itself. At most the first 1 MB of
+ * the body is read (then the connection is closed); what is read must arrive within the
+ * time-out. An address of OUTBOUND_DENY is never connected to.
  */
 import * as http from "node:http"
 import * as https from "node:https"
@@ -11,7 +12,7 @@ import { performance } from "node:perf_hooks"
 
 import { Effect } from "effect"
 
-import type { CheckOutcome } from "../../src/domain/CheckJob.js"
+import { type CheckOutcome, type HttpMethod, statusCodeMatches } from "../../src/domain/CheckJob.js"
 import { defaultOutboundGuard, type OutboundGuard } from "../../src/services/OutboundGuard.js"
 import { describeError, roundMs as round } from "./outcome.js"
 import { trustedCas } from "./trust.js"
@@ -19,7 +20,16 @@ import { trustedCas } from "./trust.js"
 export interface HttpCheck {
   readonly url: string
   readonly timeoutMs: number
+  /** The status that passes when `expectedStatusCodes` is absent. */
   readonly expectedStatusCode: number
+  readonly method?: HttpMethod | null | undefined
+  readonly headers?: { readonly [name: string]: string } | null | undefined
+  /** Sent with POST only. */
+  readonly body?: string | null | undefined
+  /** Codes (`"204"`) and ranges (`"200-299"`). */
+  readonly expectedStatusCodes?: ReadonlyArray<string> | null | undefined
+  readonly bodyContains?: string | null | undefined
+  readonly bodyNotContains?: string | null | undefined
 }
 
 export interface HttpCheckOptions {
@@ -27,6 +37,57 @@ export interface HttpCheckOptions {
   readonly extraCa?: string | undefined
   /** Addresses not to connect to (OUTBOUND_DENY); the default list when not given. */
   readonly outbound?: OutboundGuard | undefined
+}
+
+/** How much of a body a check reads: enough for any health page, bounded for a probe that runs thousands. */
+export const bodyReadLimit = 1024 * 1024
+
+/** Headers the probe sets itself: the monitor's API refuses them, and a job's are ignored. */
+const ownHeaders = new Set(["host", "content-length", "transfer-encoding", "connection"])
+
+const contentTypeOf = (body: string) => {
+  try {
+    JSON.parse(body)
+    return "application/json"
+  } catch {
+    return "text/plain; charset=utf-8"
+  }
+}
+
+/**
+ * The request's headers: the probe's defaults, then the monitor's (node's setHeader goes by
+ * the name whatever its case, so a monitor's `User-Agent` or `Content-Type` replaces the
+ * default), then the framing the probe decides.
+ */
+const requestHeaders = (check: HttpCheck, method: HttpMethod, body: string | undefined) => {
+  const headers: Record<string, string> = { "user-agent": "status-page-probe", accept: "*/*" }
+  if (body !== undefined) headers["content-type"] = contentTypeOf(body)
+  for (const [name, value] of Object.entries(check.headers ?? {})) {
+    if (!ownHeaders.has(name.toLowerCase())) headers[name] = value
+  }
+  headers.connection = "close"
+  if (method === "POST") headers["content-length"] = String(Buffer.byteLength(body ?? ""))
+  return headers
+}
+
+/** Why the answer fails the check, or undefined when it passes; `text` is the first 1 MB of the body. */
+const verdict = (check: HttpCheck, statusCode: number | null, text: () => string): string | undefined => {
+  const expected = check.expectedStatusCodes ?? [String(check.expectedStatusCode)]
+  if (statusCode === null || !statusCodeMatches(expected, statusCode)) {
+    // Not the Location itself: the target's answer is not echoed into the monitor's error.
+    const redirect = statusCode !== null && statusCode >= 300 && statusCode < 400
+    return `expected status ${expected.join(", ")}, got ${statusCode}` +
+      (redirect ? ": redirect (3xx) not followed" : "")
+  }
+  const contains = check.bodyContains ?? undefined
+  if (contains !== undefined && !text().includes(contains)) {
+    return `expected body to contain ${JSON.stringify(contains)} in the first 1 MB, not found`
+  }
+  const notContains = check.bodyNotContains ?? undefined
+  if (notContains !== undefined && text().includes(notContains)) {
+    return `expected body not to contain ${JSON.stringify(notContains)} in the first 1 MB, found`
+  }
+  return undefined
 }
 
 export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
@@ -77,13 +138,22 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
       finish(false, refused.message)
       return
     }
-    const request = (isHttps ? https : http).request(url, {
-      method: "GET",
-      agent: false,
-      lookup: guard.lookup,
-      headers: { "user-agent": "status-page-probe", accept: "*/*", connection: "close" },
-      ...(isHttps ? { ca: trustedCas(options.extraCa) } : {})
-    })
+    const method = check.method ?? "GET"
+    const body = method === "POST" ? check.body ?? undefined : undefined
+    let request: http.ClientRequest
+    try {
+      request = (isHttps ? https : http).request(url, {
+        method,
+        agent: false,
+        lookup: guard.lookup,
+        headers: requestHeaders(check, method, body),
+        ...(isHttps ? { ca: trustedCas(options.extraCa) } : {})
+      })
+    } catch (error) {
+      // A header node refuses (a character outside Latin-1…): its message names the header, not the value.
+      finish(false, `invalid request: ${describeError(error as Error)}`)
+      return
+    }
     deadline = setTimeout(() => {
       finish(false, `timed out after ${check.timeoutMs} ms`)
       request.destroy()
@@ -100,21 +170,31 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
     request.once("response", (response) => {
       headersAt = performance.now()
       statusCode = response.statusCode ?? null
-      response.once("error", (error) => finish(false, `reading the response: ${error.message}`))
-      response.once("end", () => {
-        if (statusCode === check.expectedStatusCode) return finish(true, null)
-        // Not the Location itself: the target's answer is not echoed into the monitor's error.
-        const redirect = statusCode !== null && statusCode >= 300 && statusCode < 400
-        finish(
-          false,
-          `expected status ${check.expectedStatusCode}, got ${statusCode}` +
-            (redirect ? ": redirect (3xx) not followed" : "")
-        )
+      // The body is kept only when it is looked into; otherwise it is counted and dropped.
+      const keep = (check.bodyContains ?? check.bodyNotContains ?? undefined) !== undefined
+      const chunks: Array<Buffer> = []
+      let received = 0
+      let text: string | undefined
+      const judge = () => {
+        const failure = verdict(check, statusCode, () => (text ??= Buffer.concat(chunks).toString("utf8")))
+        finish(failure === undefined, failure ?? null)
+      }
+      response.on("data", (chunk: Buffer) => {
+        if (done) return
+        const part = chunk.length > bodyReadLimit - received ? chunk.subarray(0, bodyReadLimit - received) : chunk
+        received += part.length
+        if (keep) chunks.push(part)
+        if (received >= bodyReadLimit) {
+          // Enough read: judge on the first 1 MB and drop the connection rather than download the rest.
+          judge()
+          response.destroy()
+        }
       })
-      response.resume()
+      response.on("error", (error) => finish(false, `reading the response: ${error.message}`))
+      response.once("end", judge)
     })
-    request.once("error", (error) => finish(false, describeError(error)))
-    request.end()
+    request.on("error", (error) => finish(false, describeError(error)))
+    request.end(body)
 
     // Interrupted (probe shutting down): free the socket; the outcome no longer matters.
     return Effect.sync(() => {

@@ -1,4 +1,5 @@
 /** Small helpers shared by the checks to report what they measured. */
+import { errorMaxLength } from "../../src/domain/CheckJob.js"
 
 /** Milliseconds rounded to 0.01 ms: finer digits are noise. */
 export const roundMs = (ms: number) => Math.round(ms * 100) / 100
@@ -18,4 +19,13 @@ export const parseHostPort = (
   const port = match[3] === undefined ? defaultPort : Number(match[3])
   if (port === undefined || port < 1 || port > 65535) return undefined
   return { host, port }
+}
+
+/** `error` cut to the `errorMaxLength` ingest accepts (ending in `…` when cut), never inside a surrogate pair. */
+export const capError = (error: string): string => {
+  if (error.length <= errorMaxLength) return error
+  let end = errorMaxLength - 1
+  const last = error.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${error.slice(0, end)}…`
 }

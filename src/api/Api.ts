@@ -20,6 +20,9 @@ import { JsonBodies } from "./JsonBodies.js"
 import { MaintenanceApi } from "./MaintenanceApi.js"
 import { MonitorsApi } from "./MonitorsApi.js"
 import { OrganizationApi } from "./OrganizationApi.js"
+import { OverviewApi } from "./OverviewApi.js"
+import { ProbesApi } from "./ProbesApi.js"
+import { ResponseTimesApi } from "./ResponseTimesApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
@@ -39,6 +42,9 @@ export class Api extends HttpApi.make("status-page")
   .add(SubscribersApi.middleware(JsonBodies))
   .add(IncidentsApi.middleware(JsonBodies))
   .add(MaintenanceApi.middleware(JsonBodies))
+  .add(ProbesApi.middleware(JsonBodies))
+  .add(ResponseTimesApi.middleware(JsonBodies))
+  .add(OverviewApi.middleware(JsonBodies))
   // Any endpoint that reaches the database answers 503 while it is away.
   .addError(ServiceUnavailable)
   // Any endpoint answers a body it cannot read (not valid JSON) with 400 BadRequest, and one over

@@ -14,9 +14,11 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       .addSuccess(Schema.Array(Monitor.json))
       .annotateContext(endpointDocs(
         "List monitors",
-        "Every monitor, oldest first, with `state` (`unknown` until checked, `up`, `down`) and `regionStates` " +
-          "(per region: `ok`, `consecutiveFailures`, `lastCheckedAt`, `lastDurationMs`, `lastStatusCode`, " +
-          "`lastError`)."
+        "Every monitor, oldest first, with `state` (`unknown` until checked, `up`, `degraded`, `down`), " +
+          "`reportingRegions` (the regions whose data counts now: checked within the last two intervals and not " +
+          "offline) and `regionStates` (per region: `ok`, `consecutiveFailures`, `lastScheduledAt`, " +
+          "`lastCheckedAt`, `lastDurationMs`, `lastStatusCode`, `lastError`). Header values are answered as " +
+          "`\"********\"`."
       ))
   )
   .add(
@@ -29,13 +31,25 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
         "Create a monitor",
         "Requires `componentId` (an existing component, else **404**), `type` and `url`, the target: `http` an " +
           "`http://` or `https://` URL; `tcp` `tcp://host:port` or `host:port` (stored as `tcp://host:port`); " +
-          "`ssl_expiry` `https://host` or `https://host:port` (no path).",
+          "`ssl_expiry` `https://host` or `https://host:port` (no path); `dns` a host name such as `example.com` " +
+          "or `dns://example.com` (stored as the bare name; no port, path or address).",
         "Bounds and defaults: `intervalSeconds` 10–86400 (60); `timeoutMs` 100–60000 and shorter than the " +
-          "interval (10000, or half the interval when that is shorter); `expectedStatusCode` 100–599 (200), for " +
-          "`http` only; `failureThreshold` 1–10 (3); `regions` a non-empty list of at most 20 distinct region " +
-          "names such as `eu-west` (`a-z0-9_-`, at most 63 characters), or null (the default) for every region " +
-          "with a live probe. Rules across fields (target and type, time-out within the interval, status code " +
-          "for `http` only, repeated regions) answer 400 `BadRequest` with `issues` naming the field.",
+          "interval (10000, or half the interval when that is shorter); `failureThreshold` 1–10 (3); `regions` a " +
+          "non-empty list of at most 20 distinct region names such as `eu-west` (`a-z0-9_-`, at most 63 " +
+          "characters), or null (the default) for every region with a live probe; `quorum` `\"majority\"` (the " +
+          "default), `\"any\"`, `\"all\"` or an integer k 1–1000, at most the number of `regions`; " +
+          "`degradedAboveMs` 1–60000 or null (the default: never degraded).",
+        "`http` only: `method` `GET` (default), `HEAD` or `POST`; `headers` an object of at most 20 names to " +
+          "values (names are HTTP tokens, values at most 1024 characters without CR or LF; `Host`, " +
+          "`Content-Length`, `Transfer-Encoding` and `Connection` are refused), answered as `\"********\"`; `body` " +
+          "up to 65536 characters, with `POST` only; `expectedStatusCodes` 1–20 codes (`\"204\"`) or ranges " +
+          "(`\"200-299\"`) within 100–599 (default `[\"200\"]`), or the single `expectedStatusCode` 100–599, not " +
+          "both; `bodyContains` and `bodyNotContains` 1–1024 characters, looked for in the first 1 MB of the body " +
+          "(not with `HEAD`). `dns` only: `dnsRecordType` `A` (default), `AAAA`, `CNAME`, `MX`, `TXT` or `NS`; " +
+          "`dnsExpectedValues` 1–20 values that must all be among the answers, or null.",
+        "Rules across fields (target and type, time-out within the interval, fields of another type, body " +
+          "without `POST`, quorum above the regions, header names, repeated regions) answer 400 `BadRequest` " +
+          "with `issues` naming the field.",
         "Answers **201**. The scheduler picks a new monitor up within about 5 s and checks it at once."
       ))
   )
@@ -48,9 +62,12 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       .addError(NotFound)
       .annotateContext(endpointDocs(
         "Change a monitor",
-        "A partial update with the rules of creation, checked on the result. Changing `type` resets " +
-          "`expectedStatusCode` to the new type's default (200 for `http`, null for the others). An unknown " +
-          "monitor or `componentId` is 404.",
+        "A partial update with the rules of creation, checked on the result. Changing `type` resets the fields " +
+          "of a type to the new type's defaults (`http`: `GET`, `[\"200\"]`, no headers, body or body texts; `dns`: " +
+          "`A`; null for the others). `headers` replaces the whole set: a name sent with `\"********\"` keeps its " +
+          "stored value, a name left out is removed, null removes them all. Setting `expectedStatusCode` sets " +
+          "`expectedStatusCodes` to that one code; answers carry `expectedStatusCode` only while the list is one " +
+          "single code (else null). An unknown monitor or `componentId` is 404.",
         "Moving a monitor to another component ends its open down interval on the old one (its earlier downtime " +
           "stays in the uptime history), opens one on the new one while it is still down, and decides both " +
           "components' status again from their monitors (`component.status_changed` when one changes)."
@@ -89,9 +106,12 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
     "Checks of a component's target run by the probe fleet (admin; an API key or a session is required, else " +
       "401).",
     "Every region checks every monitor (or only the regions in its `regions`). A monitor goes **down** when at " +
-      "least `failureThreshold` consecutive failures happened in a majority of the regions that reported within " +
-      "the last two intervals, and is **up** again when a majority of them last succeeded.",
-    "A component whose monitors are all down shows `major_outage`, some `partial_outage`, none `operational`. " +
+      "least `failureThreshold` consecutive failures happened in a quorum of its reporting regions (checked " +
+      "within the last two intervals, probes not offline): by default a majority, or as its `quorum` says. It is " +
+      "**up** again when enough of them last succeeded, and **degraded** when a quorum of them last succeeded " +
+      "slower than `degradedAboveMs`.",
+    "A component whose monitors are all down shows `major_outage`, some `partial_outage`; else any degraded " +
+      "`degraded`; else `operational`. " +
       "Monitors only move a status they set themselves or an `operational` one: a status an operator set by " +
       "hand, and `maintenance`, are left alone. Each change writes `component.status_changed` to the outbox. " +
       "Deleting a component deletes its monitors."

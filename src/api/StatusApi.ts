@@ -5,6 +5,7 @@ import { PublicComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
 import { PublicIncident, PublicIncidentDetail, PublicIncidentsQuery } from "../domain/Incident.js"
 import { PublicMaintenance } from "../domain/Maintenance.js"
+import { ComponentResponseTimes, ResponseTimesQuery } from "../domain/ResponseTimes.js"
 import { StatusSummary } from "../domain/Status.js"
 import { UptimeQuery, UptimeRecord } from "../domain/Uptime.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
@@ -49,6 +50,28 @@ export class StatusApi extends HttpApiGroup.make("status")
           "`partial_outage` at 30 %, `degraded` and `maintenance` not at all.",
         "Rollups are refreshed every minute, so downtime shows within about two minutes. Each period's answer is " +
           "kept in memory for up to 5 s, with an `ETag` (304 on a matching `If-None-Match`) and " +
+          "`Cache-Control: public, max-age=5`."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("responseTimes", "/components/:id/response-times")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .setUrlParams(ResponseTimesQuery)
+      .addSuccess(ComponentResponseTimes)
+      .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Response times of a public component, by region",
+        "`{ componentId, period, regions: [{ region, points: [{ at, count, p50Ms, p95Ms, p99Ms, meanMs, dnsMs, " +
+          "connectMs, tlsMs, firstByteMs }] }] }` for `period` `24h` (hourly points, the last 24 UTC hours), `7d` " +
+          "(hourly, the last 168 hours) or `30d` (daily, the last 30 UTC days); the default is `24h` and any other " +
+          "value is 400. The current, unfinished bucket is included. `at` is the start of the hour or day; only " +
+          "buckets with checks have a point; regions are sorted by name, points oldest first.",
+        "Only successful checks count. `count` is how many were measured; `p50Ms`, `p95Ms` and `p99Ms` are " +
+          "percentiles of their durations from histograms kept per hour and day (within 4.5 % of the exact value " +
+          "from 1 ms up), `meanMs` their mean, and `dnsMs`, `connectMs`, `tlsMs`, `firstByteMs` the mean time of " +
+          "each phase over the checks that went through it (null when none did). A component with several " +
+          "monitors has their checks together. A private or unknown id is **404**.",
+        "Each answer is kept in memory for up to 5 s, with an `ETag` (304 on a matching `If-None-Match`) and " +
           "`Cache-Control: public, max-age=5`."
       ))
   )

@@ -8,26 +8,104 @@
  */
 import { Either, type ParseResult, Schema } from "effect"
 
+import { storable } from "./Fields.js"
 import { regionPattern } from "./Region.js"
 
-export const CheckType = Schema.Literal("http", "tcp", "ssl_expiry")
+export const CheckType = Schema.Literal("http", "tcp", "ssl_expiry", "dns")
 export type CheckType = typeof CheckType.Type
 
 const EpochMillis = Schema.Int.pipe(Schema.nonNegative())
+/** A reported time: up to the last instant a Date holds (year 275760); a later one is no time PostgreSQL stores. */
+const ReportedMillis = Schema.Int.pipe(Schema.between(0, 8.64e15))
 const PositiveInt = Schema.Int.pipe(Schema.positive())
-const DurationMs = Schema.Number.pipe(Schema.nonNegative())
+/** The longest check a job may ask for: a monitor's limit, so a probe refuses a job no monitor could have made. */
+export const maxTimeoutMs = 60_000
+/**
+ * The longest duration or timing a report may carry: the longest time-out and a slack for a
+ * busy probe's event loop. Probes clamp to it; ingest refuses more (sums of absurd numbers
+ * overflow the response-time rollups, and would show as Infinity).
+ */
+export const maxReportedMs = 120_000
+const DurationMs = Schema.Number.pipe(Schema.between(0, maxReportedMs))
 
-/** The part of a monitor a probe needs to run its check. */
+/** A status code (`"204"`) or an inclusive range (`"200-299"`), within 100..599. */
+export const StatusCodeSpec = Schema.String.pipe(
+  Schema.pattern(/^[1-5]\d\d(?:-[1-5]\d\d)?$/, {
+    message: () => "a status code is a code such as \"204\" or a range such as \"200-299\", within 100-599"
+  }),
+  Schema.filter((spec) => {
+    const [from, to = from] = spec.split("-").map(Number)
+    return from! <= to! || "a status code range goes from the lower code to the higher"
+  })
+)
+
+/** Whether `code` is one of `specs` (valid StatusCodeSpecs). */
+export const statusCodeMatches = (specs: ReadonlyArray<string>, code: number): boolean =>
+  specs.some((spec) => {
+    const [from, to = from] = spec.split("-").map(Number)
+    return code >= from! && code <= to!
+  })
+
+export const HttpMethod = Schema.Literal("GET", "HEAD", "POST")
+export type HttpMethod = typeof HttpMethod.Type
+
+export const DnsRecordType = Schema.Literal("A", "AAAA", "CNAME", "MX", "TXT", "NS")
+export type DnsRecordType = typeof DnsRecordType.Type
+
+/** An HTTP token (RFC 9110), what node accepts as a header name. */
+const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** No CR or LF: a value cannot start another header (what else node refuses fails the check, naming the header). */
+const HeaderValue = Schema.String.pipe(Schema.maxLength(1024), Schema.pattern(/^[^\r\n]*$/))
+// The names are checked by a filter, not a refined key schema: that would drop a bad name silently.
+const HttpHeaders = Schema.Record({ key: Schema.String, value: HeaderValue }).pipe(
+  Schema.filter((headers) => {
+    const names = Object.keys(headers)
+    if (names.length > 20) return "at most 20 headers"
+    const bad = names.find((name) => !headerName.test(name))
+    return bad === undefined || `a header name is an HTTP token, not ${JSON.stringify(bad)}`
+  })
+)
+const NeedleText = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024))
+
+/**
+ * The part of a monitor a probe needs to run its check. The fields after `regions` are
+ * optional (absent or null: the behaviour before they existed), so older jobs still decode;
+ * the limits are the monitor's, so a job a probe refuses is one no monitor could have made.
+ */
 export const CheckDefinition = Schema.Struct({
   monitorId: Schema.NonEmptyString,
   type: CheckType,
-  /** `http(s)://…` for `http`; `tcp://host:port` or `host:port` for `tcp`; `https://host[:port]` or `host[:port]` for `ssl_expiry`. */
+  /** `http(s)://…` for `http`; `tcp://host:port` or `host:port` for `tcp`; `https://host[:port]` or `host[:port]` for `ssl_expiry`; a host name for `dns`. */
   url: Schema.NonEmptyString,
-  timeoutMs: PositiveInt,
+  timeoutMs: PositiveInt.pipe(Schema.lessThanOrEqualTo(maxTimeoutMs)),
   expectedStatusCode: Schema.Int.pipe(Schema.between(100, 599)),
   intervalSeconds: PositiveInt,
   /** The regions that run this check; absent or null: every region. */
-  regions: Schema.optional(Schema.NullOr(Schema.Array(Schema.String)))
+  regions: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  /** `http`: the request method; GET when absent. */
+  method: Schema.optional(Schema.NullOr(HttpMethod)),
+  /** `http`: request headers, sent as given (real values, never logged). */
+  headers: Schema.optional(Schema.NullOr(HttpHeaders)),
+  /** `http`: the request body, sent with POST only. */
+  body: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(65_536)))),
+  /** `http`: the statuses that pass, codes and ranges; absent: `expectedStatusCode` alone. */
+  expectedStatusCodes: Schema.optional(
+    Schema.NullOr(Schema.Array(StatusCodeSpec).pipe(Schema.minItems(1), Schema.maxItems(20)))
+  ),
+  /** `http`: text the first 1 MB of the body must contain / must not contain. */
+  bodyContains: Schema.optional(Schema.NullOr(NeedleText)),
+  bodyNotContains: Schema.optional(Schema.NullOr(NeedleText)),
+  /** `dns`: the record type resolved; A when absent. */
+  dnsRecordType: Schema.optional(Schema.NullOr(DnsRecordType)),
+  /** `dns`: values that must all be among the answers (case-insensitive, trailing dot ignored). */
+  dnsExpectedValues: Schema.optional(
+    Schema.NullOr(
+      Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024))).pipe(
+        Schema.minItems(1),
+        Schema.maxItems(20)
+      )
+    )
+  )
 })
 export type CheckDefinition = typeof CheckDefinition.Type
 
@@ -68,6 +146,8 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
   }
 }
 
+const definitionFields = Object.keys(CheckDefinition.fields) as ReadonlyArray<keyof CheckDefinition>
+
 /**
  * A monitor's check, ready to publish run after run: the scheduler makes one per monitor (and
  * again when its definition changes) and publishes each due run as `template` + `scheduledAt`.
@@ -85,10 +165,9 @@ export class JobTemplate {
   }
 
   private constructor(readonly check: CheckDefinition) {
-    // The fields in the order of CheckJob's schema; `regions: undefined` is left out, as JSON.stringify does.
-    const { monitorId, type, url, timeoutMs, expectedStatusCode, intervalSeconds, regions } = check
-    const fields = JSON.stringify({ monitorId, type, url, timeoutMs, expectedStatusCode, intervalSeconds, regions })
-    this.head = `{"id":${JSON.stringify(`${monitorId}:`).slice(0, -1)}`
+    // The fields in the order of CheckJob's schema; optional fields left undefined are left out, as JSON.stringify does.
+    const fields = JSON.stringify(Object.fromEntries(definitionFields.map((field) => [field, check[field]])))
+    this.head = `{"id":${JSON.stringify(`${check.monitorId}:`).slice(0, -1)}`
     this.middle = `",${fields.slice(1, -1)},"scheduledAt":`
   }
 
@@ -127,31 +206,64 @@ export type CheckTimings = typeof CheckTimings.Type
 
 export const noTimings: CheckTimings = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null }
 
+const maxSslDays = 3_000_000
+
 /** What a check found, before the probe stamps it with the job and region. */
 export const CheckOutcome = Schema.Struct({
   ok: Schema.Boolean,
   /** Wall time of the whole check. */
   durationMs: DurationMs,
   timings: CheckTimings,
-  statusCode: Schema.NullOr(Schema.Int),
+  /** An HTTP status, 100..599; null for other checks or when none came back. */
+  statusCode: Schema.NullOr(Schema.Int.pipe(Schema.between(100, 599))),
   error: Schema.NullOr(Schema.String),
-  /** Whole days until the certificate expires (negative once expired); `ssl_expiry` only. */
-  sslDaysLeft: Schema.NullOr(Schema.Int)
+  /**
+   * Whole days until the certificate expires (negative once expired); `ssl_expiry` only. The
+   * bound holds every date a certificate can carry (years 0000 to 9999).
+   */
+  sslDaysLeft: Schema.NullOr(Schema.Int.pipe(Schema.between(-maxSslDays, maxSslDays)))
 })
 export type CheckOutcome = typeof CheckOutcome.Type
 
-export class CheckResult extends Schema.Class<CheckResult>("CheckResult")({
-  /** `monitorId:scheduledAt`: the same job run twice yields two results with one id, stored once. */
-  jobId: Schema.String,
-  monitorId: Schema.NonEmptyString,
-  region: Schema.NonEmptyString,
-  /** The probe instance (consumer) that ran the check. */
-  probe: Schema.String,
-  scheduledAt: EpochMillis,
-  /** When the check started (epoch ms). */
-  checkedAt: EpochMillis,
-  ...CheckOutcome.fields
-}) {}
+/**
+ * Bounds on what a probe reports: whatever a probe (or anyone able to write its stream) sends,
+ * ingest decodes only what PostgreSQL stores and nothing absurd, so one report cannot fail
+ * the batch it is stored with. Strings are capped and storable (no NUL, no unpaired
+ * surrogate); probes cut `error` to `errorMaxLength` and make it storable before sending.
+ */
+export const errorMaxLength = 1000
+const Reported = (schema: Schema.Schema<string>, max: number) =>
+  schema.pipe(Schema.maxLength(max), Schema.filter(storable))
+const ReportedJobId = Reported(Schema.String, 128)
+const ReportedMonitorId = Reported(Schema.NonEmptyString, 100)
+const ReportedRegion = Reported(Schema.NonEmptyString, 63)
+const ReportedProbe = Reported(Schema.String, 128)
+/**
+ * How far from `scheduledAt` a check may start or a miss be recorded: a job runs at most one
+ * interval (a day at most) late, and a clock may be off; twice that is absurd.
+ */
+export const reportWindowMs = 2 * 24 * 60 * 60 * 1000
+const withinWindow = (scheduledAt: number, at: number) => Math.abs(at - scheduledAt) <= reportWindowMs
+
+export class CheckResult extends Schema.Class<CheckResult>("CheckResult")(
+  Schema.Struct({
+    /** `monitorId:scheduledAt`: the same job run twice yields two results with one id, stored once. */
+    jobId: ReportedJobId,
+    monitorId: ReportedMonitorId,
+    region: ReportedRegion,
+    /** The probe instance (consumer) that ran the check. */
+    probe: ReportedProbe,
+    scheduledAt: ReportedMillis,
+    /** When the check started (epoch ms), within `reportWindowMs` of `scheduledAt`. */
+    checkedAt: ReportedMillis,
+    ...CheckOutcome.fields,
+    error: Schema.NullOr(Reported(Schema.String, errorMaxLength))
+  }).pipe(
+    Schema.filter((result) =>
+      withinWindow(result.scheduledAt, result.checkedAt) || "checkedAt must be within 2 days of scheduledAt"
+    )
+  )
+) {}
 
 /** Why a run was not measured. `late`: no probe of the region took it within one interval of `scheduledAt`. */
 export const MissReason = Schema.Literal("late")
@@ -162,17 +274,24 @@ export type MissReason = typeof MissReason.Type
  * were all dead, or all busy) publishes this instead of running it. It travels on the results
  * stream, told from a result by its `_tag` (results carry none, so their JSON is unchanged).
  */
-export class MissedCheck extends Schema.TaggedClass<MissedCheck>()("MissedCheck", {
-  jobId: Schema.String,
-  monitorId: Schema.NonEmptyString,
-  region: Schema.NonEmptyString,
-  /** The probe instance (consumer) that took the job and gave it up. */
-  probe: Schema.String,
-  scheduledAt: EpochMillis,
-  /** When the probe gave it up (epoch ms). */
-  recordedAt: EpochMillis,
-  reason: MissReason
-}) {
+export class MissedCheck extends Schema.TaggedClass<MissedCheck>()(
+  "MissedCheck",
+  Schema.Struct({
+    jobId: ReportedJobId,
+    monitorId: ReportedMonitorId,
+    region: ReportedRegion,
+    /** The probe instance (consumer) that took the job and gave it up. */
+    probe: ReportedProbe,
+    scheduledAt: ReportedMillis,
+    /** When the probe gave it up (epoch ms), within `reportWindowMs` of `scheduledAt`. */
+    recordedAt: ReportedMillis,
+    reason: MissReason
+  }).pipe(
+    Schema.filter((miss) =>
+      withinWindow(miss.scheduledAt, miss.recordedAt) || "recordedAt must be within 2 days of scheduledAt"
+    )
+  )
+) {
   /** The miss `probe` of `region` records for `job`, taken at `now`; built from a decoded job, so valid. */
   static of(job: CheckJob, region: string, probe: string, now: number): MissedCheck {
     return new MissedCheck({
@@ -195,6 +314,16 @@ export const ProbeReport = Schema.Union(CheckResult, MissedCheck)
 export type ProbeReport = typeof ProbeReport.Type
 
 export const isMissed = (report: ProbeReport): report is MissedCheck => "_tag" in report
+
+/** `report` as coming from `region`: ingest's reading of a report, whose region is its stream's. */
+export const inRegion = (report: ProbeReport, region: string): ProbeReport => {
+  if (report.region === region) return report
+  if (isMissed(report)) {
+    const { _tag: _, ...fields } = report
+    return new MissedCheck({ ...fields, region }, { disableValidation: true })
+  }
+  return new CheckResult({ ...report, region }, { disableValidation: true })
+}
 
 /** Region names become Redis consumer-group names: keep them short and plain. */
 export const RegionName = Schema.String.pipe(

@@ -8,7 +8,8 @@ import { Schema } from "effect"
 /** An unpaired UTF-16 surrogate: JSON carries it as an escape that PostgreSQL's jsonb refuses. */
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-const storable = (s: string) =>
+/** A filter for Schema.filter: true when PostgreSQL stores `s` as given (no NUL, no unpaired surrogate), else why not. */
+export const storable = (s: string) =>
   s.includes("\u0000")
     ? "must not contain NUL characters"
     : loneSurrogate.test(s)

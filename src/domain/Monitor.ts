@@ -1,12 +1,13 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
+import { DnsRecordType, HttpMethod, StatusCodeSpec } from "./CheckJob.js"
 import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
 import { Id, Text } from "./Fields.js"
 import { regionPattern } from "./Region.js"
 
-export const MonitorType = Schema.Literal("http", "tcp", "ssl_expiry")
+export const MonitorType = Schema.Literal("http", "tcp", "ssl_expiry", "dns")
 export type MonitorType = typeof MonitorType.Type
 
 export const MonitorId = Id("MonitorId")
@@ -23,8 +24,22 @@ export const monitorLimits = {
   intervalSeconds: { min: 10, max: 86400, default: 60 },
   timeoutMs: { min: 100, max: 60000, default: 10000 },
   expectedStatusCode: { min: 100, max: 599, default: 200 },
-  failureThreshold: { min: 1, max: 10, default: 3 }
+  failureThreshold: { min: 1, max: 10, default: 3 },
+  /** An integer quorum: at least k failing regions. */
+  quorum: { min: 1, max: 1000 },
+  degradedAboveMs: { min: 1, max: 60000 },
+  headers: { max: 20, nameLength: 256, valueLength: 1024 },
+  body: { maxLength: 65536 },
+  expectedStatusCodes: { max: 20 },
+  bodyText: { maxLength: 1024 },
+  dnsExpectedValues: { max: 20, valueLength: 1024 }
 } as const
+
+/** What answers show in place of a header value, and what an update sends to keep the stored one. */
+export const maskedHeaderValue = "********"
+
+/** Headers a check may not set: the HTTP client writes them itself. Lower case. */
+export const refusedHeaders: ReadonlyArray<string> = ["host", "content-length", "transfer-encoding", "connection"]
 
 const bounded = ({ min, max }: { min: number; max: number }) => Schema.Int.pipe(Schema.between(min, max))
 
@@ -34,35 +49,101 @@ export const ExpectedStatusCode = bounded(monitorLimits.expectedStatusCode)
 export const FailureThreshold = bounded(monitorLimits.failureThreshold)
 const Target = Text(2048)
 
+export const QuorumRule = Schema.Union(
+  Schema.Literal("majority", "any", "all"),
+  Schema.Int.pipe(Schema.between(monitorLimits.quorum.min, monitorLimits.quorum.max))
+).annotations({
+  description: "How many failing regions make the monitor down: \"majority\" (more than half), \"any\" (one), " +
+    "\"all\", or at least k (1-1000, at most the number of its regions)"
+})
+export type QuorumRule = typeof QuorumRule.Type
+
+export const DegradedAboveMs = Schema.NullOr(bounded(monitorLimits.degradedAboveMs))
+
+const headerValue = Text(monitorLimits.headers.valueLength).pipe(
+  Schema.filter((value) => !/[\r\n]/.test(value) || "must not contain CR or LF")
+)
+/** Header name -> value; names and count are checked with the other rules (definitionIssues). */
+export const Headers = Schema.Record({ key: Schema.String, value: headerValue })
+export type Headers = typeof Headers.Type
+
+export const RequestBody = Text(monitorLimits.body.maxLength)
+
+/** Codes (`"204"`) and ranges (`"200-299"`) within 100-599, as the job carries them. */
+export const ExpectedStatusCodes = Schema.Array(StatusCodeSpec).pipe(
+  Schema.minItems(1),
+  Schema.maxItems(monitorLimits.expectedStatusCodes.max)
+)
+
+export const BodyText = Text(monitorLimits.bodyText.maxLength).pipe(
+  Schema.minLength(1, { message: () => "must not be empty" })
+)
+
+export const DnsExpectedValues = Schema.Array(
+  Text(monitorLimits.dnsExpectedValues.valueLength).pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+).pipe(Schema.minItems(1), Schema.maxItems(monitorLimits.dnsExpectedValues.max))
+
+/** The one code a list expects when it is a single code, else null: what `expectedStatusCode` answers. */
+export const singleStatusCode = (codes: ReadonlyArray<string> | null): number | null =>
+  codes !== null && codes.length === 1 && /^\d{3}$/.test(codes[0]!) ? Number(codes[0]) : null
+
 /** What the probes of one region last found. */
 export const RegionState = Schema.Struct({
   region: Schema.String,
   ok: Schema.Boolean,
   consecutiveFailures: Schema.Number,
+  /** When the run it last measured was due: a region counts for quorum within two intervals of it. */
+  lastScheduledAt: Schema.DateTimeUtc,
   lastCheckedAt: Schema.DateTimeUtc,
   lastDurationMs: Schema.Number,
   lastStatusCode: Schema.NullOr(Schema.Number),
   lastError: Schema.NullOr(Schema.String)
 })
 
-/** `down` when a quorum of regions fails (docs/monitor-fleet.md, "Quorum"); `unknown` until checked. */
-export const MonitorState = Schema.Literal("unknown", "up", "down")
+/**
+ * `down` when a quorum of regions fails, `degraded` when a quorum of them succeeds slower than
+ * `degradedAboveMs` (docs/monitor-fleet.md, "Quorum"); `unknown` until checked.
+ */
+export const MonitorState = Schema.Literal("unknown", "up", "degraded", "down")
 
-export class Monitor extends Model.Class<Monitor>("Monitor")({
+/** A monitor as stored, with what each region last found. */
+const storedFields = {
   id: Model.Generated(MonitorId),
   componentId: ComponentId,
   type: MonitorType,
   url: Schema.String,
   intervalSeconds: Schema.Int,
   timeoutMs: Schema.Int,
-  /** Null for tcp and ssl_expiry monitors. */
+  /** The code `expectedStatusCodes` holds when it is one single code; else null (and for other types). */
   expectedStatusCode: Schema.NullOr(Schema.Int),
   failureThreshold: Schema.Int,
   regions: Schema.NullOr(Schema.Array(Schema.String)),
+  quorum: QuorumRule,
+  degradedAboveMs: Schema.NullOr(Schema.Int),
+  /** http only (null for the other types), as the next ones. */
+  method: Schema.NullOr(HttpMethod),
+  /** Values are `"********"` in every answer of the API. */
+  headers: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  body: Schema.NullOr(Schema.String),
+  expectedStatusCodes: Schema.NullOr(Schema.Array(Schema.String)),
+  bodyContains: Schema.NullOr(Schema.String),
+  bodyNotContains: Schema.NullOr(Schema.String),
+  /** dns only (null for the other types), as the next one. */
+  dnsRecordType: Schema.NullOr(DnsRecordType),
+  dnsExpectedValues: Schema.NullOr(Schema.Array(Schema.String)),
   state: MonitorState,
   regionStates: Schema.Array(RegionState),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
+}
+
+/** A monitor row as the database returns it; `reportingRegions` depends on the time and the probes online. */
+export class StoredMonitor extends Model.Class<StoredMonitor>("StoredMonitor")(storedFields) {}
+
+export class Monitor extends Model.Class<Monitor>("Monitor")({
+  ...storedFields,
+  /** The regions whose data counts now: among its regions, checked within two intervals, not offline. */
+  reportingRegions: Schema.Array(Schema.String)
 }) {}
 
 /** A plain struct, not a class: the OpenAPI generator lists the query parameters of a struct only. */
@@ -106,6 +187,20 @@ export class MonitorMiss extends Schema.Class<MonitorMiss>("MonitorMiss")({
 export const MonitorRun = Schema.Union(MonitorResult, MonitorMiss)
 export type MonitorRun = typeof MonitorRun.Type
 
+/** The fields of creation and update beyond the original ones (docs/monitor-fleet.md, "Monitor settings"). */
+const checkFields = {
+  quorum: Schema.optional(QuorumRule),
+  degradedAboveMs: Schema.optional(DegradedAboveMs),
+  method: Schema.optional(HttpMethod),
+  headers: Schema.optional(Schema.NullOr(Headers)),
+  body: Schema.optional(Schema.NullOr(RequestBody)),
+  expectedStatusCodes: Schema.optional(ExpectedStatusCodes),
+  bodyContains: Schema.optional(Schema.NullOr(BodyText)),
+  bodyNotContains: Schema.optional(Schema.NullOr(BodyText)),
+  dnsRecordType: Schema.optional(DnsRecordType),
+  dnsExpectedValues: Schema.optional(Schema.NullOr(DnsExpectedValues))
+}
+
 export class CreateMonitor extends Schema.Class<CreateMonitor>("CreateMonitor")({
   componentId: ComponentId,
   type: MonitorType,
@@ -114,7 +209,8 @@ export class CreateMonitor extends Schema.Class<CreateMonitor>("CreateMonitor")(
   timeoutMs: Schema.optional(TimeoutMs),
   expectedStatusCode: Schema.optional(ExpectedStatusCode),
   failureThreshold: Schema.optional(FailureThreshold),
-  regions: Schema.optional(Regions)
+  regions: Schema.optional(Regions),
+  ...checkFields
 }) {}
 
 export class UpdateMonitor extends Schema.Class<UpdateMonitor>("UpdateMonitor")({
@@ -125,7 +221,8 @@ export class UpdateMonitor extends Schema.Class<UpdateMonitor>("UpdateMonitor")(
   timeoutMs: Schema.optional(TimeoutMs),
   expectedStatusCode: Schema.optional(Schema.NullOr(ExpectedStatusCode)),
   failureThreshold: Schema.optional(FailureThreshold),
-  regions: Schema.optional(Regions)
+  regions: Schema.optional(Regions),
+  ...checkFields
 }) {}
 
 /** The check a monitor describes, after defaults: what is stored and sent to probes. */
@@ -135,15 +232,74 @@ export interface MonitorDefinition {
   readonly url: string
   readonly intervalSeconds: number
   readonly timeoutMs: number
-  readonly expectedStatusCode: number | null
   readonly failureThreshold: number
   readonly regions: ReadonlyArray<string> | null
+  readonly quorum: QuorumRule
+  readonly degradedAboveMs: number | null
+  /** http only: null for the other types, never null for http. */
+  readonly method: HttpMethod | null
+  readonly headers: Headers | null
+  readonly body: string | null
+  /** http only: null for the other types, never null for http. */
+  readonly expectedStatusCodes: ReadonlyArray<string> | null
+  readonly bodyContains: string | null
+  readonly bodyNotContains: string | null
+  /** dns only: null for the other types, never null for dns. */
+  readonly dnsRecordType: DnsRecordType | null
+  readonly dnsExpectedValues: ReadonlyArray<string> | null
 }
+
+/** The fields that belong to one type. */
+export type TypeFields = Pick<
+  MonitorDefinition,
+  | "method"
+  | "headers"
+  | "body"
+  | "expectedStatusCodes"
+  | "bodyContains"
+  | "bodyNotContains"
+  | "dnsRecordType"
+  | "dnsExpectedValues"
+>
+
+/** The defaults of the fields that belong to one type; null for the others. */
+export const typeDefaults = (type: MonitorType): TypeFields => ({
+  method: type === "http" ? "GET" as const : null,
+  headers: null,
+  body: null,
+  expectedStatusCodes: type === "http" ? [String(monitorLimits.expectedStatusCode.default)] : null,
+  bodyContains: null,
+  bodyNotContains: null,
+  dnsRecordType: type === "dns" ? "A" as const : null,
+  dnsExpectedValues: null
+})
 
 const port = (value: string) => /^\d{1,5}$/.test(value) && Number(value) >= 1 && Number(value) <= 65535
 
+/** A DNS name: labels of letters, digits, '-' and '_' (as in _dmarc), at most 253 characters. */
+const hostName = /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/
+
+/** The host name a dns monitor resolves, bare and lower case, or the reason it is not one. */
+const dnsTarget = (target: string): { url: string } | { problem: string } => {
+  const name = /^dns:\/\//i.test(target) ? target.slice("dns://".length) : target
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) {
+    return { problem: "a dns monitor needs a host name such as example.com, or dns://example.com" }
+  }
+  if (name.includes("/") || name.includes("?") || name.includes("#")) {
+    return { problem: "a dns monitor names a host, without a path" }
+  }
+  if (name.includes(":")) return { problem: "a dns monitor names a host, without a port" }
+  const bare = name.toLowerCase().replace(/\.$/, "")
+  if (!hostName.test(bare)) return { problem: "a dns monitor needs a host name such as example.com" }
+  if (/^\d+$/.test(bare.slice(bare.lastIndexOf(".") + 1))) {
+    return { problem: "a dns monitor resolves a host name, not an address" }
+  }
+  return { url: bare }
+}
+
 /** The target in its stored form, or the reason it does not suit the type. */
 export const normalizeTarget = (type: MonitorType, target: string): { url: string } | { problem: string } => {
+  if (type === "dns") return dnsTarget(target)
   if (type === "tcp") {
     const match = /^(?:tcp:\/\/)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d+)$/.exec(target)
     return match && port(match[2]!)
@@ -167,7 +323,42 @@ export const normalizeTarget = (type: MonitorType, target: string): { url: strin
     : { problem: "an ssl_expiry monitor needs https://host or https://host:port" }
 }
 
-/** The rules across fields: the target suits the type, the time-out fits in the interval, and the status code is for http. */
+/** An HTTP token (RFC 9110): what a header name is made of. */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+const headerIssues = (headers: Headers): Array<Issue> => {
+  const issues: Array<Issue> = []
+  const names = Object.keys(headers)
+  if (names.length > monitorLimits.headers.max) {
+    issues.push({ path: ["headers"], message: `must have at most ${monitorLimits.headers.max} headers` })
+  }
+  const seen = new Set<string>()
+  for (const name of names) {
+    const lower = name.toLowerCase()
+    if (!headerName.test(name) || name.length > monitorLimits.headers.nameLength) {
+      issues.push({
+        path: ["headers", name],
+        message:
+          `must be a header name (letters, digits and !#$%&'*+.^_\`|~-), at most ${monitorLimits.headers.nameLength} characters`
+      })
+    } else if (refusedHeaders.includes(lower)) {
+      issues.push({ path: ["headers", name], message: "is set by the check itself and cannot be given" })
+    } else if (seen.has(lower)) {
+      issues.push({ path: ["headers", name], message: "repeats a header name (names are case-insensitive)" })
+    }
+    seen.add(lower)
+  }
+  return issues
+}
+
+const httpFields = ["method", "headers", "body", "expectedStatusCodes", "bodyContains", "bodyNotContains"] as const
+const dnsFields = ["dnsRecordType", "dnsExpectedValues"] as const
+
+/**
+ * The rules across fields: the target suits the type, the time-out fits in the interval, the
+ * fields of a type are set for it only, a body goes with POST only, an integer quorum fits the
+ * monitor's regions, and header names are valid, allowed and distinct.
+ */
 export const definitionIssues = (definition: MonitorDefinition): Array<Issue> => {
   const issues: Array<Issue> = []
   const target = normalizeTarget(definition.type, definition.url)
@@ -175,14 +366,40 @@ export const definitionIssues = (definition: MonitorDefinition): Array<Issue> =>
   if (definition.timeoutMs >= definition.intervalSeconds * 1000) {
     issues.push({ path: ["timeoutMs"], message: "must be shorter than the interval" })
   }
-  if (definition.type !== "http" && definition.expectedStatusCode !== null) {
-    issues.push({ path: ["expectedStatusCode"], message: "applies to http monitors only" })
-  }
-  if (definition.type === "http" && definition.expectedStatusCode === null) {
-    issues.push({ path: ["expectedStatusCode"], message: "an http monitor checks for one: 100-599" })
-  }
   if (definition.regions !== null && new Set(definition.regions).size !== definition.regions.length) {
     issues.push({ path: ["regions"], message: "must not repeat a region" })
+  }
+  if (
+    typeof definition.quorum === "number" && definition.regions !== null &&
+    definition.quorum > definition.regions.length
+  ) {
+    issues.push({
+      path: ["quorum"],
+      message: `must not be more than the monitor's ${definition.regions.length} region(s)`
+    })
+  }
+  for (const field of httpFields) {
+    if (definition.type !== "http" && definition[field] !== null) {
+      issues.push({ path: [field], message: "applies to http monitors only" })
+    }
+  }
+  for (const field of dnsFields) {
+    if (definition.type !== "dns" && definition[field] !== null) {
+      issues.push({ path: [field], message: "applies to dns monitors only" })
+    }
+  }
+  if (definition.type === "http") {
+    if (definition.body !== null && definition.method !== "POST") {
+      issues.push({ path: ["body"], message: "is sent with POST only: set method to POST, or body to null" })
+    }
+    if (definition.method === "HEAD") {
+      for (const field of ["bodyContains", "bodyNotContains"] as const) {
+        if (definition[field] !== null) {
+          issues.push({ path: [field], message: "cannot be checked: the answer to a HEAD has no body" })
+        }
+      }
+    }
+    if (definition.headers !== null) issues.push(...headerIssues(definition.headers))
   }
   return issues
 }

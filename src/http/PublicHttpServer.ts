@@ -13,6 +13,7 @@ import type { Duplex } from "node:stream"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 
+import { PublicResponseTimes } from "../services/public/PublicResponseTimes.js"
 import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import { PublicUptime } from "../services/public/PublicUptime.js"
 import { PublicPages } from "../web/public/PublicPages.js"
@@ -133,13 +134,18 @@ export const answerCached =
 
 /**
  * NodeHttpServer.layer on a server with the fast path over what the process has cached: the
- * public snapshot's responses, the public pages (`/`, `/history`, the badge and widget), uptime.
+ * public snapshot's responses, the public pages (`/`, `/history`, the badge and widget), uptime,
+ * components' response times.
  */
 export const PublicHttpServer = (options: ListenOptions) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const [snapshot, pages, uptime] = [yield* PublicSnapshot, yield* PublicPages, yield* PublicUptime]
-      const lookup = (url: string) => snapshot.cachedNow(url) ?? pages.cachedNow(url) ?? uptime.cachedNow(url)
+      const responseTimes = yield* PublicResponseTimes
+      const lookup = (url: string) =>
+        snapshot.cachedNow(url) ?? pages.cachedNow(url) ?? uptime.cachedNow(url) ?? responseTimes.cachedNow(url)
       return NodeHttpServer.layer(() => serverWithFastPath(answerCached(lookup)), options)
     })
-  ).pipe(Layer.provide([PublicSnapshot.Default, PublicPages.Default, PublicUptime.Default]))
+  ).pipe(
+    Layer.provide([PublicSnapshot.Default, PublicPages.Default, PublicUptime.Default, PublicResponseTimes.Default])
+  )

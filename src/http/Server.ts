@@ -15,8 +15,12 @@ import { Incidents } from "../services/catalog/Incidents.js"
 import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
 import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
 import { Monitors } from "../services/monitoring/Monitors.js"
+import { ProbeRegistry } from "../services/monitoring/ProbeRegistry.js"
+import { ResponseTimes } from "../services/monitoring/ResponseTimes.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
+import { Overview } from "../services/operations/Overview.js"
+import { PublicResponseTimes } from "../services/public/PublicResponseTimes.js"
 import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import { PublicUptime } from "../services/public/PublicUptime.js"
 import { AdminRoutes } from "../web/admin/AdminRoutes.js"
@@ -36,7 +40,10 @@ import { JsonBodiesLive } from "./JsonBodies.js"
 import { MaintenanceHttp } from "./MaintenanceHttp.js"
 import { MonitorsHttp } from "./MonitorsHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
+import { OverviewHttp } from "./OverviewHttp.js"
+import { ProbesHttp } from "./ProbesHttp.js"
 import { requestLogger } from "./RequestLog.js"
+import { ResponseTimesHttp } from "./ResponseTimesHttp.js"
 import { StatusHttp } from "./StatusHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
@@ -48,13 +55,16 @@ const FirstAdministrator = Layer.effectDiscard(
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(FirstAdministrator),
   Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, MonitorsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
-  Layer.provide([IncidentsHttp, MaintenanceHttp, WebhooksHttp, SubscriptionsHttp, SubscribersHttp]),
+  Layer.provide([IncidentsHttp, MaintenanceHttp, WebhooksHttp, SubscriptionsHttp, SubscribersHttp, ProbesHttp]),
+  Layer.provide([OverviewHttp, ResponseTimesHttp]),
   Layer.provide([AuthenticationLive, JsonBodiesLive]),
   Layer.provide([
     Components.Default,
     Monitors.Default,
     PublicSnapshot.Default,
     PublicUptime.Default,
+    PublicResponseTimes.Default,
+    ResponseTimes.Default,
     OrganizationProfile.Default,
     Incidents.Default,
     MaintenanceWindows.Default,
@@ -62,7 +72,9 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     ApiKeys.Default,
     Sessions.Default,
     Webhooks.Default,
-    Subscriptions.Default
+    Subscriptions.Default,
+    ProbeRegistry.Default,
+    Overview.Default
   ])
 )
 

@@ -2,7 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 
 import { Api } from "../api/Api.js"
+import { defaultResponseTimesPeriod } from "../domain/ResponseTimes.js"
 import { defaultUptimePeriod } from "../domain/Uptime.js"
+import { PublicResponseTimes } from "../services/public/PublicResponseTimes.js"
 import type { EncodedResponse } from "../services/public/PublicSnapshot.js"
 import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import { PublicUptime } from "../services/public/PublicUptime.js"
@@ -19,6 +21,7 @@ export const StatusHttp = HttpApiBuilder.group(Api, "status", (handlers) =>
   Effect.gen(function*() {
     const snapshot = yield* PublicSnapshot
     const uptime = yield* PublicUptime
+    const responseTimes = yield* PublicResponseTimes
     const path = (suffix: string) => snapshot.cached(`/api/v1/status${suffix}`)
     return handlers
       .handle("summary", () => respond(path("")))
@@ -30,4 +33,9 @@ export const StatusHttp = HttpApiBuilder.group(Api, "status", (handlers) =>
       .handle("atom", () => respond(path("/atom")))
       .handle("uptime", ({ urlParams }) =>
         Effect.flatMap(uptime.get(urlParams.period ?? defaultUptimePeriod), toHttpResponse))
+      .handle("responseTimes", ({ path, urlParams }) =>
+        Effect.flatMap(
+          responseTimes.get(path.id, urlParams.period ?? defaultResponseTimesPeriod),
+          toHttpResponse
+        ))
   }))

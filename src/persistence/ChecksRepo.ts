@@ -8,19 +8,24 @@ import { Effect, Schema } from "effect"
 
 import type { CheckResult, MissedCheck } from "../domain/CheckJob.js"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
+import { QuorumRule } from "../domain/Monitor.js"
 import type { MonitorState, RegionStatus } from "../domain/Quorum.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
 class InsertedRow extends Schema.Class<InsertedRow>("InsertedRow")({ jobId: Schema.String, region: Schema.String }) {}
 
+const StoredState = Schema.Literal("unknown", "up", "degraded", "down")
+
 export class QuorumMonitorRow extends Schema.Class<QuorumMonitorRow>("QuorumMonitorRow")({
   id: Schema.String,
   componentId: Schema.String,
-  state: Schema.Literal("unknown", "up", "down"),
+  state: StoredState,
   intervalSeconds: Schema.Number,
   failureThreshold: Schema.Number,
-  regions: Schema.NullOr(Schema.Array(Schema.String))
+  regions: Schema.NullOr(Schema.Array(Schema.String)),
+  quorum: QuorumRule,
+  degradedAboveMs: Schema.NullOr(Schema.Number)
 }) {}
 
 class RegionStatusRow extends Schema.Class<RegionStatusRow>("RegionStatusRow")({
@@ -45,12 +50,12 @@ export class StatusSourceRow extends Schema.Class<StatusSourceRow>("StatusSource
 
 class ComponentStatesRow extends Schema.Class<ComponentStatesRow>("ComponentStatesRow")({
   ...StatusSourceRow.fields,
-  monitorStates: Schema.Array(Schema.Literal("unknown", "up", "down"))
+  monitorStates: Schema.Array(StoredState)
 }) {}
 
 class CountRow extends Schema.Class<CountRow>("CountRow")({ count: Schema.Number }) {}
 
-class StateRow extends Schema.Class<StateRow>("StateRow")({ state: Schema.Literal("unknown", "up", "down") }) {}
+class StateRow extends Schema.Class<StateRow>("StateRow")({ state: StoredState }) {}
 
 const date = (millis: number | null) => millis === null ? null : new Date(millis)
 
@@ -103,11 +108,15 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
           where not exists (select 1 from check_results r where r.job_id = m.job_id and r.region = m.region)
           on conflict (job_id, region) do nothing`).pipe(Effect.asVoid),
 
-      /** The monitors of these ids that still exist, locked for the rest of the transaction. */
+      /**
+       * The monitors of these ids that still exist, locked for the rest of the transaction.
+       * `no key update`: ingest instances and monitor edits take turns on a monitor, while the
+       * foreign-key checks of rows that name it (the response-time fold) do not wait.
+       */
       lockMonitors: (ids: ReadonlyArray<string>) =>
         monitors.all(sql`
-          select id, component_id, state, interval_seconds, failure_threshold, regions
-          from monitors where id = any(${[...ids]}::text[]) order by id for update`),
+          select id, component_id, state, interval_seconds, failure_threshold, regions, quorum, degraded_above_ms
+          from monitors where id = any(${[...ids]}::text[]) order by id for no key update`),
 
       regionStatuses: (monitorIds: ReadonlyArray<string>) =>
         Effect.map(
@@ -154,12 +163,12 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
 
       /**
        * Applies a batch's transitions with a few statements whatever its size: the monitors found
-       * down get their state and an open downtime interval, the ones found up get theirs and
-       * their open interval closed.
+       * down get their state and an open downtime interval, the ones found up or degraded get
+       * theirs and their open interval, if any, closed (degraded is not downtime).
        */
       applyTransitions: (
         downs: ReadonlyArray<{ monitor: QuorumMonitorRow; since: number }>,
-        ups: ReadonlyArray<{ monitor: QuorumMonitorRow; at: number }>,
+        ups: ReadonlyArray<{ monitor: QuorumMonitorRow; at: number; state?: "up" | "degraded" }>,
         now: number
       ) =>
         orUnavailable(Effect.all([
@@ -174,8 +183,11 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
                 on conflict (monitor_id) where ended_at is null do nothing`
           ], { discard: true }),
           ups.length === 0 ? Effect.void : Effect.all([
-            sql`update monitors set state = 'up', state_changed_at = ${new Date(now)}
-                where id = any(${ups.map((u) => u.monitor.id)}::text[])`,
+            sql`update monitors m set state = u.state, state_changed_at = ${new Date(now)}
+                from unnest(${ups.map((u) => u.monitor.id)}::text[], ${
+              ups.map((u) => u.state ?? "up")
+            }::text[]) as u (id, state)
+                where m.id = u.id`,
             sql`update monitor_downtime d set ended_at = greatest(d.started_at, u.at)
                 from unnest(${ups.map((u) => u.monitor.id)}::text[], ${
               ups.map((u) => new Date(u.at))

@@ -2,11 +2,12 @@ import type { Statement } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
 import { Model } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { DateTime, Effect, Option, Order, Schema } from "effect"
+import { Clock, DateTime, Effect, Either, Option, Order, Schema } from "effect"
 
 import { NotFound } from "../domain/Errors.js"
 import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
-import { Monitor, MonitorMiss, MonitorResult } from "../domain/Monitor.js"
+import { Monitor, MonitorMiss, MonitorResult, singleStatusCode, StoredMonitor } from "../domain/Monitor.js"
+import { reportingRegions } from "../domain/Quorum.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
@@ -15,7 +16,7 @@ class IdRow extends Schema.Class<IdRow>("IdRow")({ id: Schema.String }) {}
 /** Where a monitor belongs and what quorum last decided of it. */
 class PlacementRow extends Schema.Class<PlacementRow>("PlacementRow")({
   componentId: Schema.String,
-  state: Schema.Literal("unknown", "up", "down")
+  state: Schema.Literal("unknown", "up", "degraded", "down")
 }) {}
 
 /** A stored check as the database returns it. */
@@ -38,6 +39,20 @@ const newestFirst = Order.combine(
   Order.mapInput(Order.string, (run: MonitorRun) => run.region)
 )
 
+/** The monitor as answered: its stored row and the regions whose data counts at `now`. */
+const withReporting = (stored: StoredMonitor, now: number, offline: ReadonlySet<string>) =>
+  new Monitor({
+    ...stored,
+    reportingRegions: reportingRegions(
+      stored,
+      stored.regionStates.map((s) => ({ region: s.region, lastScheduledAt: s.lastScheduledAt.epochMillis })),
+      now,
+      offline
+    ).map((s) => s.region)
+  })
+
+const json = (value: unknown) => value === null ? null : JSON.stringify(value)
+
 /** A component deleted between the check and the write is a 404, not a 500. */
 const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Effect<A, SqlError, R>) =>
   Effect.catchIf(
@@ -49,10 +64,8 @@ const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Ef
 export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const monitors = rowsOf(Monitor)
-    const decodeMonitor = Schema.decodeUnknownEither(Monitor)
-    const regions = (definition: MonitorDefinition) =>
-      definition.regions === null ? null : JSON.stringify(definition.regions)
+    const monitors = rowsOf(StoredMonitor)
+    const decodeMonitor = Schema.decodeUnknownEither(StoredMonitor)
     const results = rowsOf(MonitorResultRow)
     const misses = rowsOf(MonitorMissRow)
     const ids = rowsOf(IdRow)
@@ -63,48 +76,94 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
       select m.*, coalesce((
         select json_agg(json_build_object(
           'region', s.region, 'ok', s.last_ok, 'consecutiveFailures', s.consecutive_failures,
-          'lastCheckedAt', s.last_checked_at, 'lastDurationMs', s.last_duration_ms,
+          'lastScheduledAt', s.last_scheduled_at, 'lastCheckedAt', s.last_checked_at, 'lastDurationMs', s.last_duration_ms,
           'lastStatusCode', s.last_status_code, 'lastError', s.last_error) order by s.region)
         from monitor_region_state s where s.monitor_id = m.id), '[]'::json) as region_states
       from monitors m ${where} order by m.created_at, m.id`
-    const findById = (id: string) => monitors.first(withStates(sql`where m.id = ${id}`))
-    const thenFind = <E, R>(write: Effect.Effect<Option.Option<{ id: string }>, E, R>) =>
-      Effect.flatMap(
-        write,
-        Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: ({ id }) => findById(id) })
+    const reading = <A, E, R>(read: (now: number) => Effect.Effect<A, E, R>) =>
+      Effect.flatMap(Clock.currentTimeMillis, read)
+    /** `offline`: the regions whose probes are all silent (ProbeRegistry), left out of `reportingRegions`. */
+    const findById = (id: string, offline: ReadonlySet<string>) =>
+      reading((now) =>
+        Effect.map(
+          monitors.first(withStates(sql`where m.id = ${id}`)),
+          Option.map((stored) => withReporting(stored, now, offline))
+        )
       )
+    const thenFind =
+      (offline: ReadonlySet<string>) => <E, R>(write: Effect.Effect<Option.Option<{ id: string }>, E, R>) =>
+        Effect.flatMap(
+          write,
+          Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: ({ id }) => findById(id, offline) })
+        )
+    /** The stored form of a definition's fields beyond the columns of the same name. */
+    const columns = (definition: MonitorDefinition) => ({
+      expectedStatusCode: singleStatusCode(definition.expectedStatusCodes),
+      regions: json(definition.regions),
+      quorum: JSON.stringify(definition.quorum),
+      headers: json(definition.headers),
+      expectedStatusCodes: json(definition.expectedStatusCodes),
+      dnsExpectedValues: json(definition.dnsExpectedValues)
+    })
 
     return {
-      findAll: () => monitors.all(withStates(sql``)),
+      findAll: (offline: ReadonlySet<string> = new Set()) =>
+        reading((now) =>
+          Effect.map(
+            monitors.all(withStates(sql``)),
+            (rows) => rows.map((stored) => withReporting(stored, now, offline))
+          )
+        ),
       /**
        * Every monitor, each row decoded on its own (the scheduler): a row that does not decode,
        * written behind the API's back, comes back as its id and the error, and hides no other.
+       * Header values are the real ones: only the API masks them.
        */
       findEach: () =>
-        orUnavailable(withStates(sql``)).pipe(
-          Effect.map((rows) => rows.map((row) => ({ id: String(row.id), monitor: decodeMonitor(row) })))
+        reading((now) =>
+          orUnavailable(withStates(sql``)).pipe(
+            Effect.map((rows) =>
+              rows.map((row) => ({
+                id: String(row.id),
+                monitor: Either.map(decodeMonitor(row), (stored) => withReporting(stored, now, new Set()))
+              }))
+            )
+          )
         ),
-      findById: (id: MonitorId) => findById(id),
-      insert: (definition: MonitorDefinition) =>
-        ids.first(
+      findById: (id: MonitorId, offline: ReadonlySet<string> = new Set()) => findById(id, offline),
+      insert: (definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {
+        const c = columns(definition)
+        return ids.first(
           sql`
             insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code,
-                                  failure_threshold, regions)
+                                  failure_threshold, regions, quorum, degraded_above_ms, method, headers, body,
+                                  expected_status_codes, body_contains, body_not_contains, dns_record_type,
+                                  dns_expected_values)
             values (${definition.componentId}, ${definition.type}, ${definition.url}, ${definition.intervalSeconds},
-                    ${definition.timeoutMs}, ${definition.expectedStatusCode}, ${definition.failureThreshold},
-                    ${regions(definition)}::jsonb)
+                    ${definition.timeoutMs}, ${c.expectedStatusCode}, ${definition.failureThreshold},
+                    ${c.regions}::jsonb, ${c.quorum}::jsonb, ${definition.degradedAboveMs}, ${definition.method},
+                    ${c.headers}::jsonb, ${definition.body}, ${c.expectedStatusCodes}::jsonb, ${definition.bodyContains},
+                    ${definition.bodyNotContains}, ${definition.dnsRecordType}, ${c.dnsExpectedValues}::jsonb)
             returning id`.pipe(componentGone(definition))
-        ).pipe(thenFind, Effect.flatMap(Effect.orDie)),
-      replace: (id: MonitorId, definition: MonitorDefinition) =>
-        ids.first(
+        ).pipe(thenFind(offline), Effect.flatMap(Effect.orDie))
+      },
+      replace: (id: MonitorId, definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {
+        const c = columns(definition)
+        return ids.first(
           sql`
             update monitors set component_id = ${definition.componentId}, type = ${definition.type},
               url = ${definition.url}, interval_seconds = ${definition.intervalSeconds},
-              timeout_ms = ${definition.timeoutMs}, expected_status_code = ${definition.expectedStatusCode},
-              failure_threshold = ${definition.failureThreshold}, regions = ${regions(definition)}::jsonb,
+              timeout_ms = ${definition.timeoutMs}, expected_status_code = ${c.expectedStatusCode},
+              failure_threshold = ${definition.failureThreshold}, regions = ${c.regions}::jsonb,
+              quorum = ${c.quorum}::jsonb, degraded_above_ms = ${definition.degradedAboveMs},
+              method = ${definition.method}, headers = ${c.headers}::jsonb, body = ${definition.body},
+              expected_status_codes = ${c.expectedStatusCodes}::jsonb, body_contains = ${definition.bodyContains},
+              body_not_contains = ${definition.bodyNotContains}, dns_record_type = ${definition.dnsRecordType},
+              dns_expected_values = ${c.dnsExpectedValues}::jsonb,
               updated_at = now()
             where id = ${id} returning id`.pipe(componentGone(definition))
-        ).pipe(thenFind),
+        ).pipe(thenFind(offline))
+      },
       /** The newest `limit` runs of every region, results and misses together. */
       recentRuns: (id: MonitorId, limit: number) =>
         Effect.all([

@@ -1,13 +1,24 @@
 /**
  * The job transport inside one process (no REDIS_URL): the same consumer-group semantics as
- * Redis Streams, on Effect queues. Each group has its own bounded queue (the oldest messages
- * are dropped when it is full, like a trimmed stream) and a pending list with delivery times
- * read from the Clock, so stale claims follow the TestClock in tests.
+ * Redis Streams, on Effect queues. Each region has a jobs stream of its own; the results of
+ * every region share one stream whose messages carry the region they were published for (the
+ * one probe of the process is trusted). Each group has its own bounded queue (the oldest
+ * messages are dropped when it is full, like a trimmed stream) and a pending list with
+ * delivery times read from the Clock, so stale claims follow the TestClock in tests. The known
+ * regions are `local` (the in-process probe's) and every region that published on results.
  */
 import { Clock, Effect, Layer, Option, Queue } from "effect"
 
 import type { CheckJob, ProbeReport } from "../domain/CheckJob.js"
-import { type Consumer, type Delivery, ingestGroup, JobTransport } from "./JobTransport.js"
+import type { ProbeHeartbeat } from "../domain/ProbeHeartbeat.js"
+import {
+  type Consumer,
+  type Delivery,
+  ingestGroup,
+  JobTransport,
+  type RegionMessage,
+  resultConsumerOf
+} from "./JobTransport.js"
 
 interface Pending<A> {
   readonly delivery: Delivery<A>
@@ -98,19 +109,61 @@ export interface InProcessTransportOptions {
   readonly capacity?: number
 }
 
+/** The region of the service's own probe, always known. */
+export const localRegion = "local"
+
 export const make = (options: InProcessTransportOptions = {}) =>
   Effect.gen(function*() {
     const capacity = options.capacity ?? 100_000
-    const jobs = yield* makeStream<CheckJob>(capacity)
-    const results = yield* makeStream<ProbeReport>(capacity)
+    const jobStreams = new Map<string, Effect.Effect.Success<ReturnType<typeof makeStream<CheckJob>>>>()
+    const jobStream = (region: string) =>
+      Effect.gen(function*() {
+        const existing = jobStreams.get(region)
+        if (existing !== undefined) return existing
+        const created = yield* makeStream<CheckJob>(capacity)
+        jobStreams.set(region, created)
+        return created
+      })
+    const known = new Set([localRegion])
+    const results = yield* makeStream<RegionMessage>(capacity)
     // Results published before ingest joins are kept for it, as the Redis group created at 0 does.
     yield* results.group(ingestGroup)
+
+    /** Publishes each job to its regions (none: every known region), in order within each region. */
+    const publishJobs = (jobs: ReadonlyArray<CheckJob>) =>
+      Effect.suspend(() => {
+        const byRegion = new Map<string, Array<CheckJob>>()
+        for (const job of jobs) {
+          for (const region of job.regions ?? known) {
+            const list = byRegion.get(region)
+            if (list === undefined) byRegion.set(region, [job])
+            else list.push(job)
+          }
+        }
+        return Effect.forEach(
+          byRegion,
+          ([region, list]) => Effect.flatMap(jobStream(region), (stream) => stream.publish(list)),
+          { discard: true }
+        )
+      })
+
+    const publishMessages = (messages: ReadonlyArray<RegionMessage>) =>
+      Effect.suspend(() => {
+        for (const { region } of messages) known.add(region)
+        return results.publish(messages)
+      })
+
     return JobTransport.of({
-      publishJobs: jobs.publish,
-      publishRuns: (runs) => jobs.publish(runs.map((run) => run.template.job(run.scheduledAt))),
-      jobConsumer: (region, consumer) => jobs.consumer(region, consumer),
-      publishResults: results.publish,
-      resultConsumer: (consumer) => results.consumer(ingestGroup, consumer)
+      publishJobs,
+      publishRuns: (runs) => publishJobs(runs.map((run) => run.template.job(run.scheduledAt))),
+      jobConsumer: (region, consumer) =>
+        Effect.flatMap(jobStream(region), (stream) => stream.consumer(region, consumer)),
+      publishResults: (reports: ReadonlyArray<ProbeReport>) =>
+        publishMessages(reports.map((report) => ({ region: report.region, message: report }))),
+      publishHeartbeat: (region: string, heartbeat: ProbeHeartbeat) =>
+        publishMessages([{ region, message: heartbeat }]),
+      resultConsumer: (consumer) => Effect.map(results.consumer(ingestGroup, consumer), resultConsumerOf),
+      knownRegions: () => Effect.sync(() => new Set(known))
     })
   })
 

@@ -1,4 +1,4 @@
-/** The transport the configuration asks for: Redis Streams with REDIS_URL, in-process without. */
+/** The transport the configuration asks for: Redis Streams with REDIS_URL (and REDIS_CA_FILE), in-process without. */
 import { Effect, Layer, Option } from "effect"
 
 import { QueueConfig } from "../Config.js"
@@ -9,6 +9,6 @@ export const JobTransportLive = Layer.unwrapEffect(
   Effect.map(QueueConfig, (config) =>
     Option.match(config.redisUrl, {
       onNone: () => InProcessJobTransport.layer(),
-      onSome: (url) => RedisJobTransport.layer({ url, prefix: config.streamPrefix })
+      onSome: (url) => RedisJobTransport.layerConfig({ url, prefix: config.streamPrefix })
     }))
 )

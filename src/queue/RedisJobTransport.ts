@@ -1,34 +1,73 @@
 /**
  * The job transport on Redis Streams (ioredis).
  *
- * - `<prefix>jobs`: one consumer group per region, created with MKSTREAM at `$` (a new region
- *   starts with the next jobs); `<prefix>results`: one group `ingest`, created at `0` so no
- *   result published before ingest first joined is missed.
+ * - `<prefix>jobs:<region>`: the jobs of one region, read by the consumer group named after
+ *   the region, created with MKSTREAM at `$` (a new group starts with the next jobs).
+ * - `<prefix>results:<region>`: the results, misses and heartbeats of one region, read by the
+ *   group `ingest`, created at `0` when ingest first sees the stream so nothing published
+ *   before is missed. A probe's first heartbeat creates it; only the region's Redis user may
+ *   write it (docs/operations.md), so the stream a report came on is its region.
+ * - The known regions are the results streams found by SCAN: looked up afresh by `publishJobs`,
+ *   `knownRegions` and a joining result consumer; otherwise at most `regionsRefreshMs` old,
+ *   refreshed in the background so the scheduler's tick never waits on a SCAN. A region stays
+ *   known `regionsForgetMs` after its stream was last seen: after Redis restarts empty, its
+ *   jobs go on being published until its probes' next heartbeat makes the stream again.
  * - Every XADD trims with `MAXLEN ~`, so the streams stay bounded even with nobody reading.
  * - Publishing, acks and claims share one auto-pipelined connection; every consumer's blocking
  *   XREADGROUP runs on a connection of its own, which a blocking command occupies whole.
- * - XAUTOCLAIM walks the pending list with a cursor kept between calls, so a long list of live
- *   deliveries at its head cannot hide a dead consumer's entries.
+ *   Ingest reads every region's results stream with one XREADGROUP.
+ * - XAUTOCLAIM walks the pending list with a cursor kept between calls (per stream), so a long
+ *   list of live deliveries at its head cannot hide a dead consumer's entries.
+ * - `rediss://` URLs connect over TLS, trusting the system's CAs plus `ca` (REDIS_CA_FILE).
+ * - An entry longer than `maxEntryLength` is acknowledged and dropped without being parsed:
+ *   anyone able to write a stream may XADD up to Redis' `proto-max-bulk-len` (512 MB by
+ *   default), which JSON.parse would hold the process on.
  */
-import { Effect, Layer, Redacted, Schema } from "effect"
-import { Redis } from "ioredis"
+import { readFileSync } from "node:fs"
+import { rootCertificates } from "node:tls"
 
-import { CheckJob, ProbeReport, type ScheduledRun } from "../domain/CheckJob.js"
-import { type Consumer, type Delivery, ingestGroup, JobTransport, QueueError } from "./JobTransport.js"
+import { Config, Effect, Layer, Option, Redacted, Schema, type Scope } from "effect"
+import { Redis, type RedisOptions } from "ioredis"
+
+import { CheckJob, MissedCheck, type ProbeReport, type ScheduledRun } from "../domain/CheckJob.js"
+import { CheckResult } from "../domain/CheckJob.js"
+import { ProbeHeartbeat } from "../domain/ProbeHeartbeat.js"
+import { regionPattern } from "../domain/Region.js"
+import {
+  type Consumer,
+  type Delivery,
+  ingestGroup,
+  JobTransport,
+  type ProbeMessage,
+  QueueError,
+  type RegionMessage,
+  resultConsumerOf
+} from "./JobTransport.js"
 
 export interface RedisTransportOptions {
   readonly url: string | Redacted.Redacted<string>
-  /** Prepended to the stream names (`jobs`, `results`); lets deployments or tests share a Redis. */
+  /** Prepended to the stream names (`jobs:<region>`, `results:<region>`); lets deployments or tests share a Redis. */
   readonly prefix?: string
-  /** Approximate length the jobs stream is trimmed to (default 100,000). */
+  /** Extra CA certificates (PEM) trusted for a `rediss://` URL, besides the system's. */
+  readonly ca?: string
+  /**
+   * Whether a new connection waits until Redis has loaded its data (ioredis' ready check,
+   * which runs INFO); default true. False for a probe: its Redis user may not run INFO.
+   */
+  readonly readyCheck?: boolean
+  /** Approximate length each jobs stream is trimmed to (default 100,000). */
   readonly jobsMaxLength?: number
-  /** Approximate length the results stream is trimmed to (default 250,000). */
+  /** Approximate length each results stream is trimmed to (default 250,000). */
   readonly resultsMaxLength?: number
   /**
    * A joining consumer removes siblings idle this long with nothing pending (default 1 hour):
    * every probe restart joins under a new name, and the dead names would pile up.
    */
   readonly forgetConsumersIdleMs?: number
+  /** How old the known regions may be for the scheduler and ingest (default 2 s). */
+  readonly regionsRefreshMs?: number
+  /** How long a region stays known once its results stream is gone (default 1 minute). */
+  readonly regionsForgetMs?: number
 }
 
 const call = <A>(what: string, run: () => Promise<A>) =>
@@ -42,6 +81,8 @@ type StreamEntry = [id: string, fields: Array<string> | null]
 
 interface StreamCodec<A> {
   readonly field: string
+  /** The longest payload decoded (UTF-16 code units); a longer one is dropped unread. */
+  readonly maxLength: number
   readonly encode: (value: A) => string
   readonly decode: (json: string) => A | undefined
 }
@@ -53,6 +94,7 @@ interface StreamCodec<A> {
  */
 const codec = <A, I>(
   field: string,
+  maxLength: number,
   schema: Schema.Schema<A, I>,
   options: { readonly plain?: boolean } = {}
 ): StreamCodec<A> => {
@@ -61,29 +103,78 @@ const codec = <A, I>(
   const decode = Schema.decodeUnknownOption(json)
   return {
     field,
+    maxLength,
     encode,
     decode: (text) => decode(text).pipe((option) => (option._tag === "Some" ? option.value : undefined))
   }
 }
 
-const jobCodec = codec("job", CheckJob, { plain: true })
+/**
+ * The longest entry decoded, per field. A result, a miss or a heartbeat is a few KB at most (its
+ * strings are capped; JSON escapes a character in six at worst). A job carries a monitor's
+ * request: a 64 KB body, 20 headers of 1 KB, the DNS values, ~530 KB if every character were
+ * escaped; only the service writes jobs, so their limit is generous.
+ */
+export const maxEntryLength = { job: 1024 * 1024, result: 64 * 1024 } as const
+
+const jobCodec = codec("job", maxEntryLength.job, CheckJob, { plain: true })
 
 /** XADDs per pipeline, and pipelines sent before the oldest must have answered. */
 const pipelineSize = 1000
 const pipelinesInFlight = 4
-// Results and misses share the field `result`; a miss is told apart by its `_tag`.
-const resultCodec = codec("result", ProbeReport, { plain: true })
+// Results, misses and heartbeats share the field `result`; a miss or a heartbeat is told apart by its `_tag`.
+const resultCodec = codec<ProbeMessage, unknown>(
+  "result",
+  maxEntryLength.result,
+  Schema.Union(CheckResult, MissedCheck, ProbeHeartbeat) as Schema.Schema<ProbeMessage, unknown>,
+  { plain: true }
+)
+
+/** A wait in real time: what a blocking read waits, which the TestClock does not move. */
+const realSleep = (ms: number) =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+/** `*`, `?`, `[`, `]` and `\` match themselves in a SCAN pattern once escaped. */
+const globEscape = (text: string) => text.replace(/[*?[\]\\]/g, "\\$&")
+
+/** ioredis' options for `url`: TLS with the system's CAs and `ca` when it says `rediss://`. */
+export const connectionOptions = (url: string, ca: string | undefined): RedisOptions =>
+  /^rediss:\/\//i.test(url)
+    ? { tls: ca === undefined ? {} : { ca: [...rootCertificates, ca] } }
+    : {}
+
+/** How every connection of one transport is made: where, and whether it runs the ready check. */
+interface Endpoint {
+  readonly url: string
+  readonly ca: string | undefined
+  readonly readyCheck: boolean
+}
 
 /** A connection for the scope; `blocking` ones are cut rather than QUIT, which would wait out a BLOCK. */
-const connect = (url: string, name: string, blocking = false) =>
+const connect = ({ ca, readyCheck, url }: Endpoint, name: string, blocking = false) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
-      const redis = new Redis(url, { lazyConnect: true, enableAutoPipelining: true, connectionName: name })
+      const redis = new Redis(url, {
+        ...connectionOptions(url, ca),
+        enableReadyCheck: readyCheck,
+        lazyConnect: true,
+        enableAutoPipelining: true,
+        connectionName: name
+      })
       // Failed commands report their own errors; this keeps ioredis from printing every reconnect attempt.
-      redis.on("error", () => undefined)
-      yield* call(`connecting to Redis (${name})`, () => redis.connect()).pipe(
-        Effect.tapError(() => Effect.sync(() => redis.disconnect()))
-      )
+      // The last one says why a connection failed (a TLS certificate, a refused port), which
+      // `connect` itself reduces to "Connection is closed".
+      let lastError: unknown
+      redis.on("error", (error) => (lastError = error))
+      yield* call(`connecting to Redis (${name})`, () =>
+        redis.connect().catch((error: unknown) => {
+          throw lastError ?? error
+        })).pipe(
+          Effect.tapError(() => Effect.sync(() => redis.disconnect()))
+        )
       return redis
     }),
     (redis) =>
@@ -96,32 +187,101 @@ export const make = (options: RedisTransportOptions) =>
   Effect.gen(function*() {
     const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
     const prefix = options.prefix ?? ""
-    const jobsKey = `${prefix}jobs`
-    const resultsKey = `${prefix}results`
+    const jobsKey = (region: string) => `${prefix}jobs:${region}`
+    const resultsPrefix = `${prefix}results:`
+    const resultsKey = (region: string) => `${resultsPrefix}${region}`
     const jobsMaxLength = options.jobsMaxLength ?? 100_000
     const resultsMaxLength = options.resultsMaxLength ?? 250_000
     const forgetConsumersIdleMs = options.forgetConsumersIdleMs ?? 60 * 60 * 1000
-    const shared = yield* connect(url, "status-page-queue")
+    const regionsRefreshMs = options.regionsRefreshMs ?? 2_000
+    const regionsForgetMs = options.regionsForgetMs ?? 60_000
+    const endpoint: Endpoint = { url, ca: options.ca, readyCheck: options.readyCheck ?? true }
+    const shared = yield* connect(endpoint, "status-page-queue")
+    const scope = yield* Effect.scope
 
-    const createGroup = (key: string, group: string, from: "$" | "0") =>
+    const createGroup = (key: string, group: string, from: "$" | "0", makeStream = true) =>
       call(`creating consumer group ${group} on ${key}`, () =>
-        shared.xgroup("CREATE", key, group, from, "MKSTREAM").catch((error: Error) => {
-          if (!error.message.startsWith("BUSYGROUP")) {
-            throw error
+        (makeStream ? shared.xgroup("CREATE", key, group, from, "MKSTREAM") : shared.xgroup("CREATE", key, group, from))
+          .catch((error: Error) => {
+            if (!error.message.startsWith("BUSYGROUP")) {
+              throw error
+            }
+          })).pipe(Effect.asVoid)
+
+    // Known regions: the results streams. The regions are real time, not the Clock: they follow Redis.
+    interface Regions {
+      /** The regions whose results stream exists: the streams ingest reads. */
+      readonly existing: ReadonlySet<string>
+      /** Those and the ones seen within `regionsForgetMs`: where jobs for every region go. */
+      readonly known: ReadonlySet<string>
+      readonly at: number
+    }
+    let regions: Regions | undefined
+    const lastSeen = new Map<string, number>()
+    let refreshing = false
+    const scanRegions = call(`listing ${resultsPrefix}* streams`, async () => {
+      const found = new Set<string>()
+      let cursor = "0"
+      do {
+        const [next, keys] = await shared.scan(
+          cursor,
+          "MATCH",
+          `${globEscape(resultsPrefix)}*`,
+          "COUNT",
+          1000,
+          "TYPE",
+          "stream"
+        )
+        cursor = next
+        for (const key of keys) {
+          const region = key.slice(resultsPrefix.length)
+          if (regionPattern.test(region)) {
+            found.add(region)
           }
-        })).pipe(Effect.asVoid)
+        }
+      } while (cursor !== "0")
+      const now = Date.now()
+      for (const region of found) {
+        lastSeen.set(region, now)
+      }
+      for (const [region, at] of lastSeen) {
+        if (now - at > regionsForgetMs) {
+          lastSeen.delete(region)
+        }
+      }
+      regions = { existing: found, known: new Set(lastSeen.keys()), at: now }
+      return regions
+    })
+    /** The known regions, at most about `regionsRefreshMs` old: a stale answer is refreshed in the background. */
+    const recentRegions = Effect.suspend(() => {
+      if (regions === undefined) {
+        return scanRegions
+      }
+      if (Date.now() - regions.at >= regionsRefreshMs && !refreshing) {
+        refreshing = true
+        return scanRegions.pipe(
+          Effect.catchAll((error) =>
+            Effect.logWarning("listing the known regions failed").pipe(Effect.annotateLogs({ error: error.message }))
+          ),
+          Effect.ensuring(Effect.sync(() => (refreshing = false))),
+          Effect.forkIn(scope),
+          Effect.as(regions)
+        )
+      }
+      return Effect.succeed(regions)
+    })
 
     /**
-     * XADDs `count` entries (`encode(i)` is the i-th) in order, in pipelines of `pipelineSize`
-     * with up to `pipelinesInFlight` of them sent at once, so Redis works on one while the next
-     * is built. Fails with the first error after every pipeline sent has answered.
+     * XADDs `count` entries (`entry(i)` is the key and payload of the i-th) in order, in
+     * pipelines of `pipelineSize` with up to `pipelinesInFlight` of them sent at once, so Redis
+     * works on one while the next is built. Fails with the first error after every pipeline
+     * sent has answered.
      */
     const xaddAll = async (
-      key: string,
       maxLength: number,
       field: string,
       count: number,
-      encode: (i: number) => string
+      entry: (i: number) => readonly [key: string, payload: string]
     ) => {
       const inFlight: Array<Promise<void>> = []
       let failure: { readonly error: unknown } | undefined
@@ -139,7 +299,10 @@ export const make = (options: RedisTransportOptions) =>
           if (inFlight.length >= pipelinesInFlight) await inFlight.shift()
           const pipeline = shared.pipeline()
           const end = Math.min(count, start + pipelineSize)
-          for (let i = start; i < end; i++) pipeline.xadd(key, "MAXLEN", "~", maxLength, "*", field, encode(i))
+          for (let i = start; i < end; i++) {
+            const [key, payload] = entry(i)
+            pipeline.xadd(key, "MAXLEN", "~", maxLength, "*", field, payload)
+          }
           inFlight.push(settle(pipeline.exec()))
         }
       } finally {
@@ -148,91 +311,164 @@ export const make = (options: RedisTransportOptions) =>
       if (failure !== undefined) throw failure.error
     }
 
-    const publish = <A>(key: string, maxLength: number, format: StreamCodec<A>) => (values: ReadonlyArray<A>) =>
-      values.length === 0
+    /**
+     * Publishes `count` jobs, each to the regions it names or else to `known`; `encode(i)` is
+     * the JSON of the i-th, computed once whatever the number of its regions.
+     */
+    const publishToRegions = (
+      count: number,
+      regionsOf: (i: number) => ReadonlyArray<string> | null | undefined,
+      encode: (i: number) => string,
+      known: ReadonlySet<string>
+    ) => {
+      const keys: Array<string> = []
+      const payloads: Array<string> = []
+      for (let i = 0; i < count; i++) {
+        const named = regionsOf(i)
+        const targets = named ?? known
+        if ((named?.length ?? known.size) === 0) continue
+        const payload = encode(i)
+        for (const region of targets) {
+          keys.push(jobsKey(region))
+          payloads.push(payload)
+        }
+      }
+      return keys.length === 0
         ? Effect.void
-        : call(`publishing to ${key}`, () =>
-          xaddAll(key, maxLength, format.field, values.length, (i) =>
-            format.encode(values[i]!)))
+        : call(
+          `publishing to ${prefix}jobs:*`,
+          () => xaddAll(jobsMaxLength, jobCodec.field, keys.length, (i) => [keys[i]!, payloads[i]!])
+        )
+    }
+
+    const publishJobs = (jobs: ReadonlyArray<CheckJob>) =>
+      jobs.length === 0 ? Effect.void : Effect.flatMap(
+        jobs.some((job) => job.regions === undefined || job.regions === null)
+          ? Effect.map(scanRegions, (found) => found.known)
+          : Effect.succeed<ReadonlySet<string>>(new Set()),
+        (known) => publishToRegions(jobs.length, (i) => jobs[i]!.regions, (i) => jobCodec.encode(jobs[i]!), known)
+      )
 
     /** The scheduler's path: each job's JSON comes straight from its template, no CheckJob built. */
     const publishRuns = (runs: ReadonlyArray<ScheduledRun>) =>
-      runs.length === 0
+      runs.length === 0 ? Effect.void : Effect.flatMap(recentRegions, ({ known }) =>
+        publishToRegions(
+          runs.length,
+          (i) => runs[i]!.template.check.regions,
+          (i) => runs[i]!.template.encode(runs[i]!.scheduledAt),
+          known
+        ))
+
+    const publishMessages = (messages: ReadonlyArray<RegionMessage>) =>
+      messages.length === 0
         ? Effect.void
-        : call(`publishing to ${jobsKey}`, () =>
-          xaddAll(jobsKey, jobsMaxLength, jobCodec.field, runs.length, (i) =>
-            runs[i]!.template.encode(runs[i]!.scheduledAt)))
+        : call(`publishing to ${resultsPrefix}*`, () =>
+          xaddAll(resultsMaxLength, resultCodec.field, messages.length, (i) => [
+            resultsKey(messages[i]!.region),
+            resultCodec.encode(messages[i]!.message)
+          ]))
 
     /** Deletes long-idle consumers without pending entries; one with entries is left for a claim. */
     const forgetIdleConsumers = (key: string, group: string, self: string) =>
-      call(`listing consumers of ${key}/${group}`, () =>
-        shared.xinfo("CONSUMERS", key, group) as Promise<Array<Array<string | number>>>).pipe(
-          Effect.flatMap((consumers) => {
-            const idle = consumers.flatMap((fields) => {
-              const info = new Map<string, string | number>()
-              for (let i = 0; i + 1 < fields.length; i += 2) {
-                info.set(String(fields[i]), fields[i + 1]!)
-              }
-              // Redis >= 7.2 reports `inactive` (since the last successful read); older ones `idle`.
-              const idleMs = Number(info.get("inactive") ?? info.get("idle"))
-              const name = String(info.get("name"))
-              return name !== self && Number(info.get("pending")) === 0 && idleMs >= forgetConsumersIdleMs ? [name] : []
-            })
-            return Effect.forEach(idle, (name) =>
-              call(`removing consumer ${name}`, () =>
-                shared.xgroup("DELCONSUMER", key, group, name)), { discard: true }).pipe(
-                Effect.tap(() =>
-                  idle.length > 0
-                    ? Effect.logInfo("removed idle consumers").pipe(
-                      Effect.annotateLogs({ group, consumers: idle.join(",") })
-                    )
-                    : Effect.void
+      call(
+        `listing consumers of ${key}/${group}`,
+        () => shared.xinfo("CONSUMERS", key, group) as Promise<Array<Array<string | number>>>
+      ).pipe(
+        Effect.flatMap((consumers) => {
+          const idle = consumers.flatMap((fields) => {
+            const info = new Map<string, string | number>()
+            for (let i = 0; i + 1 < fields.length; i += 2) {
+              info.set(String(fields[i]), fields[i + 1]!)
+            }
+            // Redis >= 7.2 reports `inactive` (since the last successful read); older ones `idle`.
+            const idleMs = Number(info.get("inactive") ?? info.get("idle"))
+            const name = String(info.get("name"))
+            return name !== self && Number(info.get("pending")) === 0 && idleMs >= forgetConsumersIdleMs ? [name] : []
+          })
+          return Effect.forEach(
+            idle,
+            (name) => call(`removing consumer ${name}`, () => shared.xgroup("DELCONSUMER", key, group, name)),
+            { discard: true }
+          ).pipe(
+            Effect.tap(() =>
+              idle.length > 0
+                ? Effect.logInfo("removed idle consumers").pipe(
+                  Effect.annotateLogs({ stream: key, group, consumers: idle.join(",") })
                 )
-              )
-          }),
-          Effect.catchAll((error) =>
-            Effect.logWarning("could not remove idle consumers").pipe(Effect.annotateLogs({ error: error.message }))
+                : Effect.void
+            )
           )
+        }),
+        Effect.catchAll((error) =>
+          Effect.logWarning("could not remove idle consumers").pipe(Effect.annotateLogs({ error: error.message }))
         )
+      )
 
+    /**
+     * Decodes the entries of `key`; undecodable, oversized or trimmed ones are acknowledged with
+     * `ack` so they never come back, and logged: a probe's bug, or a forgery. An oversized one
+     * is never parsed.
+     */
+    const decodeEntries = <A>(
+      key: string,
+      format: StreamCodec<A>,
+      entries: ReadonlyArray<StreamEntry | null>,
+      ack: (ids: ReadonlyArray<string>) => Effect.Effect<void, QueueError>
+    ) =>
+      Effect.gen(function*() {
+        const decoded: Array<{ readonly id: string; readonly value: A }> = []
+        const undecodable: Array<string> = []
+        const oversized: Array<{ readonly id: string; readonly length: number }> = []
+        for (const entry of entries) {
+          if (entry === null) {
+            continue
+          }
+          const [id, fields] = entry
+          const index = fields === null ? -1 : fields.indexOf(format.field)
+          const raw = index >= 0 && index % 2 === 0 ? fields![index + 1] : undefined
+          if (raw !== undefined && raw.length > format.maxLength) {
+            oversized.push({ id, length: raw.length })
+            continue
+          }
+          const value = raw === undefined ? undefined : format.decode(raw)
+          if (value === undefined) {
+            undecodable.push(id)
+          } else decoded.push({ id, value })
+        }
+        if (oversized.length > 0) {
+          yield* Effect.logWarning("dropping oversized stream entries unread").pipe(
+            Effect.annotateLogs({
+              stream: key,
+              count: oversized.length,
+              maxLength: format.maxLength,
+              entries: oversized.slice(0, 20).map(({ id, length }) => `${id} (${length})`).join(",")
+            })
+          )
+        }
+        if (undecodable.length > 0) {
+          yield* Effect.logWarning("dropping undecodable stream entries").pipe(
+            Effect.annotateLogs({ stream: key, count: undecodable.length, ids: undecodable.slice(0, 20).join(",") })
+          )
+        }
+        if (oversized.length + undecodable.length > 0) {
+          yield* ack([...oversized.map(({ id }) => id), ...undecodable])
+        }
+        return decoded
+      })
+
+    /** A member of `group` on the one stream `key` (a region's jobs). */
     const consumer = <A>(key: string, group: string, from: "$" | "0", name: string, format: StreamCodec<A>) =>
       Effect.gen(function*() {
         yield* createGroup(key, group, from)
         yield* forgetIdleConsumers(key, group, name)
         // Dedicated: a blocking XREADGROUP holds its connection until it returns.
-        const reader = yield* connect(url, `status-page-${group}-${name}`, true)
+        const reader = yield* connect(endpoint, `status-page-${group}-${name}`, true)
         let claimCursor = "0-0"
 
         const ack = (ids: ReadonlyArray<string>) =>
           ids.length === 0
             ? Effect.void
-            : call(`acknowledging on ${key}`, () =>
-              shared.xack(key, group, ...ids)).pipe(Effect.asVoid)
-
-        /** Decodes entries; undecodable or trimmed ones are acknowledged so they never come back. */
-        const decodeEntries = (entries: ReadonlyArray<StreamEntry | null>) =>
-          Effect.gen(function*() {
-            const deliveries: Array<Delivery<A>> = []
-            const dropped: Array<string> = []
-            for (const entry of entries) {
-              if (entry === null) {
-                continue
-              }
-              const [id, fields] = entry
-              const index = fields === null ? -1 : fields.indexOf(format.field)
-              const value = index >= 0 && index % 2 === 0 ? format.decode(fields![index + 1]!) : undefined
-              if (value === undefined) {
-                dropped.push(id)
-              } else deliveries.push({ id, value })
-            }
-            if (dropped.length > 0) {
-              yield* Effect.logWarning("dropping undecodable stream entries").pipe(
-                Effect.annotateLogs({ stream: key, ids: dropped.join(",") })
-              )
-              yield* ack(dropped)
-            }
-            return deliveries
-          })
+            : call(`acknowledging on ${key}`, () => shared.xack(key, group, ...ids)).pipe(Effect.asVoid)
 
         // The stream or group was deleted under us (e.g. FLUSHALL): make it again and go on.
         const recreateOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
@@ -246,7 +482,7 @@ export const make = (options: RedisTransportOptions) =>
               Array<[string, Array<StreamEntry>]> | null
             >).pipe(
               Effect.flatMap((reply) =>
-                decodeEntries(reply?.[0]?.[1] ?? [])
+                decodeEntries(key, format, reply?.[0]?.[1] ?? [], ack)
               ),
               recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
             )
@@ -258,7 +494,7 @@ export const make = (options: RedisTransportOptions) =>
             >).pipe(
               Effect.flatMap(([next, entries]) => {
                 claimCursor = next
-                return decodeEntries(entries)
+                return decodeEntries(key, format, entries, ack)
               }),
               recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
             )
@@ -272,17 +508,170 @@ export const make = (options: RedisTransportOptions) =>
         return { name, read, claimStale, keepAlive, ack } satisfies Consumer<A>
       })
 
-    yield* createGroup(resultsKey, ingestGroup, "0")
+    /**
+     * A member of the group `ingest` on every known region's results stream. A delivery's id is
+     * `<region>/<entry id>`: entry ids of two streams may be equal.
+     */
+    const regionConsumer = (name: string): Effect.Effect<Consumer<RegionMessage>, QueueError, Scope.Scope> =>
+      Effect.gen(function*() {
+        const reader = yield* connect(endpoint, `status-page-${ingestGroup}-${name}`, true)
+        /** The regions whose stream has the group: the ones read. */
+        const joined = new Set<string>()
+        const claimCursors = new Map<string, string>()
+
+        /** Creates the group on the streams of `found` not joined yet; a stream gone meanwhile is left out. */
+        const join = (found: ReadonlySet<string>) =>
+          Effect.forEach(
+            [...found].filter((region) =>
+              !joined.has(region)
+            ),
+            (region) =>
+              createGroup(resultsKey(region), ingestGroup, "0", false).pipe(
+                Effect.zipRight(forgetIdleConsumers(resultsKey(region), ingestGroup, name)),
+                Effect.zipRight(Effect.sync(() =>
+                  joined.add(region)
+                )),
+                Effect.catchIf((error) =>
+                  error.message.includes("requires the key to exist"), () =>
+                  Effect.void)
+              ),
+            { discard: true }
+          )
+
+        const byRegion = (ids: ReadonlyArray<string>) => {
+          const grouped = new Map<string, Array<string>>()
+          for (const id of ids) {
+            const slash = id.indexOf("/")
+            const region = id.slice(0, slash)
+            const list = grouped.get(region)
+            if (list === undefined) {
+              grouped.set(region, [id.slice(slash + 1)])
+            } else list.push(id.slice(slash + 1))
+          }
+          return grouped
+        }
+
+        const ackIn = (region: string) => (entryIds: ReadonlyArray<string>) =>
+          entryIds.length === 0
+            ? Effect.void
+            : call(`acknowledging on ${resultsKey(region)}`, () =>
+              shared.xack(resultsKey(region), ingestGroup, ...entryIds)).pipe(Effect.asVoid)
+
+        const ack = (ids: ReadonlyArray<string>) =>
+          Effect.forEach(byRegion(ids), ([region, entryIds]) => ackIn(region)(entryIds), { discard: true })
+
+        const deliveriesOf = (region: string, entries: ReadonlyArray<StreamEntry | null>) =>
+          Effect.map(
+            decodeEntries(resultsKey(region), resultCodec, entries, ackIn(region)),
+            (decoded) =>
+              decoded.map(({ id, value }): Delivery<RegionMessage> => ({
+                id: `${region}/${id}`,
+                value: { region, message: value }
+              }))
+          )
+
+        // A stream or its group was deleted under us (e.g. FLUSHALL, a retired region): look again.
+        const rejoinOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
+          Effect.catchIf(self, (error) => error.message.includes("NOGROUP"), () =>
+            Effect.sync(() => joined.clear()).pipe(
+              Effect.zipRight(Effect.flatMap(scanRegions, (found) => join(found.existing))),
+              Effect.as(empty)
+            ))
+
+        const read = (max: number, blockMs: number) =>
+          Effect.gen(function*() {
+            yield* join((yield* recentRegions).existing)
+            const streams = [...joined]
+            if (streams.length === 0) {
+              // Nothing to read before a probe's first heartbeat: wait as a blocking read would
+              // (in real time, as Redis does, whatever the Clock), then look again.
+              yield* realSleep(Math.min(blockMs, regionsRefreshMs))
+              return []
+            }
+            const count = Math.max(1, Math.ceil(max / streams.length))
+            const reply = yield* call(`reading ${resultsPrefix}* as ${ingestGroup}/${name}`, () =>
+              reader.xreadgroup(
+                "GROUP",
+                ingestGroup,
+                name,
+                "COUNT",
+                count,
+                "BLOCK",
+                blockMs,
+                "STREAMS",
+                ...streams.map(resultsKey),
+                ...streams.map(() => ">")
+              ) as Promise<Array<[string, Array<StreamEntry>]> | null>)
+            const deliveries: Array<Delivery<RegionMessage>> = []
+            for (const [key, entries] of reply ?? []) {
+              deliveries.push(...(yield* deliveriesOf(key.slice(resultsPrefix.length), entries)))
+            }
+            return deliveries
+          }).pipe(rejoinOnNoGroup<ReadonlyArray<Delivery<RegionMessage>>>([]))
+
+        const claimStale = (max: number, minIdleMs: number) =>
+          Effect.gen(function*() {
+            const claimed: Array<Delivery<RegionMessage>> = []
+            for (const region of joined) {
+              if (claimed.length >= max) break
+              const [next, entries] = yield* call(`claiming stale entries of ${resultsKey(region)}`, () =>
+                shared.xautoclaim(
+                  resultsKey(region),
+                  ingestGroup,
+                  name,
+                  minIdleMs,
+                  claimCursors.get(region) ?? "0-0",
+                  "COUNT",
+                  max - claimed.length
+                ) as Promise<[string, Array<StreamEntry | null>, Array<string>?]>)
+              claimCursors.set(region, next)
+              claimed.push(...(yield* deliveriesOf(region, entries)))
+            }
+            return claimed
+          }).pipe(rejoinOnNoGroup<ReadonlyArray<Delivery<RegionMessage>>>([]))
+
+        const keepAlive = (ids: ReadonlyArray<string>) =>
+          Effect.forEach(byRegion(ids), ([region, entryIds]) =>
+            call(`refreshing pending entries of ${resultsKey(region)}`, () =>
+              shared.xclaim(resultsKey(region), ingestGroup, name, 0, ...entryIds, "JUSTID")), { discard: true })
+
+        // The regions as they are now, not as a few seconds ago: nothing published before joining is left out.
+        yield* join((yield* scanRegions).existing)
+        return { name, read, claimStale, keepAlive, ack } satisfies Consumer<RegionMessage>
+      })
 
     return JobTransport.of({
-      publishJobs: publish(jobsKey, jobsMaxLength, jobCodec),
+      publishJobs,
       publishRuns,
       jobConsumer: (region, name) =>
-        consumer(jobsKey, region, "$", name, jobCodec),
-      publishResults: publish(resultsKey, resultsMaxLength, resultCodec),
+        consumer(jobsKey(region), region, "$", name, jobCodec),
+      publishResults: (reports: ReadonlyArray<ProbeReport>) =>
+        publishMessages(reports.map((report) => ({ region: report.region, message: report }))),
+      publishHeartbeat: (region, heartbeat) =>
+        publishMessages([{ region, message: heartbeat }]),
       resultConsumer: (name) =>
-        consumer(resultsKey, ingestGroup, "0", name, resultCodec)
+        Effect.map(regionConsumer(name), resultConsumerOf),
+      knownRegions: () =>
+        Effect.map(scanRegions, (found) => found.known)
     })
   })
 
 export const layer = (options: RedisTransportOptions) => Layer.scoped(JobTransport, make(options))
+
+/** REDIS_CA_FILE: a PEM file of CA certificates trusted for `rediss://` besides the system's. */
+export const RedisCaFile = Config.option(Config.string("REDIS_CA_FILE"))
+
+/** The extra CA of REDIS_CA_FILE, read once at start-up; a file that cannot be read stops the start with its path. */
+export const readRedisCa = Effect.flatMap(RedisCaFile, (file) =>
+  Option.match(file, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (path) =>
+      Effect.try({
+        try: () => readFileSync(path, "utf8"),
+        catch: (cause) => new QueueError({ message: `REDIS_CA_FILE ${path} cannot be read: ${String(cause)}`, cause })
+      })
+  }))
+
+/** The transport at `url` with the prefix given and REDIS_CA_FILE from the configuration. */
+export const layerConfig = (options: Omit<RedisTransportOptions, "ca">) =>
+  Layer.unwrapEffect(Effect.map(readRedisCa, (ca) => layer(ca === undefined ? options : { ...options, ca })))

@@ -65,7 +65,8 @@ export const webhookTypeLabel: Record<WebhookType, string> = {
 export const monitorTypeLabel: Record<MonitorType, string> = {
   http: "HTTP(S) request",
   tcp: "TCP connection",
-  ssl_expiry: "TLS certificate expiry"
+  ssl_expiry: "TLS certificate expiry",
+  dns: "DNS lookup"
 }
 
 export interface LabelledOption<V extends string> {

@@ -5,44 +5,51 @@
  * shifted by an offset from its id), so the job id `monitorId:scheduledAt` is the same whichever
  * instance schedules it, and ingest stores a run once even across a take-over.
  */
-import { createHash } from "node:crypto"
-
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Layer, ParseResult, Schedule } from "effect"
 
 import { JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
+import { latestSlot, slotOffset } from "../domain/Slots.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
 import { JobTransport } from "../queue/JobTransport.js"
+import { formatMonitorError } from "./formatMonitorError.js"
 
 /** Key of the advisory lock only the active scheduler holds. */
 const leaderLockKey = 7_311_402_001
 const tickEvery = Duration.millis(100)
 const reloadEvery = Duration.seconds(5)
 
-/** Spreads monitors of one interval over it, the same for every instance. */
-const offsetOf = (monitorId: string, intervalMs: number) =>
-  createHash("sha256").update(monitorId).digest().readUInt32BE(0) % intervalMs
-
-const latestSlot = (offset: number, intervalMs: number, at: number) =>
-  Math.floor((at - offset) / intervalMs) * intervalMs + offset
-
-/** The latest slot of a monitor at or before `at`. */
-export const slotAt = (monitorId: string, intervalMs: number, at: number) =>
-  latestSlot(offsetOf(monitorId, intervalMs), intervalMs, at)
+/** The slot rule lives in the domain, where ingest's admission reads it too. */
+export { slotAt } from "../domain/Slots.js"
 
 interface Entry {
   /** The monitor's check, validated when it was loaded or changed. */
   readonly template: JobTemplate
   readonly intervalMs: number
-  /** offsetOf, computed once: the tick runs every 100 ms over every monitor. */
+  /** slotOffset, computed once: the tick runs every 100 ms over every monitor. */
   readonly offset: number
   nextDue: number
 }
 
 /** The part of a monitor a job carries; edits to it reschedule the monitor. */
 const definitionKey = (m: Monitor) =>
-  JSON.stringify([m.type, m.url, m.intervalSeconds, m.timeoutMs, m.expectedStatusCode, m.regions])
+  JSON.stringify([
+    m.type,
+    m.url,
+    m.intervalSeconds,
+    m.timeoutMs,
+    m.expectedStatusCode,
+    m.regions,
+    m.method,
+    m.headers,
+    m.body,
+    m.expectedStatusCodes,
+    m.bodyContains,
+    m.bodyNotContains,
+    m.dnsRecordType,
+    m.dnsExpectedValues
+  ])
 
 /** The job template of a monitor; fails when the monitor is not a valid check definition. */
 const templateOf = (monitor: Monitor) =>
@@ -54,7 +61,16 @@ const templateOf = (monitor: Monitor) =>
     // Only http checks read it; the job schema wants a code for every type.
     expectedStatusCode: monitor.expectedStatusCode ?? 200,
     intervalSeconds: monitor.intervalSeconds,
-    regions: monitor.regions
+    regions: monitor.regions,
+    // The fields of one type; null ones are left out of the job (the behaviour before them).
+    method: monitor.method ?? undefined,
+    headers: monitor.headers ?? undefined,
+    body: monitor.body ?? undefined,
+    expectedStatusCodes: monitor.expectedStatusCodes ?? undefined,
+    bodyContains: monitor.bodyContains ?? undefined,
+    bodyNotContains: monitor.bodyNotContains ?? undefined,
+    dnsRecordType: monitor.dnsRecordType ?? undefined,
+    dnsExpectedValues: monitor.dnsExpectedValues ?? undefined
   })
 
 /** Publishes due jobs while this instance holds the lock. Never returns. */
@@ -83,13 +99,14 @@ const scheduleWhileLeader = Effect.gen(function*() {
         entries.delete(id)
         invalid.set(id, key)
         yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
-          Effect.annotateLogs({ monitorId: id, error: ParseResult.TreeFormatter.formatErrorSync(template.left) })
+          // Masked: a row written outside the API may hold a credential in a header value or the body.
+          Effect.annotateLogs({ monitorId: id, error: formatMonitorError(template.left) })
         )
         continue
       }
       invalid.delete(id)
       const intervalMs = template.right.check.intervalSeconds * 1000
-      const offset = offsetOf(id, intervalMs)
+      const offset = slotOffset(id, intervalMs)
       // A new or changed monitor is checked at its current slot, so it is measured at once.
       entries.set(id, {
         template: template.right,

@@ -2,12 +2,18 @@
  * Housekeeping: at start and every 10 minutes it deletes what clients can create without limit
  * over time: rate-limit counters whose window has ended, sign-in counters a day after theirs
  * ended (the back-off is remembered that long), and unverified subscribers whose confirmation
- * link has expired. It deletes in batches, so no statement holds many rows, and reads the Effect
- * Clock, so tests drive it with TestClock. Several instances may run it: each batch skips the
- * rows another one is deleting, and deleting what is gone changes nothing.
+ * link has expired; probes silent for 7 days (`forgetProbeAfter`); and response-time rollups
+ * past their retention (hourly rows after 8 days, daily ones after 90). It deletes in batches,
+ * so no statement holds many rows, and reads the Effect Clock, so tests drive it with TestClock.
+ * Several instances may run it: each batch skips the rows another one is deleting, and deleting
+ * what is gone changes nothing.
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 
+import { forgetProbeAfter } from "../domain/Probe.js"
+import { keepDailyMillis, keepHourlyMillis } from "../domain/ResponseTimes.js"
+import { ProbesRepo } from "../persistence/ProbesRepo.js"
+import { ResponseTimesRepo } from "../persistence/ResponseTimesRepo.js"
 import { SubscribersRepo } from "../persistence/SubscribersRepo.js"
 import { RateLimiter } from "../services/auth/RateLimiter.js"
 import { SignInThrottle } from "../services/auth/SignInThrottle.js"
@@ -27,12 +33,26 @@ export const Housekeeping = Layer.scopedDiscard(
     const limiter = yield* RateLimiter
     const throttle = yield* SignInThrottle
     const subscribers = yield* SubscribersRepo
+    const probes = yield* ProbesRepo
+    const responseTimes = yield* ResponseTimesRepo
     const pass = Effect.gen(function*() {
       const rateLimits = yield* drain(limiter.removeExpired(batch))
       const signInFailures = yield* drain(throttle.removeExpired(batch))
       const now = new Date(yield* Clock.currentTimeMillis)
       const unverifiedSubscribers = yield* drain(subscribers.removeUnverifiedExpired(now, batch))
-      yield* Effect.logDebug("Housekeeping pass", { rateLimits, signInFailures, unverifiedSubscribers })
+      const silentProbes = yield* drain(
+        probes.removeSilent(new Date(now.getTime() - Duration.toMillis(forgetProbeAfter)), batch)
+      )
+      const responseTimeRollups = (yield* drain(
+        responseTimes.deleteBefore("hour", new Date(now.getTime() - keepHourlyMillis), batch)
+      )) + (yield* drain(responseTimes.deleteBefore("day", new Date(now.getTime() - keepDailyMillis), batch)))
+      yield* Effect.logDebug("Housekeeping pass", {
+        rateLimits,
+        signInFailures,
+        unverifiedSubscribers,
+        silentProbes,
+        responseTimeRollups
+      })
     }).pipe(
       // A failed pass (database away) is retried on the next one.
       Effect.catchAllCause((cause) => Effect.logWarning("Housekeeping pass failed", cause)),
@@ -46,4 +66,12 @@ export const Housekeeping = Layer.scopedDiscard(
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide([RateLimiter.Default, SignInThrottle.Default, SubscribersRepo.Default]))
+).pipe(
+  Layer.provide([
+    RateLimiter.Default,
+    SignInThrottle.Default,
+    SubscribersRepo.Default,
+    ProbesRepo.Default,
+    ResponseTimesRepo.Default
+  ])
+)

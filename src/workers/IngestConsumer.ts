@@ -1,36 +1,118 @@
 /**
- * The ingest role: reads results and misses in batches from the `ingest` consumer group, stores
- * them (ResultIngest) and acknowledges them only after they are stored; takes over what a dead
- * ingest instance left pending; deletes raw results and misses past RESULTS_RETENTION_DAYS.
+ * The ingest role: reads results and misses in batches from the `ingest` consumer group of
+ * every region's results stream, stores them (ResultIngest: reports of runs that were not
+ * scheduled are refused there) and acknowledges them only after they are stored; takes over
+ * what a dead ingest instance left pending; hands the probes' heartbeats to the ProbeRegistry
+ * from a fiber of their own, so they never hold up results; deletes raw results and misses
+ * past RESULTS_RETENTION_DAYS.
+ *
+ * A batch PostgreSQL refuses for another reason than being away (a report it cannot store) is
+ * stored again in halves, down to single reports: the one that still fails is acknowledged and
+ * logged (its job id and region), so it cannot hold up the others, nor come back forever.
  */
 import { hostname } from "node:os"
 
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
 
 import { AppConfig, QueueConfig } from "../Config.js"
 import type { ProbeReport } from "../domain/CheckJob.js"
 import { ChecksRepo } from "../persistence/ChecksRepo.js"
-import type { Delivery } from "../queue/JobTransport.js"
+import { sqlState } from "../persistence/DatabaseErrors.js"
+import type { Delivery, QueueError } from "../queue/JobTransport.js"
 import { JobTransport } from "../queue/JobTransport.js"
+import { ProbeRegistry } from "../services/monitoring/ProbeRegistry.js"
 import { ResultIngest } from "../services/monitoring/ResultIngest.js"
 
 const batchSize = 500
+type IngestError = Effect.Effect.Error<ReturnType<ResultIngest["ingest"]>>
 const retentionBatch = 10_000
+
+/** The kind of the defect that failed a batch, and its SQLSTATE when PostgreSQL sent one. */
+const defectOf = (cause: Cause.Cause<unknown>): { readonly kind: string; readonly state: string | undefined } => {
+  const defect = Option.getOrUndefined(Cause.dieOption(cause)) as { _tag?: unknown; name?: unknown } | undefined
+  const kind = typeof defect?._tag === "string"
+    ? defect._tag
+    : typeof defect?.name === "string"
+    ? defect.name
+    : "unknown"
+  return { kind, state: kind === "SqlError" ? sqlState(defect as SqlError) : undefined }
+}
+
+/**
+ * SQLSTATEs that say "try again" rather than "this batch cannot be stored": a rollback
+ * (serialization failure, deadlock), lack of resources, a cancelled statement, a lock not
+ * available. A batch failing so stays pending, as when the database is away.
+ */
+const isTransient = (state: string | undefined) =>
+  state !== undefined &&
+  (state.startsWith("40") || state.startsWith("53") || state === "57014" || state === "55P03")
+
+/**
+ * Whether `cause` says the batch itself cannot be stored: a defect (PostgreSQL refused it),
+ * not the database being away (a failure), an interruption, or a transient refusal.
+ */
+const isPoisoned = (cause: Cause.Cause<unknown>) =>
+  !Cause.isFailure(cause) && !Cause.isInterrupted(cause) && !isTransient(defectOf(cause).state)
 
 const consume = Effect.gen(function*() {
   const transport = yield* JobTransport
   const ingest = yield* ResultIngest
   const { claimIdleMs } = yield* QueueConfig
+  const registry = yield* ProbeRegistry
   const consumer = yield* transport.resultConsumer(`ingest-${hostname()}-${process.pid}`)
   let lastClaim = 0
 
-  const store = (deliveries: ReadonlyArray<Delivery<ProbeReport>>) =>
+  // After each read, the heartbeats it kept aside (the latest of each probe) are recorded by a
+  // fiber of their own: one write at a time, however many reads meanwhile. Those left
+  // unrecorded (the database is away) are lost: the next ones, 10 s later, say the same.
+  const heartbeatsRead = yield* Queue.sliding<void>(1)
+  yield* Queue.take(heartbeatsRead).pipe(
+    Effect.zipRight(Effect.suspend(() => consumer.takeHeartbeats())),
+    Effect.flatMap((beats) => registry.recordHeartbeats(beats)),
+    Effect.catchAllCause((cause) => Effect.logWarning("Recording probe heartbeats failed", cause)),
+    Effect.forever,
+    Effect.annotateLogs("fiber", "probe-heartbeats"),
+    Effect.forkScoped
+  )
+
+  type Deliveries = ReadonlyArray<Delivery<ProbeReport>>
+  const ack = (deliveries: Deliveries) => consumer.ack(deliveries.map((d) => d.id))
+
+  /**
+   * Stores the deliveries, then acknowledges them. A batch PostgreSQL refuses (isPoisoned) is
+   * stored again in halves; any other failure leaves it pending.
+   */
+  const store = (deliveries: Deliveries): Effect.Effect<void, IngestError | QueueError> =>
     deliveries.length === 0 ? Effect.void : ingest.ingest(deliveries.map((d) => d.value)).pipe(
-      Effect.zipRight(consumer.ack(deliveries.map((d) => d.id)))
+      Effect.matchCauseEffect({
+        onFailure: (cause) => isPoisoned(cause) ? split(deliveries, cause) : Effect.failCause(cause),
+        onSuccess: () => ack(deliveries)
+      })
     )
+
+  const split = (deliveries: Deliveries, cause: Cause.Cause<unknown>) => {
+    if (deliveries.length > 1) {
+      const half = Math.ceil(deliveries.length / 2)
+      return Effect.zipRight(store(deliveries.slice(0, half)), store(deliveries.slice(half)))
+    }
+    // One report PostgreSQL refuses: acknowledged and logged, named by its job and region only.
+    const report = deliveries[0]!.value
+    const { kind, state } = defectOf(cause)
+    return Effect.logError("a probe report cannot be stored; dropped").pipe(
+      Effect.annotateLogs({
+        jobId: report.jobId.slice(0, 128),
+        region: report.region,
+        delivery: deliveries[0]!.id,
+        failure: state === undefined ? kind : `${kind} ${state}`
+      }),
+      Effect.zipRight(ack(deliveries))
+    )
+  }
 
   const step = Effect.gen(function*() {
     yield* store(yield* consumer.read(batchSize, 1000))
+    yield* Queue.offer(heartbeatsRead, undefined)
     const now = yield* Clock.currentTimeMillis
     if (now - lastClaim >= claimIdleMs) {
       lastClaim = now
@@ -70,4 +152,4 @@ export const IngestConsumer = Layer.scopedDiscard(
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide([ResultIngest.Default, ChecksRepo.Default]))
+).pipe(Layer.provide([ResultIngest.Default, ChecksRepo.Default, ProbeRegistry.Default]))

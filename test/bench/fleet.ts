@@ -4,14 +4,15 @@
  * figure is printed next to an anchor measured in the same run, with their ratio. It measures
  * and prints; it never fails on a number.
  *
- * 1. Scheduler: BENCH_MONITORS (10,000) monitors at a 30 s interval. Enqueue rate of a burst
- *    (a scheduler that starts publishes every monitor's current slot at once: from its
+ * 1. Scheduler: BENCH_MONITORS (10,000) monitors at a 30 s interval, one region known. Enqueue
+ *    rate of a burst (a scheduler that starts publishes every monitor's current slot at once: from its
  *    "Scheduler active" log to the end of its last XADD) against a raw pipelined ioredis XADD
  *    loop of the same payloads; then the p99 lag between a job's `scheduledAt` and its XADD
  *    (the entry id's time) in steady state over BENCH_SCHEDULER_SECONDS (32).
  * 2. Ingest: BENCH_RESULTS (100,000) results through ResultIngest in batches of 500 (what
  *    IngestConsumer does) against a text `COPY ... FROM STDIN` of the same rows into a scratch
- *    table with the same columns, keys and indexes.
+ *    table with the same columns, keys and indexes. Then, on its own line, the fold of the
+ *    response times that ingest queued into the rollups (what the ingest role does every 10 s).
  * 3. Uptime read: GET /api/v1/status/uptime?period=90d over the real HTTP stack with 1,000
  *    components and 90 days of rollups (as served: a period's answer is kept up to 5 s), and the
  *    uncached read behind it in process, with no raw check results, then with 1 million and
@@ -29,10 +30,12 @@ import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, 
 import { Redis } from "ioredis"
 
 import { CheckResult, jobIdOf } from "../../src/domain/CheckJob.js"
+import { slotAt } from "../../src/domain/Slots.js"
 import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import { ResponseTimes } from "../../src/services/monitoring/ResponseTimes.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
@@ -53,7 +56,9 @@ const schedulerSeconds = Number(process.env.BENCH_SCHEDULER_SECONDS ?? 32)
 const resultCount = Number(process.env.BENCH_RESULTS ?? 100_000)
 const rawResults = Number(process.env.BENCH_RAW_RESULTS ?? 10_000_000)
 const prefix = `bench:${crypto.randomUUID()}:`
-const jobsKey = `${prefix}jobs`
+/** The one region the scheduler knows (its results stream exists), whose jobs stream is measured. */
+const region = "bench"
+const jobsKey = `${prefix}jobs:${region}`
 const ingestBatch = 500
 const bursts = 3
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "")
@@ -115,6 +120,8 @@ const schedulerBench = (redis: Redis) =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
     console.log(`\n== Scheduler: ${monitorCount.toLocaleString("en-US")} monitors at a 30 s interval ==`)
+    // What a probe's first heartbeat does: the region's results stream exists, so it is known.
+    yield* Effect.promise(() => redis.xgroup("CREATE", `${prefix}results:${region}`, "ingest", "$", "MKSTREAM"))
 
     // Bursts: each new scheduler publishes every monitor's current slot at once.
     const burstRates: Array<number> = []
@@ -224,7 +231,8 @@ const ingestBench = (databaseUrl: string) =>
       const monitorId = ids[i % ids.length]!
       const round = Math.floor(i / ids.length)
       const region = regions[round % regions.length]!
-      const scheduledAt = start + Math.floor(round / regions.length) * 30_000
+      // A slot of the monitor's 30 s grid: ingest admits only runs the scheduler could have published.
+      const scheduledAt = slotAt(monitorId, 30_000, start + Math.floor(round / regions.length) * 30_000)
       return new CheckResult({
         jobId: jobIdOf(monitorId, scheduledAt),
         monitorId,
@@ -250,6 +258,11 @@ const ingestBench = (databaseUrl: string) =>
     for (let i = 0; i < results.length; i += ingestBatch) yield* ingest.ingest(results.slice(i, i + ingestBatch))
     const ingestSeconds = (performance.now() - started) / 1000
     const stored = (yield* sql<{ count: number }>`select count(*)::int as count from check_results`)[0]!.count
+    // Response times are queued by ingest and folded into the rollups apart (every 10 s in the
+    // ingest role): timed here on their own, everything ingested above at once.
+    const foldStarted = performance.now()
+    const folded = yield* (yield* ResponseTimes).fold()
+    const foldSeconds = (performance.now() - foldStarted) / 1000
 
     yield* sql`create table check_results_copy (like check_results including all)`
     const text = results.map((r) =>
@@ -292,6 +305,11 @@ const ingestBench = (databaseUrl: string) =>
       `ResultIngest (store, dedupe, region streaks, quorum, component status): ${rate(ingestRate)} (${
         ingestSeconds.toFixed(2)
       } s, ${stored} rows)`
+    )
+    console.log(
+      `response-time fold (pending -> hourly and daily rollups, apart from ingest): ${
+        rate(folded / foldSeconds)
+      } results folded (${foldSeconds.toFixed(2)} s, ${folded} results)`
     )
     console.log(
       `text COPY FROM STDIN (node-postgres) of the same rows into an identical table: ${rate(copyRate)} (${
@@ -414,6 +432,7 @@ const main = Effect.gen(function*() {
     Layer.mergeAll(
       HttpLive.pipe(Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" }))),
       ResultIngest.Default,
+      ResponseTimes.Default,
       Uptime.Default,
       RedisJobTransport.layer({ url: redisUrl, prefix })
     ).pipe(

@@ -2,7 +2,19 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 
-import { CheckJob, CheckResult, isMissed, JobTemplate, MissedCheck, ProbeReport } from "../../src/domain/CheckJob.js"
+import { runCheck } from "../../probes/checks/runCheck.js"
+import {
+  CheckJob,
+  CheckOutcome,
+  CheckResult,
+  isMissed,
+  JobTemplate,
+  MissedCheck,
+  ProbeReport,
+  statusCodeMatches,
+  StatusCodeSpec
+} from "../../src/domain/CheckJob.js"
+import { tcpServer } from "../support/Servers.js"
 
 const check = {
   monitorId: "m1",
@@ -12,6 +24,27 @@ const check = {
   expectedStatusCode: 200,
   intervalSeconds: 60
 } as const
+
+describe("status code lists", () => {
+  it("match codes and inclusive ranges", () => {
+    expect(statusCodeMatches(["200-299", "304"], 200)).toBe(true)
+    expect(statusCodeMatches(["200-299", "304"], 299)).toBe(true)
+    expect(statusCodeMatches(["200-299", "304"], 304)).toBe(true)
+    expect(statusCodeMatches(["200-299", "304"], 300)).toBe(false)
+    expect(statusCodeMatches(["200-299", "304"], 199)).toBe(false)
+    expect(statusCodeMatches(["503"], 503)).toBe(true)
+  })
+
+  it("decode only codes and ranges within 100-599, low to high", () => {
+    const decode = Schema.decodeUnknownEither(StatusCodeSpec)
+    for (const valid of ["100", "204", "200-299", "599", "301-301"]) {
+      expect(Either.isRight(decode(valid)), valid).toBe(true)
+    }
+    for (const invalid of ["99", "600", "2xx", "299-200", "200-", " 200", "200-600", 200]) {
+      expect(Either.isLeft(decode(invalid)), String(invalid)).toBe(true)
+    }
+  })
+})
 
 describe("check jobs", () => {
   it.effect("carry the stable id monitorId:scheduledAt and refuse any other", () =>
@@ -109,7 +142,29 @@ describe("check jobs", () => {
         { ...check, regions: ["eu-west", "us-east"] },
         { ...check, regions: [] },
         { ...check, type: "tcp", url: "db.internal:5432", expectedStatusCode: 200 },
-        { ...check, monitorId: "q\"uo\\te:é\u2028", url: "http://example.test/?a=\"b\"&c=\\d\n" }
+        { ...check, monitorId: "q\"uo\\te:é\u2028", url: "http://example.test/?a=\"b\"&c=\\d\n" },
+        {
+          ...check,
+          regions: ["eu-west"],
+          method: "POST",
+          headers: { "X-Api-Key": "s3\"cr\\et é", accept: "application/json" },
+          body: "{\"ping\":\n\"\u2028\"}",
+          expectedStatusCodes: ["200-299", "304"],
+          bodyContains: "\"ok\"",
+          bodyNotContains: "error"
+        },
+        // Absent, null or undefined: the old behaviour, and the JSON leaves undefined out.
+        {
+          ...check,
+          method: null,
+          headers: null,
+          body: undefined,
+          expectedStatusCodes: null,
+          bodyContains: undefined,
+          dnsRecordType: null
+        },
+        { ...check, type: "dns", url: "example.com", dnsRecordType: "MX", dnsExpectedValues: ["mx1.example.com."] },
+        { ...check, type: "dns", url: "example.com", regions: undefined, dnsExpectedValues: ["a", "B"] }
       ] as const
       for (const definition of definitions) {
         const template = yield* JobTemplate.make(definition)
@@ -126,9 +181,49 @@ describe("check jobs", () => {
     expect(Either.isLeft(JobTemplate.make({ ...check, expectedStatusCode: 42 }))).toBe(true)
     expect(Either.isLeft(JobTemplate.make({ ...check, url: "" }))).toBe(true)
     expect(Either.isLeft(JobTemplate.make({ ...check, intervalSeconds: 0 }))).toBe(true)
+    const tooManyHeaders = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-h${i}`, "v"]))
+    const invalid: Array<Record<string, unknown>> = [
+      { method: "PUT" },
+      { headers: { "bad name": "v" } },
+      { headers: { "x-a": "v\r\nx-injected: 1" } },
+      { headers: { "x-a": "v".repeat(1025) } },
+      { headers: tooManyHeaders },
+      { body: "b".repeat(65_537) },
+      { expectedStatusCodes: [] },
+      { expectedStatusCodes: ["2xx"] },
+      { expectedStatusCodes: ["600"] },
+      { expectedStatusCodes: ["299-200"] },
+      { expectedStatusCodes: Array.from({ length: 21 }, () => "200") },
+      { bodyContains: "" },
+      { bodyNotContains: "n".repeat(1025) },
+      { type: "dns", dnsRecordType: "SRV" },
+      { type: "dns", dnsExpectedValues: [] },
+      { type: "smtp" }
+    ]
+    for (const fields of invalid) {
+      expect(Either.isLeft(JobTemplate.make({ ...check, ...fields } as never)), JSON.stringify(fields)).toBe(true)
+    }
+    // At the limits: accepted.
+    const twentyHeaders = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x-h${i}`, "v".repeat(1024)]))
+    expect(Either.isRight(JobTemplate.make({ ...check, headers: twentyHeaders, body: "b".repeat(65_536) }))).toBe(true)
     const template = Either.getOrThrow(JobTemplate.make(check))
     expect(() => template.encode(1.5)).toThrow(RangeError)
     expect(() => template.encode(-1)).toThrow(RangeError)
     expect(() => template.encode(Number.NaN)).toThrow(RangeError)
   })
+})
+
+describe("a probe's outcome", () => {
+  it.scoped("is within what ingest decodes: a status code outside 100-599 is left out, the check failed on it", () =>
+    Effect.gen(function*() {
+      const target = yield* tcpServer((socket) => {
+        socket.once("data", () => socket.end("HTTP/1.1 999 Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+      })
+      const job = CheckJob.forRun({ ...check, url: `http://127.0.0.1:${target.port}/` }, 60_000)
+      const outcome = yield* runCheck(job)
+      expect(outcome).toMatchObject({ ok: false, statusCode: null, error: "expected status 200, got 999" })
+      expect(Schema.decodeUnknownEither(CheckOutcome)(outcome)._tag).toBe("Right")
+      const result = { jobId: job.id, monitorId: job.monitorId, region: "eu", probe: "eu-1", scheduledAt: 60_000 }
+      expect(Schema.decodeUnknownEither(CheckResult)({ ...result, checkedAt: 60_005, ...outcome })._tag).toBe("Right")
+    }))
 })

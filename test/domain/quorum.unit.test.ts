@@ -1,32 +1,15 @@
 import { describe, expect, it } from "vitest"
 
-import type { QuorumMonitor, RegionStatus } from "../../src/domain/Quorum.js"
+import type { QuorumMonitor } from "../../src/domain/Quorum.js"
 import { advanceRegion, decide, statusFromMonitors } from "../../src/domain/Quorum.js"
+import { checkInterval as interval, regionStatus as region } from "../support/RegionStatuses.js"
 
-const interval = 60_000
 const monitor = (state: QuorumMonitor["state"], regions: ReadonlyArray<string> | null = null): QuorumMonitor => ({
   state,
   intervalSeconds: 60,
   failureThreshold: 3,
   regions
 })
-
-/** The status of `region` after checks at t = 1, 2, … intervals with the given outcomes. */
-const region = (name: string, outcomes: ReadonlyArray<boolean>): RegionStatus => {
-  let status: RegionStatus | undefined
-  outcomes.forEach((ok, i) => {
-    status = advanceRegion(status, {
-      region: name,
-      scheduledAt: (i + 1) * interval,
-      checkedAt: (i + 1) * interval + 5,
-      ok,
-      statusCode: ok ? 200 : 500,
-      error: ok ? null : "HTTP 500",
-      durationMs: 12
-    })
-  })
-  return status!
-}
 
 const up = [true, true, true, true, true]
 const failingFrom3 = [true, true, false, false, false]

@@ -8,7 +8,7 @@ import { DateTime, Effect, Layer, TestClock } from "effect"
 
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
-import { checkResult } from "../support/CheckResults.js"
+import { checkResult, slotOf } from "../support/CheckResults.js"
 import { scheduleSoon } from "../support/Maintenance.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
@@ -17,7 +17,9 @@ import { ApiClient, TestServer } from "../support/TestServer.js"
 // move the TestClock a minute at a time.
 const Stack = Layer.mergeAll(ResultIngest.Default, MaintenanceWindows.Default).pipe(Layer.provideMerge(TestServer()))
 
-const result = (monitorId: string, scheduledAt: number, ok: boolean) => checkResult(monitorId, "local", scheduledAt, ok)
+/** The result of the monitor's run at or just before `at` (ingest admits runs on its slots only). */
+const result = (monitorId: string, at: number, ok: boolean) =>
+  checkResult(monitorId, "local", slotOf(monitorId, at), ok)
 
 /** A component with one http monitor (60 s interval, threshold 2). */
 const monitored = Effect.gen(function*() {

@@ -13,7 +13,7 @@ import { jobIdOf } from "../../src/domain/CheckJob.js"
 import { migrationsDirectory } from "../../src/persistence/Migrations.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
-import { checkResult } from "../support/CheckResults.js"
+import { checkResult, slotOf } from "../support/CheckResults.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
@@ -21,7 +21,9 @@ const hour = 3_600_000
 
 const Stack = Layer.mergeAll(ResultIngest.Default, Uptime.Default).pipe(Layer.provideMerge(TestServer()))
 
-const result = (monitorId: string, scheduledAt: number, ok: boolean) => checkResult(monitorId, "local", scheduledAt, ok)
+/** The result of the monitor's run at or just before `at` (ingest admits runs on its slots only). */
+const result = (monitorId: string, at: number, ok: boolean) =>
+  checkResult(monitorId, "local", slotOf(monitorId, at), ok)
 
 /** One minute later, one check of each monitor with the given outcome. */
 const round = (outcomes: Record<string, boolean>) =>

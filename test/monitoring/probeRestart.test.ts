@@ -13,6 +13,7 @@ import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 
 import { CheckJob } from "../../src/domain/CheckJob.js"
+import { slotAt } from "../../src/domain/Slots.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
@@ -85,7 +86,12 @@ const startProbe = (name: string) =>
     return probe
   })
 
-const jobs = (tag: string, count: number, url: string, scheduledAt: number) =>
+/**
+ * Jobs of `count` monitors, each due at its first slot after `at` (of the 10 s interval
+ * `monitorsOf` stores: ingest admits runs on the slots only), within 10 s; the jobs say 1 s,
+ * so they are late a second after that.
+ */
+const jobs = (tag: string, count: number, url: string, at: number) =>
   Array.from(
     { length: count },
     (_, i) =>
@@ -96,8 +102,21 @@ const jobs = (tag: string, count: number, url: string, scheduledAt: number) =>
         timeoutMs: 20_000,
         expectedStatusCode: 200,
         intervalSeconds: 1
-      }, scheduledAt)
+      }, slotAt(`${tag}${i}`, 10_000, at + 10_000))
   )
+
+/** Monitors with the jobs' ids: ingest stores only the runs of monitors that exist. */
+const monitorsOf = (list: ReadonlyArray<CheckJob>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [component] = yield* sql<{ id: string }>`
+      insert into components (name) values (${`Probed ${list[0]!.monitorId}`}) returning id`
+    yield* sql`
+      insert into monitors (id, component_id, type, url, interval_seconds, timeout_ms, failure_threshold)
+      select id, ${component!.id}, 'http', ${list[0]!.url}, 10, 1000, 1
+      from unnest(${list.map((job) => job.monitorId)}::text[]) as id`
+    return list
+  })
 
 layer(Fleet, { excludeTestServices: true, timeout: "90 seconds" })("a region without a live probe", (it) => {
   it.scoped(
@@ -108,13 +127,13 @@ layer(Fleet, { excludeTestServices: true, timeout: "90 seconds" })("a region wit
         const target = yield* Target
         const doomed = yield* startProbe("eu-doomed")
         // Taken by the probe, then held in flight when it dies.
-        const held = jobs("held", hung, target.url, Date.now())
+        const held = yield* monitorsOf(jobs("held", hung, target.url, Date.now()))
         yield* transport.publishJobs(held)
         expect(yield* eventually(Effect.sync(target.requests), (n) => n === hung, 10_000)).toBe(hung)
         doomed.child.kill("SIGKILL")
         yield* Effect.promise(() => doomed.exited)
         // Published while the region has no live probe.
-        const unread = jobs("unread", 4, target.url, Date.now())
+        const unread = yield* monitorsOf(jobs("unread", 4, target.url, Date.now()))
         yield* transport.publishJobs(unread)
         const backlog = [...held, ...unread]
         // Every run of the backlog is more than its interval (1 s) late before a probe comes back.
@@ -133,7 +152,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "90 seconds" })("a region wit
         expect(probes).toEqual([{ probe: "eu-revived", reason: "late" }])
 
         // The region is live again: a run due now is checked, not missed.
-        const [fresh] = jobs("fresh", 1, target.url, Date.now())
+        const [fresh] = yield* monitorsOf(jobs("fresh", 1, target.url, Date.now()))
         yield* transport.publishJobs([fresh!])
         expect(yield* eventually(storedRuns([fresh!.monitorId]), (rows) => rows.length === 1, 10_000)).toEqual([
           { jobId: fresh!.id, region: "eu", results: 1, misses: 0 }

@@ -14,7 +14,7 @@ import { JobTransport } from "../../src/queue/JobTransport.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
-import { checkResult } from "../support/CheckResults.js"
+import { checkResult, slotOf } from "../support/CheckResults.js"
 import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
@@ -56,9 +56,9 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
       const monitor = yield* client.monitors.create({
         payload: { componentId: component.id, type: "http", url: "https://example.com" }
       })
-      // Runs 72.5, 70.5 and 69.5 hours old cross the 3-day line at the next three passes; those
+      // Runs (the monitor's, at most a minute earlier) 72.5, 70.5 and 69.5 hours old cross the 3-day line at the next three passes; those
       // 48 hours and 1 hour old stay (all of them would stay under the default 7 days).
-      const scheduled = [72.5, 70.5, 69.5, 48, 1].map((hours) => start - hours * hour)
+      const scheduled = [72.5, 70.5, 69.5, 48, 1].map((hours) => slotOf(monitor.id, start - hours * hour))
       const transport = yield* JobTransport
       yield* transport.publishResults(scheduled.flatMap((at) => [
         checkResult(monitor.id, "eu", at, true),

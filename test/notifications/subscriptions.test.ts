@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, TestClock } from "effect"
 
@@ -38,17 +38,20 @@ const verifyToken = (mail: CapturedMail) => {
  * that hand-made events name are stored, public, before the events are handed over.
  */
 const storePublicSubjects = (events: ReadonlyArray<{ readonly event: string; readonly data: unknown }>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.forEach(events, ({ data, event }) => {
-      const id = (data as { readonly id: string }).id
-      return event.startsWith("incident.")
-        ? sql`insert into incidents (id, title, status, severity, is_public)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.forEach(events, ({ data, event }): Effect.Effect<unknown, SqlError.SqlError> => {
+        const id = (data as { readonly id: string }).id
+        return event.startsWith("incident.")
+          ? sql`insert into incidents (id, title, status, severity, is_public)
               values (${id}, ${id}, 'investigating', 'minor', true) on conflict do nothing`
-        : event.startsWith("maintenance.")
-        ? sql`insert into maintenance_windows (id, title, scheduled_start, scheduled_end, is_public)
+          : event.startsWith("maintenance.")
+          ? sql`insert into maintenance_windows (id, title, scheduled_start, scheduled_end, is_public)
               values (${id}, ${id}, now(), now() + interval '1 hour', true) on conflict do nothing`
-        : Effect.void
-    }, { discard: true }))
+          : Effect.void
+      }, { discard: true })
+  )
 
 it.layer(WithMail)("subscriptions", (it) => {
   it.effect("a mail the server refuses is sent again after 5 s and 10 s, and given up after the third retry", () =>

@@ -2,6 +2,8 @@
  * The probe agent on the in-process transport (what `npm start` runs without REDIS_URL),
  * probing a real loopback HTTP server.
  */
+import { readFileSync } from "node:fs"
+
 import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, Clock, ConfigProvider, Effect, HashMap, Layer, Logger, TestClock, TestServices } from "effect"
 
@@ -13,6 +15,10 @@ import { JobTransportLive } from "../../src/queue/JobTransportLive.js"
 import { readAll } from "../queue/transportContract.js"
 import { eventually } from "../support/Eventually.js"
 import { httpServer } from "../support/Servers.js"
+
+const packageVersion = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string
+}).version
 
 const agentOptions = { region: "local", name: "p1", concurrency: 4, claimIdleMs: 30_000, readBlockMs: 100 }
 
@@ -118,6 +124,52 @@ describe("probe agent (in-process transport)", () => {
       yield* eventually(Effect.sync(() => lines.length), (n) => n >= 2)
       expect(lines[1]).toMatchObject({ checks: 0, failures: 0, missed: 0, lagAvgMs: 0, lagMaxMs: 0 })
       expect(lines).toHaveLength(2)
+    }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
+})
+
+describe("probe heartbeats", () => {
+  it.effect("a heartbeat when the agent starts, then every period, with checks and lag over the last minute", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const startedAt = yield* Clock.currentTimeMillis
+      const target = yield* httpServer((_request, response) => response.end())
+      const queue = yield* JobTransport
+      const ingest = yield* queue.resultConsumer("ingest-test")
+      /** The heartbeats that reached ingest since the last call. */
+      const heartbeats = Effect.gen(function*() {
+        expect(yield* TestServices.provideLive(ingest.read(10, 50))).toEqual([])
+        return (yield* ingest.takeHeartbeats()).map(({ heartbeat, region }) => ({ region, ...heartbeat }))
+      })
+      yield* Layer.buildWithScope(ProbeAgent.layer(agentOptions), yield* Effect.scope)
+      // Sent before the agent took any job: the region is known from then on.
+      const [first] = yield* heartbeats
+      expect(first).toEqual({
+        _tag: "ProbeHeartbeat",
+        region: "local",
+        name: "p1",
+        version: packageVersion,
+        startedAt,
+        sentAt: startedAt,
+        concurrency: 4,
+        checksLastMinute: 0,
+        lagMs: 0,
+        inFlight: 0
+      })
+
+      yield* queue.publishJobs([
+        httpJob("a", `${target.url}/`, startedAt - 3_000),
+        httpJob("b", `${target.url}/`, startedAt - 5_000),
+        httpJob("late", `${target.url}/`, startedAt - 120_000)
+      ])
+      expect(yield* TestServices.provideLive(readAll(ingest, 3))).toHaveLength(3)
+      yield* TestClock.adjust("10 seconds")
+      const [second] = yield* eventually(heartbeats, (beats) => beats.length > 0)
+      // Two checks run (the late job is a miss, not a check), 4 s late on average.
+      expect(second).toMatchObject({ startedAt, sentAt: startedAt + 10_000, checksLastMinute: 2, lagMs: 4_000 })
+      // A minute on, they are out of the window.
+      yield* TestClock.adjust("60 seconds")
+      const later = yield* eventually(heartbeats, (beats) => beats.length > 0)
+      expect(later).toEqual([expect.objectContaining({ sentAt: startedAt + 70_000, checksLastMinute: 0, lagMs: 0 })])
     }).pipe(Effect.scoped, Effect.provide(InProcessJobTransport.layer())))
 })
 

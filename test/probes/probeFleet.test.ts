@@ -1,7 +1,9 @@
 /**
  * The real probe agent (`probes/main.ts` under tsx) as child processes on the real Redis:
  * regions and siblings, a SIGKILLed probe whose jobs a sibling finishes, stale jobs recorded as
- * missed, and a SIGTERM that drains the checks in flight. Each test uses its own stream prefix.
+ * missed, and a SIGTERM that drains the checks in flight. Each test uses its own stream prefix;
+ * jobs go to each region's stream (`jobs:<region>`), reports come back on `results:<region>`
+ * next to the probes' heartbeats.
  */
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -13,11 +15,12 @@ import { Redis } from "ioredis"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 
 import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
+import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { projectRoot, type Service } from "../support/ChildProcess.js"
 import { redisUrl } from "../support/Redis.js"
 
 const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
-const decodeReport = Schema.decodeUnknownSync(Schema.parseJson(ProbeReport))
+const decodeMessage = Schema.decodeUnknownSync(Schema.parseJson(Schema.Union(ProbeReport, ProbeHeartbeat)))
 
 let redis: Redis
 let prefix: string
@@ -87,9 +90,12 @@ const target = async (handler: http.RequestListener) => {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-const publish = async (jobs: ReadonlyArray<CheckJob>) => {
+/** Publishes `jobs` to the streams of `regions`, as the scheduler does. */
+const publish = async (jobs: ReadonlyArray<CheckJob>, regions: ReadonlyArray<string> = ["eu"]) => {
   const pipeline = redis.pipeline()
-  for (const job of jobs) pipeline.xadd(`${prefix}jobs`, "*", "job", encodeJob(job))
+  for (const region of regions) {
+    for (const job of jobs) pipeline.xadd(`${prefix}jobs:${region}`, "*", "job", encodeJob(job))
+  }
   await pipeline.exec()
 }
 
@@ -107,15 +113,22 @@ const httpJobs = (count: number, url: string, options: { scheduledAt?: number; t
       options.scheduledAt ?? Date.now()
     ))
 
+/** What the probes of `regions` published on their results streams, heartbeats aside. */
+const messages = async (regions: ReadonlyArray<string>) =>
+  (await Promise.all(regions.map((region) => redis.xrange(`${prefix}results:${region}`, "-", "+")))).flat().map((
+    [, fields]
+  ) => decodeMessage(fields[1]))
 /** What the probes published: results, and misses. */
-const reports = async () =>
+const reports = async (regions: ReadonlyArray<string> = ["eu", "us"]) =>
   Arr.partition(
-    (await redis.xrange(`${prefix}results`, "-", "+")).map(([, fields]) => decodeReport(fields[1])),
+    (await messages(regions)).filter((message): message is ProbeReport => !(message instanceof ProbeHeartbeat)),
     isMissed
   )
 const results = async () => (await reports())[0]
+const reportCount = async () => (await reports()).flat().length
 
-const pendingJobs = async (region: string) => Number((await redis.xpending(`${prefix}jobs`, region) as [number])[0])
+const pendingJobs = async (region: string) =>
+  Number((await redis.xpending(`${prefix}jobs:${region}`, region) as [number])[0])
 
 describe("probe agents on Redis Streams (child processes)", () => {
   it("every region checks every job once, siblings share the work, stale jobs are recorded as missed", async () => {
@@ -127,9 +140,9 @@ describe("probe agents on Redis Streams (child processes)", () => {
     await Promise.all([startProbe("eu", "eu-1"), startProbe("eu", "eu-2"), startProbe("us", "us-1")])
     const fresh = httpJobs(60, `${url}/ok`)
     const stale = httpJobs(5, `${url}/stale`, { scheduledAt: Date.now() - 61_000, tag: "stale" })
-    await publish([...stale, ...fresh])
+    await publish([...stale, ...fresh], ["eu", "us"])
 
-    await until("120 results and 10 misses", async () => (await redis.xlen(`${prefix}results`)) >= 130)
+    await until("120 results and 10 misses", async () => (await reportCount()) >= 130)
     await until(
       "every job acknowledged",
       async () => (await pendingJobs("eu")) === 0 && (await pendingJobs("us")) === 0
@@ -153,6 +166,13 @@ describe("probe agents on Redis Streams (child processes)", () => {
     expect(byProbe("eu-2")).toBeGreaterThan(0)
     expect(byProbe("eu-1") + byProbe("eu-2")).toBe(60)
     expect(byProbe("us-1")).toBe(60)
+    // Each probe announced itself on its region's stream when it started.
+    for (const region of ["eu", "us"]) {
+      const names = (await messages([region])).flatMap((message) =>
+        message instanceof ProbeHeartbeat ? [message.name] : []
+      )
+      expect([...new Set(names)].sort()).toEqual(region === "eu" ? ["eu-1", "eu-2"] : ["us-1"])
+    }
   }, 90_000)
 
   it(
@@ -172,14 +192,14 @@ describe("probe agents on Redis Streams (child processes)", () => {
       await startProbe("eu", "sibling", env)
       // Kept alive while its owner lives: the sibling has claimed nothing.
       await new Promise((resolve) => setTimeout(resolve, claimIdleMs))
-      expect(await redis.xlen(`${prefix}results`)).toBe(0)
-      expect(await redis.xpending(`${prefix}jobs`, "eu")).toMatchObject([5, expect.anything(), expect.anything(), [[
+      expect(await reportCount()).toBe(0)
+      expect(await redis.xpending(`${prefix}jobs:eu`, "eu")).toMatchObject([5, expect.anything(), expect.anything(), [[
         "doomed",
         "5"
       ]]])
 
       doomed.child.kill("SIGKILL")
-      await until("five results", async () => (await redis.xlen(`${prefix}results`)) >= 5)
+      await until("five results", async () => (await reportCount()) >= 5)
       const all = await results()
       expect(all.map((r) => r.jobId).sort()).toEqual(jobs.map((j) => j.id).sort())
       expect(all.every((r) => r.ok && r.probe === "sibling")).toBe(true)

@@ -1,6 +1,7 @@
 /**
- * `monitor.regions` at the probes: a probe of region X never runs a job whose regions leave X
- * out; it takes the job off its region's queue instead, so no sibling runs it later either.
+ * `monitor.regions` at the probes: a job is published only to the regions it names (none: every
+ * known region, each of which its probe's first heartbeat made known), so a probe of region X
+ * never runs a job whose regions leave X out, and none is left pending for a sibling either.
  * Probe agents of three regions on each transport, probing a real loopback HTTP server whose
  * own log says which checks reached it.
  */
@@ -80,7 +81,7 @@ describe.each(transports)("probes and monitor regions (%s transport)", (_name, t
       expect(monitors.map(({ id }) => [id, count(id)])).toEqual(
         monitors.map(({ id, regions }) => [id, runsIn(regions).length])
       )
-      // The jobs a probe skipped are acknowledged, not left pending: a sibling joining its region finds none.
+      // Nothing is left pending in any region: a sibling joining its region finds none.
       for (const region of regions) {
         const sibling = yield* queue.jobConsumer(region, `${region}-2`)
         expect(yield* sibling.claimStale(100, 0)).toEqual([])

@@ -4,11 +4,12 @@ import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option } from "effect"
 
+import { CheckJob, errorMaxLength } from "../../src/domain/CheckJob.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { checkResult } from "../support/CheckResults.js"
 import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
-import { jobsFor, readAll, runsFor, transportContract } from "./transportContract.js"
+import { heartbeatOf, jobsFor, readAll, resultFor, runsFor, transportContract } from "./transportContract.js"
 
 transportContract(
   "redis streams",
@@ -22,7 +23,11 @@ describe("redis streams transport", () => {
       const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
       // A read of the results stream, which the jobs published below do not wake.
       const name = `blocked-${randomUUID()}`
+      // The region's results stream exists (a probe's heartbeat, taken aside): the read has a stream to block on.
+      yield* queue.publishHeartbeat("eu", heartbeatOf("eu-1"))
       const idle = yield* queue.resultConsumer(name)
+      expect(yield* idle.read(10, 100)).toEqual([])
+      expect((yield* idle.takeHeartbeats()).map((beat) => beat.region)).toEqual(["eu"])
       const worker = yield* queue.jobConsumer("us", "worker")
       const blocked = yield* Effect.fork(idle.read(10, 30_000))
       // Redis shows the reader's connection (named after the consumer) blocked in XREADGROUP.
@@ -34,11 +39,11 @@ describe("redis streams transport", () => {
       )
       expect(yield* eventually(isBlocked, (yes) => yes)).toBe(true)
 
-      yield* queue.publishJobs(jobsFor(3))
+      yield* queue.publishJobs(jobsFor(3, "m", ["us"]))
       const received = yield* readAll(worker, 3)
       expect(received).toHaveLength(3)
       yield* worker.ack(received.map((d) => d.id))
-      expect(yield* Effect.promise(() => redis.xpending(`${prefix}jobs`, "us"))).toEqual([0, null, null, null])
+      expect(yield* Effect.promise(() => redis.xpending(`${prefix}jobs:us`, "us"))).toEqual([0, null, null, null])
       // All while the read was still blocked; a result wakes it.
       expect(Option.isNone(yield* Fiber.poll(blocked))).toBe(true)
       yield* queue.publishResults([checkResult("m", "eu", 0, true)])
@@ -49,8 +54,8 @@ describe("redis streams transport", () => {
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
       const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix, jobsMaxLength: 100 })
-      yield* queue.publishJobs(jobsFor(1000))
-      const length = yield* Effect.promise(() => redis.xlen(`${prefix}jobs`))
+      yield* queue.publishJobs(jobsFor(1000, "m", ["eu"]))
+      const length = yield* Effect.promise(() => redis.xlen(`${prefix}jobs:eu`))
       expect(length).toBeGreaterThanOrEqual(100)
       expect(length).toBeLessThan(300)
     }).pipe(Effect.scoped))
@@ -59,35 +64,119 @@ describe("redis streams transport", () => {
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
       const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix, jobsMaxLength: 100 })
+      yield* queue.publishHeartbeat("eu", heartbeatOf("eu-1"))
       yield* queue.publishRuns(runsFor(5000))
-      const length = yield* Effect.promise(() => redis.xlen(`${prefix}jobs`))
+      const length = yield* Effect.promise(() => redis.xlen(`${prefix}jobs:eu`))
       expect(length).toBeGreaterThanOrEqual(100)
       expect(length).toBeLessThan(300)
-      const last = yield* Effect.promise(() => redis.xrevrange(`${prefix}jobs`, "+", "-", "COUNT", 1))
+      const last = yield* Effect.promise(() => redis.xrevrange(`${prefix}jobs:eu`, "+", "-", "COUNT", 1))
       expect(JSON.parse(last[0]![1][1]!).id).toBe("m4999:5999")
 
       // The key is no stream any more: every XADD fails with WRONGTYPE.
-      yield* Effect.promise(() => redis.del(`${prefix}jobs`).then(() => redis.set(`${prefix}jobs`, "x")))
+      yield* Effect.promise(() => redis.del(`${prefix}jobs:eu`).then(() => redis.set(`${prefix}jobs:eu`, "x")))
       const error = yield* Effect.flip(queue.publishRuns(runsFor(5000)))
       expect(error._tag).toBe("QueueError")
       expect(error.message).toContain("WRONGTYPE")
       // The connection is still usable afterwards.
-      yield* Effect.promise(() => redis.del(`${prefix}jobs`))
+      yield* Effect.promise(() => redis.del(`${prefix}jobs:eu`))
       yield* queue.publishRuns(runsFor(3))
-      expect(yield* Effect.promise(() => redis.xlen(`${prefix}jobs`))).toBe(3)
+      expect(yield* Effect.promise(() => redis.xlen(`${prefix}jobs:eu`))).toBe(3)
     }).pipe(Effect.scoped))
 
-  it.live("an entry that is not a valid job is acknowledged and skipped", () =>
+  it.live("an entry that is not a valid job (or asks for more than a monitor can) is acknowledged and skipped", () =>
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
       const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
       const consumer = yield* queue.jobConsumer("eu", "reader")
-      yield* Effect.promise(() => redis.xadd(`${prefix}jobs`, "*", "job", "{\"not\":\"a job\"}"))
-      yield* queue.publishJobs(jobsFor(1))
+      yield* Effect.promise(() => redis.xadd(`${prefix}jobs:eu`, "*", "job", "{\"not\":\"a job\"}"))
+      // A job no monitor could have made: a time-out of ten minutes (the cap is 60 s).
+      const [valid] = jobsFor(1, "long", ["eu"])
+      const tooLong = JSON.stringify({ ...valid, timeoutMs: 600_000 })
+      yield* Effect.promise(() => redis.xadd(`${prefix}jobs:eu`, "*", "job", tooLong))
+      yield* queue.publishJobs(jobsFor(1, "m", ["eu"]))
       const received = yield* readAll(consumer, 1)
       expect(received.map((d) => d.value.id)).toEqual(["m0:1000"])
-      const pending = yield* Effect.promise(() => redis.xpending(`${prefix}jobs`, "eu"))
+      const pending = yield* Effect.promise(() => redis.xpending(`${prefix}jobs:eu`, "eu"))
       expect(pending[0]).toBe(1)
+    }).pipe(Effect.scoped))
+
+  it.live("a report comes with the region of its stream, whatever its payload says; one over the caps is dropped", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const [job] = jobsFor(2)
+      const claimsUs = JSON.stringify(resultFor(job!, "us"))
+      const oversized = JSON.stringify({ ...resultFor(job!, "eu"), ok: false, error: "x".repeat(errorMaxLength + 1) })
+      // Written as anyone able to write eu's stream could (the service never reads a payload's region).
+      yield* Effect.promise(() =>
+        redis.xadd(`${prefix}results:eu`, "*", "result", claimsUs).then(() =>
+          redis.xadd(`${prefix}results:eu`, "*", "result", oversized)
+        )
+      )
+      const ingest = yield* queue.resultConsumer("ingest-1")
+      const received = yield* readAll(ingest, 1)
+      expect(received.map((d) => [d.value.jobId, d.value.region])).toEqual([[job!.id, "eu"]])
+      yield* ingest.ack(received.map((d) => d.id))
+      // The oversized one was acknowledged when it was dropped: nothing is left pending.
+      expect((yield* Effect.promise(() => redis.xpending(`${prefix}results:eu`, "ingest")))[0]).toBe(0)
+    }).pipe(Effect.scoped))
+
+  it.live("an entry longer than its stream's limit is acknowledged and dropped unread, however valid its JSON", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const [job] = jobsFor(2)
+      // Valid JSON of a valid result, padded with whitespace past the limit: JSON.parse would take it.
+      const result = JSON.stringify(resultFor(job!, "eu"))
+      const padded = `${" ".repeat(RedisJobTransport.maxEntryLength.result - result.length + 1)}${result}`
+      const atLimit = `${" ".repeat(RedisJobTransport.maxEntryLength.result - result.length)}${result}`
+      yield* Effect.promise(() =>
+        redis.xadd(`${prefix}results:eu`, "*", "result", padded).then(() =>
+          redis.xadd(`${prefix}results:eu`, "*", "result", atLimit)
+        )
+      )
+      const ingest = yield* queue.resultConsumer("ingest-1")
+      const received = yield* readAll(ingest, 1)
+      expect(received.map((d) => d.value.jobId)).toEqual([job!.id])
+      yield* ingest.ack(received.map((d) => d.id))
+      expect((yield* Effect.promise(() => redis.xpending(`${prefix}results:eu`, "ingest")))[0]).toBe(0)
+
+      // Jobs have a limit of their own, above the largest job a monitor can make.
+      const consumer = yield* queue.jobConsumer("eu", "reader")
+      const jobJson = JSON.stringify(jobsFor(1, "big", ["eu"])[0])
+      yield* Effect.promise(() =>
+        redis.xadd(
+          `${prefix}jobs:eu`,
+          "*",
+          "job",
+          `${" ".repeat(RedisJobTransport.maxEntryLength.job - jobJson.length + 1)}${jobJson}`
+        )
+      )
+      yield* queue.publishJobs(jobsFor(1, "m", ["eu"]))
+      expect((yield* readAll(consumer, 1)).map((d) => d.value.id)).toEqual(["m0:1000"])
+      expect((yield* Effect.promise(() => redis.xpending(`${prefix}jobs:eu`, "eu")))[0]).toBe(1)
+    }).pipe(Effect.scoped))
+
+  it.live("the largest job a monitor can make fits its stream's limit", () =>
+    Effect.gen(function*() {
+      const { prefix } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const consumer = yield* queue.jobConsumer("eu", "reader")
+      const [job] = jobsFor(1, "largest", ["eu"])
+      // Every character JSON escapes as six: a body and twenty headers at their caps.
+      const largest = {
+        ...job!,
+        type: "http" as const,
+        method: "POST" as const,
+        body: "\u0001".repeat(65_536),
+        headers: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x-h${i}`, "\u0001".repeat(1024)])),
+        expectedStatusCodes: Array.from({ length: 20 }, () => "200-299"),
+        bodyContains: "\u0001".repeat(1024),
+        bodyNotContains: "\u0001".repeat(1024),
+        dnsExpectedValues: Array.from({ length: 20 }, () => "\u0001".repeat(1024))
+      }
+      yield* queue.publishJobs([new CheckJob(largest)])
+      expect((yield* readAll(consumer, 1)).map((d) => d.value.body?.length)).toEqual([65_536])
     }).pipe(Effect.scoped))
 
   it.live("a joining consumer removes long-idle siblings with nothing pending, and keeps the others", () =>
@@ -95,13 +184,13 @@ describe("redis streams transport", () => {
       const { prefix, redis } = yield* redisPrefix
       const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix, forgetConsumersIdleMs: 200 })
       const consumers = () =>
-        Effect.promise(() => redis.xinfo("CONSUMERS", `${prefix}jobs`, "eu") as Promise<Array<Array<string>>>).pipe(
+        Effect.promise(() => redis.xinfo("CONSUMERS", `${prefix}jobs:eu`, "eu") as Promise<Array<Array<string>>>).pipe(
           Effect.map((list) => list.map((fields) => fields[1]).sort())
         )
       const holder = yield* queue.jobConsumer("eu", "holder")
       const ghost = yield* queue.jobConsumer("eu", "ghost")
       // A consumer exists in Redis once it has received an entry.
-      yield* queue.publishJobs(jobsFor(2))
+      yield* queue.publishJobs(jobsFor(2, "m", ["eu"]))
       const held = yield* holder.read(1, 100)
       const done = yield* ghost.read(1, 100)
       yield* ghost.ack(done.map((d) => d.id))
@@ -110,7 +199,7 @@ describe("redis streams transport", () => {
       yield* Effect.sleep("300 millis")
       const newcomer = yield* queue.jobConsumer("eu", "newcomer")
       expect(yield* consumers()).toEqual(["holder"])
-      yield* queue.publishJobs(jobsFor(1, "n"))
+      yield* queue.publishJobs(jobsFor(1, "n", ["eu"]))
       expect(yield* newcomer.read(1, 100)).toHaveLength(1)
       expect(yield* consumers()).toEqual(["holder", "newcomer"])
     }).pipe(Effect.scoped))

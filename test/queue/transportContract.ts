@@ -1,15 +1,25 @@
 /**
- * What every job transport must do, run against each implementation: regions each receive
- * every job, consumers of one region share them, stale deliveries are claimed by a sibling
- * unless kept alive, and results reach ingest even when published before it joined.
+ * What every job transport must do, run against each implementation: a job reaches the regions
+ * it names (none: every known region, a region being known from its first heartbeat),
+ * consumers of one region share them, stale deliveries are claimed by a sibling unless kept
+ * alive, results reach ingest even when published before it joined, with the region of their
+ * stream, and heartbeats come aside, the latest per probe (at most `heartbeatsKeptPerRegion` probes
+ * per region), never pending.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, type Layer, type Scope } from "effect"
 
 import { CheckJob, CheckResult, JobTemplate, MissedCheck, type ScheduledRun } from "../../src/domain/CheckJob.js"
-import { type Consumer, type Delivery, JobTransport, type QueueError } from "../../src/queue/JobTransport.js"
+import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
+import {
+  type Consumer,
+  type Delivery,
+  heartbeatsKeptPerRegion,
+  JobTransport,
+  type QueueError
+} from "../../src/queue/JobTransport.js"
 
-export const jobsFor = (count: number, monitor = "m") =>
+export const jobsFor = (count: number, monitor = "m", regions?: ReadonlyArray<string> | null) =>
   Array.from(
     { length: count },
     (_, i) =>
@@ -19,8 +29,32 @@ export const jobsFor = (count: number, monitor = "m") =>
         url: "127.0.0.1:1",
         timeoutMs: 1000,
         expectedStatusCode: 200,
-        intervalSeconds: 60
+        intervalSeconds: 60,
+        ...(regions === undefined ? {} : { regions })
       }, 1_000 + i)
+  )
+
+/** A heartbeat of probe `name`, sent at `sentAt`. */
+export const heartbeatOf = (name: string, sentAt = 2_000, startedAt = 1_000) =>
+  new ProbeHeartbeat({
+    name,
+    version: "0.1.0",
+    startedAt,
+    sentAt,
+    concurrency: 4,
+    checksLastMinute: 3,
+    lagMs: 5,
+    inFlight: 1
+  })
+
+/** Makes `regions` known, as their probes' first heartbeats do. */
+export const announce = (...regions: ReadonlyArray<string>) =>
+  Effect.flatMap(
+    JobTransport,
+    (queue) =>
+      Effect.forEach(regions, (region) => queue.publishHeartbeat(region, heartbeatOf(`${region}-announcer`)), {
+        discard: true
+      })
   )
 
 /** The runs of `jobsFor(count, monitor)`, as the scheduler publishes them. */
@@ -73,9 +107,10 @@ export const transportContract = (
     const run = <A, E>(body: Effect.Effect<A, E, JobTransport | Scope.Scope>): Effect.Effect<A, E | QueueError> =>
       Effect.scoped(body).pipe(Effect.provide(transport()))
 
-    it.live("every region receives every job; consumers of one region share them", () =>
+    it.live("every known region receives every job; consumers of one region share them", () =>
       run(Effect.gen(function*() {
         const queue = yield* JobTransport
+        yield* announce("eu", "us")
         const euA = yield* queue.jobConsumer("eu", "eu-a")
         const euB = yield* queue.jobConsumer("eu", "eu-b")
         const us = yield* queue.jobConsumer("us", "us-a")
@@ -104,6 +139,7 @@ export const transportContract = (
     it.live("published runs arrive as the same jobs, in order, in every region", () =>
       run(Effect.gen(function*() {
         const queue = yield* JobTransport
+        yield* announce("eu", "us")
         const eu = yield* queue.jobConsumer("eu", "eu-a")
         const us = yield* queue.jobConsumer("us", "us-a")
         yield* queue.publishRuns([])
@@ -121,7 +157,7 @@ export const transportContract = (
         const queue = yield* JobTransport
         const dying = yield* queue.jobConsumer("eu", "dying")
         const sibling = yield* queue.jobConsumer("eu", "sibling")
-        yield* queue.publishJobs(jobsFor(6))
+        yield* queue.publishJobs(jobsFor(6, "m", ["eu"]))
         const held = yield* readAll(dying, 6)
         expect(held).toHaveLength(6)
         yield* dying.ack([held[0]!.id])
@@ -157,5 +193,93 @@ export const transportContract = (
         const other = yield* queue.resultConsumer("ingest-2")
         expect(yield* other.claimStale(10, 100)).toEqual([])
         expect(yield* other.read(10, 50)).toEqual([])
+      })))
+    it.live("a job reaches only the regions it names; a region is known from its first heartbeat", () =>
+      run(Effect.gen(function*() {
+        const queue = yield* JobTransport
+        const eu = yield* queue.jobConsumer("eu", "eu-a")
+        const us = yield* queue.jobConsumer("us", "us-a")
+        const ap = yield* queue.jobConsumer("ap", "ap-a")
+        // No heartbeat yet from eu, us or ap: a job for every region reaches none of them.
+        expect([...(yield* queue.knownRegions())].filter((r) => ["eu", "us", "ap"].includes(r))).toEqual([])
+        yield* queue.publishJobs(jobsFor(1, "unseen"))
+        // A job that names its regions reaches them, known or not.
+        const named = jobsFor(2, "named", ["eu", "ap"])
+        yield* queue.publishJobs(named)
+        yield* announce("eu", "us")
+        expect([...(yield* queue.knownRegions())].filter((r) => ["eu", "us", "ap"].includes(r)).sort()).toEqual([
+          "eu",
+          "us"
+        ])
+        const everywhere = jobsFor(1, "everywhere", null)
+        yield* queue.publishJobs(everywhere)
+        const received = (consumer: Consumer<CheckJob>, count: number) =>
+          Effect.map(readAll(consumer, count), (list) => list.map((d) => d.value.id))
+        expect(yield* received(eu, 3)).toEqual([...named, ...everywhere].map((j) => j.id))
+        expect(yield* received(us, 1)).toEqual(everywhere.map((j) => j.id))
+        expect(yield* received(ap, 2)).toEqual(named.map((j) => j.id))
+        for (const consumer of [eu, us, ap]) expect(yield* consumer.read(10, 50)).toEqual([])
+      })))
+
+    it.live("ingest reads every region's results; heartbeats come aside, the latest per probe, never pending", () =>
+      run(Effect.gen(function*() {
+        const queue = yield* JobTransport
+        const ingest = yield* queue.resultConsumer("ingest-1")
+        const [a, b] = jobsFor(2)
+        yield* queue.publishHeartbeat("eu", heartbeatOf("eu-1", 2_000))
+        yield* queue.publishResults([resultFor(a!, "eu"), resultFor(b!, "us")])
+        yield* queue.publishHeartbeat("eu", heartbeatOf("eu-1", 12_000))
+        yield* queue.publishHeartbeat("us", heartbeatOf("us-1", 3_000))
+        // eu-1 restarts: the new run's heartbeat replaces the old run's, whatever their clocks say.
+        yield* queue.publishHeartbeat("eu", heartbeatOf("eu-1", 5_000, 4_000))
+
+        const received = yield* readAll(ingest, 2)
+        expect(received.map((d) => `${d.value.monitorId} ${d.value.region}`).sort()).toEqual(["m0 eu", "m1 us"])
+        // Heartbeats may come with a later read than the results.
+        const beats = new Map<string, ProbeHeartbeat>()
+        const deadline = Date.now() + 10_000
+        while (beats.size < 2 && Date.now() < deadline) {
+          for (const { heartbeat, region } of yield* ingest.takeHeartbeats()) {
+            beats.set(`${region} ${heartbeat.name}`, heartbeat)
+          }
+          if (beats.size < 2) {
+            expect(yield* ingest.read(10, 100)).toEqual([])
+          }
+        }
+        expect([...beats.keys()].sort()).toEqual(["eu eu-1", "us us-1"])
+        expect(beats.get("eu eu-1")).toMatchObject({ startedAt: 4_000, sentAt: 5_000 })
+        expect(beats.get("us us-1")).toEqual(heartbeatOf("us-1", 3_000))
+        expect(yield* ingest.takeHeartbeats()).toEqual([])
+
+        // The results stay pending until acknowledged; the heartbeats are not pending at all.
+        yield* sleep(150)
+        const other = yield* queue.resultConsumer("ingest-2")
+        const stale = yield* other.claimStale(10, 100)
+        expect(stale.map((d) => d.value.monitorId).sort()).toEqual(["m0", "m1"])
+        expect(yield* other.takeHeartbeats()).toEqual([])
+        yield* other.ack(stale.map((d) => d.id))
+        yield* sleep(150)
+        expect(yield* ingest.claimStale(10, 100)).toEqual([])
+      })))
+
+    it.live("heartbeats kept aside are capped per region: a flood of names in one region leaves another's", () =>
+      run(Effect.gen(function*() {
+        const queue = yield* JobTransport
+        const ingest = yield* queue.resultConsumer("ingest-1")
+        const [a, b] = jobsFor(2)
+        // One region sends more names than are kept, then calm's probe speaks; a result after the
+        // heartbeats of each stream tells when they were all read.
+        for (let n = 0; n < heartbeatsKeptPerRegion + 50; n++) {
+          yield* queue.publishHeartbeat("flood", heartbeatOf(`fake-${n}`))
+        }
+        yield* queue.publishHeartbeat("calm", heartbeatOf("calm-1"))
+        yield* queue.publishResults([resultFor(a!, "flood"), resultFor(b!, "calm")])
+        yield* ingest.ack((yield* readAll(ingest, 2, 1_000)).map((d) => d.id))
+
+        const kept = yield* ingest.takeHeartbeats()
+        expect(kept.filter((beat) => beat.region === "flood")).toHaveLength(heartbeatsKeptPerRegion)
+        expect(kept.filter((beat) => beat.region === "calm").map((beat) => beat.heartbeat)).toEqual([
+          heartbeatOf("calm-1")
+        ])
       })))
   })

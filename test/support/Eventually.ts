@@ -19,6 +19,19 @@ export const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A)
   })
 
 /**
+ * Moves the TestClock a second at a time, with real time in between for the scheduler's reload
+ * (a query) to land, until `done` holds; at most `rounds` seconds. Returns whether it held.
+ */
+export const stepUntil = (done: () => boolean, rounds = 25) =>
+  Effect.gen(function*() {
+    for (let round = 0; round < rounds && !done(); round++) {
+      yield* TestClock.adjust("1 second")
+      yield* realPause(50)
+    }
+    return done()
+  })
+
+/**
  * Moves the TestClock a second at a time, with real time in between for the queries of the
  * fibers it wakes (the maintenance clock), until `check` yields a value; at most a minute.
  */

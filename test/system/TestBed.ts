@@ -132,6 +132,8 @@ export const startTestBed = async (): Promise<TestBed> => {
           PROBE_REGION: region,
           PROBE_NAME: `${region}-${n}`,
           PROBE_CONCURRENCY: "64",
+          // dns monitors (the fuzzer makes some) ask a closed loopback port: no query leaves the machine.
+          PROBE_DNS_SERVERS: "127.0.0.1:9",
           NODE_OPTIONS: `--import ${pathToFileURL(Path.join(projectRoot, "test/system/probeSourceAddress.mjs")).href}`,
           SYSTEM_PROBE_SOURCE_ADDRESS: probeSourceAddress(region, n),
           SYSTEM_TARGET_PORT: String(targets.port)

@@ -6,11 +6,11 @@ import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, TestClock } from "effect"
 
-import { jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
+import { CheckResult, jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
 import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { deleteOldChecks } from "../../src/workers/IngestConsumer.js"
-import { checkResult } from "../support/CheckResults.js"
+import { checkResult, slotOf } from "../support/CheckResults.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { storedRuns } from "../support/StoredRuns.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
@@ -41,7 +41,7 @@ const monitored = Effect.gen(function*() {
   return { client, component, monitor }
 })
 
-/** Feeds checks at the next `rounds` minutes for each region with the given outcome. */
+/** Feeds checks of the runs of the next `rounds` minutes for each region with the given outcome. */
 const rounds = (monitorId: string, outcomes: Record<string, ReadonlyArray<boolean>>) =>
   Effect.gen(function*() {
     const ingest = yield* ResultIngest
@@ -51,7 +51,7 @@ const rounds = (monitorId: string, outcomes: Record<string, ReadonlyArray<boolea
       const now = yield* TestClock.currentTimeMillis
       yield* ingest.ingest(
         Object.entries(outcomes).flatMap(([region, list]) =>
-          i < list.length ? [result(monitorId, region, now - 30, list[i]!)] : []
+          i < list.length ? [result(monitorId, region, slotOf(monitorId, now), list[i]!)] : []
         )
       )
     }
@@ -62,7 +62,7 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = yield* TestClock.currentTimeMillis
+      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
       const once = result(monitor.id, "eu", now, true)
       yield* ingest.ingest([once, once])
       yield* ingest.ingest([once])
@@ -77,7 +77,7 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { client, component, monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = yield* TestClock.currentTimeMillis
+      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
       const missed = miss(monitor.id, "eu", now)
       yield* ingest.ingest([missed, missed])
       yield* ingest.ingest([missed])
@@ -102,8 +102,9 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = yield* TestClock.currentTimeMillis
-      const [late, early, together, reversed] = [now, now + 60_000, now + 120_000, now + 180_000]
+      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      // Past runs: ingest refuses runs dated ahead of its clock (beyond the skew).
+      const [late, early, together, reversed] = [now - 240_000, now - 180_000, now - 120_000, now - 60_000]
       // A slow probe ran it after all: its result comes after the miss a sibling recorded.
       yield* ingest.ingest([miss(monitor.id, "eu", late)])
       yield* ingest.ingest([result(monitor.id, "eu", late, true)])
@@ -128,8 +129,8 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = yield* TestClock.currentTimeMillis
-      const runs = Array.from({ length: 30 }, (_, i) => now + i * 60_000)
+      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      const runs = Array.from({ length: 30 }, (_, i) => now - (i + 1) * 60_000)
       yield* Effect.forEach(runs, (at) =>
         ingest.ingest([miss(monitor.id, "eu", at)]).pipe(
           Effect.zip(ingest.ingest([result(monitor.id, "eu", at, true)]), { concurrent: true })
@@ -143,7 +144,7 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { client, monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = yield* TestClock.currentTimeMillis
+      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
       yield* ingest.ingest([result(monitor.id, "eu", now, false), miss(monitor.id, "us", now)])
       yield* ingest.ingest([miss(monitor.id, "eu", now + 60_000), result(monitor.id, "us", now + 60_000, true)])
       const runs = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
@@ -162,7 +163,7 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = yield* TestClock.currentTimeMillis
+      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
       const old = now - Duration.toMillis(Duration.days(8))
       yield* ingest.ingest([result(monitor.id, "eu", old, true), miss(monitor.id, "us", old)])
       yield* ingest.ingest([result(monitor.id, "eu", now, true), miss(monitor.id, "us", now)])
@@ -222,6 +223,50 @@ it.layer(Stack)("ingest", (it) => {
       yield* client.components.setStatus({ path: { id: component.id }, payload: { status: "degraded" } })
       yield* rounds(monitor.id, { local: [true, true] })
       expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("degraded")
+    }))
+
+  it.effect("refuses reports of runs that were not scheduled: nothing stored, no state moved", () =>
+    Effect.gen(function*() {
+      const { client, component, monitor } = yield* monitored
+      const limited = yield* client.monitors.create({
+        payload: { componentId: component.id, type: "http", url: "https://example.org", regions: ["eu", "us"] }
+      })
+      const ingest = yield* ResultIngest
+      const mark = yield* outboxMark
+      const clock = yield* TestClock.currentTimeMillis
+      const now = slotOf(monitor.id, clock)
+      const limitedNow = slotOf(limited.id, clock)
+      const century = 100 * 525_960 * 60_000
+      // Failures enough (threshold 2) to take the monitors down, were any of them accepted.
+      for (const minutesAgo of [1, 0]) {
+        const at = now - minutesAgo * 60_000
+        const limitedAt = limitedNow - minutesAgo * 60_000
+        yield* ingest.ingest([
+          // Dated a century ahead.
+          result(monitor.id, "eu", at + century, false),
+          // A job id of another run than the one reported.
+          new CheckResult({ ...result(monitor.id, "eu", at, false), jobId: jobIdOf(monitor.id, at - 60_000) }),
+          // A run the scheduler never published: a millisecond off the monitor's slots.
+          result(monitor.id, "eu", at + 1, false),
+          miss(monitor.id, "us", at - 1),
+          // A monitor that does not exist.
+          result("no-such-monitor", "eu", at, false),
+          // A region the monitor does not ask for.
+          result(limited.id, "ap", limitedAt, false),
+          miss(limited.id, "ap", limitedAt)
+        ])
+      }
+      expect(yield* storedRuns([monitor.id, limited.id, "no-such-monitor"])).toEqual([])
+      expect(
+        (yield* client.monitors.list()).filter((m) => [monitor.id, limited.id].includes(m.id)).map((m) => m.state)
+      ).toEqual(["unknown", "unknown"])
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect(yield* outboxSince(mark)).toEqual([])
+      // A slot within the clock skew, from a region it asks for: accepted.
+      yield* ingest.ingest([result(limited.id, "us", limitedNow + 60_000, false)])
+      expect(yield* storedRuns([limited.id])).toEqual([
+        { jobId: jobIdOf(limited.id, limitedNow + 60_000), region: "us", results: 1, misses: 0 }
+      ])
     }))
 
   it.effect("ignores results of monitors deleted meanwhile", () =>

@@ -13,7 +13,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { jobIdOf } from "../../src/domain/CheckJob.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
-import { checkResult } from "../support/CheckResults.js"
+import { checkResult, slotOf } from "../support/CheckResults.js"
 import { startService } from "../support/ChildProcess.js"
 import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
@@ -54,7 +54,8 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("i
           payload: { componentId: component.id, type: "http", url: "https://example.com", failureThreshold: 1 }
         })
         const { prefix, redis } = yield* redisPrefix
-        const resultsKey = `${prefix}results`
+        // The results of the region the probes report from.
+        const resultsKey = `${prefix}results:eu-west`
 
         // The victim reaches PostgreSQL only through a proxy the test can cut.
         const proxy = yield* tcpProxy(Number(new URL(adminUrl).port || 5432))
@@ -66,7 +67,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("i
         const listed = client.monitors.results({ path: { id: monitor.id }, urlParams: { limit: 500 } })
 
         // What the probes found: a first run, stored by the victim while it reaches its database...
-        const start = Math.floor(Date.now() / 60_000) * 60_000 - (count + 1) * 60_000
+        const start = slotOf(monitor.id, Date.now()) - (count + 1) * 60_000
         const runs = Array.from({ length: count + 1 }, (_, i) =>
           checkResult(monitor.id, "eu-west", start + i * 60_000, i % 3 !== 0))
         yield* publisher.publishResults(runs.slice(0, 1))

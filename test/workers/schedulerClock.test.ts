@@ -14,7 +14,7 @@ import { MonitorId } from "../../src/domain/Monitor.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import { CheckScheduler, slotAt } from "../../src/workers/CheckScheduler.js"
-import { eventually, realPause } from "../support/Eventually.js"
+import { eventually, realPause, stepUntil } from "../support/Eventually.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
 const second = 1_000
@@ -89,19 +89,6 @@ const justAfterNextSlot = (monitorId: string, intervalSeconds: number, offsetMs 
   })
 
 const advanceTo = (at: number) => Effect.flatMap(Clock.currentTimeMillis, (now) => TestClock.adjust(at - now))
-
-/**
- * Moves the clock a second at a time, with real time in between for the scheduler's reload
- * (a query) to land, until `done` holds; at most `rounds` seconds. Returns whether it held.
- */
-const stepUntil = (done: () => boolean, rounds = 25) =>
-  Effect.gen(function*() {
-    for (let round = 0; round < rounds && !done(); round++) {
-      yield* TestClock.adjust("1 second")
-      yield* realPause(50)
-    }
-    return done()
-  })
 
 const Stack = TestServer()
 

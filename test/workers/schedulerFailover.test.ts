@@ -19,7 +19,8 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("scheduler fa
       Effect.gen(function*() {
         const client = yield* ApiClient
         const transport = yield* JobTransport
-        const jobs = yield* transport.jobConsumer("failover-test", "reader")
+        // Region `local`: the one the in-process transport knows, where jobs for every region go.
+        const jobs = yield* transport.jobConsumer("local", "reader")
         const component = yield* client.components.create({ payload: { name: "Failover" } })
         const monitor = yield* client.monitors.create({
           payload: { componentId: component.id, type: "tcp", url: "127.0.0.1:9", intervalSeconds: 10 }

@@ -87,7 +87,9 @@ it("a standby scheduler process takes over within 10 s of the active one being S
       select 'c1', 'tcp', '127.0.0.1:9', 10, 1000, 1 from generate_series(1, 10)`)
     await db.end()
 
-    const jobsKey = `${prefix}jobs`
+    // A region is known once its results stream exists (a probe's first heartbeat makes it).
+    await redis.xgroup("CREATE", `${prefix}results:eu`, "ingest", "$", "MKSTREAM")
+    const jobsKey = `${prefix}jobs:eu`
     await until("jobs from the active scheduler", async () => (await redis.xlen(jobsKey)) >= 10, 15_000)
     const [active, standby] = [first, second]
     expect(standby.service.output()).not.toContain("Scheduler active")

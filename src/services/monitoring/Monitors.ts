@@ -8,18 +8,91 @@
 import { Clock, Effect, Option } from "effect"
 
 import type { ComponentId } from "../../domain/Component.js"
-import { BadRequest, NotFound, orNotFound } from "../../domain/Errors.js"
-import type { CreateMonitor, MonitorDefinition, MonitorId, UpdateMonitor } from "../../domain/Monitor.js"
-import { definitionIssues, monitorLimits, normalizeTarget } from "../../domain/Monitor.js"
+import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
+import type { CreateMonitor, Headers, MonitorDefinition, MonitorId, UpdateMonitor } from "../../domain/Monitor.js"
+import {
+  definitionIssues,
+  maskedHeaderValue,
+  Monitor,
+  monitorLimits,
+  normalizeTarget,
+  typeDefaults,
+  type TypeFields
+} from "../../domain/Monitor.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
+import { ProbeRegistry } from "./ProbeRegistry.js"
 import { applyMonitorStatus } from "./ResultIngest.js"
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)
+
+/** A monitor as the API answers it: header values are never shown after creation. */
+const masked = (monitor: Monitor): Monitor =>
+  monitor.headers === null ? monitor : new Monitor({
+    ...monitor,
+    headers: Object.fromEntries(Object.keys(monitor.headers).map((name) => [name, maskedHeaderValue]))
+  })
+
+/**
+ * The headers to store: `"********"` for a name keeps the stored value of that name (names
+ * compare case-insensitively); an empty set is none.
+ */
+const resolveHeaders = (
+  given: Headers | null,
+  stored: Headers | null
+): { readonly headers: Headers | null; readonly issues: ReadonlyArray<Issue> } => {
+  if (given === null || Object.keys(given).length === 0) return { headers: null, issues: [] }
+  const issues: Array<Issue> = []
+  const storedValue = (name: string) =>
+    stored === null ? undefined : Object.entries(stored).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1]
+  const headers = Object.fromEntries(
+    Object.entries(given).map(([name, value]) => {
+      if (value !== maskedHeaderValue) return [name, value]
+      const kept = storedValue(name)
+      if (kept === undefined) {
+        issues.push({
+          path: ["headers", name],
+          message: `"${maskedHeaderValue}" keeps a stored value, and this monitor has none for this header`
+        })
+      }
+      return [name, kept ?? value]
+    })
+  )
+  return { headers, issues }
+}
+
+/**
+ * The list of codes from the fields given: `expectedStatusCodes`, else the single
+ * `expectedStatusCode` (which keeps working), else `otherwise`.
+ */
+const statusCodes = (
+  input: {
+    readonly expectedStatusCode?: number | null | undefined
+    readonly expectedStatusCodes?: ReadonlyArray<string> | undefined
+  },
+  type: MonitorDefinition["type"],
+  otherwise: ReadonlyArray<string> | null
+): { readonly codes: ReadonlyArray<string> | null; readonly issues: ReadonlyArray<Issue> } => {
+  if (input.expectedStatusCode !== undefined && input.expectedStatusCodes !== undefined) {
+    return {
+      codes: otherwise,
+      issues: [{ path: ["expectedStatusCodes"], message: "give expectedStatusCode or expectedStatusCodes, not both" }]
+    }
+  }
+  if (input.expectedStatusCodes !== undefined) return { codes: input.expectedStatusCodes, issues: [] }
+  if (input.expectedStatusCode === undefined) return { codes: otherwise, issues: [] }
+  if (input.expectedStatusCode !== null) return { codes: [String(input.expectedStatusCode)], issues: [] }
+  return type === "http"
+    ? {
+      codes: otherwise,
+      issues: [{ path: ["expectedStatusCode"], message: "an http monitor checks for one: 100-599" }]
+    }
+    : { codes: null, issues: [] }
+}
 
 export class Monitors extends Effect.Service<Monitors>()("Monitors", {
   effect: Effect.gen(function*() {
@@ -28,6 +101,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
     const checks = yield* ChecksRepo
     const outbox = yield* OutboxRepo
     const stateChanges = yield* StateChanges
+    const registry = yield* ProbeRegistry
 
     const componentExists = (id: ComponentId) =>
       components.findById(id).pipe(
@@ -36,16 +110,29 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
         )
       )
 
-    /** Checks the definition and brings its target to the stored form. */
-    const validated = (definition: MonitorDefinition) =>
+    /**
+     * Checks the definition and brings its target to the stored form. `earlier`: issues found
+     * while reading the request; `legacyCode`: the request set `expectedStatusCode`, so issues of
+     * the list name that field.
+     */
+    const validated = (definition: MonitorDefinition, earlier: ReadonlyArray<Issue>, legacyCode: boolean) =>
       Effect.gen(function*() {
-        const issues = definitionIssues(definition)
+        const issues = [
+          ...earlier,
+          ...definitionIssues(definition).map((issue) =>
+            legacyCode && issue.path[0] === "expectedStatusCodes" ? { ...issue, path: ["expectedStatusCode"] } : issue
+          )
+        ]
         if (issues.length > 0) return yield* BadRequest.fromIssues(issues)
         const target = normalizeTarget(definition.type, definition.url)
         return { ...definition, url: "url" in target ? target.url : definition.url }
       })
 
-    const get = (id: MonitorId) => repo.findById(id).pipe(orNotFound("Monitor", id))
+    const offline = registry.offlineRegions()
+    /** The stored monitor, header values included (for an update to keep them). */
+    const stored = (id: MonitorId) =>
+      Effect.flatMap(offline, (regions) => repo.findById(id, regions)).pipe(orNotFound("Monitor", id))
+    const get = (id: MonitorId) => Effect.map(stored(id), masked)
 
     /**
      * Locks a monitor for a change of its component: the components first (its own and
@@ -71,7 +158,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
     const move = (id: MonitorId, definition: MonitorDefinition) =>
       stateChanges.commit(Effect.gen(function*() {
         const before = yield* lockPlacement(id, definition.componentId)
-        const after = yield* repo.replace(id, definition).pipe(orNotFound("Monitor", id))
+        const after = yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id))
         if (before.componentId === definition.componentId) return after // moved there meanwhile
         const now = yield* Clock.currentTimeMillis
         yield* repo.endDowntime(id, now)
@@ -83,52 +170,94 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
       }))
 
     return {
-      list: repo.findAll,
+      list: () => Effect.flatMap(offline, (regions) => Effect.map(repo.findAll(regions), (all) => all.map(masked))),
       get,
 
       create: (input: CreateMonitor) =>
         Effect.gen(function*() {
           const intervalSeconds = input.intervalSeconds ?? monitorLimits.intervalSeconds.default
-          const definition = yield* validated({
-            componentId: input.componentId,
-            type: input.type,
-            url: input.url,
-            intervalSeconds,
-            timeoutMs: input.timeoutMs ?? defaultTimeout(intervalSeconds),
-            expectedStatusCode: input.expectedStatusCode ??
-              (input.type === "http" ? monitorLimits.expectedStatusCode.default : null),
-            failureThreshold: input.failureThreshold ?? monitorLimits.failureThreshold.default,
-            regions: input.regions ?? null
-          })
+          const defaults = typeDefaults(input.type)
+          const headers = resolveHeaders(input.headers ?? null, null)
+          const codes = statusCodes(input, input.type, defaults.expectedStatusCodes)
+          const definition = yield* validated(
+            {
+              componentId: input.componentId,
+              type: input.type,
+              url: input.url,
+              intervalSeconds,
+              timeoutMs: input.timeoutMs ?? defaultTimeout(intervalSeconds),
+              failureThreshold: input.failureThreshold ?? monitorLimits.failureThreshold.default,
+              regions: input.regions ?? null,
+              quorum: input.quorum ?? "majority",
+              degradedAboveMs: input.degradedAboveMs ?? null,
+              method: input.method ?? defaults.method,
+              headers: headers.headers,
+              body: input.body ?? null,
+              expectedStatusCodes: codes.codes,
+              bodyContains: input.bodyContains ?? null,
+              bodyNotContains: input.bodyNotContains ?? null,
+              dnsRecordType: input.dnsRecordType ?? defaults.dnsRecordType,
+              dnsExpectedValues: input.dnsExpectedValues ?? null
+            },
+            [...headers.issues, ...codes.issues],
+            input.expectedStatusCode !== undefined
+          )
           yield* componentExists(definition.componentId)
-          return yield* repo.insert(definition)
+          return masked(yield* repo.insert(definition, yield* offline))
         }),
 
-      /** A partial update; changing the type resets expectedStatusCode to the new type's default. */
+      /**
+       * A partial update. Changing the type resets the fields of a type (method, headers, body,
+       * status codes, body texts, dns fields) to the new type's defaults; `"********"` as a
+       * header's value keeps its stored value.
+       */
       update: (id: MonitorId, changes: UpdateMonitor) =>
         Effect.gen(function*() {
-          const current = yield* get(id)
+          const current = yield* stored(id)
           const type = changes.type ?? current.type
           const typeChanged = type !== current.type
-          const definition = yield* validated({
-            componentId: changes.componentId ?? current.componentId,
-            type,
-            url: changes.url ?? current.url,
-            intervalSeconds: changes.intervalSeconds ?? current.intervalSeconds,
-            timeoutMs: changes.timeoutMs ?? current.timeoutMs,
-            expectedStatusCode: changes.expectedStatusCode !== undefined
-              ? changes.expectedStatusCode
+          const defaults = typeDefaults(type)
+          /** The value given, else the new type's default after a type change, else the stored one. */
+          const typed = <K extends keyof TypeFields>(field: K): TypeFields[K] =>
+            changes[field] !== undefined
+              ? changes[field] as TypeFields[K]
               : typeChanged
-              ? (type === "http" ? monitorLimits.expectedStatusCode.default : null)
-              : current.expectedStatusCode,
-            failureThreshold: changes.failureThreshold ?? current.failureThreshold,
-            regions: changes.regions !== undefined ? changes.regions : current.regions
-          })
+              ? defaults[field]
+              : current[field] as TypeFields[K]
+          const headers = changes.headers !== undefined
+            ? resolveHeaders(changes.headers, typeChanged ? null : current.headers)
+            : { headers: typed("headers"), issues: [] }
+          const codes = statusCodes(changes, type, typed("expectedStatusCodes"))
+          const definition = yield* validated(
+            {
+              componentId: changes.componentId ?? current.componentId,
+              type,
+              url: changes.url ?? current.url,
+              intervalSeconds: changes.intervalSeconds ?? current.intervalSeconds,
+              timeoutMs: changes.timeoutMs ?? current.timeoutMs,
+              failureThreshold: changes.failureThreshold ?? current.failureThreshold,
+              regions: changes.regions !== undefined ? changes.regions : current.regions,
+              quorum: changes.quorum ?? current.quorum,
+              degradedAboveMs: changes.degradedAboveMs !== undefined
+                ? changes.degradedAboveMs
+                : current.degradedAboveMs,
+              method: typed("method"),
+              headers: headers.headers,
+              body: typed("body"),
+              expectedStatusCodes: codes.codes,
+              bodyContains: typed("bodyContains"),
+              bodyNotContains: typed("bodyNotContains"),
+              dnsRecordType: typed("dnsRecordType"),
+              dnsExpectedValues: typed("dnsExpectedValues")
+            },
+            [...headers.issues, ...codes.issues],
+            changes.expectedStatusCode !== undefined
+          )
           if (definition.componentId === current.componentId) {
-            return yield* repo.replace(id, definition).pipe(orNotFound("Monitor", id))
+            return masked(yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id)))
           }
           yield* componentExists(definition.componentId)
-          return yield* move(id, definition)
+          return masked(yield* move(id, definition))
         }),
 
       /** The newest stored checks of every region. */
@@ -149,6 +278,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
     ComponentsRepo.Default,
     ChecksRepo.Default,
     OutboxRepo.Default,
-    StateChanges.Default
+    StateChanges.Default,
+    ProbeRegistry.Default
   ]
 }) {}

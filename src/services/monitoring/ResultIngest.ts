@@ -10,12 +10,15 @@ import { Clock, Effect, Option } from "effect"
 import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
 import type { RegionStatus } from "../../domain/Quorum.js"
 import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
+import { admit, countByReason, type Rejected } from "../../domain/ResultAdmission.js"
 import type { QuorumMonitorRow, StatusSourceRow } from "../../persistence/ChecksRepo.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { recordStatusChange } from "../catalog/ComponentEvents.js"
 import { StateChanges } from "../StateChanges.js"
+import { ProbeRegistry } from "./ProbeRegistry.js"
+import { ResponseTimes } from "./ResponseTimes.js"
 
 const keyOf = (result: { jobId: string; region: string }) => `${result.jobId}|${result.region}`
 
@@ -42,27 +45,50 @@ export const applyMonitorStatus = (repo: ChecksRepo, outbox: OutboxRepo, compone
     yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
   })
 
+/** Reports refused by admission since the process started, for the log line. */
+let rejectedTotal = 0
+
+/** One warning per batch with refusals: how many for each reason, and a few of them. */
+const logRejected = (rejected: ReadonlyArray<Rejected>) =>
+  Effect.suspend(() => {
+    rejectedTotal += rejected.length
+    return Effect.logWarning("refused probe reports of runs that were not scheduled").pipe(
+      Effect.annotateLogs({
+        refused: JSON.stringify(countByReason(rejected)),
+        refusedSinceStart: rejectedTotal,
+        examples: rejected.slice(0, 5).map(({ reason, report }) =>
+          `${reason} ${report.jobId.slice(0, 128)} ${report.region}`
+        ).join("; ")
+      })
+    )
+  })
+
 export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ChecksRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
+    const probes = yield* ProbeRegistry
+    const responseTimes = yield* ResponseTimes
 
     /** Stores the batch and applies quorum; returns the components whose monitors were checked. */
     const storeAndDecide = (reports: ReadonlyArray<ProbeReport>) =>
       Effect.gen(function*() {
-        const results = new Map<string, CheckResult>()
-        const misses = new Map<string, MissedCheck>()
-        for (const report of reports) {
-          if (isMissed(report)) misses.set(keyOf(report), report)
-          else results.set(keyOf(report), report)
-        }
         // Every report waits for its monitor's lock first, so two ingest instances storing a
         // result and a miss of one run take turns: the later sees the other's row and keeps
         // one (a result deletes the miss; a miss is not stored next to a result). A monitor
         // deleted meanwhile has no row to lock; nothing reads its runs any more.
         const locked = yield* repo.lockMonitors([...new Set(reports.map((r) => r.monitorId))])
+        // Only reports of runs that were scheduled count; the others are logged and dropped.
+        const { admitted, rejected } = admit(reports, locked, yield* Clock.currentTimeMillis)
+        if (rejected.length > 0) yield* logRejected(rejected)
+        const results = new Map<string, CheckResult>()
+        const misses = new Map<string, MissedCheck>()
+        for (const report of admitted) {
+          if (isMissed(report)) misses.set(keyOf(report), report)
+          else results.set(keyOf(report), report)
+        }
         const stored = new Set(results.size === 0 ? [] : (yield* repo.insertResults([...results.values()])).map(keyOf))
         // After the results: a miss of a run whose result is in this batch is not stored.
         yield* repo.insertMisses([...misses.values()])
@@ -73,6 +99,9 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
 
         const checked = new Set(fresh.map((r) => r.monitorId))
         const monitors = locked.filter((m) => checked.has(m.id))
+        // Response times of the monitors that still exist (locked), with one statement per batch.
+        const existing = new Set(monitors.map((m) => m.id))
+        yield* responseTimes.record(fresh.filter((r) => existing.has(r.monitorId)))
         const regions = new Map(monitors.map((m) => [m.id, new Map<string, RegionStatus>()]))
         for (const { monitorId, status } of yield* repo.regionStatuses(monitors.map((m) => m.id))) {
           regions.get(monitorId)?.set(status.region, status)
@@ -90,12 +119,15 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         yield* repo.saveRegionStatuses([...touched.values()])
 
         const now = yield* Clock.currentTimeMillis
+        // A region whose probes have all gone silent is "no data", not a failing region.
+        const offline = yield* probes.offlineRegions()
         const downs: Array<{ monitor: QuorumMonitorRow; since: number }> = []
-        const ups: Array<{ monitor: QuorumMonitorRow; at: number }> = []
+        const ups: Array<{ monitor: QuorumMonitorRow; at: number; state: "up" | "degraded" }> = []
         for (const monitor of monitors) {
-          const transition = decide(monitor, [...regions.get(monitor.id)!.values()], now)
+          const transition = decide(monitor, [...regions.get(monitor.id)!.values()], now, offline)
           if (transition._tag === "Down") downs.push({ monitor, since: transition.since })
-          if (transition._tag === "Up") ups.push({ monitor, at: transition.at })
+          if (transition._tag === "Up") ups.push({ monitor, at: transition.at, state: "up" })
+          if (transition._tag === "Degraded") ups.push({ monitor, at: transition.at, state: "degraded" })
         }
         yield* repo.applyTransitions(downs, ups, now)
         return [...new Set(monitors.map((m) => m.componentId))]
@@ -127,5 +159,11 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { reports: reports.length } }))
     } as const
   }),
-  dependencies: [ChecksRepo.Default, OutboxRepo.Default, StateChanges.Default]
+  dependencies: [
+    ChecksRepo.Default,
+    OutboxRepo.Default,
+    StateChanges.Default,
+    ResponseTimes.Default,
+    ProbeRegistry.Default
+  ]
 }) {}

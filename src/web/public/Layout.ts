@@ -30,7 +30,7 @@ ul.plain{list-style:none;margin:0;padding:0}.card{border:1px solid var(--line);b
 .bar li:hover span,.bar li:focus span{clip:auto;overflow:visible;height:auto;width:max-content;max-width:min(18rem,60vw);white-space:normal;bottom:calc(100% + .4rem);left:50%;transform:translateX(-50%);z-index:1;background:var(--ink);color:#fff;padding:.3rem .55rem;border-radius:4px;font-size:.8rem}
 .bar li:nth-child(-n+30) span{left:0;transform:none}.bar li:nth-child(n+61) span{left:auto;right:0;transform:none}
 .bar .up{background:var(--up)}.bar .dip{background:var(--dip)}.bar .down{background:var(--down)}.bar .out{background:var(--out)}
-.uptime .small{display:flex;justify-content:space-between;gap:.5rem}.small{font-size:.875rem;color:var(--muted);margin:.25rem 0 0}
+.uptime .small{display:flex;justify-content:space-between;gap:.5rem}.response-times{margin:.75rem 0 0}.response-times svg{display:block;max-width:40rem;height:auto}.small{font-size:.875rem;color:var(--muted);margin:.25rem 0 0}
 .timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:.25rem 0 .75rem .9rem}
 form.subscribe{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}form .field{display:grid;gap:.25rem;flex:1 1 16rem}label{font-weight:600}
 input[type=email]{font:inherit;padding:.5rem .6rem;border:1px solid #6e7781;border-radius:6px;width:100%}input[aria-invalid=true]{border:2px solid var(--out)}

@@ -1,15 +1,20 @@
 /**
  * The public pages, rendered from the public snapshot (no database query per view) and kept
- * encoded (bytes, gzip, ETag) until the snapshot changes. The uptime bars' daily buckets are read
- * from the rollups at most once a minute: uptime moves every minute, not at every view.
+ * encoded (bytes, gzip, ETag) until the snapshot changes. The uptime bars' daily buckets and the
+ * response-time charts' hourly points are read from the rollups at most once a minute: uptime
+ * moves every minute, not at every view.
  */
 import { Clock, Deferred, Effect, Option } from "effect"
 
 import { AppConfig } from "../../Config.js"
+import type { PublicComponent } from "../../domain/Component.js"
+import type { RecentResponseTimes } from "../../services/monitoring/ResponseTimes.js"
+import { ResponseTimes } from "../../services/monitoring/ResponseTimes.js"
 import { Uptime } from "../../services/monitoring/Uptime.js"
 import type { EncodedResponse, Snapshot } from "../../services/public/PublicSnapshot.js"
 import { encodeResponse, PublicSnapshot } from "../../services/public/PublicSnapshot.js"
 import { statusBadge } from "./Badge.js"
+import { html } from "./Html.js"
 import type { RenderedPage } from "./Layout.js"
 import {
   historyPage,
@@ -20,6 +25,8 @@ import {
   statusPage,
   type SubscribeForm
 } from "./Pages.js"
+import { responseTimeChartRenderer } from "./ResponseTimeChart.js"
+import { timeFormatter } from "./Times.js"
 import { barDays, type DailyBucket, uptimeBarRenderer } from "./UptimeBar.js"
 import { widget } from "./Widget.js"
 
@@ -29,6 +36,8 @@ export interface EncodedPage extends EncodedResponse {
 }
 
 const uptimeRefreshMillis = 60_000
+
+const noResponseTimes: RecentResponseTimes = { from: 0, now: 0, monitored: new Set(), regions: new Map() }
 
 /** Sent with every public page. */
 export const commonHeaders = { "x-content-type-options": "nosniff", "referrer-policy": "same-origin" }
@@ -66,13 +75,19 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
   scoped: Effect.gen(function*() {
     const snapshots = yield* PublicSnapshot
     const uptime = yield* Uptime
+    const responseTimes = yield* ResponseTimes
     const { publicUrl } = yield* AppConfig
     const uptimeLock = yield* Effect.makeSemaphore(1)
     const drawBars = uptimeBarRenderer()
+    const drawCharts = responseTimeChartRenderer()
     // The service's Clock, read synchronously by the fast path (a TestClock in tests).
     const clock = yield* Effect.clock
 
-    let uptimeRead: { readonly at: number; readonly buckets: ReadonlyArray<DailyBucket> } | undefined
+    let uptimeRead: {
+      readonly at: number
+      readonly buckets: ReadonlyArray<DailyBucket>
+      readonly responseTimes: RecentResponseTimes
+    } | undefined
     /** Rendered pages of one snapshot and one uptime read, by path: being rendered, and done. */
     let cache: {
       readonly snapshot: Snapshot
@@ -88,7 +103,11 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       const buckets = yield* uptime.daily(barDays).pipe(
         Effect.catchTag("ServiceUnavailable", () => Effect.succeed(uptimeRead?.buckets ?? []))
       )
-      uptimeRead = { at: now, buckets }
+      const ids = (yield* snapshots.get).state.components.map((component) => component.id)
+      const recent = yield* responseTimes.recent(ids).pipe(
+        Effect.catchTag("ServiceUnavailable", () => Effect.succeed(uptimeRead?.responseTimes ?? noResponseTimes))
+      )
+      uptimeRead = { at: now, buckets, responseTimes: recent }
       return uptimeRead
     }))
     const scope = yield* Effect.scope
@@ -118,8 +137,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       key: string,
       render: (
         snapshot: Snapshot,
-        buckets: ReadonlyArray<DailyBucket>,
-        now: number
+        read: NonNullable<typeof uptimeRead>
       ) => EncodedPage | null | Effect.Effect<EncodedPage | null, E>
     ) =>
       Effect.gen(function*() {
@@ -133,7 +151,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         if (found) return yield* (Deferred.await(found) as Effect.Effect<EncodedPage | null, E>)
         const rendering = yield* Deferred.make<EncodedPage | null, unknown>()
         pages.set(key, rendering)
-        const result = render(snapshot, read.buckets, read.at)
+        const result = render(snapshot, read)
         // Uninterruptible: the readers waiting on it must get an answer.
         const outcome = yield* Effect.exit(
           Effect.uninterruptible(Effect.isEffect(result) ? result : Effect.succeed(result))
@@ -144,6 +162,14 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         yield* Deferred.done(rendering, outcome)
         return yield* outcome
       })
+
+    /** What the status page shows under each component: its uptime bar, then its response-time chart. */
+    const sections = (snapshot: Snapshot, read: NonNullable<typeof uptimeRead>) => {
+      const { barIncidents, organization } = snapshot.state
+      const bar = drawBars(read.buckets, barIncidents, read.at)
+      const chart = drawCharts(read.responseTimes, timeFormatter(organization.timezone), organization.timezone)
+      return (component: PublicComponent) => html`${bar(component)}${chart(component)}`
+    }
 
     return {
       /**
@@ -162,8 +188,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
 
       status: cached(
         "/",
-        (snapshot, buckets, now) =>
-          htmlPage(statusPage(snapshot.state, drawBars(buckets, snapshot.state.barIncidents, now), { _tag: "Empty" }))
+        (snapshot, read) => htmlPage(statusPage(snapshot.state, sections(snapshot, read), { _tag: "Empty" }))
       ),
 
       /** The status page with the subscribe form's answer; not cached, it is one visitor's. */
@@ -171,7 +196,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         Effect.gen(function*() {
           const snapshot = yield* snapshots.get
           const read = yield* dailyBuckets
-          return statusPage(snapshot.state, drawBars(read.buckets, snapshot.state.barIncidents, read.at), form)
+          return statusPage(snapshot.state, sections(snapshot, read), form)
         }),
 
       incident: (id: string) =>
@@ -222,5 +247,5 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       state: Effect.map(snapshots.get, (snapshot) => snapshot.state)
     } as const
   }),
-  dependencies: [PublicSnapshot.Default, Uptime.Default]
+  dependencies: [PublicSnapshot.Default, Uptime.Default, ResponseTimes.Default]
 }) {}

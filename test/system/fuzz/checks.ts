@@ -132,8 +132,10 @@ export const makeChecker = (document: ApiDocument) => {
     const problem = schemaProblem(op, response)
     if (problem !== undefined) findings.push({ kind: "schema", reason: problem })
     // A body over 1 MB is refused (413) before anything reads the request, credentials included
-    // (src/http/BodyLimit.ts, docs/api.md "Errors"): that answer comes before the 401.
-    const refusedUnread = response.status === 413 && Buffer.byteLength(request.body ?? "") > maxBodyBytes
+    // (src/http/BodyLimit.ts, docs/api.md "Errors"), and so is a request line or headers over
+    // 16 KB (431, by Node itself): those answers come before the 401.
+    const refusedUnread = (response.status === 413 && Buffer.byteLength(request.body ?? "") > maxBodyBytes) ||
+      response.status === 431
     if (op.secured && request.credentials !== "key" && response.status !== 401 && !refusedUnread) {
       findings.push({
         kind: "notUnauthorized",

@@ -303,13 +303,49 @@ export const validOf = (schema: JsonSchema, ctx: Context, name?: string): fc.Arb
   }
 }
 
-/** Makes fields that depend on each other agree (a monitor's target depends on its type). */
+const monitorTypes = new Set(["http", "tcp", "ssl_expiry", "dns"])
+const httpOnlyFields = ["method", "headers", "body", "expectedStatusCodes", "bodyContains", "bodyNotContains"]
+const dnsOnlyFields = ["dnsRecordType", "dnsExpectedValues"]
+const without = (value: Record<string, unknown>, keys: ReadonlyArray<string>) =>
+  Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)))
+
+/**
+ * Makes fields that depend on each other agree, so that valid requests are accepted
+ * (docs/monitor-fleet.md, "Monitor settings"): a monitor's target and the fields of its type
+ * depend on its type, a body goes with POST, a HEAD has no body to check, an integer quorum fits
+ * the regions named. An update that does not name the type keeps only the fields of every type.
+ */
 const consistent = (value: Record<string, unknown>): Record<string, unknown> => {
-  if (value.type === "tcp" || value.type === "ssl_expiry") {
-    const { expectedStatusCode: _dropped, ...rest } = value
-    return { ...rest, url: value.type === "tcp" ? "tcp://127.0.0.1:9" : "https://127.0.0.1:9" }
+  const isMonitor = "intervalSeconds" in value || "failureThreshold" in value || "quorum" in value ||
+    monitorTypes.has(value.type as string)
+  if (!isMonitor) return value
+  let monitor = value
+  if (typeof monitor.quorum === "number" && Array.isArray(monitor.regions) && monitor.quorum > monitor.regions.length) {
+    monitor = { ...monitor, quorum: "majority" }
   }
-  return value
+  switch (monitor.type) {
+    case undefined:
+      return without(monitor, [...httpOnlyFields, ...dnsOnlyFields])
+    case "http": {
+      monitor = without(monitor, dnsOnlyFields)
+      if ("expectedStatusCode" in monitor) monitor = without(monitor, ["expectedStatusCodes"])
+      if (monitor.body !== undefined && monitor.body !== null) monitor = { ...monitor, method: "POST" }
+      if (monitor.method === "HEAD") monitor = without(monitor, ["bodyContains", "bodyNotContains"])
+      // Header names must be tokens and some are the check's own: one the check accepts.
+      if (monitor.headers !== undefined && monitor.headers !== null) {
+        monitor = { ...monitor, headers: { "X-Fuzz": "1" } }
+      }
+      return monitor
+    }
+    case "dns":
+      // Probes of the system suite ask a closed loopback resolver (PROBE_DNS_SERVERS): no query leaves the machine.
+      return { ...without(monitor, [...httpOnlyFields, "expectedStatusCode"]), url: "fuzz.invalid" }
+    default:
+      return {
+        ...without(monitor, [...httpOnlyFields, ...dnsOnlyFields, "expectedStatusCode"]),
+        url: monitor.type === "tcp" ? "tcp://127.0.0.1:9" : "https://127.0.0.1:9"
+      }
+  }
 }
 
 /** A JSON value whose type is not one `schema` allows. */

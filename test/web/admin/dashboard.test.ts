@@ -2,50 +2,26 @@
  * The admin dashboard in a real browser (Debian's Chromium through playwright-core) against the
  * full stack on a loopback port: what an operator does, checked on screen and through the API.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Scope } from "effect"
 
-import { adminEmail, adminPassword, adminVariables } from "../../support/Auth.js"
+import { adminEmail, adminPassword } from "../../support/Auth.js"
 import {
-  type Browser,
   expectAccessible,
   expectStatusMessage,
-  launchBrowser,
-  openAdminScreen,
   openIncidentInDashboard,
   postIncidentUpdateInDashboard,
-  screenshot,
-  unexpectedPageErrors
+  screenshot
 } from "../../support/Browser.js"
-import { startLiveStack } from "../../support/LiveStack.js"
+import { useBrowserStack } from "../../support/BrowserStack.js"
 import { answerWith, receiver } from "../../support/Receiver.js"
-import { ApiClient } from "../../support/TestServer.js"
 
-let stack: Awaited<ReturnType<typeof startLiveStack>>
-let browser: Browser
-
-beforeAll(async () => {
-  stack = await startLiveStack(adminVariables)
-  browser = await launchBrowser()
-})
-
-afterEach(() => {
-  expect(unexpectedPageErrors(browser)).toEqual([])
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await stack?.dispose()
-})
-
-const api = <A, E>(request: (client: Effect.Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>) =>
-  stack.run(Effect.flatMap(ApiClient, request))
-
-const openScreen = (screen: string) => openAdminScreen(browser, stack.baseUrl, screen)
+const suite = useBrowserStack()
+const { api, openScreen } = suite
 
 describe("admin dashboard", () => {
   it("serves the shell and its content-addressed assets with caching headers", async () => {
-    const shell = await fetch(`${stack.baseUrl}/admin`)
+    const shell = await fetch(`${suite.stack.baseUrl}/admin`)
     expect(shell.status).toBe(200)
     expect(shell.headers.get("content-type")).toContain("text/html")
     expect(shell.headers.get("cache-control")).toBe("no-cache")
@@ -56,29 +32,29 @@ describe("admin dashboard", () => {
     expect(script).not.toBeNull()
     expect(stylesheet).not.toBeNull()
 
-    const js = await fetch(`${stack.baseUrl}${script![1]}`)
+    const js = await fetch(`${suite.stack.baseUrl}${script![1]}`)
     expect(js.status).toBe(200)
     expect(js.headers.get("content-type")).toContain("text/javascript")
     expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
     const scriptText = await js.text()
     expect(scriptText.length).toBeGreaterThan(1000)
     const etag = js.headers.get("etag")!
-    const revalidated = await fetch(`${stack.baseUrl}/admin/app.js`, { headers: { "if-none-match": etag } })
+    const revalidated = await fetch(`${suite.stack.baseUrl}/admin/app.js`, { headers: { "if-none-match": etag } })
     expect(revalidated.status).toBe(304)
     expect(revalidated.headers.get("cache-control")).toBe("no-cache")
     // Node's fetch asks for gzip and unpacks it; without the header the bytes come plain and equal.
     expect(js.headers.get("content-encoding")).toBe("gzip")
-    const plain = await fetch(`${stack.baseUrl}${script![1]}`, { headers: { "accept-encoding": "identity" } })
+    const plain = await fetch(`${suite.stack.baseUrl}${script![1]}`, { headers: { "accept-encoding": "identity" } })
     expect(plain.headers.get("content-encoding")).toBeNull()
     expect(await plain.text()).toBe(scriptText)
-    const css = await fetch(`${stack.baseUrl}${stylesheet![1]}`)
+    const css = await fetch(`${suite.stack.baseUrl}${stylesheet![1]}`)
     expect(css.headers.get("content-type")).toContain("text/css")
   })
 
   it("signs in with the session cookie and signs out", async () => {
-    const page = await browser.context.newPage()
+    const page = await suite.browser.context.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`${stack.baseUrl}/admin`)
+    await page.goto(`${suite.stack.baseUrl}/admin`)
     await page.getByRole("heading", { name: "Sign in to the status admin" }).waitFor()
     await expectAccessible(page)
     await screenshot(page, "sign-in-phone")
@@ -90,11 +66,11 @@ describe("admin dashboard", () => {
 
     await page.getByLabel("Password").fill(adminPassword)
     await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByRole("heading", { name: "Components", level: 1 }).waitFor()
-    const cookie = (await browser.context.cookies()).find((c) => c.name === "__Host-session")
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+    const cookie = (await suite.browser.context.cookies()).find((c) => c.name === "__Host-session")
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: "Lax", path: "/" })
     await page.reload()
-    await page.getByRole("heading", { name: "Components", level: 1 }).waitFor()
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
 
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.getByRole("heading", { name: "Sign in to the status admin" }).waitFor()
@@ -142,7 +118,7 @@ describe("admin dashboard", () => {
     await expect.poll(() => page.getByRole("button", { name: "Copy key" }).isVisible()).toBe(true)
 
     // The key works, and the list shows its prefix, never the key.
-    const me = await fetch(`${stack.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } })
+    const me = await fetch(`${suite.stack.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } })
     expect(me.status).toBe(200)
     const row = page.getByRole("row").filter({ hasText: "deploy bot" })
     await expect.poll(() => row.textContent()).toContain(key.slice(0, 12))
@@ -159,7 +135,9 @@ describe("admin dashboard", () => {
     await row.getByRole("button", { name: "Delete" }).click()
     await row.getByRole("button", { name: "Delete deploy bot" }).click()
     await expect.poll(() => page.getByText("The key deploy bot was deleted.").isVisible()).toBe(true)
-    expect((await fetch(`${stack.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } })).status)
+    expect(
+      (await fetch(`${suite.stack.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } })).status
+    )
       .toBe(401)
     await page.close()
   })
@@ -260,6 +238,79 @@ describe("admin dashboard", () => {
       intervalSeconds: 30,
       expectedStatusCode: 204
     })
+    await page.close()
+  })
+
+  it("sets a monitor's quorum, degraded threshold, request and expectations; a dns lookup; masked headers", async () => {
+    await api((client) => client.components.create({ payload: { name: "Checkout" } }))
+    const page = await openScreen("monitors")
+    const form = page.getByRole("form", { name: "New monitor" })
+    await form.getByLabel("Component").selectOption({ label: "Checkout" })
+    await form.getByLabel("Check").selectOption("http")
+    await form.getByLabel("URL").fill("https://checkout.example.test/api")
+    await form.getByLabel("Regions").fill("eu-west")
+    await form.getByLabel("Quorum").fill("3")
+    await form.getByLabel("Degraded above (milliseconds)").fill("750")
+    await form.getByLabel("Method").selectOption("POST")
+    await form.getByLabel("Request headers").fill("Authorization: Bearer t0ken")
+    await form.getByLabel("Request body").fill("{\"cart\":1}")
+    await form.getByLabel("Expected status codes").fill("200-299, 304")
+    await form.getByLabel("Body contains", { exact: true }).fill("\"ok\"")
+    await form.getByRole("button", { name: "Create monitor" }).click()
+    // One region cannot hold a quorum of three: the API says so beside the field.
+    await expect.poll(() => form.locator("#new-monitor-quorum-error").textContent()).toBe(
+      "Must not be more than the monitor's 1 region(s)"
+    )
+    await form.getByLabel("Quorum").fill("any")
+    await form.getByRole("button", { name: "Create monitor" }).click()
+    await expect.poll(() => page.getByText("The monitor of https://checkout.example.test/api was created.").isVisible())
+      .toBe(true)
+    const stored = (await api((client) => client.monitors.list())).find((m) =>
+      m.url === "https://checkout.example.test/api"
+    )
+    expect(stored).toMatchObject({
+      quorum: "any",
+      degradedAboveMs: 750,
+      method: "POST",
+      headers: { Authorization: "********" },
+      body: "{\"cart\":1}",
+      expectedStatusCodes: ["200-299", "304"],
+      expectedStatusCode: null,
+      bodyContains: "\"ok\"",
+      bodyNotContains: null,
+      state: "unknown",
+      reportingRegions: []
+    })
+    const row = page.getByRole("row").filter({ hasText: "https://checkout.example.test/api" })
+    expect(await row.textContent()).toContain("No region reporting")
+    expect(await row.textContent()).toContain("expects 200-299, 304")
+
+    // The edit form shows the header masked; saving it unchanged keeps it, and the new body is stored.
+    await row.getByRole("button", { name: "Edit" }).click()
+    const edit = row.getByRole("form")
+    expect(await edit.getByLabel("Request headers").inputValue()).toBe("Authorization: ********")
+    await edit.getByLabel("Request body").fill("{\"cart\":2}")
+    await edit.getByRole("button", { name: "Save" }).click()
+    await expect.poll(() => page.getByText("The monitor of https://checkout.example.test/api was saved.").isVisible())
+      .toBe(true)
+    expect((await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)).toMatchObject({
+      body: "{\"cart\":2}",
+      headers: { Authorization: "********" },
+      quorum: "any"
+    })
+
+    await form.getByLabel("Check").selectOption("dns")
+    expect(await form.getByLabel("Method").count()).toBe(0)
+    await form.getByLabel("Host name").fill("dns://Checkout.Example.Test")
+    await form.getByLabel("Record type").selectOption("TXT")
+    await form.getByLabel("Expected values").fill("v=spf1")
+    await form.getByLabel("Quorum").fill("")
+    await form.getByLabel("Regions").fill("")
+    await form.getByRole("button", { name: "Create monitor" }).click()
+    await expect.poll(() => page.getByText("The monitor of checkout.example.test was created.").isVisible()).toBe(true)
+    expect((await api((client) => client.monitors.list())).find((m) => m.url === "checkout.example.test"))
+      .toMatchObject({ type: "dns", dnsRecordType: "TXT", dnsExpectedValues: ["v=spf1"], quorum: "majority" })
+    await expectAccessible(page)
     await page.close()
   })
 
@@ -397,7 +448,7 @@ describe("admin dashboard", () => {
   })
 
   it("lists subscribers and removes one", async () => {
-    await fetch(`${stack.baseUrl}/api/v1/subscribe`, {
+    await fetch(`${suite.stack.baseUrl}/api/v1/subscribe`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ email: "reader@example.com" })
@@ -421,16 +472,18 @@ describe("admin dashboard", () => {
     await page.setViewportSize({ width: 390, height: 844 })
     for (
       const [screen, title] of [
+        ["overview", "Overview"],
         ["components", "Components"],
         ["incidents", "Incidents"],
         ["maintenance", "Maintenance"],
         ["monitors", "Monitors"],
+        ["probes", "Probes"],
         ["webhooks", "Webhooks"],
         ["subscribers", "Subscribers"],
         ["settings", "Settings"]
       ]
     ) {
-      await page.goto(`${stack.baseUrl}/admin#/${screen}`)
+      await page.goto(`${suite.stack.baseUrl}/admin#/${screen}`)
       await page.getByRole("heading", { name: title, level: 1 }).waitFor()
       await expect.poll(() => page.locator("[aria-busy=true]").count()).toBe(0)
       expect(await page.title()).toBe(`${title} · Status admin`)

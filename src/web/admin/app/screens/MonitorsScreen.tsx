@@ -1,17 +1,25 @@
 /**
- * Monitors: creating and editing checks with the fields of their type, and deleting them.
- * Live state per region and recent results join this screen with the result ingest.
+ * Monitors: creating and editing checks with the fields of their type (an http request and
+ * what its answer must hold, a dns lookup and its expected values), the quorum and the
+ * degraded threshold; the list shows each monitor's state and the regions that count now.
  */
 import { useState } from "preact/hooks"
 
 import type { Component } from "../../../../domain/Component.js"
-import { type Monitor, monitorLimits, type MonitorType } from "../../../../domain/Monitor.js"
+import {
+  maskedHeaderValue,
+  type Monitor,
+  monitorLimits,
+  type MonitorType,
+  type QuorumRule
+} from "../../../../domain/Monitor.js"
 import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
-import { SelectField, TextField } from "../ui/fields.js"
+import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
+import { ResponseTimeChart } from "../ui/ResponseTimeChart.js"
 import type { Screen } from "./Screen.js"
 
 const monitorTypes = optionsOf(monitorTypeLabel)
@@ -22,8 +30,53 @@ type ComponentJson = typeof Component.json.Type
 const targetField: Record<MonitorType, { readonly label: string; readonly hint: string }> = {
   http: { label: "URL", hint: "The http:// or https:// address to request." },
   tcp: { label: "Host and port", hint: "host:port or tcp://host:port, such as db.example.com:5432." },
-  ssl_expiry: { label: "Host", hint: "https://host or https://host:port, without a path." }
+  ssl_expiry: { label: "Host", hint: "https://host or https://host:port, without a path." },
+  dns: { label: "Host name", hint: "The name to resolve, such as example.com (or dns://example.com)." }
 }
+
+const methods = (["GET", "HEAD", "POST"] as const).map((value) => ({ value, label: value }))
+const recordTypes = (["A", "AAAA", "CNAME", "MX", "TXT", "NS"] as const).map((value) => ({ value, label: value }))
+type Method = typeof methods[number]["value"]
+type RecordType = typeof recordTypes[number]["value"]
+
+const stateLabel: Record<MonitorJson["state"], string> = {
+  unknown: "Not checked yet",
+  up: "Up",
+  degraded: "Degraded",
+  down: "Down"
+}
+
+const quorumPhrase = (quorum: QuorumRule) =>
+  quorum === "majority"
+    ? "a majority of regions"
+    : quorum === "any"
+    ? "any region"
+    : quorum === "all"
+    ? "every region"
+    : `${quorum} region${quorum === 1 ? "" : "s"}`
+
+/** A comma- or space-separated list; empty: none. */
+const listOf = (text: string) => text.split(/[\s,]+/).filter((item) => item.length > 0)
+
+/** "majority", "any", "all", or a number; empty: the default. Anything else goes to the API to judge. */
+const quorumOf = (text: string): QuorumRule => {
+  const trimmed = text.trim()
+  return trimmed === "" ? "majority" : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed as QuorumRule
+}
+
+/** One `Name: value` a line; a value left as the mask keeps the stored one. */
+const headersOf = (text: string): Record<string, string> | null => {
+  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line.length > 0)
+  if (lines.length === 0) return null
+  return Object.fromEntries(lines.map((line) => {
+    const colon = line.indexOf(":")
+    return colon < 0 ? [line, ""] : [line.slice(0, colon).trim(), line.slice(colon + 1).trim()]
+  }))
+}
+const headersText = (headers: MonitorJson["headers"] | undefined) =>
+  headers ? Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join("\n") : ""
+
+const optionalText = (text: string) => text.trim() === "" ? null : text
 
 /** An optional whole number: empty means "the default"; anything else goes to the API to judge. */
 const optionalNumber = (text: string): number | undefined => text.trim() === "" ? undefined : Number(text.trim())
@@ -43,24 +96,46 @@ const MonitorForm = (props: {
   const [url, setUrl] = useState(initial?.url ?? "")
   const [interval, setIntervalText] = useState(numberText(initial?.intervalSeconds))
   const [timeout, setTimeoutText] = useState(numberText(initial?.timeoutMs))
-  const [expectedStatus, setExpectedStatus] = useState(numberText(initial?.expectedStatusCode))
+  const [expectedStatus, setExpectedStatus] = useState(initial?.expectedStatusCodes?.join(", ") ?? "")
   const [threshold, setThreshold] = useState(numberText(initial?.failureThreshold))
   const [regions, setRegions] = useState(initial?.regions?.join(", ") ?? "")
+  const [quorum, setQuorum] = useState(initial ? String(initial.quorum) : "")
+  const [degradedAbove, setDegradedAbove] = useState(numberText(initial?.degradedAboveMs))
+  const [method, setMethod] = useState<Method>(initial?.method ?? "GET")
+  const [headers, setHeaders] = useState(headersText(initial?.headers))
+  const [body, setBody] = useState(initial?.body ?? "")
+  const [bodyContains, setBodyContains] = useState(initial?.bodyContains ?? "")
+  const [bodyNotContains, setBodyNotContains] = useState(initial?.bodyNotContains ?? "")
+  const [recordType, setRecordType] = useState<RecordType>(initial?.dnsRecordType ?? "A")
+  const [expectedValues, setExpectedValues] = useState(initial?.dnsExpectedValues?.join(", ") ?? "")
   const { failure, busy, submit, fieldError } = useSubmit()
   const field = (name: string) => `${props.id}-${name}`
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
-    const regionList = regions.split(/[\s,]+/).filter((region) => region.length > 0)
+    const regionList = listOf(regions)
+    const codes = listOf(expectedStatus)
+    const values = listOf(expectedValues)
+    const http = type === "http"
     const payload = {
       componentId: componentId as ComponentJson["id"],
       type,
       url: url.trim(),
       intervalSeconds: optionalNumber(interval),
       timeoutMs: optionalNumber(timeout),
-      expectedStatusCode: type === "http" ? optionalNumber(expectedStatus) : undefined,
       failureThreshold: optionalNumber(threshold),
-      regions: regionList.length === 0 ? null : regionList
+      regions: regionList.length === 0 ? null : regionList,
+      quorum: quorumOf(quorum),
+      degradedAboveMs: optionalNumber(degradedAbove) ?? null,
+      // The fields of the other types are left out: the API resets them when the type changes.
+      method: http ? method : undefined,
+      headers: http ? headersOf(headers) : undefined,
+      body: http ? (method === "POST" ? optionalText(body) : null) : undefined,
+      expectedStatusCodes: http && codes.length > 0 ? codes : undefined,
+      bodyContains: http ? optionalText(bodyContains) : undefined,
+      bodyNotContains: http ? optionalText(bodyNotContains) : undefined,
+      dnsRecordType: type === "dns" ? recordType : undefined,
+      dnsExpectedValues: type === "dns" ? (values.length === 0 ? null : values) : undefined
     }
     // Left-out fields keep their defaults (create) or stored values (update).
     const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as
@@ -121,15 +196,82 @@ const MonitorForm = (props: {
         error={fieldError("timeoutMs")}
       />
       {type === "http" && (
-        <TextField
-          id={field("expected-status")}
-          label="Expected status code"
-          inputMode="numeric"
-          value={expectedStatus}
-          onInput={setExpectedStatus}
-          hint={`${monitorLimits.expectedStatusCode.default} when empty.`}
-          error={fieldError("expectedStatusCode")}
-        />
+        <>
+          <SelectField
+            id={field("method")}
+            label="Method"
+            value={method}
+            options={methods}
+            onChange={setMethod}
+            error={fieldError("method")}
+          />
+          <TextArea
+            id={field("headers")}
+            label="Request headers"
+            value={headers}
+            onInput={setHeaders}
+            hint={`One "Name: value" a line, at most ${monitorLimits.headers.max}. Stored values show as ${maskedHeaderValue}; leave them so to keep them.`}
+            error={fieldError("headers")}
+          />
+          {method === "POST" && (
+            <TextArea
+              id={field("body")}
+              label="Request body"
+              value={body}
+              onInput={setBody}
+              hint="Sent with the POST; empty for none."
+              error={fieldError("body")}
+            />
+          )}
+          <TextField
+            id={field("expected-status")}
+            label="Expected status codes"
+            value={expectedStatus}
+            onInput={setExpectedStatus}
+            hint={`Codes and ranges, comma-separated, such as 200-299, 304; ${monitorLimits.expectedStatusCode.default} when empty.`}
+            error={fieldError("expectedStatusCodes") ?? fieldError("expectedStatusCode")}
+          />
+          {method !== "HEAD" && (
+            <>
+              <TextField
+                id={field("body-contains")}
+                label="Body contains"
+                value={bodyContains}
+                onInput={setBodyContains}
+                hint="Text the first 1 MB of the answer must contain; empty for no check."
+                error={fieldError("bodyContains")}
+              />
+              <TextField
+                id={field("body-not-contains")}
+                label="Body does not contain"
+                value={bodyNotContains}
+                onInput={setBodyNotContains}
+                hint="Text the first 1 MB of the answer must not contain; empty for no check."
+                error={fieldError("bodyNotContains")}
+              />
+            </>
+          )}
+        </>
+      )}
+      {type === "dns" && (
+        <>
+          <SelectField
+            id={field("record-type")}
+            label="Record type"
+            value={recordType}
+            options={recordTypes}
+            onChange={setRecordType}
+            error={fieldError("dnsRecordType")}
+          />
+          <TextField
+            id={field("expected-values")}
+            label="Expected values"
+            value={expectedValues}
+            onInput={setExpectedValues}
+            hint="Comma-separated values that must all be among the answers, such as 203.0.113.7; empty for any answer."
+            error={fieldError("dnsExpectedValues")}
+          />
+        </>
       )}
       <TextField
         id={field("threshold")}
@@ -147,6 +289,23 @@ const MonitorForm = (props: {
         onInput={setRegions}
         hint="Comma-separated, such as eu-west, us-east; empty for every region with a probe."
         error={fieldError("regions")}
+      />
+      <TextField
+        id={field("quorum")}
+        label="Quorum"
+        value={quorum}
+        onInput={setQuorum}
+        hint="How many failing regions make it down: majority, any, all, or a number of regions; majority when empty."
+        error={fieldError("quorum")}
+      />
+      <TextField
+        id={field("degraded-above")}
+        label="Degraded above (milliseconds)"
+        inputMode="numeric"
+        value={degradedAbove}
+        onInput={setDegradedAbove}
+        hint={`A success slower than this counts as degraded, ${monitorLimits.degradedAboveMs.min} to ${monitorLimits.degradedAboveMs.max}; empty for never.`}
+        error={fieldError("degradedAboveMs")}
       />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
@@ -179,8 +338,13 @@ const MonitorRow = (props: {
         <p class="small muted">
           {monitorTypeLabel[monitor.type]} for {componentName} · every {monitor.intervalSeconds} s, time-out{" "}
           {monitor.timeoutMs} ms
-          {monitor.expectedStatusCode !== null && `, expects ${monitor.expectedStatusCode}`} · down after{" "}
-          {monitor.failureThreshold} failures · {monitor.regions === null ? "all regions" : monitor.regions.join(", ")}
+          {monitor.method !== null && `, ${monitor.method}`}
+          {monitor.expectedStatusCodes !== null && `, expects ${monitor.expectedStatusCodes.join(", ")}`}
+          {monitor.dnsRecordType !== null && `, ${monitor.dnsRecordType} record`}
+          {monitor.dnsExpectedValues !== null && ` ${monitor.dnsExpectedValues.join(", ")}`} · down after{" "}
+          {monitor.failureThreshold} failures in {quorumPhrase(monitor.quorum)} ·{" "}
+          {monitor.regions === null ? "all regions" : monitor.regions.join(", ")}
+          {monitor.degradedAboveMs !== null && ` · degraded above ${monitor.degradedAboveMs} ms`}
         </p>
         <FailureMessage failure={failure} />
         {editing && (
@@ -200,6 +364,15 @@ const MonitorRow = (props: {
           </section>
         )}
       </th>
+      <td>
+        {stateLabel[monitor.state]}
+        <p class="small muted">
+          {monitor.reportingRegions.length === 0
+            ? "No region reporting"
+            : `Reporting: ${monitor.reportingRegions.join(", ")}`}
+        </p>
+        <ResponseTimeChart monitorId={monitor.id} name={monitor.url} />
+      </td>
       <td class="row-actions">
         <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
           Edit<span class="visually-hidden">{monitor.url}</span>
@@ -228,6 +401,7 @@ const MonitorsView = () => {
                     <thead>
                       <tr>
                         <th scope="col">Target</th>
+                        <th scope="col">State</th>
                         <th scope="col">Actions</th>
                       </tr>
                     </thead>

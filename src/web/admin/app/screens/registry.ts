@@ -6,16 +6,20 @@ import { ComponentsScreen } from "./ComponentsScreen.js"
 import { IncidentsScreen } from "./IncidentsScreen.js"
 import { MaintenanceScreen } from "./MaintenanceScreen.js"
 import { MonitorsScreen } from "./MonitorsScreen.js"
+import { OverviewScreen } from "./OverviewScreen.js"
+import { ProbesScreen } from "./ProbesScreen.js"
 import type { Screen } from "./Screen.js"
 import { SettingsScreen } from "./SettingsScreen.js"
 import { SubscribersScreen } from "./SubscribersScreen.js"
 import { WebhooksScreen } from "./WebhooksScreen.js"
 
 export const screens: ReadonlyArray<Screen> = [
+  OverviewScreen,
   ComponentsScreen,
   IncidentsScreen,
   MaintenanceScreen,
   MonitorsScreen,
+  ProbesScreen,
   WebhooksScreen,
   SubscribersScreen,
   SettingsScreen

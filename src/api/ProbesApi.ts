@@ -1,0 +1,30 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+
+import { ProbeView } from "../domain/Probe.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
+import { Authentication } from "./Security.js"
+
+export class ProbesApi extends HttpApiGroup.make("probes")
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(ProbeView))
+      .annotateContext(endpointDocs(
+        "List probe agents",
+        "Every probe that sent a heartbeat in the last 7 days (at most 200 per region; the list stops at 5,000), " +
+          "sorted by `region` then `name`: `name`, `region` " +
+          "(the region whose results stream its heartbeats came on), `version`, `startedAt`, `lastSeenAt` (when " +
+          "the server last received its heartbeat, by the server's clock), `online`, `checksLastMinute`, " +
+          "`concurrency`, `lagMs` (average delay between a job's scheduled time and its start over the last " +
+          "minute) and `inFlight`.",
+        "Probes send a heartbeat every 10 seconds; `online` is false once the last one is more than 30 seconds " +
+          "old. A region whose probes are all offline is \"no data\" for quorum, not a failing region."
+      ))
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1/admin/probes")
+  .annotateContext(groupDocs(
+    "The probe registry: the probe agents and what their heartbeats say (admin; an API key or a session is " +
+      "required, else 401)."
+  ))
+{}

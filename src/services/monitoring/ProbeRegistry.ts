@@ -1,0 +1,156 @@
+/**
+ * The probe registry: every probe that sent a heartbeat, keyed (region, name), with when the
+ * server last heard from it (docs/monitor-fleet.md, "Probe registry"). A probe is online while
+ * its last heartbeat is at most `offlineAfter` old by the server's clock: a probe's own clock may
+ * be wrong. A region the registry knows with no online probe is offline, and quorum treats it
+ * as "no data"; a region that never sent a heartbeat is not in the registry, so the results of
+ * probes that send none count as before.
+ *
+ * The registry is bounded: at most `maxProbesPerRegion` probes per region, and `list` answers at
+ * most `maxProbesListed` of them. A region sending more names cannot grow it, nor crowd out
+ * another region's probes.
+ */
+import { Cause, Clock, DateTime, Duration, Effect, Exit } from "effect"
+
+import type { ServiceUnavailable } from "../../domain/Errors.js"
+import { ProbeView } from "../../domain/Probe.js"
+import { offlineAfter, type ProbeHeartbeat } from "../../domain/ProbeHeartbeat.js"
+import { type ProbeRecord, ProbesRepo } from "../../persistence/ProbesRepo.js"
+
+export interface RegionHeartbeat {
+  /** The region of the results stream the heartbeat came on. */
+  readonly region: string
+  readonly heartbeat: ProbeHeartbeat
+}
+
+/**
+ * Probes kept per region. A heartbeat of a new name in a full region takes the place of the
+ * region's probe silent the longest, if that one is offline; else it is refused (and logged).
+ */
+export const maxProbesPerRegion = 200
+
+/** Probes `list` answers at most, by region then name. */
+export const maxProbesListed = 5_000
+
+/** How long `offlineRegions` answers from memory: ingest asks once per batch. */
+export const offlineRegionsCacheTtl = Duration.seconds(1)
+
+/** Whether `next` replaces `current` for one probe: another run of it, or a later heartbeat of the same run. */
+const supersedes = (next: ProbeHeartbeat, current: ProbeHeartbeat) =>
+  next.startedAt !== current.startedAt || next.sentAt > current.sentAt
+
+/** Logs what the cap of a region did to new names: a few of them, and how many. */
+const logBounded = (region: string, replaced: ReadonlyArray<string>, refused: ReadonlyArray<string>) =>
+  Effect.all([
+    replaced.length === 0 ?
+      Effect.void :
+      Effect.logInfo("probe registry full: offline probes replaced by new ones").pipe(
+        Effect.annotateLogs({ region, probes: replaced.slice(0, 10).join(" "), count: replaced.length })
+      ),
+    refused.length === 0 ? Effect.void : Effect.logWarning(
+      "probe registry full: heartbeats of new probes refused, every probe of the region is online"
+    ).pipe(
+      Effect.annotateLogs({ region, probes: refused.slice(0, 10).join(" "), count: refused.length, maxProbesPerRegion })
+    )
+  ], { discard: true })
+
+export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistry", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ProbesRepo
+
+    const [cachedOffline, invalidateOffline] = yield* Effect.cachedInvalidateWithTTL(
+      Effect.gen(function*() {
+        const cutoff = new Date((yield* Clock.currentTimeMillis) - offlineAfter)
+        return new Set(yield* repo.silentRegions(cutoff)) as ReadonlySet<string>
+      }),
+      offlineRegionsCacheTtl
+    )
+
+    return {
+      /**
+       * Stores a batch of heartbeats, seen now by the server's clock, one region at a time: a
+       * region whose heartbeats cannot be stored is logged and the other regions are stored all
+       * the same. Of several heartbeats of one probe in the batch, the latest counts. Fails only
+       * when no region could be stored (the database is away).
+       */
+      recordHeartbeats: (beats: ReadonlyArray<RegionHeartbeat>): Effect.Effect<void, ServiceUnavailable> =>
+        Effect.gen(function*() {
+          if (beats.length === 0) return
+          const byRegion = new Map<string, Map<string, ProbeHeartbeat>>()
+          for (const { heartbeat, region } of beats) {
+            let latest = byRegion.get(region)
+            if (latest === undefined) {
+              latest = new Map()
+              byRegion.set(region, latest)
+            }
+            const current = latest.get(heartbeat.name)
+            if (current === undefined || supersedes(heartbeat, current)) latest.set(heartbeat.name, heartbeat)
+          }
+          const now = yield* Clock.currentTimeMillis
+          const bounds = { maxProbes: maxProbesPerRegion, offlineBefore: new Date(now - offlineAfter) }
+          const outcomes = yield* Effect.forEach(byRegion, ([region, latest]) =>
+            repo.recordRegion(
+              region,
+              [...latest.values()].map((heartbeat): ProbeRecord => ({
+                region,
+                name: heartbeat.name,
+                version: heartbeat.version,
+                startedAt: heartbeat.startedAt,
+                sentAt: heartbeat.sentAt,
+                lastSeenAt: now,
+                concurrency: heartbeat.concurrency,
+                checksLastMinute: heartbeat.checksLastMinute,
+                lagMs: heartbeat.lagMs,
+                inFlight: heartbeat.inFlight
+              })),
+              bounds
+            ).pipe(
+              Effect.tap(({ refused, replaced }) => logBounded(region, replaced, refused)),
+              Effect.exit,
+              Effect.map((exit) => ({ region, exit }))
+            ))
+          // A region that just came back counts at once, not a cache period later.
+          yield* invalidateOffline
+          const failed = outcomes.flatMap(({ exit, region }) =>
+            Exit.isFailure(exit) ? [{ region, cause: exit.cause }] : []
+          )
+          // Nothing stored at all (the database is away): the caller hears of it.
+          if (failed.length > 0 && failed.length === outcomes.length) return yield* Effect.failCause(failed[0]!.cause)
+          for (const { cause, region } of failed) {
+            if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+            yield* Effect.logWarning("storing a region's probe heartbeats failed", cause).pipe(
+              Effect.annotateLogs({ region })
+            )
+          }
+        }).pipe(Effect.withSpan("ProbeRegistry.recordHeartbeats", { attributes: { heartbeats: beats.length } })),
+
+      /** The probes, by region then name (at most `maxProbesListed`), with `online` by the server's clock now. */
+      list: (): Effect.Effect<ReadonlyArray<ProbeView>, ServiceUnavailable> =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const rows = yield* repo.list(maxProbesListed)
+          return rows.map((row) =>
+            new ProbeView({
+              name: row.name,
+              region: row.region,
+              version: row.version,
+              startedAt: DateTime.unsafeFromDate(row.startedAt),
+              lastSeenAt: DateTime.unsafeFromDate(row.lastSeenAt),
+              online: now - row.lastSeenAt.getTime() <= offlineAfter,
+              checksLastMinute: row.checksLastMinute,
+              concurrency: row.concurrency,
+              lagMs: row.lagMs,
+              inFlight: row.inFlight
+            })
+          )
+        }).pipe(Effect.withSpan("ProbeRegistry.list")),
+
+      /**
+       * The regions the registry knows whose probes have all been silent for more than
+       * `offlineAfter`. Answered from memory for up to a second.
+       */
+      offlineRegions: (): Effect.Effect<ReadonlySet<string>, ServiceUnavailable> => cachedOffline
+    } as const
+  }),
+  dependencies: [ProbesRepo.Default]
+}) {}

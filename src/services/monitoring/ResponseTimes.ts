@@ -1,0 +1,136 @@
+/**
+ * Response times by region: ingest appends each batch's successful checks to a pending table (in
+ * its transaction: one narrow insert), `fold` adds them to the hourly and daily rollups later
+ * (ResponseTimeRollups, every 10 s), and readers get percentiles per region and bucket merged
+ * from those rollups alone, so a read costs the same however many checks were stored.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+
+import type { CheckResult } from "../../domain/CheckJob.js"
+import { NotFound } from "../../domain/Errors.js"
+import type { RegionResponseTimes, ResponseTimeRollup, ResponseTimesPeriod } from "../../domain/ResponseTimes.js"
+import {
+  ComponentResponseTimes,
+  MonitorResponseTimes,
+  regionsOf,
+  rollUp,
+  windowOf
+} from "../../domain/ResponseTimes.js"
+import { orUnavailable } from "../../persistence/DatabaseErrors.js"
+import type { StoredBucket } from "../../persistence/ResponseTimesRepo.js"
+import { ResponseTimesRepo } from "../../persistence/ResponseTimesRepo.js"
+
+/** The last 24 hours of some components, as the status page draws them. */
+export interface RecentResponseTimes {
+  /** Start of the oldest hour shown, and the time of the read. */
+  readonly from: number
+  readonly now: number
+  /** The components that have monitors (a chart each), and their regions' hourly points. */
+  readonly monitored: ReadonlySet<string>
+  readonly regions: ReadonlyMap<string, ReadonlyArray<RegionResponseTimes>>
+}
+
+/** Pending rows a fold transaction takes at most: it holds their monitors' key-share locks until it commits. */
+export const foldChunk = 2000
+
+/** Key order, the order ingest locks monitors in, so a fold's foreign key checks never deadlock with it. */
+const keyOrder = (a: ResponseTimeRollup, b: ResponseTimeRollup) =>
+  a.monitorId < b.monitorId ? -1 : a.monitorId > b.monitorId ?
+    1 :
+    a.granularity < b.granularity ?
+    -1 :
+    a.granularity > b.granularity ?
+    1 :
+    a.bucketStart - b.bucketStart || (a.region < b.region ? -1 : a.region > b.region ? 1 : 0)
+
+const byOwner = (buckets: ReadonlyArray<StoredBucket>) => {
+  const owned = new Map<string, Array<StoredBucket>>()
+  for (const bucket of buckets) {
+    const list = owned.get(bucket.owner) ?? []
+    list.push(bucket)
+    owned.set(bucket.owner, list)
+  }
+  return owned
+}
+
+export class ResponseTimes extends Effect.Service<ResponseTimes>()("ResponseTimes", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ResponseTimesRepo
+
+    /**
+     * One transaction: takes a chunk of pending rows and adds those of monitors it can share-lock
+     * to the rollups, so each row is counted once, when the transaction that deleted it commits.
+     * Rows of deleted monitors are dropped; those of monitors another transaction holds (an
+     * ingest batch, a deletion under way) are put back for the next chunk or fold, rather than
+     * waited for. Shutdown waits for the chunk under way.
+     */
+    const foldOnce = (limit: number) =>
+      orUnavailable(sql.withTransaction(Effect.gen(function*() {
+        const taken = yield* repo.takePending(limit)
+        if (taken.length === 0) return { taken: 0, folded: 0 }
+        const monitorIds = [...new Set(taken.map((m) => m.monitorId))]
+        const locked = yield* repo.shareMonitors(monitorIds)
+        const busy = locked.size === monitorIds.length ?
+          new Set<string>() :
+          yield* repo.existingMonitors(monitorIds.filter((id) => !locked.has(id)))
+        const folded = taken.filter((m) => locked.has(m.monitorId))
+        yield* repo.add(rollUp(folded.map((m) => ({ ...m, ok: true }))).sort(keyOrder))
+        yield* repo.addPending(taken.filter((m) => busy.has(m.monitorId)))
+        return { taken: taken.length, folded: folded.length }
+      }))).pipe(Effect.uninterruptible)
+
+    return {
+      /**
+       * Queues freshly stored results of existing monitors for the rollups: their successful
+       * checks' measures, one statement, in the caller's transaction.
+       */
+      record: (results: ReadonlyArray<CheckResult>) => repo.addPending(results.filter((r) => r.ok)),
+
+      /**
+       * Adds the pending rows to the rollups, `chunk` rows a transaction, until a chunk comes back
+       * short or none of it could be folded; returns how many rows it folded. Several folds may
+       * run at once (SKIP LOCKED): each row is folded by one.
+       */
+      fold: Effect.fn("ResponseTimes.fold")(function*(chunk: number = foldChunk) {
+        let total = 0
+        for (;;) {
+          const { folded, taken } = yield* foldOnce(chunk)
+          total += folded
+          if (taken < chunk || folded === 0) return total
+        }
+      }),
+
+      /** A component's response times by region over `period` (whether it may be shown is the caller's call). */
+      ofComponent: Effect.fn("ResponseTimes.ofComponent")(function*(componentId: string, period: ResponseTimesPeriod) {
+        const { from, granularity } = windowOf(period, yield* Clock.currentTimeMillis)
+        const buckets = yield* repo.ofComponents([componentId], granularity, new Date(from))
+        return new ComponentResponseTimes({ componentId, period, regions: regionsOf(buckets) })
+      }),
+
+      /** A monitor's response times by region over `period`; NotFound for an unknown monitor. */
+      ofMonitor: Effect.fn("ResponseTimes.ofMonitor")(function*(monitorId: string, period: ResponseTimesPeriod) {
+        if (!(yield* repo.monitorExists(monitorId))) return yield* Effect.fail(NotFound.of("Monitor", monitorId))
+        const { from, granularity } = windowOf(period, yield* Clock.currentTimeMillis)
+        const buckets = yield* repo.ofMonitor(monitorId, granularity, new Date(from))
+        return new MonitorResponseTimes({ monitorId, period, regions: regionsOf(buckets) })
+      }),
+
+      /** The last 24 hours of these components, hourly, with two queries whatever their number. */
+      recent: Effect.fn("ResponseTimes.recent")(function*(componentIds: ReadonlyArray<string>) {
+        const now = yield* Clock.currentTimeMillis
+        const { from, granularity } = windowOf("24h", now)
+        const monitored = yield* repo.monitored(componentIds)
+        const owned = byOwner(yield* repo.ofComponents([...monitored], granularity, new Date(from)))
+        return {
+          from,
+          now,
+          monitored,
+          regions: new Map([...monitored].map((id) => [id, regionsOf(owned.get(id) ?? [])]))
+        } satisfies RecentResponseTimes
+      })
+    } as const
+  }),
+  dependencies: [ResponseTimesRepo.Default]
+}) {}

@@ -1,0 +1,149 @@
+/**
+ * The probe as operators run it: `npm run build:probe`'s one file, started with plain `node`
+ * from a directory with no node_modules anywhere above it, against the machine's Redis, running
+ * a job published on its region's stream against a loopback HTTP target, and reporting its
+ * version (package.json's, inlined: the probe host has no package.json) in its heartbeat.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { builtinModules } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+
+import { buildProbe, forbiddenInputs } from "../../scripts/buildProbe.js"
+import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
+import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
+import { redisPrefix, redisUrl } from "../support/Redis.js"
+import { httpServer } from "../support/Servers.js"
+
+const region = "bundle-test"
+const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
+const decodeReport = Schema.decodeUnknownOption(Schema.parseJson(ProbeReport))
+const decodeHeartbeat = Schema.decodeUnknownOption(Schema.parseJson(ProbeHeartbeat))
+/** The version the bundle must report: package.json's, inlined at build time. */
+const packageVersion = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  readonly version: string
+}).version
+
+/** Built once for the file, into a fresh directory outside the project. */
+const built = Effect.cached(Effect.acquireRelease(
+  Effect.promise(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "probe-bundle-"))
+    return { dir, ...(await buildProbe({ outfile: join(dir, "probe.mjs") })) }
+  }),
+  ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+))
+
+/** Directories from `dir` up to the root that hold a node_modules a bare import could resolve to. */
+const nodeModulesAbove = (dir: string): Array<string> => {
+  const found = existsSync(join(dir, "node_modules")) ? [dir] : []
+  return dirname(dir) === dir ? found : [...found, ...nodeModulesAbove(dirname(dir))]
+}
+
+const startProbe = (file: string, env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const child: ChildProcess = spawn(process.execPath, [file], {
+        cwd: dirname(file),
+        // Only what an operator sets: no NODE_OPTIONS or loaders inherited from the test runner.
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      child.stdout!.on("data", (chunk) => (output += chunk))
+      child.stderr!.on("data", (chunk) => (output += chunk))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      return { child, output: () => output, exited }
+    }),
+    ({ child, exited }) => Effect.promise(() => (child.kill("SIGTERM"), exited))
+  )
+
+describe("the bundled probe (dist/probe.mjs)", () => {
+  it.scoped("is one file that imports nothing but node's own modules", () =>
+    Effect.gen(function*() {
+      const bundle = yield* yield* built
+      const [output, ...others] = Object.values(bundle.metafile.outputs)
+      expect(others).toEqual([])
+      const builtins = new Set(builtinModules)
+      const external = output!.imports.filter((i) => i.external).map((i) => i.path)
+      expect(external.length).toBeGreaterThan(0)
+      expect(external.filter((path) => !builtins.has(path.replace(/^node:/, "")))).toEqual([])
+      // The banner's `node:module` is outside the metafile: the file's own import statements say the same.
+      const source = readFileSync(bundle.outfile, "utf8")
+      const statements = [...source.matchAll(/\bfrom\s*"([^"]+)"/g)].map((match) => match[1]!)
+      expect(statements).toContain("node:module")
+      expect(statements.filter((path) => !builtins.has(path.replace(/^node:/, "")))).toEqual([])
+      // Ioredis is inside; the service's database, dashboard, mail and HTTP server are not.
+      const inputs = Object.keys(bundle.metafile.inputs)
+      expect(inputs.some((input) => input.includes("node_modules/ioredis/"))).toBe(true)
+      expect(inputs.filter((input) => forbiddenInputs.some((pattern) => pattern.test(input)))).toEqual([])
+      expect(bundle.bytes).toBeLessThan(1024 * 1024)
+    }))
+
+  it.scoped("runs with plain node and answers a job on its region's stream", () =>
+    Effect.gen(function*() {
+      const bundle = yield* yield* built
+      expect(nodeModulesAbove(bundle.dir)).toEqual([])
+      const { prefix, redis } = yield* redisPrefix
+      const hits: Array<string> = []
+      const target = yield* httpServer((request, response) => {
+        hits.push(request.url!)
+        response.end("ok")
+      })
+      const probe = yield* startProbe(bundle.outfile, {
+        REDIS_URL: redisUrl,
+        REDIS_STREAM_PREFIX: prefix,
+        PROBE_REGION: region,
+        PROBE_NAME: "bundled-1"
+      })
+
+      // The probe's group starts at the stream's end when it joins: publish until a result comes.
+      const monitorId = `bundle-${randomUUID()}`
+      const published = new Set<string>()
+      const deadline = Date.now() + 15_000
+      let lastId = "0"
+      let result: ProbeReport | undefined
+      let heartbeat: ProbeHeartbeat | undefined
+      while (result === undefined && Date.now() < deadline && probe.child.exitCode === null) {
+        const job = CheckJob.forRun({
+          monitorId,
+          type: "http",
+          url: `${target.url}/health`,
+          timeoutMs: 5000,
+          expectedStatusCode: 200,
+          intervalSeconds: 60
+        }, Date.now() + published.size)
+        published.add(job.id)
+        yield* Effect.promise(() => redis.xadd(`${prefix}jobs:${region}`, "*", "job", encodeJob(job)))
+        const entries = yield* Effect.promise(() =>
+          redis.xread("COUNT", 100, "BLOCK", 200, "STREAMS", `${prefix}results:${region}`, lastId)
+        )
+        for (const [id, fields] of entries?.[0]?.[1] ?? []) {
+          lastId = id
+          const at = fields.indexOf("result")
+          if (at < 0 || at % 2 !== 0) continue
+          const report = decodeReport(fields[at + 1])
+          if (report._tag === "Some" && published.has(report.value.jobId)) result = report.value
+          const beat = decodeHeartbeat(fields[at + 1])
+          if (beat._tag === "Some") heartbeat = beat.value
+        }
+      }
+
+      expect(result, probe.output()).toBeDefined()
+      if (result === undefined || isMissed(result)) throw new Error(`expected a check result, got ${String(result)}`)
+      expect(result.monitorId).toBe(monitorId)
+      expect(result.region).toBe(region)
+      expect(result.probe).toBe("bundled-1")
+      expect(result.ok).toBe(true)
+      expect(result.statusCode).toBe(200)
+      expect(hits).toContain("/health")
+      expect(probe.output()).toContain("probe ready")
+      // Its first heartbeat, sent before any job, carries the version the bundle was built with.
+      expect(heartbeat?.name).toBe("bundled-1")
+      expect(heartbeat?.version).toBe(packageVersion)
+    }))
+})
