@@ -40,20 +40,17 @@ const defectOf = (cause: Cause.Cause<unknown>): { readonly kind: string; readonl
 }
 
 /**
- * SQLSTATEs that say "try again" rather than "this batch cannot be stored": a rollback
- * (serialization failure, deadlock), lack of resources, a cancelled statement, a lock not
- * available. A batch failing so stays pending, as when the database is away.
+ * Whether `cause` says the batch itself cannot be stored: PostgreSQL answered and refused its
+ * data (SQLSTATE class 22, data exception, or 23, integrity constraint violation). Anything
+ * else (the database away or gone mid-statement, a rollback, an interruption, a failure
+ * without a SQLSTATE) leaves the batch pending to be stored later: a report is dropped only on
+ * PostgreSQL's word.
  */
-const isTransient = (state: string | undefined) =>
-  state !== undefined &&
-  (state.startsWith("40") || state.startsWith("53") || state === "57014" || state === "55P03")
-
-/**
- * Whether `cause` says the batch itself cannot be stored: a defect (PostgreSQL refused it),
- * not the database being away (a failure), an interruption, or a transient refusal.
- */
-const isPoisoned = (cause: Cause.Cause<unknown>) =>
-  !Cause.isFailure(cause) && !Cause.isInterrupted(cause) && !isTransient(defectOf(cause).state)
+export const isPoisoned = (cause: Cause.Cause<unknown>) => {
+  if (Cause.isFailure(cause) || Cause.isInterrupted(cause)) return false
+  const { state } = defectOf(cause)
+  return state !== undefined && (state.startsWith("22") || state.startsWith("23"))
+}
 
 const consume = Effect.gen(function*() {
   const transport = yield* JobTransport
