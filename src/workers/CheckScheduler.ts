@@ -6,7 +6,7 @@
  * instance schedules it, and ingest stores a run once even across a take-over.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Either, Layer, ParseResult, Schedule } from "effect"
+import { Clock, Duration, Effect, Either, Layer, Schedule } from "effect"
 
 import { JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
@@ -26,6 +26,9 @@ export { slotAt } from "../domain/Slots.js"
 interface Entry {
   /** The monitor's check, validated when it was loaded or changed. */
   readonly template: JobTemplate
+  /** definitionKey of the monitor, and the row it was read from (MonitorsRepo.findEach). */
+  readonly key: string
+  rowKey: string
   readonly intervalMs: number
   /** slotOffset, computed once: the tick runs every 100 ms over every monitor. */
   readonly offset: number
@@ -77,27 +80,31 @@ const templateOf = (monitor: Monitor) =>
 const scheduleWhileLeader = Effect.gen(function*() {
   const monitors = yield* MonitorsRepo
   const transport = yield* JobTransport
-  const entries = new Map<string, Entry & { key: string }>()
-  /** The definition key of each monitor that is not a valid check, so it is reported once per change. */
+  const entries = new Map<string, Entry>()
+  /** The row key of each monitor that is not a valid check, so it is reported once per change. */
   const invalid = new Map<string, string>()
 
   const reload = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const current = yield* monitors.findEach()
     const seen = new Set<string>()
-    for (const { id, monitor } of current) {
+    for (const { decode, id, rowKey } of current) {
       seen.add(id)
-      // A row that does not even decode as a monitor is keyed by its error: reported again when that changes.
-      const key = Either.isRight(monitor)
-        ? definitionKey(monitor.right)
-        : ParseResult.TreeFormatter.formatErrorSync(monitor.left)
+      // An unchanged row is not decoded again: a reload of thousands must not hold up the tick.
       const existing = entries.get(id)
-      if (existing?.key === key || invalid.get(id) === key) continue
+      if (existing?.rowKey === rowKey || invalid.get(id) === rowKey) continue
+      const monitor = decode()
+      const key = Either.isRight(monitor) ? definitionKey(monitor.right) : undefined
+      // A change to what the check does not carry (its threshold, its quorum) does not reschedule it.
+      if (existing !== undefined && existing.key === key) {
+        existing.rowKey = rowKey
+        continue
+      }
       const template = Either.flatMap(monitor, templateOf)
       if (Either.isLeft(template)) {
         // Probes would drop its jobs as undecodable: say why once per change instead.
         entries.delete(id)
-        invalid.set(id, key)
+        invalid.set(id, rowKey)
         yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
           // Masked: a row written outside the API may hold a credential in a header value or the body.
           Effect.annotateLogs({ monitorId: id, error: formatMonitorError(template.left) })
@@ -112,7 +119,8 @@ const scheduleWhileLeader = Effect.gen(function*() {
         template: template.right,
         intervalMs,
         offset,
-        key,
+        key: key!,
+        rowKey,
         nextDue: latestSlot(offset, intervalMs, now)
       })
     }
