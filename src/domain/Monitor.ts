@@ -351,6 +351,20 @@ const headerIssues = (headers: Headers): Array<Issue> => {
   return issues
 }
 
+// Pure, not node:net: this module is bundled into the dashboard too.
+const isIPv4 = (text: string) =>
+  /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(text)
+/** The URL parser knows IPv6 in every notation; the character check keeps zones and other text out. */
+const isIPv6 = (text: string) => {
+  if (!/^[0-9a-fA-F:.]+$/.test(text) || !text.includes(":")) return false
+  try {
+    new URL(`http://[${text}]/`)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const httpFields = ["method", "headers", "body", "expectedStatusCodes", "bodyContains", "bodyNotContains"] as const
 const dnsFields = ["dnsRecordType", "dnsExpectedValues"] as const
 
@@ -400,6 +414,19 @@ export const definitionIssues = (definition: MonitorDefinition): Array<Issue> =>
       }
     }
     if (definition.headers !== null) issues.push(...headerIssues(definition.headers))
+  }
+  if (definition.type === "dns" && definition.dnsExpectedValues !== null) {
+    const isAddress = definition.dnsRecordType === "A" ? isIPv4 : definition.dnsRecordType === "AAAA" ? isIPv6 : null
+    definition.dnsExpectedValues.forEach((value, index) => {
+      if (isAddress !== null && !isAddress(value)) {
+        issues.push({
+          path: ["dnsExpectedValues", index],
+          message: `must be an ${
+            definition.dnsRecordType === "A" ? "IPv4" : "IPv6"
+          } address for ${definition.dnsRecordType} records`
+        })
+      }
+    })
   }
   return issues
 }

@@ -234,6 +234,23 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
         ["record type for http", { ...base, dnsRecordType: "A" }, ["dnsRecordType"]],
         ["unknown record type", { ...dns, dnsRecordType: "SRV" }, ["dnsRecordType"]],
         ["no expected values", { ...dns, dnsExpectedValues: [] }, ["dnsExpectedValues"]],
+        ["A record expecting a name", { ...dns, dnsExpectedValues: ["192.0.2.1", "mail.example"] }, [
+          "dnsExpectedValues",
+          1
+        ]],
+        ["A record expecting an IPv6 address", { ...dns, dnsExpectedValues: ["2001:db8::1"] }, [
+          "dnsExpectedValues",
+          0
+        ]],
+        ["A record with an octet over 255", { ...dns, dnsExpectedValues: ["192.0.2.256"] }, ["dnsExpectedValues", 0]],
+        ["AAAA record expecting IPv4", { ...dns, dnsRecordType: "AAAA", dnsExpectedValues: ["192.0.2.1"] }, [
+          "dnsExpectedValues",
+          0
+        ]],
+        ["AAAA record with a zone", { ...dns, dnsRecordType: "AAAA", dnsExpectedValues: ["fe80::1%eth0"] }, [
+          "dnsExpectedValues",
+          0
+        ]],
         ["dns name with a path", { ...dns, url: "dns://example.com/x" }, ["url"]],
         ["dns name with a port", { ...dns, url: "example.com:53" }, ["url"]],
         ["dns name as an http URL", { ...dns, url: "https://example.com" }, ["url"]],

@@ -339,7 +339,14 @@ const consistent = (value: Record<string, unknown>): Record<string, unknown> => 
     }
     case "dns":
       // Probes of the system suite ask a closed loopback resolver (PROBE_DNS_SERVERS): no query leaves the machine.
-      return { ...without(monitor, [...httpOnlyFields, "expectedStatusCode"]), url: "fuzz.invalid" }
+      monitor = { ...without(monitor, [...httpOnlyFields, "expectedStatusCode"]), url: "fuzz.invalid" }
+      // A and AAAA records (A is the default) expect addresses: one of the right family.
+      if (Array.isArray(monitor.dnsExpectedValues) && monitor.dnsExpectedValues.length > 0) {
+        const type = monitor.dnsRecordType ?? "A"
+        if (type === "A") monitor = { ...monitor, dnsExpectedValues: ["127.0.0.1"] }
+        if (type === "AAAA") monitor = { ...monitor, dnsExpectedValues: ["::1"] }
+      }
+      return monitor
     default:
       return {
         ...without(monitor, [...httpOnlyFields, ...dnsOnlyFields, "expectedStatusCode"]),
