@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 
@@ -24,9 +24,24 @@ export interface OwnRedis {
 
 export class OwnRedisServer extends Context.Tag("test/OwnRedisServer")<OwnRedisServer, OwnRedis>() {}
 
-export const startOwnRedis = async (): Promise<OwnRedis & { readonly stop: () => Promise<void> }> => {
+/**
+ * `aclUsers`: ACL rules per user (after `user <name>`), kept in an ACL file so that a restart
+ * brings the users back; the default user keeps every right, for the test's own checks.
+ */
+export const startOwnRedis = async (
+  options: { readonly aclUsers?: Readonly<Record<string, ReadonlyArray<string>>> } = {}
+): Promise<OwnRedis & { readonly stop: () => Promise<void> }> => {
   const port = await freePort()
   const dir = mkdtempSync(Path.join(tmpdir(), "sps-redis-"))
+  const aclFile = Path.join(dir, "users.acl")
+  const aclUsers = Object.entries(options.aclUsers ?? {})
+  if (aclUsers.length > 0) {
+    const lines = [
+      "user default on nopass ~* &* +@all",
+      ...aclUsers.map(([user, rules]) => `user ${user} ${rules.join(" ")}`)
+    ]
+    writeFileSync(aclFile, `${lines.join("\n")}\n`, { mode: 0o600 })
+  }
   let child: ChildProcess | undefined
   let exited: Promise<void> = Promise.resolve()
 
@@ -41,7 +56,8 @@ export const startOwnRedis = async (): Promise<OwnRedis & { readonly stop: () =>
       "--appendonly",
       "no",
       "--dir",
-      dir
+      dir,
+      ...(aclUsers.length > 0 ? ["--aclfile", aclFile] : [])
     ], { stdio: ["ignore", "pipe", "pipe"] })
     child = process
     exited = new Promise((resolve) => process.once("exit", () => resolve()))
@@ -83,5 +99,5 @@ export const startOwnRedis = async (): Promise<OwnRedis & { readonly stop: () =>
 /** The server for the life of the layer; killed at the end whatever state the test left it in. */
 export const OwnRedisLive = Layer.scoped(
   OwnRedisServer,
-  Effect.acquireRelease(Effect.promise(startOwnRedis), (redis) => Effect.promise(redis.stop))
+  Effect.acquireRelease(Effect.promise(() => startOwnRedis()), (redis) => Effect.promise(redis.stop))
 )

@@ -5,12 +5,14 @@
  * database) reached through a TCP proxy the suite can cut; Redis is a redis-server of the
  * suite's own that it can stop; webhooks, SMTP and monitor targets are served by the suite.
  */
+import { randomBytes } from "node:crypto"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 
+import { probeAclRules, serviceAclRules } from "../../src/queue/ProbeAcl.js"
 import { freePort, projectRoot, runCommand, waitFor200 } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { type SmtpCapture, smtpCapture } from "../support/SmtpCapture.js"
@@ -80,7 +82,28 @@ export const startTestBed = async (): Promise<TestBed> => {
     const proxy = await inScope(tcpProxy(Number(new URL(database.url).port || 5432)))
     const proxiedUrl = new URL(database.url)
     proxiedUrl.port = String(proxy.port)
-    const redis = await startOwnRedis()
+    // Probes sign in as their region's ACL user and the service as its own, as in production
+    // (docs/operations.md); the suite's checks use the default user.
+    const streamPrefix = "system:"
+    const password = (user: string) => `${user}-${randomBytes(12).toString("hex")}`
+    const users: Record<string, { readonly password: string; readonly rules: ReadonlyArray<string> }> = {
+      service: { password: password("service"), rules: serviceAclRules(streamPrefix) },
+      ...Object.fromEntries(regions.map((region) => [`probe-${region}`, {
+        password: password(region),
+        rules: probeAclRules(streamPrefix, region)
+      }]))
+    }
+    const redis = await startOwnRedis({
+      aclUsers: Object.fromEntries(
+        Object.entries(users).map(([user, { password, rules }]) => [user, ["reset", "on", `>${password}`, ...rules]])
+      )
+    })
+    const redisUrlOf = (user: string) => {
+      const url = new URL(redis.url)
+      url.username = user
+      url.password = users[user]!.password
+      return url.toString()
+    }
     closers.push(redis.stop)
     const webhooks = await startWebhookSink()
     closers.push(webhooks.close)
@@ -91,10 +114,9 @@ export const startTestBed = async (): Promise<TestBed> => {
     await sql.connect()
     closers.push(() => sql.end())
 
-    const streamPrefix = "system:"
     const common = {
       DATABASE_URL: proxiedUrl.toString(),
-      REDIS_URL: redis.url,
+      REDIS_URL: redisUrlOf("service"),
       REDIS_STREAM_PREFIX: streamPrefix,
       // Jobs a killed probe held are claimed by a sibling after 2 s, not 30.
       QUEUE_CLAIM_IDLE_MS: "2000",
@@ -129,6 +151,7 @@ export const startTestBed = async (): Promise<TestBed> => {
       const pair = ([1, 2] as const).map((n) => {
         const process = managedProcess(`probe-${region}-${n}`, "probes/main.ts", {
           ...common,
+          REDIS_URL: redisUrlOf(`probe-${region}`),
           PROBE_REGION: region,
           PROBE_NAME: `${region}-${n}`,
           PROBE_CONCURRENCY: "64",
