@@ -24,10 +24,13 @@ import { QueueConfig } from "../src/Config.js"
 import type { CheckJob, ProbeReport } from "../src/domain/CheckJob.js"
 import { CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
 import { heartbeatEvery, ProbeHeartbeat, probeNamePattern } from "../src/domain/ProbeHeartbeat.js"
+import { scrapeGauge } from "../src/observability/Metrics.js"
+import { TracingEnabled, withRemoteParent } from "../src/observability/Telemetry.js"
 import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
 import { outboundGuard } from "../src/services/OutboundGuard.js"
 import { type CheckOptions, runCheck } from "./checks/runCheck.js"
 import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"
+import { countCheck, countRefused, setInFlight } from "./ProbeMetrics.js"
 import { probeVersion } from "./version.js"
 
 export interface ProbeAgentOptions {
@@ -96,6 +99,7 @@ export const run = (options: ProbeAgentOptions) =>
       )
     }
     const transport = yield* JobTransport
+    const tracing = yield* TracingEnabled
     const startedAt = yield* Clock.currentTimeMillis
     const consumer = yield* transport.jobConsumer(options.region, options.name)
     const batch = Math.min(options.concurrency, 100)
@@ -106,6 +110,7 @@ export const run = (options: ProbeAgentOptions) =>
     const giveBack = (n: number) =>
       n > 0 ? Queue.offerAll(slots, Array.from({ length: n }, () => true as const)) : Effect.void
     const inFlight = new Set<string>()
+    yield* scrapeGauge(Effect.sync(() => setInFlight(inFlight.size)))
     const stats = { checks: 0, failures: 0, missed: 0, lagTotalMs: 0, lagMaxMs: 0 }
     const lastMinute = minuteWindow()
     const ack = (delivery: Delivery<CheckJob>) => consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
@@ -117,29 +122,49 @@ export const run = (options: ProbeAgentOptions) =>
       Effect.gen(function*() {
         const job = delivery.value
         const checkedAt = yield* Clock.currentTimeMillis
-        if (!job.isFor(options.region)) return yield* ack(delivery)
+        if (!job.isFor(options.region)) {
+          countRefused("other_region")
+          return yield* ack(delivery)
+        }
         if (job.isStaleAt(checkedAt)) {
           stats.missed++
+          countRefused("late")
           return yield* report(delivery, MissedCheck.of(job, options.region, options.name, checkedAt))
         }
         const lag = Math.max(0, checkedAt - job.scheduledAt)
         stats.lagTotalMs += lag
         stats.lagMaxMs = Math.max(stats.lagMaxMs, lag)
         lastMinute.record(checkedAt, lag)
-        const outcome = yield* runCheck(job, options.checkOptions)
-        stats.checks++
-        if (!outcome.ok) stats.failures++
-        // Built from a decoded job and a check outcome, so valid by construction: no re-validation on the hot path.
-        const result = new CheckResult({
-          jobId: job.id,
-          monitorId: job.monitorId,
-          region: options.region,
-          probe: options.name,
-          scheduledAt: job.scheduledAt,
-          checkedAt,
-          ...outcome
-        }, { disableValidation: true })
-        yield* report(delivery, result)
+        // With tracing on, the check is a span of the job's trace, and its result carries it on to ingest.
+        yield* withRemoteParent(tracing, "ProbeAgent.check", job.traceparent, () => ({
+          "monitor.id": job.monitorId,
+          "check.type": job.type,
+          "check.job_id": job.id,
+          "check.lag_ms": lag,
+          "probe.region": options.region,
+          "probe.name": options.name
+        }), (traceparent) =>
+          Effect.gen(function*() {
+            const outcome = yield* runCheck(job, options.checkOptions)
+            stats.checks++
+            if (!outcome.ok) stats.failures++
+            countCheck(job.type, outcome.ok, outcome.durationMs)
+            if (traceparent !== undefined) {
+              yield* Effect.annotateCurrentSpan({ "check.ok": outcome.ok, "check.duration_ms": outcome.durationMs })
+            }
+            // Built from a decoded job and a check outcome, so valid by construction: no re-validation on the hot path.
+            const result = new CheckResult({
+              jobId: job.id,
+              monitorId: job.monitorId,
+              region: options.region,
+              probe: options.name,
+              scheduledAt: job.scheduledAt,
+              checkedAt,
+              ...outcome,
+              ...(traceparent === undefined ? {} : { traceparent })
+            }, { disableValidation: true })
+            yield* report(delivery, result)
+          }))
       }).pipe(
         Effect.catchAll((error) =>
           Effect.logWarning("job left pending for a sibling to claim").pipe(

@@ -8,7 +8,8 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Option } from "effect"
 
-import { environment, QueueConfig } from "../src/Config.js"
+import { environment, MetricsConfig, QueueConfig } from "../src/Config.js"
+import * as Telemetry from "../src/observability/Telemetry.js"
 import * as RedisJobTransport from "../src/queue/RedisJobTransport.js"
 import * as ProbeAgent from "./ProbeAgent.js"
 
@@ -26,7 +27,28 @@ const Transport = Layer.unwrapEffect(Effect.gen(function*() {
   return RedisJobTransport.layerConfig({ url, prefix: config.streamPrefix, readyCheck: false })
 }))
 
-Layer.launch(ProbeAgent.layerConfig().pipe(Layer.provide(Transport))).pipe(
+/**
+ * PROBE_METRICS_PORT: the probe's own /metrics. The exporter and its server are loaded only
+ * then, so a probe without it does not start them (nor evaluate their code).
+ */
+const Metrics = Layer.unwrapEffect(Effect.gen(function*() {
+  const { host, probePort, token } = yield* MetricsConfig
+  if (Option.isNone(probePort)) return Layer.empty
+  const [{ metricsServer }, { MetricsExporter }] = yield* Effect.promise(() =>
+    Promise.all([import("../src/observability/MetricsServer.js"), import("../src/observability/MetricsExporter.js")])
+  )
+  return metricsServer({ port: probePort.value, host, token }).pipe(
+    Layer.provide(MetricsExporter.Default("status-page-probe"))
+  )
+}))
+
+Layer.launch(
+  ProbeAgent.layerConfig().pipe(
+    Layer.merge(Metrics),
+    Layer.provide(Transport),
+    Layer.provide(Telemetry.layer({ serviceName: "status-page-probe" }))
+  )
+).pipe(
   Effect.withConfigProvider(environment()),
   NodeRuntime.runMain
 )

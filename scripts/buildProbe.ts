@@ -1,16 +1,19 @@
 /**
- * Builds the probe agent as one file (`npm run build:probe`): probes/main.ts and everything it
- * imports (Effect, ioredis, the checks) bundled by esbuild into `dist/probe.mjs`, which plain
- * `node dist/probe.mjs` starts (Node >= 20) with no node_modules beside it. probes/Dockerfile
- * copies that one file into its image.
+ * Builds the probe agent (`npm run build:probe`): probes/main.ts and everything it imports
+ * (Effect, ioredis, the checks) bundled by esbuild into `dist/probe.mjs` and the chunks of
+ * `dist/probe-chunks/`, which plain `node dist/probe.mjs` starts (Node >= 20) with no
+ * node_modules beside it. The metrics and trace exporters, loaded by dynamic import only when
+ * PROBE_METRICS_PORT or OTEL_EXPORTER_OTLP_ENDPOINT is set, are chunks of their own: inlined,
+ * their code alone cost an idle probe about 18 MB (docs/benchmarks.md). probes/Dockerfile copies
+ * the file and the folder into its image.
  *
  * `--outfile <path>` writes elsewhere (the tests build into a temporary directory); `--metafile`
  * also writes esbuild's metafile next to the bundle (`<outfile>.meta.json`) and prints the
  * largest inputs. The build fails when a package that only the service needs (database,
  * dashboard, mail, HTTP server) finds its way into the bundle.
  */
-import { writeFileSync } from "node:fs"
-import { dirname, relative, resolve } from "node:path"
+import { rmSync, writeFileSync } from "node:fs"
+import { basename, dirname, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 import * as esbuild from "esbuild"
@@ -58,10 +61,17 @@ export interface BuildProbeOptions {
 /** Builds the bundle; answers its path, its size in bytes and the metafile. */
 export const buildProbe = async (options: BuildProbeOptions = {}) => {
   const outfile = resolve(options.outfile ?? `${root}/dist/probe.mjs`)
+  // Chunks are named by content hash: those of an earlier build would pile up.
+  rmSync(resolve(dirname(outfile), "probe-chunks"), { recursive: true, force: true })
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: [`${root}/probes/main.ts`],
-    outfile,
+    entryPoints: { [basename(outfile, ".mjs")]: `${root}/probes/main.ts` },
+    outdir: dirname(outfile),
+    outExtension: { ".js": ".mjs" },
+    // What only PROBE_METRICS_PORT or OTEL_EXPORTER_OTLP_ENDPOINT needs (the exporters, loaded by
+    // dynamic import) goes to chunks beside the bundle: a probe without them never reads them.
+    splitting: true,
+    chunkNames: "probe-chunks/[name]-[hash]",
     bundle: true,
     platform: "node",
     format: "esm",
@@ -86,10 +96,28 @@ export const buildProbe = async (options: BuildProbeOptions = {}) => {
   if (forbidden.length > 0) {
     throw new Error(`the probe bundle must not contain:\n  ${forbidden.join("\n  ")}`)
   }
-  const output = Object.entries(result.metafile.outputs).find(([path]) => resolve(root, path) === outfile)
-  const bytes = output?.[1].bytes ?? 0
   if (options.metafile === true) writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile))
-  return { outfile, bytes, metafile: result.metafile }
+  return { outfile, ...outputBytes(result.metafile, outfile), metafile: result.metafile }
+}
+
+/**
+ * `bytes`: what a probe reads at start, the entry and the chunks it imports statically;
+ * `totalBytes`: every output, the chunks behind dynamic imports included.
+ */
+const outputBytes = (metafile: esbuild.Metafile, outfile: string) => {
+  const outputs = new Map(Object.entries(metafile.outputs).map(([path, output]) => [resolve(root, path), output]))
+  const loaded = new Set<string>()
+  const visit = (path: string) => {
+    if (loaded.has(path)) return
+    loaded.add(path)
+    for (const imported of outputs.get(path)?.imports ?? []) {
+      if (imported.kind === "import-statement" && !imported.external) visit(resolve(root, imported.path))
+    }
+  }
+  visit(outfile)
+  const sum = (paths: Iterable<string>) =>
+    [...paths].reduce((total, path) => total + (outputs.get(path)?.bytes ?? 0), 0)
+  return { bytes: sum(loaded), totalBytes: sum(outputs.keys()) }
 }
 
 /** Bytes per package (or per project directory) in the bundle, largest first. */
@@ -114,7 +142,11 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     ...(at >= 0 && args[at + 1] !== undefined ? { outfile: args[at + 1] } : {}),
     metafile: args.includes("--metafile")
   })
-  console.log(`${relative(process.cwd(), built.outfile)}: ${kB(built.bytes)}`)
+  console.log(
+    `${relative(process.cwd(), built.outfile)}: ${kB(built.bytes)} read at start, ${
+      kB(built.totalBytes)
+    } with the exporters`
+  )
   if (args.includes("--metafile")) {
     for (const [name, bytes] of bytesByPackage(built.metafile).slice(0, 15)) console.log(`  ${kB(bytes)}  ${name}`)
   }

@@ -107,3 +107,43 @@ export const QueueConfig = Config.all({
 })
 
 export type QueueConfig = Config.Config.Success<typeof QueueConfig>
+
+/**
+ * Traces and logs (src/observability/Telemetry.ts, docs/operations.md "Traces and logs").
+ * Tracing is on only when OTEL_EXPORTER_OTLP_ENDPOINT is set; OTEL_SERVICE_NAME,
+ * OTEL_SERVICE_VERSION and OTEL_RESOURCE_ATTRIBUTES are read by the exporter itself.
+ */
+export const TelemetryConfig = Config.all({
+  /** The collector's base URL: spans go to `<endpoint>/v1/traces` (OTLP over HTTP, JSON). */
+  otlpEndpoint: Config.option(Config.url("OTEL_EXPORTER_OTLP_ENDPOINT")),
+  /** `key=value,key=value` sent with every export (a collector's API key): redacted, never logged. */
+  otlpHeaders: Config.option(Config.redacted("OTEL_EXPORTER_OTLP_HEADERS")),
+  serviceName: Config.option(Config.string("OTEL_SERVICE_NAME")),
+  /** How often buffered spans are sent, in milliseconds (the standard batch processor's delay). */
+  exportDelayMs: Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(
+    Config.withDefault(5000),
+    Config.validate({
+      message: "OTEL_BSP_SCHEDULE_DELAY must be between 10 and 600000",
+      validation: (ms) => ms >= 10 && ms <= 600_000
+    })
+  ),
+  logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const))
+})
+
+export type TelemetryConfig = Config.Config.Success<typeof TelemetryConfig>
+
+/**
+ * `GET /metrics` (docs/operations.md, "Metrics"). With neither variable set it is not served:
+ * the main port is the public one. METRICS_PORT moves it off the main port to a server of its
+ * own on HOST (any role's process); METRICS_TOKEN, wherever it is served (a probe's
+ * PROBE_METRICS_PORT too), asks for it as a bearer token.
+ */
+export const MetricsConfig = Config.all({
+  token: Config.option(Config.redacted("METRICS_TOKEN")),
+  port: Config.option(Config.port("METRICS_PORT")),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  /** A probe agent's own /metrics (probes/main.ts); unset: no server. */
+  probePort: Config.option(Config.port("PROBE_METRICS_PORT"))
+})
+
+export type MetricsConfig = Config.Config.Success<typeof MetricsConfig>

@@ -9,8 +9,10 @@ import { Effect, Layer, Option } from "effect"
 
 import { InProcessProbeLive } from "../probes/ProbeAgent.js"
 import { AppConfig, QueueConfig } from "./Config.js"
+import { MetricsServer } from "./http/MetricsHttp.js"
 import { PublicHttpServer } from "./http/PublicHttpServer.js"
 import { HttpLive } from "./http/Server.js"
+import { DatabaseGauges, DispatcherGauges, SnapshotGauges, TransportGauges } from "./observability/MetricsGauges.js"
 import { JobTransportLive } from "./queue/JobTransportLive.js"
 import { CheckScheduler } from "./workers/CheckScheduler.js"
 import { Dispatcher } from "./workers/Dispatcher.js"
@@ -20,15 +22,22 @@ import { MaintenanceClock } from "./workers/MaintenanceClock.js"
 import { ResponseTimeRollups } from "./workers/ResponseTimeRollups.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
 
-const ApiRole = Layer.unwrapEffect(
+/** The HTTP server (API, public page, dashboard) on PORT and HOST, with the public fast path. */
+export const ApiRole = Layer.unwrapEffect(
   Effect.map(
     AppConfig,
     (config) => HttpLive.pipe(Layer.provide(PublicHttpServer({ port: config.port, host: config.host })))
   )
-)
+).pipe(Layer.merge(SnapshotGauges))
 
-/** Everything that runs on the clock: check jobs, maintenance windows, uptime rollups, housekeeping. */
-const SchedulerRole = Layer.mergeAll(CheckScheduler, MaintenanceClock, UptimeAggregator, Housekeeping)
+/** Everything that runs on the clock: check jobs, maintenance windows, uptime rollups, housekeeping. Needs a JobTransport. */
+export const SchedulerRole = Layer.mergeAll(CheckScheduler, MaintenanceClock, UptimeAggregator, Housekeeping)
+
+/** Reads the probes' results and heartbeats, and folds response times. Needs a JobTransport. */
+export const IngestRole = Layer.merge(IngestConsumer, ResponseTimeRollups)
+
+/** Sends webhooks and mail from the outbox. */
+export const DispatcherRole = Layer.merge(Dispatcher, DispatcherGauges)
 
 export const Roles = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -39,12 +48,16 @@ export const Roles = Layer.unwrapEffect(
     const localProbe = Option.isNone(redisUrl) && (runs("scheduler") || runs("ingest"))
     return Layer.mergeAll(
       runs("api") ? ApiRole : Layer.empty,
-      runs("dispatcher") ? Dispatcher : Layer.empty,
+      runs("dispatcher") ? DispatcherRole : Layer.empty,
       Layer.mergeAll(
         runs("scheduler") ? SchedulerRole : Layer.empty,
-        runs("ingest") ? Layer.merge(IngestConsumer, ResponseTimeRollups) : Layer.empty,
-        localProbe ? InProcessProbeLive : Layer.empty
-      ).pipe(Layer.provide(JobTransportLive))
+        runs("ingest") ? IngestRole : Layer.empty,
+        localProbe ? InProcessProbeLive : Layer.empty,
+        runs("scheduler") || runs("ingest") ? TransportGauges : Layer.empty
+      ).pipe(Layer.provide(JobTransportLive)),
+      // Any role's process serves its metrics on METRICS_PORT when that is set.
+      MetricsServer,
+      DatabaseGauges
     )
   })
 )

@@ -6,7 +6,12 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 
 import { environment } from "./Config.js"
+import * as Telemetry from "./observability/Telemetry.js"
 import { Database } from "./persistence/Database.js"
 import { Roles } from "./Roles.js"
 
-Layer.launch(Roles.pipe(Layer.provide(Database))).pipe(Effect.withConfigProvider(environment()), NodeRuntime.runMain)
+// Telemetry first: the database and the roles are built with its tracer and logger (LOG_FORMAT).
+Layer.launch(Roles.pipe(Layer.provide(Database), Layer.provide(Telemetry.layer({ serviceName: "status-page" })))).pipe(
+  Effect.withConfigProvider(environment()),
+  NodeRuntime.runMain
+)

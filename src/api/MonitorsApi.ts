@@ -89,6 +89,31 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       ))
   )
   .add(
+    HttpApiEndpoint.post("pause", "/:id/pause")
+      .setPath(MonitorPath)
+      .addSuccess(Monitor.json)
+      .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Pause a monitor",
+        "Answers the monitor with `paused: true` and `state: \"unknown\"`. The scheduler stops checking it within " +
+          "about 5 s and results still in flight are ignored. Its open down interval ends now (paused time is no " +
+          "data, not downtime), what its regions last found is forgotten, and its component's status is decided " +
+          "again from its other monitors. Pausing a paused monitor changes nothing. An unknown id is 404."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.post("resume", "/:id/resume")
+      .setPath(MonitorPath)
+      .addSuccess(Monitor.json)
+      .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Resume a monitor",
+        "Answers the monitor with `paused: false`. The scheduler checks it again from its next slot; its state " +
+          "stays `unknown` until its regions have reported. Resuming a running monitor changes nothing. An " +
+          "unknown id is 404."
+      ))
+  )
+  .add(
     HttpApiEndpoint.del("remove", "/:id")
       .setPath(MonitorPath)
       .addSuccess(HttpApiSchema.NoContent)

@@ -109,6 +109,22 @@ export const CheckDefinition = Schema.Struct({
 })
 export type CheckDefinition = typeof CheckDefinition.Type
 
+/** A W3C trace context `traceparent` of version 00, with a trace and a span id that are not all zeros. */
+const traceparentPattern = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/
+
+export const isTraceparent = (text: string): boolean => text.length === 55 && traceparentPattern.test(text)
+
+/**
+ * The trace context a job or a result carries when tracing is on (src/observability). It only
+ * links spans: a value that is not a valid `traceparent` (any type, any length) decodes as
+ * absent, so it never costs the job or the result it came with.
+ */
+export const Traceparent = Schema.transform(Schema.Unknown, Schema.UndefinedOr(Schema.String), {
+  strict: true,
+  decode: (value) => (typeof value === "string" && isTraceparent(value) ? value : undefined),
+  encode: (value) => value
+})
+
 /** The stable id of the run of `monitorId` due at `scheduledAt`: a result is stored once per id. */
 export const jobIdOf = (monitorId: string, scheduledAt: number): string => `${monitorId}:${scheduledAt}`
 
@@ -117,7 +133,9 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
     id: Schema.String,
     ...CheckDefinition.fields,
     /** When the run was due (epoch ms). */
-    scheduledAt: EpochMillis
+    scheduledAt: EpochMillis,
+    /** The scheduler's span for this run, when tracing is on. */
+    traceparent: Schema.optional(Traceparent)
   }).pipe(
     Schema.filter((job) => job.id === jobIdOf(job.monitorId, job.scheduledAt) || "id must be monitorId:scheduledAt")
   )
@@ -171,17 +189,20 @@ export class JobTemplate {
     this.middle = `",${fields.slice(1, -1)},"scheduledAt":`
   }
 
-  /** The job due at `scheduledAt`. */
-  job(scheduledAt: number): CheckJob {
-    return CheckJob.forRun(this.check, scheduledAt, { validate: false })
+  /** The job due at `scheduledAt`, carrying `traceparent` when given (a valid one). */
+  job(scheduledAt: number, traceparent?: string): CheckJob {
+    const job = CheckJob.forRun(this.check, scheduledAt, { validate: false })
+    return traceparent === undefined ? job : new CheckJob({ ...job, traceparent }, { disableValidation: true })
   }
 
-  /** The JSON of `job(scheduledAt)`. */
-  encode(scheduledAt: number): string {
+  /** The JSON of `job(scheduledAt, traceparent)`. */
+  encode(scheduledAt: number, traceparent?: string): string {
     if (!Number.isSafeInteger(scheduledAt) || scheduledAt < 0) {
       throw new RangeError(`scheduledAt must be epoch milliseconds, got ${scheduledAt}`)
     }
-    return `${this.head}${scheduledAt}${this.middle}${scheduledAt}}`
+    return traceparent === undefined
+      ? `${this.head}${scheduledAt}${this.middle}${scheduledAt}}`
+      : `${this.head}${scheduledAt}${this.middle}${scheduledAt},"traceparent":${JSON.stringify(traceparent)}}`
   }
 }
 
@@ -189,6 +210,8 @@ export class JobTemplate {
 export interface ScheduledRun {
   readonly template: JobTemplate
   readonly scheduledAt: number
+  /** The scheduler's span for the run, when tracing is on. */
+  readonly traceparent?: string | undefined
 }
 
 /**
@@ -257,7 +280,9 @@ export class CheckResult extends Schema.Class<CheckResult>("CheckResult")(
     /** When the check started (epoch ms), within `reportWindowMs` of `scheduledAt`. */
     checkedAt: ReportedMillis,
     ...CheckOutcome.fields,
-    error: Schema.NullOr(Reported(Schema.String, errorMaxLength))
+    error: Schema.NullOr(Reported(Schema.String, errorMaxLength)),
+    /** The probe's span for the check, when the probe traces. */
+    traceparent: Schema.optional(Traceparent)
   }).pipe(
     Schema.filter((result) =>
       withinWindow(result.scheduledAt, result.checkedAt) || "checkedAt must be within 2 days of scheduledAt"

@@ -132,6 +132,8 @@ const storedFields = {
   dnsRecordType: Schema.NullOr(DnsRecordType),
   dnsExpectedValues: Schema.NullOr(Schema.Array(Schema.String)),
   state: MonitorState,
+  /** A paused monitor is not checked; its state is `unknown` until it is resumed and checked again. */
+  paused: Schema.Boolean,
   regionStates: Schema.Array(RegionState),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
@@ -418,7 +420,7 @@ export const definitionIssues = (definition: MonitorDefinition): Array<Issue> =>
   if (definition.type === "dns" && definition.dnsExpectedValues !== null) {
     const isAddress = definition.dnsRecordType === "A" ? isIPv4 : definition.dnsRecordType === "AAAA" ? isIPv6 : null
     definition.dnsExpectedValues.forEach((value, index) => {
-      if (isAddress !== null && !isAddress(value)) {
+      if (isAddress !== null && !isAddress(value.trim())) {
         issues.push({
           path: ["dnsExpectedValues", index],
           message: `must be an ${

@@ -12,6 +12,8 @@
  * - `scheduled_in_future`: `scheduledAt` is later than now plus `clockSkewMs`; a run is
  *   published when due, so only a wrong clock or a forgery dates it ahead.
  * - `region_not_monitored`: the monitor names regions and this one is not among them.
+ * - `before_resume`: the run was scheduled before the monitor was last resumed (a report that
+ *   waited in Redis across a pause): a resumed monitor is judged on runs after it only.
  *
  * A rejected report is acknowledged and logged, never stored: it changes no state. No I/O here.
  */
@@ -30,6 +32,7 @@ export type RejectReason =
   | "off_schedule"
   | "scheduled_in_future"
   | "region_not_monitored"
+  | "before_resume"
 
 /** What admission needs of a monitor. */
 export interface AdmittingMonitor {
@@ -38,6 +41,8 @@ export interface AdmittingMonitor {
   readonly intervalSeconds: number
   /** The regions that run its check; null: every region. */
   readonly regions: ReadonlyArray<string> | null
+  /** When it was last resumed after a pause (epoch ms); null or absent: never paused. */
+  readonly resumedAt?: number | null
 }
 
 /** Why `report` is refused, or undefined when it is accepted; `monitor` is the one it names, if it exists. */
@@ -51,6 +56,7 @@ export const rejectionOf = (
   if (!isSlot(monitor.id, monitor.intervalSeconds * 1000, report.scheduledAt)) return "off_schedule"
   if (report.scheduledAt > now + clockSkewMs) return "scheduled_in_future"
   if (monitor.regions !== null && !monitor.regions.includes(report.region)) return "region_not_monitored"
+  if (monitor.resumedAt != null && report.scheduledAt < monitor.resumedAt) return "before_resume"
   return undefined
 }
 

@@ -12,5 +12,7 @@ export const MonitorsHttp = HttpApiBuilder.group(Api, "monitors", (handlers) =>
       .handle("create", ({ payload }) => monitors.create(payload))
       .handle("update", ({ path, payload }) => monitors.update(path.id, payload))
       .handle("results", ({ path, urlParams }) => monitors.results(path.id, urlParams.limit ?? 100))
+      .handle("pause", ({ path }) => monitors.setPaused(path.id, true))
+      .handle("resume", ({ path }) => monitors.setPaused(path.id, false))
       .handle("remove", ({ path }) => monitors.remove(path.id))
   }))

@@ -18,6 +18,7 @@ import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import { PublicUptime } from "../services/public/PublicUptime.js"
 import { PublicPages } from "../web/public/PublicPages.js"
 import { refuseDeclaredTooLarge, watchUnsizedBody } from "./BodyLimit.js"
+import { recordFastPath } from "./MetricsHttp.js"
 import type { CachedResponse } from "./PublicResponses.js"
 import { writeNode } from "./PublicResponses.js"
 
@@ -126,9 +127,11 @@ export const answerCached =
   (lookup: (url: string) => CachedResponse | undefined) =>
   (request: IncomingMessage, response: ServerResponse): boolean => {
     if (request.method !== "GET" || request.url === undefined) return false
+    const startedAt = performance.now()
     const cached = lookup(request.url)
     if (cached === undefined) return false
     writeNode(request, response, cached)
+    recordFastPath(request.method, response.statusCode, startedAt)
     return true
   }
 

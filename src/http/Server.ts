@@ -2,11 +2,12 @@
  * The HTTP side: the HttpApi handlers, OpenAPI document at /api/v1/openapi.json, its
  * Swagger page at /docs, the admin dashboard at /admin and the public status page at /. Needs an HttpServer and a migrated database.
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, type HttpApp, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 
 import { Api } from "../api/Api.js"
 import { AppConfig } from "../Config.js"
+import { redactRequestSpan } from "../observability/RequestSpan.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
@@ -31,13 +32,14 @@ import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
 import { bodyLimit } from "./BodyLimit.js"
-import { clientAddressMiddleware } from "./ClientAddress.js"
+import { clientAddressMiddleware, type TrustedProxies } from "./ClientAddress.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { IncidentsHttp } from "./IncidentsHttp.js"
 import { JsonBodiesLive } from "./JsonBodies.js"
 import { MaintenanceHttp } from "./MaintenanceHttp.js"
+import { httpMetrics, MetricsRoute } from "./MetricsHttp.js"
 import { MonitorsHttp } from "./MonitorsHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { OverviewHttp } from "./OverviewHttp.js"
@@ -52,11 +54,29 @@ const FirstAdministrator = Layer.effectDiscard(
   Effect.flatMap(Administrators, (admins) => admins.ensureFirstAdministrator())
 )
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide(FirstAdministrator),
-  Layer.provide([HealthHttp, StatusHttp, ComponentsHttp, MonitorsHttp, OrganizationHttp, AuthHttp, ApiKeysHttp]),
-  Layer.provide([IncidentsHttp, MaintenanceHttp, WebhooksHttp, SubscriptionsHttp, SubscribersHttp, ProbesHttp]),
-  Layer.provide([OverviewHttp, ResponseTimesHttp]),
+/**
+ * Every group's handlers with the middleware and services they need, over a migrated database.
+ * At run time they add their routes to the shared router, so apps that mount our groups under an
+ * HttpApi of their own use them too (apiGroupsFor).
+ */
+export const ApiHandlers = Layer.mergeAll(
+  FirstAdministrator,
+  HealthHttp,
+  StatusHttp,
+  ComponentsHttp,
+  MonitorsHttp,
+  OrganizationHttp,
+  AuthHttp,
+  ApiKeysHttp,
+  IncidentsHttp,
+  MaintenanceHttp,
+  WebhooksHttp,
+  SubscriptionsHttp,
+  SubscribersHttp,
+  ProbesHttp,
+  OverviewHttp,
+  ResponseTimesHttp
+).pipe(
   Layer.provide([AuthenticationLive, JsonBodiesLive]),
   Layer.provide([
     Components.Default,
@@ -78,21 +98,27 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   ])
 )
 
-// Per-client limits count by the client behind the trusted proxies, not by the proxy. The log
-// line of each request leaves out the secrets its URL may carry (RequestLog).
-const serve = Layer.unwrapEffect(
-  Effect.map(
-    AppConfig,
-    (config) =>
-      HttpApiBuilder.serve((app) =>
-        requestLogger(clientAddressMiddleware(config.trustProxy)(errorBodies(bodyLimit(apiDocsPolicy(app)))))
-      )
+const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(ApiHandlers))
+
+/**
+ * The middleware around every request, exported for apps that serve our groups themselves.
+ * Per-client limits count by the client behind the trusted proxies, not by the proxy. The log
+ * line of each request, and its span when tracing is on, leave out the secrets its URL may
+ * carry (RequestLog).
+ */
+export const serverMiddleware = (trustProxy: TrustedProxies) => <E, R>(app: HttpApp.Default<E, R>) =>
+  httpMetrics(
+    requestLogger(redactRequestSpan(clientAddressMiddleware(trustProxy)(errorBodies(bodyLimit(apiDocsPolicy(app))))))
   )
+
+const serve = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => HttpApiBuilder.serve(serverMiddleware(config.trustProxy)))
 )
 
 export const HttpLive = serve.pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(AdminRoutes),
+  Layer.provide(MetricsRoute),
   Layer.provide(PublicRoutes.pipe(Layer.provide([PublicPages.Default, Subscriptions.Default]))),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
   Layer.provide(ApiLive),

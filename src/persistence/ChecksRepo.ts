@@ -25,7 +25,9 @@ export class QuorumMonitorRow extends Schema.Class<QuorumMonitorRow>("QuorumMoni
   failureThreshold: Schema.Number,
   regions: Schema.NullOr(Schema.Array(Schema.String)),
   quorum: QuorumRule,
-  degradedAboveMs: Schema.NullOr(Schema.Number)
+  degradedAboveMs: Schema.NullOr(Schema.Number),
+  /** Epoch milliseconds of the last resume after a pause, if any (ResultAdmission). */
+  resumedAt: Schema.NullOr(Schema.Number)
 }) {}
 
 class RegionStatusRow extends Schema.Class<RegionStatusRow>("RegionStatusRow")({
@@ -95,9 +97,12 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
           replaced as (delete from missed_checks m using stored s where m.job_id = s.job_id and m.region = s.region)
           select job_id, region from stored`),
 
-      /** Stores the misses of (job id, region) pairs that have neither a result nor a miss stored. */
+      /**
+       * Stores the misses of (job id, region) pairs that have neither a result nor a miss stored;
+       * answers the pairs it stored.
+       */
       insertMisses: (misses: ReadonlyArray<MissedCheck>) =>
-        misses.length === 0 ? Effect.void : orUnavailable(sql`
+        misses.length === 0 ? Effect.succeed([]) : inserted.all(sql`
           insert into missed_checks (job_id, region, monitor_id, probe, scheduled_at, recorded_at, reason)
           select * from unnest(
             ${misses.map((m) => m.jobId)}::text[], ${misses.map((m) => m.region)}::text[],
@@ -106,17 +111,20 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
             ${misses.map((m) => new Date(m.recordedAt))}::timestamptz[], ${misses.map((m) => m.reason)}::text[])
             as m (job_id, region, monitor_id, probe, scheduled_at, recorded_at, reason)
           where not exists (select 1 from check_results r where r.job_id = m.job_id and r.region = m.region)
-          on conflict (job_id, region) do nothing`).pipe(Effect.asVoid),
+          on conflict (job_id, region) do nothing
+          returning job_id, region`),
 
       /**
-       * The monitors of these ids that still exist, locked for the rest of the transaction.
+       * The monitors of these ids that still exist and are not paused (a paused monitor's late
+       * results count as a deleted one's), locked for the rest of the transaction.
        * `no key update`: ingest instances and monitor edits take turns on a monitor, while the
        * foreign-key checks of rows that name it (the response-time fold) do not wait.
        */
       lockMonitors: (ids: ReadonlyArray<string>) =>
         monitors.all(sql`
-          select id, component_id, state, interval_seconds, failure_threshold, regions, quorum, degraded_above_ms
-          from monitors where id = any(${[...ids]}::text[]) order by id for no key update`),
+          select id, component_id, state, interval_seconds, failure_threshold, regions, quorum, degraded_above_ms,
+                 (extract(epoch from resumed_at) * 1000)::float8 as resumed_at
+          from monitors where id = any(${[...ids]}::text[]) and not paused order by id for no key update`),
 
       regionStatuses: (monitorIds: ReadonlyArray<string>) =>
         Effect.map(

@@ -18,7 +18,7 @@ import { AppConfig } from "../Config.js"
 import { shareSessionsSafely } from "./EmbeddedSessions.js"
 import { Migrations } from "./Migrations.js"
 
-const poolSize = 10
+export const poolSize = 10
 
 /** Starts PGlite under `dataDir` and serves it on 127.0.0.1 at a free port, behind a new random password. */
 const embeddedServer = (dataDir: string) =>

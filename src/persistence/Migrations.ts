@@ -5,6 +5,7 @@
 import { fileURLToPath } from "node:url"
 
 import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgMigrator } from "@effect/sql-pg"
@@ -48,13 +49,16 @@ const tableRaceStates = new Set(["42P07", "42710", "23505"])
 const lostTableRace = (error: PgMigrator.MigrationError | SqlError) =>
   error._tag === "SqlError" && tableRaceStates.has(sqlState(error) ?? "")
 
-export const Migrations = Layer.effectDiscard(
-  PgMigrator.run({ loader: sqlFiles(migrationsDirectory) }).pipe(
-    Effect.retry({ while: lostTableRace, times: 3 }),
-    Effect.tap((applied) =>
-      applied.length > 0
-        ? Effect.logInfo(`Applied migrations ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
-        : Effect.void
-    )
-  )
+/** Applies the migrations not yet applied and answers them; needs only the PgClient. */
+export const runMigrations = PgMigrator.run({ loader: sqlFiles(migrationsDirectory) }).pipe(
+  Effect.retry({ while: lostTableRace, times: 3 }),
+  Effect.tap((applied) =>
+    applied.length > 0
+      ? Effect.logInfo(`Applied migrations ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+      : Effect.void
+  ),
+  Effect.provide(NodeContext.layer)
 )
+
+/** The migrations as a layer: what depends on it starts on a migrated database. */
+export const Migrations = Layer.effectDiscard(runMigrations)

@@ -124,26 +124,27 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
        * Header values are the real ones: only the API masks them.
        */
       /**
-       * Every monitor, for the scheduler's reload: `rowKey` changes with any column a user sets
+       * Every monitor not paused, for the scheduler's reload: `rowKey` changes with any column a user sets
        * (not with the state ingest writes), and `decode` reads the monitor only when asked, so a
        * reload of thousands of unchanged monitors decodes none of them.
        */
       findEach: () =>
         reading((now) =>
-          orUnavailable(sql<Record<string, unknown>>`select * from monitors order by created_at, id`).pipe(
-            Effect.map((rows) =>
-              rows.map((row) => {
-                const { state: _state, updatedAt: _updatedAt, ...settings } = row
-                return {
-                  id: String(row.id),
-                  rowKey: JSON.stringify(settings),
-                  decode: () =>
-                    Either.map(decodeMonitor({ ...row, regionStates: [] }), (stored) =>
-                      withReporting(stored, now, new Set()))
-                }
-              })
+          orUnavailable(sql<Record<string, unknown>>`select * from monitors where not paused order by created_at, id`)
+            .pipe(
+              Effect.map((rows) =>
+                rows.map((row) => {
+                  const { state: _state, updatedAt: _updatedAt, ...settings } = row
+                  return {
+                    id: String(row.id),
+                    rowKey: JSON.stringify(settings),
+                    decode: () =>
+                      Either.map(decodeMonitor({ ...row, regionStates: [] }), (stored) =>
+                        withReporting(stored, now, new Set()))
+                  }
+                })
+              )
             )
-          )
         ),
       findById: (id: MonitorId, offline: ReadonlySet<string> = new Set()) => findById(id, offline),
       insert: (definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {
@@ -217,6 +218,20 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
           ...new Set(componentIds)
         ]}::text[]) order by id for no key update`)
           .pipe(Effect.asVoid),
+
+      /**
+       * Pauses or resumes a (locked) monitor. Pausing forgets what its regions found: its state is
+       * `unknown` and a resumed monitor is judged only on checks after it.
+       */
+      setPaused: (id: MonitorId, paused: boolean, at: number) =>
+        orUnavailable(
+          paused
+            ? sql`
+              with forgotten as (delete from monitor_region_state where monitor_id = ${id})
+              update monitors set paused = true, state = 'unknown', updated_at = now() where id = ${id}`
+            : sql`update monitors set paused = false, resumed_at = ${new Date(at)}, updated_at = now()
+                   where id = ${id} and paused`
+        ).pipe(Effect.asVoid),
 
       /** Ends the monitor's open down interval, if any, at `at` (never before it started). */
       endDowntime: (id: MonitorId, at: number) =>

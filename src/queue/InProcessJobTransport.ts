@@ -101,7 +101,16 @@ const makeStream = <A>(capacity: number) =>
         }
       })
 
-    return { publish, consumer, group }
+    /** Like Redis: the longest group's unread entries, and the entries delivered but not acknowledged. */
+    const backlog = Effect.map(
+      Effect.forEach(groups.values(), (g) => Effect.map(Queue.size(g.queue), (size) => [size, g.pending.size])),
+      (sizes) => ({
+        length: Math.max(0, ...sizes.map(([size]) => size!)),
+        pending: sizes.reduce((sum, [, pending]) => sum + pending!, 0)
+      })
+    )
+
+    return { publish, consumer, group, backlog }
   })
 
 export interface InProcessTransportOptions {
@@ -155,7 +164,7 @@ export const make = (options: InProcessTransportOptions = {}) =>
 
     return JobTransport.of({
       publishJobs,
-      publishRuns: (runs) => publishJobs(runs.map((run) => run.template.job(run.scheduledAt))),
+      publishRuns: (runs) => publishJobs(runs.map((run) => run.template.job(run.scheduledAt, run.traceparent))),
       jobConsumer: (region, consumer) =>
         Effect.flatMap(jobStream(region), (stream) => stream.consumer(region, consumer)),
       publishResults: (reports: ReadonlyArray<ProbeReport>) =>
@@ -163,7 +172,16 @@ export const make = (options: InProcessTransportOptions = {}) =>
       publishHeartbeat: (region: string, heartbeat: ProbeHeartbeat) =>
         publishMessages([{ region, message: heartbeat }]),
       resultConsumer: (consumer) => Effect.map(results.consumer(ingestGroup, consumer), resultConsumerOf),
-      knownRegions: () => Effect.sync(() => new Set(known))
+      knownRegions: () => Effect.sync(() => new Set(known)),
+      // One results stream holds every region's results here: it is reported as `local`'s.
+      backlog: () =>
+        Effect.all([
+          Effect.forEach(
+            jobStreams,
+            ([region, stream]) => Effect.map(stream.backlog, (b) => ({ stream: "jobs" as const, region, ...b }))
+          ),
+          Effect.map(results.backlog, (b) => [{ stream: "results" as const, region: localRegion, ...b }])
+        ]).pipe(Effect.map(([jobs, results]) => [...jobs, ...results]))
     })
   })
 

@@ -89,6 +89,15 @@ export interface JobTransportShape {
   readonly resultConsumer: (consumer: string) => Effect.Effect<ResultConsumer, QueueError, Scope.Scope>
   /** The regions whose results stream exists now (in-process: also `local`). */
   readonly knownRegions: () => Effect.Effect<ReadonlySet<string>, QueueError>
+  /** For the metrics: each known region's streams, their length and entries delivered but not acknowledged. */
+  readonly backlog: () => Effect.Effect<ReadonlyArray<StreamBacklog>, QueueError>
+}
+
+export interface StreamBacklog {
+  readonly stream: "jobs" | "results"
+  readonly region: string
+  readonly length: number
+  readonly pending: number
 }
 
 export class JobTransport extends Context.Tag("status-page/queue/JobTransport")<JobTransport, JobTransportShape>() {}

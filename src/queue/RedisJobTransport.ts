@@ -355,7 +355,7 @@ export const make = (options: RedisTransportOptions) =>
         publishToRegions(
           runs.length,
           (i) => runs[i]!.template.check.regions,
-          (i) => runs[i]!.template.encode(runs[i]!.scheduledAt),
+          (i) => runs[i]!.template.encode(runs[i]!.scheduledAt, runs[i]!.traceparent),
           known
         ))
 
@@ -652,7 +652,28 @@ export const make = (options: RedisTransportOptions) =>
       resultConsumer: (name) =>
         Effect.map(regionConsumer(name), resultConsumerOf),
       knownRegions: () =>
-        Effect.map(scanRegions, (found) => found.known)
+        Effect.map(scanRegions, (found) => found.known),
+      backlog: () =>
+        Effect.flatMap(scanRegions, ({ known }) => {
+          const streams = [...known].flatMap((region) => [
+            { stream: "jobs" as const, region, key: jobsKey(region), group: region },
+            { stream: "results" as const, region, key: resultsKey(region), group: ingestGroup }
+          ])
+          const pipeline = shared.pipeline()
+          for (const { group, key } of streams) pipeline.xlen(key).xpending(key, group)
+          // One round trip; a stream or group not made yet counts as empty.
+          return Effect.map(call("reading the streams' backlog", () => pipeline.exec()), (replies) =>
+            streams.map(({ region, stream }, i) => {
+              const [lengthError, length] = replies?.[2 * i] ?? [null, 0]
+              const [pendingError, summary] = replies?.[2 * i + 1] ?? [null, [0]]
+              return {
+                stream,
+                region,
+                length: lengthError ? 0 : Number(length),
+                pending: pendingError ? 0 : Number((summary as [number])[0])
+              }
+            }))
+        })
     })
   })
 

@@ -8,9 +8,11 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Layer, Schedule } from "effect"
 
-import { JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
+import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
 import { latestSlot, slotOffset } from "../domain/Slots.js"
+import { noLabels, runsPublished, schedulerLag } from "../observability/Metrics.js"
+import { startSpan, traceparentOf, TracingEnabled } from "../observability/Telemetry.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
 import { JobTransport } from "../queue/JobTransport.js"
 import { formatMonitorError } from "./formatMonitorError.js"
@@ -128,18 +130,50 @@ const scheduleWhileLeader = Effect.gen(function*() {
     for (const id of invalid.keys()) if (!seen.has(id)) invalid.delete(id)
   })
 
+  // With tracing on, each run's span is the root of its check's trace; its job carries it (TracingEnabled).
+  const tracing = yield* TracingEnabled
+  const tracer = yield* Effect.tracer
+  const clock = yield* Effect.clock
+  const publishTraced = (due: ReadonlyArray<ScheduledRun>) =>
+    Effect.suspend(() => {
+      const start = clock.unsafeCurrentTimeNanos()
+      const spans = due.map(({ scheduledAt, template: { check } }) =>
+        startSpan(tracer, "CheckScheduler.dispatch", "producer", {
+          "monitor.id": check.monitorId,
+          "check.type": check.type,
+          "check.job_id": jobIdOf(check.monitorId, scheduledAt),
+          "check.scheduled_at": scheduledAt
+        }, start)
+      )
+      return transport.publishRuns(due.map((run, i) => ({ ...run, traceparent: traceparentOf(spans[i]!) }))).pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            const end = clock.unsafeCurrentTimeNanos()
+            for (const span of spans) span.end(end, exit)
+          })
+        )
+      )
+    })
+
   const tick = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const due: Array<ScheduledRun> = []
+    let oldest = now
     for (const entry of entries.values()) {
       if (entry.nextDue > now) continue
       // Behind by more than a slot (a take-over, a pause): only the latest slot runs.
       const scheduledAt = Math.max(entry.nextDue, latestSlot(entry.offset, entry.intervalMs, now))
       due.push({ template: entry.template, scheduledAt })
       entry.nextDue = scheduledAt + entry.intervalMs
+      if (scheduledAt < oldest) oldest = scheduledAt
     }
     // One call: the transport pipelines them in batches, without an effect per job or batch.
-    yield* transport.publishRuns(due)
+    yield* (tracing ? publishTraced(due) : transport.publishRuns(due))
+    // Counted per tick, not per run: the oldest run's lag stands for the tick's.
+    if (due.length > 0) {
+      runsPublished.unsafeUpdate(due.length, noLabels)
+      schedulerLag.unsafeUpdate(((yield* Clock.currentTimeMillis) - oldest) / 1000, noLabels)
+    }
   })
 
   yield* reload

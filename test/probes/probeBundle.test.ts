@@ -1,5 +1,5 @@
 /**
- * The probe as operators run it: `npm run build:probe`'s one file, started with plain `node`
+ * The probe as operators run it: `npm run build:probe`'s bundle, started with plain `node`
  * from a directory with no node_modules anywhere above it, against the machine's Redis, running
  * a job published on its region's stream against a loopback HTTP target, and reporting its
  * version (package.json's, inlined: the probe host has no package.json) in its heartbeat.
@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { builtinModules } from "node:module"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
@@ -17,6 +17,7 @@ import { Effect, Schema } from "effect"
 import { buildProbe, forbiddenInputs } from "../../scripts/buildProbe.js"
 import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
+import { freePort, projectRoot } from "../support/ChildProcess.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { httpServer } from "../support/Servers.js"
 
@@ -63,20 +64,31 @@ const startProbe = (file: string, env: Record<string, string>) =>
   )
 
 describe("the bundled probe (dist/probe.mjs)", () => {
-  it.scoped("is one file that imports nothing but node's own modules", () =>
+  it.scoped("is a file and its chunks that import nothing but node's own modules and each other", () =>
     Effect.gen(function*() {
       const bundle = yield* yield* built
-      const [output, ...others] = Object.values(bundle.metafile.outputs)
-      expect(others).toEqual([])
+      // The metafile's paths are relative to the project.
+      const outputs = Object.entries(bundle.metafile.outputs).map(([path, output]) =>
+        [resolve(projectRoot, path), output] as const
+      )
+      expect(outputs.every(([path]) => path === bundle.outfile || path.startsWith(join(bundle.dir, "probe-chunks/"))))
+        .toBe(true)
       const builtins = new Set(builtinModules)
-      const external = output!.imports.filter((i) => i.external).map((i) => i.path)
+      const notBuiltin = (path: string) => !builtins.has(path.replace(/^node:/, ""))
+      const external = outputs.flatMap(([, output]) => output.imports.filter((i) => i.external).map((i) => i.path))
       expect(external.length).toBeGreaterThan(0)
-      expect(external.filter((path) => !builtins.has(path.replace(/^node:/, "")))).toEqual([])
-      // The banner's `node:module` is outside the metafile: the file's own import statements say the same.
+      expect(external.filter(notBuiltin)).toEqual([])
+      // The banner's `node:module` is outside the metafile: the entry's own import statements say the same.
       const source = readFileSync(bundle.outfile, "utf8")
       const statements = [...source.matchAll(/\bfrom\s*"([^"]+)"/g)].map((match) => match[1]!)
       expect(statements).toContain("node:module")
-      expect(statements.filter((path) => !builtins.has(path.replace(/^node:/, "")))).toEqual([])
+      expect(statements.filter((path) => notBuiltin(path) && !path.startsWith("./probe-chunks/"))).toEqual([])
+      // The exporters are behind dynamic imports: a probe without metrics or traces does not read them.
+      const entry = outputs.find(([path]) => path === bundle.outfile)![1]
+      const dynamic = entry.imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path)
+      expect(dynamic.some((path) => /MetricsExporter/.test(path))).toBe(true)
+      expect(dynamic.some((path) => /OtlpTracer/.test(path))).toBe(true)
+      expect(bundle.totalBytes).toBeGreaterThan(bundle.bytes)
       // Ioredis is inside; the service's database, dashboard, mail and HTTP server are not.
       const inputs = Object.keys(bundle.metafile.inputs)
       expect(inputs.some((input) => input.includes("node_modules/ioredis/"))).toBe(true)
@@ -94,11 +106,15 @@ describe("the bundled probe (dist/probe.mjs)", () => {
         hits.push(request.url!)
         response.end("ok")
       })
+      // With its metrics on: the exporter's chunk loads from beside the bundle.
+      const metricsPort = yield* Effect.promise(freePort)
       const probe = yield* startProbe(bundle.outfile, {
         REDIS_URL: redisUrl,
         REDIS_STREAM_PREFIX: prefix,
         PROBE_REGION: region,
-        PROBE_NAME: "bundled-1"
+        PROBE_NAME: "bundled-1",
+        PROBE_METRICS_PORT: String(metricsPort),
+        HOST: "127.0.0.1"
       })
 
       // The probe's group starts at the stream's end when it joins: publish until a result comes.
@@ -145,5 +161,9 @@ describe("the bundled probe (dist/probe.mjs)", () => {
       // Its first heartbeat, sent before any job, carries the version the bundle was built with.
       expect(heartbeat?.name).toBe("bundled-1")
       expect(heartbeat?.version).toBe(packageVersion)
+      const metrics = yield* Effect.promise(() =>
+        fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text())
+      )
+      expect(metrics).toMatch(/^status_page_probe_checks_total\{[^}]*type="http"[^}]*outcome="ok"[^}]*\} [1-9]/m)
     }))
 })

@@ -59,19 +59,23 @@ describe("npm start on the embedded default", () => {
       expect(await first.exited).toBe(0)
 
       // The embedded database admits one process at a time: the CLI runs while the service is down.
-      const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "smoke"], env)
+      const key = await runCommand("src/cli/main.ts", ["api-key", "create", "--name", "smoke"], env)
       expect(key.code, key.stderr).toBe(0)
       expect(key.stdout.trim()).toMatch(/^svc_[A-Za-z0-9]{32}$/)
       const reset = await runCommand(
-        "src/cli.ts",
+        "src/cli/main.ts",
         ["admin", "reset-password", "--email", "admin@localhost", "--password-stdin"],
         env,
         "a brand new passphrase\n"
       )
       expect(reset.code, reset.stderr).toBe(0)
-      const unknown = await runCommand("src/cli.ts", ["admin", "reset-password", "--email", "nobody@example.com"], env)
+      const unknown = await runCommand(
+        "src/cli/main.ts",
+        ["admin", "reset-password", "--email", "nobody@example.com"],
+        env
+      )
       expect(unknown.code).toBe(2)
-      expect((await runCommand("src/cli.ts", ["api-key", "create"], env)).code).toBe(2)
+      expect((await runCommand("src/cli/main.ts", ["api-key", "create"], env)).code).toBe(2)
 
       const second = startService("src/main.ts", env)
       const again = await waitFor200(`${base}/api/v1/status`, 60_000, second)

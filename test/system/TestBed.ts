@@ -138,7 +138,7 @@ export const startTestBed = async (): Promise<TestBed> => {
     // The first instance migrates the database; the rest start on a ready schema.
     apis[0]!.process.start()
     await waitFor200(`${apis[0]!.baseUrl}/readyz`, 120_000)
-    const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "system-suite"], {
+    const key = await runCommand("src/cli/main.ts", ["api-key", "create", "--name", "system-suite"], {
       DATABASE_URL: database.url
     })
     if (key.code !== 0) throw new Error(`creating the suite's API key failed: ${key.stderr}`)

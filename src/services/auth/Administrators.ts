@@ -56,33 +56,31 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
       ensureFirstAdministrator: () => ensureFirstAdministrator,
 
       /** Checks the credentials and starts a session; unknown e-mail and wrong password look alike. */
-      signIn: (credentials: SignIn, clientAddress: string) =>
-        Effect.gen(function*() {
-          // The attempt is counted before the password is hashed (SignInThrottle).
-          const signedIn = yield* throttle.attempt(
-            { email: credentials.email, clientAddress },
-            Effect.gen(function*() {
-              const user = yield* users.findByEmail(credentials.email)
-              const valid = yield* passwords.verify(
-                credentials.password,
-                Option.match(user, { onNone: () => passwords.decoy, onSome: (row) => row.passwordHash })
-              )
-              return Option.filter(user, () => valid)
-            })
-          )
-          if (Option.isNone(signedIn)) return yield* invalidCredentials
-          const token = yield* sessions.start(signedIn.value.id)
-          return { user: toUser(signedIn.value), token }
-        }),
+      signIn: Effect.fn("Administrators.signIn")(function*(credentials: SignIn, clientAddress: string) {
+        // The attempt is counted before the password is hashed (SignInThrottle).
+        const signedIn = yield* throttle.attempt(
+          { email: credentials.email, clientAddress },
+          Effect.gen(function*() {
+            const user = yield* users.findByEmail(credentials.email)
+            const valid = yield* passwords.verify(
+              credentials.password,
+              Option.match(user, { onNone: () => passwords.decoy, onSome: (row) => row.passwordHash })
+            )
+            return Option.filter(user, () => valid)
+          })
+        )
+        if (Option.isNone(signedIn)) return yield* invalidCredentials
+        const token = yield* sessions.start(signedIn.value.id)
+        return { user: toUser(signedIn.value), token }
+      }),
 
-      find: (id: UserId) => users.findById(id).pipe(Effect.map(Option.map(toUser))),
+      find: Effect.fn("Administrators.find")((id: UserId) => users.findById(id).pipe(Effect.map(Option.map(toUser)))),
 
       /** Sets a new password and ends that user's sessions; false when the e-mail is unknown. */
-      resetPassword: (email: string, password: string) =>
-        Effect.gen(function*() {
-          yield* checkPasswordStrength(password)
-          return yield* users.setPassword(email, yield* passwords.hash(password))
-        })
+      resetPassword: Effect.fn("Administrators.resetPassword")(function*(email: string, password: string) {
+        yield* checkPasswordStrength(password)
+        return yield* users.setPassword(email, yield* passwords.hash(password))
+      })
     } as const
   }),
   dependencies: [UsersRepo.Default, Passwords.Default, Sessions.Default, SignInThrottle.Default]

@@ -41,52 +41,49 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     return {
-      list: repo.list,
+      list: Effect.fn("ApiKeys.list")(() => repo.list()),
 
-      create: (input: CreateApiKey, createdBy: UserId | null) =>
-        Effect.gen(function*() {
-          const at = yield* now
-          const expiresAt = input.expiresAt === undefined ? null : DateTime.toDateUtc(input.expiresAt)
-          if (expiresAt !== null && expiresAt.getTime() <= at.getTime()) {
-            return yield* new BadRequest({ message: "expiresAt must be in the future" })
-          }
-          const key = generateApiKey()
-          const row = yield* repo.insert({
-            name: input.name,
-            prefix: key.slice(0, apiKeyPrefixLength),
-            keyHash: digest(key),
-            createdBy,
-            createdAt: at,
-            expiresAt
-          })
-          return new CreatedApiKey({ ...row, key })
-        }),
+      create: Effect.fn("ApiKeys.create")(function*(input: CreateApiKey, createdBy: UserId | null) {
+        const at = yield* now
+        const expiresAt = input.expiresAt === undefined ? null : DateTime.toDateUtc(input.expiresAt)
+        if (expiresAt !== null && expiresAt.getTime() <= at.getTime()) {
+          return yield* new BadRequest({ message: "expiresAt must be in the future" })
+        }
+        const key = generateApiKey()
+        const row = yield* repo.insert({
+          name: input.name,
+          prefix: key.slice(0, apiKeyPrefixLength),
+          keyHash: digest(key),
+          createdBy,
+          createdAt: at,
+          expiresAt
+        })
+        return new CreatedApiKey({ ...row, key })
+      }),
 
       /** Checks a presented key; a valid one has its lastUsedAt moved to now. */
-      check: (key: string) =>
-        Effect.gen(function*() {
-          if (!apiKeyPattern.test(key)) return invalid
-          const presented = digest(key)
-          const candidates = yield* repo.findByPrefix(key.slice(0, apiKeyPrefixLength))
-          const match = candidates.find((candidate) =>
-            candidate.keyHash.length === presented.length && timingSafeEqual(candidate.keyHash, presented)
-          )
-          if (match === undefined) return invalid
-          const at = yield* now
-          if (match.expiresAt !== null && match.expiresAt.getTime() <= at.getTime()) return expired
-          yield* repo.markUsed(match.id, at)
-          return { _tag: "Valid", id: match.id as ApiKeyId, createdBy: match.createdBy } satisfies KeyCheck as KeyCheck
-        }),
+      check: Effect.fn("ApiKeys.check")(function*(key: string) {
+        if (!apiKeyPattern.test(key)) return invalid
+        const presented = digest(key)
+        const candidates = yield* repo.findByPrefix(key.slice(0, apiKeyPrefixLength))
+        const match = candidates.find((candidate) =>
+          candidate.keyHash.length === presented.length && timingSafeEqual(candidate.keyHash, presented)
+        )
+        if (match === undefined) return invalid
+        const at = yield* now
+        if (match.expiresAt !== null && match.expiresAt.getTime() <= at.getTime()) return expired
+        yield* repo.markUsed(match.id, at)
+        return { _tag: "Valid", id: match.id as ApiKeyId, createdBy: match.createdBy } satisfies KeyCheck as KeyCheck
+      }),
 
-      remove: (id: ApiKeyId, principal: Principal) =>
-        Effect.gen(function*() {
-          if (principal.method === "apiKey" && principal.apiKeyId === id) {
-            return yield* new Conflict({
-              message: "An API key cannot delete itself; delete it with another key or a session"
-            })
-          }
-          if (!(yield* repo.remove(id))) return yield* NotFound.of("API key", id)
-        })
+      remove: Effect.fn("ApiKeys.remove")(function*(id: ApiKeyId, principal: Principal) {
+        if (principal.method === "apiKey" && principal.apiKeyId === id) {
+          return yield* new Conflict({
+            message: "An API key cannot delete itself; delete it with another key or a session"
+          })
+        }
+        if (!(yield* repo.remove(id))) return yield* NotFound.of("API key", id)
+      })
     } as const
   }),
   dependencies: [ApiKeysRepo.Default]

@@ -26,38 +26,38 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
 
     return {
       /** Starts a session and returns its token, to be set as the cookie. */
-      start: (userId: UserId) =>
-        Effect.gen(function*() {
-          const token = randomBytes(32).toString("base64url")
-          const at = yield* now
-          yield* repo.removeExpired(new Date(at.getTime() - idleMillis), at)
-          yield* repo.insert({
-            tokenHash: digest(token),
-            userId,
-            now: at,
-            expiresAt: new Date(at.getTime() + Duration.toMillis(config.sessionMaxAge))
-          })
-          return token
-        }),
+      start: Effect.fn("Sessions.start")(function*(userId: UserId) {
+        const token = randomBytes(32).toString("base64url")
+        const at = yield* now
+        yield* repo.removeExpired(new Date(at.getTime() - idleMillis), at)
+        yield* repo.insert({
+          tokenHash: digest(token),
+          userId,
+          now: at,
+          expiresAt: new Date(at.getTime() + Duration.toMillis(config.sessionMaxAge))
+        })
+        return token
+      }),
 
       /** The live session of `token`, if any; an expired one is deleted. */
-      resolve: (token: string) =>
-        Effect.gen(function*() {
-          if (token.length === 0) return Option.none()
-          const found = yield* repo.findByTokenHash(digest(token))
-          if (Option.isNone(found)) return Option.none()
-          const session = found.value
-          const at = yield* now
-          const idleFor = at.getTime() - session.lastSeenAt.getTime()
-          if (session.expiresAt.getTime() <= at.getTime() || idleFor >= idleMillis) {
-            yield* repo.remove(session.id)
-            return Option.none()
-          }
-          if (idleFor >= touchAfterMillis) yield* repo.touch(session.id, at)
-          return Option.some({ sessionId: session.id, userId: session.userId })
-        }),
+      resolve: Effect.fn("Sessions.resolve")(function*(token: string) {
+        if (token.length === 0) return Option.none()
+        const found = yield* repo.findByTokenHash(digest(token))
+        if (Option.isNone(found)) return Option.none()
+        const session = found.value
+        const at = yield* now
+        const idleFor = at.getTime() - session.lastSeenAt.getTime()
+        if (session.expiresAt.getTime() <= at.getTime() || idleFor >= idleMillis) {
+          yield* repo.remove(session.id)
+          return Option.none()
+        }
+        if (idleFor >= touchAfterMillis) yield* repo.touch(session.id, at)
+        return Option.some({ sessionId: session.id, userId: session.userId })
+      }),
 
-      end: (token: string) => token.length === 0 ? Effect.void : Effect.asVoid(repo.removeByTokenHash(digest(token)))
+      end: Effect.fn("Sessions.end")((token: string) =>
+        token.length === 0 ? Effect.void : Effect.asVoid(repo.removeByTokenHash(digest(token)))
+      )
     } as const
   }),
   dependencies: [SessionsRepo.Default]

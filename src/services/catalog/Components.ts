@@ -40,18 +40,23 @@ export class Components extends Effect.Service<Components>()("Components", {
       }))
 
     return {
-      list: repo.findAll,
-      listPublic: repo.findPublic,
-      get: (id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id)),
-      create: (input: CreateComponent) => changes.commit(repo.insert(input)),
-      update: (id: ComponentId, update: UpdateComponent) => write(id, repo.update(id, update)),
-      setStatus: (id: ComponentId, status: ComponentStatus) => write(id, repo.setStatus(id, status)),
+      list: Effect.fn("Components.list")(() => repo.findAll()),
+      listPublic: Effect.fn("Components.listPublic")(() => repo.findPublic()),
+      get: Effect.fn("Components.get")((id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id))),
+      create: Effect.fn("Components.create")((input: CreateComponent) => changes.commit(repo.insert(input))),
+      update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) =>
+        write(id, repo.update(id, update))
+      ),
+      setStatus: Effect.fn("Components.setStatus")((id: ComponentId, status: ComponentStatus) =>
+        write(id, repo.setStatus(id, status))
+      ),
       /** Its incidents and windows keep their visibility: what was private stays private. */
-      remove: (id: ComponentId) =>
+      remove: Effect.fn("Components.remove")((id: ComponentId) =>
         changes.commit(repo.remove(id)).pipe(
           Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component", id)),
           Effect.asVoid
         )
+      )
     } as const
   }),
   dependencies: [

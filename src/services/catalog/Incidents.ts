@@ -59,11 +59,11 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
       })
 
     return {
-      list: repo.findAll,
+      list: Effect.fn("Incidents.list")(() => repo.findAll()),
 
-      get: (id: IncidentId) => repo.findById(id).pipe(orNotFound("Incident", id)),
+      get: Effect.fn("Incidents.get")((id: IncidentId) => repo.findById(id).pipe(orNotFound("Incident", id))),
 
-      create: (input: CreateIncident) =>
+      create: Effect.fn("Incidents.create")((input: CreateIncident) =>
         changes.commit(Effect.gen(function*() {
           const componentIds = yield* existingComponents(input.componentIds ?? [])
           const status = input.status ?? "investigating"
@@ -71,10 +71,11 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           yield* repo.setComponents(id, componentIds)
           yield* repo.addUpdate(id, status, input.message)
           return yield* announce("incident.created", id)
-        })),
+        }))
+      ),
 
       /** A partial update; a resolved incident keeps its status (409 when asked to change it). */
-      update: (id: IncidentId, changes_: UpdateIncident) =>
+      update: Effect.fn("Incidents.update")((id: IncidentId, changes_: UpdateIncident) =>
         changes.commit(Effect.gen(function*() {
           const current = yield* repo.lockStatus(id)
           if (current === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
@@ -91,9 +92,10 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           if (componentIds !== undefined) yield* repo.setComponents(id, yield* existingComponents(componentIds))
           yield* repo.update(id, fields)
           return yield* announce("incident.updated", id)
-        })),
+        }))
+      ),
 
-      addUpdate: (id: IncidentId, input: AddIncidentUpdate) =>
+      addUpdate: Effect.fn("Incidents.addUpdate")((id: IncidentId, input: AddIncidentUpdate) =>
         changes.commit(
           input.status === "resolved" ? resolve(id, input.message) : Effect.gen(function*() {
             yield* lockOpen(id)
@@ -101,9 +103,12 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
             yield* repo.touch(id, input.status)
             return yield* announce("incident.updated", id)
           })
-        ),
+        )
+      ),
 
-      resolve: (id: IncidentId, input: ResolveIncident) => changes.commit(resolve(id, input.message ?? resolvedMessage))
+      resolve: Effect.fn("Incidents.resolve")((id: IncidentId, input: ResolveIncident) =>
+        changes.commit(resolve(id, input.message ?? resolvedMessage))
+      )
     } as const
   }),
   dependencies: [IncidentsRepo.Default, OutboxRepo.Default, StateChanges.Default]

@@ -116,11 +116,13 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
       }))
 
     return {
-      list: repo.findAll,
+      list: Effect.fn("MaintenanceWindows.list")(() => repo.findAll()),
 
-      get: (id: MaintenanceId) => repo.findById(id).pipe(orNotFound("Maintenance", id)),
+      get: Effect.fn("MaintenanceWindows.get")((id: MaintenanceId) =>
+        repo.findById(id).pipe(orNotFound("Maintenance", id))
+      ),
 
-      create: (input: CreateMaintenance) =>
+      create: Effect.fn("MaintenanceWindows.create")((input: CreateMaintenance) =>
         changes.commit(Effect.gen(function*() {
           const fields = yield* checkOrder({
             title: input.title,
@@ -132,13 +134,14 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           const id = yield* repo.insert(fields)
           yield* repo.setComponents(id, componentIds)
           return yield* announce("maintenance.scheduled", id)
-        })),
+        }))
+      ),
 
       /**
        * A partial update of a scheduled or running window. Once running, its start and its
        * components are history (409); its end can still move.
        */
-      update: (id: MaintenanceId, input: UpdateMaintenance) =>
+      update: Effect.fn("MaintenanceWindows.update")((id: MaintenanceId, input: UpdateMaintenance) =>
         changes.commit(Effect.gen(function*() {
           const window = yield* lock(id)
           if (window.status === "completed" || window.status === "cancelled") {
@@ -164,10 +167,11 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           }
           yield* repo.update(id, fields)
           return yield* reload(id)
-        })),
+        }))
+      ),
 
       /** Soft delete. A running window ends now: its components get their status back. */
-      cancel: (id: MaintenanceId) =>
+      cancel: Effect.fn("MaintenanceWindows.cancel")((id: MaintenanceId) =>
         changes.commit(Effect.gen(function*() {
           const window = yield* lock(id)
           if (window.status === "completed" || window.status === "cancelled") {
@@ -178,7 +182,8 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             yield* leaveMaintenance(window, yield* DateTime.now)
             yield* announce("maintenance.completed", id)
           }
-        })),
+        }))
+      ),
 
       /** Runs every transition due at `now`; each window in its own transaction. */
       runDue: (now: DateTime.Utc) =>

@@ -37,11 +37,12 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
     return {
       get: () => Effect.suspend(() => fresh() ?? reading.withPermits(1)(Effect.suspend(() => fresh() ?? load))),
       // The organization's name titles the public feeds.
-      update: (id: OrganizationId, update: UpdateOrganization) =>
+      update: Effect.fn("OrganizationProfile.update")((id: OrganizationId, update: UpdateOrganization) =>
         changes.commit(repo.update(id, update)).pipe(
           Effect.ensuring(Effect.sync(() => (cached = undefined))),
           orNotFound("Organization", id)
         )
+      )
     } as const
   }),
   dependencies: [OrganizationRepo.Default, StateChanges.Default]

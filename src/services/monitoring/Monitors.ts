@@ -170,10 +170,12 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
       }))
 
     return {
-      list: () => Effect.flatMap(offline, (regions) => Effect.map(repo.findAll(regions), (all) => all.map(masked))),
-      get,
+      list: Effect.fn("Monitors.list")(() =>
+        Effect.flatMap(offline, (regions) => Effect.map(repo.findAll(regions), (all) => all.map(masked)))
+      ),
+      get: Effect.fn("Monitors.get")(get),
 
-      create: (input: CreateMonitor) =>
+      create: Effect.fn("Monitors.create")((input: CreateMonitor) =>
         Effect.gen(function*() {
           const intervalSeconds = input.intervalSeconds ?? monitorLimits.intervalSeconds.default
           const defaults = typeDefaults(input.type)
@@ -204,14 +206,15 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
           )
           yield* componentExists(definition.componentId)
           return masked(yield* repo.insert(definition, yield* offline))
-        }),
+        })
+      ),
 
       /**
        * A partial update. Changing the type resets the fields of a type (method, headers, body,
        * status codes, body texts, dns fields) to the new type's defaults; `"********"` as a
        * header's value keeps its stored value.
        */
-      update: (id: MonitorId, changes: UpdateMonitor) =>
+      update: Effect.fn("Monitors.update")((id: MonitorId, changes: UpdateMonitor) =>
         Effect.gen(function*() {
           const current = yield* stored(id)
           const type = changes.type ?? current.type
@@ -258,19 +261,40 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
           }
           yield* componentExists(definition.componentId)
           return masked(yield* move(id, definition))
-        }),
+        })
+      ),
 
       /** The newest stored checks of every region. */
-      results: (id: MonitorId, limit: number) => Effect.zipRight(get(id), repo.recentRuns(id, limit)),
+      results: Effect.fn("Monitors.results")((id: MonitorId, limit: number) =>
+        Effect.zipRight(get(id), repo.recentRuns(id, limit))
+      ),
+
+      /**
+       * Pauses or resumes a monitor. Pausing ends its open down interval now (a paused time is no
+       * data, not downtime), forgets what its regions found and decides its component's status
+       * again without it; the scheduler drops it at its next reload. Resuming puts it back on its
+       * slots, `unknown` until checked, and judged on runs scheduled from now on only (reports of
+       * earlier runs that waited in Redis are refused). Doing either twice changes nothing.
+       */
+      setPaused: Effect.fn("Monitors.setPaused")((id: MonitorId, paused: boolean) =>
+        stateChanges.commit(Effect.gen(function*() {
+          const { componentId } = yield* lockPlacement(id)
+          const now = yield* Clock.currentTimeMillis
+          if (paused) yield* repo.endDowntime(id, now)
+          yield* repo.setPaused(id, paused, now)
+          if (paused) yield* applyMonitorStatus(checks, outbox, componentId)
+        })).pipe(Effect.zipRight(get(id)))
+      ),
 
       /** Deletes a monitor; its past downtime stays in the uptime history, its open interval ends now. */
-      remove: (id: MonitorId) =>
+      remove: Effect.fn("Monitors.remove")((id: MonitorId) =>
         stateChanges.commit(Effect.gen(function*() {
           const { componentId } = yield* lockPlacement(id)
           yield* repo.endDowntime(id, yield* Clock.currentTimeMillis)
           yield* repo.remove(id)
           yield* applyMonitorStatus(checks, outbox, componentId)
         }))
+      )
     } as const
   }),
   dependencies: [

@@ -11,6 +11,8 @@ import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "
 import type { RegionStatus } from "../../domain/Quorum.js"
 import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
 import { admit, countByReason, type Rejected } from "../../domain/ResultAdmission.js"
+import { IngestTally } from "../../observability/IngestMetrics.js"
+import { linksTo, TracingEnabled } from "../../observability/Telemetry.js"
 import type { QuorumMonitorRow, StatusSourceRow } from "../../persistence/ChecksRepo.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
@@ -71,9 +73,10 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     const changes = yield* StateChanges
     const probes = yield* ProbeRegistry
     const responseTimes = yield* ResponseTimes
+    const tracing = yield* TracingEnabled
 
     /** Stores the batch and applies quorum; returns the components whose monitors were checked. */
-    const storeAndDecide = (reports: ReadonlyArray<ProbeReport>) =>
+    const storeAndDecide = (reports: ReadonlyArray<ProbeReport>, tally: IngestTally) =>
       Effect.gen(function*() {
         // Every report waits for its monitor's lock first, so two ingest instances storing a
         // result and a miss of one run take turns: the later sees the other's row and keeps
@@ -83,6 +86,7 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         // Only reports of runs that were scheduled count; the others are logged and dropped.
         const { admitted, rejected } = admit(reports, locked, yield* Clock.currentTimeMillis)
         if (rejected.length > 0) yield* logRejected(rejected)
+        tally.refused = rejected.length
         const results = new Map<string, CheckResult>()
         const misses = new Map<string, MissedCheck>()
         for (const report of admitted) {
@@ -91,10 +95,12 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         }
         const stored = new Set(results.size === 0 ? [] : (yield* repo.insertResults([...results.values()])).map(keyOf))
         // After the results: a miss of a run whose result is in this batch is not stored.
-        yield* repo.insertMisses([...misses.values()])
+        const storedMisses = new Set((yield* repo.insertMisses([...misses.values()])).map(keyOf))
+        tally.misses([...misses.values()].filter((m) => storedMisses.has(keyOf(m))))
         const fresh = [...results.values()].filter((r) => stored.has(keyOf(r))).sort((a, b) =>
           a.scheduledAt - b.scheduledAt
         )
+        tally.results(fresh)
         if (fresh.length === 0) return []
 
         const checked = new Set(fresh.map((r) => r.monitorId))
@@ -130,6 +136,8 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
           if (transition._tag === "Degraded") ups.push({ monitor, at: transition.at, state: "degraded" })
         }
         yield* repo.applyTransitions(downs, ups, now)
+        tally.transitions.down = downs.length
+        for (const { state } of ups) tally.transitions[state]++
         return [...new Set(monitors.map((m) => m.componentId))]
       })
 
@@ -150,13 +158,19 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     return {
       ingest: (reports: ReadonlyArray<ProbeReport>) =>
         Effect.gen(function*() {
-          const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(reports)))
+          const tally = new IngestTally()
+          const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(reports, tally)))
+          tally.record()
           yield* Effect.forEach(
             yield* componentsToMove(componentIds),
             (componentId) => changes.commit(applyMonitorStatus(repo, outbox, componentId)),
             { discard: true }
           )
-        }).pipe(Effect.withSpan("ResultIngest.ingest", { attributes: { reports: reports.length } }))
+        }).pipe(Effect.withSpan("ResultIngest.ingest", {
+          attributes: { reports: reports.length },
+          // With tracing on, the batch links to each check's span: a check's trace shows where it was stored.
+          links: tracing ? linksTo(reports.map((report) => isMissed(report) ? undefined : report.traceparent)) : []
+        }))
     } as const
   }),
   dependencies: [

@@ -98,28 +98,26 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
       refreshes: () => refreshes,
 
       /** The last `days` daily buckets (today's partial one included) of every public component. */
-      daily: (days: number) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          return yield* repo.publicBuckets("day", new Date(floorTo(now, day) - (days - 1) * day))
-        }),
+      daily: Effect.fn("Uptime.daily")(function*(days: number) {
+        const now = yield* Clock.currentTimeMillis
+        return yield* repo.publicBuckets("day", new Date(floorTo(now, day) - (days - 1) * day))
+      }),
 
-      read: (period: UptimePeriod) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const { count, granularity } = periodBuckets[period]
-          const length = bucketLength[granularity]
-          const from = floorTo(now, length) - (count - 1) * length
-          const rows = yield* repo.publicTotals(granularity, new Date(from))
-          return rows.map((row) =>
-            new UptimeRecord({
-              componentId: row.componentId,
-              componentName: row.componentName,
-              uptimePercentage: uptimePercentage(row.observedSeconds, row.downtimeSeconds),
-              period
-            })
-          )
-        })
+      read: Effect.fn("Uptime.read")(function*(period: UptimePeriod) {
+        const now = yield* Clock.currentTimeMillis
+        const { count, granularity } = periodBuckets[period]
+        const length = bucketLength[granularity]
+        const from = floorTo(now, length) - (count - 1) * length
+        const rows = yield* repo.publicTotals(granularity, new Date(from))
+        return rows.map((row) =>
+          new UptimeRecord({
+            componentId: row.componentId,
+            componentName: row.componentName,
+            uptimePercentage: uptimePercentage(row.observedSeconds, row.downtimeSeconds),
+            period
+          })
+        )
+      })
     } as const
   }),
   dependencies: [UptimeRepo.Default]

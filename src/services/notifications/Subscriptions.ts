@@ -43,47 +43,46 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
 
     return {
       /** `client` is the caller's network address, the key of the per-client limit. */
-      subscribe: (email: string, client: string) =>
-        Effect.gen(function*() {
-          yield* limiter.check(`subscribe:client:${clientBudget(client)}`, subscribeLimits.perClient)
-          yield* limiter.check(`subscribe:address:${email}`, subscribeLimits.perAddress)
-          const now = yield* Clock.currentTimeMillis
-          const token = newToken()
-          const confirmation = yield* repo.request({
-            email,
-            token,
-            tokenHash: hashToken(token),
-            expiresAt: new Date(now + Duration.toMillis(Duration.hours(verificationHours))),
-            unsubscribeToken: newToken(),
-            claimedUntil: new Date(now + Duration.toMillis(claimLease))
-          })
-          // Queued already claimed, so this process sends it at once; a failure is retried from the database.
-          if (Option.isSome(confirmation)) {
-            yield* FiberSet.run(
-              background,
-              mails.attempt(confirmation.value).pipe(
-                Effect.catchAll((error) => Effect.logWarning("Sending a confirmation mail failed", error))
-              )
+      subscribe: Effect.fn("Subscriptions.subscribe")(function*(email: string, client: string) {
+        yield* limiter.check(`subscribe:client:${clientBudget(client)}`, subscribeLimits.perClient)
+        yield* limiter.check(`subscribe:address:${email}`, subscribeLimits.perAddress)
+        const now = yield* Clock.currentTimeMillis
+        const token = newToken()
+        const confirmation = yield* repo.request({
+          email,
+          token,
+          tokenHash: hashToken(token),
+          expiresAt: new Date(now + Duration.toMillis(Duration.hours(verificationHours))),
+          unsubscribeToken: newToken(),
+          claimedUntil: new Date(now + Duration.toMillis(claimLease))
+        })
+        // Queued already claimed, so this process sends it at once; a failure is retried from the database.
+        if (Option.isSome(confirmation)) {
+          yield* FiberSet.run(
+            background,
+            mails.attempt(confirmation.value).pipe(
+              Effect.catchAll((error) => Effect.logWarning("Sending a confirmation mail failed", error))
             )
-          }
-          return accepted
-        }),
+          )
+        }
+        return accepted
+      }),
 
       /** Whether a confirmation link still confirms: what its page shows before the visitor confirms. */
-      isPending: (token: string) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => repo.isPending(hashToken(token), new Date(now))),
+      isPending: Effect.fn("Subscriptions.isPending")((token: string) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => repo.isPending(hashToken(token), new Date(now)))
+      ),
 
-      verify: (token: string) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const verified = yield* repo.verify(hashToken(token), new Date(now))
-          return yield* Option.match(verified, {
-            onNone: () => Effect.fail(new NotFound({ message: "This confirmation link is unknown, used or expired" })),
-            onSome: ({ email }) => Effect.succeed(new Verified({ verified: true, email }))
-          })
-        }),
+      verify: Effect.fn("Subscriptions.verify")(function*(token: string) {
+        const now = yield* Clock.currentTimeMillis
+        const verified = yield* repo.verify(hashToken(token), new Date(now))
+        return yield* Option.match(verified, {
+          onNone: () => Effect.fail(new NotFound({ message: "This confirmation link is unknown, used or expired" })),
+          onSome: ({ email }) => Effect.succeed(new Verified({ verified: true, email }))
+        })
+      }),
 
-      unsubscribe: (email: string, token: string) =>
+      unsubscribe: Effect.fn("Subscriptions.unsubscribe")((email: string, token: string) =>
         // A token PostgreSQL could not even compare (NUL) matches no subscription: not a query.
         (isToken(token) ? repo.unsubscribe(email, token) : Effect.succeed(false)).pipe(
           Effect.filterOrFail(
@@ -91,15 +90,17 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
             () => new NotFound({ message: "No subscription matches this address and token" })
           ),
           Effect.as(new Unsubscribed({ unsubscribed: true }))
-        ),
+        )
+      ),
 
-      list: repo.findAll,
+      list: Effect.fn("Subscriptions.list")(() => repo.findAll()),
 
-      remove: (id: SubscriberId) =>
+      remove: Effect.fn("Subscriptions.remove")((id: SubscriberId) =>
         repo.remove(id).pipe(
           Effect.filterOrFail((removed) => removed, () => NotFound.of("Subscriber", id)),
           Effect.asVoid
         )
+      )
     } as const
   }),
   dependencies: [SubscribersRepo.Default, RateLimiter.Default, MailDeliveries.Default]

@@ -94,13 +94,14 @@ export class PublicResponseTimes extends Effect.Service<PublicResponseTimes>()("
 
     return {
       /** A public component's answer; NotFound for an unknown or private one (no query). */
-      get: (componentId: string, period: ResponseTimesPeriod) =>
+      get: Effect.fn("PublicResponseTimes.get")((componentId: string, period: ResponseTimesPeriod) =>
         Effect.flatMap(snapshots.get, (snapshot): Effect.Effect<EncodedResponse, NotFound | ReadError> => {
           if (!isPublic(snapshot, componentId)) return Effect.fail(NotFound.of("Component", componentId))
           const key = `${componentId}|${period}`
           const fresh = current(snapshot, key)
           return fresh !== undefined ? Effect.succeed(fresh) : read(snapshot, componentId, period, key)
-        }),
+        })
+      ),
 
       /** The current response for a request URL, if there is one; for the request-listener fast path. */
       cachedNow: (url: string): EncodedResponse | undefined => {

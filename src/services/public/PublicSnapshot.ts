@@ -149,12 +149,14 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
      * The version is read before the state: a change announced meanwhile gets its own rebuild.
      * Writers waiting for this version are released either way (a failure must not hold them).
      */
+    let builtAt: number | undefined
     const rebuild = rebuildLock.withPermits(1)(Effect.suspend(() => {
       const version = changes.version()
       if (current?.version === version) return Effect.succeed(current.snapshot)
       return Effect.zipWith(publicStatus.state, DateTime.now, build).pipe(
         Effect.tap((snapshot) => {
           current = { version, snapshot }
+          builtAt = Date.now()
         }),
         Effect.ensuring(reportApplied(version))
       )
@@ -250,6 +252,8 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       get,
       /** The last built snapshot, if any: caches derived from it are current while it is. */
       latest: (): Snapshot | undefined => current?.snapshot,
+      /** For the metrics: when the snapshot served was built (epoch ms), and whether a change announced since awaits a rebuild. */
+      freshness: () => ({ builtAt, behind: current !== undefined && current.version !== changes.version() }),
       /** The last snapshot's pre-encoded response for `path`, if any; for the request-listener fast path. */
       cachedNow: (path: string): EncodedResponse | undefined => current?.snapshot.byPath.get(path),
 

@@ -171,14 +171,18 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
     return {
       state,
       /** A public incident, read from the database. */
-      incident: (id: string) => Effect.map(incidents.findPublicById(id), Option.map(toPublic)),
+      incident: Effect.fn("PublicStatus.incident")((id: string) =>
+        Effect.map(incidents.findPublicById(id), Option.map(toPublic))
+      ),
       /** Every public incident's id and status (a scan of the history: on demand, not per rebuild). */
       incidentIndex: Effect.map(incidents.findPublicIndex(), (rows): IncidentIndex => ({
         ids: new Set(rows.map((row) => row.id)),
         resolved: rows.filter((row) => row.status === "resolved").length
-      })),
+      })).pipe(Effect.withSpan("PublicStatus.incidentIndex")),
       /** A page of public incidents, newest first, read from the database. */
-      incidentsPage: (page: IncidentsPage) => Effect.map(incidents.findPublicPage(page), (rows) => rows.map(toPublic))
+      incidentsPage: Effect.fn("PublicStatus.incidentsPage")((page: IncidentsPage) =>
+        Effect.map(incidents.findPublicPage(page), (rows) => rows.map(toPublic))
+      )
     } as const
   }),
   dependencies: [ComponentsRepo.Default, IncidentsRepo.Default, MaintenanceRepo.Default, OrganizationRepo.Default]

@@ -80,11 +80,12 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
       )
 
     return {
-      get: (period: UptimePeriod) =>
+      get: Effect.fn("PublicUptime.get")((period: UptimePeriod) =>
         Effect.suspend(() => {
           const fresh = current(period)
           return fresh !== undefined ? Effect.succeed(fresh) : read(period)
-        }),
+        })
+      ),
 
       /** The current response for a request URL, if there is one; for the request-listener fast path. */
       cachedNow: (url: string): EncodedResponse | undefined => {

@@ -43,7 +43,7 @@ describe("dispatcher crash", () => {
         PUBLIC_URL: "https://status.example.test"
       }
 
-      const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "kill-test"], env)
+      const key = await runCommand("src/cli/main.ts", ["api-key", "create", "--name", "kill-test"], env)
       expect(key.code, key.stderr).toBe(0)
       const post = async (path: string, body: unknown) => {
         const response = await fetch(`${base}${path}`, {

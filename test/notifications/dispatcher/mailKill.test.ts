@@ -52,7 +52,7 @@ describe("dispatcher crash while sending mail", () => {
           PUBLIC_URL: "https://status.example.test",
           SMTP_URL: smtp.url
         }
-        const key = await runCommand("src/cli.ts", ["api-key", "create", "--name", "mail-kill-test"], env)
+        const key = await runCommand("src/cli/main.ts", ["api-key", "create", "--name", "mail-kill-test"], env)
         expect(key.code, key.stderr).toBe(0)
         const request = async (method: string, path: string, body?: unknown, admin = true) => {
           const response = await fetch(`${base}${path}`, {

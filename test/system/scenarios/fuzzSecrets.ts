@@ -19,7 +19,7 @@ export const fuzzSecrets = async (bed: TestBed) => {
   const url = new URL(adminUrl)
   url.pathname = `/${bed.databaseName}`
   const reset = await runCommand(
-    "src/cli.ts",
+    "src/cli/main.ts",
     ["admin", "reset-password", "--email", email, "--password-stdin"],
     { DATABASE_URL: url.toString() },
     password

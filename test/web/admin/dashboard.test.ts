@@ -238,6 +238,16 @@ describe("admin dashboard", () => {
       intervalSeconds: 30,
       expectedStatusCode: 204
     })
+
+    await row.getByRole("button", { name: "Pause" }).click()
+    await expect.poll(() => page.getByText("The monitor of https://search.example.test/health is paused.").isVisible())
+      .toBe(true)
+    expect((await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)?.paused).toBe(true)
+    await expect.poll(() => row.getByRole("cell").filter({ hasText: "Paused" }).count()).toBe(1)
+    await row.getByRole("button", { name: "Resume" }).click()
+    await expect.poll(async () =>
+      (await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)?.paused
+    ).toBe(false)
     await page.close()
   })
 

@@ -10,6 +10,7 @@ import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { AppConfig } from "../../../Config.js"
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import { withoutEmailAddresses } from "../../../domain/Subscriber.js"
+import { countAttempt, mailAttempts } from "../../../observability/Metrics.js"
 import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
 import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
@@ -70,6 +71,7 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
             // The mail's id, not the subscriber's address: the log is no place for addresses.
             yield* Effect.logWarning(`Mail ${mail.id} (${mail.kind}) failed (attempt ${mail.attempts + 1}): ${error}`)
           }
+          countAttempt(mailAttempts, error === null ? "sent" : "failed", mail.attempts + 1)
           yield* repo.recordAttempt(mail, error, retryAt)
         })
       ).pipe(Effect.withSpan("MailDeliveries.attempt", { attributes: { mail: mail.id } }))

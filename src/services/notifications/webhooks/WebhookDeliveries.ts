@@ -14,6 +14,8 @@ import { AppConfig } from "../../../Config.js"
 import type { Sender } from "../../../domain/NotificationEvent.js"
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import type { WebhookDelivery, WebhookType } from "../../../domain/Webhook.js"
+import { countAttempt, webhookAttempts } from "../../../observability/Metrics.js"
+import { startSpan, TracingEnabled } from "../../../observability/Telemetry.js"
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRow } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { afterAttempt, WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../../persistence/WebhooksRepo.js"
@@ -80,6 +82,8 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     const run = yield* FiberSet.makeRuntime<never>()
     // Read once: the attempts run outside any fiber, and claims and attempts must agree on the time.
     const clock = yield* Effect.clock
+    const tracing = yield* TracingEnabled
+    const tracer = yield* Effect.tracer
     const timeout = yield* DeliveryTimeout
     const claimLease = Duration.sum(timeout, leaseMargin)
     const attemptNeedsMs = Duration.toMillis(timeout) + attemptMargin
@@ -236,8 +240,9 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
      * is recorded. The webhook's address, format, secret and state, and the sender, come with
      * the claim. Abandoning it (shutdown) records nothing: the claim's lease brings it back.
      *
-     * No span per attempt: with thousands of attempts a second, spans (and their stack traces)
-     * were a measurable share of the dispatcher's work; failures are logged with the delivery id.
+     * No Effect span per attempt: with thousands of attempts a second, spans (and their stack
+     * traces) were a measurable share of the dispatcher's work; failures are logged with the
+     * delivery id. With tracing on, a plain span is started and ended by hand.
      */
     const startAttempt = (ready: ReadyDelivery, slotFree: () => void, recorded?: Recorded): Abandon => {
       const { claimedUntil, delivery, sender, target } = ready
@@ -277,9 +282,23 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
         timestamp: Math.floor(startedAt / 1000),
         body: bodyOf(target.type, event, sender)
       })
+      // With tracing on (and only then), the attempt is a span of its own; never the URL, which may hold a secret.
+      const span = tracing
+        ? startSpan(tracer, "WebhookDeliveries.attempt", "client", {
+          "webhook.delivery_id": delivery.id,
+          "webhook.id": delivery.webhookId,
+          "webhook.type": target.type,
+          "webhook.attempt": delivery.attempts + 1
+        }, clock.unsafeCurrentTimeNanos())
+        : undefined
       return webhookSender.post(request, timeout, (result) => {
+        if (span !== undefined) {
+          if (result.statusCode !== null) span.attribute("http.response.status_code", result.statusCode)
+          span.end(clock.unsafeCurrentTimeNanos(), result.success ? Exit.void : Exit.fail(result.error))
+        }
         const finishedAt = new Date(clock.unsafeCurrentTimeMillis())
         const retryAt = result.success ? null : Option.getOrNull(nextAttemptAt(delivery.attempts + 1, finishedAt))
+        countAttempt(webhookAttempts, result.success ? "delivered" : "failed", delivery.attempts + 1)
         queueOutcome({ outcome: { delivery, result, attemptedAt: finishedAt, retryAt }, recorded }, slotFree)
       })
     }

@@ -45,53 +45,54 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     const get = (id: WebhookId) => repo.findById(id).pipe(orNotFound("Webhook", id))
 
     return {
-      list: repo.findAll,
+      list: Effect.fn("Webhooks.list")(() => repo.findAll()),
 
       /** Only `generic` webhooks get a secret; this response is the only one that shows it. */
-      create: (input: CreateWebhook) => {
+      create: Effect.fn("Webhooks.create")((input: CreateWebhook) => {
         const secret = input.type === "generic" ? generateSecret() : null
         return repo.insert(input, secret).pipe(
           Effect.map((webhook) => new CreatedWebhook({ ...webhook, secret }))
         )
-      },
+      }),
 
-      update: (id: WebhookId, changes: UpdateWebhook) =>
-        Effect.gen(function*() {
-          if (changes.type !== undefined && (yield* get(id)).type !== changes.type) {
-            return yield* new Conflict({
-              message: "A webhook's type cannot be changed: create a new webhook of the other type"
-            })
-          }
-          return yield* repo.update(id, changes).pipe(orNotFound("Webhook", id))
-        }),
+      update: Effect.fn("Webhooks.update")(function*(id: WebhookId, changes: UpdateWebhook) {
+        if (changes.type !== undefined && (yield* get(id)).type !== changes.type) {
+          return yield* new Conflict({
+            message: "A webhook's type cannot be changed: create a new webhook of the other type"
+          })
+        }
+        return yield* repo.update(id, changes).pipe(orNotFound("Webhook", id))
+      }),
 
-      toggle: (id: WebhookId) => repo.toggle(id).pipe(orNotFound("Webhook", id)),
+      toggle: Effect.fn("Webhooks.toggle")((id: WebhookId) => repo.toggle(id).pipe(orNotFound("Webhook", id))),
 
-      remove: (id: WebhookId) =>
+      remove: Effect.fn("Webhooks.remove")((id: WebhookId) =>
         repo.remove(id).pipe(
           Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Webhook", id)),
           Effect.asVoid
-        ),
+        )
+      ),
 
       /** Sends the sample once, without retries, whether or not the webhook is active. */
-      test: (id: WebhookId) =>
-        Effect.gen(function*() {
-          const webhook = yield* get(id)
-          const profile = yield* organization.get()
-          const now = yield* Clock.currentTimeMillis
-          const event = sampleIncident(profile.name, DateTime.unsafeMake(now))
-          const result = yield* sender.send(buildDeliveryRequest({
-            target: webhook,
-            event,
-            sender: { name: profile.name, url: config.publicUrl },
-            deliveryId: event.id,
-            timestamp: Math.floor(now / 1000)
-          }))
-          yield* deliveries.recordTestAttempt(webhook.id, event.event, result, new Date(now))
-          return result
-        }),
+      test: Effect.fn("Webhooks.test")(function*(id: WebhookId) {
+        const webhook = yield* get(id)
+        const profile = yield* organization.get()
+        const now = yield* Clock.currentTimeMillis
+        const event = sampleIncident(profile.name, DateTime.unsafeMake(now))
+        const result = yield* sender.send(buildDeliveryRequest({
+          target: webhook,
+          event,
+          sender: { name: profile.name, url: config.publicUrl },
+          deliveryId: event.id,
+          timestamp: Math.floor(now / 1000)
+        }))
+        yield* deliveries.recordTestAttempt(webhook.id, event.event, result, new Date(now))
+        return result
+      }),
 
-      deliveries: (id: WebhookId) => get(id).pipe(Effect.zipRight(deliveries.recentAttempts(id, recentAttemptsShown)))
+      deliveries: Effect.fn("Webhooks.deliveries")((id: WebhookId) =>
+        get(id).pipe(Effect.zipRight(deliveries.recentAttempts(id, recentAttemptsShown)))
+      )
     } as const
   }),
   dependencies: [

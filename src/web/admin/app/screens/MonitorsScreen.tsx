@@ -325,6 +325,17 @@ const MonitorRow = (props: {
   const [failure, setFailure] = useState<Failure | null>(null)
   const componentName = props.components.find((component) => component.id === monitor.componentId)?.name ??
     "unknown component"
+  const pauseOrResume = async () => {
+    const outcome = await call((api) =>
+      monitor.paused
+        ? api.monitors.resume({ path: { id: monitor.id } })
+        : api.monitors.pause({ path: { id: monitor.id } })
+    )
+    setFailure(outcome.ok ? null : outcome.failure)
+    if (outcome.ok) {
+      props.onChanged(`The monitor of ${monitor.url} is ${outcome.value.paused ? "paused" : "checked again"}.`)
+    }
+  }
   const remove = async () => {
     const outcome = await call((api) => api.monitors.remove({ path: { id: monitor.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
@@ -365,7 +376,7 @@ const MonitorRow = (props: {
         )}
       </th>
       <td>
-        {stateLabel[monitor.state]}
+        {monitor.paused ? "Paused" : stateLabel[monitor.state]}
         <p class="small muted">
           {monitor.reportingRegions.length === 0
             ? "No region reporting"
@@ -376,6 +387,10 @@ const MonitorRow = (props: {
       <td class="row-actions">
         <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
           Edit<span class="visually-hidden">{monitor.url}</span>
+        </button>
+        <button type="button" onClick={pauseOrResume}>
+          {monitor.paused ? "Resume" : "Pause"}
+          <span class="visually-hidden">{monitor.url}</span>
         </button>
         <ConfirmButton label="Delete" confirmLabel={`Delete the monitor of ${monitor.url}`} onConfirm={remove} />
       </td>

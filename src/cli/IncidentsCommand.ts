@@ -1,0 +1,91 @@
+/** `status-page incidents open | update ID | resolve ID` */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+
+import type { Incident as IncidentType } from "../domain/Incident.js"
+import {
+  AddIncidentUpdate,
+  CreateIncident,
+  Incident,
+  IncidentId,
+  IncidentSeverity,
+  IncidentStatus,
+  OpenIncidentStatus,
+  ResolveIncident
+} from "../domain/Incident.js"
+import { body, connection, print, quoted, withClient } from "./Remote.js"
+
+const id = Args.text({ name: "id" }).pipe(Args.withSchema(IncidentId))
+const message = Options.text("message").pipe(Options.withDescription("The timeline entry (1–5000 characters)"))
+
+const describe = (incident: typeof IncidentType.json.Type) =>
+  `${incident.id} ${quoted(incident.title)}: ${incident.status}, severity ${incident.severity}`
+
+const open = Command.make("open", {
+  ...connection,
+  title: Options.text("title").pipe(Options.withDescription("1–200 characters")),
+  message,
+  componentIds: Options.text("component").pipe(
+    Options.repeated,
+    Options.withDescription("An affected component's id; repeat for several")
+  ),
+  status: Options.choice("status", OpenIncidentStatus.literals).pipe(
+    Options.optional,
+    Options.withDescription("Default: investigating")
+  ),
+  severity: Options.choice("severity", IncidentSeverity.literals).pipe(
+    Options.optional,
+    Options.withDescription("Default: minor")
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    const payload = yield* body(CreateIncident, {
+      title: options.title,
+      message: options.message,
+      componentIds: options.componentIds,
+      status: Option.getOrUndefined(options.status),
+      severity: Option.getOrUndefined(options.severity)
+    })
+    const incident = yield* withClient(options, (client) => client.incidents.create({ payload }))
+    yield* print(options, Incident.json, incident, (i) => `Opened incident ${describe(i)}.`)
+  })).pipe(Command.withDescription("Open an incident; subscribers and webhooks hear of it"))
+
+const update = Command.make("update", {
+  ...connection,
+  id,
+  message,
+  status: Options.choice("status", IncidentStatus.literals).pipe(
+    Options.optional,
+    Options.withDescription("Default: the incident's current status; resolved resolves it")
+  )
+}, (options) =>
+  withClient(options, (client) =>
+    Effect.gen(function*() {
+      const status = Option.isSome(options.status)
+        ? options.status.value
+        : (yield* client.incidents.get({ path: { id: options.id } })).status
+      const payload = yield* body(AddIncidentUpdate, { status, message: options.message })
+      return yield* client.incidents.addUpdate({ path: { id: options.id }, payload })
+    })).pipe(
+      Effect.flatMap((incident) => print(options, Incident.json, incident, (i) => `Updated incident ${describe(i)}.`))
+    )).pipe(Command.withDescription("Post an update to an incident's timeline"))
+
+const resolve = Command.make("resolve", {
+  ...connection,
+  id,
+  message: message.pipe(Options.optional, Options.withDescription("Default: \"This incident has been resolved.\""))
+}, (options) =>
+  Effect.gen(function*() {
+    const payload = Option.isSome(options.message)
+      ? yield* body(ResolveIncident, { message: options.message.value })
+      : null
+    const incident = yield* withClient(options, (client) =>
+      client.incidents.resolve({ path: { id: options.id }, payload }))
+    yield* print(options, Incident.json, incident, (i) =>
+      `Resolved incident ${describe(i)}.`)
+  })).pipe(Command.withDescription("Resolve an incident; resolving it twice is refused"))
+
+export const IncidentsCommand = Command.make("incidents").pipe(
+  Command.withDescription("Incidents and their timelines"),
+  Command.withSubcommands([open, update, resolve])
+)

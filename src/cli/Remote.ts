@@ -1,0 +1,135 @@
+/**
+ * What every command against a running service shares: where it is (`--url`, STATUS_PAGE_URL),
+ * the API key (`--api-key`, STATUS_PAGE_API_KEY, never printed), `--json` and the time-out, and
+ * the typed client built from them.
+ */
+import { Options } from "@effect/cli"
+import { FetchHttpClient, HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
+import type { Redacted } from "effect"
+import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect"
+
+import type { StatusPageApiClient } from "../client/StatusPageClient.js"
+import { makeStatusPageClient } from "../client/StatusPageClient.js"
+import { UsageError } from "./CliFailure.js"
+
+export const connection = {
+  url: Options.text("url").pipe(
+    Options.withFallbackConfig(Config.string("STATUS_PAGE_URL")),
+    // Missing, it is reported by withClient, which can name the variable.
+    Options.optional,
+    Options.withDescription("The service's address, e.g. https://status.example.com (default: STATUS_PAGE_URL)")
+  ),
+  apiKey: Options.redacted("api-key").pipe(
+    Options.withFallbackConfig(Config.redacted("STATUS_PAGE_API_KEY")),
+    Options.optional,
+    Options.withDescription(
+      "An API key, svc_… (default: STATUS_PAGE_API_KEY; prefer the variable: arguments show in ps)"
+    )
+  ),
+  json: Options.boolean("json").pipe(
+    Options.withDescription("Print the API's answer as JSON on stdout instead of lines for people")
+  ),
+  timeout: Options.integer("timeout").pipe(
+    Options.withFallbackConfig(Config.integer("STATUS_PAGE_TIMEOUT")),
+    Options.withDefault(30),
+    Options.withDescription("Seconds to wait for each answer, and for the maintenance clock (default: 30)")
+  )
+}
+
+export interface Connection {
+  readonly url: Option.Option<string>
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly json: boolean
+  readonly timeout: number
+}
+
+/** Statuses whose answer has no body (the Response constructor refuses one). */
+const nullBodyStatuses = new Set([101, 204, 205, 304])
+
+/**
+ * Fetch with a time-out per request, so a pipeline never hangs on a silent server. It covers
+ * the whole answer: the body is read into memory within it (answers of the API are small), so
+ * a server that sends its headers and then stalls does not hang the command either. The
+ * time-out is a transport failure, like a refused connection: the service did not answer.
+ */
+const httpClient = (timeout: Duration.Duration) =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      HttpClient.HttpClient,
+      HttpClient.transform((response, request) =>
+        Effect.timeoutFail(
+          Effect.flatMap(response, (answer) =>
+            Effect.map(answer.arrayBuffer, (body) =>
+              HttpClientResponse.fromWeb(
+                request,
+                new Response(nullBodyStatuses.has(answer.status) ? null : body, {
+                  status: answer.status,
+                  headers: answer.headers
+                })
+              ))),
+          {
+            duration: timeout,
+            onTimeout: () =>
+              new HttpClientError.RequestError({
+                request,
+                reason: "Transport",
+                description: `no answer within ${Duration.format(timeout)}`
+              })
+          }
+        )
+      )
+    )
+  ).pipe(Layer.provide(FetchHttpClient.layer))
+
+/** Runs `use` with the typed client of the service `connection` names. */
+export const withClient = <A, E>(
+  connection: Connection,
+  use: (client: StatusPageApiClient) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    if (Option.isNone(connection.url)) {
+      return yield* new UsageError({ message: "Set STATUS_PAGE_URL (or pass --url) to the service's address" })
+    }
+    if (connection.timeout <= 0) {
+      return yield* new UsageError({ message: "--timeout must be a positive number of seconds" })
+    }
+    const client = yield* makeStatusPageClient({
+      baseUrl: connection.url.value,
+      apiKey: Option.getOrUndefined(connection.apiKey)
+    })
+    return yield* use(client)
+  }).pipe(Effect.provide(httpClient(Duration.seconds(connection.timeout))))
+
+/** Decodes a request body from the command line with the API's own schema: bad input is a usage error. */
+export const body = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
+  Schema.decodeUnknown(schema, { errors: "all" })(input).pipe(
+    Effect.mapError((error) => new UsageError({ message: error.message }))
+  )
+
+/** With `--json`, the answer as the API sent it (encoded by its schema); else the line for people. */
+export const print = <A, I>(
+  connection: Connection,
+  schema: Schema.Schema<A, I>,
+  value: A,
+  human: (value: A) => string
+) =>
+  connection.json
+    ? Effect.flatMap(Schema.encode(schema)(value), (encoded) => Console.log(JSON.stringify(encoded, null, 2)))
+    : Console.log(human(value))
+
+/** Columns padded to their widest cell, the last one left ragged. */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const all = [header, ...rows]
+  const widths = header.map((_, column) => Math.max(...all.map((row) => row[column]?.length ?? 0)))
+  return all
+    .map((row) => row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]!)).join("  "))
+    .join("\n")
+}
+
+/** The values of a literal schema, as the choices of an argument. */
+export const choices = <A extends string>(values: ReadonlyArray<A>) =>
+  values.map((value): [string, A] => [value, value])
+
+/** A title or name in a line for people. */
+export const quoted = (text: string) => JSON.stringify(text)

@@ -1,0 +1,227 @@
+/**
+ * Traces and structured logs (docs/operations.md, "Traces and logs").
+ *
+ * - Traces: when OTEL_EXPORTER_OTLP_ENDPOINT is set, every span (requests, service calls, SQL,
+ *   deliveries, checks) goes to `<endpoint>/v1/traces` as OTLP JSON, through
+ *   @effect/opentelemetry's own exporter. Unset, nothing is loaded or exported, and the hot
+ *   paths (the scheduler's tick, the probe's checks, ingest) make no span of their own:
+ *   they ask `TracingEnabled` once, not the exporter to drop what they made.
+ * - A check's trace crosses Redis in the W3C `traceparent` of the job and of the result
+ *   (src/domain/CheckJob.ts): the scheduler's span is the parent of the probe's check span,
+ *   which ingest's batch span links to.
+ * - LOG_FORMAT=json: one JSON object per line, with the trace and span ids when tracing is on.
+ */
+import {
+  Cause,
+  type ConfigError,
+  Context,
+  Effect,
+  FiberRef,
+  FiberRefs,
+  HashMap,
+  HashSet,
+  Layer,
+  List,
+  Logger,
+  Option,
+  Redacted,
+  Tracer
+} from "effect"
+
+import { TelemetryConfig } from "../Config.js"
+import { isTraceparent } from "../domain/CheckJob.js"
+
+/**
+ * Whether spans are exported. The code that would make a span per check or per job (the
+ * scheduler, the probe, ingest, webhook attempts) reads it once and makes none when false.
+ */
+export class TracingEnabled extends Context.Reference<TracingEnabled>()("status-page/observability/TracingEnabled", {
+  defaultValue: () => false
+}) {}
+
+/** The W3C `traceparent` of `span`: what a job or a result carries across Redis. */
+export const traceparentOf = (span: Tracer.AnySpan): string =>
+  `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+
+/** The span a valid `traceparent` names, to parent or link to; none for anything else (a forgery, a typo). */
+export const spanOfTraceparent = (traceparent: string | undefined): Tracer.ExternalSpan | undefined => {
+  if (traceparent === undefined || !isTraceparent(traceparent)) return undefined
+  return Tracer.externalSpan({
+    traceId: traceparent.slice(3, 35),
+    spanId: traceparent.slice(36, 52),
+    // The flags' lowest bit: sampled.
+    sampled: (Number.parseInt(traceparent.slice(53), 16) & 1) === 1
+  })
+}
+
+/**
+ * Runs `effect` in a span named `name`, a child of the span `traceparent` names (a root span
+ * without one), when tracing is on; as it is otherwise (not even its `attributes` are made).
+ * `effect` receives the span's traceparent (undefined when off) to send on.
+ */
+export const withRemoteParent = <A, E, R>(
+  enabled: boolean,
+  name: string,
+  traceparent: string | undefined,
+  attributes: () => Record<string, unknown>,
+  effect: (traceparent: string | undefined) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  if (!enabled) return effect(undefined)
+  const parent = spanOfTraceparent(traceparent)
+  return Effect.useSpan(name, {
+    attributes: attributes(),
+    kind: "consumer",
+    captureStackTrace: false,
+    ...(parent === undefined ? { root: true } : { parent })
+  }, (span) => effect(traceparentOf(span)).pipe(Effect.withParentSpan(span)))
+}
+
+/** Links to the spans the valid `traceparents` name (a batch's span links to each report it stores). */
+export const linksTo = (traceparents: Iterable<string | undefined>): Array<Tracer.SpanLink> => {
+  const links: Array<Tracer.SpanLink> = []
+  for (const traceparent of traceparents) {
+    const span = spanOfTraceparent(traceparent)
+    if (span !== undefined) links.push({ _tag: "SpanLink", span, attributes: {} })
+  }
+  return links
+}
+
+/**
+ * A span started outside any fiber, for work made of plain callbacks or batched by hand (the
+ * scheduler's jobs, a webhook attempt): no effect per span. End it with `span.end`.
+ */
+export const startSpan = (
+  tracer: Tracer.Tracer,
+  name: string,
+  kind: Tracer.SpanKind,
+  attributes: Record<string, unknown>,
+  nowNanos: bigint
+): Tracer.Span => {
+  const span = tracer.span(name, Option.none(), Context.empty(), [], nowNanos, kind, {
+    captureStackTrace: false,
+    root: true
+  })
+  for (const key in attributes) span.attribute(key, attributes[key])
+  return span
+}
+
+/** `key=value,key=value` (OTEL_EXPORTER_OTLP_HEADERS), values percent-decoded as the specification says. */
+export const parseHeaders = (text: string): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const pair of text.split(",")) {
+    const equals = pair.indexOf("=")
+    if (equals <= 0) continue
+    const value = pair.slice(equals + 1).trim()
+    try {
+      headers[pair.slice(0, equals).trim().toLowerCase()] = decodeURIComponent(value)
+    } catch {
+      headers[pair.slice(0, equals).trim().toLowerCase()] = value
+    }
+  }
+  return headers
+}
+
+export interface TracingOptions {
+  /** The service name when OTEL_SERVICE_NAME is unset. */
+  readonly serviceName: string
+}
+
+/**
+ * The OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, with TracingEnabled; nothing
+ * otherwise. The exporter's modules are loaded only then, so a probe without it does not
+ * evaluate them. Closing the layer sends the spans still buffered.
+ */
+export const tracingLayer = (options: TracingOptions): Layer.Layer<TracingEnabled, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* TelemetryConfig
+    if (Option.isNone(config.otlpEndpoint)) return Layer.empty as Layer.Layer<TracingEnabled>
+    const [{ OtlpTracer }, { OtlpSerialization }, { FetchHttpClient }] = yield* Effect.promise(() =>
+      Promise.all([
+        import("@effect/opentelemetry/OtlpTracer").then((OtlpTracer) => ({ OtlpTracer })),
+        import("@effect/opentelemetry/OtlpSerialization").then((OtlpSerialization) => ({ OtlpSerialization })),
+        import("@effect/platform/FetchHttpClient").then((FetchHttpClient) => ({ FetchHttpClient }))
+      ])
+    )
+    const base = config.otlpEndpoint.value.toString().replace(/\/$/, "")
+    const exporter = OtlpTracer.layer({
+      url: `${base}/v1/traces`,
+      resource: { serviceName: Option.getOrElse(config.serviceName, () => options.serviceName) },
+      headers: Option.match(config.otlpHeaders, {
+        onNone: () => undefined,
+        onSome: (text) => parseHeaders(Redacted.value(text))
+      }),
+      exportInterval: config.exportDelayMs
+    }).pipe(Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson]))
+    return Layer.merge(exporter, Layer.succeed(TracingEnabled, true))
+  }))
+
+const levelName = (level: string) => level.toLowerCase()
+
+/**
+ * One JSON object per line: `timestamp`, `level`, `message`, `annotations`, the log spans
+ * (`spans`, ms since each began), `cause` when there is one, and `traceId` and `spanId` of the
+ * current span when `withTraceIds` (tracing on: otherwise the ids name nothing anyone stored).
+ */
+export const jsonLogger = (withTraceIds: boolean): Logger.Logger<unknown, string> =>
+  Logger.make(({ annotations, cause, context, date, logLevel, message, spans }) => {
+    const entry: Record<string, unknown> = {
+      timestamp: date.toISOString(),
+      level: levelName(logLevel.label),
+      message: Array.isArray(message) && message.length === 1 ? message[0] : message
+    }
+    if (HashMap.size(annotations) > 0) {
+      const fields: Record<string, unknown> = {}
+      for (const [key, value] of annotations) fields[key] = value
+      entry.annotations = fields
+    }
+    if (List.isCons(spans)) {
+      const now = date.getTime()
+      const fields: Record<string, number> = {}
+      for (const span of spans) fields[span.label] = now - span.startTime
+      entry.spans = fields
+    }
+    if (!Cause.isEmpty(cause)) entry.cause = Cause.pretty(cause, { renderErrorCause: true })
+    if (withTraceIds) {
+      const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
+      if (Option.isSome(span)) {
+        entry.traceId = span.value.traceId
+        entry.spanId = span.value.spanId
+      }
+    }
+    return JSON.stringify(entry, jsonValue())
+  })
+
+/** A JSON.stringify replacer that writes what JSON cannot hold (bigints, errors, cycles) instead of throwing. */
+const jsonValue = () => {
+  const seen = new WeakSet<object>()
+  return (_key: string, value: unknown) => {
+    if (typeof value === "bigint") return value.toString()
+    if (value instanceof Error) return { name: value.name, message: value.message }
+    if (typeof value === "object" && value !== null) {
+      if (seen.has(value)) return "[Circular]"
+      seen.add(value)
+    }
+    return value
+  }
+}
+
+/**
+ * LOG_FORMAT=json: `jsonLogger`, written to stdout, in place of the text loggers (Effect's
+ * default, and the pretty one NodeRuntime.runMain puts in its place); text: unchanged.
+ */
+export const loggingLayer: Layer.Layer<never, ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(TelemetryConfig, (config) => {
+    if (config.logFormat === "text") return Layer.empty
+    const json = Logger.withConsoleLog(jsonLogger(Option.isSome(config.otlpEndpoint)))
+    return Layer.scopedDiscard(Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
+      loggers.pipe(
+        HashSet.remove(Logger.defaultLogger),
+        HashSet.remove(Logger.prettyLoggerDefault),
+        HashSet.add(json)
+      )))
+  })
+)
+
+/** Logs and traces for a process whose service name is `serviceName` unless OTEL_SERVICE_NAME says otherwise. */
+export const layer = (options: TracingOptions): Layer.Layer<TracingEnabled, ConfigError.ConfigError> =>
+  Layer.merge(loggingLayer, tracingLayer(options))

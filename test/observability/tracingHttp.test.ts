@@ -1,0 +1,98 @@
+/**
+ * Traces of API requests, exported over OTLP/HTTP to a receiver started by the test: a request
+ * span, the span of the service call it makes and the spans of its SQL statements share one
+ * trace, and the URL the span records has its secrets redacted as the request log does.
+ */
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+
+import { eventually } from "../support/Eventually.js"
+import { ApiClient, LiveTestServer, sendJson } from "../support/TestServer.js"
+import { type OtlpSink, otlpSink, tracingTo } from "./tracingSink.js"
+
+class Sink extends Context.Tag("test/Sink")<Sink, OtlpSink>() {}
+
+const Stack = Layer.unwrapScoped(Effect.map(otlpSink, (sink) =>
+  LiveTestServer().pipe(
+    Layer.provide(tracingTo(sink, "status-page")),
+    Layer.merge(Layer.succeed(Sink, sink))
+  )))
+
+layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("request traces", (it) => {
+  it.effect("a request's span and its SQL statements' spans are one trace, sent to the collector", () =>
+    Effect.gen(function*() {
+      const sink = yield* Sink
+      const client = yield* ApiClient
+      const created = yield* client.components.create({ payload: { name: "Traced" } })
+
+      const spans = yield* eventually(
+        Effect.sync(() => sink.spans),
+        (all) =>
+          all.some((span) =>
+            span.name.startsWith("http.server") && span.attributes["http.request.method"] === "POST" &&
+            all.some((sql) => sql.name === "sql.execute" && sql.traceId === span.traceId)
+          ),
+        10_000
+      )
+      const request = spans.find((span) =>
+        span.name === "http.server POST" && span.attributes["http.route"] === "/api/v1/admin/components"
+      )!
+      expect(request).toMatchObject({
+        service: "status-page",
+        kind: 2, // server
+        attributes: { "http.response.status_code": 201, "url.path": "/api/v1/admin/components" }
+      })
+      const trace = spans.filter((span) => span.traceId === request.traceId)
+      const byId = new Map(trace.map((span) => [span.spanId, span]))
+      const sql = trace.filter((span) => span.name === "sql.execute")
+      expect(sql.length).toBeGreaterThan(0)
+      expect(sql.some((span) => String(span.attributes["db.query.text"]).toLowerCase().includes("insert"))).toBe(true)
+      // Every SQL span descends from the request span, through the spans in between (a transaction).
+      const ancestors = (span: (typeof trace)[number]) => {
+        const names: Array<string> = []
+        for (let at = byId.get(span.parentSpanId ?? ""); at !== undefined; at = byId.get(at.parentSpanId ?? "")) {
+          names.push(at.name)
+        }
+        return names
+      }
+      for (const span of sql) expect(ancestors(span)).toContain("http.server POST")
+      expect(trace.some((span) => span.name === "sql.transaction")).toBe(true)
+      // The service call sits between the request and its statements.
+      const service = trace.find((span) => span.name === "Components.create")!
+      expect(service).toBeDefined()
+      expect(ancestors(service)).toContain("http.server POST")
+      const insert = sql.find((span) => String(span.attributes["db.query.text"]).toLowerCase().includes("insert"))!
+      expect(ancestors(insert)).toEqual(expect.arrayContaining(["Components.create", "http.server POST"]))
+      expect(ancestors(insert).indexOf("Components.create")).toBeLessThan(ancestors(insert).indexOf("http.server POST"))
+      expect(created.name).toBe("Traced")
+      // The exporter's own requests are not traced (no span for POST /v1/traces).
+      expect(spans.some((span) => String(span.attributes["url.full"] ?? "").includes("/v1/traces"))).toBe(false)
+    }))
+
+  it.effect("the URL a request span records has its secrets redacted", () =>
+    Effect.gen(function*() {
+      const sink = yield* Sink
+      const secret = "s3cr3t-token-value-that-must-not-leak"
+      // A form posted from an unsubscribe page names that page in its Referer.
+      const response = yield* sendJson("GET", `/api/v1/status?token=${secret}&email=a%40example.com`, undefined, {
+        referer: `http://localhost/unsubscribe?email=a%40example.com&token=${secret}`
+      })
+      expect(response.status).toBe(200)
+      const spans = yield* eventually(
+        Effect.sync(() => sink.spans.filter((span) => span.attributes["url.path"] === "/api/v1/status")),
+        (found) => found.length > 0,
+        10_000
+      )
+      const url = String(spans[0]!.attributes["url.full"])
+      expect(url).toContain("token=REDACTED")
+      expect(url).toContain("email=REDACTED")
+      expect(spans[0]!.attributes["url.query"]).toBe("token=REDACTED&email=REDACTED")
+      expect(spans[0]!.attributes["http.request.header.referer"]).toBe(
+        "http://localhost/unsubscribe?email=REDACTED&token=REDACTED"
+      )
+      // The server's spans only: the test's own HTTP client traces into the same sink.
+      const server = JSON.stringify(sink.spans.filter((span) => span.name !== "http.client GET"))
+      expect(server).not.toContain(secret)
+      expect(server).not.toContain("a%40example.com")
+    }))
+})
