@@ -16,6 +16,7 @@ import { AuthApi } from "./AuthApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { IncidentsApi } from "./IncidentsApi.js"
+import { IncidentTemplatesApi } from "./IncidentTemplatesApi.js"
 import { JsonBodies } from "./JsonBodies.js"
 import { MaintenanceApi } from "./MaintenanceApi.js"
 import { MonitorsApi } from "./MonitorsApi.js"
@@ -41,6 +42,7 @@ export class Api extends HttpApi.make("status-page")
   .add(SubscriptionsApi)
   .add(SubscribersApi.middleware(JsonBodies))
   .add(IncidentsApi.middleware(JsonBodies))
+  .add(IncidentTemplatesApi.middleware(JsonBodies))
   .add(MaintenanceApi.middleware(JsonBodies))
   .add(ProbesApi.middleware(JsonBodies))
   .add(ResponseTimesApi.middleware(JsonBodies))

@@ -8,6 +8,7 @@ import {
   Incident,
   IncidentId,
   ResolveIncident,
+  SetPostmortem,
   UpdateIncident
 } from "../domain/Incident.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
@@ -29,12 +30,17 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       .setPayload(CreateIncident)
       .addSuccess(Incident.json, { status: 201 })
       .addError(BadRequest)
+      .addError(NotFound)
       .annotateContext(endpointDocs(
         "Open an incident",
         "Requires `title` (1–200 characters) and `message` (1–5000, the first timeline entry). Defaults: " +
           "`status` `investigating` (creation accepts `investigating`, `identified`, `monitoring`), `severity` " +
           "`minor` (`none`, `minor`, `major`, `critical`), `componentIds` none (at most 100; duplicates ignored). " +
-          "An unknown component id is **400** `BadRequest` with an issue at `[\"componentIds\", index]`.",
+          "An unknown component id is **400** `BadRequest` with an issue at `[\"componentIds\", index]`. " +
+          "With `templateId` (an incident template's id), the template's `title`, `message`, `status`, " +
+          "`severity` and `componentIds` fill in every field the body leaves out; an unknown template is **404** " +
+          "`NotFound`. A `title` or `message` that neither the body nor a template gives is **400** `BadRequest` " +
+          "with an issue at `[\"title\"]` or `[\"message\"]`.",
         "Answers **201** with the incident and writes `incident.created` to the outbox (`data`: the incident " +
           "without its timeline)."
       ))
@@ -95,6 +101,26 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
         "Takes an optional body `{ \"message\"?: string }` (default \"This incident has been resolved.\"), adds " +
           "it to the timeline with status `resolved`, sets `resolvedAt`, and writes `incident.resolved` to the " +
           "outbox. Resolving an incident that is already resolved is **409** `Conflict`; an unknown id is 404."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.put("setPostmortem", "/:id/postmortem")
+      .setPath(IncidentPath)
+      .setPayload(SetPostmortem)
+      .addSuccess(Incident.json)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(BadRequest)
+      .annotateContext(endpointDocs(
+        "Write the postmortem",
+        "Sets a resolved incident's postmortem to `{ body, published }`: `body` is Markdown (1–50,000 characters " +
+          "after trimming), written over any earlier one; `published` false keeps it a draft that only the admin " +
+          "API and the dashboard show. Answers the incident, whose `postmortem` is `{ body, published, " +
+          "publishedAt, updatedAt }` (`publishedAt`: the first publication, kept by edits and by unpublishing).",
+        "An incident that is not resolved is **409** `Conflict`; an unknown id is 404. Publishing (a draft or no " +
+          "postmortem before) writes `incident.updated` with `postmortemPublished: true` to the outbox; edits, " +
+          "drafts and unpublishing write no event. Once published, the public incident detail, page and feeds " +
+          "show it."
       ))
   )
   .middleware(Authentication)

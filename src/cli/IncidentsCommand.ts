@@ -13,6 +13,7 @@ import {
   OpenIncidentStatus,
   ResolveIncident
 } from "../domain/Incident.js"
+import { UsageError } from "./CliFailure.js"
 import { body, connection, print, quoted, withClient } from "./Remote.js"
 
 const id = Args.text({ name: "id" }).pipe(Args.withSchema(IncidentId))
@@ -23,8 +24,12 @@ const describe = (incident: typeof IncidentType.json.Type) =>
 
 const open = Command.make("open", {
   ...connection,
-  title: Options.text("title").pipe(Options.withDescription("1–200 characters")),
-  message,
+  template: Options.text("template").pipe(
+    Options.optional,
+    Options.withDescription("An incident template's id: it fills in every option not given")
+  ),
+  title: Options.text("title").pipe(Options.optional, Options.withDescription("1–200 characters")),
+  message: message.pipe(Options.optional),
   componentIds: Options.text("component").pipe(
     Options.repeated,
     Options.withDescription("An affected component's id; repeat for several")
@@ -39,10 +44,16 @@ const open = Command.make("open", {
   )
 }, (options) =>
   Effect.gen(function*() {
+    const template = Option.getOrUndefined(options.template)
+    if (template === undefined && (Option.isNone(options.title) || Option.isNone(options.message))) {
+      return yield* new UsageError({ message: "--title and --message are required without --template" })
+    }
     const payload = yield* body(CreateIncident, {
-      title: options.title,
-      message: options.message,
-      componentIds: options.componentIds,
+      templateId: template,
+      title: Option.getOrUndefined(options.title),
+      message: Option.getOrUndefined(options.message),
+      // With a template and no --component, its components apply.
+      componentIds: template !== undefined && options.componentIds.length === 0 ? undefined : options.componentIds,
       status: Option.getOrUndefined(options.status),
       severity: Option.getOrUndefined(options.severity)
     })

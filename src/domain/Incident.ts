@@ -2,7 +2,7 @@ import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
 import { ComponentId } from "./Component.js"
-import { IdString, Name } from "./Fields.js"
+import { Id, IdString, Name } from "./Fields.js"
 import { NullableTimestamp } from "./Timestamps.js"
 
 export const IncidentStatus = Schema.Literal("investigating", "identified", "monitoring", "resolved")
@@ -31,6 +31,32 @@ export class IncidentUpdate extends Schema.Class<IncidentUpdate>("IncidentUpdate
   createdAt: Schema.DateTimeUtc
 }) {}
 
+/** Markdown of a postmortem: 1–50,000 characters after trimming. */
+export const PostmortemBody = Name(50000)
+
+/**
+ * A resolved incident's postmortem as operators see it. `publishedAt` is when it was first
+ * published: kept by later edits, and by unpublishing (publishing again shows the original date).
+ */
+export class IncidentPostmortem extends Schema.Class<IncidentPostmortem>("IncidentPostmortem")({
+  body: Schema.String,
+  published: Schema.Boolean,
+  publishedAt: Schema.NullOr(Schema.DateTimeUtc),
+  updatedAt: Schema.DateTimeUtc
+}) {}
+
+/** Body of PUT /admin/incidents/:id/postmortem: the whole postmortem, written over any earlier one. */
+export class SetPostmortem extends Schema.Class<SetPostmortem>("SetPostmortem")({
+  body: PostmortemBody,
+  published: Schema.Boolean
+}) {}
+
+/** The postmortem as the public sees it: only a published one. */
+export class PublicPostmortem extends Schema.Class<PublicPostmortem>("PublicPostmortem")({
+  body: Schema.String,
+  publishedAt: Schema.DateTimeUtc
+}) {}
+
 /** An incident as operators see it: the timeline (`updates`) oldest first; `message` is the latest entry's. */
 export class Incident extends Model.Class<Incident>("Incident")({
   id: Model.Generated(IncidentId),
@@ -42,15 +68,25 @@ export class Incident extends Model.Class<Incident>("Incident")({
   updates: Schema.Array(IncidentUpdate),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate,
-  resolvedAt: NullableTimestamp
+  resolvedAt: NullableTimestamp,
+  postmortem: Schema.NullOr(IncidentPostmortem)
 }) {}
 
-/** Body of POST /admin/incidents. Defaults: `investigating`, severity `minor`, no components. */
+/** Declared here, not in IncidentTemplate.ts, because CreateIncident names it and that module imports this one. */
+export const IncidentTemplateId = Id("IncidentTemplateId")
+export type IncidentTemplateId = typeof IncidentTemplateId.Type
+
+/**
+ * Body of POST /admin/incidents. With `templateId`, the template's fields fill in those the body
+ * leaves out; without one, `title` and `message` are required (checked by the service, 400).
+ * Defaults: `investigating`, severity `minor`, no components.
+ */
 export class CreateIncident extends Schema.Class<CreateIncident>("CreateIncident")({
-  title: IncidentTitle,
+  templateId: Schema.optional(IncidentTemplateId),
+  title: Schema.optional(IncidentTitle),
   status: Schema.optional(OpenIncidentStatus),
   severity: Schema.optional(IncidentSeverity),
-  message: IncidentMessage,
+  message: Schema.optional(IncidentMessage),
   componentIds: Schema.optional(ComponentIds)
 }) {}
 
@@ -86,9 +122,10 @@ export class PublicIncident extends Schema.Class<PublicIncident>("PublicIncident
   resolvedAt: Schema.NullOr(Schema.DateTimeUtc)
 }) {}
 
-/** GET /status/incidents/:id: the incident with its whole timeline, oldest first. */
+/** GET /status/incidents/:id: the incident with its whole timeline, oldest first, and its published postmortem. */
 export class PublicIncidentDetail extends PublicIncident.extend<PublicIncidentDetail>("PublicIncidentDetail")({
-  updates: Schema.Array(IncidentUpdate)
+  updates: Schema.Array(IncidentUpdate),
+  postmortem: Schema.NullOr(PublicPostmortem)
 }) {}
 
 /**

@@ -33,6 +33,12 @@ export const IncidentEventData = Schema.Struct({
   createdAt: Schema.optional(Schema.String),
   updatedAt: Schema.optional(Schema.String),
   resolvedAt: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The start of the published postmortem (Markdown, at most 1,000 characters), else null; a draft is never sent. */
+  postmortem: Schema.optional(
+    Schema.NullOr(Schema.Struct({ excerpt: Schema.String, truncated: Schema.Boolean, publishedAt: Schema.String }))
+  ),
+  /** Present and true only in the `incident.updated` written when the postmortem is published. */
+  postmortemPublished: Schema.optional(Schema.Boolean),
   /** Present and true only in the sample sent by POST /admin/webhooks/:id/test. */
   test: Schema.optional(Schema.Boolean)
 })

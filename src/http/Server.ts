@@ -13,6 +13,7 @@ import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
 import { Components } from "../services/catalog/Components.js"
 import { Incidents } from "../services/catalog/Incidents.js"
+import { IncidentTemplates } from "../services/catalog/IncidentTemplates.js"
 import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
 import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
 import { Monitors } from "../services/monitoring/Monitors.js"
@@ -37,6 +38,7 @@ import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { IncidentsHttp } from "./IncidentsHttp.js"
+import { IncidentTemplatesHttp } from "./IncidentTemplatesHttp.js"
 import { JsonBodiesLive } from "./JsonBodies.js"
 import { MaintenanceHttp } from "./MaintenanceHttp.js"
 import { httpMetrics, MetricsRoute } from "./MetricsHttp.js"
@@ -69,6 +71,7 @@ export const ApiHandlers = Layer.mergeAll(
   AuthHttp,
   ApiKeysHttp,
   IncidentsHttp,
+  IncidentTemplatesHttp,
   MaintenanceHttp,
   WebhooksHttp,
   SubscriptionsHttp,
@@ -87,6 +90,7 @@ export const ApiHandlers = Layer.mergeAll(
     ResponseTimes.Default,
     OrganizationProfile.Default,
     Incidents.Default,
+    IncidentTemplates.Default,
     MaintenanceWindows.Default,
     Administrators.Default,
     ApiKeys.Default,

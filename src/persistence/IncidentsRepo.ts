@@ -21,13 +21,20 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
     const latestMessage =
       `(select u.message from incident_updates u where u.incident_id = i.id order by u.seq desc limit 1)`
 
-    /** An incident with its component ids, timeline (oldest first) and latest message. */
+    /** The postmortem, if any (`published`: only a published one), as JSON. */
+    const postmortem = (published: boolean) =>
+      `(select json_build_object('body', p.body, 'published', p.published,
+                                 'publishedAt', ${isoUtc("p.published_at")}, 'updatedAt', ${isoUtc("p.updated_at")})
+        from incident_postmortems p where p.incident_id = i.id${published ? " and p.published" : ""})`
+
+    /** An incident with its component ids, timeline (oldest first), latest message and postmortem. */
     const withTimeline = sql.literal(`
       select i.*,
         coalesce((select array_agg(ic.component_id order by ic.component_id)
                   from incident_components ic where ic.incident_id = i.id), '{}') as component_ids,
         ${timeline} as updates,
-        ${latestMessage} as message
+        ${latestMessage} as message,
+        ${postmortem(false)} as postmortem
       from incidents i`)
 
     /**
@@ -43,7 +50,8 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
                   from incident_components ic join components c on c.id = ic.component_id
                   where ic.incident_id = i.id and c.is_public), '{}') as component_ids,
         ${updates} as updates,
-        ${latestMessage} as message
+        ${latestMessage} as message,
+        ${postmortem(true)} as postmortem
       from ${from}
       where ${isPublic}`)
     const publicWithTimeline = publicIncidents(timeline)
@@ -156,6 +164,19 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
           set is_public = exists (select from incident_components ic join components c on c.id = ic.component_id
                                   where ic.incident_id = i.id and c.is_public)
           where i.id in (select incident_id from incident_components where component_id = ${componentId})`),
+
+      /** Whether the incident's postmortem is published; undefined when it has none. */
+      postmortemPublished: (id: IncidentId) =>
+        orUnavailable(sql<{ published: boolean }>`select published from incident_postmortems where incident_id = ${id}`)
+          .pipe(Effect.map((rows) => rows[0]?.published)),
+
+      /** Writes the postmortem; `published_at` is set by the first publication and kept afterwards. */
+      setPostmortem: (id: IncidentId, body: string, published: boolean) =>
+        orUnavailable(sql`
+          insert into incident_postmortems (incident_id, body, published, published_at)
+          values (${id}, ${body}, ${published}, case when ${published} then now() end)
+          on conflict (incident_id) do update set body = excluded.body, published = excluded.published,
+            published_at = coalesce(incident_postmortems.published_at, excluded.published_at), updated_at = now()`),
 
       addUpdate: (id: IncidentId, status: IncidentStatus, message: string) =>
         orUnavailable(

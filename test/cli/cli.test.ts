@@ -157,6 +157,32 @@ describe("incidents", () => {
     expect(noTitle.code).toBe(2)
     expect(noTitle.stderr).toContain("--title")
   })
+
+  it("opens an incident from a template, the options given overriding it", async () => {
+    const template = await api((client) =>
+      client.incidentTemplates.create({
+        payload: {
+          name: `Checkout down ${Date.now()}`,
+          title: "Checkout is down",
+          message: "We are looking into it.",
+          severity: "major",
+          status: "investigating",
+          componentIds: [checkout]
+        }
+      })
+    )
+    const opened = await cli(["incidents", "open", "--template", template.id, "--title", "Checkout is slow", "--json"])
+    expect(opened.code, opened.stderr).toBe(0)
+    expect(JSON.parse(opened.stdout)).toMatchObject({
+      title: "Checkout is slow",
+      severity: "major",
+      componentIds: [checkout],
+      updates: [expect.objectContaining({ message: "We are looking into it." })]
+    })
+    const unknown = await cli(["incidents", "open", "--template", "no-such-template"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/^NotFound: /)
+  })
 })
 
 describe("maintenance", () => {

@@ -6,6 +6,7 @@ import type {
   CreateIncident,
   IncidentId,
   ResolveIncident,
+  SetPostmortem,
   UpdateIncident
 } from "../../domain/Incident.js"
 import { Incident } from "../../domain/Incident.js"
@@ -14,15 +15,35 @@ import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
+import { IncidentTemplates } from "./IncidentTemplates.js"
 
 const resolvedMessage = "This incident has been resolved."
 
 const encodeIncident = Schema.encodeSync(Incident.json)
 
-/** The `data` of incident events: the incident as the API returns it, without its timeline. */
+/** How much of a postmortem an event carries: events are copied per webhook and per subscriber. */
+const postmortemExcerptLength = 1000
+
+/** The first characters of `text`, never cutting a character in two (a surrogate pair). */
+const excerptOf = (text: string) => {
+  const points = Array.from(text.slice(0, postmortemExcerptLength * 2)).slice(0, postmortemExcerptLength)
+  const excerpt = points.join("")
+  return { excerpt, truncated: excerpt.length < text.length }
+}
+
+/**
+ * The `data` of incident events: the incident as the API returns it, without its timeline, and
+ * with the start of its postmortem as the public sees it (a draft is null: it reaches no webhook
+ * or mail); the page has the whole of it.
+ */
 export const incidentEventData = (incident: Incident) => {
-  const { updates: _timeline, ...data } = encodeIncident(incident)
-  return data
+  const { postmortem, updates: _timeline, ...data } = encodeIncident(incident)
+  return {
+    ...data,
+    postmortem: postmortem?.published === true && postmortem.publishedAt !== null
+      ? { ...excerptOf(postmortem.body), publishedAt: postmortem.publishedAt }
+      : null
+  }
 }
 
 export class Incidents extends Effect.Service<Incidents>()("Incidents", {
@@ -30,6 +51,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
     const repo = yield* IncidentsRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
+    const templates = yield* IncidentTemplates
 
     const { announce, reload } = makeAnnouncer({
       what: "Incident",
@@ -63,11 +85,13 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
 
       get: Effect.fn("Incidents.get")((id: IncidentId) => repo.findById(id).pipe(orNotFound("Incident", id))),
 
-      create: Effect.fn("Incidents.create")((input: CreateIncident) =>
+      /** With `templateId`, the template fills in what the request leaves out (IncidentTemplates.fill). */
+      create: Effect.fn("Incidents.create")((request: CreateIncident) =>
         changes.commit(Effect.gen(function*() {
-          const componentIds = yield* existingComponents(input.componentIds ?? [])
-          const status = input.status ?? "investigating"
-          const id = yield* repo.insert({ title: input.title, status, severity: input.severity ?? "minor" })
+          const input = yield* templates.fill(request)
+          const componentIds = yield* existingComponents(input.componentIds)
+          const status = input.status
+          const id = yield* repo.insert({ title: input.title, status, severity: input.severity })
           yield* repo.setComponents(id, componentIds)
           yield* repo.addUpdate(id, status, input.message)
           return yield* announce("incident.created", id)
@@ -108,8 +132,36 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
 
       resolve: Effect.fn("Incidents.resolve")((id: IncidentId, input: ResolveIncident) =>
         changes.commit(resolve(id, input.message ?? resolvedMessage))
+      ),
+
+      /**
+       * Writes a resolved incident's postmortem. Publishing it (a draft or none before) writes
+       * `incident.updated` with `postmortemPublished: true`; edits and drafts write no event. A
+       * change the public sees (published now or before) moves the incident's `updatedAt`.
+       */
+      setPostmortem: Effect.fn("Incidents.setPostmortem")((id: IncidentId, input: SetPostmortem) =>
+        changes.commit(Effect.gen(function*() {
+          const status = yield* repo.lockStatus(id)
+          if (status === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
+          if (status !== "resolved") {
+            return yield* Effect.fail(
+              new Conflict({ message: `Incident ${JSON.stringify(id)} is not resolved; resolve it first` })
+            )
+          }
+          const wasPublished = (yield* repo.postmortemPublished(id)) === true
+          yield* repo.setPostmortem(id, input.body, input.published)
+          if (input.published || wasPublished) yield* repo.update(id, {})
+          if (!input.published || wasPublished) return yield* reload(id)
+          const incident = yield* reload(id)
+          yield* outbox.append(
+            "incident.updated",
+            { ...incidentEventData(incident), postmortemPublished: true },
+            incident.componentIds
+          )
+          return incident
+        }))
       )
     } as const
   }),
-  dependencies: [IncidentsRepo.Default, OutboxRepo.Default, StateChanges.Default]
+  dependencies: [IncidentsRepo.Default, OutboxRepo.Default, StateChanges.Default, IncidentTemplates.Default]
 }) {}

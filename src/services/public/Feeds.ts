@@ -1,11 +1,15 @@
 /**
  * RSS 2.0 and Atom feeds of recent public incidents and maintenance windows. Each item links to
- * its public page, carries a guid/id that never changes, and shows the latest update.
+ * its public page, carries a guid/id that never changes, and shows the latest update. An
+ * incident with a published postmortem carries it too, rendered as on its page, as the item's
+ * HTML content (RSS `content:encoded`, Atom `content type="html"`).
  */
 import { DateTime } from "effect"
 
 import type { PublicIncidentDetail } from "../../domain/Incident.js"
 import type { PublicMaintenance } from "../../domain/Maintenance.js"
+import { escapeHtml } from "../../web/public/Html.js"
+import { renderMarkdown } from "../../web/public/Markdown.js"
 
 export interface FeedSource {
   readonly title: string
@@ -22,6 +26,8 @@ interface Item {
   readonly title: string
   readonly link: string
   readonly summary: string
+  /** HTML: the summary and the published postmortem, if any; made only for the items kept. */
+  readonly content?: (() => string) | undefined
   readonly updated: DateTime.Utc
 }
 
@@ -36,15 +42,35 @@ const xml = (text: string) =>
 
 const statusLabel = (status: string) => status.replace(/_/g, " ")
 
+/**
+ * Rendered postmortems by body: the snapshot rebuilds both feeds after every public change, and a
+ * postmortem may be 50,000 characters. A feed holds at most `maxItems`, so twice that many entries
+ * cover both feeds; past that the cache starts again.
+ */
+const rendered = new Map<string, string>()
+const renderedPostmortem = (body: string) => {
+  let html = rendered.get(body)
+  if (html === undefined) {
+    if (rendered.size >= 2 * maxItems) rendered.clear()
+    html = renderMarkdown(body, { headingOffset: 2 })
+    rendered.set(body, html)
+  }
+  return html
+}
+
 const items = (source: FeedSource): ReadonlyArray<Item> =>
   [
     ...source.incidents.map((incident): Item => {
       const latest = incident.updates.at(-1)
+      const summary = latest ? `${statusLabel(latest.status)}: ${latest.message}` : incident.message
       return {
         id: `${source.publicUrl}/incidents/${incident.id}`,
         title: `${incident.title} (${statusLabel(incident.status)})`,
         link: `${source.publicUrl}/incidents/${incident.id}`,
-        summary: latest ? `${statusLabel(latest.status)}: ${latest.message}` : incident.message,
+        summary,
+        content: incident.postmortem
+          ? () => `<p>${escapeHtml(summary)}</p>\n<h2>Postmortem</h2>\n${renderedPostmortem(incident.postmortem!.body)}`
+          : undefined,
         updated: incident.updatedAt
       }
     }),
@@ -64,7 +90,7 @@ const rfc822 = (at: DateTime.Utc) => DateTime.toDateUtc(at).toUTCString()
 export const rssFeed = (source: FeedSource, now: DateTime.Utc): string => {
   const entries = items(source)
   return `<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
+<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/">
 <channel>
 <title>${xml(source.title)}</title>
 <link>${xml(source.publicUrl)}</link>
@@ -78,7 +104,9 @@ ${
 <link>${xml(item.link)}</link>
 <guid isPermaLink="true">${xml(item.id)}</guid>
 <pubDate>${rfc822(item.updated)}</pubDate>
-<description>${xml(item.summary)}</description>
+<description>${xml(item.summary)}</description>${
+        item.content === undefined ? "" : `\n<content:encoded>${xml(item.content())}</content:encoded>`
+      }
 </item>`
     ).join("\n")
   }
@@ -104,7 +132,9 @@ ${
 <id>${xml(item.id)}</id>
 <link rel="alternate" href="${xml(item.link)}"/>
 <updated>${DateTime.formatIso(item.updated)}</updated>
-<summary>${xml(item.summary)}</summary>
+<summary>${xml(item.summary)}</summary>${
+        item.content === undefined ? "" : `\n<content type="html">${xml(item.content())}</content>`
+      }
 </entry>`
     ).join("\n")
   }

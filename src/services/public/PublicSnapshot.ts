@@ -66,7 +66,8 @@ export const encodedJson = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
   encodeResponse(JSON.stringify(Schema.encodeSync(schema)(value)), "application/json")
 
 const IncidentList = Schema.Array(PublicIncident)
-const listItem = ({ updates: _, ...incident }: PublicIncidentDetail) => new PublicIncident(incident)
+const listItem = ({ postmortem: _postmortem, updates: _, ...incident }: PublicIncidentDetail) =>
+  new PublicIncident(incident)
 
 export interface Snapshot {
   readonly state: PublicState
@@ -87,7 +88,8 @@ const unchangedKey = (incident: PublicIncidentDetail) =>
     incident.status,
     incident.severity,
     incident.title,
-    incident.componentIds
+    incident.componentIds,
+    incident.postmortem?.body
   ])
 
 const base = "/api/v1/status"

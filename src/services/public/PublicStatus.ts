@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 
 import { PublicComponent, worstStatus } from "../../domain/Component.js"
 import type { IncidentStatus } from "../../domain/Incident.js"
-import { Incident, PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
+import { Incident, PublicIncident, PublicIncidentDetail, PublicPostmortem } from "../../domain/Incident.js"
 import { PublicMaintenance } from "../../domain/Maintenance.js"
 import { StatusSummary } from "../../domain/Status.js"
 import { uptimeBarDays } from "../../domain/Uptime.js"
@@ -84,9 +84,14 @@ const toPublic = (row: Incident) =>
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     resolvedAt: row.resolvedAt,
-    updates: row.updates
+    updates: row.updates,
+    // The public rows hold a postmortem only when it is published.
+    postmortem: row.postmortem?.published === true && row.postmortem.publishedAt
+      ? new PublicPostmortem({ body: row.postmortem.body, publishedAt: row.postmortem.publishedAt }, true)
+      : null
   }, true)
-const withoutTimeline = ({ updates: _, ...incident }: PublicIncidentDetail) => new PublicIncident(incident, true)
+const withoutTimeline = ({ postmortem: _postmortem, updates: _, ...incident }: PublicIncidentDetail) =>
+  new PublicIncident(incident, true)
 
 /**
  * What the public reads: public components, the overall status derived from them, and the

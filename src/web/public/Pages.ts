@@ -15,8 +15,9 @@ import {
   severityLabel,
   statusMark
 } from "../Labels.js"
-import { html, type Raw } from "./Html.js"
+import { html, Raw } from "./Html.js"
 import { type RenderedPage, renderPage } from "./Layout.js"
+import { renderMarkdown } from "./Markdown.js"
 import { type TimeFormatter, timeFormatter } from "./Times.js"
 
 export const historyPageSize = 20
@@ -133,7 +134,12 @@ export const incidentPage = (state: PublicState, incident: PublicIncidentDetail)
         time(update.createdAt)
       }</p><p>${update.message}</p></li>`
     )
-  }</ol>`
+  }</ol>${
+    incident.postmortem &&
+    html`<section class="postmortem" aria-labelledby="postmortem-title"><h2 id="postmortem-title">Postmortem</h2><p class="small">Published ${
+      time(incident.postmortem.publishedAt)
+    }</p>${new Raw(renderMarkdown(incident.postmortem.body, { headingOffset: 2 }))}</section>`
+  }`
   return renderPage({
     organization: state.organization,
     title: `${incident.title} · ${state.organization.name} status`,

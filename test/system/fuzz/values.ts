@@ -233,6 +233,8 @@ const hint = (name: string, schema: JsonSchema, ctx: Context): fc.Arbitrary<unkn
       return ctx.idFor("components")
     case "componentIds":
       return orNull(schema, fc.uniqueArray(ctx.idFor("components"), { maxLength: 3 }))
+    case "templateId":
+      return ctx.idFor("incident-templates")
     case "regions":
       return orNull(schema, fc.constantFrom(["local"], ["eu-west", "us-east"]))
     case "intervalSeconds":

@@ -77,6 +77,18 @@ const body = (event: NotificationEvent): Omit<Presentation, "url" | "footer" | "
     case "incident.updated":
     case "incident.resolved": {
       const { data } = event
+      if (data.postmortemPublished === true && data.postmortem) {
+        return {
+          title: `Postmortem published: ${data.title}`,
+          // The event's excerpt, its Markdown read as plain text; the page has the rest.
+          description: data.postmortem.truncated ? `${data.postmortem.excerpt.trimEnd()}…` : data.postmortem.excerpt,
+          facts: [
+            { label: "Status", value: humanize(data.status) },
+            { label: "Severity", value: humanize(data.severity) }
+          ],
+          tone: "neutral"
+        }
+      }
       return {
         title: `${data.test === true ? "[Test] " : ""}${incidentHeadline[event.event]}: ${data.title}`,
         description: data.message ?? "",

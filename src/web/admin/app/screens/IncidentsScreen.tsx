@@ -1,6 +1,6 @@
 /**
  * Incidents: opening one against components, posting updates to its timeline, resolving it,
- * and reading the timeline. Open incidents come first.
+ * reading the timeline and writing the postmortem of a resolved one. Open incidents come first.
  */
 import { useState } from "preact/hooks"
 
@@ -13,6 +13,8 @@ import { type ComponentId, componentNames, ComponentPicker } from "../ui/Compone
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
+import { type TemplateJson, TemplatePicker } from "../ui/TemplatePicker.js"
+import { PostmortemEditor } from "./PostmortemEditor.js"
 import type { Screen } from "./Screen.js"
 
 const incidentStatuses = optionsOf(incidentStatusLabel)
@@ -30,16 +32,31 @@ const NewIncident = (
   const [severity, setSeverity] = useState<IncidentSeverity>("minor")
   const [message, setMessage] = useState("")
   const [componentIds, setComponentIds] = useState<ReadonlyArray<ComponentId>>([])
+  const [templateId, setTemplateId] = useState<TemplateJson["id"] | "">("")
   const { failure, busy, submit, fieldError } = useSubmit()
+
+  /** A template fills every field; the operator may still change them before opening. */
+  const pickTemplate = (template: TemplateJson | undefined) => {
+    setTemplateId(template?.id ?? "")
+    if (template === undefined) return
+    setTitle(template.title)
+    setStatus(template.status)
+    setSeverity(template.severity)
+    setMessage(template.message)
+    setComponentIds(template.componentIds)
+  }
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
+    // The template has filled in the form already: the form sends every field, not the template's
+    // id, so a template deleted meanwhile does not refuse the incident.
     const payload = { title: title.trim(), status, severity, message: message.trim(), componentIds }
     const outcome = await submit((api) => api.incidents.create({ payload }))
     if (outcome.ok) {
       setTitle("")
       setMessage("")
       setComponentIds([])
+      setTemplateId("")
       props.onCreated(outcome.value)
     }
   }
@@ -47,6 +64,7 @@ const NewIncident = (
   return (
     <form onSubmit={onSubmit} noValidate aria-labelledby="new-incident-title">
       <FailureMessage failure={failure} />
+      <TemplatePicker id="incident-template" value={templateId} onPick={pickTemplate} />
       <TextField
         id="incident-title"
         label="Title"
@@ -165,6 +183,7 @@ const IncidentRow = (props: {
   const { incident } = props
   const [posting, setPosting] = useState(false)
   const [showTimeline, setShowTimeline] = useState(false)
+  const [editingPostmortem, setEditingPostmortem] = useState(false)
   const [failure, setFailure] = useState<Failure | null>(null)
   const open = incident.status !== "resolved"
 
@@ -201,6 +220,17 @@ const IncidentRow = (props: {
             }}
           />
         )}
+        {editingPostmortem && (
+          <PostmortemEditor
+            incident={incident}
+            onCancel={() => setEditingPostmortem(false)}
+            onSaved={(saved) => {
+              setEditingPostmortem(false)
+              const outcome = saved.postmortem?.published ? "published" : "saved as a draft"
+              props.onChanged(`The postmortem of ${saved.title} was ${outcome}.`)
+            }}
+          />
+        )}
       </th>
       <td>
         <span class={open ? "badge bad" : "badge ok"}>{incidentStatusLabel[incident.status]}</span>
@@ -216,6 +246,16 @@ const IncidentRow = (props: {
             </button>
             <ConfirmButton label="Resolve" confirmLabel={`Resolve ${incident.title}`} onConfirm={resolve} />
           </>
+        )}
+        {!open && (
+          <button
+            type="button"
+            aria-expanded={editingPostmortem}
+            onClick={() => setEditingPostmortem(!editingPostmortem)}
+          >
+            {incident.postmortem ? "Edit postmortem" : "Write postmortem"}
+            <span class="visually-hidden">of {incident.title}</span>
+          </button>
         )}
       </td>
     </tr>

@@ -4,6 +4,7 @@
  */
 import { ComponentsScreen } from "./ComponentsScreen.js"
 import { IncidentsScreen } from "./IncidentsScreen.js"
+import { IncidentTemplatesScreen } from "./IncidentTemplatesScreen.js"
 import { MaintenanceScreen } from "./MaintenanceScreen.js"
 import { MonitorsScreen } from "./MonitorsScreen.js"
 import { OverviewScreen } from "./OverviewScreen.js"
@@ -17,6 +18,7 @@ export const screens: ReadonlyArray<Screen> = [
   OverviewScreen,
   ComponentsScreen,
   IncidentsScreen,
+  IncidentTemplatesScreen,
   MaintenanceScreen,
   MonitorsScreen,
   ProbesScreen,

@@ -1,0 +1,72 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
+import { IncidentTemplateId } from "../domain/Incident.js"
+import { CreateIncidentTemplate, IncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
+import { endpointDocs, groupDocs } from "./Docs.js"
+import { Authentication } from "./Security.js"
+
+const TemplatePath = Schema.Struct({ id: IncidentTemplateId })
+
+const rules = "`name` 1–200 characters after trimming, unique regardless of case (another template's name is " +
+  "**409** `Conflict`); `title` 1–200 and `message` 1–5000, as an incident's; `severity` `none`, `minor`, " +
+  "`major` or `critical`; `status` `investigating`, `identified` or `monitoring`; `componentIds` at most 100, " +
+  "duplicates ignored, an unknown one **400** `BadRequest` with an issue at `[\"componentIds\", index]`."
+
+export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(IncidentTemplate.json))
+      .annotateContext(endpointDocs(
+        "List incident templates",
+        "Every incident template, ordered by name (regardless of case)."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/")
+      .setPayload(CreateIncidentTemplate)
+      .addSuccess(IncidentTemplate.json, { status: 201 })
+      .addError(BadRequest)
+      .addError(Conflict)
+      .annotateContext(endpointDocs(
+        "Create an incident template",
+        "Requires `name`, `title` and `message`. Defaults: `severity` `minor`, `status` `investigating`, " +
+          "`componentIds` none. Rules: " + rules,
+        "Answers **201** with the template."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/:id")
+      .setPath(TemplatePath)
+      .setPayload(UpdateIncidentTemplate)
+      .addSuccess(IncidentTemplate.json)
+      .addError(NotFound)
+      .addError(BadRequest)
+      .addError(Conflict)
+      .annotateContext(endpointDocs(
+        "Update an incident template",
+        "A partial update: only the fields sent change, with the rules of creation; `{}` changes nothing " +
+          "(`updatedAt` included). An unknown id is 404."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/:id")
+      .setPath(TemplatePath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Delete an incident template",
+        "Answers **204**, then 404 for the same id. Incidents opened from it are not changed."
+      ))
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1/admin/incident-templates")
+  .annotateContext(groupDocs(
+    "Incident templates: prepared title, message, severity, status and components to open an incident from " +
+      "(admin; an API key or a session is required, else 401).",
+    "`POST /api/v1/admin/incidents` with `templateId` opens an incident from a template: the template fills in " +
+      "every field the body leaves out. A component deleted later drops out of the templates naming it. " +
+      "Templates are private: nothing public shows them, and changing one writes no event."
+  ))
+{}

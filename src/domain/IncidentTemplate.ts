@@ -1,0 +1,52 @@
+import { Model } from "@effect/sql"
+import { Schema } from "effect"
+
+import { ComponentId } from "./Component.js"
+import { Name } from "./Fields.js"
+import {
+  ComponentIds,
+  IncidentMessage,
+  IncidentSeverity,
+  IncidentTemplateId,
+  IncidentTitle,
+  OpenIncidentStatus
+} from "./Incident.js"
+
+/** Unique among templates, compared without regard to case. */
+export const IncidentTemplateName = Name(200)
+
+/**
+ * What opening an incident from the template fills in: its title, first message, severity,
+ * status (one of the open ones) and components. Components deleted later drop out of it.
+ */
+export class IncidentTemplate extends Model.Class<IncidentTemplate>("IncidentTemplate")({
+  id: Model.Generated(IncidentTemplateId),
+  name: Schema.String,
+  title: Schema.String,
+  message: Schema.String,
+  severity: IncidentSeverity,
+  status: OpenIncidentStatus,
+  componentIds: Schema.Array(ComponentId),
+  createdAt: Model.DateTimeInsertFromDate,
+  updatedAt: Model.DateTimeUpdateFromDate
+}) {}
+
+/** Body of POST /admin/incident-templates. Defaults as for an incident: `investigating`, `minor`, no components. */
+export class CreateIncidentTemplate extends Schema.Class<CreateIncidentTemplate>("CreateIncidentTemplate")({
+  name: IncidentTemplateName,
+  title: IncidentTitle,
+  message: IncidentMessage,
+  severity: Schema.optional(IncidentSeverity),
+  status: Schema.optional(OpenIncidentStatus),
+  componentIds: Schema.optional(ComponentIds)
+}) {}
+
+/** Body of PUT /admin/incident-templates/:id: a partial update. */
+export class UpdateIncidentTemplate extends Schema.Class<UpdateIncidentTemplate>("UpdateIncidentTemplate")({
+  name: Schema.optional(IncidentTemplateName),
+  title: Schema.optional(IncidentTitle),
+  message: Schema.optional(IncidentMessage),
+  severity: Schema.optional(IncidentSeverity),
+  status: Schema.optional(OpenIncidentStatus),
+  componentIds: Schema.optional(ComponentIds)
+}) {}

@@ -1,0 +1,70 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+
+import type { ComponentId } from "../domain/Component.js"
+import { Conflict } from "../domain/Errors.js"
+import type { IncidentTemplateId } from "../domain/Incident.js"
+import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
+import { IncidentTemplate } from "../domain/IncidentTemplate.js"
+import { orUnavailable, sqlState } from "./DatabaseErrors.js"
+import { definedFields, rowsOf } from "./Rows.js"
+
+/** A name another template has (the unique index on `lower(name)`, SQLSTATE 23505) is a 409. */
+const nameTaken = (name: string | undefined) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+  Effect.catchIf(
+    effect,
+    (error) => sqlState(error) === "23505",
+    () => Effect.fail(new Conflict({ message: `An incident template named ${JSON.stringify(name)} already exists` }))
+  )
+
+export class IncidentTemplatesRepo extends Effect.Service<IncidentTemplatesRepo>()("IncidentTemplatesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const templates = rowsOf(IncidentTemplate)
+
+    const withComponents = sql.literal(`
+      select t.*,
+        coalesce((select array_agg(tc.component_id order by tc.component_id)
+                  from incident_template_components tc where tc.template_id = t.id), '{}') as component_ids
+      from incident_templates t`)
+
+    return {
+      findAll: () => templates.all(sql`${withComponents} order by lower(t.name), t.id`),
+
+      findById: (id: IncidentTemplateId) => templates.first(sql`${withComponents} where t.id = ${id}`),
+
+      /** Fills the defaults of CreateIncidentTemplate; the components are set apart (`setComponents`). */
+      insert: (input: CreateIncidentTemplate) =>
+        orUnavailable(
+          sql<{ id: IncidentTemplateId }>`
+            insert into incident_templates (name, title, message, severity, status)
+            values (${input.name}, ${input.title}, ${input.message}, ${input.severity ?? "minor"},
+                    ${input.status ?? "investigating"})
+            returning id`.pipe(nameTaken(input.name))
+        ).pipe(Effect.map((rows) => rows[0]!.id)),
+
+      /** Sets the defined fields and `updated_at`; false when there is no such template. */
+      update: (id: IncidentTemplateId, changes: Omit<UpdateIncidentTemplate, "componentIds">) => {
+        const fields = definedFields(changes)
+        const statement = Object.keys(fields).length === 0
+          ? sql`update incident_templates set updated_at = now() where id = ${id} returning id`
+          : sql`update incident_templates set ${sql.update(fields)}, updated_at = now() where id = ${id} returning id`
+        return orUnavailable(statement.pipe(nameTaken(changes.name))).pipe(Effect.map((rows) => rows.length > 0))
+      },
+
+      setComponents: (id: IncidentTemplateId, componentIds: ReadonlyArray<ComponentId>) =>
+        orUnavailable(Effect.all([
+          sql`delete from incident_template_components where template_id = ${id}`,
+          sql`insert into incident_template_components (template_id, component_id)
+              select ${id}, unnest(${[...componentIds]}::text[])`
+        ], { discard: true })),
+
+      /** True when a template was deleted. */
+      remove: (id: IncidentTemplateId) =>
+        orUnavailable(sql`delete from incident_templates where id = ${id} returning id`).pipe(
+          Effect.map((rows) => rows.length > 0)
+        )
+    } as const
+  })
+}) {}

@@ -1,0 +1,89 @@
+/** Incident templates, and opening an incident from one (`fill`). */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+
+import type { ComponentId } from "../../domain/Component.js"
+import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
+import type { CreateIncident, IncidentSeverity, IncidentTemplateId, OpenIncidentStatus } from "../../domain/Incident.js"
+import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../../domain/IncidentTemplate.js"
+import { existingComponents } from "../../persistence/ComponentRefs.js"
+import { orUnavailable } from "../../persistence/DatabaseErrors.js"
+import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
+
+/** What opening an incident needs, once the request and its template are merged. */
+export interface NewIncident {
+  readonly title: string
+  readonly message: string
+  readonly status: typeof OpenIncidentStatus.Type
+  readonly severity: IncidentSeverity
+  readonly componentIds: ReadonlyArray<ComponentId>
+}
+
+export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("IncidentTemplates", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* IncidentTemplatesRepo
+    const get = (id: IncidentTemplateId) => repo.findById(id).pipe(orNotFound("Incident template", id))
+    /** A template this transaction has just written. */
+    const reload = (id: IncidentTemplateId) => Effect.map(repo.findById(id), Option.getOrThrow)
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => orUnavailable(sql.withTransaction(effect))
+
+    return {
+      list: Effect.fn("IncidentTemplates.list")(() => repo.findAll()),
+
+      create: Effect.fn("IncidentTemplates.create")((input: CreateIncidentTemplate) =>
+        transaction(Effect.gen(function*() {
+          const componentIds = yield* existingComponents(input.componentIds ?? [])
+          const id = yield* repo.insert(input)
+          yield* repo.setComponents(id, componentIds)
+          return yield* reload(id)
+        }))
+      ),
+
+      /** A partial update; `{}` changes nothing, `updatedAt` included. */
+      update: Effect.fn("IncidentTemplates.update")((id: IncidentTemplateId, changes: UpdateIncidentTemplate) =>
+        transaction(Effect.gen(function*() {
+          const { componentIds, ...fields } = changes
+          if (componentIds === undefined && Object.values(fields).every((value) => value === undefined)) {
+            return yield* get(id)
+          }
+          if (!(yield* repo.update(id, fields))) return yield* Effect.fail(NotFound.of("Incident template", id))
+          if (componentIds !== undefined) yield* repo.setComponents(id, yield* existingComponents(componentIds))
+          return yield* reload(id)
+        }))
+      ),
+
+      remove: Effect.fn("IncidentTemplates.remove")((id: IncidentTemplateId) =>
+        repo.remove(id).pipe(
+          Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Incident template", id)),
+          Effect.asVoid
+        )
+      ),
+
+      /**
+       * The incident a create request asks for: the template's fields (with `templateId`), each
+       * overridden by the request's own. An unknown template is 404; a title or message that
+       * neither gives is 400 with an issue per missing field. Component ids are checked by the caller.
+       */
+      fill: Effect.fn("IncidentTemplates.fill")(function*(request: CreateIncident) {
+        const template = request.templateId === undefined ? undefined : yield* get(request.templateId)
+        const title = request.title ?? template?.title
+        const message = request.message ?? template?.message
+        const missing: Array<Issue> = [
+          ...(title === undefined ? [{ path: ["title"], message: "is missing (give it, or a templateId)" }] : []),
+          ...(message === undefined ? [{ path: ["message"], message: "is missing (give it, or a templateId)" }] : [])
+        ]
+        if (title === undefined || message === undefined) return yield* Effect.fail(BadRequest.fromIssues(missing))
+        const incident: NewIncident = {
+          title,
+          message,
+          status: request.status ?? template?.status ?? "investigating",
+          severity: request.severity ?? template?.severity ?? "minor",
+          componentIds: request.componentIds ?? template?.componentIds ?? []
+        }
+        return incident
+      })
+    } as const
+  }),
+  dependencies: [IncidentTemplatesRepo.Default]
+}) {}

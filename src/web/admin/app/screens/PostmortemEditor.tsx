@@ -1,0 +1,63 @@
+/**
+ * The postmortem of a resolved incident: its Markdown and whether the public sees it. Saving
+ * writes the whole postmortem; a draft stays in the dashboard and the admin API.
+ */
+import { useState } from "preact/hooks"
+
+import type { Incident } from "../../../../domain/Incident.js"
+import { FailureMessage } from "../ui/feedback.js"
+import { Checkbox, TextArea } from "../ui/fields.js"
+import { useSubmit } from "../ui/requests.js"
+
+type IncidentJson = typeof Incident.json.Type
+
+export const PostmortemEditor = (
+  props: {
+    readonly incident: IncidentJson
+    readonly onSaved: (incident: IncidentJson) => void
+    readonly onCancel: () => void
+  }
+) => {
+  const { incident } = props
+  const [body, setBody] = useState(incident.postmortem?.body ?? "")
+  const [published, setPublished] = useState(incident.postmortem?.published ?? false)
+  const { failure, busy, submit, fieldError } = useSubmit()
+  const id = `postmortem-${incident.id}`
+
+  const onSubmit = async (event: Event) => {
+    event.preventDefault()
+    const outcome = await submit((api) =>
+      api.incidents.setPostmortem({ path: { id: incident.id }, payload: { body, published } })
+    )
+    if (outcome.ok) props.onSaved(outcome.value)
+  }
+
+  return (
+    <section class="inline-form" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Postmortem of {incident.title}</h3>
+      <form onSubmit={onSubmit} noValidate aria-labelledby={`${id}-title`}>
+        <FailureMessage failure={failure} />
+        <TextArea
+          id={`${id}-body`}
+          label="Postmortem (Markdown)"
+          hint="Paragraphs, # headings, lists, *emphasis*, **strong**, `code`, fenced code and [links](https://…)."
+          value={body}
+          onInput={setBody}
+          error={fieldError("body")}
+        />
+        <Checkbox
+          id={`${id}-published`}
+          label="Published on the status page"
+          hint="Publishing notifies subscribers and webhooks (again after an unpublish); edits do not. Unticked, it is a draft only you see."
+          checked={published}
+          onChange={setPublished}
+          error={fieldError("published")}
+        />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>Save postmortem</button>
+          <button type="button" onClick={props.onCancel}>Cancel</button>
+        </div>
+      </form>
+    </section>
+  )
+}
