@@ -496,7 +496,7 @@ describe("admin dashboard", () => {
       await page.goto(`${suite.stack.baseUrl}/admin#/${screen}`)
       await page.getByRole("heading", { name: title, level: 1 }).waitFor()
       await expect.poll(() => page.locator("[aria-busy=true]").count()).toBe(0)
-      expect(await page.title()).toBe(`${title} · Status admin`)
+      await expect.poll(() => page.title()).toBe(`${title} · Status admin`)
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
       await expectAccessible(page)
       await screenshot(page, `${screen}-phone`)

@@ -83,7 +83,7 @@ describe("dashboard incident templates", () => {
     await templates.setViewportSize({ width: 390, height: 844 })
     await templates.reload()
     await templates.getByRole("heading", { name: "Incident templates", level: 1 }).waitFor()
-    expect(await templates.title()).toBe("Incident templates · Status admin")
+    await expect.poll(() => templates.title()).toBe("Incident templates · Status admin")
     expect(await templates.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await expectAccessible(templates)
     await screenshot(templates, "incident-templates-phone")

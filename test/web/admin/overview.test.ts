@@ -42,7 +42,7 @@ describe("dashboard overview", () => {
 
     // The first screen, at /admin itself, and first in the navigation.
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-    expect(await page.title()).toBe("Overview · Status admin")
+    await expect.poll(() => page.title()).toBe("Overview · Status admin")
     const nav = page.getByRole("navigation", { name: "Main" })
     expect(await nav.getByRole("link").first().textContent()).toBe("Overview")
     expect(await nav.getByRole("link", { name: "Overview" }).getAttribute("aria-current")).toBe("page")

@@ -2,7 +2,7 @@
  * The dashboard: who is signed in, the navigation built from the screen registry, and the
  * current screen. Any 401 from the API (session expired or ended) returns to the sign-in form.
  */
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 
 import type { User } from "../../../domain/Auth.js"
 import { call, onSignedOut } from "./api.js"
@@ -48,7 +48,9 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
   const [signingOut, setSigningOut] = useState(false)
   const [signOutFailure, setSignOutFailure] = useState<Failure | null>(null)
 
-  useEffect(() => {
+  // Set in the same commit as the heading, so nothing (a screen reader, a test) reads the new
+  // heading under the old title.
+  useLayoutEffect(() => {
     document.title = `${screen.title} · Status admin`
   }, [screen])
 
