@@ -17,6 +17,7 @@ import { JobTransportLive } from "./queue/JobTransportLive.js"
 import { CheckScheduler } from "./workers/CheckScheduler.js"
 import { Dispatcher } from "./workers/Dispatcher.js"
 import { Housekeeping } from "./workers/Housekeeping.js"
+import { IncidentAutomationClock } from "./workers/IncidentAutomationClock.js"
 import { IngestConsumer } from "./workers/IngestConsumer.js"
 import { MaintenanceClock } from "./workers/MaintenanceClock.js"
 import { ResponseTimeRollups } from "./workers/ResponseTimeRollups.js"
@@ -30,8 +31,17 @@ export const ApiRole = Layer.unwrapEffect(
   )
 ).pipe(Layer.merge(SnapshotGauges))
 
-/** Everything that runs on the clock: check jobs, maintenance windows, uptime rollups, housekeeping. Needs a JobTransport. */
-export const SchedulerRole = Layer.mergeAll(CheckScheduler, MaintenanceClock, UptimeAggregator, Housekeeping)
+/**
+ * Everything that runs on the clock: check jobs, maintenance windows, automatic incidents' waits,
+ * uptime rollups, housekeeping. Needs a JobTransport.
+ */
+export const SchedulerRole = Layer.mergeAll(
+  CheckScheduler,
+  MaintenanceClock,
+  IncidentAutomationClock,
+  UptimeAggregator,
+  Housekeeping
+)
 
 /** Reads the probes' results and heartbeats, and folds response times. Needs a JobTransport. */
 export const IngestRole = Layer.merge(IngestConsumer, ResponseTimeRollups)

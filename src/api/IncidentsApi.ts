@@ -40,9 +40,12 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
           "With `templateId` (an incident template's id), the template's `title`, `message`, `status`, " +
           "`severity` and `componentIds` fill in every field the body leaves out; an unknown template is **404** " +
           "`NotFound`. A `title` or `message` that neither the body nor a template gives is **400** `BadRequest` " +
-          "with an issue at `[\"title\"]` or `[\"message\"]`.",
+          "with an issue at `[\"title\"]` or `[\"message\"]`. `componentStatuses` (`{ [componentId]: status }`, " +
+          "at most 100) sets those components' statuses in the same transaction, one `component.status_changed` " +
+          "each, and adds them to the incident's components; an unknown one is **400** with an issue at " +
+          "`[\"componentStatuses\", id]`. `published: false` opens a draft, seen only in the admin API and dashboard.",
         "Answers **201** with the incident and writes `incident.created` to the outbox (`data`: the incident " +
-          "without its timeline)."
+          "without its timeline); a draft writes no event until it is published."
       ))
   )
   .add(
@@ -68,9 +71,11 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
         "Correct an incident",
         "A partial update of `title`, `status` (one of the three open ones), `severity` and `componentIds` " +
           "(an unknown component id is 400). The timeline only grows through updates (`POST …/updates`). `{}` " +
-          "changes nothing and emits nothing; any other change writes `incident.updated` to the outbox.",
+          "changes nothing and emits nothing; any other change writes `incident.updated` to the outbox. " +
+          "`componentStatuses` sets component statuses as on creation and adds those components.",
         "A resolved incident is final: a body naming a `status` is **409** `Conflict`, but its title, severity " +
-          "and components can still be corrected."
+          "and components can still be corrected. A change to an incident a monitor opened hands it over to " +
+          "the operators (`automation: \"handed_over\"`): the automation no longer moves its status or resolves it."
       ))
   )
   .add(
@@ -80,12 +85,16 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       .addSuccess(Incident.json, { status: 201 })
       .addError(NotFound)
       .addError(Conflict)
+      .addError(BadRequest)
       .annotateContext(endpointDocs(
         "Post a timeline update",
         "Adds `{ status, message }` (message 1–5000 characters) to the timeline, sets the incident's status, " +
           "and answers **201** with the incident. Status `resolved` resolves it (sets `resolvedAt`, writes " +
-          "`incident.resolved`); any other status writes `incident.updated`.",
-        "A resolved incident takes no more updates: **409** `Conflict`. An unknown id is 404."
+          "`incident.resolved`); any other status writes `incident.updated`. `componentStatuses` sets component " +
+          "statuses as on creation; `restoreComponents: true` (with status `resolved` only, else 400) restores " +
+          "the components as resolving does.",
+        "A resolved incident takes no more updates: **409** `Conflict`. An unknown id is 404. An update hands " +
+          "an automatic incident over to the operators."
       ))
   )
   .add(
@@ -98,9 +107,24 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       .addError(Conflict)
       .annotateContext(endpointDocs(
         "Resolve an incident",
-        "Takes an optional body `{ \"message\"?: string }` (default \"This incident has been resolved.\"), adds " +
-          "it to the timeline with status `resolved`, sets `resolvedAt`, and writes `incident.resolved` to the " +
-          "outbox. Resolving an incident that is already resolved is **409** `Conflict`; an unknown id is 404."
+        "Takes an optional body `{ \"message\"?: string, \"restoreComponents\"?: boolean }` (default message " +
+          "\"This incident has been resolved.\"), adds it to the timeline with status `resolved`, sets " +
+          "`resolvedAt`, and writes `incident.resolved` to the outbox. With `restoreComponents: true` each of the " +
+          "incident's components returns to `operational`, or to what its monitors find, and one in maintenance " +
+          "keeps it, with one `component.status_changed` per change.",
+        "Resolving an incident that is already resolved is **409** `Conflict`; an unknown id is 404."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.post("publish", "/:id/publish")
+      .setPath(IncidentPath)
+      .addSuccess(Incident.json)
+      .addError(NotFound)
+      .annotateContext(endpointDocs(
+        "Publish a draft incident",
+        "Makes a draft public (as its components allow) and writes `incident.created` then, its `data` " +
+          "carrying the timeline so far (`updates`); every later change writes its events as usual. " +
+          "Publishing a published incident changes nothing and writes no event. An unknown id is 404."
       ))
   )
   .add(

@@ -47,6 +47,10 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
           "both; `bodyContains` and `bodyNotContains` 1–1024 characters, looked for in the first 1 MB of the body " +
           "(not with `HEAD`). `dns` only: `dnsRecordType` `A` (default), `AAAA`, `CNAME`, `MX`, `TXT` or `NS`; " +
           "`dnsExpectedValues` 1–20 values that must all be among the answers, or null.",
+        "Automatic incidents: `incidentPolicy` `\"off\"` (default), `\"draft\"` or `\"publish\"` opens an " +
+          "incident when quorum finds the monitor down; `incidentTemplateId` an incident template's id (unknown: " +
+          "**404**) or null gives its title, message and severity; `resolveAfterSeconds` 0–86400 (300) is how long " +
+          "the monitor stays up before that incident is resolved.",
         "Rules across fields (target and type, time-out within the interval, fields of another type, body " +
           "without `POST`, quorum above the regions, header names, repeated regions) answer 400 `BadRequest` " +
           "with `issues` naming the field.",

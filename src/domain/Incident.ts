@@ -1,7 +1,7 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
-import { ComponentId } from "./Component.js"
+import { ComponentId, ComponentStatus } from "./Component.js"
 import { Id, IdString, Name } from "./Fields.js"
 import { NullableTimestamp } from "./Timestamps.js"
 
@@ -57,6 +57,26 @@ export class PublicPostmortem extends Schema.Class<PublicPostmortem>("PublicPost
   publishedAt: Schema.DateTimeUtc
 }) {}
 
+/** Who opened an incident: an operator (or their automation through the API), or a monitor's incident policy. */
+export const IncidentSource = Schema.Literal("manual", "monitor")
+
+/**
+ * Of an incident a monitor opened: `active` while the automation moves its status and resolves
+ * it, `handed_over` once an operator has edited, updated or resolved it (docs/status-model.md,
+ * "Automatic incidents"). Null for manual incidents.
+ */
+export const IncidentAutomation = Schema.Literal("active", "handed_over")
+export type IncidentAutomation = typeof IncidentAutomation.Type
+
+/**
+ * Component statuses an incident sets with its change (`componentStatuses`), at most 100; the
+ * components named are added to the incident's.
+ */
+export const ComponentStatuses = Schema.Record({ key: ComponentId, value: ComponentStatus }).pipe(
+  Schema.filter((statuses) => Object.keys(statuses).length <= 100 || "must name at most 100 components")
+)
+export type ComponentStatuses = typeof ComponentStatuses.Type
+
 /** An incident as operators see it: the timeline (`updates`) oldest first; `message` is the latest entry's. */
 export class Incident extends Model.Class<Incident>("Incident")({
   id: Model.Generated(IncidentId),
@@ -69,7 +89,12 @@ export class Incident extends Model.Class<Incident>("Incident")({
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate,
   resolvedAt: NullableTimestamp,
-  postmortem: Schema.NullOr(IncidentPostmortem)
+  postmortem: Schema.NullOr(IncidentPostmortem),
+  /** False for a draft: seen only by operators, until published. */
+  published: Schema.Boolean,
+  source: IncidentSource,
+  monitorId: Schema.NullOr(Schema.String),
+  automation: Schema.NullOr(IncidentAutomation)
 }) {}
 
 /** Declared here, not in IncidentTemplate.ts, because CreateIncident names it and that module imports this one. */
@@ -79,7 +104,8 @@ export type IncidentTemplateId = typeof IncidentTemplateId.Type
 /**
  * Body of POST /admin/incidents. With `templateId`, the template's fields fill in those the body
  * leaves out; without one, `title` and `message` are required (checked by the service, 400).
- * Defaults: `investigating`, severity `minor`, no components.
+ * Defaults: `investigating`, severity `minor`, no components, published (`published: false`
+ * opens a draft).
  */
 export class CreateIncident extends Schema.Class<CreateIncident>("CreateIncident")({
   templateId: Schema.optional(IncidentTemplateId),
@@ -87,7 +113,9 @@ export class CreateIncident extends Schema.Class<CreateIncident>("CreateIncident
   status: Schema.optional(OpenIncidentStatus),
   severity: Schema.optional(IncidentSeverity),
   message: Schema.optional(IncidentMessage),
-  componentIds: Schema.optional(ComponentIds)
+  componentIds: Schema.optional(ComponentIds),
+  componentStatuses: Schema.optional(ComponentStatuses),
+  published: Schema.optional(Schema.Boolean)
 }) {}
 
 /** Body of PUT /admin/incidents/:id: a partial update. The timeline only grows through updates. */
@@ -95,18 +123,28 @@ export class UpdateIncident extends Schema.Class<UpdateIncident>("UpdateIncident
   title: Schema.optional(IncidentTitle),
   status: Schema.optional(OpenIncidentStatus),
   severity: Schema.optional(IncidentSeverity),
-  componentIds: Schema.optional(ComponentIds)
+  componentIds: Schema.optional(ComponentIds),
+  componentStatuses: Schema.optional(ComponentStatuses)
 }) {}
 
-/** Body of POST /admin/incidents/:id/updates; status `resolved` resolves the incident. */
+/**
+ * Body of POST /admin/incidents/:id/updates; status `resolved` resolves the incident, and only
+ * then may `restoreComponents` be true.
+ */
 export class AddIncidentUpdate extends Schema.Class<AddIncidentUpdate>("AddIncidentUpdate")({
   status: IncidentStatus,
-  message: IncidentMessage
+  message: IncidentMessage,
+  componentStatuses: Schema.optional(ComponentStatuses),
+  restoreComponents: Schema.optional(Schema.Boolean)
 }) {}
 
-/** Optional body of PATCH /admin/incidents/:id/resolve. */
+/**
+ * Optional body of PATCH /admin/incidents/:id/resolve. `restoreComponents: true` puts the
+ * incident's components back to operational, unless a monitor or maintenance says otherwise.
+ */
 export class ResolveIncident extends Schema.Class<ResolveIncident>("ResolveIncident")({
-  message: Schema.optional(IncidentMessage)
+  message: Schema.optional(IncidentMessage),
+  restoreComponents: Schema.optional(Schema.Boolean)
 }) {}
 
 /** An incident as the public sees it: only public components are named. */

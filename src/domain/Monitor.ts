@@ -5,6 +5,7 @@ import { DnsRecordType, HttpMethod, StatusCodeSpec } from "./CheckJob.js"
 import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
 import { Id, Text } from "./Fields.js"
+import { IncidentTemplateId } from "./Incident.js"
 import { regionPattern } from "./Region.js"
 
 export const MonitorType = Schema.Literal("http", "tcp", "ssl_expiry", "dns")
@@ -28,6 +29,7 @@ export const monitorLimits = {
   /** An integer quorum: at least k failing regions. */
   quorum: { min: 1, max: 1000 },
   degradedAboveMs: { min: 1, max: 60000 },
+  resolveAfterSeconds: { min: 0, max: 86400, default: 300 },
   headers: { max: 20, nameLength: 256, valueLength: 1024 },
   body: { maxLength: 65536 },
   expectedStatusCodes: { max: 20 },
@@ -47,6 +49,14 @@ export const IntervalSeconds = bounded(monitorLimits.intervalSeconds)
 export const TimeoutMs = bounded(monitorLimits.timeoutMs)
 export const ExpectedStatusCode = bounded(monitorLimits.expectedStatusCode)
 export const FailureThreshold = bounded(monitorLimits.failureThreshold)
+export const ResolveAfterSeconds = bounded(monitorLimits.resolveAfterSeconds)
+
+/**
+ * What the monitor does when its quorum finds it down (docs/status-model.md, "Automatic
+ * incidents"): nothing (`off`), open a draft incident, or open a published one.
+ */
+export const IncidentPolicy = Schema.Literal("off", "draft", "publish")
+export type IncidentPolicy = typeof IncidentPolicy.Type
 const Target = Text(2048)
 
 export const QuorumRule = Schema.Union(
@@ -134,6 +144,9 @@ const storedFields = {
   state: MonitorState,
   /** A paused monitor is not checked; its state is `unknown` until it is resumed and checked again. */
   paused: Schema.Boolean,
+  incidentPolicy: IncidentPolicy,
+  incidentTemplateId: Schema.NullOr(Schema.String),
+  resolveAfterSeconds: Schema.Int,
   regionStates: Schema.Array(RegionState),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
@@ -200,7 +213,10 @@ const checkFields = {
   bodyContains: Schema.optional(Schema.NullOr(BodyText)),
   bodyNotContains: Schema.optional(Schema.NullOr(BodyText)),
   dnsRecordType: Schema.optional(DnsRecordType),
-  dnsExpectedValues: Schema.optional(Schema.NullOr(DnsExpectedValues))
+  dnsExpectedValues: Schema.optional(Schema.NullOr(DnsExpectedValues)),
+  incidentPolicy: Schema.optional(IncidentPolicy),
+  incidentTemplateId: Schema.optional(Schema.NullOr(IncidentTemplateId)),
+  resolveAfterSeconds: Schema.optional(ResolveAfterSeconds)
 }
 
 export class CreateMonitor extends Schema.Class<CreateMonitor>("CreateMonitor")({
@@ -249,6 +265,10 @@ export interface MonitorDefinition {
   /** dns only: null for the other types, never null for dns. */
   readonly dnsRecordType: DnsRecordType | null
   readonly dnsExpectedValues: ReadonlyArray<string> | null
+  /** What an outage opens; not part of the check the probes run. */
+  readonly incidentPolicy: IncidentPolicy
+  readonly incidentTemplateId: string | null
+  readonly resolveAfterSeconds: number
 }
 
 /** The fields that belong to one type. */

@@ -14,5 +14,6 @@ export const IncidentsHttp = HttpApiBuilder.group(Api, "incidents", (handlers) =
       .handle("update", ({ path, payload }) => incidents.update(path.id, payload))
       .handle("addUpdate", ({ path, payload }) => incidents.addUpdate(path.id, payload))
       .handle("resolve", ({ path, payload }) => incidents.resolve(path.id, payload ?? {}))
+      .handle("publish", ({ path }) => incidents.publish(path.id))
       .handle("setPostmortem", ({ path, payload }) => incidents.setPostmortem(path.id, payload))
   }))

@@ -2,7 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 import type { ComponentId } from "../domain/Component.js"
-import type { IncidentId, IncidentSeverity, IncidentStatus, UpdateIncident } from "../domain/Incident.js"
+import type {
+  IncidentAutomation,
+  IncidentId,
+  IncidentSeverity,
+  IncidentStatus,
+  UpdateIncident
+} from "../domain/Incident.js"
 import { Incident } from "../domain/Incident.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { definedFields, rowsOf } from "./Rows.js"
@@ -115,12 +121,47 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
           Effect.map((rows) => rows[0]?.status)
         ),
 
-      /** Private until `setComponents` decides, in the same transaction. */
-      insert: (input: { title: string; status: IncidentStatus; severity: IncidentSeverity }) =>
+      /** Locks the incident row; returns its status and automation. */
+      lockAutomation: (id: IncidentId) =>
+        orUnavailable(
+          sql<{ status: IncidentStatus; automation: IncidentAutomation | null }>`
+            select status, automation from incidents where id = ${id} for update`
+        ).pipe(Effect.map((rows) => rows[0])),
+
+      /**
+       * Private until `setComponents` decides, in the same transaction. With `monitor`, the
+       * incident is that monitor's, opened for its outage since `downSince`; the unique index of
+       * migration 0026 refuses a second open one (a unique violation: the caller's race to lose).
+       */
+      insert: (
+        input: {
+          title: string
+          status: IncidentStatus
+          severity: IncidentSeverity
+          published: boolean
+          monitor?: { readonly id: string; readonly downSince: Date }
+        }
+      ) =>
         orUnavailable(sql<{ id: IncidentId }>`
-          insert into incidents (title, status, severity, is_public)
-          values (${input.title}, ${input.status}, ${input.severity}, false)
+          insert into incidents (title, status, severity, is_public, published, source, monitor_id, automation,
+                                 monitor_down_since)
+          values (${input.title}, ${input.status}, ${input.severity}, false, ${input.published},
+                  ${input.monitor === undefined ? "manual" : "monitor"}, ${input.monitor?.id ?? null},
+                  ${input.monitor === undefined ? null : "active"}, ${input.monitor?.downSince ?? null})
           returning id`).pipe(Effect.map((rows) => rows[0]!.id)),
+
+      /** Publishes a draft and decides its visibility from its components, as `setComponents` does. */
+      publish: (id: IncidentId) =>
+        orUnavailable(sql`
+          update incidents i set published = true, updated_at = now(),
+            is_public = not exists (select from incident_components ic where ic.incident_id = i.id)
+              or exists (select from incident_components ic join components c on c.id = ic.component_id
+                         where ic.incident_id = i.id and c.is_public)
+          where id = ${id}`),
+
+      /** An operator took the incident over: the automation no longer moves its status or resolves it. */
+      handOver: (id: IncidentId) =>
+        orUnavailable(sql`update incidents set automation = 'handed_over' where id = ${id} and automation = 'active'`),
 
       /** Sets the defined fields (none: only `updated_at`, e.g. when the components changed). */
       update: (id: IncidentId, changes: Omit<UpdateIncident, "componentIds">) => {
@@ -140,7 +181,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
 
       /**
        * Names the incident's components, as an administrator chose them, and decides its
-       * visibility from them: public when they are none or include a public one.
+       * visibility from them: public when published and they are none or include a public one.
        */
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
@@ -148,8 +189,8 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
           sql`insert into incident_components (incident_id, component_id) select ${id}, unnest(${[
             ...componentIds
           ]}::text[])`,
-          sql`update incidents set is_public = ${componentIds.length === 0}
-                or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public)
+          sql`update incidents set is_public = published and (${componentIds.length === 0}
+                or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public))
               where id = ${id}`
         ], { discard: true })),
 
@@ -161,7 +202,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
       decideVisibility: (componentId: ComponentId) =>
         orUnavailable(sql`
           update incidents i
-          set is_public = exists (select from incident_components ic join components c on c.id = ic.component_id
+          set is_public = i.published and exists (select from incident_components ic join components c on c.id = ic.component_id
                                   where ic.incident_id = i.id and c.is_public)
           where i.id in (select incident_id from incident_components where component_id = ${componentId})`),
 

@@ -154,12 +154,13 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
             insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code,
                                   failure_threshold, regions, quorum, degraded_above_ms, method, headers, body,
                                   expected_status_codes, body_contains, body_not_contains, dns_record_type,
-                                  dns_expected_values)
+                                  dns_expected_values, incident_policy, incident_template_id, resolve_after_seconds)
             values (${definition.componentId}, ${definition.type}, ${definition.url}, ${definition.intervalSeconds},
                     ${definition.timeoutMs}, ${c.expectedStatusCode}, ${definition.failureThreshold},
                     ${c.regions}::jsonb, ${c.quorum}::jsonb, ${definition.degradedAboveMs}, ${definition.method},
                     ${c.headers}::jsonb, ${definition.body}, ${c.expectedStatusCodes}::jsonb, ${definition.bodyContains},
-                    ${definition.bodyNotContains}, ${definition.dnsRecordType}, ${c.dnsExpectedValues}::jsonb)
+                    ${definition.bodyNotContains}, ${definition.dnsRecordType}, ${c.dnsExpectedValues}::jsonb,
+                    ${definition.incidentPolicy}, ${definition.incidentTemplateId}, ${definition.resolveAfterSeconds})
             returning id`.pipe(componentGone(definition))
         ).pipe(thenFind(offline), Effect.flatMap(Effect.orDie))
       },
@@ -176,6 +177,8 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
               expected_status_codes = ${c.expectedStatusCodes}::jsonb, body_contains = ${definition.bodyContains},
               body_not_contains = ${definition.bodyNotContains}, dns_record_type = ${definition.dnsRecordType},
               dns_expected_values = ${c.dnsExpectedValues}::jsonb,
+              incident_policy = ${definition.incidentPolicy}, incident_template_id = ${definition.incidentTemplateId},
+              resolve_after_seconds = ${definition.resolveAfterSeconds},
               updated_at = now()
             where id = ${id} returning id`.pipe(componentGone(definition))
         ).pipe(thenFind(offline))
@@ -196,8 +199,12 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
               .sort(newestFirst).slice(0, limit)
           )
         ),
+      /** Its open automatic incident, if any, is handed over to the operators: nothing drives it any more. */
       remove: (id: MonitorId) =>
-        orUnavailable(sql`delete from monitors where id = ${id} returning id`).pipe(
+        orUnavailable(sql`
+          with handed_over as (update incidents set automation = 'handed_over'
+                               where monitor_id = ${id} and automation = 'active')
+          delete from monitors where id = ${id} returning id`).pipe(
           Effect.map((rows) => rows.length > 0)
         ),
 

@@ -1,10 +1,15 @@
 import { Effect, Schema } from "effect"
 
-import { Conflict, NotFound, orNotFound } from "../../domain/Errors.js"
+import type { ComponentId } from "../../domain/Component.js"
+import { BadRequest, Conflict, NotFound, orNotFound } from "../../domain/Errors.js"
+import type { EventName } from "../../domain/Event.js"
 import type {
   AddIncidentUpdate,
+  ComponentStatuses,
   CreateIncident,
   IncidentId,
+  IncidentSeverity,
+  OpenIncidentStatus,
   ResolveIncident,
   SetPostmortem,
   UpdateIncident
@@ -15,6 +20,7 @@ import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
+import { IncidentImpact } from "./IncidentImpact.js"
 import { IncidentTemplates } from "./IncidentTemplates.js"
 
 const resolvedMessage = "This incident has been resolved."
@@ -37,7 +43,16 @@ const excerptOf = (text: string) => {
  * or mail); the page has the whole of it.
  */
 export const incidentEventData = (incident: Incident) => {
-  const { postmortem, updates: _timeline, ...data } = encodeIncident(incident)
+  // The operators' bookkeeping (draft, source, automation) is not part of what events tell.
+  const {
+    automation: _automation,
+    monitorId: _monitorId,
+    postmortem,
+    published: _published,
+    source: _source,
+    updates: _timeline,
+    ...data
+  } = encodeIncident(incident)
   return {
     ...data,
     postmortem: postmortem?.published === true && postmortem.publishedAt !== null
@@ -46,19 +61,39 @@ export const incidentEventData = (incident: Incident) => {
   }
 }
 
+/** What the automation opens for a monitor found down (IncidentAutomation). */
+export interface AutomaticIncident {
+  readonly monitorId: string
+  readonly downSince: Date
+  readonly title: string
+  readonly message: string
+  readonly severity: IncidentSeverity
+  readonly componentId: ComponentId
+  readonly published: boolean
+}
+
 export class Incidents extends Effect.Service<Incidents>()("Incidents", {
   effect: Effect.gen(function*() {
     const repo = yield* IncidentsRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
     const templates = yield* IncidentTemplates
+    const impact = yield* IncidentImpact
 
-    const { announce, reload } = makeAnnouncer({
+    const { reload } = makeAnnouncer({
       what: "Incident",
       find: repo.findById,
       eventData: incidentEventData,
       outbox
     })
+
+    /** The incident as committed so far, with its event when it is published: a draft reaches no one. */
+    const announce = (event: EventName, id: IncidentId) =>
+      Effect.tap(
+        reload(id),
+        (incident) =>
+          incident.published ? outbox.append(event, incidentEventData(incident), incident.componentIds) : Effect.void
+      )
 
     /** Locks an incident that must still be open. */
     const lockOpen = (id: IncidentId) =>
@@ -72,33 +107,70 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
         )
       )
 
-    const resolve = (id: IncidentId, message: string) =>
+    const resolve = (id: IncidentId, message: string, restoreComponents: boolean) =>
       Effect.gen(function*() {
         yield* lockOpen(id)
         yield* repo.addUpdate(id, "resolved", message)
         yield* repo.touch(id, "resolved")
+        if (restoreComponents) yield* impact.restore((yield* reload(id)).componentIds)
         return yield* announce("incident.resolved", id)
       })
+
+    /**
+     * The components an operator's change names: `componentIds` (when given) and those whose
+     * status `componentStatuses` sets, which are set here. Undefined: the change names none.
+     */
+    const named = (componentIds: ReadonlyArray<ComponentId> | undefined, statuses: ComponentStatuses | undefined) =>
+      Effect.gen(function*() {
+        const impacted = statuses === undefined ? [] : yield* impact.set(statuses)
+        const listed = componentIds === undefined ? undefined : yield* existingComponents(componentIds)
+        return listed === undefined && impacted.length === 0
+          ? undefined
+          : [...new Set([...(listed ?? []), ...impacted])]
+      })
+
+    /** Adds components to the incident's, keeping those it names. */
+    const addComponents = (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
+      Effect.flatMap(
+        reload(id),
+        (incident) => repo.setComponents(id, [...new Set([...incident.componentIds, ...componentIds])])
+      )
+
+    const noRestoreUnlessResolved = new BadRequest({
+      message: "restoreComponents applies to an update that resolves the incident",
+      issues: [{ path: ["restoreComponents"], message: "applies only with status resolved" }]
+    })
 
     return {
       list: Effect.fn("Incidents.list")(() => repo.findAll()),
 
       get: Effect.fn("Incidents.get")((id: IncidentId) => repo.findById(id).pipe(orNotFound("Incident", id))),
 
-      /** With `templateId`, the template fills in what the request leaves out (IncidentTemplates.fill). */
+      /**
+       * With `templateId`, the template fills in what the request leaves out (IncidentTemplates.fill).
+       * `componentStatuses` sets those components' statuses in the same transaction, and names them.
+       */
       create: Effect.fn("Incidents.create")((request: CreateIncident) =>
         changes.commit(Effect.gen(function*() {
           const input = yield* templates.fill(request)
-          const componentIds = yield* existingComponents(input.componentIds)
+          const componentIds = yield* named(input.componentIds, request.componentStatuses)
           const status = input.status
-          const id = yield* repo.insert({ title: input.title, status, severity: input.severity })
-          yield* repo.setComponents(id, componentIds)
+          const id = yield* repo.insert({
+            title: input.title,
+            status,
+            severity: input.severity,
+            published: request.published ?? true
+          })
+          yield* repo.setComponents(id, componentIds ?? [])
           yield* repo.addUpdate(id, status, input.message)
           return yield* announce("incident.created", id)
         }))
       ),
 
-      /** A partial update; a resolved incident keeps its status (409 when asked to change it). */
+      /**
+       * A partial update; a resolved incident keeps its status (409 when asked to change it). Any
+       * change hands an automatic incident over to the operators.
+       */
       update: Effect.fn("Incidents.update")((id: IncidentId, changes_: UpdateIncident) =>
         changes.commit(Effect.gen(function*() {
           const current = yield* repo.lockStatus(id)
@@ -108,30 +180,66 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
               new Conflict({ message: `Incident ${JSON.stringify(id)} is resolved; open a new incident` })
             )
           }
-          const { componentIds, ...fields } = changes_
+          const { componentIds, componentStatuses, ...fields } = changes_
           // Nothing to change: no write, no event.
-          if (componentIds === undefined && Object.values(fields).every((value) => value === undefined)) {
+          if (
+            componentIds === undefined && componentStatuses === undefined &&
+            Object.values(fields).every((value) => value === undefined)
+          ) {
             return yield* reload(id)
           }
-          if (componentIds !== undefined) yield* repo.setComponents(id, yield* existingComponents(componentIds))
+          const impacted = componentStatuses === undefined ? [] : yield* impact.set(componentStatuses)
+          if (componentIds !== undefined) {
+            yield* repo.setComponents(id, [...new Set([...(yield* existingComponents(componentIds)), ...impacted])])
+          } else if (impacted.length > 0) yield* addComponents(id, impacted)
           yield* repo.update(id, fields)
+          yield* repo.handOver(id)
           return yield* announce("incident.updated", id)
         }))
       ),
 
       addUpdate: Effect.fn("Incidents.addUpdate")((id: IncidentId, input: AddIncidentUpdate) =>
-        changes.commit(
-          input.status === "resolved" ? resolve(id, input.message) : Effect.gen(function*() {
-            yield* lockOpen(id)
-            yield* repo.addUpdate(id, input.status, input.message)
-            yield* repo.touch(id, input.status)
-            return yield* announce("incident.updated", id)
-          })
-        )
+        changes.commit(Effect.gen(function*() {
+          if (input.restoreComponents === true && input.status !== "resolved") {
+            return yield* Effect.fail(noRestoreUnlessResolved)
+          }
+          yield* lockOpen(id)
+          yield* repo.handOver(id)
+          if (input.componentStatuses !== undefined) {
+            yield* addComponents(id, yield* impact.set(input.componentStatuses))
+          }
+          if (input.status === "resolved") return yield* resolve(id, input.message, input.restoreComponents === true)
+          yield* repo.addUpdate(id, input.status, input.message)
+          yield* repo.touch(id, input.status)
+          return yield* announce("incident.updated", id)
+        }))
       ),
 
       resolve: Effect.fn("Incidents.resolve")((id: IncidentId, input: ResolveIncident) =>
-        changes.commit(resolve(id, input.message ?? resolvedMessage))
+        changes.commit(Effect.gen(function*() {
+          yield* lockOpen(id)
+          yield* repo.handOver(id)
+          return yield* resolve(id, input.message ?? resolvedMessage, input.restoreComponents === true)
+        }))
+      ),
+
+      /**
+       * Publishes a draft: it becomes public (as its components allow) and `incident.created` is
+       * written then, with the timeline so far. Publishing a published incident changes nothing.
+       */
+      publish: Effect.fn("Incidents.publish")((id: IncidentId) =>
+        changes.commit(Effect.gen(function*() {
+          if ((yield* repo.lockStatus(id)) === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
+          if ((yield* reload(id)).published) return yield* reload(id)
+          yield* repo.publish(id)
+          const incident = yield* reload(id)
+          yield* outbox.append(
+            "incident.created",
+            { ...incidentEventData(incident), updates: encodeIncident(incident).updates },
+            incident.componentIds
+          )
+          return incident
+        }))
       ),
 
       /**
@@ -151,8 +259,8 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           const wasPublished = (yield* repo.postmortemPublished(id)) === true
           yield* repo.setPostmortem(id, input.body, input.published)
           if (input.published || wasPublished) yield* repo.update(id, {})
-          if (!input.published || wasPublished) return yield* reload(id)
           const incident = yield* reload(id)
+          if (!input.published || wasPublished || !incident.published) return incident
           yield* outbox.append(
             "incident.updated",
             { ...incidentEventData(incident), postmortemPublished: true },
@@ -160,8 +268,57 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           )
           return incident
         }))
-      )
+      ),
+
+      /**
+       * The automation's own writes (IncidentAutomation), inside its transaction: they never hand
+       * an incident over, and a draft's write no events, as everywhere.
+       */
+      automatic: {
+        open: (input: AutomaticIncident) =>
+          Effect.gen(function*() {
+            const id = yield* repo.insert({
+              title: input.title,
+              status: "investigating",
+              severity: input.severity,
+              published: input.published,
+              monitor: { id: input.monitorId, downSince: input.downSince }
+            })
+            yield* repo.setComponents(id, [input.componentId])
+            yield* repo.addUpdate(id, "investigating", input.message)
+            return yield* announce("incident.created", id)
+          }),
+
+        /**
+         * Adds an update, in `statusWhileActive` while the automation is active, else in the
+         * incident's own status: decided under the incident's lock, so an operator taking it over
+         * meanwhile is seen. A resolved incident takes none.
+         */
+        note: (id: IncidentId, message: string, statusWhileActive: typeof OpenIncidentStatus.Type) =>
+          Effect.gen(function*() {
+            const locked = yield* repo.lockAutomation(id)
+            if (locked === undefined || locked.status === "resolved") return
+            const status = locked.automation === "active" ? statusWhileActive : locked.status
+            yield* repo.addUpdate(id, status, message)
+            yield* repo.touch(id, status)
+            yield* announce("incident.updated", id)
+          }),
+
+        /** Resolves the incident, unless an operator has taken it over (or resolved it) meanwhile. */
+        resolve: (id: IncidentId, message: string) =>
+          Effect.gen(function*() {
+            const locked = yield* repo.lockAutomation(id)
+            if (locked === undefined || locked.status === "resolved" || locked.automation !== "active") return
+            yield* resolve(id, message, false)
+          })
+      }
     } as const
   }),
-  dependencies: [IncidentsRepo.Default, OutboxRepo.Default, StateChanges.Default, IncidentTemplates.Default]
+  dependencies: [
+    IncidentsRepo.Default,
+    OutboxRepo.Default,
+    StateChanges.Default,
+    IncidentTemplates.Default,
+    IncidentImpact.Default
+  ]
 }) {}

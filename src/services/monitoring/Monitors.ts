@@ -9,6 +9,7 @@ import { Clock, Effect, Option } from "effect"
 
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
+import type { IncidentTemplateId } from "../../domain/Incident.js"
 import type { CreateMonitor, Headers, MonitorDefinition, MonitorId, UpdateMonitor } from "../../domain/Monitor.js"
 import {
   definitionIssues,
@@ -21,6 +22,7 @@ import {
 } from "../../domain/Monitor.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
+import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
@@ -102,11 +104,19 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
     const outbox = yield* OutboxRepo
     const stateChanges = yield* StateChanges
     const registry = yield* ProbeRegistry
+    const templates = yield* IncidentTemplatesRepo
 
     const componentExists = (id: ComponentId) =>
       components.findById(id).pipe(
         Effect.flatMap(
           Option.match({ onNone: () => Effect.fail(NotFound.of("Component", id)), onSome: () => Effect.void })
+        )
+      )
+
+    const templateExists = (id: string | null) =>
+      id === null ? Effect.void : templates.findById(id as IncidentTemplateId).pipe(
+        Effect.flatMap(
+          Option.match({ onNone: () => Effect.fail(NotFound.of("Incident template", id)), onSome: () => Effect.void })
         )
       )
 
@@ -199,12 +209,16 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
               bodyContains: input.bodyContains ?? null,
               bodyNotContains: input.bodyNotContains ?? null,
               dnsRecordType: input.dnsRecordType ?? defaults.dnsRecordType,
-              dnsExpectedValues: input.dnsExpectedValues ?? null
+              dnsExpectedValues: input.dnsExpectedValues ?? null,
+              incidentPolicy: input.incidentPolicy ?? "off",
+              incidentTemplateId: input.incidentTemplateId ?? null,
+              resolveAfterSeconds: input.resolveAfterSeconds ?? monitorLimits.resolveAfterSeconds.default
             },
             [...headers.issues, ...codes.issues],
             input.expectedStatusCode !== undefined
           )
           yield* componentExists(definition.componentId)
+          yield* templateExists(definition.incidentTemplateId)
           return masked(yield* repo.insert(definition, yield* offline))
         })
       ),
@@ -251,11 +265,19 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
               bodyContains: typed("bodyContains"),
               bodyNotContains: typed("bodyNotContains"),
               dnsRecordType: typed("dnsRecordType"),
-              dnsExpectedValues: typed("dnsExpectedValues")
+              dnsExpectedValues: typed("dnsExpectedValues"),
+              incidentPolicy: changes.incidentPolicy ?? current.incidentPolicy,
+              incidentTemplateId: changes.incidentTemplateId !== undefined
+                ? changes.incidentTemplateId
+                : current.incidentTemplateId,
+              resolveAfterSeconds: changes.resolveAfterSeconds ?? current.resolveAfterSeconds
             },
             [...headers.issues, ...codes.issues],
             changes.expectedStatusCode !== undefined
           )
+          if (definition.incidentTemplateId !== current.incidentTemplateId) {
+            yield* templateExists(definition.incidentTemplateId)
+          }
           if (definition.componentId === current.componentId) {
             return masked(yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id)))
           }
@@ -303,6 +325,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
     ChecksRepo.Default,
     OutboxRepo.Default,
     StateChanges.Default,
-    ProbeRegistry.Default
+    ProbeRegistry.Default,
+    IncidentTemplatesRepo.Default
   ]
 }) {}

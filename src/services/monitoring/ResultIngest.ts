@@ -2,7 +2,8 @@
  * Ingest: stores a batch of check results and misses once each (a run has a result or a miss,
  * never both), advances every region's streak, decides each monitor's state by region quorum
  * (recording down intervals), and moves the components' statuses as their monitors call for,
- * with `component.status_changed` in the outbox. Misses are "no data": they move nothing.
+ * with `component.status_changed` in the outbox, then lets the monitors' incident policies act
+ * (IncidentAutomation). Misses are "no data": they move nothing.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
@@ -19,6 +20,7 @@ import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { recordStatusChange } from "../catalog/ComponentEvents.js"
 import { StateChanges } from "../StateChanges.js"
+import { IncidentAutomation } from "./IncidentAutomation.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 import { ResponseTimes } from "./ResponseTimes.js"
 
@@ -74,8 +76,12 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     const probes = yield* ProbeRegistry
     const responseTimes = yield* ResponseTimes
     const tracing = yield* TracingEnabled
+    const automation = yield* IncidentAutomation
 
-    /** Stores the batch and applies quorum; returns the components whose monitors were checked. */
+    /**
+     * Stores the batch and applies quorum; returns the components whose monitors were checked and
+     * the monitors whose state changed.
+     */
     const storeAndDecide = (reports: ReadonlyArray<ProbeReport>, tally: IngestTally) =>
       Effect.gen(function*() {
         // Every report waits for its monitor's lock first, so two ingest instances storing a
@@ -101,7 +107,7 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
           a.scheduledAt - b.scheduledAt
         )
         tally.results(fresh)
-        if (fresh.length === 0) return []
+        if (fresh.length === 0) return { componentIds: [], transitioned: [] }
 
         const checked = new Set(fresh.map((r) => r.monitorId))
         const monitors = locked.filter((m) => checked.has(m.id))
@@ -138,7 +144,10 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         yield* repo.applyTransitions(downs, ups, now)
         tally.transitions.down = downs.length
         for (const { state } of ups) tally.transitions[state]++
-        return [...new Set(monitors.map((m) => m.componentId))]
+        return {
+          componentIds: [...new Set(monitors.map((m) => m.componentId))],
+          transitioned: [...downs, ...ups].map(({ monitor }) => monitor.id)
+        }
       })
 
     /**
@@ -159,13 +168,23 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
       ingest: (reports: ReadonlyArray<ProbeReport>) =>
         Effect.gen(function*() {
           const tally = new IngestTally()
-          const componentIds = yield* orUnavailable(sql.withTransaction(storeAndDecide(reports, tally)))
+          const { componentIds, transitioned } = yield* orUnavailable(
+            sql.withTransaction(storeAndDecide(reports, tally))
+          )
           tally.record()
           yield* Effect.forEach(
             yield* componentsToMove(componentIds),
             (componentId) => changes.commit(applyMonitorStatus(repo, outbox, componentId)),
             { discard: true }
           )
+          // After the components moved: an incident's severity and title follow the component's
+          // new status. The results are stored whatever happens here; a failed pass is taken up
+          // by the IncidentAutomationClock.
+          if (transitioned.length > 0) {
+            yield* automation.advance(transitioned).pipe(
+              Effect.catchAllCause((cause) => Effect.logWarning("Automatic incidents: pass failed after ingest", cause))
+            )
+          }
         }).pipe(Effect.withSpan("ResultIngest.ingest", {
           attributes: { reports: reports.length },
           // With tracing on, the batch links to each check's span: a check's trace shows where it was stored.
@@ -178,6 +197,7 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     OutboxRepo.Default,
     StateChanges.Default,
     ResponseTimes.Default,
-    ProbeRegistry.Default
+    ProbeRegistry.Default,
+    IncidentAutomation.Default
   ]
 }) {}

@@ -1,0 +1,100 @@
+/**
+ * The component statuses an incident sets with its change (`componentStatuses`), and gives back
+ * when it is resolved with `restoreComponents`, inside the incident's transaction: one
+ * `component.status_changed` per component whose status changed.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+
+import type { ComponentId, ComponentStatus } from "../../domain/Component.js"
+import { BadRequest } from "../../domain/Errors.js"
+import type { ComponentStatuses } from "../../domain/Incident.js"
+import { statusFromMonitors } from "../../domain/Quorum.js"
+import { ChecksRepo } from "../../persistence/ChecksRepo.js"
+import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
+import { orUnavailable } from "../../persistence/DatabaseErrors.js"
+import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { recordStatusChange } from "./ComponentEvents.js"
+
+export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentImpact", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const components = yield* ComponentsRepo
+    const checks = yield* ChecksRepo
+    const outbox = yield* OutboxRepo
+
+    type Locked = Effect.Effect.Success<ReturnType<typeof components.findByIdForUpdate>>
+
+    /** Locks components in id order (the order every writer of several takes); `before` is none for an unknown id. */
+    const lockEach = <A, E, R>(
+      ids: ReadonlyArray<ComponentId>,
+      f: (id: ComponentId, before: Locked) => Effect.Effect<A, E, R>
+    ) =>
+      Effect.forEach(
+        [...new Set(ids)].sort(),
+        (id) => Effect.flatMap(components.findByIdForUpdate(id), (before) => f(id, before))
+      )
+
+    /** Whether a maintenance window in progress covers the component. */
+    const inMaintenance = (id: ComponentId) =>
+      orUnavailable(sql`
+        select from maintenance_components mc join maintenance_windows w on w.id = mc.maintenance_id
+        where mc.component_id = ${id} and w.status = 'in_progress' limit 1`).pipe(Effect.map((rows) => rows.length > 0))
+
+    const setStatus = (
+      before: Locked,
+      status: ComponentStatus,
+      setBy: "operator" | "monitors"
+    ) =>
+      Effect.gen(function*() {
+        if (Option.isNone(before)) return
+        if (before.value.status === status && setBy === "operator") return
+        const after = yield* components.setStatus(before.value.id, status, setBy)
+        if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
+      })
+
+    return {
+      /**
+       * Sets the statuses, as an operator's (the monitors leave them alone until operational
+       * again, docs/status-model.md). An unknown component is a 400 naming it; the ids are
+       * returned for the incident to name them.
+       */
+      set: (statuses: ComponentStatuses) =>
+        Effect.gen(function*() {
+          const ids = Object.keys(statuses) as Array<ComponentId>
+          const missing: Array<ComponentId> = []
+          yield* lockEach(ids, (id, before) =>
+            Option.isNone(before)
+              ? Effect.sync(() => missing.push(id))
+              : setStatus(before, statuses[id]!, "operator"))
+          if (missing.length > 0) {
+            return yield* Effect.fail(
+              new BadRequest({
+                message: `Unknown components in componentStatuses: ${
+                  missing.map((id) => JSON.stringify(id)).join(", ")
+                }`,
+                issues: missing.map((id) => ({ path: ["componentStatuses", id], message: "unknown component" }))
+              })
+            )
+          }
+          return ids
+        }),
+
+      /**
+       * Gives each component back its normal status: what its monitors call for (in their name,
+       * so they keep moving it), or operational when it has none. A component in maintenance
+       * (its status, or a window in progress) is left alone: the window hands it back at its end.
+       */
+      restore: (ids: ReadonlyArray<ComponentId>) =>
+        lockEach(ids, (_id, before) =>
+          Effect.gen(function*() {
+            if (Option.isNone(before) || before.value.status === "maintenance") return
+            if (yield* inMaintenance(before.value.id)) return
+            const monitors = yield* checks.componentMonitorStates(before.value.id)
+            if (monitors.length === 0) return yield* setStatus(before, "operational", "operator")
+            yield* setStatus(before, statusFromMonitors(monitors), "monitors")
+          })).pipe(Effect.asVoid)
+    } as const
+  }),
+  dependencies: [ComponentsRepo.Default, ChecksRepo.Default, OutboxRepo.Default]
+}) {}
