@@ -37,6 +37,13 @@ export const IncidentEventData = Schema.Struct({
   postmortem: Schema.optional(
     Schema.NullOr(Schema.Struct({ excerpt: Schema.String, truncated: Schema.Boolean, publishedAt: Schema.String }))
   ),
+  /** Only in the `incident.created` written when a draft is published: its timeline so far, oldest first. */
+  updates: Schema.optional(Schema.Array(Schema.Struct({
+    id: Schema.String,
+    status: IncidentStatusValue,
+    message: Schema.String,
+    createdAt: Schema.String
+  }))),
   /** Present and true only in the `incident.updated` written when the postmortem is published. */
   postmortemPublished: Schema.optional(Schema.Boolean),
   /** Present and true only in the sample sent by POST /admin/webhooks/:id/test. */

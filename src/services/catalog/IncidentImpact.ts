@@ -82,14 +82,15 @@ export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentIm
 
       /**
        * Gives each component back its normal status: what its monitors call for (in their name,
-       * so they keep moving it), or operational when it has none. A component in maintenance
-       * (its status, or a window in progress) is left alone: the window hands it back at its end.
+       * so they keep moving it), or operational when it has none. A component a window in
+       * progress covers goes back to maintenance, and the window's end hands it back.
        */
       restore: (ids: ReadonlyArray<ComponentId>) =>
         lockEach(ids, (_id, before) =>
           Effect.gen(function*() {
             if (Option.isNone(before) || before.value.status === "maintenance") return
-            if (yield* inMaintenance(before.value.id)) return
+            // A window in progress gets its component back: its end then restores what it found.
+            if (yield* inMaintenance(before.value.id)) return yield* setStatus(before, "maintenance", "operator")
             const monitors = yield* checks.componentMonitorStates(before.value.id)
             if (monitors.length === 0) return yield* setStatus(before, "operational", "operator")
             yield* setStatus(before, statusFromMonitors(monitors), "monitors")
