@@ -1,4 +1,4 @@
-/** `status-page incidents open | update ID | resolve ID` */
+/** `status-page incidents open | update ID | resolve ID | publish ID` */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 
@@ -20,7 +20,8 @@ const id = Args.text({ name: "id" }).pipe(Args.withSchema(IncidentId))
 const message = Options.text("message").pipe(Options.withDescription("The timeline entry (1–5000 characters)"))
 
 const describe = (incident: typeof IncidentType.json.Type) =>
-  `${incident.id} ${quoted(incident.title)}: ${incident.status}, severity ${incident.severity}`
+  `${incident.id} ${quoted(incident.title)}: ${incident.status}, severity ${incident.severity}` +
+  (incident.published ? "" : " (draft)")
 
 const open = Command.make("open", {
   ...connection,
@@ -41,6 +42,9 @@ const open = Command.make("open", {
   severity: Options.choice("severity", IncidentSeverity.literals).pipe(
     Options.optional,
     Options.withDescription("Default: minor")
+  ),
+  draft: Options.boolean("draft").pipe(
+    Options.withDescription("Open a draft: no one hears of it until `incidents publish ID`")
   )
 }, (options) =>
   Effect.gen(function*() {
@@ -55,11 +59,12 @@ const open = Command.make("open", {
       // With a template and no --component, its components apply.
       componentIds: template !== undefined && options.componentIds.length === 0 ? undefined : options.componentIds,
       status: Option.getOrUndefined(options.status),
-      severity: Option.getOrUndefined(options.severity)
+      severity: Option.getOrUndefined(options.severity),
+      published: options.draft ? false : undefined
     })
     const incident = yield* withClient(options, (client) => client.incidents.create({ payload }))
     yield* print(options, Incident.json, incident, (i) => `Opened incident ${describe(i)}.`)
-  })).pipe(Command.withDescription("Open an incident; subscribers and webhooks hear of it"))
+  })).pipe(Command.withDescription("Open an incident; subscribers and webhooks hear of it (a draft once published)"))
 
 const update = Command.make("update", {
   ...connection,
@@ -84,11 +89,19 @@ const update = Command.make("update", {
 const resolve = Command.make("resolve", {
   ...connection,
   id,
-  message: message.pipe(Options.optional, Options.withDescription("Default: \"This incident has been resolved.\""))
+  message: message.pipe(Options.optional, Options.withDescription("Default: \"This incident has been resolved.\"")),
+  restoreComponents: Options.boolean("restore-components").pipe(
+    Options.withDescription(
+      "Put its components back to operational, or to what their monitors find; one in maintenance stays so"
+    )
+  )
 }, (options) =>
   Effect.gen(function*() {
-    const payload = Option.isSome(options.message)
-      ? yield* body(ResolveIncident, { message: options.message.value })
+    const payload = Option.isSome(options.message) || options.restoreComponents
+      ? yield* body(ResolveIncident, {
+        message: Option.getOrUndefined(options.message),
+        restoreComponents: options.restoreComponents ? true : undefined
+      })
       : null
     const incident = yield* withClient(options, (client) =>
       client.incidents.resolve({ path: { id: options.id }, payload }))
@@ -96,7 +109,20 @@ const resolve = Command.make("resolve", {
       `Resolved incident ${describe(i)}.`)
   })).pipe(Command.withDescription("Resolve an incident; resolving it twice is refused"))
 
+const publish = Command.make(
+  "publish",
+  { ...connection, id },
+  (options) =>
+    withClient(options, (client) => client.incidents.publish({ path: { id: options.id } })).pipe(
+      Effect.flatMap((incident) => print(options, Incident.json, incident, (i) => `Published incident ${describe(i)}.`))
+    )
+).pipe(
+  Command.withDescription(
+    "Publish a draft incident: the status page shows it, subscribers and webhooks hear of it; a published one stays as it is"
+  )
+)
+
 export const IncidentsCommand = Command.make("incidents").pipe(
   Command.withDescription("Incidents and their timelines"),
-  Command.withSubcommands([open, update, resolve])
+  Command.withSubcommands([open, update, resolve, publish])
 )

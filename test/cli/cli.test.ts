@@ -183,6 +183,48 @@ describe("incidents", () => {
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toMatch(/^NotFound: /)
   })
+
+  it("opens a draft the public does not see, publishes it, and resolves it restoring its component", async () => {
+    // A component of its own: restoring it leaves the suite's components as the other cases set them.
+    const cart = await api((client) => client.components.create({ payload: { name: "Cart" } }))
+    const publicTitles = () =>
+      api((client) => client.status.incidents({ urlParams: {} })).then((page) => page.map((i) => i.title))
+
+    const opened = await cli(["incidents", "open", "--title", "Cart errors", "--message", "M", "--draft"])
+    expect(opened.code, opened.stderr).toBe(0)
+    const match = /^Opened incident (\S+) "Cart errors": investigating, severity minor \(draft\)\.$/m.exec(
+      opened.stdout
+    )
+    expect(match, opened.stdout).not.toBeNull()
+    const id = IncidentId.make(match![1]!)
+    expect((await api((client) => client.incidents.get({ path: { id } }))).published).toBe(false)
+    expect(await publicTitles()).not.toContain("Cart errors")
+    // What the draft's components are set to goes through the API here; the CLI has no option for it.
+    await api((client) =>
+      client.incidents.update({ path: { id }, payload: { componentStatuses: { [cart.id]: "major_outage" } } })
+    )
+
+    const published = await cli(["incidents", "publish", id, "--json"])
+    expect(published.code, published.stderr).toBe(0)
+    expect(JSON.parse(published.stdout)).toMatchObject({ id, published: true, componentIds: [cart.id] })
+    expect(await publicTitles()).toContain("Cart errors")
+    // Publishing a published incident changes nothing and is no failure.
+    const again = await cli(["incidents", "publish", id])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toContain(`Published incident ${id} "Cart errors": investigating, severity minor.`)
+
+    const resolved = await cli(["incidents", "resolve", id, "--restore-components"])
+    expect(resolved.code, resolved.stderr).toBe(0)
+    expect(resolved.stdout).toContain(`Resolved incident ${id} "Cart errors": resolved, severity minor.`)
+    const components = await api((client) => client.components.list())
+    expect(components.find((c) => c.id === cart.id)?.status).toBe("operational")
+    const detail = await api((client) => client.incidents.get({ path: { id } }))
+    expect(detail.message).toBe("This incident has been resolved.")
+
+    const unknown = await cli(["incidents", "publish", "no-such-incident"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/^NotFound: /)
+  })
 })
 
 describe("maintenance", () => {

@@ -1,17 +1,25 @@
 /**
- * Incidents: opening one against components, posting updates to its timeline, resolving it,
- * reading the timeline and writing the postmortem of a resolved one. Open incidents come first.
+ * Incidents: opening one against components (setting their statuses with it, or as a draft to
+ * publish later), posting updates to its timeline, resolving it (restoring its components),
+ * reading the timeline and writing the postmortem of a resolved one. Open incidents come first;
+ * those a monitor opened say whether its automation still drives them.
  */
 import { useState } from "preact/hooks"
 
 import type { Component } from "../../../../domain/Component.js"
-import type { Incident, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
+import type { Incident, IncidentAutomation, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
-import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
+import { type ComponentId, componentNames } from "../ui/ComponentPicker.js"
+import {
+  type ChosenStatuses,
+  chosenStatusesOf,
+  ComponentStatusPicker,
+  statusChoices
+} from "../ui/ComponentStatusPicker.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
-import { SelectField, TextArea, TextField } from "../ui/fields.js"
+import { Checkbox, Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import { type TemplateJson, TemplatePicker } from "../ui/TemplatePicker.js"
 import { PostmortemEditor } from "./PostmortemEditor.js"
@@ -24,6 +32,11 @@ type IncidentJson = typeof Incident.json.Type
 type ComponentJson = typeof Component.json.Type
 type OpenStatus = Exclude<IncidentStatus, "resolved">
 
+const automationLabel: Record<IncidentAutomation, string> = {
+  active: "automation active",
+  handed_over: "handed over to operators"
+}
+
 const NewIncident = (
   props: { readonly components: ReadonlyArray<ComponentJson>; readonly onCreated: (incident: IncidentJson) => void }
 ) => {
@@ -32,6 +45,8 @@ const NewIncident = (
   const [severity, setSeverity] = useState<IncidentSeverity>("minor")
   const [message, setMessage] = useState("")
   const [componentIds, setComponentIds] = useState<ReadonlyArray<ComponentId>>([])
+  const [componentStatuses, setComponentStatuses] = useState<ChosenStatuses>({})
+  const [draft, setDraft] = useState(false)
   const [templateId, setTemplateId] = useState<TemplateJson["id"] | "">("")
   const { failure, busy, submit, fieldError } = useSubmit()
 
@@ -50,12 +65,23 @@ const NewIncident = (
     event.preventDefault()
     // The template has filled in the form already: the form sends every field, not the template's
     // id, so a template deleted meanwhile does not refuse the incident.
-    const payload = { title: title.trim(), status, severity, message: message.trim(), componentIds }
+    const payload = {
+      title: title.trim(),
+      status,
+      severity,
+      message: message.trim(),
+      componentIds,
+      // Only the chosen components' statuses: unticking a component drops its status.
+      componentStatuses: chosenStatusesOf(componentStatuses, componentIds),
+      published: !draft
+    }
     const outcome = await submit((api) => api.incidents.create({ payload }))
     if (outcome.ok) {
       setTitle("")
       setMessage("")
       setComponentIds([])
+      setComponentStatuses({})
+      setDraft(false)
       setTemplateId("")
       props.onCreated(outcome.value)
     }
@@ -97,13 +123,24 @@ const NewIncident = (
         onInput={setMessage}
         error={fieldError("message")}
       />
-      <ComponentPicker
+      <ComponentStatusPicker
         id="incident-affects"
         legend="Affected components"
         components={props.components}
         selected={componentIds}
         onChange={setComponentIds}
+        statuses={componentStatuses}
+        onStatusesChange={setComponentStatuses}
         error={fieldError("componentIds")}
+        statusesError={fieldError("componentStatuses")}
+      />
+      <Checkbox
+        id="incident-draft"
+        label="Draft (publish later)"
+        hint="A draft stays in the dashboard: no status page, subscriber or webhook hears of it until you publish it. Component statuses are set at once."
+        checked={draft}
+        onChange={setDraft}
+        error={fieldError("published")}
       />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>Open incident</button>
@@ -115,6 +152,7 @@ const NewIncident = (
 const PostUpdate = (
   props: {
     readonly incident: IncidentJson
+    readonly components: ReadonlyArray<ComponentJson>
     readonly onPosted: (incident: IncidentJson) => void
     readonly onCancel: () => void
   }
@@ -122,14 +160,22 @@ const PostUpdate = (
   const { incident } = props
   const [status, setStatus] = useState<IncidentStatus>(incident.status)
   const [message, setMessage] = useState("")
+  const [componentStatuses, setComponentStatuses] = useState<ChosenStatuses>({})
+  const [restoreComponents, setRestoreComponents] = useState(false)
   const { failure, busy, submit, fieldError } = useSubmit()
   const id = `update-${incident.id}`
+  const resolving = status === "resolved"
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
-    const outcome = await submit((api) =>
-      api.incidents.addUpdate({ path: { id: incident.id }, payload: { status, message: message.trim() } })
-    )
+    const payload = {
+      status,
+      message: message.trim(),
+      componentStatuses: chosenStatusesOf(componentStatuses, incident.componentIds),
+      // The API takes restoreComponents only with status resolved.
+      restoreComponents: resolving && restoreComponents ? true : undefined
+    }
+    const outcome = await submit((api) => api.incidents.addUpdate({ path: { id: incident.id }, payload }))
     if (outcome.ok) props.onPosted(outcome.value)
   }
 
@@ -154,6 +200,37 @@ const PostUpdate = (
           onInput={setMessage}
           error={fieldError("message")}
         />
+        {incident.componentIds.length > 0 && (
+          <Fieldset legend="Component statuses">
+            {incident.componentIds.map((componentId) => {
+              const component = props.components.find((c) => c.id === componentId)
+              return (
+                <SelectField
+                  key={componentId}
+                  id={`${id}-component-${componentId}`}
+                  label={`Set ${component?.name ?? componentId} to`}
+                  value={componentStatuses[componentId] ?? ""}
+                  options={statusChoices}
+                  onChange={(chosen) => {
+                    const { [componentId]: _previous, ...others } = componentStatuses
+                    setComponentStatuses(chosen === "" ? others : { ...others, [componentId]: chosen })
+                  }}
+                />
+              )
+            })}
+            {fieldError("componentStatuses") && <p class="field-error">{fieldError("componentStatuses")}</p>}
+          </Fieldset>
+        )}
+        {resolving && incident.componentIds.length > 0 && (
+          <Checkbox
+            id={`${id}-restore`}
+            label="Restore components"
+            hint="Each component goes back to operational, or to what its monitors find; one in maintenance stays so."
+            checked={restoreComponents}
+            onChange={setRestoreComponents}
+            error={fieldError("restoreComponents")}
+          />
+        )}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>Post update</button>
           <button type="button" onClick={props.onCancel}>Cancel</button>
@@ -184,13 +261,22 @@ const IncidentRow = (props: {
   const [posting, setPosting] = useState(false)
   const [showTimeline, setShowTimeline] = useState(false)
   const [editingPostmortem, setEditingPostmortem] = useState(false)
+  const [restoreComponents, setRestoreComponents] = useState(false)
   const [failure, setFailure] = useState<Failure | null>(null)
   const open = incident.status !== "resolved"
 
   const resolve = async () => {
-    const outcome = await call((api) => api.incidents.resolve({ path: { id: incident.id }, payload: null }))
+    const outcome = await call((api) =>
+      api.incidents.resolve({ path: { id: incident.id }, payload: restoreComponents ? { restoreComponents } : null })
+    )
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`${incident.title} was resolved.`)
+  }
+
+  const publish = async () => {
+    const outcome = await call((api) => api.incidents.publish({ path: { id: incident.id } }))
+    setFailure(outcome.ok ? null : outcome.failure)
+    if (outcome.ok) props.onChanged(`${incident.title} was published.`)
   }
 
   return (
@@ -198,6 +284,7 @@ const IncidentRow = (props: {
       <th scope="row">
         {incident.title}
         <span class="badge">{severityLabel[incident.severity]}</span>
+        {!incident.published && <span class="badge draft">Draft</span>}
         <p class="small muted">
           Affects {componentNames(props.components, incident.componentIds)} · opened <When at={incident.createdAt} />
           {incident.resolvedAt && (
@@ -207,12 +294,18 @@ const IncidentRow = (props: {
             </>
           )}
         </p>
+        {incident.source === "monitor" && (
+          <p class="small">
+            Opened by monitor{incident.automation !== null && ` · ${automationLabel[incident.automation]}`}
+          </p>
+        )}
         <p class="small">{incident.message}</p>
         <FailureMessage failure={failure} />
         {showTimeline && <Timeline incident={incident} />}
         {posting && (
           <PostUpdate
             incident={incident}
+            components={props.components}
             onCancel={() => setPosting(false)}
             onPosted={(updated) => {
               setPosting(false)
@@ -239,12 +332,25 @@ const IncidentRow = (props: {
         <button type="button" aria-expanded={showTimeline} onClick={() => setShowTimeline(!showTimeline)}>
           Timeline<span class="visually-hidden">of {incident.title}</span>
         </button>
+        {!incident.published && (
+          <button type="button" onClick={publish}>
+            Publish<span class="visually-hidden">{` ${incident.title}`}</span>
+          </button>
+        )}
         {open && (
           <>
             <button type="button" aria-expanded={posting} onClick={() => setPosting(!posting)}>
               Post update<span class="visually-hidden">on {incident.title}</span>
             </button>
             <ConfirmButton label="Resolve" confirmLabel={`Resolve ${incident.title}`} onConfirm={resolve} />
+            {incident.componentIds.length > 0 && (
+              <Checkbox
+                id={`restore-${incident.id}`}
+                label="Restore components"
+                checked={restoreComponents}
+                onChange={setRestoreComponents}
+              />
+            )}
           </>
         )}
         {!open && (

@@ -1,12 +1,16 @@
 /**
  * Monitors: creating and editing checks with the fields of their type (an http request and
  * what its answer must hold, a dns lookup and its expected values), the quorum and the
- * degraded threshold; the list shows each monitor's state and the regions that count now.
+ * degraded threshold, and the incident it opens on an outage (none, a draft or a published one,
+ * from which template, resolved after how long up); the list shows each monitor's state and the
+ * regions that count now.
  */
 import { useState } from "preact/hooks"
 
 import type { Component } from "../../../../domain/Component.js"
+import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
 import {
+  type IncidentPolicy,
   maskedHeaderValue,
   type Monitor,
   monitorLimits,
@@ -26,6 +30,14 @@ const monitorTypes = optionsOf(monitorTypeLabel)
 
 type MonitorJson = typeof Monitor.json.Type
 type ComponentJson = typeof Component.json.Type
+type TemplateJson = typeof IncidentTemplate.json.Type
+
+const incidentPolicyLabel: Record<IncidentPolicy, string> = {
+  off: "Off",
+  draft: "Open a draft incident",
+  publish: "Open and publish an incident"
+}
+const incidentPolicies = optionsOf(incidentPolicyLabel)
 
 const targetField: Record<MonitorType, { readonly label: string; readonly hint: string }> = {
   http: { label: "URL", hint: "The http:// or https:// address to request." },
@@ -85,6 +97,7 @@ const numberText = (value: number | null | undefined) => value === null || value
 const MonitorForm = (props: {
   readonly id: string
   readonly components: ReadonlyArray<ComponentJson>
+  readonly templates: ReadonlyArray<TemplateJson>
   readonly initial?: MonitorJson
   readonly submitLabel: string
   readonly onSaved: (monitor: MonitorJson) => void
@@ -108,6 +121,9 @@ const MonitorForm = (props: {
   const [bodyNotContains, setBodyNotContains] = useState(initial?.bodyNotContains ?? "")
   const [recordType, setRecordType] = useState<RecordType>(initial?.dnsRecordType ?? "A")
   const [expectedValues, setExpectedValues] = useState(initial?.dnsExpectedValues?.join(", ") ?? "")
+  const [incidentPolicy, setIncidentPolicy] = useState<IncidentPolicy>(initial?.incidentPolicy ?? "off")
+  const [incidentTemplateId, setIncidentTemplateId] = useState(initial?.incidentTemplateId ?? "")
+  const [resolveAfter, setResolveAfter] = useState(numberText(initial?.resolveAfterSeconds))
   const { failure, busy, submit, fieldError } = useSubmit()
   const field = (name: string) => `${props.id}-${name}`
 
@@ -135,7 +151,10 @@ const MonitorForm = (props: {
       bodyContains: http ? optionalText(bodyContains) : undefined,
       bodyNotContains: http ? optionalText(bodyNotContains) : undefined,
       dnsRecordType: type === "dns" ? recordType : undefined,
-      dnsExpectedValues: type === "dns" ? (values.length === 0 ? null : values) : undefined
+      dnsExpectedValues: type === "dns" ? (values.length === 0 ? null : values) : undefined,
+      incidentPolicy,
+      incidentTemplateId: incidentTemplateId === "" ? null : incidentTemplateId as TemplateJson["id"],
+      resolveAfterSeconds: optionalNumber(resolveAfter)
     }
     // Left-out fields keep their defaults (create) or stored values (update).
     const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as
@@ -307,6 +326,40 @@ const MonitorForm = (props: {
         hint={`A success slower than this counts as degraded, ${monitorLimits.degradedAboveMs.min} to ${monitorLimits.degradedAboveMs.max}; empty for never.`}
         error={fieldError("degradedAboveMs")}
       />
+      <SelectField
+        id={field("incident-policy")}
+        label="Incident on outage"
+        hint="When the quorum finds it down: open an incident on its component, as a draft to publish or at once."
+        value={incidentPolicy}
+        options={incidentPolicies}
+        onChange={setIncidentPolicy}
+        error={fieldError("incidentPolicy")}
+      />
+      <SelectField
+        id={field("incident-template")}
+        label="Incident template"
+        hint="Gives that incident its title, message and severity; None for the default ones."
+        value={incidentTemplateId}
+        options={[
+          { value: "", label: "None" },
+          ...props.templates.map((template) => ({ value: template.id as string, label: template.name })),
+          // A template the list no longer holds still shows, so saving keeps it rather than clearing it.
+          ...(incidentTemplateId !== "" && !props.templates.some((template) => template.id === incidentTemplateId)
+            ? [{ value: incidentTemplateId, label: "A template not listed" }]
+            : [])
+        ]}
+        onChange={setIncidentTemplateId}
+        error={fieldError("incidentTemplateId")}
+      />
+      <TextField
+        id={field("resolve-after")}
+        label="Resolve after (seconds)"
+        inputMode="numeric"
+        value={resolveAfter}
+        onInput={setResolveAfter}
+        hint={`How long it stays up before that incident is resolved, ${monitorLimits.resolveAfterSeconds.min} to ${monitorLimits.resolveAfterSeconds.max}; ${monitorLimits.resolveAfterSeconds.default} when empty.`}
+        error={fieldError("resolveAfterSeconds")}
+      />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
         {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
@@ -315,9 +368,20 @@ const MonitorForm = (props: {
   )
 }
 
+/** The incident a monitor opens on an outage, in words for its row. */
+const incidentPhrase = (monitor: MonitorJson, templates: ReadonlyArray<TemplateJson>) => {
+  if (monitor.incidentPolicy === "off") return "no incident on outage"
+  const template = monitor.incidentTemplateId === null
+    ? "the default text"
+    : `template ${templates.find((t) => t.id === monitor.incidentTemplateId)?.name ?? monitor.incidentTemplateId}`
+  const opens = monitor.incidentPolicy === "draft" ? "opens a draft incident" : "opens and publishes an incident"
+  return `on outage ${opens} from ${template}, resolved after ${monitor.resolveAfterSeconds} s up`
+}
+
 const MonitorRow = (props: {
   readonly monitor: MonitorJson
   readonly components: ReadonlyArray<ComponentJson>
+  readonly templates: ReadonlyArray<TemplateJson>
   readonly onChanged: (message: string) => void
 }) => {
   const { monitor } = props
@@ -356,6 +420,7 @@ const MonitorRow = (props: {
           {monitor.failureThreshold} failures in {quorumPhrase(monitor.quorum)} ·{" "}
           {monitor.regions === null ? "all regions" : monitor.regions.join(", ")}
           {monitor.degradedAboveMs !== null && ` · degraded above ${monitor.degradedAboveMs} ms`}
+          {` · ${incidentPhrase(monitor, props.templates)}`}
         </p>
         <FailureMessage failure={failure} />
         {editing && (
@@ -364,6 +429,7 @@ const MonitorRow = (props: {
             <MonitorForm
               id={`edit-${monitor.id}`}
               components={props.components}
+              templates={props.templates}
               initial={monitor}
               submitLabel="Save"
               onCancel={() => setEditing(false)}
@@ -401,6 +467,9 @@ const MonitorRow = (props: {
 const MonitorsView = () => {
   const { loaded: monitors, message, changed } = useListScreen((api) => api.monitors.list())
   const [components] = useLoad((api) => api.components.list())
+  const [templates] = useLoad((api) => api.incidentTemplates.list())
+  // Without templates (none, or not loaded) the menu offers only None; the monitors still show.
+  const templateList = templates.state === "ready" ? templates.value : []
 
   return (
     <>
@@ -422,7 +491,13 @@ const MonitorsView = () => {
                     </thead>
                     <tbody>
                       {monitorList.map((monitor) => (
-                        <MonitorRow key={monitor.id} monitor={monitor} components={componentList} onChanged={changed} />
+                        <MonitorRow
+                          key={monitor.id}
+                          monitor={monitor}
+                          components={componentList}
+                          templates={templateList}
+                          onChanged={changed}
+                        />
                       ))}
                     </tbody>
                   </Table>
@@ -436,6 +511,7 @@ const MonitorsView = () => {
                   <MonitorForm
                     id="new-monitor"
                     components={componentList}
+                    templates={templateList}
                     submitLabel="Create monitor"
                     onSaved={(monitor) => changed(`The monitor of ${monitor.url} was created.`)}
                   />
