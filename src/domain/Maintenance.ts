@@ -53,10 +53,11 @@ export class UpdateMaintenance extends Schema.Class<UpdateMaintenance>("UpdateMa
   scheduledEnd: Schema.optional(UtcTimestamp),
   componentIds: Schema.optional(ComponentIds),
   /** A series' rule never changes: its rest is cancelled and a new series created instead. */
-  recurrence: Schema.optional(
+  recurrence: Schema.optionalWith(
     Schema.Never.annotations({
       message: () => "cannot change: cancel the rest of the series (?series=true) and schedule a new one"
-    })
+    }),
+    { exact: true }
   )
 }) {}
 
