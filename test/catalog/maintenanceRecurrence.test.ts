@@ -65,6 +65,8 @@ it.layer(Stack)("recurring maintenance", (it) => {
       })
       expect(first.seriesId).toBe(first.id)
       expect(first.recurrence).toEqual({ frequency: "weekly", interval: 1 })
+      // Its place in the series is the service's own.
+      expect(first).not.toHaveProperty("occurrence")
       expect(summary(yield* seriesOf(first.id))).toEqual(["2031-03-22T01:00–03:00 scheduled"])
 
       // The next occurrence appears when the first starts, not before.
