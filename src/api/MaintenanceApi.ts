@@ -2,7 +2,13 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
-import { CreateMaintenance, Maintenance, MaintenanceId, UpdateMaintenance } from "../domain/Maintenance.js"
+import {
+  CancelMaintenanceQuery,
+  CreateMaintenance,
+  Maintenance,
+  MaintenanceId,
+  UpdateMaintenance
+} from "../domain/Maintenance.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -30,6 +36,14 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
           "`scheduledEnd` must be after `scheduledStart`, else 400 `BadRequest` with an issue at " +
           "`[\"scheduledEnd\"]`. `description` defaults to `\"\"` (at most 5000 characters); `componentIds` to " +
           "none (at most 100, duplicates ignored; an unknown id is 400 at `[\"componentIds\", index]`).",
+        "`recurrence` (default `null`) repeats the window: `{ frequency: \"daily\" | \"weekly\" | \"monthly\", " +
+          "interval: 1–52, until?: timestamp, count?: 1–1000 }`. `count` is the number of occurrences, the first " +
+          "included; no occurrence starts after `until` (which must not be before `scheduledStart`, else 400 at " +
+          "`[\"recurrence\", \"until\"]`). Occurrences keep the first window's wall-clock start and duration in the " +
+          "organization's `timezone` (a weekly 02:00 window stays at 02:00 local across a daylight-saving change; " +
+          "monthly on the 31st falls on a shorter month's last day). Each occurrence is a window of its own, with " +
+          "`seriesId` the first occurrence's id; the next one is created, with its `maintenance.scheduled`, when " +
+          "the previous one starts.",
         "Answers **201** with the window, status `scheduled`, and writes `maintenance.scheduled` to the outbox."
       ))
   )
@@ -54,7 +68,9 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
         "Change a maintenance window",
         "A partial update with the rules of creation; `scheduledEnd` must still be after `scheduledStart` " +
           "once the change is applied (else 400).",
-        "A running (`in_progress`) window can change its end, title and description, not its start or its " +
+        "A series' `recurrence` cannot change (400 at `[\"recurrence\"]`): cancel the rest of the series with " +
+          "`DELETE ?series=true` and schedule a new one. Changing one occurrence leaves the others alone. " +
+          "A running (`in_progress`) window can change its end, title and description, not its start or its " +
           "components (**409** `Conflict`). A completed or cancelled window cannot change (**409**). Updates emit " +
           "no event. An unknown id is 404."
       ))
@@ -62,9 +78,11 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   .add(
     HttpApiEndpoint.del("cancel", "/:id")
       .setPath(MaintenancePath)
+      .setUrlParams(CancelMaintenanceQuery)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
       .addError(Conflict)
+      .addError(BadRequest)
       .annotateContext(endpointDocs(
         "Cancel a maintenance window",
         "Sets the window's status to `cancelled` and answers **204**; the window stays listed for operators. " +
@@ -72,6 +90,10 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
           "its components get back the status they had (unless an operator changed it meanwhile or another " +
           "running window still covers them) and `maintenance.completed` is written with `status: " +
           "\"cancelled\"`.",
+        "Cancelling one occurrence of a series before it starts creates the series' next occurrence at once " +
+          "(with its `maintenance.scheduled`), so the series goes on. `?series=true` cancels the occurrence and " +
+          "every later one that has not finished (a running one ends as above), and the series creates no more; " +
+          "on a one-off window it is a plain cancel. `series` other than `true` or `false` is 400.",
         "A completed or already cancelled window is **409** `Conflict`; an unknown id is 404."
       ))
   )

@@ -1,5 +1,6 @@
 /**
- * `status-page maintenance schedule | start ID | complete ID | cancel ID`
+ * `status-page maintenance schedule [--repeat F --interval N --count N --until T] | start ID |
+ * complete ID | cancel ID [--series]`
  *
  * The API has no "start now" or "complete now": the maintenance clock (the `scheduler` role)
  * starts a window once its `scheduledStart` has passed and completes it once its `scheduledEnd`
@@ -13,6 +14,8 @@ import type { StatusPageApiClient } from "../client/StatusPageClient.js"
 import { Conflict, ServiceUnavailable } from "../domain/Errors.js"
 import type { MaintenanceStatus } from "../domain/Maintenance.js"
 import { CreateMaintenance, Maintenance, MaintenanceId, UpdateMaintenance } from "../domain/Maintenance.js"
+import { RecurrenceFrequency, repeatsEvery } from "../domain/Recurrence.js"
+import { UsageError } from "./CliFailure.js"
 import type { Connection } from "./Remote.js"
 import { body, connection, print, quoted, withClient } from "./Remote.js"
 
@@ -20,9 +23,15 @@ type Window = typeof Maintenance.json.Type
 
 const id = Args.text({ name: "id" }).pipe(Args.withSchema(MaintenanceId))
 
+/** "repeats every 2 weeks, 5 times until 2031-…Z" */
+const repeatsLabel = (recurrence: NonNullable<Window["recurrence"]>) =>
+  `repeats ${repeatsEvery(recurrence)}` +
+  (recurrence.until === undefined ? "" : ` until ${DateTime.formatIso(recurrence.until)}`)
+
 const describe = (window: Window) =>
   `${window.id} ${quoted(window.title)}: ${window.status}, ` +
-  `${DateTime.formatIso(window.scheduledStart)} to ${DateTime.formatIso(window.scheduledEnd)}`
+  `${DateTime.formatIso(window.scheduledStart)} to ${DateTime.formatIso(window.scheduledEnd)}` +
+  (window.recurrence === null ? "" : `, ${repeatsLabel(window.recurrence)}`)
 
 const schedule = Command.make("schedule", {
   ...connection,
@@ -36,15 +45,44 @@ const schedule = Command.make("schedule", {
   message: Options.text("message").pipe(
     Options.optional,
     Options.withDescription("The window's description (at most 5000 characters)")
+  ),
+  repeat: Options.choice("repeat", RecurrenceFrequency.literals).pipe(
+    Options.optional,
+    Options.withDescription("Repeat the window, in the organization's time zone")
+  ),
+  interval: Options.integer("interval").pipe(
+    Options.withDefault(1),
+    Options.withDescription("With --repeat: every N days, weeks or months (1–52)")
+  ),
+  count: Options.integer("count").pipe(
+    Options.optional,
+    Options.withDescription("With --repeat: the number of occurrences, the first included (1–1000)")
+  ),
+  until: Options.text("until").pipe(
+    Options.optional,
+    Options.withDescription("With --repeat: no occurrence starts after this ISO 8601 UTC time")
   )
 }, (options) =>
   Effect.gen(function*() {
+    const repeats = Option.isSome(options.repeat)
+    if (!repeats && (Option.isSome(options.count) || Option.isSome(options.until))) {
+      return yield* new UsageError({ message: "--count and --until need --repeat" })
+    }
     const payload = yield* body(CreateMaintenance, {
       title: options.title,
       description: Option.getOrUndefined(options.message),
       scheduledStart: options.startsAt,
       scheduledEnd: options.endsAt,
-      componentIds: options.componentIds
+      componentIds: options.componentIds,
+      recurrence: Option.match(options.repeat, {
+        onNone: () => undefined,
+        onSome: (frequency) => ({
+          frequency,
+          interval: options.interval,
+          count: Option.getOrUndefined(options.count),
+          until: Option.getOrUndefined(options.until)
+        })
+      })
     })
     const window = yield* withClient(options, (client) => client.maintenance.create({ payload }))
     yield* print(options, Maintenance.json, window, (w) => `Scheduled maintenance ${describe(w)}.`)
@@ -121,19 +159,33 @@ const complete = Command.make(
 
 const cancel = Command.make(
   "cancel",
-  { ...connection, id },
+  {
+    ...connection,
+    id,
+    series: Options.boolean("series").pipe(
+      Options.withDescription("Also cancel the later occurrences of the window's series: the series ends")
+    )
+  },
   (options) =>
     withClient(options, (client) =>
       Effect.zipRight(
-        client.maintenance.cancel({ path: { id: options.id } }),
+        client.maintenance.cancel({ path: { id: options.id }, urlParams: options.series ? { series: true } : {} }),
         // The cancel answers no body; a cancelled window stays readable.
         client.maintenance.get({ path: { id: options.id } })
       )).pipe(
         Effect.flatMap((window) =>
-          print(options, Maintenance.json, window, (w) => `Cancelled maintenance ${describe(w)}.`)
+          print(options, Maintenance.json, window, (w) =>
+            `Cancelled maintenance ${describe(w)}${
+              options.series && w.seriesId !== null ? " and the rest of its series" : ""
+            }.`)
         )
       )
-).pipe(Command.withDescription("Cancel a window; one in progress ends at once"))
+).pipe(
+  Command.withDescription(
+    "Cancel a window; one in progress ends at once. An occurrence of a series is replaced by the next one " +
+      "unless --series ends the series"
+  )
+)
 
 export const MaintenanceCommand = Command.make("maintenance").pipe(
   Command.withDescription("Scheduled maintenance windows"),

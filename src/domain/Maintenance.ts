@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { ComponentId } from "./Component.js"
 import { IdString, Name, Text } from "./Fields.js"
 import { ComponentIds } from "./Incident.js"
+import { Recurrence, RecurrenceInput } from "./Recurrence.js"
 import { Timestamp, UtcTimestamp } from "./Timestamps.js"
 
 export const MaintenanceStatus = Schema.Literal("scheduled", "in_progress", "completed", "cancelled")
@@ -23,6 +24,12 @@ export class Maintenance extends Model.Class<Maintenance>("Maintenance")({
   scheduledStart: Timestamp,
   scheduledEnd: Timestamp,
   componentIds: Schema.Array(ComponentId),
+  /** The series' rule, on each of its occurrences; null for a one-off window. */
+  recurrence: Schema.NullOr(Recurrence),
+  /** The id of the series' first occurrence; null for a one-off window. */
+  seriesId: Schema.NullOr(MaintenanceId),
+  /** The occurrence's place in its series (0 for the first): the service's, not the API's. */
+  occurrence: Model.FieldExcept("json", "jsonCreate", "jsonUpdate")(Schema.NullOr(Schema.Int)),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
 }) {}
@@ -33,7 +40,9 @@ export class CreateMaintenance extends Schema.Class<CreateMaintenance>("CreateMa
   description: Schema.optional(MaintenanceDescription),
   scheduledStart: UtcTimestamp,
   scheduledEnd: UtcTimestamp,
-  componentIds: Schema.optional(ComponentIds)
+  componentIds: Schema.optional(ComponentIds),
+  /** Repeats the window; the occurrences follow the organization's time zone (Recurrence.ts). */
+  recurrence: Schema.optional(Schema.NullOr(RecurrenceInput))
 }) {}
 
 /** Body of PUT /admin/maintenance/:id: a partial update. */
@@ -42,8 +51,20 @@ export class UpdateMaintenance extends Schema.Class<UpdateMaintenance>("UpdateMa
   description: Schema.optional(MaintenanceDescription),
   scheduledStart: Schema.optional(UtcTimestamp),
   scheduledEnd: Schema.optional(UtcTimestamp),
-  componentIds: Schema.optional(ComponentIds)
+  componentIds: Schema.optional(ComponentIds),
+  /** A series' rule never changes: its rest is cancelled and a new series created instead. */
+  recurrence: Schema.optionalWith(
+    Schema.Never.annotations({
+      message: () => "cannot change: cancel the rest of the series (?series=true) and schedule a new one"
+    }),
+    { exact: true }
+  )
 }) {}
+
+/** Query of DELETE /admin/maintenance/:id. */
+export const CancelMaintenanceQuery = Schema.Struct({
+  series: Schema.optional(Schema.BooleanFromString)
+})
 
 /** A window as the public sees it: only public components are named. */
 export class PublicMaintenance extends Schema.Class<PublicMaintenance>("PublicMaintenance")({
@@ -54,6 +75,8 @@ export class PublicMaintenance extends Schema.Class<PublicMaintenance>("PublicMa
   scheduledStart: Schema.DateTimeUtc,
   scheduledEnd: Schema.DateTimeUtc,
   componentIds: Schema.Array(Schema.String),
+  recurrence: Schema.NullOr(Recurrence),
+  seriesId: Schema.NullOr(Schema.String),
   createdAt: Schema.DateTimeUtc,
   updatedAt: Schema.DateTimeUtc
 }) {}

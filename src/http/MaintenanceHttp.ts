@@ -12,5 +12,5 @@ export const MaintenanceHttp = HttpApiBuilder.group(Api, "maintenance", (handler
       .handle("create", ({ payload }) => windows.create(payload))
       .handle("get", ({ path }) => windows.get(path.id))
       .handle("update", ({ path, payload }) => windows.update(path.id, payload))
-      .handle("cancel", ({ path }) => windows.cancel(path.id))
+      .handle("cancel", ({ path, urlParams }) => windows.cancel(path.id, { series: urlParams.series }))
   }))

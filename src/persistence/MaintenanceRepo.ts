@@ -1,9 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 
 import type { ComponentId, ComponentStatus } from "../domain/Component.js"
 import type { MaintenanceId, MaintenanceStatus } from "../domain/Maintenance.js"
 import { Maintenance } from "../domain/Maintenance.js"
+import type { Recurrence } from "../domain/Recurrence.js"
+import { encodeRecurrence } from "../domain/Recurrence.js"
 import type { StatusSetBy } from "./ComponentsRepo.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
@@ -13,6 +15,13 @@ export interface WindowFields {
   readonly description: string
   readonly scheduledStart: DateTime.Utc
   readonly scheduledEnd: DateTime.Utc
+}
+
+/** Where a new window stands in a series; `seriesId` absent for the series' first occurrence. */
+export interface SeriesPlace {
+  readonly recurrence: Recurrence
+  readonly seriesId?: MaintenanceId
+  readonly occurrence: number
 }
 
 export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("MaintenanceRepo", {
@@ -74,13 +83,30 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       lockDue: (id: MaintenanceId) =>
         windows.first(sql`${withComponents} where m.id = ${id} for update of m skip locked`),
 
-      /** Private until `setComponents` decides, in the same transaction. */
-      insert: (fields: WindowFields) =>
+      /**
+       * Private until `setComponents` decides, in the same transaction. The first occurrence of a
+       * series is its own series id. None when the series already has this occurrence.
+       */
+      insert: (fields: WindowFields, series: SeriesPlace | null = null) =>
         orUnavailable(sql<{ id: MaintenanceId }>`
-          insert into maintenance_windows (title, description, scheduled_start, scheduled_end, is_public)
-          values (${fields.title}, ${fields.description}, ${DateTime.toDateUtc(fields.scheduledStart)},
-                  ${DateTime.toDateUtc(fields.scheduledEnd)}, false)
-          returning id`).pipe(Effect.map((rows) => rows[0]!.id)),
+          insert into maintenance_windows
+            (id, title, description, scheduled_start, scheduled_end, is_public, recurrence, series_id, occurrence)
+          select new.id, ${fields.title}, ${fields.description}, ${DateTime.toDateUtc(fields.scheduledStart)},
+                 ${DateTime.toDateUtc(fields.scheduledEnd)}, false,
+                 ${series === null ? null : encodeRecurrence(series.recurrence)}::jsonb,
+                 case when ${series !== null}::boolean then coalesce(${series?.seriesId ?? null}::text, new.id) end,
+                 ${series === null ? null : series.occurrence}::int
+          from (select gen_random_uuid()::text as id) new
+          on conflict (series_id, occurrence) where series_id is not null do nothing
+          returning id`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.id))),
+
+      /** Locks the occurrences of `seriesId` after `occurrence` that have not finished, first first. */
+      lockLaterInSeries: (seriesId: MaintenanceId, occurrence: number) =>
+        windows.all(sql`${withComponents}
+          where m.series_id = ${seriesId} and m.occurrence > ${occurrence}
+            and m.status in ('scheduled', 'in_progress')
+          order by m.occurrence
+          for update of m`),
 
       update: (id: MaintenanceId, fields: WindowFields) =>
         orUnavailable(sql`

@@ -265,7 +265,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       expect(longer.status).toBe("in_progress")
 
       const mark = yield* outboxMark
-      yield* client.maintenance.cancel({ path: { id: window.id } })
+      yield* client.maintenance.cancel({ path: { id: window.id }, urlParams: {} })
       expect((yield* client.components.list()).find((c) => c.id === web.id)?.status).toBe("operational")
       expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual([
         "component.status_changed operational",

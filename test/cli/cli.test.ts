@@ -292,6 +292,66 @@ describe("maintenance", () => {
     expect(again.stderr).toMatch(/^Conflict: /)
   })
 
+  it("schedules a weekly series, cancels an occurrence, then the rest of the series", async () => {
+    const until = isoInHours(24 * 30)
+    const scheduled = await cli([
+      "maintenance",
+      "schedule",
+      "--title",
+      "Weekly patching",
+      "--starts-at",
+      isoInHours(5),
+      "--ends-at",
+      isoInHours(6),
+      "--repeat",
+      "weekly",
+      "--interval",
+      "1",
+      "--count",
+      "3",
+      "--until",
+      until
+    ])
+    expect(scheduled.code, scheduled.stderr).toBe(0)
+    expect(scheduled.stdout).toMatch(
+      new RegExp(
+        `^Scheduled maintenance \\S+ "Weekly patching": scheduled, \\S+Z to \\S+Z, repeats weekly, 3 times until `
+      )
+    )
+    const first = (await api((client) => client.maintenance.list())).find((w) => w.title === "Weekly patching")!
+    expect(first.recurrence).toMatchObject({ frequency: "weekly", interval: 1, count: 3 })
+
+    const one = await cli(["maintenance", "cancel", first.id, "--json"])
+    expect(one.code, one.stderr).toBe(0)
+    const series = () =>
+      api((client) => client.maintenance.list()).then((all) =>
+        all.filter((w) => w.seriesId === first.id).map((w) => w.status).toSorted()
+      )
+    expect(await series()).toEqual(["cancelled", "scheduled"])
+    const next = (await api((client) => client.maintenance.list())).find((w) =>
+      w.seriesId === first.id && w.status === "scheduled"
+    )!
+    const rest = await cli(["maintenance", "cancel", next.id, "--series"])
+    expect(rest.code, rest.stderr).toBe(0)
+    expect(rest.stdout).toContain("and the rest of its series.")
+    expect(await series()).toEqual(["cancelled", "cancelled"])
+
+    const stray = await cli([
+      "maintenance",
+      "schedule",
+      "--title",
+      "T",
+      "--starts-at",
+      isoInHours(1),
+      "--ends-at",
+      isoInHours(2),
+      "--count",
+      "2"
+    ])
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain("--count and --until need --repeat")
+  })
+
   it("refuses a start that is not an ISO 8601 UTC timestamp before sending anything (2)", async () => {
     const bad = await cli([
       "maintenance",

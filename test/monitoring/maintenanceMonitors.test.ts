@@ -128,7 +128,7 @@ it.layer(Stack)("maintenance and the monitors", (it) => {
       })
       yield* maintenanceTick(0)
       expect(yield* statusOf).toBe("maintenance")
-      yield* client.maintenance.cancel({ path: { id: window.id } })
+      yield* client.maintenance.cancel({ path: { id: window.id }, urlParams: {} })
       expect(yield* statusOf).toBe("major_outage")
       yield* rounds(monitor.id, [true])
       expect(yield* statusOf).toBe("operational")

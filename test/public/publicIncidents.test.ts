@@ -114,7 +114,7 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
           scheduledEnd: DateTime.add(now, { days: 2 })
         }
       })
-      yield* client.maintenance.cancel({ path: { id: cancelled.id } })
+      yield* client.maintenance.cancel({ path: { id: cancelled.id }, urlParams: {} })
 
       const listed = yield* client.status.maintenance()
       expect(listed.map((w) => w.title)).toEqual(["Sooner", "Later"])

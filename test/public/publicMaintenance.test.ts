@@ -35,8 +35,10 @@ it.layer(withMaintenanceClock(TestServer()))("public maintenance", (it) => {
           "createdAt",
           "description",
           "id",
+          "recurrence",
           "scheduledEnd",
           "scheduledStart",
+          "seriesId",
           "status",
           "title",
           "updatedAt"

@@ -4,10 +4,12 @@ import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
 import type { CreateMaintenance, MaintenanceId, UpdateMaintenance } from "../../domain/Maintenance.js"
 import { Maintenance } from "../../domain/Maintenance.js"
+import { nextOccurrence } from "../../domain/Recurrence.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
+import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
@@ -31,6 +33,17 @@ const checkOrder = (fields: WindowFields) =>
       })
     )
 
+/** A series whose `until` comes before its first start would have no occurrence. */
+const checkUntil = (input: CreateMaintenance) =>
+  input.recurrence?.until !== undefined && DateTime.lessThan(input.recurrence.until, input.scheduledStart)
+    ? Effect.fail(
+      new BadRequest({
+        message: "recurrence.until must not be before scheduledStart",
+        issues: [{ path: ["recurrence", "until"], message: "must not be before scheduledStart" }]
+      })
+    )
+    : Effect.void
+
 const finished = (window: Maintenance) =>
   new Conflict({ message: `Maintenance ${JSON.stringify(window.id)} is ${window.status} and can no longer change` })
 
@@ -40,6 +53,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
     const components = yield* ComponentsRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
+    const organizations = yield* OrganizationRepo
 
     const { announce, reload } = makeAnnouncer({
       what: "Maintenance",
@@ -86,6 +100,48 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           }), { discard: true })
       )
 
+    /**
+     * Creates the occurrence of `window`'s series that follows it, with its `maintenance.scheduled`:
+     * the first one that has not ended at `now`, unless the series has ended. Called when an
+     * occurrence starts (so the next one is always listed) or is cancelled before it starts.
+     */
+    const scheduleNext = (window: Maintenance, now: DateTime.Utc) =>
+      Effect.gen(function*() {
+        const { occurrence, recurrence, seriesId } = window
+        if (recurrence === null || seriesId === null || occurrence === null) return
+        const first = occurrence === 0 ? Option.some(window) : yield* repo.findById(seriesId)
+        if (Option.isNone(first)) return
+        const org = yield* organizations.find()
+        const timeZone = Option.match(org, { onNone: () => "UTC", onSome: (o) => o.timezone })
+        const next = nextOccurrence(
+          { start: first.value.scheduledStart.epochMillis, end: first.value.scheduledEnd.epochMillis },
+          recurrence,
+          occurrence,
+          now.epochMillis,
+          timeZone
+        )
+        if (next === undefined) return
+        const created = yield* repo.insert({
+          title: window.title,
+          description: window.description,
+          scheduledStart: DateTime.unsafeMake(next.start),
+          scheduledEnd: DateTime.unsafeMake(next.end)
+        }, { recurrence, seriesId, occurrence: next.index })
+        if (Option.isNone(created)) return
+        yield* repo.setComponents(created.value, window.componentIds)
+        yield* announce("maintenance.scheduled", created.value)
+      })
+
+    /** Cancels a window now; a running one gives its components back. */
+    const stop = (window: Maintenance, now: DateTime.Utc) =>
+      Effect.gen(function*() {
+        yield* repo.setStatus(window.id, "cancelled")
+        if (window.status === "in_progress") {
+          yield* leaveMaintenance(window, now)
+          yield* announce("maintenance.completed", window.id)
+        }
+      })
+
     /** Moves one due window on, if it is still due at `now` and no other instance holds it. */
     const transition = (id: MaintenanceId, now: DateTime.Utc) =>
       changes.commit(Effect.gen(function*() {
@@ -108,6 +164,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             yield* enterMaintenance(window)
             yield* announce("maintenance.started", id)
           }
+          yield* scheduleNext(window, now)
         } else if (window.status === "in_progress" && ended) {
           yield* repo.setStatus(id, "completed")
           yield* leaveMaintenance(window, now)
@@ -130,8 +187,14 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             scheduledStart: input.scheduledStart,
             scheduledEnd: input.scheduledEnd
           })
+          yield* checkUntil(input)
           const componentIds = yield* existingComponents(input.componentIds ?? [])
-          const id = yield* repo.insert(fields)
+          const recurrence = input.recurrence ?? null
+          const created = yield* repo.insert(fields, recurrence === null ? null : { recurrence, occurrence: 0 })
+          const id = yield* Option.match(created, {
+            onNone: () => Effect.dieMessage("A new window was not inserted"),
+            onSome: Effect.succeed
+          })
           yield* repo.setComponents(id, componentIds)
           return yield* announce("maintenance.scheduled", id)
         }))
@@ -170,17 +233,29 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         }))
       ),
 
-      /** Soft delete. A running window ends now: its components get their status back. */
-      cancel: Effect.fn("MaintenanceWindows.cancel")((id: MaintenanceId) =>
+      /**
+       * Soft delete. A running window ends now: its components get their status back. Cancelling
+       * an occurrence before it starts schedules the series' next one, so the series goes on;
+       * with `series`, the occurrences after it that have not finished are cancelled too, and the
+       * series ends.
+       */
+      cancel: Effect.fn("MaintenanceWindows.cancel")((
+        id: MaintenanceId,
+        options: { readonly series?: boolean | undefined } = {}
+      ) =>
         changes.commit(Effect.gen(function*() {
           const window = yield* lock(id)
           if (window.status === "completed" || window.status === "cancelled") {
             return yield* Effect.fail(finished(window))
           }
-          yield* repo.setStatus(id, "cancelled")
-          if (window.status === "in_progress") {
-            yield* leaveMaintenance(window, yield* DateTime.now)
-            yield* announce("maintenance.completed", id)
+          const now = yield* DateTime.now
+          yield* stop(window, now)
+          if (window.seriesId === null || window.occurrence === null) return
+          if (options.series === true) {
+            const later = yield* repo.lockLaterInSeries(window.seriesId, window.occurrence)
+            yield* Effect.forEach(later, (occurrence) => stop(occurrence, now), { discard: true })
+          } else if (window.status === "scheduled") {
+            yield* scheduleNext(window, now)
           }
         }))
       ),
@@ -192,5 +267,11 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         )
     } as const
   }),
-  dependencies: [MaintenanceRepo.Default, ComponentsRepo.Default, OutboxRepo.Default, StateChanges.Default]
+  dependencies: [
+    MaintenanceRepo.Default,
+    ComponentsRepo.Default,
+    OrganizationRepo.Default,
+    OutboxRepo.Default,
+    StateChanges.Default
+  ]
 }) {}

@@ -139,6 +139,8 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
           scheduledStart: row.scheduledStart,
           scheduledEnd: row.scheduledEnd,
           componentIds: publicOnly(row.componentIds),
+          recurrence: row.recurrence,
+          seriesId: row.seriesId,
           createdAt: row.createdAt,
           updatedAt: row.updatedAt
         })

@@ -101,7 +101,7 @@ it.layer(withMaintenanceClock(TestServer({ PUBLIC_URL: publicUrl })))("public ma
         payload: { title: "Private work", ...times, componentIds: [hidden.id] }
       })
       const cancelled = yield* client.maintenance.create({ payload: { title: "Called off", ...times } })
-      yield* client.maintenance.cancel({ path: { id: cancelled.id } })
+      yield* client.maintenance.cancel({ path: { id: cancelled.id }, urlParams: {} })
       const general = yield* client.maintenance.create({ payload: { title: "General work", ...times } })
 
       const listed = (yield* client.status.maintenance()).map((item) => item.id)

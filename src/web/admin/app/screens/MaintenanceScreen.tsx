@@ -1,18 +1,20 @@
 /**
- * Maintenance: scheduling a window against components, editing it, and cancelling it. Times
- * are entered in the browser's time zone and sent as UTC.
+ * Maintenance: scheduling a window against components (once or repeated), editing it, and
+ * cancelling it (for a series: one occurrence, or it and all later ones). Times are entered in
+ * the browser's time zone and sent as UTC.
  */
 import { DateTime, Effect, Schema } from "effect"
 import { useState } from "preact/hooks"
 
 import type { Component } from "../../../../domain/Component.js"
 import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../../../domain/Maintenance.js"
+import { type RecurrenceFrequency, repeatsEvery } from "../../../../domain/Recurrence.js"
 import { maintenanceStatusLabel } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
-import { TextArea, TextField } from "../ui/fields.js"
+import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
@@ -35,6 +37,23 @@ const toUtc = (local: string) => {
 
 const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
 
+type Repeat = "never" | RecurrenceFrequency
+
+const repeatOptions: ReadonlyArray<{ readonly value: Repeat; readonly label: string }> = [
+  { value: "never", label: "Never" },
+  { value: "daily", label: "Daily" },
+  { value: "weekly", label: "Weekly" },
+  { value: "monthly", label: "Monthly" }
+]
+
+const intervalUnit: Record<RecurrenceFrequency, string> = { daily: "days", weekly: "weeks", monthly: "months" }
+
+/** A number typed in a field; text that is not one is passed on for the schema to name. */
+const numberOrText = (text: string) => {
+  const trimmed = text.trim()
+  return trimmed !== "" && Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed
+}
+
 const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((id) => b.includes(id))
 
@@ -52,6 +71,10 @@ const WindowForm = (props: {
   const [start, setStart] = useState(initial ? toLocalInput(initial.scheduledStart) : "")
   const [end, setEnd] = useState(initial ? toLocalInput(initial.scheduledEnd) : "")
   const [componentIds, setComponentIds] = useState<ReadonlyArray<ComponentId>>(initial?.componentIds ?? [])
+  const [repeat, setRepeat] = useState<Repeat>("never")
+  const [everyText, setEveryText] = useState("1")
+  const [until, setUntil] = useState("")
+  const [count, setCount] = useState("")
   const { failure, busy, submit, fieldError } = useSubmit()
   const [endError, setEndError] = useState<string | undefined>(undefined)
 
@@ -64,9 +87,15 @@ const WindowForm = (props: {
       scheduledEnd: toUtc(end),
       componentIds
     }
+    const recurrence = repeat === "never" ? null : {
+      frequency: repeat,
+      interval: numberOrText(everyText),
+      ...(until.trim() === "" ? {} : { until: toUtc(until) }),
+      ...(count.trim() === "" ? {} : { count: numberOrText(count) })
+    }
     // An edit sends only what changed: a running window refuses a new start, and setting the
-    // components decides again whether the window is public.
-    const payload = initial === undefined ? fields : {
+    // components decides again whether the window is public. A series' rule never changes.
+    const payload = initial === undefined ? { ...fields, recurrence } : {
       ...(fields.title !== initial.title ? { title: fields.title } : {}),
       ...(description !== initial.description ? { description } : {}),
       ...(start !== toLocalInput(initial.scheduledStart) ? { scheduledStart: fields.scheduledStart } : {}),
@@ -95,6 +124,10 @@ const WindowForm = (props: {
         setStart("")
         setEnd("")
         setComponentIds([])
+        setRepeat("never")
+        setEveryText("1")
+        setUntil("")
+        setCount("")
       }
       props.onSaved(outcome.value)
     }
@@ -147,6 +180,51 @@ const WindowForm = (props: {
         onChange={setComponentIds}
         error={fieldError("componentIds")}
       />
+      {initial === undefined && (
+        <>
+          <SelectField
+            id={`${props.id}-repeat`}
+            label="Repeat"
+            value={repeat}
+            options={repeatOptions}
+            onChange={setRepeat}
+            hint="Occurrences keep the start's time of day in the organization's time zone (Settings)."
+            error={repeat === "never" ? fieldError("recurrence") : undefined}
+          />
+          {repeat !== "never" && (
+            <>
+              <TextField
+                id={`${props.id}-interval`}
+                label={`Every how many ${intervalUnit[repeat]}`}
+                type="number"
+                inputMode="numeric"
+                required
+                hint="1 to 52."
+                value={everyText}
+                onInput={setEveryText}
+                error={fieldError("recurrence")}
+              />
+              <TextField
+                id={`${props.id}-until`}
+                label="Until"
+                type="datetime-local"
+                hint={`Optional: no occurrence starts after it. ${hint}`}
+                value={until}
+                onInput={setUntil}
+              />
+              <TextField
+                id={`${props.id}-count`}
+                label="Number of occurrences"
+                type="number"
+                inputMode="numeric"
+                hint="Optional: 1 to 1000, this one included."
+                value={count}
+                onInput={setCount}
+              />
+            </>
+          )}
+        </>
+      )}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
         {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
@@ -165,10 +243,20 @@ const WindowRow = (props: {
   const [failure, setFailure] = useState<Failure | null>(null)
   const changeable = window.status === "scheduled" || window.status === "in_progress"
 
-  const cancel = async () => {
-    const outcome = await call((api) => api.maintenance.cancel({ path: { id: window.id } }))
+  const cancel = async (series: boolean) => {
+    const outcome = await call((api) =>
+      api.maintenance.cancel({ path: { id: window.id }, urlParams: series ? { series: true } : {} })
+    )
     setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`${window.title} was cancelled.`)
+    if (outcome.ok) {
+      props.onChanged(
+        series
+          ? `${window.title} and its later occurrences were cancelled.`
+          : window.recurrence === null
+          ? `${window.title} was cancelled.`
+          : `This occurrence of ${window.title} was cancelled.`
+      )
+    }
   }
 
   return (
@@ -179,6 +267,16 @@ const WindowRow = (props: {
           <When at={window.scheduledStart} /> to <When at={window.scheduledEnd} /> ·{" "}
           {componentNames(props.components, window.componentIds)}
         </p>
+        {window.recurrence !== null && (
+          <p class="small">
+            Repeats {repeatsEvery(window.recurrence)}
+            {window.recurrence.until !== undefined && (
+              <>
+                {" "}until <When at={window.recurrence.until} />
+              </>
+            )}
+          </p>
+        )}
         {window.description && <p class="small">{window.description}</p>}
         <FailureMessage failure={failure} />
         {editing && (
@@ -207,7 +305,28 @@ const WindowRow = (props: {
             <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
               Edit<span class="visually-hidden">{window.title}</span>
             </button>
-            <ConfirmButton label="Cancel window" confirmLabel={`Cancel ${window.title}`} onConfirm={cancel} />
+            {window.recurrence === null
+              ? (
+                <ConfirmButton
+                  label="Cancel window"
+                  confirmLabel={`Cancel ${window.title}`}
+                  onConfirm={() => cancel(false)}
+                />
+              )
+              : (
+                <>
+                  <ConfirmButton
+                    label="Cancel this occurrence"
+                    confirmLabel="Cancel this occurrence only"
+                    onConfirm={() => cancel(false)}
+                  />
+                  <ConfirmButton
+                    label="Cancel this and all later"
+                    confirmLabel="Cancel this and all later occurrences"
+                    onConfirm={() => cancel(true)}
+                  />
+                </>
+              )}
           </>
         )}
       </td>
