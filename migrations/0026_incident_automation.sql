@@ -5,7 +5,9 @@
 -- while the automation may still move the incident's status and resolve it, `handed_over` once
 -- an operator has edited, updated or resolved it. `monitor_down_since` is the outage the incident
 -- covers (the monitor's state_changed_at when it went down); `monitor_up_since` is set while the
--- monitor has recovered and the incident waits out the monitor's resolve_after_seconds.
+-- monitor has recovered and the incident waits out the monitor's resolve_after_seconds;
+-- `monitor_relapses` counts the relapses it has told (after the first, they are told no sooner
+-- than 5 minutes after the automation's last update, `monitor_noted_at`).
 --
 -- A draft (`published = false`) is never public: `is_public` also requires `published`.
 alter table incidents
@@ -15,6 +17,8 @@ alter table incidents
   add column automation text check (automation in ('active', 'handed_over')),
   add column monitor_down_since timestamptz,
   add column monitor_up_since timestamptz,
+  add column monitor_relapses integer not null default 0,
+  add column monitor_noted_at timestamptz,
   add check ((source = 'manual') = (automation is null));
 
 -- One open automatic incident per monitor, whichever instance opens it.

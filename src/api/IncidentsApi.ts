@@ -91,8 +91,8 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
         "Adds `{ status, message }` (message 1–5000 characters) to the timeline, sets the incident's status, " +
           "and answers **201** with the incident. Status `resolved` resolves it (sets `resolvedAt`, writes " +
           "`incident.resolved`); any other status writes `incident.updated`. `componentStatuses` sets component " +
-          "statuses as on creation; `restoreComponents: true` (with status `resolved` only, else 400) restores " +
-          "the components as resolving does.",
+          "statuses as on creation; `restoreComponents: true` (with status `resolved` only, and not with " +
+          "`componentStatuses`, else 400) restores the components as resolving does.",
         "A resolved incident takes no more updates: **409** `Conflict`. An unknown id is 404. An update hands " +
           "an automatic incident over to the operators."
       ))
@@ -110,8 +110,8 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
         "Takes an optional body `{ \"message\"?: string, \"restoreComponents\"?: boolean }` (default message " +
           "\"This incident has been resolved.\"), adds it to the timeline with status `resolved`, sets " +
           "`resolvedAt`, and writes `incident.resolved` to the outbox. With `restoreComponents: true` each of the " +
-          "incident's components returns to `operational`, or to what its monitors find, and one in maintenance " +
-          "keeps it, with one `component.status_changed` per change.",
+          "incident's components returns to `operational`, or to what its monitors find, and one a maintenance " +
+          "window in progress covers returns to `maintenance`, with one `component.status_changed` per change.",
         "Resolving an incident that is already resolved is **409** `Conflict`; an unknown id is 404."
       ))
   )

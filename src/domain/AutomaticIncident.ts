@@ -20,6 +20,10 @@ export interface AutomationView {
     readonly automation: "active" | "handed_over"
     /** Since when the incident has seen the monitor up again; null while it is down. */
     readonly upSince: number | null
+    /** When the automation last added an update to it. */
+    readonly notedAt: number
+    /** How many relapses it has told. */
+    readonly relapses: number
   } | null
   /** An automatic incident, open or resolved, already covers the monitor's current outage. */
   readonly covered: boolean
@@ -34,21 +38,36 @@ export type AutomationStep =
   | "downAgain"
   /** Up for `resolveAfterSeconds`: resolve (only while the automation is active). */
   | "resolve"
+  /** Up again after a relapse the incident did not tell (too soon after its last update): the wait starts again. */
+  | "upAgain"
   | "none"
+
+/**
+ * How long after the automation's last update a relapse after the first is told: a flapping monitor
+ * then writes at most two automatic updates (down again, recovered) per 5 minutes, not two per
+ * interval, each one mailed to every subscriber. A relapse that is over before then is not told.
+ */
+export const relapseQuietMs = 5 * 60 * 1000
 
 /**
  * What comes next. An outage opens one incident at most: once one covers it (an operator may have
  * resolved it while the monitor is still down), the next opens only after the monitor has been
- * up. A paused or unchecked monitor moves nothing. Degraded is up: it is not an outage.
+ * up. A paused or unchecked monitor moves nothing. Degraded is up: it is not an outage. The first
+ * relapse is told at once, later ones no sooner than `relapseQuietMs` after the automation's last update.
  */
 export const nextStep = (view: AutomationView, now: number): AutomationStep => {
   const { incident } = view
   if (incident === null) {
     return view.state === "down" && !view.paused && view.policy !== "off" && !view.covered ? "open" : "none"
   }
-  if (view.state === "down") return incident.upSince === null ? "none" : "downAgain"
+  if (view.state === "down") {
+    if (incident.upSince === null) return "none"
+    return incident.relapses > 0 && now - incident.notedAt < relapseQuietMs ? "none" : "downAgain"
+  }
   if (view.state !== "up" && view.state !== "degraded") return "none"
   if (incident.upSince === null) return "recovered"
+  // Down and up again unseen: the monitor has been up only since it came back.
+  if (view.stateChangedAt !== null && view.stateChangedAt > incident.upSince) return "upAgain"
   return incident.automation === "active" && now - incident.upSince >= view.resolveAfterSeconds * 1000
     ? "resolve"
     : "none"
@@ -121,15 +140,23 @@ export const resolvedMessage = (resolveAfterSeconds: number) =>
     ? "Our checks succeed again. This incident is resolved."
     : `Our checks have succeeded for ${durationInWords(resolveAfterSeconds)}. This incident is resolved.`
 
-/** Without a template: the title says what the component shows, within the 200 characters of a title. */
+/**
+ * Without a template: the title says what the component shows, within the 200 UTF-16 units a
+ * title may have (as the schema counts), never cutting a character in two.
+ */
 export const defaultTitle = (componentName: string, componentStatus: string) => {
   const says = componentStatus === "major_outage"
     ? " is down"
     : componentStatus === "partial_outage"
     ? " has a partial outage"
     : " is failing checks"
-  const name = Array.from(componentName)
-  return (name.length + says.length <= 200 ? componentName : `${name.slice(0, 199 - says.length).join("")}…`) + says
+  if (componentName.length + says.length <= 200) return componentName + says
+  let name = ""
+  for (const character of componentName) {
+    if (name.length + character.length + 1 + says.length > 200) break
+    name += character
+  }
+  return `${name}…${says}`
 }
 
 /** Without a template: `major` for a major outage, else `minor`. */

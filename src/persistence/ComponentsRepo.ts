@@ -56,8 +56,13 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
         ),
 
       /** True when a component was deleted. */
+      /** Its monitors go with it; their open automatic incidents are handed over to the operators. */
       remove: (id: ComponentId) =>
-        orUnavailable(sql`delete from components where id = ${id} returning id`).pipe(
+        orUnavailable(sql`
+          with handed_over as (update incidents set automation = 'handed_over'
+                               where automation = 'active'
+                                 and monitor_id in (select m.id from monitors m where m.component_id = ${id}))
+          delete from components where id = ${id} returning id`).pipe(
           Effect.map((rows) => rows.length > 0)
         )
     } as const

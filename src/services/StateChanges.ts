@@ -14,17 +14,37 @@
  */
 import { randomUUID } from "node:crypto"
 
+import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, PubSub, Schedule, Stream, SubscriptionRef } from "effect"
 
 import { AppConfig } from "../Config.js"
-import { orUnavailable } from "../persistence/DatabaseErrors.js"
+import { orUnavailable, sqlState } from "../persistence/DatabaseErrors.js"
 import { listen } from "../persistence/Notifications.js"
 
 const channel = "status_page_changes"
 
 /** How long a write's response waits at most for the read side to show it; it never fails the write. */
 const appliedWait = "2 seconds"
+
+/**
+ * A deadlock (SQLSTATE 40P01) or serialization failure (40001) rolled the whole transaction back:
+ * PostgreSQL chose it as the victim of two writers locking the same rows in opposite orders (an
+ * operator's change of a component and one of an incident naming it). Running it again is the
+ * remedy; after three tries the defect goes up as before.
+ */
+const isTransactionConflict = (defect: unknown) =>
+  (defect as { _tag?: unknown } | null)?._tag === "SqlError" &&
+  ["40P01", "40001"].includes(sqlState(defect as SqlError) ?? "")
+
+const retryConflicts = <A, E, R>(transaction: Effect.Effect<A, E, R>, triesLeft = 3): Effect.Effect<A, E, R> =>
+  Effect.catchSomeDefect(
+    transaction,
+    (defect) =>
+      triesLeft > 0 && isTransactionConflict(defect)
+        ? Option.some(retryConflicts(transaction, triesLeft - 1))
+        : Option.none()
+  )
 
 export class StateChanges extends Effect.Service<StateChanges>()("StateChanges", {
   scoped: Effect.gen(function*() {
@@ -75,7 +95,7 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
      * everywhere else.
      */
     const commit = <A, E, R>(change: Effect.Effect<A, E, R>) =>
-      orUnavailable(sql.withTransaction(Effect.zipLeft(change, notifyOthers))).pipe(
+      retryConflicts(orUnavailable(sql.withTransaction(Effect.zipLeft(change, notifyOthers)))).pipe(
         Effect.tap(() => Effect.flatMap(bump, awaitApplied))
       )
 

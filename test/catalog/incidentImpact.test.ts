@@ -273,6 +273,24 @@ it.layer(Stack)("incident impact", (it) => {
       expect(notRestoring.status).toBe(201)
       expect((yield* statusOf(api.id))?.status).toBe("major_outage")
 
+      // Both impacts in one update would undo one another: 400, nothing written.
+      const both = yield* sendJson("POST", `${base}/${byUpdate.id}/updates`, {
+        status: "resolved",
+        message: "Fixed",
+        componentStatuses: { [web.id]: "major_outage" },
+        restoreComponents: true
+      })
+      expect(both.status).toBe(400)
+      expect(both.body.issues).toEqual([{ path: ["componentStatuses"], message: expect.any(String) }])
+      expect((yield* client.incidents.get({ path: { id: byUpdate.id } })).status).toBe("monitoring")
+      // An empty map sets nothing: a PUT with nothing else changes nothing and writes no event.
+      const emptyMark = yield* outboxMark
+      const before = yield* client.incidents.get({ path: { id: byUpdate.id } })
+      const empty = yield* sendJson("PUT", `${base}/${byUpdate.id}`, { componentStatuses: {} })
+      expect(empty.status).toBe(200)
+      expect(empty.body.updatedAt).toBe(DateTime.formatIso(before.updatedAt))
+      expect(yield* outboxSince(emptyMark)).toEqual([])
+
       const resolvedByUpdate = yield* client.incidents.addUpdate({
         path: { id: byUpdate.id },
         payload: { status: "resolved", message: "Fixed", restoreComponents: true }

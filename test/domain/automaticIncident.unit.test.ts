@@ -6,7 +6,8 @@ import {
   durationInWords,
   nextStep,
   outageEvidence,
-  publicFinding
+  publicFinding,
+  relapseQuietMs
 } from "../../src/domain/AutomaticIncident.js"
 
 const now = 1_000_000_000
@@ -32,22 +33,40 @@ describe("nextStep", () => {
   })
 
   it("says recovered once, resolves after the wait only while active, and comes back on a flap", () => {
-    const open = { automation: "active" as const, upSince: null }
+    const open = { automation: "active" as const, upSince: null, notedAt: now - 1000, relapses: 0 }
     expect(nextStep(view({ incident: open }), now)).toBe("none")
     expect(nextStep(view({ state: "up", incident: open }), now)).toBe("recovered")
     expect(nextStep(view({ state: "degraded", incident: open }), now)).toBe("recovered")
     expect(nextStep(view({ state: "unknown", incident: open }), now)).toBe("none")
-    const recovered = { automation: "active" as const, upSince: now - 299_999 }
-    expect(nextStep(view({ state: "up", incident: recovered }), now)).toBe("none")
-    expect(nextStep(view({ state: "up", incident: { ...recovered, upSince: now - 300_000 } }), now)).toBe("resolve")
-    expect(nextStep(view({ state: "up", resolveAfterSeconds: 0, incident: { ...recovered, upSince: now } }), now))
+    const recovered = { ...open, upSince: now - 299_999 }
+    const up = { state: "up" as const, stateChangedAt: recovered.upSince }
+    expect(nextStep(view({ ...up, incident: recovered }), now)).toBe("none")
+    const longUp = now - 300_000
+    expect(nextStep(view({ ...up, stateChangedAt: longUp, incident: { ...recovered, upSince: longUp } }), now))
       .toBe("resolve")
+    expect(
+      nextStep(
+        view({ ...up, stateChangedAt: now, resolveAfterSeconds: 0, incident: { ...recovered, upSince: now } }),
+        now
+      )
+    ).toBe("resolve")
+    // The first relapse is told at once.
     expect(nextStep(view({ state: "down", incident: recovered }), now)).toBe("downAgain")
-    const handedOver = { automation: "handed_over" as const, upSince: now - 10_000_000 }
-    expect(nextStep(view({ state: "up", incident: handedOver }), now)).toBe("none")
+    const handedOver = { ...open, automation: "handed_over" as const, upSince: now - 10_000_000 }
+    expect(nextStep(view({ state: "up", stateChangedAt: handedOver.upSince, incident: handedOver }), now)).toBe("none")
     expect(nextStep(view({ state: "down", incident: handedOver }), now)).toBe("downAgain")
     // The policy only decides the opening: an open incident is followed through when it is off.
     expect(nextStep(view({ state: "up", policy: "off", incident: open }), now)).toBe("recovered")
+  })
+
+  it("tells later relapses no sooner than the quiet time after the last update; an untold one restarts the wait", () => {
+    const flapping = { automation: "active" as const, upSince: now - 60_000, notedAt: now - 60_000, relapses: 1 }
+    expect(nextStep(view({ state: "down", incident: flapping }), now)).toBe("none")
+    expect(nextStep(view({ state: "down", incident: { ...flapping, notedAt: now - relapseQuietMs } }), now))
+      .toBe("downAgain")
+    // It went down and came back before the relapse was told: the monitor is up since it came back.
+    expect(nextStep(view({ state: "up", stateChangedAt: now - 1000, incident: flapping }), now)).toBe("upAgain")
+    expect(nextStep(view({ state: "up", stateChangedAt: flapping.upSince, incident: flapping }), now)).toBe("none")
   })
 })
 
@@ -80,8 +99,12 @@ describe("the words of automatic updates", () => {
     expect(defaultTitle("API", "partial_outage")).toBe("API has a partial outage")
     expect(defaultTitle("API", "degraded")).toBe("API is failing checks")
     const long = defaultTitle("x".repeat(200), "major_outage")
-    expect(Array.from(long)).toHaveLength(200)
+    expect(long).toHaveLength(200)
     expect(long.endsWith("… is down")).toBe(true)
+    // The schema counts UTF-16 units: 100 emoji are 200 of them, and none is cut in two.
+    const emoji = defaultTitle("😀".repeat(100), "partial_outage")
+    expect(emoji.length).toBeLessThanOrEqual(200)
+    expect(emoji).toMatch(/^(😀)+… has a partial outage$/u)
     expect(durationInWords(300)).toBe("5 minutes")
     expect(durationInWords(5430)).toBe("1 hour 30 minutes 30 seconds")
     expect(durationInWords(1)).toBe("1 second")

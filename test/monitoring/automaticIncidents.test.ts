@@ -147,6 +147,46 @@ it.layer(Stack)("automatic incidents", (it) => {
       expect((yield* incidentsOf(monitorId)).map((i) => i.status)).toEqual(["investigating", "resolved"])
     }))
 
+  it.effect("a flapping monitor: later relapses wait 5 minutes after the automation's last update; an untold one restarts the wait", () =>
+    Effect.gen(function*() {
+      const automation = yield* IncidentAutomation
+      const { monitorId } = yield* setup("Flapping", { resolveAfterSeconds: 300 })
+      const statuses = Effect.map(incidentsOf(monitorId), ([incident]) => incident!.updates.map((u) => u.status))
+      yield* round(monitorId, [...regions])
+      yield* round(monitorId, [])
+      // The first relapse is told at once.
+      yield* round(monitorId, [...regions])
+      yield* round(monitorId, [])
+      expect(yield* statuses).toEqual(["investigating", "monitoring", "investigating", "monitoring"])
+
+      // A second relapse a minute later is not told yet (the pass keeps it pending); over before 5
+      // minutes, it is not told at all.
+      yield* round(monitorId, [...regions])
+      yield* automation.advanceAll
+      yield* round(monitorId, [])
+      yield* automation.advanceAll
+      expect(yield* statuses).toHaveLength(4)
+      // But the monitor has been up only since it came back: 4 minutes later, not resolved yet.
+      yield* TestClock.adjust("4 minutes")
+      yield* automation.advanceAll
+      expect((yield* incidentsOf(monitorId))[0]!.status).toBe("monitoring")
+
+      // 7 minutes after the last update, a relapse is told at once.
+      yield* round(monitorId, [...regions])
+      expect(yield* statuses).toEqual(["investigating", "monitoring", "investigating", "monitoring", "investigating"])
+
+      // Recovered at once; the next relapse stays pending, and the pass tells it 5 minutes after.
+      yield* round(monitorId, [])
+      yield* round(monitorId, [...regions])
+      expect(yield* statuses).toHaveLength(6)
+      yield* TestClock.adjust("3 minutes")
+      yield* automation.advanceAll
+      expect(yield* statuses).toHaveLength(6)
+      yield* TestClock.adjust("1 minute")
+      yield* automation.advanceAll
+      expect((yield* statuses).slice(5)).toEqual(["monitoring", "investigating"])
+    }))
+
   it.effect("a template gives title, message and severity; a draft reaches no one until published", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
@@ -245,6 +285,14 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* client.monitors.remove({ path: { id: gone.monitorId as never } })
       const [after] = (yield* client.incidents.list()).filter((i) => i.id === orphan!.id)
       expect(after).toMatchObject({ monitorId: null, automation: "handed_over", status: "investigating" })
+
+      // Deleting the component deletes its monitors: their incidents are handed over too.
+      const removed = yield* setup("Removed")
+      yield* round(removed.monitorId, [...regions])
+      const [left] = yield* incidentsOf(removed.monitorId)
+      yield* client.components.remove({ path: { id: removed.component.id } })
+      const [leftAfter] = (yield* client.incidents.list()).filter((i) => i.id === left!.id)
+      expect(leftAfter).toMatchObject({ monitorId: null, automation: "handed_over" })
 
       const paused = yield* setup("Paused")
       yield* round(paused.monitorId, [...regions])

@@ -136,6 +136,11 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
         (incident) => repo.setComponents(id, [...new Set([...incident.componentIds, ...componentIds])])
       )
 
+    const notBothImpacts = new BadRequest({
+      message: "Give componentStatuses or restoreComponents, not both: one would undo the other",
+      issues: [{ path: ["componentStatuses"], message: "cannot be given with restoreComponents" }]
+    })
+
     const noRestoreUnlessResolved = new BadRequest({
       message: "restoreComponents applies to an update that resolves the incident",
       issues: [{ path: ["restoreComponents"], message: "applies only with status resolved" }]
@@ -180,7 +185,8 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
               new Conflict({ message: `Incident ${JSON.stringify(id)} is resolved; open a new incident` })
             )
           }
-          const { componentIds, componentStatuses, ...fields } = changes_
+          const { componentIds, componentStatuses: given, ...fields } = changes_
+          const componentStatuses = given === undefined || Object.keys(given).length === 0 ? undefined : given
           // Nothing to change: no write, no event.
           if (
             componentIds === undefined && componentStatuses === undefined &&
@@ -202,6 +208,9 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
         changes.commit(Effect.gen(function*() {
           if (input.restoreComponents === true && input.status !== "resolved") {
             return yield* Effect.fail(noRestoreUnlessResolved)
+          }
+          if (input.restoreComponents === true && input.componentStatuses !== undefined) {
+            return yield* Effect.fail(notBothImpacts)
           }
           yield* lockOpen(id)
           yield* repo.handOver(id)

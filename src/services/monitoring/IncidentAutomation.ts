@@ -49,6 +49,8 @@ class AutomationRow extends Schema.Class<AutomationRow>("AutomationRow")({
   incidentId: Schema.NullOr(Schema.String),
   automation: Schema.NullOr(Schema.Literal("active", "handed_over")),
   monitorUpSince: Schema.NullOr(Schema.DateFromSelf),
+  monitorNotedAt: Schema.NullOr(Schema.DateFromSelf),
+  monitorRelapses: Schema.NullOr(Schema.Number),
   covered: Schema.Boolean
 }) {}
 
@@ -76,7 +78,12 @@ const viewOf = (row: AutomationRow): AutomationView => ({
   stateChangedAt: row.stateChangedAt?.getTime() ?? null,
   incident: row.incidentId === null || row.automation === null
     ? null
-    : { automation: row.automation, upSince: row.monitorUpSince?.getTime() ?? null },
+    : {
+      automation: row.automation,
+      upSince: row.monitorUpSince?.getTime() ?? null,
+      notedAt: row.monitorNotedAt?.getTime() ?? 0,
+      relapses: row.monitorRelapses ?? 0
+    },
   covered: row.covered
 })
 
@@ -90,16 +97,17 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
     const findings = rowsOf(FindingRow)
     const openings = rowsOf(OpeningRow)
 
-    const select = (where: Statement.Fragment, lock: boolean) =>
+    const select = (where: Statement.Fragment) =>
       rows.all(sql`
         select m.id, m.component_id, m.state, m.state_changed_at, m.paused, m.interval_seconds, m.regions,
                m.incident_policy, m.incident_template_id, m.resolve_after_seconds,
-               i.id as incident_id, i.automation, i.monitor_up_since,
+               i.id as incident_id, i.automation, i.monitor_up_since, i.monitor_noted_at,
+               i.monitor_relapses,
                exists (select from incidents j where j.monitor_id = m.id and j.source = 'monitor'
                        and j.monitor_down_since >= m.state_changed_at) as covered
         from monitors m
           left join incidents i on i.monitor_id = m.id and i.source = 'monitor' and i.status <> 'resolved'
-        where ${where}${lock ? sql` for update of m` : sql``}`)
+        where ${where}`)
 
     /** What the monitor's regions last saw, among those that count now. */
     const regionFindings = (row: AutomationRow) =>
@@ -121,10 +129,21 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
         }))
       })
 
-    const setSeen = (incidentId: string, fields: { downSince?: Date; upSince: Date | null }) =>
+    const setUpSince = (incidentId: string, upSince: Date) =>
+      orUnavailable(sql`update incidents set monitor_up_since = ${upSince} where id = ${incidentId}`)
+
+    /** The automation adds an update now (the quiet time of later relapses counts from it). */
+    const noted = (incidentId: string) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => orUnavailable(sql`update incidents set monitor_noted_at = ${new Date(now)} where id = ${incidentId}`)
+      )
+
+    /** The monitor is down again: a relapse told, of the outage since `downSince`. */
+    const setRelapse = (incidentId: string, downSince: Date | null) =>
       orUnavailable(sql`
-        update incidents set monitor_up_since = ${fields.upSince},
-          monitor_down_since = coalesce(${fields.downSince ?? null}, monitor_down_since)
+        update incidents set monitor_up_since = null, monitor_relapses = monitor_relapses + 1,
+          monitor_down_since = coalesce(${downSince}, monitor_down_since)
         where id = ${incidentId}`)
 
     /** Takes one step for the locked monitor `row`, in the caller's transaction. */
@@ -151,16 +170,18 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
             return
           }
           case "recovered":
-            yield* setSeen(incidentId, { upSince: row.stateChangedAt ?? new Date(yield* Clock.currentTimeMillis) })
+            yield* setUpSince(incidentId, row.stateChangedAt ?? new Date(yield* Clock.currentTimeMillis))
+            yield* noted(incidentId)
             yield* incidents.automatic.note(incidentId, recoveredMessage, "monitoring")
             // No wait: resolved in the same step.
             if (row.resolveAfterSeconds === 0) yield* incidents.automatic.resolve(incidentId, resolvedMessage(0))
             return
+          case "upAgain":
+            if (row.stateChangedAt !== null) yield* setUpSince(incidentId, row.stateChangedAt)
+            return
           case "downAgain":
-            yield* setSeen(incidentId, {
-              upSince: null,
-              ...(row.stateChangedAt ? { downSince: row.stateChangedAt } : {})
-            })
+            yield* setRelapse(incidentId, row.stateChangedAt)
+            yield* noted(incidentId)
             yield* incidents.automatic.note(incidentId, downAgainMessage(yield* regionFindings(row)), "investigating")
             return
           case "resolve":
@@ -171,25 +192,36 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
         }
       })
 
-    /** Takes the monitor's next step in a transaction, under the monitor's lock and decided again there. */
+    /**
+     * Takes the monitor's next step in a transaction, decided again under the monitor's lock.
+     * The lock is taken by a statement of its own: a statement that waits for a lock still
+     * returns the other rows (the incident) as they were when it started.
+     */
     const advance = (monitorId: string) =>
       changes.commit(Effect.gen(function*() {
-        const [row] = yield* select(sql`m.id = ${monitorId}`, true)
+        yield* orUnavailable(sql`select from monitors where id = ${monitorId} for update`)
+        const [row] = yield* select(sql`m.id = ${monitorId}`)
         if (row !== undefined) yield* take(nextStep(viewOf(row), yield* Clock.currentTimeMillis), row)
       }))
 
     /**
      * Advances the monitors `where` selects that have a step to take, read without a lock first:
      * a monitor with nothing to do costs no transaction (a commit would invalidate the public
-     * snapshot for nothing).
+     * snapshot for nothing). One monitor's failure is logged and the others go on.
      */
     const pass = (where: Statement.Fragment) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const candidates = yield* select(where, false)
+        const candidates = yield* select(where)
         yield* Effect.forEach(
           candidates.filter((row) => nextStep(viewOf(row), now) !== "none"),
-          (row) => advance(row.id),
+          (row) =>
+            advance(row.id).pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.logWarning("Automatic incidents: a monitor's step failed; retried on the next pass", cause)
+                  .pipe(Effect.annotateLogs({ monitorId: row.id }))
+              )
+            ),
           { discard: true }
         )
       })
@@ -202,8 +234,10 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
         ),
 
       /** Runs a pass over every monitor that may need a step: down with a policy, or with an open automatic incident. */
-      advanceAll: pass(sql`(m.state = 'down' and m.incident_policy <> 'off' and not m.paused) or i.id is not null`)
-        .pipe(Effect.withSpan("IncidentAutomation.advanceAll"))
+      advanceAll: pass(sql`m.id in (
+          select id from monitors where state = 'down' and incident_policy <> 'off' and not paused
+          union select monitor_id from incidents where source = 'monitor' and status <> 'resolved'
+        )`).pipe(Effect.withSpan("IncidentAutomation.advanceAll"))
     } as const
   }),
   dependencies: [Incidents.Default, StateChanges.Default, ProbeRegistry.Default]

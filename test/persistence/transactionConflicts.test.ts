@@ -1,0 +1,46 @@
+/**
+ * Two changes locking the same rows in opposite orders deadlock in PostgreSQL, which aborts one
+ * of them: `StateChanges.commit` runs the victim again, so both changes land and neither caller
+ * sees a 500. A real deadlock on the real database, sequenced with Deferreds.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, it } from "@effect/vitest"
+import { Deferred, Effect, Layer } from "effect"
+
+import { StateChanges } from "../../src/services/StateChanges.js"
+import { ApiClient, TestServer } from "../support/TestServer.js"
+
+it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction conflicts", (it) => {
+  it.effect("a deadlock victim is run again and both changes land", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const sql = yield* SqlClient.SqlClient
+      const changes = yield* StateChanges
+      const first = yield* client.components.create({ payload: { name: "First" } })
+      const second = yield* client.components.create({ payload: { name: "Second" } })
+      const locked = { a: yield* Deferred.make<void>(), b: yield* Deferred.make<void>() }
+      const attempts = { a: 0, b: 0 }
+
+      /** Locks `one`, waits until the other change holds its first row, then locks `other` and renames both. */
+      const change = (name: "a" | "b", one: string, other: string) =>
+        changes.commit(Effect.gen(function*() {
+          attempts[name]++
+          yield* sql`select id from components where id = ${one} for update`
+          yield* Deferred.succeed(locked[name], undefined)
+          yield* Deferred.await(locked[name === "a" ? "b" : "a"])
+          yield* sql`select id from components where id = ${other} for update`
+          yield* sql`update components set description = ${`by ${name}`} where id in (${one}, ${other})`
+        }))
+
+      yield* Effect.all([change("a", first.id, second.id), change("b", second.id, first.id)], {
+        concurrency: "unbounded"
+      })
+      // One of them was chosen as the victim and ran again.
+      expect(attempts.a + attempts.b).toBe(3)
+      const rows = yield* sql<{ description: string }>`
+        select description from components where id in (${first.id}, ${second.id})`
+      // The one that ran again wrote last.
+      const winner = attempts.a === 2 ? "by a" : "by b"
+      expect(rows.map((row) => row.description)).toEqual([winner, winner])
+    }), 30_000)
+})
