@@ -13,6 +13,7 @@ import {
 } from "../domain/Errors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuthApi } from "./AuthApi.js"
+import { ComponentGroupsApi } from "./ComponentGroupsApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { IncidentsApi } from "./IncidentsApi.js"
@@ -34,6 +35,7 @@ export class Api extends HttpApi.make("status-page")
   .add(HealthApi.middleware(JsonBodies))
   .add(StatusApi.middleware(JsonBodies))
   .add(ComponentsApi.middleware(JsonBodies))
+  .add(ComponentGroupsApi.middleware(JsonBodies))
   .add(MonitorsApi.middleware(JsonBodies))
   .add(OrganizationApi.middleware(JsonBodies))
   .add(AuthApi.middleware(JsonBodies))

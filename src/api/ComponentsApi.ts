@@ -25,12 +25,14 @@ export class ComponentsApi extends HttpApiGroup.make("components")
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateComponent)
       .addSuccess(Component.json, { status: 201 })
+      .addError(NotFound)
       .annotateContext(endpointDocs(
         "Create a component",
         "Only `name` is required (1–200 characters after trimming). Defaults: `description` `\"\"` (at most " +
-          "2000 characters), `status` `operational`, `isPublic` true, and `displayOrder` one more than the " +
-          "largest existing, so a new component goes last (at most 2147483647, where it ties). Answers **201** " +
-          "with the component."
+          "2000 characters), `status` `operational`, `isPublic` true, `groupId` null (ungrouped; else a component " +
+          "group's id, an unknown one is **404** as an unknown `componentId` is for a monitor), and `displayOrder` " +
+          "one more than the largest existing, so a new component goes last (at most 2147483647, where it ties). " +
+          "Answers **201** with the component."
       ))
   )
   .add(
@@ -42,7 +44,7 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       .annotateContext(endpointDocs(
         "Update a component",
         "A partial update: only the fields sent change, with the same rules as on creation; `{}` changes " +
-          "nothing. An unknown id is 404.",
+          "nothing. An unknown id is 404, and so is an unknown `groupId`; `groupId: null` ungroups it.",
         statusEvent
       ))
   )

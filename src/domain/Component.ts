@@ -1,7 +1,7 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
-import { Id, Int32, Name, Text } from "./Fields.js"
+import { Id, IdString, Int32, Name, Text } from "./Fields.js"
 
 export const ComponentStatus = Schema.Literal(
   "operational",
@@ -42,20 +42,24 @@ export class Component extends Model.Class<Component>("Component")({
   status: ComponentStatus,
   displayOrder: DisplayOrder,
   isPublic: Schema.Boolean,
+  /** The group it is shown under; null when ungrouped. */
+  groupId: Schema.NullOr(Schema.String),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
 }) {}
 
 /**
  * Body of POST /admin/components: only the name is required. Defaults: empty description,
- * `operational`, public, and placed after the last component.
+ * `operational`, public, ungrouped, and placed after the last component.
  */
 export class CreateComponent extends Schema.Class<CreateComponent>("CreateComponent")({
   name: ComponentName,
   description: Schema.optional(ComponentDescription),
   status: Schema.optional(ComponentStatus),
   displayOrder: Schema.optional(DisplayOrder),
-  isPublic: Schema.optional(Schema.Boolean)
+  isPublic: Schema.optional(Schema.Boolean),
+  /** A component group's id, or null for none; an unknown group is 404. */
+  groupId: Schema.optional(Schema.NullOr(IdString))
 }) {}
 
 /** Body of PUT /admin/components/:id: a partial update. */
@@ -64,7 +68,9 @@ export class UpdateComponent extends Schema.Class<UpdateComponent>("UpdateCompon
   description: Schema.optional(ComponentDescription),
   status: Schema.optional(ComponentStatus),
   displayOrder: Schema.optional(DisplayOrder),
-  isPublic: Schema.optional(Schema.Boolean)
+  isPublic: Schema.optional(Schema.Boolean),
+  /** A component group's id, or null for none; an unknown group is 404. */
+  groupId: Schema.optional(Schema.NullOr(IdString))
 }) {}
 
 export class SetComponentStatus extends Schema.Class<SetComponentStatus>("SetComponentStatus")({
@@ -77,5 +83,7 @@ export class PublicComponent extends Schema.Class<PublicComponent>("PublicCompon
   name: Schema.String,
   description: Schema.String,
   status: ComponentStatus,
-  displayOrder: Schema.Number
+  displayOrder: Schema.Number,
+  /** Its group when that group is public; null otherwise (ungrouped on the public side). */
+  groupId: Schema.NullOr(Schema.String)
 }) {}

@@ -11,6 +11,7 @@ import { redactRequestSpan } from "../observability/RequestSpan.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
+import { ComponentGroups } from "../services/catalog/ComponentGroups.js"
 import { Components } from "../services/catalog/Components.js"
 import { Incidents } from "../services/catalog/Incidents.js"
 import { IncidentTemplates } from "../services/catalog/IncidentTemplates.js"
@@ -34,6 +35,7 @@ import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
 import { bodyLimit } from "./BodyLimit.js"
 import { clientAddressMiddleware, type TrustedProxies } from "./ClientAddress.js"
+import { ComponentGroupsHttp } from "./ComponentGroupsHttp.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { HealthHttp } from "./HealthHttp.js"
@@ -66,6 +68,7 @@ export const ApiHandlers = Layer.mergeAll(
   HealthHttp,
   StatusHttp,
   ComponentsHttp,
+  ComponentGroupsHttp,
   MonitorsHttp,
   OrganizationHttp,
   AuthHttp,
@@ -83,6 +86,7 @@ export const ApiHandlers = Layer.mergeAll(
   Layer.provide([AuthenticationLive, JsonBodiesLive]),
   Layer.provide([
     Components.Default,
+    ComponentGroups.Default,
     Monitors.Default,
     PublicSnapshot.Default,
     PublicUptime.Default,

@@ -31,11 +31,11 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
        */
       insert: (input: CreateComponent) =>
         components.one(sql`
-          insert into components (name, description, status, display_order, is_public)
+          insert into components (name, description, status, display_order, is_public, group_id)
           values (${input.name}, ${input.description ?? ""}, ${input.status ?? "operational"},
                   coalesce(${input.displayOrder ?? null}::integer,
                            (select least(coalesce(max(display_order)::bigint + 1, 0), 2147483647)::integer from components)),
-                  ${input.isPublic ?? true})
+                  ${input.isPublic ?? true}, ${input.groupId ?? null})
           returning *`),
 
       update: (id: ComponentId, changes: UpdateComponent) =>

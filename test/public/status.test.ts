@@ -9,7 +9,13 @@ it.layer(TestServer())("public status", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const summary = yield* client.status.summary()
-      expect(summary).toEqual({ status: "operational", components: [], activeIncidents: [], upcomingMaintenance: [] })
+      expect(summary).toEqual({
+        status: "operational",
+        components: [],
+        groups: [],
+        activeIncidents: [],
+        upcomingMaintenance: []
+      })
     }))
 
   it.effect("shows public components in displayOrder, hides private ones, and reports the worst public status", () =>
@@ -23,8 +29,8 @@ it.layer(TestServer())("public status", (it) => {
 
       const components = yield* client.status.components()
       expect(components).toEqual([
-        { id: web.id, name: "Web", description: "", status: "degraded", displayOrder: 1 },
-        { id: api.id, name: "API", description: "", status: "operational", displayOrder: 2 }
+        { id: web.id, name: "Web", description: "", status: "degraded", displayOrder: 1, groupId: null },
+        { id: api.id, name: "API", description: "", status: "operational", displayOrder: 2, groupId: null }
       ])
 
       // The private major outage does not count.

@@ -8,16 +8,19 @@ import type {
   UpdateComponent
 } from "../../domain/Component.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
+import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
 import { recordStatusChange } from "./ComponentEvents.js"
+import { groupExists } from "./ComponentGroups.js"
 
 export class Components extends Effect.Service<Components>()("Components", {
   effect: Effect.gen(function*() {
     const repo = yield* ComponentsRepo
+    const groups = yield* ComponentGroupsRepo
     const incidents = yield* IncidentsRepo
     const windows = yield* MaintenanceRepo
     const outbox = yield* OutboxRepo
@@ -43,9 +46,11 @@ export class Components extends Effect.Service<Components>()("Components", {
       list: Effect.fn("Components.list")(() => repo.findAll()),
       listPublic: Effect.fn("Components.listPublic")(() => repo.findPublic()),
       get: Effect.fn("Components.get")((id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id))),
-      create: Effect.fn("Components.create")((input: CreateComponent) => changes.commit(repo.insert(input))),
+      create: Effect.fn("Components.create")((input: CreateComponent) =>
+        changes.commit(Effect.zipRight(groupExists(groups, input.groupId), repo.insert(input)))
+      ),
       update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) =>
-        write(id, repo.update(id, update))
+        write(id, Effect.zipRight(groupExists(groups, update.groupId), repo.update(id, update)))
       ),
       setStatus: Effect.fn("Components.setStatus")((id: ComponentId, status: ComponentStatus) =>
         write(id, repo.setStatus(id, status))
@@ -61,6 +66,7 @@ export class Components extends Effect.Service<Components>()("Components", {
   }),
   dependencies: [
     ComponentsRepo.Default,
+    ComponentGroupsRepo.Default,
     IncidentsRepo.Default,
     MaintenanceRepo.Default,
     OutboxRepo.Default,

@@ -1,11 +1,13 @@
 import { Effect, Option } from "effect"
 
 import { PublicComponent, worstStatus } from "../../domain/Component.js"
+import { PublicComponentGroup } from "../../domain/ComponentGroup.js"
 import type { IncidentStatus } from "../../domain/Incident.js"
 import { Incident, PublicIncident, PublicIncidentDetail, PublicPostmortem } from "../../domain/Incident.js"
 import { PublicMaintenance } from "../../domain/Maintenance.js"
 import { StatusSummary } from "../../domain/Status.js"
 import { uptimeBarDays } from "../../domain/Uptime.js"
+import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
@@ -33,6 +35,8 @@ export interface PublicState {
   readonly organization: PublicOrganization
   readonly summary: StatusSummary
   readonly components: ReadonlyArray<PublicComponent>
+  /** When each public component was created (epoch ms): its uptime bar starts there. */
+  readonly componentCreatedAt: ReadonlyMap<string, number>
   /**
    * Public incidents held in memory, newest first, with their timelines: every open one, the
    * `heldResolved` newest resolved ones and the most recently updated ones (the feeds'). A
@@ -102,14 +106,16 @@ const withoutTimeline = ({ postmortem: _postmortem, updates: _, ...incident }: P
 export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus", {
   effect: Effect.gen(function*() {
     const components = yield* ComponentsRepo
+    const groups = yield* ComponentGroupsRepo
     const incidents = yield* IncidentsRepo
     const windows = yield* MaintenanceRepo
     const organization = yield* OrganizationRepo
 
     const state = Effect.gen(function*() {
-      const [componentRows, incidentRows, barRows, windowRows, org] = yield* Effect.all(
+      const [componentRows, groupRows, incidentRows, barRows, windowRows, org] = yield* Effect.all(
         [
           components.findPublic(),
+          groups.findPublic(),
           incidents.findRecentPublic({ resolved: heldResolved, updated: feedItems }),
           incidents.findPublicOpenWithin(uptimeBarDays + 1),
           windows.findPublic(),
@@ -120,15 +126,30 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
       const publicIds = new Set<string>(componentRows.map((row) => row.id))
       const publicOnly = (ids: ReadonlyArray<string>) => ids.filter((id) => publicIds.has(id))
 
+      // A component in a private group is ungrouped here: the group is not shown.
+      const publicGroupIds = new Set<string>(groupRows.map((row) => row.id))
       const publicComponents = componentRows.map((row) =>
         new PublicComponent({
           id: row.id,
           name: row.name,
           description: row.description,
           status: row.status,
-          displayOrder: row.displayOrder
+          displayOrder: row.displayOrder,
+          groupId: row.groupId !== null && publicGroupIds.has(row.groupId) ? row.groupId : null
         })
       )
+      // A group without a public component is not shown.
+      const publicGroups = groupRows.flatMap((row) => {
+        const members = publicComponents.filter((component) => component.groupId === row.id)
+        return members.length === 0 ? [] : [
+          new PublicComponentGroup({
+            id: row.id,
+            name: row.name,
+            status: worstStatus(members.map((component) => component.status)),
+            componentIds: members.map((component) => component.id)
+          })
+        ]
+      })
       const publicIncidents = incidentRows.map(toPublic)
       const publicWindows = windowRows.map((row) =>
         new PublicMaintenance({
@@ -151,6 +172,7 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
       const summary = new StatusSummary({
         status: worstStatus(publicComponents.map((component) => component.status)),
         components: publicComponents,
+        groups: publicGroups,
         activeIncidents: publicIncidents.filter((incident) => incident.status !== "resolved").map(withoutTimeline),
         upcomingMaintenance: upcoming
       })
@@ -167,6 +189,7 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
         }),
         summary,
         components: publicComponents,
+        componentCreatedAt: new Map(componentRows.map((row) => [row.id, row.createdAt.epochMillis])),
         incidents: publicIncidents,
         // Fewer resolved than asked for: there are no others (every open one is held anyway).
         complete: publicIncidents.filter((incident) => incident.status === "resolved").length < heldResolved,
@@ -192,5 +215,11 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
       )
     } as const
   }),
-  dependencies: [ComponentsRepo.Default, IncidentsRepo.Default, MaintenanceRepo.Default, OrganizationRepo.Default]
+  dependencies: [
+    ComponentsRepo.Default,
+    ComponentGroupsRepo.Default,
+    IncidentsRepo.Default,
+    MaintenanceRepo.Default,
+    OrganizationRepo.Default
+  ]
 }) {}

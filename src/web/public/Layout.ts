@@ -12,7 +12,7 @@ import { html, Raw } from "./Html.js"
 const stylesheet = (brand: string) => `
 :root{--brand:${brand};--brand-ink:${
   readableTextOn(brand)
-};--ink:#1f2328;--muted:#57606a;--line:#d0d7de;--up:#1a7f37;--dip:#7d8c00;--down:#bc4c00;--out:#cf222e;--none:#afb8c1;--maint:#0550ae;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);line-height:1.45;background:#fff}
+};--ink:#1f2328;--muted:#57606a;--line:#d0d7de;--up:#1a7f37;--dip:#7d8c00;--down:#bc4c00;--out:#cf222e;--none:#afb8c1;--before:#eaeef2;--maint:#0550ae;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);line-height:1.45;background:#fff}
 *{box-sizing:border-box}body{margin:0}a{color:#0b57d0}:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
 .skip{position:absolute;left:.5rem;top:-3rem;background:#fff;color:#0b57d0;padding:.5rem 1rem}.skip:focus{top:.5rem}
 .vh,.bar span{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -29,7 +29,8 @@ ul.plain{list-style:none;margin:0;padding:0}.card{border:1px solid var(--line);b
 .bar li:hover,.bar li:focus{outline:2px solid var(--ink);outline-offset:1px}
 .bar li:hover span,.bar li:focus span{clip:auto;overflow:visible;height:auto;width:max-content;max-width:min(18rem,60vw);white-space:normal;bottom:calc(100% + .4rem);left:50%;transform:translateX(-50%);z-index:1;background:var(--ink);color:#fff;padding:.3rem .55rem;border-radius:4px;font-size:.8rem}
 .bar li:nth-child(-n+30) span{left:0;transform:none}.bar li:nth-child(n+61) span{left:auto;right:0;transform:none}
-.bar .up{background:var(--up)}.bar .dip{background:var(--dip)}.bar .down{background:var(--down)}.bar .out{background:var(--out)}
+.bar .before{background:var(--before)}.bar .up{background:var(--up)}.bar .dip{background:var(--dip)}.bar .down{background:var(--down)}.bar .out{background:var(--out)}
+details{margin:.75rem 0 0}summary{cursor:pointer;font-weight:600;color:#0b57d0}.members{margin:.5rem 0 0}.members .card{margin:.5rem 0 0}h4{font-size:1rem;margin:0}
 .uptime .small{display:flex;justify-content:space-between;gap:.5rem}.response-times{margin:.75rem 0 0}.response-times svg{display:block;max-width:40rem;height:auto}.small{font-size:.875rem;color:var(--muted);margin:.25rem 0 0}
 .postmortem pre{overflow:auto;background:#f6f8fa;padding:.75rem;border-radius:6px}.postmortem code{font-size:.9em}.timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:.25rem 0 .75rem .9rem}
 form.subscribe{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}form .field{display:grid;gap:.25rem;flex:1 1 16rem}label{font-weight:600}

@@ -4,6 +4,7 @@
  * the answers of the subscription forms and e-mail links.
  */
 import type { PublicComponent } from "../../domain/Component.js"
+import type { PublicComponentGroup } from "../../domain/ComponentGroup.js"
 import type { PublicIncident, PublicIncidentDetail } from "../../domain/Incident.js"
 import type { PublicMaintenance } from "../../domain/Maintenance.js"
 import type { PublicState } from "../../services/public/PublicStatus.js"
@@ -65,10 +66,48 @@ const subscribeSection = (form: SubscribeForm) => {
   }</div><button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
 }
 
-/** The status page; `bar` draws a component's uptime bar (UptimeBar.ts). */
+/** What the status page shows under a component (its uptime bar and chart) and under a group (its bar). */
+export interface StatusSections {
+  readonly component: (component: PublicComponent) => Raw
+  readonly group: (group: PublicComponentGroup) => Raw
+}
+
+const statusLine = (status: PublicComponent["status"]) =>
+  html`<span class="st ${status}"><span class="mark" aria-hidden="true">${statusMark[status]}</span> ${
+    componentStatusLabel[status]
+  }</span>`
+
+const componentItem = (component: PublicComponent, sections: StatusSections, heading: "h3" | "h4") =>
+  html`<li class="card"><div class="row">${
+    heading === "h3" ? html`<h3>${component.name}</h3>` : html`<h4>${component.name}</h4>`
+  }${statusLine(component.status)}</div>${
+    component.description && html`<p class="small">${component.description}</p>`
+  }${sections.component(component)}</li>`
+
+/**
+ * A group: its worst status and bar, and its components behind a `details` that opens without
+ * script. Its components' headings are a level below its own.
+ */
+const groupItem = (
+  group: PublicComponentGroup,
+  members: ReadonlyArray<PublicComponent>,
+  sections: StatusSections
+) =>
+  html`<li class="card group"><div class="row"><h3>${group.name}</h3>${statusLine(group.status)}</div>${
+    sections.group(group)
+  }<details><summary>${members.length} ${
+    members.length === 1 ? "component" : "components"
+  }<span class="vh"> of ${group.name}</span></summary><ul class="plain members">${
+    members.map((component) => componentItem(component, sections, "h4"))
+  }</ul></details></li>`
+
+/**
+ * The status page; `sections` draws the uptime bars (UptimeBar.ts). Groups come first in their
+ * order, then the ungrouped components in theirs.
+ */
 export const statusPage = (
   state: PublicState,
-  bar: (component: PublicComponent) => Raw,
+  sections: StatusSections,
   form: SubscribeForm
 ): RenderedPage => {
   const { organization, summary } = state
@@ -99,12 +138,16 @@ ${
       state.components.length === 0
         ? html`<p>No components are listed yet.</p>`
         : html`<ul class="plain">${
-          state.components.map((component) =>
-            html`<li class="card"><div class="row"><h3>${component.name}</h3><span class="st ${component.status}"><span class="mark" aria-hidden="true">${
-              statusMark[component.status]
-            }</span> ${componentStatusLabel[component.status]}</span></div>${
-              component.description && html`<p class="small">${component.description}</p>`
-            }${bar(component)}</li>`
+          summary.groups.map((group) =>
+            groupItem(
+              group,
+              state.components.filter((component) => component.groupId === group.id),
+              sections
+            )
+          )
+        }${
+          state.components.filter((component) => component.groupId === null).map((component) =>
+            componentItem(component, sections, "h3")
           )
         }</ul>`
     }</section>

@@ -23,11 +23,12 @@ import {
   incidentPage,
   maintenancePage,
   statusPage,
+  type StatusSections,
   type SubscribeForm
 } from "./Pages.js"
 import { responseTimeChartRenderer } from "./ResponseTimeChart.js"
 import { timeFormatter } from "./Times.js"
-import { barDays, type DailyBucket, uptimeBarRenderer } from "./UptimeBar.js"
+import { type BarComponent, barDays, type DailyBucket, uptimeBarRenderer } from "./UptimeBar.js"
 import { widget } from "./Widget.js"
 
 /** A response ready to write, with headers of its own. */
@@ -163,12 +164,33 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         return yield* outcome
       })
 
-    /** What the status page shows under each component: its uptime bar, then its response-time chart. */
-    const sections = (snapshot: Snapshot, read: NonNullable<typeof uptimeRead>) => {
-      const { barIncidents, organization } = snapshot.state
-      const bar = drawBars(read.buckets, barIncidents, read.at)
+    /**
+     * What the status page shows under each component (its uptime bar, then its response-time
+     * chart) and under each group (the group's bar).
+     */
+    const sections = (snapshot: Snapshot, read: NonNullable<typeof uptimeRead>): StatusSections => {
+      const { barIncidents, componentCreatedAt, components, organization } = snapshot.state
+      const bars = drawBars(read.buckets, barIncidents, read.at)
       const chart = drawCharts(read.responseTimes, timeFormatter(organization.timezone), organization.timezone)
-      return (component: PublicComponent) => html`${bar(component)}${chart(component)}`
+      const byId = new Map(components.map((component) => [component.id, component]))
+      const barComponent = ({ id, name, status }: PublicComponent): BarComponent => ({
+        id,
+        name,
+        status,
+        createdAt: componentCreatedAt.get(id)
+      })
+      return {
+        component: (component) => html`${bars.component(barComponent(component))}${chart(component)}`,
+        group: (group) =>
+          bars.group({
+            id: group.id,
+            name: group.name,
+            components: group.componentIds.flatMap((id) => {
+              const component = byId.get(id)
+              return component === undefined ? [] : [barComponent(component)]
+            })
+          })
+      }
     }
 
     return {

@@ -1,11 +1,12 @@
 /**
- * The 90-day uptime bar of a component: one cell per UTC day from the daily rollups, coloured by
- * that day's downtime, with the day's uptime and the incidents that touched the component as text
- * that shows as a tooltip (Layout's stylesheet).
+ * The 90-day uptime bar of a component or a group: one cell per UTC day from the daily rollups,
+ * coloured by that day's downtime, with the day's uptime and the incidents that touched the
+ * component as text that shows as a tooltip (Layout's stylesheet). Days before the component was
+ * created are told apart from days without data.
  */
 import type { PublicComponent } from "../../domain/Component.js"
 import type { PublicIncident } from "../../domain/Incident.js"
-import { uptimeBarDays } from "../../domain/Uptime.js"
+import { downtimeWeight, uptimeBarDays } from "../../domain/Uptime.js"
 import { uptimePercentage } from "../../domain/UptimeCalculation.js"
 import { html, Raw } from "./Html.js"
 
@@ -19,15 +20,38 @@ export interface DailyBucket {
   readonly downtimeSeconds: number
 }
 
-/** The colour class of a day: no data, or by how much of it was down. */
-const level = (percent: number | null) =>
-  percent === null ? "none" : percent >= 100 ? "up" : percent >= 99 ? "dip" : percent >= 95 ? "down" : "out"
+/** A day of a bar: its uptime in percent, no data (null), or a day before the component existed. */
+type DayUptime = number | null | "before"
+
+/** The colour class of a day: before the component existed, no data, or by how much of it was down. */
+const level = (percent: DayUptime) =>
+  percent === "before"
+    ? "before"
+    : percent === null
+    ? "none"
+    : percent >= 100
+    ? "up"
+    : percent >= 99
+    ? "dip"
+    : percent >= 95
+    ? "down"
+    : "out"
 
 const dayFormat = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
 
 const formatPercent = (percent: number) => `${Number(percent.toFixed(2))} %`
 
 type BarIncident = Pick<PublicIncident, "title" | "componentIds" | "createdAt" | "resolvedAt">
+
+/** What a bar shows of a component: its status, and when it was created (unknown: as if always there). */
+export type BarComponent = Pick<PublicComponent, "id" | "name" | "status"> & { readonly createdAt?: number | undefined }
+
+/** What a group's bar shows: its name and its public components. */
+export interface BarGroup {
+  readonly id: string
+  readonly name: string
+  readonly components: ReadonlyArray<BarComponent>
+}
 
 /** What drawing the bars of one render needs, found once for all its components. */
 const barInputs = (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray<BarIncident>, now: number) => {
@@ -51,50 +75,165 @@ const barInputs = (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray
   }
   return { now, firstDay, dayLabels, incidentsOf, byComponent }
 }
+type BarInputs = ReturnType<typeof barInputs>
 
-const drawBar = (inputs: ReturnType<typeof barInputs>, component: PublicComponent) => {
-  const { dayLabels, firstDay, now } = inputs
+/** A component's days, oldest first, and its totals over those it existed on. */
+const componentDays = (inputs: BarInputs, component: BarComponent) => {
+  const { firstDay, now } = inputs
   const days = inputs.byComponent.get(component.id) ?? new Map<number, DailyBucket>()
-  const componentIncidents = inputs.incidentsOf.get(component.id) ?? []
+  const createdAt = component.createdAt ?? Number.NEGATIVE_INFINITY
   let observed = 0
   let down = 0
-  const cells = Array.from({ length: barDays }, (_, i) => {
+  const uptimes = Array.from({ length: barDays }, (_, i): DayUptime => {
     const start = firstDay + i * day
+    if (createdAt >= start + day) return "before"
     const bucket = days.get(start)
     if (bucket) {
       observed += bucket.observedSeconds
       down += bucket.downtimeSeconds
+      return uptimePercentage(bucket.observedSeconds, bucket.downtimeSeconds)
     }
-    const percent = bucket ? uptimePercentage(bucket.observedSeconds, bucket.downtimeSeconds) : null
-    const touching = componentIncidents.filter((incident) =>
-      incident.createdAt.epochMillis < start + day &&
-      (incident.resolvedAt?.epochMillis ?? now) >= start
+    // Created today, after the rollups read last (they catch up within minutes): today counts
+    // from its creation, at the status it has now, rather than showing no data.
+    if (i === barDays - 1 && createdAt >= start) {
+      const weight = downtimeWeight(component.status)
+      const seconds = Math.max(0, now - createdAt) / 1000
+      observed += seconds
+      down += seconds * weight
+      return Math.round((1 - weight) * 100_000) / 1000
+    }
+    return null
+  })
+  const since = createdAt > firstDay ? Math.floor(createdAt / day) * day : undefined
+  return { uptimes, observed, down, since }
+}
+
+/** The incidents that were open on the day starting at `start`. */
+const touchingDay = (incidents: ReadonlyArray<BarIncident>, start: number, now: number) =>
+  incidents.filter((incident) =>
+    incident.createdAt.epochMillis < start + day &&
+    (incident.resolvedAt?.epochMillis ?? now) >= start
+  )
+
+const dayText = (label: string, uptime: DayUptime, touching: ReadonlyArray<BarIncident>, lowest: boolean) =>
+  `${label}: ${
+    uptime === "before"
+      ? lowest ? "before its components existed" : "before this component existed"
+      : uptime === null
+      ? "no data"
+      : `${formatPercent(uptime)} uptime${lowest ? " (its lowest component)" : ""}`
+  }${
+    touching.length === 0
+      ? ""
+      : `; ${touching.length === 1 ? "incident" : "incidents"}: ${
+        touching.map((incident) => incident.title).join("; ")
+      }`
+  }`
+
+const renderBar = (
+  inputs: BarInputs,
+  label: string,
+  uptimes: ReadonlyArray<DayUptime>,
+  incidents: ReadonlyArray<BarIncident>,
+  summary: string,
+  lowest: boolean
+) => {
+  const cells = uptimes.map((uptime, i) => {
+    const title = dayText(
+      inputs.dayLabels[i]!,
+      uptime,
+      touchingDay(incidents, inputs.firstDay + i * day, inputs.now),
+      lowest
     )
-    const title = `${dayLabels[i]}: ${percent === null ? "no data" : `${formatPercent(percent)} uptime`}${
-      touching.length === 0
-        ? ""
-        : `; ${touching.length === 1 ? "incident" : "incidents"}: ${
-          touching.map((incident) => incident.title).join("; ")
-        }`
-    }`
     // The day's text is the cell's content (screen readers read it, the stylesheet shows it as a
     // tooltip on hover and, through tabindex, on a tap). 90 cells per component: the optional
     // </li> and the class's quotes are left out to keep the page light.
-    return html`<li class=${new Raw(level(percent))} tabindex=-1><span>${title}</span>`
+    return html`<li class=${new Raw(level(uptime))} tabindex=-1><span>${title}</span>`
   })
-  const summary = observed === 0
+  return html`<div class="uptime"><ol class="bar" aria-label="${label}">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
+}
+
+const totalText = (observed: number, down: number, since: number | undefined) =>
+  observed === 0
     ? "No uptime data yet"
-    : `${formatPercent(uptimePercentage(observed, down))} uptime over ${barDays} days`
-  return html`<div class="uptime"><ol class="bar" aria-label="Daily uptime of ${component.name}, oldest first">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
+    : `${formatPercent(uptimePercentage(observed, down))} uptime ${
+      since === undefined ? `over ${barDays} days` : `since ${dayFormat.format(since)}`
+    }`
+
+const drawBar = (inputs: BarInputs, component: BarComponent) => {
+  const { down, observed, since, uptimes } = componentDays(inputs, component)
+  return renderBar(
+    inputs,
+    `Daily uptime of ${component.name}, oldest first`,
+    uptimes,
+    inputs.incidentsOf.get(component.id) ?? [],
+    totalText(observed, down, since),
+    false
+  )
 }
 
 /**
+ * A group's bar: each day the lowest uptime of its components that have one (before all of them
+ * existed: before), with the incidents that touched any of them; its total is its lowest
+ * component's.
+ */
+const drawGroupBar = (inputs: BarInputs, group: BarGroup) => {
+  const members = group.components.map((component) => componentDays(inputs, component))
+  const uptimes = Array.from({ length: barDays }, (_, i): DayUptime => {
+    let worst: DayUptime = "before"
+    for (const member of members) {
+      const uptime = member.uptimes[i]!
+      if (typeof uptime === "number") worst = typeof worst === "number" ? Math.min(worst, uptime) : uptime
+      else if (uptime === null && worst === "before") worst = null
+    }
+    return worst
+  })
+  const incidents = [
+    ...new Set(group.components.flatMap((component) => inputs.incidentsOf.get(component.id) ?? []))
+  ]
+  const observedMembers = members.filter((member) => member.observed > 0)
+  const lowest = observedMembers.reduce<(typeof members)[number] | undefined>(
+    (worst, member) =>
+      worst === undefined ||
+        uptimePercentage(member.observed, member.down) < uptimePercentage(worst.observed, worst.down)
+        ? member
+        : worst,
+    undefined
+  )
+  const earliest = members.every((member) => member.since !== undefined)
+    ? Math.min(...members.map((member) => member.since!))
+    : undefined
+  const summary = lowest === undefined
+    ? "No uptime data yet"
+    : `${totalText(lowest.observed, lowest.down, earliest)}, its lowest component`
+  return renderBar(
+    inputs,
+    `Daily uptime of ${group.name}, the lowest of its components each day, oldest first`,
+    uptimes,
+    incidents,
+    summary,
+    true
+  )
+}
+
+/** What a bar depends on besides the buckets: who it is and the incidents that touched it. */
+const barKey = (inputs: BarInputs, component: BarComponent) => [
+  component.id,
+  component.name,
+  component.status,
+  component.createdAt ?? null,
+  (inputs.incidentsOf.get(component.id) ?? []).map((
+    incident
+  ) => [incident.title, incident.createdAt.epochMillis, incident.resolvedAt?.epochMillis ?? null])
+]
+
+/**
  * Draws the uptime bars of the status page, render after render. A bar depends only on the
- * daily buckets and the time they were read at, the component's name and the incidents that
- * touched it; so while the buckets are the same read (a minute), a render reuses the bars of
- * the render before whose component and incidents are unchanged, and draws only the others.
- * The bars are nearly all of the page, and during an outage it is rendered again at every
- * incident update. Only the last render's bars are kept.
+ * daily buckets and the time they were read at, the component's name, status and creation and
+ * the incidents that touched it; so while the buckets are the same read (a minute), a render
+ * reuses the bars of the render before whose component and incidents are unchanged, and draws
+ * only the others. The bars are nearly all of the page, and during an outage it is rendered
+ * again at every incident update. Only the last render's bars are kept.
  */
 export const uptimeBarRenderer = () => {
   let last:
@@ -105,18 +244,24 @@ export const uptimeBarRenderer = () => {
     const bars = new Map<string, Raw>()
     last = { buckets, now, bars }
     const inputs = barInputs(buckets, incidents, now)
-    return (component: PublicComponent): Raw => {
-      const touching = inputs.incidentsOf.get(component.id) ?? []
-      const key = JSON.stringify([
-        component.id,
-        component.name,
-        touching.map((
-          incident
-        ) => [incident.title, incident.createdAt.epochMillis, incident.resolvedAt?.epochMillis ?? null])
-      ])
-      const bar = bars.get(key) ?? reusable?.get(key) ?? drawBar(inputs, component)
+    const reuse = (key: string, draw: () => Raw) => {
+      const bar = bars.get(key) ?? reusable?.get(key) ?? draw()
       bars.set(key, bar)
       return bar
+    }
+    return {
+      component: (component: BarComponent): Raw =>
+        reuse(JSON.stringify(barKey(inputs, component)), () => drawBar(inputs, component)),
+      group: (group: BarGroup): Raw =>
+        reuse(
+          JSON.stringify([
+            "group",
+            group.id,
+            group.name,
+            group.components.map((component) => barKey(inputs, component))
+          ]),
+          () => drawGroupBar(inputs, group)
+        )
     }
   }
 }

@@ -77,11 +77,11 @@ describe("public status page: uptime bars", () => {
     expect(bar).not.toBeNull()
     const cells = [...bar![1]!.matchAll(/<li class=(\w+) tabindex=-1><span>([^<]*)<\/span>/g)]
     expect(cells).toHaveLength(90)
-    // Today: down the whole time it existed; the days before it existed have no data.
+    // Today: down the whole time it existed; the days before it existed are shown as such, not as missing data.
     expect(cells.at(-1)![1]).toBe("out")
     expect(cells.at(-1)![2]).toContain("0 % uptime")
-    expect(cells[0]![1]).toBe("none")
-    expect(cells[0]![2]).toContain("no data")
+    expect(cells[0]![1]).toBe("before")
+    expect(cells[0]![2]).toContain("before this component existed")
     expect(page).toContain("<h1 id=\"overall\">Major outage</h1>")
     expect(component.status).toBe("major_outage")
   })

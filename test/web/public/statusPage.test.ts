@@ -206,7 +206,9 @@ describe("public status page in a browser", () => {
         expect(box.width).toBeGreaterThan(50)
         expect(box.x).toBeGreaterThanOrEqual(0)
         expect(box.x + box.width).toBeLessThanOrEqual(width)
-        expect(await tooltip.textContent()).toMatch(/^\d{1,2} \w{3} \d{4}: (no data|[\d.]+ % uptime)/)
+        expect(await tooltip.textContent()).toMatch(
+          /^\d{1,2} \w{3} \d{4}: (no data|before this component existed|[\d.]+ % uptime)/
+        )
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
       }
       await screenshot(page, `status-${width}-day-details`, artifacts)

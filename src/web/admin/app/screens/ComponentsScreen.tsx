@@ -1,22 +1,28 @@
-/** Components: the list with a quick status change per row, creating, editing and deleting. */
+/**
+ * Components: the list with a quick status change per row, creating, editing and deleting, and
+ * the group each is shown under.
+ */
 import { useState } from "preact/hooks"
 
 import type { Component, ComponentStatus } from "../../../../domain/Component.js"
+import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { componentStatusLabel, optionsOf } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
 import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
-import { useListScreen, useSubmit } from "../ui/requests.js"
+import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
 const componentStatuses = optionsOf(componentStatusLabel)
 
 type ComponentJson = typeof Component.json.Type
+type GroupJson = typeof ComponentGroup.json.Type
 
 const ComponentForm = (props: {
   readonly id: string
   readonly initial?: ComponentJson
+  readonly groups: ReadonlyArray<GroupJson>
   readonly submitLabel: string
   readonly onSaved: (component: ComponentJson) => void
   readonly onCancel?: () => void
@@ -25,11 +31,12 @@ const ComponentForm = (props: {
   const [description, setDescription] = useState(props.initial?.description ?? "")
   const [status, setStatus] = useState<ComponentStatus>(props.initial?.status ?? "operational")
   const [isPublic, setPublic] = useState(props.initial?.isPublic ?? true)
+  const [groupId, setGroupId] = useState(props.initial?.groupId ?? "")
   const { failure, busy, submit, fieldError } = useSubmit()
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
-    const payload = { name: name.trim(), description, status, isPublic }
+    const payload = { name: name.trim(), description, status, isPublic, groupId: groupId === "" ? null : groupId }
     const initial = props.initial
     const outcome = await submit((api) =>
       initial ? api.components.update({ path: { id: initial.id }, payload }) : api.components.create({ payload })
@@ -69,6 +76,20 @@ const ComponentForm = (props: {
         onChange={setStatus}
         error={fieldError("status")}
       />
+      {(props.groups.length > 0 || groupId !== "") && (
+        <SelectField
+          id={`${props.id}-group`}
+          label="Group"
+          hint="The public page shows it under this group."
+          value={groupId}
+          options={[
+            { value: "", label: "None" },
+            ...props.groups.map((group) => ({ value: group.id, label: group.name }))
+          ]}
+          onChange={setGroupId}
+          error={fieldError("groupId")}
+        />
+      )}
       <Checkbox
         id={`${props.id}-public`}
         label="Shown on the public status page"
@@ -86,12 +107,14 @@ const ComponentForm = (props: {
 
 const ComponentRow = (props: {
   readonly component: ComponentJson
+  readonly groups: ReadonlyArray<GroupJson>
   readonly onChanged: (message: string) => void
   readonly reload: () => void
 }) => {
   const { component } = props
   const [editing, setEditing] = useState(false)
   const [failure, setFailure] = useState<Failure | null>(null)
+  const group = props.groups.find((candidate) => candidate.id === component.groupId)
 
   const changeStatus = async (status: ComponentStatus) => {
     const outcome = await call((api) => api.components.setStatus({ path: { id: component.id }, payload: { status } }))
@@ -111,6 +134,7 @@ const ComponentRow = (props: {
       <th scope="row">
         {component.name}
         {!component.isPublic && <span class="badge">private</span>}
+        {group && <p class="muted small">In {group.name}</p>}
         {component.description && <p class="muted small">{component.description}</p>}
         {editing && (
           <section class="inline-form" aria-labelledby={`edit-${component.id}-title`}>
@@ -118,6 +142,7 @@ const ComponentRow = (props: {
             <ComponentForm
               id={`edit-${component.id}`}
               initial={component}
+              groups={props.groups}
               submitLabel="Save"
               onCancel={() => setEditing(false)}
               onSaved={(saved) => {
@@ -151,6 +176,8 @@ const ComponentRow = (props: {
 
 const ComponentsView = () => {
   const { loaded, reload, message, changed } = useListScreen((api) => api.components.list())
+  const [loadedGroups] = useLoad((api) => api.componentGroups.list())
+  const groups = loadedGroups.state === "ready" ? loadedGroups.value : []
 
   return (
     <>
@@ -171,7 +198,13 @@ const ComponentsView = () => {
                 </thead>
                 <tbody>
                   {components.map((component) => (
-                    <ComponentRow key={component.id} component={component} onChanged={changed} reload={reload} />
+                    <ComponentRow
+                      key={component.id}
+                      component={component}
+                      groups={groups}
+                      onChanged={changed}
+                      reload={reload}
+                    />
                   ))}
                 </tbody>
               </Table>
@@ -181,6 +214,7 @@ const ComponentsView = () => {
         <h2 id="new-component-title">New component</h2>
         <ComponentForm
           id="new-component"
+          groups={groups}
           submitLabel="Create component"
           onSaved={(created) => changed(`${created.name} was created.`)}
         />

@@ -2,6 +2,7 @@
  * Every screen, in navigation order; the first is the one shown at `/admin`. A new screen is
  * one module exporting a `Screen`, added to this list.
  */
+import { ComponentGroupsScreen } from "./ComponentGroupsScreen.js"
 import { ComponentsScreen } from "./ComponentsScreen.js"
 import { IncidentsScreen } from "./IncidentsScreen.js"
 import { IncidentTemplatesScreen } from "./IncidentTemplatesScreen.js"
@@ -17,6 +18,7 @@ import { WebhooksScreen } from "./WebhooksScreen.js"
 export const screens: ReadonlyArray<Screen> = [
   OverviewScreen,
   ComponentsScreen,
+  ComponentGroupsScreen,
   IncidentsScreen,
   IncidentTemplatesScreen,
   MaintenanceScreen,

@@ -1,0 +1,49 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../domain/ComponentGroup.js"
+import { ComponentGroup } from "../domain/ComponentGroup.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { definedFields, rowsOf, updateById } from "./Rows.js"
+
+export class ComponentGroupsRepo extends Effect.Service<ComponentGroupsRepo>()("ComponentGroupsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const groups = rowsOf(ComponentGroup)
+
+    return {
+      findAll: () => groups.all(sql`select * from component_groups order by display_order, name, id`),
+
+      findPublic: () =>
+        groups.all(sql`select * from component_groups where is_public order by display_order, name, id`),
+
+      findById: (id: ComponentGroupId) => groups.first(sql`select * from component_groups where id = ${id}`),
+
+      /**
+       * Reads and locks the row against a concurrent delete until the transaction ends, so a
+       * component assigned to it never points at a group that is gone.
+       */
+      findByIdForShare: (id: string) => groups.first(sql`select * from component_groups where id = ${id} for share`),
+
+      /** Fills the defaults of CreateComponentGroup; without a displayOrder the group goes last (as components do). */
+      insert: (input: CreateComponentGroup) =>
+        groups.one(sql`
+          insert into component_groups (name, description, display_order, is_public)
+          values (${input.name}, ${input.description ?? ""},
+                  coalesce(${input.displayOrder ?? null}::integer,
+                           (select least(coalesce(max(display_order)::bigint + 1, 0), 2147483647)::integer
+                            from component_groups)),
+                  ${input.isPublic ?? true})
+          returning *`),
+
+      update: (id: ComponentGroupId, changes: UpdateComponentGroup) =>
+        groups.first(updateById(sql, "component_groups", id, definedFields(changes))),
+
+      /** True when a group was deleted; its components become ungrouped (`on delete set null`). */
+      remove: (id: ComponentGroupId) =>
+        orUnavailable(sql`delete from component_groups where id = ${id} returning id`).pipe(
+          Effect.map((rows) => rows.length > 0)
+        )
+    } as const
+  })
+}) {}

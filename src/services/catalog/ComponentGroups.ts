@@ -1,0 +1,42 @@
+/** Component groups: the headings the public page shows components under. */
+import { Effect } from "effect"
+
+import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../../domain/ComponentGroup.js"
+import { NotFound, orNotFound } from "../../domain/Errors.js"
+import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
+import { StateChanges } from "../StateChanges.js"
+
+/**
+ * A component's `groupId` as a body gives it: null (ungrouped) or an existing group, locked until
+ * the transaction ends so that a concurrent delete cannot leave the component pointing at nothing.
+ * An unknown group is 404, as an unknown `componentId` is for a monitor.
+ */
+export const groupExists = (groups: ComponentGroupsRepo, groupId: string | null | undefined) =>
+  groupId === undefined || groupId === null
+    ? Effect.void
+    : groups.findByIdForShare(groupId).pipe(orNotFound("Component group", groupId), Effect.asVoid)
+
+export class ComponentGroups extends Effect.Service<ComponentGroups>()("ComponentGroups", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ComponentGroupsRepo
+    const changes = yield* StateChanges
+
+    // Every write goes through StateChanges: the public summary and page show groups.
+    return {
+      list: Effect.fn("ComponentGroups.list")(() => repo.findAll()),
+      create: Effect.fn("ComponentGroups.create")((input: CreateComponentGroup) => changes.commit(repo.insert(input))),
+      /** A partial update; `{}` changes nothing, `updatedAt` included. */
+      update: Effect.fn("ComponentGroups.update")((id: ComponentGroupId, update: UpdateComponentGroup) =>
+        changes.commit(repo.update(id, update).pipe(orNotFound("Component group", id)))
+      ),
+      /** Its components are not deleted: they become ungrouped. */
+      remove: Effect.fn("ComponentGroups.remove")((id: ComponentGroupId) =>
+        changes.commit(repo.remove(id)).pipe(
+          Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component group", id)),
+          Effect.asVoid
+        )
+      )
+    } as const
+  }),
+  dependencies: [ComponentGroupsRepo.Default, StateChanges.Default]
+}) {}
