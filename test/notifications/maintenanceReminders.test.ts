@@ -213,5 +213,27 @@ it.layer(Stack)("maintenance reminders", (it) => {
         [later, "Planned, renamed", "2031-07-05T00:00:00.000Z"]
       ])
       expect(rows.some((row) => row.payload.id === soon)).toBe(false)
+
+      // A daily series: its next occurrence is scheduled when the previous one starts, a day
+      // ahead, so inside the horizon: its `maintenance.scheduled` is the readers' notice.
+      const daily = (yield* post("/api/v1/admin/maintenance", {
+        title: "Nightly",
+        scheduledStart: "2031-07-10T00:00:00Z",
+        scheduledEnd: "2031-07-10T01:00:00Z",
+        recurrence: { frequency: "daily", interval: 1 }
+      })).body.id as string
+      const seriesMark = yield* outboxMark
+      for (const instant of ["2031-07-09T00:00:00Z", "2031-07-10T00:00:00Z", "2031-07-10T01:00:00Z"]) {
+        yield* pass(instant)
+      }
+      const series = (yield* outboxSince(seriesMark)).filter((row) => row.payload.title === "Nightly").map((row) =>
+        `${row.event} ${row.payload.id === daily ? "first" : row.payload.scheduledStart}`
+      )
+      expect(series).toEqual([
+        "maintenance.reminder first",
+        "maintenance.started first",
+        "maintenance.scheduled 2031-07-11T00:00:00.000Z",
+        "maintenance.completed first"
+      ])
     }))
 })
