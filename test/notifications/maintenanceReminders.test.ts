@@ -8,6 +8,7 @@
 import { expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer, TestClock } from "effect"
 
+import type { MaintenanceId } from "../../src/domain/Maintenance.js"
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
 import { eventually, realPause } from "../support/Eventually.js"
@@ -44,7 +45,7 @@ const passOfAnotherInstance = (iso: string) => pass(iso).pipe(Effect.provide(Mai
 const createWindow = (title: string, start: string, end: string, componentIds: ReadonlyArray<string>) =>
   Effect.map(
     post("/api/v1/admin/maintenance", { title, scheduledStart: start, scheduledEnd: end, componentIds }),
-    (r) => r.body.id as string
+    (r) => r.body.id as MaintenanceId
   )
 
 /** The reminders in the outbox since `mark`, as the ids of their windows. */
