@@ -105,7 +105,9 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       "role) checks every second: past `scheduledStart` a window is `in_progress` and its components show " +
       "`maintenance` (`maintenance.started`); past `scheduledEnd` it is `completed` and each component gets back " +
       "the status it had, unless an operator changed it during the window or another running window still " +
-      "covers it (`maintenance.completed`). Status changes of components write `component.status_changed`.",
+      "covers it (`maintenance.completed`). Status changes of components write `component.status_changed`. " +
+      "A scheduled window starting within the organization's `maintenanceReminderHours` gets one " +
+      "`maintenance.reminder` (none when it was scheduled already that close; again when its start moves).",
     "Maintenance events carry `data: { id, title, status, scheduledStart, scheduledEnd, componentIds }`. A " +
       "window's visibility is decided as an incident's: when it is created and whenever its `componentIds` " +
       "are set (public when it names no component or a public one), and again when a component it names is " +

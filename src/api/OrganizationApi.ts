@@ -12,7 +12,8 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
       .addSuccess(Organization.json)
       .annotateContext(endpointDocs(
         "Read the organization",
-        "The deployment's one organization: `name`, `logoUrl`, `brandColor` and `timezone`. Its `id` is the " +
+        "The deployment's one organization: `name`, `logoUrl`, `brandColor`, `timezone` and " +
+          "`maintenanceReminderHours`. Its `id` is the " +
           "one to use with `PUT /api/v1/admin/org/{id}`."
       ))
   )
@@ -26,15 +27,17 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
         "Update the organization",
         "A partial update. `name` 1–200 characters; `brandColor` `#rrggbb`; `timezone` an IANA name as IANA " +
           "writes it (`Europe/Paris`, `UTC`; not `europe/paris` or an offset); `logoUrl` an absolute http(s) " +
-          "URL, or `null` to remove the logo. Another id than the organization's is 404.",
-        "The name titles the public feeds and the status page; the page shows times in `timezone`."
+          "URL, or `null` to remove the logo; `maintenanceReminderHours` a whole number 0–720 (0: no reminders). " +
+          "Another id than the organization's is 404.",
+        "The name titles the public feeds and the status page; the page shows times in `timezone`. Subscribers " +
+          "and webhooks get a `maintenance.reminder` that many hours before a scheduled window starts."
       ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/org")
   .annotateContext(groupDocs(
     "The organization behind the status page, one per deployment (admin; an API key or a session is " +
-      "required, else 401). It is created on first start with the name `Status`, brand colour `#2563eb` and " +
-      "time zone `UTC`."
+      "required, else 401). It is created on first start with the name `Status`, brand colour `#2563eb`, " +
+      "time zone `UTC` and maintenance reminders 24 hours ahead."
   ))
 {}

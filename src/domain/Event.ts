@@ -8,6 +8,7 @@ export const EventName = Schema.Literal(
   "maintenance.scheduled",
   "maintenance.started",
   "maintenance.completed",
+  "maintenance.reminder",
   "component.status_changed"
 )
 export type EventName = typeof EventName.Type

@@ -10,7 +10,9 @@ export const IncidentEventName = Schema.Literal("incident.created", "incident.up
 export const MaintenanceEventName = Schema.Literal(
   "maintenance.scheduled",
   "maintenance.started",
-  "maintenance.completed"
+  "maintenance.completed",
+  /** A scheduled window starts within the organization's `maintenanceReminderHours`. */
+  "maintenance.reminder"
 )
 export const ComponentEventName = Schema.Literal("component.status_changed")
 

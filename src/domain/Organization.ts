@@ -30,12 +30,19 @@ export const TimeZone = Schema.String.pipe(
 
 export const OrganizationName = Name(200)
 
+/** Hours before a maintenance window's start that its readers are reminded of it; 0: no reminders. */
+export const MaintenanceReminderHours = Schema.Int.pipe(
+  Schema.between(0, 720, { message: () => "must be a whole number of hours from 0 (no reminders) to 720" }),
+  Schema.annotations({ identifier: "MaintenanceReminderHours" })
+)
+
 export class Organization extends Model.Class<Organization>("Organization")({
   id: Model.Generated(OrganizationId),
   name: OrganizationName,
   logoUrl: Schema.NullOr(Schema.String),
   brandColor: BrandColor,
   timezone: TimeZone,
+  maintenanceReminderHours: MaintenanceReminderHours,
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
 }) {}
@@ -45,5 +52,6 @@ export class UpdateOrganization extends Schema.Class<UpdateOrganization>("Update
   name: Schema.optional(OrganizationName),
   logoUrl: Schema.optional(Schema.NullOr(HttpUrl)),
   brandColor: Schema.optional(BrandColor),
-  timezone: Schema.optional(TimeZone)
+  timezone: Schema.optional(TimeZone),
+  maintenanceReminderHours: Schema.optional(MaintenanceReminderHours)
 }) {}

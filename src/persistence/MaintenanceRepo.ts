@@ -84,6 +84,52 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
         windows.first(sql`${withComponents} where m.id = ${id} for update of m skip locked`),
 
       /**
+       * Ids of the scheduled windows whose start comes within the organization's reminder horizon
+       * after `now` (not at or before it: those start in this pass) and that await their reminder,
+       * soonest first. None when the organization turned reminders off (0 hours).
+       */
+      reminderDue: (now: Date) =>
+        orUnavailable(sql<{ id: MaintenanceId }>`
+          select m.id from maintenance_windows m cross join organizations o
+          where m.status = 'scheduled' and m.reminder_sent_at is null and o.maintenance_reminder_hours > 0
+            and m.scheduled_start > ${now}
+            and m.scheduled_start <= ${now}::timestamptz + o.maintenance_reminder_hours * interval '1 hour'
+          order by m.scheduled_start, m.id`).pipe(Effect.map((rows) => rows.map((row) => row.id))),
+
+      /**
+       * Locks a window that still awaits its reminder at `now` (as `reminderDue` decides it,
+       * checked again under the lock), unless another instance holds it right now.
+       */
+      lockReminderDue: (id: MaintenanceId, now: Date) =>
+        windows.first(sql`${withComponents} cross join organizations o
+          where m.id = ${id} and m.status = 'scheduled' and m.reminder_sent_at is null
+            and o.maintenance_reminder_hours > 0 and m.scheduled_start > ${now}
+            and m.scheduled_start <= ${now}::timestamptz + o.maintenance_reminder_hours * interval '1 hour'
+          for update of m skip locked`),
+
+      /** Records that the window's readers were reminded (or need no reminder) at `at`. */
+      markReminded: (id: MaintenanceId, at: Date) =>
+        orUnavailable(sql`update maintenance_windows set reminder_sent_at = ${at} where id = ${id}`),
+
+      /**
+       * A window scheduled at `now` already inside the reminder horizon gets no reminder: its
+       * `maintenance.scheduled` has just told the readers when it starts.
+       */
+      skipReminderWithin: (id: MaintenanceId, now: Date) =>
+        orUnavailable(sql`
+          update maintenance_windows m set reminder_sent_at = ${now}
+          from organizations o
+          where m.id = ${id}
+            and m.scheduled_start <= ${now}::timestamptz + o.maintenance_reminder_hours * interval '1 hour'`),
+
+      /**
+       * A window whose start moved is reminded of its new start: at once when that is already
+       * inside the horizon, else when it gets there.
+       */
+      forgetReminder: (id: MaintenanceId) =>
+        orUnavailable(sql`update maintenance_windows set reminder_sent_at = null where id = ${id}`),
+
+      /**
        * Private until `setComponents` decides, in the same transaction. The first occurrence of a
        * series is its own series id. None when the series already has this occurrence.
        */

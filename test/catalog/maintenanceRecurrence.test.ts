@@ -87,12 +87,14 @@ it.layer(Stack)("recurring maintenance", (it) => {
       })
       expect(second.id).not.toBe(first.id)
       const events = (yield* outboxSince(mark)).filter((e) => e.event.startsWith("maintenance."))
+      // The pass a second before the start is inside the reminder horizon (24 hours).
       expect(events.map((e) => `${e.event} ${e.payload.id === first.id ? "first" : "second"}`)).toEqual([
         "maintenance.scheduled first",
+        "maintenance.reminder first",
         "maintenance.started first",
         "maintenance.scheduled second"
       ])
-      expect(events[2]!.payload).toMatchObject({ scheduledStart: "2031-03-29T01:00:00.000Z", componentIds: [db.id] })
+      expect(events[3]!.payload).toMatchObject({ scheduledStart: "2031-03-29T01:00:00.000Z", componentIds: [db.id] })
 
       // The public list shows the series' next window.
       const publicList = (yield* sendJson("GET", "/api/v1/status/maintenance")).body as Array<any>

@@ -8,7 +8,13 @@ it.layer(TestServer())("organization", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const org = yield* client.organization.get()
-      expect(org).toMatchObject({ name: "Status", logoUrl: null, brandColor: "#2563eb", timezone: "UTC" })
+      expect(org).toMatchObject({
+        name: "Status",
+        logoUrl: null,
+        brandColor: "#2563eb",
+        timezone: "UTC",
+        maintenanceReminderHours: 24
+      })
 
       const renamed = yield* client.organization.update({
         path: { id: org.id },
@@ -27,7 +33,18 @@ it.layer(TestServer())("organization", (it) => {
         payload: { brandColor: "#FF00aa", logoUrl: null }
       })
       expect(recoloured).toMatchObject({ name: "Acme", brandColor: "#FF00aa", logoUrl: null })
-      expect(yield* client.organization.get()).toEqual(recoloured)
+      for (const hours of [0, 720, 48]) {
+        const reminding = yield* client.organization.update({
+          path: { id: org.id },
+          payload: { maintenanceReminderHours: hours }
+        })
+        expect(reminding).toMatchObject({ name: "Acme", maintenanceReminderHours: hours })
+      }
+      expect(yield* client.organization.get()).toEqual({
+        ...recoloured,
+        maintenanceReminderHours: 48,
+        updatedAt: expect.anything()
+      })
     }))
 
   it.effect("rejects a bad colour, zone or logo URL with 400 and changes nothing", () =>
@@ -49,6 +66,10 @@ it.layer(TestServer())("organization", (it) => {
         ["relative logo", { logoUrl: "/logo.png" }],
         ["javascript logo", { logoUrl: "javascript:alert(1)" }],
         ["blank name", { name: "  " }],
+        ["negative reminder", { maintenanceReminderHours: -1 }],
+        ["reminder beyond 30 days", { maintenanceReminderHours: 721 }],
+        ["fractional reminder", { maintenanceReminderHours: 1.5 }],
+        ["reminder as text", { maintenanceReminderHours: "24" }],
         ["name of wrong type", { name: ["Acme"] }]
       ]
       for (const [label, body] of bad) {

@@ -1,4 +1,4 @@
-/** One event of each of the seven kinds, fixed in time, for the golden files of the formats. */
+/** One event of each of the eight kinds, fixed in time, for the golden files of the formats. */
 import { DateTime } from "effect"
 
 import type { NotificationEvent, Sender } from "../../src/domain/NotificationEvent.js"
@@ -84,6 +84,20 @@ export const sampleEvents: ReadonlyArray<NotificationEvent> = [
     occurredAt: at("2026-03-06T08:15:00.000Z"),
     componentIds: ["cmp_api"],
     data: { id: "cmp_api", name: "Public API", previousStatus: "operational", status: "partial_outage" }
+  },
+  {
+    id: "evt_8",
+    event: "maintenance.reminder",
+    occurredAt: at("2026-03-04T22:00:00.000Z"),
+    componentIds: ["cmp_db"],
+    data: {
+      id: "mnt_1",
+      title: "Database upgrade",
+      status: "scheduled",
+      scheduledStart: "2026-03-05T22:00:00.000Z",
+      scheduledEnd: "2026-03-05T23:30:00.000Z",
+      componentIds: ["cmp_db"]
+    }
   }
 ]
 
@@ -94,5 +108,6 @@ export const mailedEvents = [
   "incident.resolved",
   "maintenance.scheduled",
   "maintenance.started",
-  "maintenance.completed"
+  "maintenance.completed",
+  "maintenance.reminder"
 ]

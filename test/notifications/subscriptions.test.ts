@@ -277,7 +277,7 @@ it.layer(WithMail)("subscriptions", (it) => {
       yield* client.subscriptions.verify({
         path: { token: verifyToken((yield* mailsTo("frank@example.test", 1))[0]!) }
       })
-      // The seven kinds of event, about no particular component, handed over and sent as the dispatcher does.
+      // The eight kinds of event, about no particular component, handed over and sent as the dispatcher does.
       yield* storePublicSubjects(sampleEvents)
       yield* mail.enqueueMany(sampleEvents.map((event) => ({ ...event, id: `kinds_${event.id}`, componentIds: [] })))
       yield* Effect.flatMap(mail.claimDue(100), (due) => Effect.forEach(due, mail.attempt, { discard: true }))
@@ -291,7 +291,8 @@ it.layer(WithMail)("subscriptions", (it) => {
         "[Status] Incident resolved: Elevated API error rates",
         "[Status] Maintenance scheduled: Database upgrade",
         "[Status] Maintenance started: Database upgrade",
-        "[Status] Maintenance completed: Database upgrade"
+        "[Status] Maintenance completed: Database upgrade",
+        "[Status] Reminder: scheduled maintenance Database upgrade starts 5 Mar 2026, 22:00 UTC"
       ])
       expect(notifications.every((m) => m.parsed.text?.includes("frank%40example.test"))).toBe(true)
       yield* sql`delete from subscribers where email = 'frank@example.test'`

@@ -129,6 +129,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         }, { recurrence, seriesId, occurrence: next.index })
         if (Option.isNone(created)) return
         yield* repo.setComponents(created.value, window.componentIds)
+        yield* repo.skipReminderWithin(created.value, DateTime.toDateUtc(now))
         yield* announce("maintenance.scheduled", created.value)
       })
 
@@ -172,6 +173,18 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         }
       }))
 
+    /**
+     * Reminds the readers of one window about to start, if it still awaits its reminder at `now`
+     * and no other instance holds it: the mark and the event commit together, so never twice.
+     */
+    const remind = (id: MaintenanceId, now: DateTime.Utc) =>
+      changes.commit(Effect.gen(function*() {
+        const found = yield* repo.lockReminderDue(id, DateTime.toDateUtc(now))
+        if (Option.isNone(found)) return
+        yield* repo.markReminded(id, DateTime.toDateUtc(now))
+        yield* outbox.append("maintenance.reminder", maintenanceEventData(found.value), found.value.componentIds)
+      }))
+
     return {
       list: Effect.fn("MaintenanceWindows.list")(() => repo.findAll()),
 
@@ -196,6 +209,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             onSome: Effect.succeed
           })
           yield* repo.setComponents(id, componentIds)
+          yield* repo.skipReminderWithin(id, DateTime.toDateUtc(yield* DateTime.now))
           return yield* announce("maintenance.scheduled", id)
         }))
       ),
@@ -229,6 +243,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             yield* repo.setComponents(id, yield* existingComponents(input.componentIds))
           }
           yield* repo.update(id, fields)
+          if (!DateTime.Equivalence(fields.scheduledStart, window.scheduledStart)) yield* repo.forgetReminder(id)
           return yield* reload(id)
         }))
       ),
@@ -260,10 +275,18 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         }))
       ),
 
-      /** Runs every transition due at `now`; each window in its own transaction. */
+      /**
+       * Runs every transition due at `now`, then sends the reminders due at `now`; each window in
+       * its own transaction.
+       */
       runDue: (now: DateTime.Utc) =>
-        repo.due(DateTime.toDateUtc(now)).pipe(
-          Effect.flatMap((ids) => Effect.forEach(ids, (id) => transition(id, now), { discard: true }))
+        Effect.zipRight(
+          repo.due(DateTime.toDateUtc(now)).pipe(
+            Effect.flatMap((ids) => Effect.forEach(ids, (id) => transition(id, now), { discard: true }))
+          ),
+          repo.reminderDue(DateTime.toDateUtc(now)).pipe(
+            Effect.flatMap((ids) => Effect.forEach(ids, (id) => remind(id, now), { discard: true }))
+          )
         )
     } as const
   }),

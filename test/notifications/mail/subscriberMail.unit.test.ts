@@ -32,6 +32,28 @@ describe("subscriber mail", () => {
     })
   })
 
+  it("a reminder names the window's times in the organization's time zone", () => {
+    const reminder = sampleEvents.find((event) => event.event === "maintenance.reminder")!
+    if (reminder.event !== "maintenance.reminder") throw new Error("sample")
+    const mail = notificationMail({
+      event: reminder,
+      sender,
+      email: "a@example.test",
+      unsubscribeToken: "u_1",
+      timeZone: "Europe/Paris"
+    })
+    expect(mail.subject).toBe(
+      "[Acme Cloud] Reminder: scheduled maintenance Database upgrade starts 5 Mar 2026, 23:00 CET"
+    )
+    expect(mail.text).toContain("Starts: 5 Mar 2026, 23:00 CET")
+    expect(mail.text).toContain("Ends: 6 Mar 2026, 00:30 CET")
+    expect(mail.html).toContain("<th align=\"left\">Ends</th><td>6 Mar 2026, 00:30 CET</td>")
+    expect(mail.text).toContain("https://status.acme.test/unsubscribe?email=a%40example.test&token=u_1")
+    // Without a time zone (UTC), as for an organization that never set one.
+    expect(notificationMail({ event: reminder, sender, email: "a@example.test", unsubscribeToken: "u_1" }).subject)
+      .toBe("[Acme Cloud] Reminder: scheduled maintenance Database upgrade starts 5 Mar 2026, 22:00 UTC")
+  })
+
   it("escapes user text in HTML and keeps the subject on one line", () => {
     const mail = notificationMail({
       event: {

@@ -24,13 +24,13 @@ const rendered = (type: WebhookType) =>
 
 describe("webhook formats", () => {
   for (const type of types) {
-    it(`${type} matches its golden file for all seven events`, () => {
+    it(`${type} matches its golden file for all eight events`, () => {
       const actual = rendered(type)
       if (process.env.UPDATE_GOLDEN === "1") {
         writeFileSync(fixture(type), JSON.stringify(actual, null, 2) + "\n")
       }
       const golden = JSON.parse(readFileSync(fixture(type), "utf8"))
-      expect(Object.keys(golden)).toHaveLength(7)
+      expect(Object.keys(golden)).toHaveLength(8)
       expect(actual).toEqual(golden)
     })
   }
@@ -83,6 +83,20 @@ describe("webhook formats", () => {
     }
     expect(new Set(Object.values(toneColor)).size).toBe(Object.keys(toneColor).length)
     expect(new Set(Object.values(teamsTone)).size).toBe(Object.keys(teamsTone).length)
+  })
+
+  it("a maintenance reminder says the window starts soon, in the maintenance colour, in every format", () => {
+    const reminder = sampleEvents.find((event) => event.event === "maintenance.reminder")!
+    const generic = renderPayload("generic", reminder, sender) as { event: string; data: unknown }
+    expect(generic).toMatchObject({ event: "maintenance.reminder", data: reminder.data })
+    const slack = renderPayload("chat_a", reminder, sender) as { attachments: Array<{ title: string; color: string }> }
+    const discord = renderPayload("chat_b", reminder, sender) as { embeds: Array<{ title: string; color: number }> }
+    const teams = JSON.stringify(renderPayload("chat_c", reminder, sender))
+    const title = "Maintenance starts soon: Database upgrade"
+    expect(slack.attachments[0]).toMatchObject({ title, color: toneColor.maintenance })
+    expect(discord.embeds[0]).toMatchObject({ title, color: parseInt(toneColor.maintenance.slice(1), 16) })
+    expect(teams).toContain(title)
+    expect(teams).toContain("\"style\":\"accent\"")
   })
 
   it("escapes Slack markup in user text", () => {

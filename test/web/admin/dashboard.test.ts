@@ -329,12 +329,22 @@ describe("admin dashboard", () => {
     const form = page.getByRole("form", { name: "Organization profile" })
     await form.getByLabel("Name").fill("Acme Status")
     await form.getByLabel("Time zone").fill("Europe/Paris")
+    const reminder = form.getByLabel("Maintenance reminder (hours before the start)")
+    expect(await reminder.inputValue()).toBe("24")
+    await reminder.fill("48")
     await form.getByRole("button", { name: "Save profile" }).click()
     await expect.poll(() => form.getByRole("status").textContent()).toBe("The organization profile was saved.")
     expect(await api((client) => client.organization.get())).toMatchObject({
       name: "Acme Status",
-      timezone: "Europe/Paris"
+      timezone: "Europe/Paris",
+      maintenanceReminderHours: 48
     })
+
+    await reminder.fill("1000")
+    await form.getByRole("button", { name: "Save profile" }).click()
+    await expect.poll(() => reminder.getAttribute("aria-invalid")).toBe("true")
+    expect((await api((client) => client.organization.get())).maintenanceReminderHours).toBe(48)
+    await reminder.fill("48")
 
     await form.getByLabel("Brand colour").fill("blue")
     await form.getByRole("button", { name: "Save profile" }).click()

@@ -51,7 +51,8 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
               event: (yield* decodeEvent(mail.event).pipe(Effect.orDie)) as MailedEvent,
               sender,
               email: mail.email,
-              unsubscribeToken: mail.unsubscribeToken
+              unsubscribeToken: mail.unsubscribeToken,
+              timeZone: profile.timezone
             })
           const error = yield* restore(mailer.send(message)).pipe(
             Effect.timeoutFail({

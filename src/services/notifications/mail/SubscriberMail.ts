@@ -3,6 +3,8 @@
  * notification of an incident or maintenance event with its unsubscribe link and the RFC 8058
  * one-click headers. Text and HTML parts say the same; user text is escaped in HTML.
  */
+import { DateTime } from "effect"
+
 import type { IncidentEvent, MaintenanceEvent, Sender } from "../../../domain/NotificationEvent.js"
 import { formatInstant, present } from "../webhooks/formats/Presentation.js"
 import type { MailMessage } from "./Mailer.js"
@@ -64,19 +66,55 @@ export const verificationMail = (options: {
 
 export type MailedEvent = IncidentEvent | MaintenanceEvent
 
+/** `2026-03-05T22:00:00.000Z` in Europe/Paris -> `5 Mar 2026, 23:00 CET`, as the status page shows times. */
+export const formatLocalInstant = (iso: string, timeZone: string): string => {
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return iso
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short"
+  }).format(date)
+}
+
+/**
+ * A reminder names the window's times in the organization's time zone, as the page does: its
+ * readers plan around their local start, and the subject already says when.
+ */
+const reminderView = (event: MaintenanceEvent, timeZone: string) => {
+  const { data } = event
+  const starts = formatLocalInstant(data.scheduledStart, timeZone)
+  return {
+    title: `Reminder: scheduled maintenance ${data.title} starts ${starts}`,
+    description: "",
+    facts: [
+      { label: "Starts", value: starts },
+      { label: "Ends", value: formatLocalInstant(data.scheduledEnd, timeZone) }
+    ]
+  }
+}
+
 export const notificationMail = (options: {
   readonly event: MailedEvent
   readonly sender: Sender
   readonly email: string
   readonly unsubscribeToken: string
+  /** The organization's time zone, which reminders give the window's times in; UTC when absent. */
+  readonly timeZone?: string
 }): MailMessage => {
   const { email, event, sender, unsubscribeToken } = options
-  const view = present(event, sender)
+  const view = event.event === "maintenance.reminder"
+    ? reminderView(event, options.timeZone ?? "UTC")
+    : present(event, sender)
   const unsubscribe = unsubscribeUrl(sender.url, email, unsubscribeToken)
   const subject = oneLine(`[${sender.name}] ${view.title}`)
   const details = event.event.startsWith("maintenance.")
     ? view.facts
-    : [...view.facts, { label: "Time", value: formatInstant(view.timestamp) }]
+    : [...view.facts, { label: "Time", value: formatInstant(DateTime.formatIso(event.occurredAt)) }]
   return {
     to: email,
     subject,

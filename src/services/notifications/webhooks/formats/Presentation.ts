@@ -68,7 +68,8 @@ const incidentHeadline = {
 const maintenanceHeadline = {
   "maintenance.scheduled": "Maintenance scheduled",
   "maintenance.started": "Maintenance started",
-  "maintenance.completed": "Maintenance completed"
+  "maintenance.completed": "Maintenance completed",
+  "maintenance.reminder": "Maintenance starts soon"
 } as const
 
 const body = (event: NotificationEvent): Omit<Presentation, "url" | "footer" | "timestamp"> => {
@@ -101,7 +102,8 @@ const body = (event: NotificationEvent): Omit<Presentation, "url" | "footer" | "
     }
     case "maintenance.scheduled":
     case "maintenance.started":
-    case "maintenance.completed": {
+    case "maintenance.completed":
+    case "maintenance.reminder": {
       const { data } = event
       return {
         title: `${maintenanceHeadline[event.event]}: ${data.title}`,

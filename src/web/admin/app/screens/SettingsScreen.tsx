@@ -1,9 +1,9 @@
 /** Settings: the organization profile and the API keys. */
-import { DateTime } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import { useState } from "preact/hooks"
 
 import type { ApiKey, CreatedApiKey } from "../../../../domain/Auth.js"
-import type { Organization } from "../../../../domain/Organization.js"
+import { type Organization, UpdateOrganization } from "../../../../domain/Organization.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
@@ -20,6 +20,7 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
   const [logoUrl, setLogoUrl] = useState(organization.logoUrl ?? "")
   const [brandColor, setBrandColor] = useState(organization.brandColor)
   const [timezone, setTimezone] = useState(organization.timezone)
+  const [reminderHours, setReminderHours] = useState(String(organization.maintenanceReminderHours))
   const [message, setMessage] = useState("")
   const { failure, busy, submit, fieldError } = useSubmit()
 
@@ -30,9 +31,16 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
       name: name.trim(),
       logoUrl: logoUrl.trim() === "" ? null : logoUrl.trim(),
       brandColor: brandColor.trim(),
-      timezone: timezone.trim()
+      timezone: timezone.trim(),
+      // Text that is not a number is passed on for the schema to name.
+      maintenanceReminderHours: /^\s*\d+\s*$/.test(reminderHours) ? Number(reminderHours) : reminderHours.trim()
     }
-    const outcome = await submit((api) => api.organization.update({ path: { id: organization.id }, payload }))
+    const outcome = await submit((api) =>
+      Effect.flatMap(
+        Schema.decodeUnknown(UpdateOrganization)(payload),
+        (decoded) => api.organization.update({ path: { id: organization.id }, payload: decoded })
+      )
+    )
     if (outcome.ok) setMessage("The organization profile was saved.")
   }
 
@@ -69,6 +77,16 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
         error={fieldError("timezone")}
       />
       <datalist id="time-zones">{timeZones.map((zone) => <option key={zone} value={zone} />)}</datalist>
+      <TextField
+        id="org-reminder-hours"
+        label="Maintenance reminder (hours before the start)"
+        type="number"
+        inputMode="numeric"
+        value={reminderHours}
+        onInput={setReminderHours}
+        hint="Subscribers and webhooks are reminded of a scheduled window this many hours before it starts; 0 to 720, 0 for no reminders."
+        error={fieldError("maintenanceReminderHours")}
+      />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>Save profile</button>
       </div>
