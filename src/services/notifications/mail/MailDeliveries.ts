@@ -88,6 +88,7 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
             events.filter(isMailedEvent).map((event) => ({
               id: event.id,
               encoded: encodeEvent(event),
+              componentIds: event.componentIds,
               subject: { kind: event.event.startsWith("incident.") ? "incident" : "maintenance", id: event.data.id }
             })),
             dueAt
