@@ -39,7 +39,8 @@ const subscribeVerified = (email: string, componentIds?: ReadonlyArray<string> |
 const listed = (email: string) =>
   Effect.map(
     sendJson("GET", "/api/v1/admin/subscribers"),
-    (r) => (r.body as Array<{ email: string; componentIds: ReadonlyArray<string> | null }>).find((s) => s.email === email)
+    (r) =>
+      (r.body as Array<{ email: string; componentIds: ReadonlyArray<string> | null }>).find((s) => s.email === email)
   )
 
 /** Sends a form as the page's `<form method="post">` does; answers status and HTML. */
@@ -49,14 +50,16 @@ const postForm = (path: string, fields: ReadonlyArray<readonly [string, string]>
     const response = yield* client.execute(
       HttpClientRequest.post(path).pipe(
         HttpClientRequest.setHeaders(headers),
-        HttpClientRequest.bodyText(new URLSearchParams([...fields]).toString(), "application/x-www-form-urlencoded")
+        HttpClientRequest.bodyText(
+          new URLSearchParams(fields.map(([name, value]) => [name, value])).toString(),
+          "application/x-www-form-urlencoded"
+        )
       )
     )
     return { status: response.status, html: yield* response.text }
   }).pipe(Effect.scoped)
 
-const getPage = (path: string) =>
-  Effect.map(sendJson("GET", path), (r) => ({ status: r.status, html: String(r.body) }))
+const getPage = (path: string) => Effect.map(sendJson("GET", path), (r) => ({ status: r.status, html: String(r.body) }))
 
 it.layer(withSmtp(Dispatcher))("per-component subscriptions", (it) => {
   it.effect("a subscriber hears about its components, items naming no public component, and nothing else", () =>
@@ -90,7 +93,13 @@ it.layer(withSmtp(Dispatcher))("per-component subscriptions", (it) => {
       const expected: Record<string, ReadonlyArray<string>> = {
         "api-only@example.test": ["API errors", "Everything slow", "API and batch"],
         "billing-only@example.test": ["Billing delays", "Everything slow", "Billing upgrade"],
-        "everything@example.test": ["API errors", "Billing delays", "Everything slow", "API and batch", "Billing upgrade"],
+        "everything@example.test": [
+          "API errors",
+          "Billing delays",
+          "Everything slow",
+          "API and batch",
+          "Billing upgrade"
+        ],
         "both@example.test": ["API errors", "Billing delays", "Everything slow", "API and batch", "Billing upgrade"]
       }
       const subjects = (email: string) =>
@@ -189,12 +198,14 @@ it.layer(withSmtp(Dispatcher))("per-component subscriptions", (it) => {
       expect(page.html).toContain(`<form method="post" action="/subscription"`)
       expect(yield* listed(email)).toMatchObject({ componentIds: [search] })
 
-      for (const [path, code] of [
-        [`/subscription?email=${encodeURIComponent(email)}&token=wrong`, 404],
-        [`/subscription?email=someone-else%40example.test&token=${token}`, 404],
-        [`/subscription?email=${encodeURIComponent(email)}`, 400],
-        ["/subscription", 400]
-      ] as const) {
+      for (
+        const [path, code] of [
+          [`/subscription?email=${encodeURIComponent(email)}&token=wrong`, 404],
+          [`/subscription?email=someone-else%40example.test&token=${token}`, 404],
+          [`/subscription?email=${encodeURIComponent(email)}`, 400],
+          ["/subscription", 400]
+        ] as const
+      ) {
         const answer = yield* getPage(path)
         expect(answer.status, path).toBe(code)
         expect(answer.html, path).not.toContain("Save choices")

@@ -94,13 +94,13 @@ const subscribeSection = (form: SubscribeForm, components: ReadonlyArray<PublicC
     form._tag === "Invalid" ? form.email : ""
   }"${invalid ? html` aria-invalid="true" aria-describedby="email-error"` : ""}>${
     invalid && html`<p id="email-error" class="error">${form.error}</p>`
-  }</div><button type="submit">Subscribe</button>${
+  }</div>${
     components.length > 0 &&
     componentChoices(components, form._tag === "Invalid" ? form.componentIds : [], {
       legend: "Components",
       error: form._tag === "Invalid" && form.field === "componentIds" ? form.error : undefined
     })
-  }</form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
+  }<button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
 }
 
 /** The status page; `bar` draws a component's uptime bar (UptimeBar.ts). */

@@ -53,8 +53,10 @@ const subscriber = async (email: string) =>
 /** The preferences link of `email`, as every notification mail carries it, on this test server. */
 const preferencesPath = async (email: string) => {
   const [row] = await stack.run(
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ unsubscribeToken: string }>`select unsubscribe_token from subscribers where email = ${email}`)
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{ unsubscribeToken: string }>`select unsubscribe_token from subscribers where email = ${email}`
+    )
   )
   return `/subscription?${new URLSearchParams({ email, token: row!.unsubscribeToken }).toString()}`
 }
@@ -75,6 +77,7 @@ describe("per-component subscriptions in a browser", () => {
     expect(await choices.getByRole("checkbox").count()).toBe(2)
     expect(await choices.getByRole("checkbox", { checked: true }).count()).toBe(0)
     await expectAccessible(page)
+    await screenshot(page, "subscribe-form", artifacts)
 
     // A refused address keeps the ticks.
     await choices.getByLabel("Checkout").check()
