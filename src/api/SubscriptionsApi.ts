@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
-import { NotFound, TooManyRequests } from "../domain/Errors.js"
+import { BadRequest, NotFound, TooManyRequests } from "../domain/Errors.js"
 import {
   OneClickParams,
   Subscribe,
@@ -23,16 +23,22 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.post("subscribe", "/subscribe")
       .setPayload(Subscribe)
       .addSuccess(SubscribeAccepted, { status: 202 })
+      .addError(BadRequest)
       .addError(TooManyRequests)
       .annotateContext(endpointDocs(
         "Subscribe an e-mail address",
-        "Takes `{ email }` (trimmed and lower-cased; at most 254 characters, no whitespace or control " +
-          "characters) and answers **202** with the same `{ message }` whether the address is new, pending or " +
-          "verified; the confirmation mail is sent in the background, so the response time does not tell either. " +
-          "A new or pending address gets a fresh link `{PUBLIC_URL}/subscribe/verify/{token}`, valid 48 hours " +
-          "(a newer request replaces the older link); a verified address gets no mail. The confirmation mail is " +
-          "sent once: a failed send is retried from the database while its link works, so an SMTP outage " +
+        "Takes `{ email, componentIds? }` (`email` trimmed and lower-cased; at most 254 characters, no whitespace " +
+          "or control characters) and answers **202** with the same `{ message }` whether the address is new, " +
+          "pending or verified; the confirmation mail is sent in the background, so the response time does not " +
+          "tell either. A new or pending address gets a fresh link `{PUBLIC_URL}/subscribe/verify/{token}`, valid " +
+          "48 hours (a newer request replaces the older link); a verified address gets no mail. The confirmation " +
+          "mail is sent once: a failed send is retried from the database while its link works, so an SMTP outage " +
           "delays it. The link opens a page whose **Confirm** button confirms; following it confirms nothing.",
+        "`componentIds`: the public components to be mailed about, at most 100; absent, null or `[]` means every " +
+          "component. An item naming none of them is not mailed, unless it names no public component at all. An " +
+          "id that is unknown or not public is **400** `BadRequest` with an issue at each place it appears. A new " +
+          "or pending address takes the choice of its latest request; a verified address keeps its own, which " +
+          "the preferences page linked from every notification mail changes.",
         "Limits: 3 requests per address and 20 per client address per hour, shared by all instances; past them " +
           "**429** `TooManyRequests` with `Retry-After` (seconds) and `retryAfterSeconds`."
       ))
@@ -80,8 +86,9 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .annotateContext(groupDocs(
     "E-mail subscriptions with double opt-in, for the public: no authentication.",
     "Verified subscribers are mailed the incident and maintenance events the public may see (those of public " +
-      "incidents and windows); component status changes are not mailed. Every mail carries an unsubscribe " +
-      "link and a one-click `List-Unsubscribe` header."
+      "incidents and windows), of the components they chose; component status changes are not mailed. Every " +
+      "mail carries a link to the subscriber's preferences page, an unsubscribe link and a one-click " +
+      "`List-Unsubscribe` header."
   ))
 {}
 
@@ -91,7 +98,8 @@ export class SubscribersApi extends HttpApiGroup.make("subscribers")
       .addSuccess(Schema.Array(Subscriber.json))
       .annotateContext(endpointDocs(
         "List subscribers",
-        "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt }`; tokens are never " +
+        "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt, componentIds }`; " +
+          "`componentIds` are the components it is mailed about, null for every component. Tokens are never " +
           "listed. Unverified (pending) addresses are listed too."
       ))
   )

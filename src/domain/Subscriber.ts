@@ -1,6 +1,7 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
+import { ComponentId } from "./Component.js"
 import { Text } from "./Fields.js"
 
 export const SubscriberId = Text(1000).pipe(Schema.brand("SubscriberId"))
@@ -35,14 +36,9 @@ export class Subscriber extends Model.Class<Subscriber>("Subscriber")({
   verifiedAt: Model.Field({
     select: Schema.NullOr(Schema.DateTimeUtcFromDate),
     json: Schema.NullOr(Schema.DateTimeUtc)
-  })
-}) {}
-
-/** A verified subscriber with what a notification mail to them needs. */
-export class Recipient extends Schema.Class<Recipient>("Recipient")({
-  id: SubscriberId,
-  email: Schema.String,
-  unsubscribeToken: Schema.String
+  }),
+  /** The components the subscriber is mailed about; null: every component. */
+  componentIds: Schema.NullOr(Schema.Array(Schema.String))
 }) {}
 
 /** Tokens are URL-safe base64 of random bytes; anything else cannot match one. */
@@ -50,7 +46,22 @@ const Token = Text(200)
 /** A string that could be a token; the HTML forms, which take any text, check with it before a query. */
 export const isToken = Schema.is(Token)
 
-export class Subscribe extends Schema.Class<Subscribe>("Subscribe")({ email: EmailAddress }) {}
+/**
+ * The public components a subscriber chooses (at most 100); absent, null or empty: every
+ * component, as the page's form with no box ticked.
+ */
+export const SubscribedComponents = Schema.NullOr(Schema.Array(ComponentId).pipe(Schema.maxItems(100)))
+
+export class Subscribe extends Schema.Class<Subscribe>("Subscribe")({
+  email: EmailAddress,
+  componentIds: Schema.optional(SubscribedComponents)
+}) {}
+
+/** What the preferences page shows a subscriber: the address and the components chosen (null: all). */
+export interface Preferences {
+  readonly email: string
+  readonly componentIds: ReadonlyArray<string> | null
+}
 
 export class SubscribeAccepted extends Schema.Class<SubscribeAccepted>("SubscribeAccepted")({
   message: Schema.String

@@ -12,7 +12,8 @@ export const SubscriptionsHttp = HttpApiBuilder.group(Api, "subscriptions", (han
       .handle("subscribe", ({ payload, request }) =>
         subscriptions.subscribe(
           payload.email,
-          Option.getOrElse(request.remoteAddress, () => "unknown")
+          Option.getOrElse(request.remoteAddress, () => "unknown"),
+          payload.componentIds
         ).pipe(
           withRetryAfter
         ))

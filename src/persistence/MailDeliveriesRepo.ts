@@ -35,14 +35,17 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
       /**
        * One pending mail per verified subscriber for each event the public may see (its
        * incident or window is stored as public, as on the status page), in the events' order,
-       * due at `dueAt`, in one statement; returns how many mails were new. Idempotent: an event
-       * handed over twice keeps its mails.
+       * due at `dueAt`, in one statement; returns how many mails were new. A subscriber of some
+       * components gets the events naming one of them, and those naming no public component.
+       * Idempotent: an event handed over twice keeps its mails.
        */
       enqueueMany: (
         events: ReadonlyArray<
           {
             readonly id: string
             readonly encoded: unknown
+            /** The components the event is about. */
+            readonly componentIds: ReadonlyArray<string>
             /** The incident or window the event is about. */
             readonly subject: { readonly kind: "incident" | "maintenance"; readonly id: string }
           }
@@ -51,7 +54,11 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
       ) =>
         events.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`
           with e as (
-            select item ->> 'id' as id, item -> 'encoded' as encoded, n
+            select item ->> 'id' as id, item -> 'encoded' as encoded, n,
+                   -- What a subscriber may have chosen: the event's public components.
+                   array(select c.id from components c
+                         where c.is_public and c.id in (select jsonb_array_elements_text(item -> 'componentIds')))
+                     as public_component_ids
             from jsonb_array_elements(${JSON.stringify(events)}::jsonb) with ordinality as x (item, n)
             where case item #>> '{subject,kind}'
               when 'incident' then exists (
@@ -64,6 +71,9 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
           select e.id, e.encoded, s.id, ${dueAt}
           from e cross join subscribers s
           where s.verified_at is not null
+            and (s.all_components or cardinality(e.public_component_ids) = 0 or exists (
+              select from subscriber_components sc
+              where sc.subscriber_id = s.id and sc.component_id = any(e.public_component_ids)))
           order by e.n, s.created_at, s.id
           on conflict (subscriber_id, event_id) do nothing
           returning id`).pipe(Effect.map((rows) => rows.length)),

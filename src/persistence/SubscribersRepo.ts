@@ -2,19 +2,48 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 
 import type { SubscriberId } from "../domain/Subscriber.js"
-import { Recipient, Subscriber } from "../domain/Subscriber.js"
+import { Subscriber } from "../domain/Subscriber.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { MailDelivery } from "./MailDeliveriesRepo.js"
 import { rowsOf } from "./Rows.js"
 
-const subscriberColumns = "id, email, verified_at is not null as verified, created_at, verified_at"
+/** A subscriber's components, in the page's order; null when it takes every component. */
+const componentIdsOf = (alias: string) =>
+  `case when ${alias}.all_components then null else array(
+    select sc.component_id from subscriber_components sc join components c on c.id = sc.component_id
+    where sc.subscriber_id = ${alias}.id order by c.display_order, c.name, c.id) end as component_ids`
+
+const subscriberColumns = `id, email, verified_at is not null as verified, created_at, verified_at, ${
+  componentIdsOf("subscribers")
+}`
 
 export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("SubscribersRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const subscribers = rowsOf(Subscriber)
-    const recipients = rowsOf(Recipient)
     const verifiedEmail = rowsOf(Schema.Struct({ email: Schema.String }))
+    const preferences = rowsOf(
+      Schema.Struct({ email: Schema.String, componentIds: Schema.NullOr(Schema.Array(Schema.String)) })
+    )
+    const ids = rowsOf(Schema.Struct({ id: Schema.String }))
+
+    /**
+     * The CTEs that make the subscriber of CTE `subscriber` (if any) take `componentIds` (null:
+     * all): rows not chosen go, chosen public components come. One statement, no key both
+     * deleted and inserted; a component deleted or made private since the check is skipped.
+     */
+    const chooseComponents = (componentIds: ReadonlyArray<string> | null) => {
+      const chosen = [...componentIds ?? []]
+      return sql`
+          dropped as (
+            delete from subscriber_components sc using subscriber
+            where sc.subscriber_id = subscriber.id and sc.component_id <> all(${chosen}::text[])),
+          added as (
+            insert into subscriber_components (subscriber_id, component_id)
+            select subscriber.id, c.id from subscriber join components c
+              on c.id = any(${chosen}::text[]) and c.is_public
+            on conflict do nothing)`
+    }
     const queuedConfirmation = rowsOf(
       Schema.Struct({ id: Schema.String, attempts: Schema.Int, email: Schema.String, unsubscribeToken: Schema.String })
     )
@@ -27,10 +56,12 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
        * Records a subscription request. A new or still unverified address gets the new token (the
        * previous link stops working) and, in the same statement, its confirmation mail: queued in
        * `mail_deliveries` in place of the previous one, claimed until `claimedUntil` for the
-       * caller to send, and returned. A verified address is left alone and gets none.
+       * caller to send, and returned; its components become `componentIds` (null: all), which
+       * confirming the new link confirms. A verified address is left alone and gets none.
        */
       request: (request: {
         readonly email: string
+        readonly componentIds: ReadonlyArray<string> | null
         readonly token: string
         readonly tokenHash: string
         readonly expiresAt: Date
@@ -39,14 +70,17 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
       }) =>
         queuedConfirmation.first(sql`
           with subscriber as (
-            insert into subscribers (email, verify_token_hash, verify_expires_at, unsubscribe_token)
-            values (${request.email}, ${request.tokenHash}, ${request.expiresAt}, ${request.unsubscribeToken})
+            insert into subscribers (email, verify_token_hash, verify_expires_at, unsubscribe_token, all_components)
+            values (${request.email}, ${request.tokenHash}, ${request.expiresAt}, ${request.unsubscribeToken},
+                    ${request.componentIds === null})
             on conflict (email) do update
               set verify_token_hash = excluded.verify_token_hash,
                   verify_expires_at = excluded.verify_expires_at,
+                  all_components = excluded.all_components,
                   updated_at = now()
               where subscribers.verified_at is null
             returning id, email, unsubscribe_token),
+          ${chooseComponents(request.componentIds)},
           replaced as (
             delete from mail_deliveries m using subscriber
             where m.subscriber_id = subscriber.id and m.kind = 'confirmation'),
@@ -95,6 +129,31 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
           delete from subscribers where email = ${email} and unsubscribe_token = ${unsubscribeToken} returning id`)
           .pipe(Effect.map((rows) => rows.length > 0)),
 
+      /** The subscription an address and unsubscribe token name, as its preferences page shows it. */
+      findPreferences: (email: string, unsubscribeToken: string) =>
+        preferences.first(sql`
+          select email, ${sql.literal(componentIdsOf("s"))} from subscribers s
+          where email = ${email} and unsubscribe_token = ${unsubscribeToken}`),
+
+      /**
+       * Makes the subscription an address and unsubscribe token name take `componentIds` (null:
+       * all), in one statement; false when the pair matches none.
+       */
+      choose: (email: string, unsubscribeToken: string, componentIds: ReadonlyArray<string> | null) =>
+        ids.all(sql`
+          with subscriber as (
+            update subscribers set all_components = ${componentIds === null}, updated_at = now()
+            where email = ${email} and unsubscribe_token = ${unsubscribeToken}
+            returning id),
+          ${chooseComponents(componentIds)}
+          select id from subscriber`).pipe(Effect.map((rows) => rows.length > 0)),
+
+      /** Those of `componentIds` that name public components: what a reader may subscribe to. */
+      publicComponents: (componentIds: ReadonlyArray<string>) =>
+        ids.all(sql`select id from components where id = any(${[...componentIds]}::text[]) and is_public`).pipe(
+          Effect.map((rows) => new Set(rows.map((row) => row.id)))
+        ),
+
       remove: (id: SubscriberId) =>
         orUnavailable(sql`delete from subscribers where id = ${id} returning id`).pipe(
           Effect.map((rows) => rows.length > 0)
@@ -108,12 +167,7 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
             select id from subscribers where verified_at is null and verify_expires_at < ${now}
             limit ${limit} for update skip locked)
           and verified_at is null and verify_expires_at < ${now}
-          returning id`).pipe(Effect.map((rows) => rows.length)),
-
-      /** Everyone a notification mail goes to. */
-      findVerifiedRecipients: () =>
-        recipients.all(sql`
-          select id, email, unsubscribe_token from subscribers where verified_at is not null order by created_at, id`)
+          returning id`).pipe(Effect.map((rows) => rows.length))
     } as const
   })
 }) {}

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto"
 
 import { Clock, Duration, Effect, FiberSet, Option } from "effect"
 
-import { NotFound } from "../../domain/Errors.js"
+import { BadRequest, NotFound } from "../../domain/Errors.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
 import type { SubscriberId } from "../../domain/Subscriber.js"
 import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
@@ -33,6 +33,33 @@ const newToken = () => randomBytes(32).toString("base64url")
 /** Only the hash of a verification token is stored. */
 export const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex")
 
+/**
+ * `componentIds` without duplicates when each names a public component; else a 400 naming the
+ * others at each place they appear. A private component is answered as an unknown one, so a
+ * reader learns nothing of it. Empty means every component (null).
+ */
+const checkPublicComponents = (
+  repo: SubscribersRepo,
+  componentIds: ReadonlyArray<string> | null | undefined
+) =>
+  Effect.gen(function*() {
+    const unique = [...new Set(componentIds ?? [])]
+    if (unique.length === 0) return null
+    const found = yield* repo.publicComponents(unique)
+    const missing = unique.filter((id) => !found.has(id))
+    if (missing.length === 0) return unique
+    return yield* Effect.fail(
+      new BadRequest({
+        message: `Unknown componentIds: ${missing.map((id) => JSON.stringify(id)).join(", ")}`,
+        issues: componentIds!.flatMap((id, index) =>
+          found.has(id) ? [] : [{ path: ["componentIds", index], message: `unknown component ${JSON.stringify(id)}` }]
+        )
+      })
+    )
+  })
+
+const noSubscription = () => new NotFound({ message: "No subscription matches this address and token" })
+
 export class Subscriptions extends Effect.Service<Subscriptions>()("Subscriptions", {
   scoped: Effect.gen(function*() {
     const repo = yield* SubscribersRepo
@@ -42,14 +69,25 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
     const background = yield* FiberSet.make()
 
     return {
-      /** `client` is the caller's network address, the key of the per-client limit. */
-      subscribe: Effect.fn("Subscriptions.subscribe")(function*(email: string, client: string) {
+      /**
+       * `client` is the caller's network address, the key of the per-client limit;
+       * `componentIds` the public components chosen (absent, null or empty: all). A verified
+       * address keeps its choice: only its preferences page, with the token its mail carries,
+       * changes it.
+       */
+      subscribe: Effect.fn("Subscriptions.subscribe")(function*(
+        email: string,
+        client: string,
+        componentIds?: ReadonlyArray<string> | null
+      ) {
         yield* limiter.check(`subscribe:client:${clientBudget(client)}`, subscribeLimits.perClient)
+        const chosen = yield* checkPublicComponents(repo, componentIds)
         yield* limiter.check(`subscribe:address:${email}`, subscribeLimits.perAddress)
         const now = yield* Clock.currentTimeMillis
         const token = newToken()
         const confirmation = yield* repo.request({
           email,
+          componentIds: chosen,
           token,
           tokenHash: hashToken(token),
           expiresAt: new Date(now + Duration.toMillis(Duration.hours(verificationHours))),
@@ -85,12 +123,28 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
       unsubscribe: Effect.fn("Subscriptions.unsubscribe")((email: string, token: string) =>
         // A token PostgreSQL could not even compare (NUL) matches no subscription: not a query.
         (isToken(token) ? repo.unsubscribe(email, token) : Effect.succeed(false)).pipe(
-          Effect.filterOrFail(
-            (removed) => removed,
-            () => new NotFound({ message: "No subscription matches this address and token" })
-          ),
+          Effect.filterOrFail((removed) => removed, noSubscription),
           Effect.as(new Unsubscribed({ unsubscribed: true }))
         )
+      ),
+
+      /** The subscription an address and unsubscribe token name, for its preferences page; else NotFound. */
+      preferences: Effect.fn("Subscriptions.preferences")((email: string, token: string) =>
+        (isToken(token) ? repo.findPreferences(email, token) : Effect.succeed(Option.none())).pipe(
+          Effect.flatMap(Option.match({ onNone: () => Effect.fail(noSubscription()), onSome: Effect.succeed }))
+        )
+      ),
+
+      /**
+       * Changes the components of the subscription an address and unsubscribe token name
+       * (empty or null: all), checked as for `subscribe`; NotFound for a wrong pair.
+       */
+      choose: Effect.fn("Subscriptions.choose")(
+        function*(email: string, token: string, componentIds: ReadonlyArray<string> | null) {
+          const chosen = yield* checkPublicComponents(repo, componentIds)
+          const changed = isToken(token) ? yield* repo.choose(email, token, chosen) : false
+          if (!changed) return yield* Effect.fail(noSubscription())
+        }
       ),
 
       list: Effect.fn("Subscriptions.list")(() => repo.findAll()),

@@ -34,6 +34,7 @@ details{margin:.75rem 0 0}summary{cursor:pointer;font-weight:600;color:#0b57d0}.
 .uptime .small{display:flex;justify-content:space-between;gap:.5rem}.response-times{margin:.75rem 0 0}.response-times svg{display:block;max-width:40rem;height:auto}.small{font-size:.875rem;color:var(--muted);margin:.25rem 0 0}
 .postmortem pre{overflow:auto;background:#f6f8fa;padding:.75rem;border-radius:6px}.postmortem code{font-size:.9em}.timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:.25rem 0 .75rem .9rem}
 form.subscribe{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}form .field{display:grid;gap:.25rem;flex:1 1 16rem}label{font-weight:600}
+fieldset.choices{flex:1 1 100%;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.5rem .9rem}fieldset.choices ul{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:.25rem 1rem;margin-top:.5rem}fieldset.choices label{font-weight:400}fieldset.choices input{width:1.1rem;height:1.1rem;vertical-align:-.15rem}
 input[type=email]{font:inherit;padding:.5rem .6rem;border:1px solid #6e7781;border-radius:6px;width:100%}input[aria-invalid=true]{border:2px solid var(--out)}
 button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid #0b57d0;background:#0b57d0;color:#fff;cursor:pointer}
 .error{color:#a40e26;font-weight:600;margin:.25rem 0 0}.notice{border-left:4px solid var(--up);padding:.5rem .9rem;background:#f6f8fa}.notice.bad{border-color:var(--out)}

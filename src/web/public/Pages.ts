@@ -24,11 +24,43 @@ import { type TimeFormatter, timeFormatter } from "./Times.js"
 export const historyPageSize = 20
 const recentHistory = 5
 
-/** What the subscribe form shows: nothing yet, a refusal of the address, or the outcome. */
+/**
+ * What the subscribe form shows: nothing yet, a refusal of the address or of the components
+ * (with what was entered), or the outcome.
+ */
 export type SubscribeForm =
   | { readonly _tag: "Empty" }
-  | { readonly _tag: "Invalid"; readonly email: string; readonly error: string }
+  | {
+    readonly _tag: "Invalid"
+    readonly field: "email" | "componentIds"
+    readonly email: string
+    readonly componentIds: ReadonlyArray<string>
+    readonly error: string
+  }
   | { readonly _tag: "Done"; readonly message: string; readonly ok: boolean }
+
+/**
+ * A checkbox per public component, named `componentIds` like the API's field, `checked` ticked;
+ * none ticked means every component. With `error`, the group is marked invalid and says why.
+ */
+const componentChoices = (
+  components: ReadonlyArray<PublicComponent>,
+  checked: ReadonlyArray<string>,
+  options: { readonly legend: string; readonly error?: string | undefined }
+) => {
+  const ticked = new Set(checked)
+  return html`<fieldset class="choices" aria-describedby="components-hint${
+    options.error ? " components-error" : ""
+  }"><legend>${options.legend}</legend><p id="components-hint" class="small">Tick none to hear about every component.</p>${
+    options.error && html`<p id="components-error" class="error">${options.error}</p>`
+  }<ul class="plain">${
+    components.map((component, index) =>
+      html`<li><input type="checkbox" id="component-${index}" name="componentIds" value="${component.id}"${
+        ticked.has(component.id) ? " checked" : ""
+      }> <label for="component-${index}">${component.name}</label></li>`
+    )
+  }</ul></fieldset>`
+}
 
 const incidentSummary = (incident: PublicIncident | PublicIncidentDetail, time: TimeFormatter) => {
   const latest = "updates" in incident ? incident.updates.at(-1) : undefined
@@ -54,16 +86,22 @@ const maintenanceItem = (
     window.componentIds.length > 0 && ` · ${names(window.componentIds)}`
   }</p></li>`
 
-const subscribeSection = (form: SubscribeForm) => {
-  const invalid = form._tag === "Invalid"
+const subscribeSection = (form: SubscribeForm, components: ReadonlyArray<PublicComponent>) => {
+  const invalid = form._tag === "Invalid" && form.field === "email"
   return html`<section aria-labelledby="subscribe-title"><h2 id="subscribe-title">Get updates by e-mail</h2>${
     form._tag === "Done" &&
     html`<p class="notice${form.ok ? "" : " bad"}" role="${form.ok ? "status" : "alert"}">${form.message}</p>`
   }<form class="subscribe" method="post" action="/subscribe" novalidate><div class="field"><label for="email">E-mail address</label><input id="email" name="email" type="email" autocomplete="email" required value="${
-    invalid ? form.email : ""
+    form._tag === "Invalid" ? form.email : ""
   }"${invalid ? html` aria-invalid="true" aria-describedby="email-error"` : ""}>${
     invalid && html`<p id="email-error" class="error">${form.error}</p>`
-  }</div><button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
+  }</div>${
+    components.length > 0 &&
+    componentChoices(components, form._tag === "Invalid" ? form.componentIds : [], {
+      legend: "Components",
+      error: form._tag === "Invalid" && form.field === "componentIds" ? form.error : undefined
+    })
+  }<button type="submit">Subscribe</button></form><p class="small">We send a confirmation link first. Or follow the <a href="/api/v1/status/rss">RSS</a> or <a href="/api/v1/status/atom">Atom</a> feed.</p></section>`
 }
 
 /** What the status page shows under a component (its uptime bar and chart) and under a group (its bar). */
@@ -156,7 +194,7 @@ ${
         ? html`<p>No incidents reported recently.</p>`
         : html`<ul class="plain">${past.map((incident) => incidentSummary(incident, time))}</ul>`
     }<p><a href="/history">All past incidents</a></p></section>
-${subscribeSection(form)}`
+${subscribeSection(form, state.components)}`
   return renderPage({ organization, title: `${organization.name} status`, body })
 }
 
@@ -256,3 +294,45 @@ export const confirmSubscriptionForm = (token: string) =>
 /** The page an unsubscribe link opens: one button, so a link scanner that follows it changes nothing. */
 export const unsubscribeForm = (email: string, token: string) =>
   html`<form method="post" action="/unsubscribe"><input type="hidden" name="email" value="${email}"><input type="hidden" name="token" value="${token}"><button type="submit">Unsubscribe ${email}</button></form>`
+
+/** What the preferences page says above its form: nothing, a saved choice, or a refused one. */
+export type PreferencesNotice =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Saved"; readonly message: string }
+  | { readonly _tag: "Invalid"; readonly error: string }
+
+/**
+ * The preferences page of a subscriber mail's link: the components to hear about, ticked as
+ * chosen, and unsubscribing. Both are forms that post, so a link scanner that follows the link
+ * changes nothing; the address and token travel as hidden fields.
+ */
+export const preferencesPage = (
+  state: PublicState,
+  options: {
+    readonly email: string
+    readonly token: string
+    readonly componentIds: ReadonlyArray<string> | null
+    readonly notice: PreferencesNotice
+  }
+) => {
+  const { email, notice, token } = options
+  const pair =
+    html`<input type="hidden" name="email" value="${email}"><input type="hidden" name="token" value="${token}">`
+  const body = html`<h1>Your subscription</h1>${
+    notice._tag === "Saved" && html`<p class="notice" role="status">${notice.message}</p>`
+  }<p>Incident and maintenance updates go to <strong>${email}</strong>.</p>${
+    state.components.length === 0
+      ? html`<p>No components are listed: you hear about every update.</p>`
+      : html`<form method="post" action="/subscription" aria-labelledby="choose-title"><h2 id="choose-title">Choose what you hear about</h2>${pair}${
+        componentChoices(state.components, options.componentIds ?? [], {
+          legend: "Components",
+          error: notice._tag === "Invalid" ? notice.error : undefined
+        })
+      }<p class="small">An update that names no component reaches every subscriber.</p><button type="submit" name="action" value="save">Save choices</button></form>`
+  }<form method="post" action="/subscription" aria-labelledby="stop-title"><h2 id="stop-title">Stop all updates</h2>${pair}<button type="submit" name="action" value="unsubscribe">Unsubscribe ${email}</button></form><p><a href="/">Back to the current status</a></p>`
+  return renderPage({
+    organization: state.organization,
+    title: `Your subscription · ${state.organization.name} status`,
+    body
+  })
+}

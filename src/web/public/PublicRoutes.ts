@@ -1,7 +1,8 @@
 /**
  * The public status page and what hangs off it, served beside the API: `/`, `/incidents/:id`,
  * `/maintenance/:id`, `/history`, the subscribe form (`POST /subscribe`), the landing pages of
- * the e-mail links (`/subscribe/verify/:token`, `/unsubscribe`) with the forms they post, the
+ * the e-mail links (`/subscribe/verify/:token`, `/subscription`, `/unsubscribe`) with the forms
+ * they post, the
  * badge (`/badge.svg`) and the widget (`/widget.json`). All of it works without JavaScript: the
  * forms are plain HTML forms.
  */
@@ -9,12 +10,18 @@ import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } fro
 import { Effect, Either, Option, Schema } from "effect"
 
 import { AppConfig } from "../../Config.js"
-import { EmailAddress } from "../../domain/Subscriber.js"
+import { EmailAddress, SubscribedComponents } from "../../domain/Subscriber.js"
 import { toHttpResponse } from "../../http/PublicResponses.js"
 import { isCrossSiteChange } from "../../http/SameOrigin.js"
 import { Subscriptions } from "../../services/notifications/Subscriptions.js"
 import type { RenderedPage } from "./Layout.js"
-import { confirmSubscriptionForm, messagePage, unsubscribeForm } from "./Pages.js"
+import {
+  confirmSubscriptionForm,
+  messagePage,
+  type PreferencesNotice,
+  preferencesPage,
+  unsubscribeForm
+} from "./Pages.js"
 import { commonHeaders, type EncodedPage, htmlContentType, pageHeaders, PublicPages } from "./PublicPages.js"
 
 /** A page for one visitor (a form's answer): never stored by caches. */
@@ -39,6 +46,12 @@ const searchParam = (request: HttpServerRequest.HttpServerRequest, name: string)
   new URL(request.url, "http://localhost").searchParams.get(name) ?? undefined
 
 const decodeEmail = Schema.decodeUnknownEither(EmailAddress)
+const decodeComponents = Schema.decodeUnknownEither(SubscribedComponents)
+
+/** The components a form's ticked boxes name; null when a value could be no component id. */
+const chosenComponents = (form: URLSearchParams) => Either.getOrNull(decodeComponents(form.getAll("componentIds")))
+
+const componentsRefused = "Choose among the listed components: one of these is no longer offered."
 
 export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -105,17 +118,17 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const given = form.get("email") ?? ""
           const email = decodeEmail(given)
-          if (email._tag === "Left") {
-            const page = yield* pages.statusWithForm({
-              _tag: "Invalid",
-              email: given,
-              error: "Enter an e-mail address, such as name@example.com."
-            })
-            return personalResponse(page, 400)
-          }
-          const client = Option.getOrElse(request.remoteAddress, () =>
-            "unknown")
-          return yield* subscriptions.subscribe(email.right, client).pipe(
+          const componentIds = chosenComponents(form)
+          const refuse = (field: "email" | "componentIds", error: string) =>
+            Effect.map(
+              pages.statusWithForm({ _tag: "Invalid", field, email: given, componentIds: componentIds ?? [], error }),
+              (page) =>
+                personalResponse(page, 400)
+            )
+          if (email._tag === "Left") return yield* refuse("email", "Enter an e-mail address, such as name@example.com.")
+          if (componentIds === null) return yield* refuse("componentIds", componentsRefused)
+          const client = Option.getOrElse(request.remoteAddress, () => "unknown")
+          return yield* subscriptions.subscribe(email.right, client, componentIds).pipe(
             Effect.flatMap((accepted) => pages.statusWithForm({ _tag: "Done", message: accepted.message, ok: true })),
             Effect.map((page) => personalResponse(page)),
             Effect.catchTag("TooManyRequests", (error) =>
@@ -126,7 +139,8 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
                   ok: false
                 }),
                 (page) => personalResponse(page, 429, { "retry-after": String(error.retryAfterSeconds) })
-              ))
+              )),
+            Effect.catchTag("BadRequest", () => refuse("componentIds", componentsRefused))
           )
         })
       )
@@ -172,6 +186,83 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
           Effect.catchTag("NotFound", () => confirmationNotValid)
         )
       )
+    )
+
+    const linkNotValid = answer({
+      title: "Link not valid",
+      message: "No subscription matches this link: it may have ended already. Use the link from the latest e-mail.",
+      ok: false
+    }, 404)
+
+    /** The preferences page of a mail's link, 404 for a pair that names no subscription. */
+    const preferencesAnswer = (
+      email: string,
+      token: string,
+      componentIds: ReadonlyArray<string> | null,
+      notice: PreferencesNotice,
+      status = 200
+    ) =>
+      Effect.map(pages.state, (state) =>
+        personalResponse(preferencesPage(state, { email, token, componentIds, notice }), status))
+
+    // The link in every notification mail: the page only reads; its forms post.
+    yield* router.get(
+      "/subscription",
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const email = decodeEmail(searchParam(request, "email") ?? "")
+        const token = searchParam(request, "token") ?? ""
+        return (email._tag === "Left" || token === ""
+          ? answer({
+            title: "Link not valid",
+            message: "This link is incomplete. Use the link from the latest e-mail.",
+            ok: false
+          }, 400)
+          : subscriptions.preferences(email.right, token).pipe(
+            Effect.flatMap((found) =>
+              preferencesAnswer(found.email, token, found.componentIds, { _tag: "None" })
+            ),
+            Effect.catchTag("NotFound", () => linkNotValid)
+          ))
+          .pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
+      })
+    )
+    yield* router.post(
+      "/subscription",
+      sameSiteForm((form) => {
+        // Addresses are stored as EmailAddress normalizes them (trimmed, lower case).
+        const email = Either.getOrElse(decodeEmail(form.get("email") ?? ""), () => "")
+        const token = form.get("token") ?? ""
+        if (form.get("action") === "unsubscribe") {
+          return subscriptions.unsubscribe(email, token).pipe(
+            Effect.flatMap(() =>
+              answer({ title: "Unsubscribed", message: `${email} will receive no more updates.`, ok: true }, 200)
+            ),
+            Effect.catchTag("NotFound", () => linkNotValid)
+          )
+        }
+        const componentIds = chosenComponents(form)
+        const refused = preferencesAnswer(email, token, componentIds ?? [], {
+          _tag: "Invalid",
+          error: componentsRefused
+        }, 400)
+        if (componentIds === null) return refused
+        return subscriptions.choose(email, token, componentIds).pipe(
+          Effect.zipRight(subscriptions.preferences(email, token)),
+          Effect.flatMap((saved) =>
+            Effect.flatMap(pages.state, (state) => {
+              const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
+              const names = (saved.componentIds ?? []).flatMap((id) => nameOf.get(id) ?? [])
+              return preferencesAnswer(saved.email, token, saved.componentIds, {
+                _tag: "Saved",
+                message: saved.componentIds === null
+                  ? "Saved: you hear about every component."
+                  : `Saved: you hear about ${names.join(", ")}, and about updates that name no component.`
+              })
+            })
+          ),
+          Effect.catchTags({ NotFound: () => linkNotValid, BadRequest: () => refused })
+        )
+      })
     )
 
     yield* router.get(

@@ -17,7 +17,7 @@ describe("subscriber mail", () => {
     expect(mail.text).toContain("48 hours")
   })
 
-  it("maintenance mail shows the window; every notification links to unsubscribe", () => {
+  it("maintenance mail shows the window; every notification links to its preferences page and to unsubscribe", () => {
     const maintenance = sampleEvents.find((event) => event.event === "maintenance.scheduled")!
     if (!isMailedEvent(maintenance) || maintenance.event !== "maintenance.scheduled") throw new Error("sample")
     const mail = notificationMail({ event: maintenance, sender, email: "a+b@example.test", unsubscribeToken: "u_1" })
@@ -25,6 +25,10 @@ describe("subscriber mail", () => {
     expect(mail.text).toContain("Starts: 2026-03-05 22:00 UTC")
     expect(mail.text).toContain("Ends: 2026-03-05 23:30 UTC")
     expect(mail.text).toContain("https://status.acme.test/unsubscribe?email=a%2Bb%40example.test&token=u_1")
+    expect(mail.text).toContain("https://status.acme.test/subscription?email=a%2Bb%40example.test&token=u_1")
+    expect(mail.html).toContain(
+      "href=\"https://status.acme.test/subscription?email=a%2Bb%40example.test&amp;token=u_1\""
+    )
     expect(mail.headers).toEqual({
       "List-Unsubscribe":
         "<https://status.acme.test/api/v1/unsubscribe/one-click?email=a%2Bb%40example.test&token=u_1>",

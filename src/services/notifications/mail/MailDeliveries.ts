@@ -1,6 +1,7 @@
 /**
  * Subscriber mail of incident and maintenance events, delivered from the database: the
- * dispatcher enqueues one mail per verified subscriber when it hands an event over, then sends
+ * dispatcher enqueues one mail per verified subscriber of the event's components when it hands
+ * an event over, then sends
  * the due ones, retrying a failed send after 5 s, 10 s and 20 s like a webhook delivery.
  * Confirmation mails go the same way: queued with the subscription request and sent at once by
  * the process that took it; a failed one is retried by the dispatcher while its link works.
@@ -89,6 +90,7 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
             events.filter(isMailedEvent).map((event) => ({
               id: event.id,
               encoded: encodeEvent(event),
+              componentIds: event.componentIds,
               subject: { kind: event.event.startsWith("incident.") ? "incident" : "maintenance", id: event.data.id }
             })),
             dueAt

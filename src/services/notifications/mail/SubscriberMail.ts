@@ -1,7 +1,7 @@
 /**
  * The mail subscribers receive, as pure functions: the double opt-in confirmation, and the
- * notification of an incident or maintenance event with its unsubscribe link and the RFC 8058
- * one-click headers. Text and HTML parts say the same; user text is escaped in HTML.
+ * notification of an incident or maintenance event with its preferences and unsubscribe links and
+ * the RFC 8058 one-click headers. Text and HTML parts say the same; user text is escaped in HTML.
  */
 import { DateTime } from "effect"
 
@@ -30,6 +30,10 @@ export const verifyUrl = (publicUrl: string, token: string) =>
 /** The page link of subscriber mail (docs/notifications.md, "E-mail links"). */
 export const unsubscribeUrl = (publicUrl: string, email: string, token: string) =>
   `${publicUrl}/unsubscribe?email=${encodeURIComponent(email)}&token=${encodeURIComponent(token)}`
+
+/** The preferences page of subscriber mail: choose components or unsubscribe. */
+export const subscriptionUrl = (publicUrl: string, email: string, token: string) =>
+  `${publicUrl}/subscription?email=${encodeURIComponent(email)}&token=${encodeURIComponent(token)}`
 
 /** The RFC 8058 endpoint that mail clients POST `List-Unsubscribe=One-Click` to. */
 export const oneClickUnsubscribeUrl = (publicUrl: string, email: string, token: string) =>
@@ -111,6 +115,7 @@ export const notificationMail = (options: {
     ? reminderView(event, options.timeZone ?? "UTC")
     : present(event, sender)
   const unsubscribe = unsubscribeUrl(sender.url, email, unsubscribeToken)
+  const preferences = subscriptionUrl(sender.url, email, unsubscribeToken)
   const subject = oneLine(`[${sender.name}] ${view.title}`)
   const details = event.event.startsWith("maintenance.")
     ? view.facts
@@ -127,6 +132,7 @@ export const notificationMail = (options: {
       `Status page: ${sender.url}`,
       "",
       `You receive this because ${email} subscribed to ${sender.name} status updates.`,
+      `Choose the components you hear about: ${preferences}`,
       `Unsubscribe: ${unsubscribe}`
     ].join("\n"),
     html: page(
@@ -142,6 +148,7 @@ export const notificationMail = (options: {
         `<p><a href="${escapeHtml(sender.url)}">View the status page</a></p>`
       ],
       `You receive this because ${escapeHtml(email)} subscribed to ${escapeHtml(sender.name)} status updates. ` +
+        `<a href="${escapeHtml(preferences)}">Choose the components you hear about</a> · ` +
         `<a href="${escapeHtml(unsubscribe)}">Unsubscribe</a>`
     ),
     headers: {

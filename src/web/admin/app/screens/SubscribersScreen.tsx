@@ -1,17 +1,20 @@
-/** Subscribers: who receives incident and maintenance mail, and removing an address. */
+/** Subscribers: who receives incident and maintenance mail about which components, and removing an address. */
 import { useState } from "preact/hooks"
 
 import type { Subscriber } from "../../../../domain/Subscriber.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
-import { useLoad } from "../ui/requests.js"
+import { useComponentChoices, useLoad } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
 
 type SubscriberJson = typeof Subscriber.json.Type
 
 const SubscribersView = () => {
   const [loaded, reload] = useLoad((api) => api.subscribers.list())
+  const components = useComponentChoices()
+  const componentNames = (ids: ReadonlyArray<string>) =>
+    ids.map((id) => components.find((component) => component.id === id)?.name ?? id).join(", ")
   const [message, setMessage] = useState("")
   const [failure, setFailure] = useState<Failure | null>(null)
 
@@ -29,7 +32,7 @@ const SubscribersView = () => {
       <h1>Subscribers</h1>
       <p class="muted">
         People subscribe on the public status page and confirm by e-mail; only confirmed addresses receive
-        notifications.
+        notifications, about the components they chose (and about updates that name no component).
       </p>
       <StatusMessage text={message} />
       <FailureMessage failure={failure} />
@@ -41,6 +44,7 @@ const SubscribersView = () => {
                 <tr>
                   <th scope="col">E-mail</th>
                   <th scope="col">Confirmed</th>
+                  <th scope="col">Components</th>
                   <th scope="col">Subscribed</th>
                   <th scope="col">Actions</th>
                 </tr>
@@ -52,6 +56,7 @@ const SubscribersView = () => {
                     <td>
                       {subscriber.verified ? <When at={subscriber.verifiedAt} /> : <span class="badge">pending</span>}
                     </td>
+                    <td>{subscriber.componentIds === null ? "All" : componentNames(subscriber.componentIds)}</td>
                     <td>
                       <When at={subscriber.createdAt} />
                     </td>
