@@ -236,6 +236,28 @@ it.layer(withSmtp(Dispatcher))("per-component subscriptions", (it) => {
       }
       expect((yield* listed(email))!.componentIds!.toSorted()).toEqual([search, status].toSorted())
 
+      // A group's "All of" box stands for its public components as they are now; an unknown or
+      // private group is refused like an unknown component.
+      const group = yield* post("/api/v1/admin/component-groups", { name: "Discovery" })
+      const hidden = yield* post("/api/v1/admin/component-groups", { name: "Hidden", isPublic: false })
+      for (const id of [search, secret]) {
+        yield* sendJson("PUT", `/api/v1/admin/components/${id}`, { groupId: group.body.id })
+      }
+      const grouped = yield* getPage(`${link.pathname}${link.search}`)
+      expect(grouped.html).toContain(`name="groupIds" value="${group.body.id}"`)
+      expect(grouped.html).toContain("All of Discovery")
+      const byGroup = yield* postForm("/subscription", [...pair, ["groupIds", String(group.body.id)], [
+        "action",
+        "save"
+      ]])
+      expect(byGroup.status).toBe(200)
+      expect(yield* listed(email)).toMatchObject({ componentIds: [search] })
+      for (const groupId of [String(hidden.body.id), "no-such-group"]) {
+        const refused = yield* postForm("/subscription", [...pair, ["groupIds", groupId], ["action", "save"]])
+        expect(refused.status, groupId).toBe(400)
+      }
+      expect(yield* listed(email)).toMatchObject({ componentIds: [search] })
+
       // No box ticked: every component.
       const all = yield* postForm("/subscription", [...pair, ["action", "save"]])
       expect(all.html).toContain("Saved: you hear about every component.")

@@ -43,23 +43,35 @@ export type SubscribeForm =
  * A checkbox per public component, named `componentIds` like the API's field, `checked` ticked;
  * none ticked means every component. With `error`, the group is marked invalid and says why.
  */
+/**
+ * The component checkboxes of the subscribe and preferences forms: each public group under its
+ * name, with an "All of" box (`groupIds`, read as its components at the time of the request),
+ * then the ungrouped components.
+ */
 const componentChoices = (
   components: ReadonlyArray<PublicComponent>,
+  groups: ReadonlyArray<PublicComponentGroup>,
   checked: ReadonlyArray<string>,
   options: { readonly legend: string; readonly error?: string | undefined }
 ) => {
   const ticked = new Set(checked)
+  const byId = new Map(components.map((component) => [component.id, component]))
+  const grouped = new Set(groups.flatMap((group) => group.componentIds))
+  const box = (component: PublicComponent) =>
+    html`<li><input type="checkbox" id="component-${component.id}" name="componentIds" value="${component.id}"${
+      ticked.has(component.id) ? " checked" : ""
+    }> <label for="component-${component.id}">${component.name}</label></li>`
   return html`<fieldset class="choices" aria-describedby="components-hint${
     options.error ? " components-error" : ""
   }"><legend>${options.legend}</legend><p id="components-hint" class="small">Tick none to hear about every component.</p>${
     options.error && html`<p id="components-error" class="error">${options.error}</p>`
   }<ul class="plain">${
-    components.map((component, index) =>
-      html`<li><input type="checkbox" id="component-${index}" name="componentIds" value="${component.id}"${
-        ticked.has(component.id) ? " checked" : ""
-      }> <label for="component-${index}">${component.name}</label></li>`
+    groups.map((group) =>
+      html`<li><fieldset class="choices"><legend>${group.name}</legend><ul class="plain"><li><input type="checkbox" id="group-${group.id}" name="groupIds" value="${group.id}"> <label for="group-${group.id}">All of ${group.name}</label></li>${
+        group.componentIds.flatMap((id) => byId.get(id) ?? []).map(box)
+      }</ul></fieldset></li>`
     )
-  }</ul></fieldset>`
+  }${components.filter((component) => !grouped.has(component.id)).map(box)}</ul></fieldset>`
 }
 
 const incidentSummary = (incident: PublicIncident | PublicIncidentDetail, time: TimeFormatter) => {
@@ -86,7 +98,11 @@ const maintenanceItem = (
     window.componentIds.length > 0 && ` · ${names(window.componentIds)}`
   }</p></li>`
 
-const subscribeSection = (form: SubscribeForm, components: ReadonlyArray<PublicComponent>) => {
+const subscribeSection = (
+  form: SubscribeForm,
+  components: ReadonlyArray<PublicComponent>,
+  groups: ReadonlyArray<PublicComponentGroup>
+) => {
   const invalid = form._tag === "Invalid" && form.field === "email"
   return html`<section aria-labelledby="subscribe-title"><h2 id="subscribe-title">Get updates by e-mail</h2>${
     form._tag === "Done" &&
@@ -97,7 +113,7 @@ const subscribeSection = (form: SubscribeForm, components: ReadonlyArray<PublicC
     invalid && html`<p id="email-error" class="error">${form.error}</p>`
   }</div>${
     components.length > 0 &&
-    componentChoices(components, form._tag === "Invalid" ? form.componentIds : [], {
+    componentChoices(components, groups, form._tag === "Invalid" ? form.componentIds : [], {
       legend: "Components",
       error: form._tag === "Invalid" && form.field === "componentIds" ? form.error : undefined
     })
@@ -194,7 +210,7 @@ ${
         ? html`<p>No incidents reported recently.</p>`
         : html`<ul class="plain">${past.map((incident) => incidentSummary(incident, time))}</ul>`
     }<p><a href="/history">All past incidents</a></p></section>
-${subscribeSection(form, state.components)}`
+${subscribeSection(form, state.components, state.summary.groups)}`
   return renderPage({ organization, title: `${organization.name} status`, body })
 }
 
@@ -324,7 +340,7 @@ export const preferencesPage = (
     state.components.length === 0
       ? html`<p>No components are listed: you hear about every update.</p>`
       : html`<form method="post" action="/subscription" aria-labelledby="choose-title"><h2 id="choose-title">Choose what you hear about</h2>${pair}${
-        componentChoices(state.components, options.componentIds ?? [], {
+        componentChoices(state.components, state.summary.groups, options.componentIds ?? [], {
           legend: "Components",
           error: notice._tag === "Invalid" ? notice.error : undefined
         })

@@ -10,6 +10,7 @@ import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } fro
 import { Effect, Either, Option, Schema } from "effect"
 
 import { AppConfig } from "../../Config.js"
+import type { PublicComponentGroup } from "../../domain/ComponentGroup.js"
 import { EmailAddress, SubscribedComponents } from "../../domain/Subscriber.js"
 import { toHttpResponse } from "../../http/PublicResponses.js"
 import { isCrossSiteChange } from "../../http/SameOrigin.js"
@@ -48,8 +49,20 @@ const searchParam = (request: HttpServerRequest.HttpServerRequest, name: string)
 const decodeEmail = Schema.decodeUnknownEither(EmailAddress)
 const decodeComponents = Schema.decodeUnknownEither(SubscribedComponents)
 
-/** The components a form's ticked boxes name; null when a value could be no component id. */
-const chosenComponents = (form: URLSearchParams) => Either.getOrNull(decodeComponents(form.getAll("componentIds")))
+/**
+ * The components a form's ticked boxes name, a ticked group standing for its public components
+ * as they are now; null when a value could be no component id, or names no public group.
+ */
+const chosenComponents = (form: URLSearchParams, groups: ReadonlyArray<PublicComponentGroup>) => {
+  const members = new Map(groups.map((group) => [group.id, group.componentIds]))
+  const ids = [...form.getAll("componentIds")]
+  for (const groupId of form.getAll("groupIds")) {
+    const ofGroup = members.get(groupId)
+    if (ofGroup === undefined) return null
+    ids.push(...ofGroup)
+  }
+  return Either.getOrNull(decodeComponents([...new Set(ids)]))
+}
 
 const componentsRefused = "Choose among the listed components: one of these is no longer offered."
 
@@ -118,7 +131,7 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const given = form.get("email") ?? ""
           const email = decodeEmail(given)
-          const componentIds = chosenComponents(form)
+          const componentIds = chosenComponents(form, (yield* pages.state).summary.groups)
           const refuse = (field: "email" | "componentIds", error: string) =>
             Effect.map(
               pages.statusWithForm({ _tag: "Invalid", field, email: given, componentIds: componentIds ?? [], error }),
@@ -226,6 +239,29 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
           .pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
       })
     )
+    /** Saves a subscriber's choice from the preferences form and shows the page again with what was saved. */
+    const save = (email: string, token: string, componentIds: ReadonlyArray<string>) =>
+      subscriptions.choose(email, token, componentIds).pipe(
+        Effect.zipRight(subscriptions.preferences(email, token)),
+        Effect.flatMap((saved) =>
+          Effect.flatMap(pages.state, (state) => {
+            const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
+            const names = (saved.componentIds ?? []).flatMap((id) => nameOf.get(id) ?? [])
+            return preferencesAnswer(saved.email, token, saved.componentIds, {
+              _tag: "Saved",
+              message: saved.componentIds === null
+                ? "Saved: you hear about every component."
+                : `Saved: you hear about ${names.join(", ")}, and about updates that name no component.`
+            })
+          })
+        ),
+        Effect.catchTags({
+          NotFound: () => linkNotValid,
+          BadRequest: () =>
+            preferencesAnswer(email, token, componentIds, { _tag: "Invalid", error: componentsRefused }, 400)
+        })
+      )
+
     yield* router.post(
       "/subscription",
       sameSiteForm((form) => {
@@ -240,28 +276,12 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
             Effect.catchTag("NotFound", () => linkNotValid)
           )
         }
-        const componentIds = chosenComponents(form)
-        const refused = preferencesAnswer(email, token, componentIds ?? [], {
-          _tag: "Invalid",
-          error: componentsRefused
-        }, 400)
-        if (componentIds === null) return refused
-        return subscriptions.choose(email, token, componentIds).pipe(
-          Effect.zipRight(subscriptions.preferences(email, token)),
-          Effect.flatMap((saved) =>
-            Effect.flatMap(pages.state, (state) => {
-              const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
-              const names = (saved.componentIds ?? []).flatMap((id) => nameOf.get(id) ?? [])
-              return preferencesAnswer(saved.email, token, saved.componentIds, {
-                _tag: "Saved",
-                message: saved.componentIds === null
-                  ? "Saved: you hear about every component."
-                  : `Saved: you hear about ${names.join(", ")}, and about updates that name no component.`
-              })
-            })
-          ),
-          Effect.catchTags({ NotFound: () => linkNotValid, BadRequest: () => refused })
-        )
+        return Effect.flatMap(pages.state, (state) => {
+          const componentIds = chosenComponents(form, state.summary.groups)
+          return componentIds === null
+            ? preferencesAnswer(email, token, [], { _tag: "Invalid", error: componentsRefused }, 400)
+            : save(email, token, componentIds)
+        })
       })
     )
 
