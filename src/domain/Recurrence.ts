@@ -82,9 +82,17 @@ export const wallTimeAt = (utc: number, timeZone: string): WallTime => {
   }
 }
 
-/** A wall time as if it were UTC: calendar arithmetic on it is plain Date.UTC arithmetic. */
+/** Date.UTC, without its reading of years 0–99 as 1900–1999. */
+const utcMillis = (year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millisecond = 0) => {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month, day)
+  date.setUTCHours(hour, minute, second, millisecond)
+  return date.getTime()
+}
+
+/** A wall time as if it were UTC: calendar arithmetic on it is plain UTC arithmetic. */
 const naive = (wall: WallTime) =>
-  Date.UTC(wall.year, wall.month, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond)
+  utcMillis(wall.year, wall.month, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond)
 
 const fromNaive = (ms: number): WallTime => {
   const d = new Date(ms)
@@ -119,7 +127,7 @@ export const wallTimeToUtc = (wall: WallTime, timeZone: string): number => {
   return valid.length === 0 ? local - before : Math.min(...valid)
 }
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
+const daysInMonth = (year: number, month: number) => new Date(utcMillis(year, month + 1, 0)).getUTCDate()
 
 /** `wall` moved on by `steps` of the frequency; a month lacking the day ends on its last day. */
 const advance = (wall: WallTime, frequency: RecurrenceFrequency, steps: number): WallTime => {
@@ -175,7 +183,12 @@ export const nextOccurrence = (
   timeZone: string
 ): (Span & { readonly index: number }) | undefined => {
   const until = rule.until === undefined ? undefined : rule.until.epochMillis
-  for (let index = after + 1;; index++) {
+  // Start from the last index that surely has ended, not from `after`: a series begun centuries
+  // ago would otherwise be walked one occurrence at a time (365,000 of them for 1,000 daily
+  // years). A period is never longer than its longest month plus an hour of a clock change.
+  const longest = ({ daily: 1, weekly: 7, monthly: 31 }[rule.frequency] * day + 60 * 60 * 1000) * rule.interval
+  const surelyEnded = Math.floor((now - first.end) / longest)
+  for (let index = Math.max(after + 1, surelyEnded);; index++) {
     if (rule.count !== undefined && index >= rule.count) return undefined
     const span = occurrenceAt(first, rule, index, timeZone)
     if (until !== undefined && span.start > until) return undefined

@@ -131,6 +131,19 @@ describe("the next occurrence", () => {
     expect(nextOccurrence(first, daily({ count: 3 }), 0, at("2031-01-09T00:00:00Z"), "UTC")).toBeUndefined()
   })
 
+  it("finds the next of a series begun centuries ago, and keeps early years as they are", () => {
+    const ancient = span("1026-01-01T09:00:00Z", "1026-01-01T10:00:00Z")
+    const next = nextOccurrence(ancient, daily(), 0, at("2031-01-05T09:30:00Z"), "Europe/Paris")
+    // 09:00 UTC was 09:09:21 in Paris (local mean time, 1026); the series keeps that wall time.
+    expect(iso(next!.start).slice(0, 10)).toBe("2031-01-06")
+    expect(next!.end - next!.start).toBe(60 * 60 * 1000)
+    // Years below 100 are not read as 19xx.
+    const early = span("0026-03-01T09:00:00Z", "0026-03-01T10:00:00Z")
+    expect(iso(occurrenceAt(early, { frequency: "monthly", interval: 1 }, 1, "UTC").start)).toBe(
+      "0026-04-01T09:00:00.000Z"
+    )
+  })
+
   it("starts none after until", () => {
     const until = DateTime.unsafeMake("2031-01-03T09:00:00Z")
     expect(nextOccurrence(first, daily({ until }), 1, first.start, "UTC")?.index).toBe(2)

@@ -252,6 +252,14 @@ it.layer(withSmtp(Dispatcher))("per-component subscriptions", (it) => {
       ]])
       expect(byGroup.status).toBe(200)
       expect(yield* listed(email)).toMatchObject({ componentIds: [search] })
+      // A group repeated thousands of times counts once.
+      const repeated = yield* postForm("/subscription", [
+        ...pair,
+        ...Array.from({ length: 5000 }, () => ["groupIds", String(group.body.id)] as const),
+        ["action", "save"]
+      ])
+      expect(repeated.status).toBe(200)
+      expect(yield* listed(email)).toMatchObject({ componentIds: [search] })
       for (const groupId of [String(hidden.body.id), "no-such-group"]) {
         const refused = yield* postForm("/subscription", [...pair, ["groupIds", groupId], ["action", "save"]])
         expect(refused.status, groupId).toBe(400)
@@ -262,6 +270,22 @@ it.layer(withSmtp(Dispatcher))("per-component subscriptions", (it) => {
       const all = yield* postForm("/subscription", [...pair, ["action", "save"]])
       expect(all.html).toContain("Saved: you hear about every component.")
       expect(yield* listed(email)).toMatchObject({ componentIds: null })
+
+      // More than 100 components through a group: refused with its own message, nothing changed.
+      const big = yield* post("/api/v1/admin/component-groups", { name: "Everything else" })
+      for (let i = 0; i < 101; i++) {
+        yield* post("/api/v1/admin/components", { name: `Part ${i}`, groupId: big.body.id })
+      }
+      const tooMany = yield* postForm("/subscription", [...pair, ["groupIds", String(big.body.id)], ["action", "save"]])
+      expect(tooMany.status).toBe(400)
+      expect(tooMany.html).toContain("Choose at most 100 components")
+      expect(yield* listed(email)).toMatchObject({ componentIds: null })
+
+      // A choice whose components are all gone since is not shown as "every component".
+      yield* postForm("/subscription", [...pair, ["componentIds", status], ["action", "save"]])
+      yield* sendJson("DELETE", `/api/v1/admin/components/${status}`)
+      const emptied = yield* getPage(`${link.pathname}${link.search}`)
+      expect(emptied.html).toContain("None of the components you chose is listed any more")
 
       const gone = yield* postForm("/subscription", [...pair, ["action", "unsubscribe"]])
       expect(gone.status).toBe(200)

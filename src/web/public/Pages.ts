@@ -337,6 +337,10 @@ export const preferencesPage = (
   const body = html`<h1>Your subscription</h1>${
     notice._tag === "Saved" && html`<p class="notice" role="status">${notice.message}</p>`
   }<p>Incident and maintenance updates go to <strong>${email}</strong>.</p>${
+    // A choice whose components were all deleted or hidden since: not "every component".
+    notice._tag !== "Invalid" && options.componentIds !== null &&
+    !options.componentIds.some((id) => state.components.some((component) => component.id === id)) &&
+    html`<p class="notice">None of the components you chose is listed any more: you hear only about updates that name no component. Tick some, or save with none ticked to hear about every one.</p>`}${
     state.components.length === 0
       ? html`<p>No components are listed: you hear about every update.</p>`
       : html`<form method="post" action="/subscription" aria-labelledby="choose-title"><h2 id="choose-title">Choose what you hear about</h2>${pair}${

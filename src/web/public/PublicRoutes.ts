@@ -49,22 +49,37 @@ const searchParam = (request: HttpServerRequest.HttpServerRequest, name: string)
 const decodeEmail = Schema.decodeUnknownEither(EmailAddress)
 const decodeComponents = Schema.decodeUnknownEither(SubscribedComponents)
 
+/** How many components a subscriber may choose (SubscribedComponents); more is every component, in effect. */
+const maxChosen = 100
+
 /**
  * The components a form's ticked boxes name, a ticked group standing for its public components
- * as they are now; null when a value could be no component id, or names no public group.
+ * as they are now, each counted once; `refused` when a value could be no component id or names
+ * no public group, `tooMany` past `maxChosen`. Repeated fields are read once each, so a body of
+ * thousands of them costs no more than its distinct values.
  */
-const chosenComponents = (form: URLSearchParams, groups: ReadonlyArray<PublicComponentGroup>) => {
+const chosenComponents = (
+  form: URLSearchParams,
+  groups: ReadonlyArray<PublicComponentGroup>
+): ReadonlyArray<string> | "refused" | "tooMany" => {
   const members = new Map(groups.map((group) => [group.id, group.componentIds]))
-  const ids = [...form.getAll("componentIds")]
-  for (const groupId of form.getAll("groupIds")) {
+  const ids = new Set(form.getAll("componentIds"))
+  for (const groupId of new Set(form.getAll("groupIds"))) {
     const ofGroup = members.get(groupId)
-    if (ofGroup === undefined) return null
-    ids.push(...ofGroup)
+    if (ofGroup === undefined) return "refused"
+    for (const id of ofGroup) ids.add(id)
+    if (ids.size > maxChosen) return "tooMany"
   }
-  return Either.getOrNull(decodeComponents([...new Set(ids)]))
+  if (ids.size > maxChosen) return "tooMany"
+  return Either.getOrElse(decodeComponents([...ids]), () => "refused" as const) ?? []
 }
 
-const componentsRefused = "Choose among the listed components: one of these is no longer offered."
+const choiceRefusals = {
+  refused: "Choose among the listed components: one of these is no longer offered.",
+  tooMany: `Choose at most ${maxChosen} components, or none to hear about every one.`
+} as const
+
+const componentsRefused = choiceRefusals.refused
 
 export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -131,7 +146,8 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const given = form.get("email") ?? ""
           const email = decodeEmail(given)
-          const componentIds = chosenComponents(form, (yield* pages.state).summary.groups)
+          const chosen = chosenComponents(form, (yield* pages.state).summary.groups)
+          const componentIds = typeof chosen === "string" ? null : chosen
           const refuse = (field: "email" | "componentIds", error: string) =>
             Effect.map(
               pages.statusWithForm({ _tag: "Invalid", field, email: given, componentIds: componentIds ?? [], error }),
@@ -139,7 +155,7 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
                 personalResponse(page, 400)
             )
           if (email._tag === "Left") return yield* refuse("email", "Enter an e-mail address, such as name@example.com.")
-          if (componentIds === null) return yield* refuse("componentIds", componentsRefused)
+          if (typeof chosen === "string") return yield* refuse("componentIds", choiceRefusals[chosen])
           const client = Option.getOrElse(request.remoteAddress, () => "unknown")
           return yield* subscriptions.subscribe(email.right, client, componentIds).pipe(
             Effect.flatMap((accepted) => pages.statusWithForm({ _tag: "Done", message: accepted.message, ok: true })),
@@ -277,10 +293,10 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
           )
         }
         return Effect.flatMap(pages.state, (state) => {
-          const componentIds = chosenComponents(form, state.summary.groups)
-          return componentIds === null
-            ? preferencesAnswer(email, token, [], { _tag: "Invalid", error: componentsRefused }, 400)
-            : save(email, token, componentIds)
+          const chosen = chosenComponents(form, state.summary.groups)
+          return typeof chosen === "string"
+            ? preferencesAnswer(email, token, [], { _tag: "Invalid", error: choiceRefusals[chosen] }, 400)
+            : save(email, token, chosen)
         })
       })
     )
