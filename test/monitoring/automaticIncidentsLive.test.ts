@@ -3,9 +3,6 @@
  * check scheduler, the in-process probe, ingest and the automation's clock, against a real local
  * HTTP target that goes down, recovers, flaps and recovers for good.
  */
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
-
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 
@@ -15,35 +12,13 @@ import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { IncidentAutomationClock } from "../../src/workers/IncidentAutomationClock.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { eventually } from "../support/Eventually.js"
+import { SwitchableTarget, SwitchableTargetLive } from "../support/SwitchableTarget.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
-
-/** A target whose answer the test sets. */
-class Target extends Effect.Tag("test/Target")<Target, { url: string; answer: (status: number) => void }>() {}
-
-const TargetLive = Layer.scoped(
-  Target,
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      let status = 200
-      const server = createServer((_req, res) => {
-        res.statusCode = status
-        res.end()
-      })
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      return {
-        server,
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-        answer: (s: number) => (status = s)
-      }
-    }),
-    ({ server }) => Effect.promise(() => new Promise((resolve) => server.close(resolve)))
-  )
-)
 
 const Fleet = Layer.mergeAll(CheckScheduler, IngestConsumer, InProcessProbeLive, IncidentAutomationClock).pipe(
   Layer.provide(InProcessJobTransport.layer()),
   Layer.provideMerge(LiveTestServer()),
-  Layer.merge(TargetLive)
+  Layer.merge(SwitchableTargetLive)
 )
 
 layer(Fleet, { excludeTestServices: true, timeout: "150 seconds" })("automatic incidents, live", (it) => {
@@ -52,7 +27,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "150 seconds" })("automatic i
     () =>
       Effect.gen(function*() {
         const client = yield* ApiClient
-        const target = yield* Target
+        const target = yield* SwitchableTarget
         const component = yield* client.components.create({ payload: { name: "Storefront" } })
         target.answer(503)
         const monitor = yield* client.monitors.create({

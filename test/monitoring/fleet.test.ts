@@ -2,9 +2,6 @@
  * The fleet end to end in one process, as `npm start` runs it without REDIS_URL: the check
  * scheduler, the in-process probe and ingest, against a real local HTTP target, on real time.
  */
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
-
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 
@@ -13,42 +10,20 @@ import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { eventually } from "../support/Eventually.js"
+import { SwitchableTarget, SwitchableTargetLive } from "../support/SwitchableTarget.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
-
-/** A target whose answer the test sets. */
-class Target extends Effect.Tag("test/Target")<Target, { url: string; answer: (status: number) => void }>() {}
-
-const TargetLive = Layer.scoped(
-  Target,
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      let status = 200
-      const server = createServer((_req, res) => {
-        res.statusCode = status
-        res.end()
-      })
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      return {
-        server,
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-        answer: (s: number) => (status = s)
-      }
-    }),
-    ({ server }) => Effect.promise(() => new Promise((resolve) => server.close(resolve)))
-  )
-)
 
 const Fleet = Layer.mergeAll(CheckScheduler, IngestConsumer, InProcessProbeLive).pipe(
   Layer.provide(InProcessJobTransport.layer()),
   Layer.provideMerge(LiveTestServer()),
-  Layer.merge(TargetLive)
+  Layer.merge(SwitchableTargetLive)
 )
 
 layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("fleet in one process", (it) => {
   it.effect("checks a new monitor at once, takes its component down and brings it back", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      const target = yield* Target
+      const target = yield* SwitchableTarget
       const component = yield* client.components.create({ payload: { name: "Shop" } })
       target.answer(503)
       const monitor = yield* client.monitors.create({

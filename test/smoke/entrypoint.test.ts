@@ -42,7 +42,8 @@ describe("npm start on the embedded default", () => {
         status: "operational",
         components: [],
         activeIncidents: [],
-        upcomingMaintenance: []
+        upcomingMaintenance: [],
+        groups: []
       })
       const printed = /Sign in as (\S+) with password (\S+) /.exec(first.output())
       expect(printed?.[1]).toBe("admin@localhost")
