@@ -235,6 +235,37 @@ const hint = (name: string, schema: JsonSchema, ctx: Context): fc.Arbitrary<unkn
       return orNull(schema, fc.uniqueArray(ctx.idFor("components"), { maxLength: 3 }))
     case "templateId":
       return ctx.idFor("incident-templates")
+    // Mostly none: a template or group the fuzzer deleted meanwhile makes the whole body a 404,
+    // and a monitor's update already has few valid bodies among its cross-field rules.
+    case "incidentTemplateId":
+      return fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, {
+        weight: 1,
+        arbitrary: ctx.idFor("incident-templates")
+      })
+    case "groupId":
+      return fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, {
+        weight: 1,
+        arbitrary: ctx.idFor("component-groups")
+      })
+    case "groupIds":
+      return fc.uniqueArray(ctx.idFor("component-groups"), { maxLength: 2 })
+    case "componentStatuses":
+      return fc.uniqueArray(ctx.idFor("components"), { maxLength: 2 }).chain((ids) =>
+        fc.tuple(...ids.map(() => fc.constantFrom("operational", "degraded", "partial_outage", "major_outage")))
+          .map((statuses) => Object.fromEntries(ids.map((id, i) => [id, statuses[i]])))
+      )
+    // Only an update that resolves may restore; false is accepted with every status.
+    case "restoreComponents":
+      return fc.constant(false)
+    case "recurrence":
+      return orNull(
+        schema,
+        fc.record({
+          frequency: fc.constantFrom("daily", "weekly", "monthly"),
+          interval: fc.integer({ min: 1, max: 52 }),
+          count: fc.integer({ min: 1, max: 1000 })
+        })
+      )
     case "regions":
       return orNull(schema, fc.constantFrom(["local"], ["eu-west", "us-east"]))
     case "intervalSeconds":
