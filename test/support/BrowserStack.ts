@@ -3,13 +3,14 @@
  * before the file's tests and closed after them, with no unexpected page error allowed in any
  * test. Call it once at the top of the file.
  */
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import type { Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, expect } from "vitest"
 
 import { adminVariables } from "./Auth.js"
 import { type Browser, launchBrowser, openAdminScreen, unexpectedPageErrors } from "./Browser.js"
 import { startLiveStack } from "./LiveStack.js"
+import { type SmtpCapture, smtpCapture } from "./SmtpCapture.js"
 import { ApiClient } from "./TestServer.js"
 
 export type LiveStack = Awaited<ReturnType<typeof startLiveStack>>
@@ -24,12 +25,16 @@ export interface BrowserStack {
   readonly openScreen: (screen: string) => Promise<Page>
 }
 
-export const useBrowserStack = (variables: Record<string, string> = adminVariables): BrowserStack => {
+export const useBrowserStack = (
+  variables: Record<string, string> = adminVariables,
+  /** Runs before the stack starts; what it answers is added to the stack's variables. */
+  before: () => Promise<Record<string, string>> = async () => ({})
+): BrowserStack => {
   let stack: LiveStack | undefined
   let browser: Browser | undefined
 
   beforeAll(async () => {
-    stack = await startLiveStack(variables)
+    stack = await startLiveStack({ ...variables, ...(await before()) })
     browser = await launchBrowser()
   })
 
@@ -58,4 +63,31 @@ export const useBrowserStack = (variables: Record<string, string> = adminVariabl
     openScreen: (screen) => openAdminScreen(suite.browser, suite.stack.baseUrl, screen)
   }
   return suite
+}
+
+/** The same, with a real SMTP server capturing the stack's mail (`smtp`), closed after the file. */
+export const useBrowserStackWithSmtp = (
+  variables: Record<string, string> = adminVariables
+): BrowserStack & { readonly smtp: SmtpCapture } => {
+  let smtp: SmtpCapture | undefined
+  const scope = Effect.runSync(Scope.make())
+  const suite = useBrowserStack(variables, async () => {
+    smtp = await Effect.runPromise(Scope.extend(smtpCapture, scope))
+    return { SMTP_URL: smtp.url, MAIL_FROM: "Status <status@example.test>" }
+  })
+  afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+  return {
+    get stack() {
+      return suite.stack
+    },
+    get browser() {
+      return suite.browser
+    },
+    api: suite.api,
+    openScreen: suite.openScreen,
+    get smtp() {
+      if (smtp === undefined) throw new Error("the SMTP server starts in beforeAll: use it inside a test")
+      return smtp
+    }
+  }
 }

@@ -5,59 +5,33 @@
  * mail, the page works without JavaScript, is accessible at desktop and phone width, and stays
  * under 100 kB.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import type { Page } from "playwright-core"
 
-import { adminVariables } from "../../support/Auth.js"
 import {
-  type Browser,
   expectAccessible,
   expectStatusMessage,
   launchBrowser,
   openAdminScreen,
   openIncidentInDashboard,
   postIncidentUpdateInDashboard,
-  screenshot,
-  unexpectedPageErrors
+  screenshot
 } from "../../support/Browser.js"
-import { startLiveStack } from "../../support/LiveStack.js"
-import { type SmtpCapture, smtpCapture } from "../../support/SmtpCapture.js"
-import { ApiClient } from "../../support/TestServer.js"
+import { useBrowserStackWithSmtp } from "../../support/BrowserStack.js"
 
 const artifacts = "test/artifacts/status-page"
 
-let stack: Awaited<ReturnType<typeof startLiveStack>>
-let browser: Browser
-let smtpScope: Scope.CloseableScope
-let smtp: SmtpCapture
+const suite = useBrowserStackWithSmtp()
 
-beforeAll(async () => {
-  smtpScope = await Effect.runPromise(Scope.make())
-  smtp = await Effect.runPromise(Scope.extend(smtpCapture, smtpScope))
-  stack = await startLiveStack({ ...adminVariables, SMTP_URL: smtp.url, MAIL_FROM: "Status <status@example.test>" })
-  browser = await launchBrowser()
-})
+const { api } = suite
 
-afterEach(() => {
-  expect(unexpectedPageErrors(browser)).toEqual([])
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await stack?.dispose()
-  await Effect.runPromise(Scope.close(smtpScope, Exit.void))
-})
-
-const api = <A, E>(request: (client: Effect.Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>) =>
-  stack.run(Effect.flatMap(ApiClient, request))
-
-const openAdmin = (screen: string) => openAdminScreen(browser, stack.baseUrl, screen)
+const openAdmin = (screen: string) => openAdminScreen(suite.browser, suite.stack.baseUrl, screen)
 
 /** Reloads the public page until it shows `text` (the snapshot is rebuilt just after a change). */
 const publicPageShowing = async (page: Page, path: string, text: string) => {
   await expect.poll(async () => {
-    await page.goto(`${stack.baseUrl}${path}`)
+    await page.goto(`${suite.stack.baseUrl}${path}`)
     return (await page.locator("main").textContent())?.includes(text)
   }, { timeout: 5000 }).toBe(true)
 }
@@ -70,7 +44,7 @@ describe("public status page in a browser", () => {
     await newComponent.getByRole("button", { name: "Create component" }).click()
     await expectStatusMessage(admin, "Website was created.")
 
-    await admin.goto(`${stack.baseUrl}/admin#/incidents`)
+    await admin.goto(`${suite.stack.baseUrl}/admin#/incidents`)
     await openIncidentInDashboard(admin, {
       title: "Website errors",
       message: "Some pages fail to load.",
@@ -78,7 +52,7 @@ describe("public status page in a browser", () => {
     })
     await postIncidentUpdateInDashboard(admin, "Website errors", "monitoring", "A fix is live; we are watching.")
 
-    await admin.goto(`${stack.baseUrl}/admin#/maintenance`)
+    await admin.goto(`${suite.stack.baseUrl}/admin#/maintenance`)
     const schedule = admin.getByRole("form", { name: "Schedule maintenance" })
     await schedule.getByLabel("Title").fill("Network upgrade")
     await schedule.getByLabel("Starts").fill("2031-05-01T22:00")
@@ -88,7 +62,7 @@ describe("public status page in a browser", () => {
     await expectStatusMessage(admin, "Network upgrade was scheduled.")
     await admin.close()
 
-    const page = await browser.context.newPage()
+    const page = await suite.browser.context.newPage()
     await publicPageShowing(page, "/", "Network upgrade")
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("All systems operational")
     const incidents = page.getByRole("region", { name: "Active incidents" })
@@ -118,25 +92,25 @@ describe("public status page in a browser", () => {
   })
 
   it("subscribes from the public page and confirms through the link in the mail", async () => {
-    const page = await browser.context.newPage()
-    await page.goto(`${stack.baseUrl}/`)
+    const page = await suite.browser.context.newPage()
+    await page.goto(`${suite.stack.baseUrl}/`)
     await page.getByLabel("E-mail address").fill("not-an-address")
     await page.getByRole("button", { name: "Subscribe" }).click()
     await expect.poll(() => page.getByLabel("E-mail address").getAttribute("aria-invalid")).toBe("true")
     expect(await page.locator("#email-error").textContent()).toContain("Enter an e-mail address")
     await expectAccessible(page)
 
-    const before = smtp.messages.length
+    const before = suite.smtp.messages.length
     await page.getByLabel("E-mail address").fill("reader@example.com")
     await page.getByRole("button", { name: "Subscribe" }).click()
     await expect.poll(() => page.getByRole("status").textContent()).toContain("a confirmation link is on its way")
-    const mails = await Effect.runPromise(smtp.waitFor(before + 1))
+    const mails = await Effect.runPromise(suite.smtp.waitFor(before + 1))
     const mail = mails.at(-1)!
     expect(mail.envelopeTo).toEqual(["reader@example.com"])
     const link = /https?:\/\/[^\s"<>]+\/subscribe\/verify\/[\w-]+/.exec(mail.parsed.text ?? "")
     expect(link).not.toBeNull()
     // PUBLIC_URL is not this test server's address: follow the link's path here.
-    const landing = `${stack.baseUrl}${new URL(link![0]).pathname}`
+    const landing = `${suite.stack.baseUrl}${new URL(link![0]).pathname}`
     await page.goto(landing)
     // Following the link confirms nothing yet: the visitor presses the button.
     await page.getByRole("heading", { name: "Confirm your subscription", level: 1 }).waitFor()
@@ -168,7 +142,7 @@ describe("public status page in a browser", () => {
       expect(await page.getByRole("heading", { name: "Checkout errors" }).isVisible()).toBe(true)
       await page.getByLabel("E-mail address").fill("noscript@example.com")
       await page.getByRole("button", { name: "Subscribe" }).click()
-      await page.waitForURL(`${stack.baseUrl}/subscribe`)
+      await page.waitForURL(`${suite.stack.baseUrl}/subscribe`)
       expect(await page.getByRole("status").textContent()).toContain("a confirmation link is on its way")
       await page.getByRole("link", { name: "Incident history" }).click()
       await page.getByRole("heading", { name: "Incident history", level: 1 }).waitFor()
@@ -184,16 +158,16 @@ describe("public status page in a browser", () => {
   it("has no serious accessibility violation and no sideways scrolling, at desktop and phone width", async () => {
     // A component, for its uptime bar.
     await api((client) => client.components.create({ payload: { name: "Search index" } }))
-    const page = await browser.context.newPage()
+    const page = await suite.browser.context.newPage()
     await publicPageShowing(page, "/", "Search index")
     for (const [width, height] of [[1280, 900], [390, 844]] as const) {
       await page.setViewportSize({ width, height })
       for (const path of ["/", "/history", "/unsubscribe?email=a%40example.com&token=t"]) {
-        await page.goto(`${stack.baseUrl}${path}`)
+        await page.goto(`${suite.stack.baseUrl}${path}`)
         await expectAccessible(page)
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
       }
-      await page.goto(`${stack.baseUrl}/`)
+      await page.goto(`${suite.stack.baseUrl}/`)
       await screenshot(page, `status-${width}`, artifacts)
       // A day's details show when its cell is pointed at or tapped, inside the screen, at either end of the bar too.
       const cells = page.locator("ol.bar").first().getByRole("listitem")
@@ -230,7 +204,7 @@ describe("public status page in a browser", () => {
         })
       )
     }
-    const page = await browser.context.newPage()
+    const page = await suite.browser.context.newPage()
     await publicPageShowing(page, "/", `Service ${String(added).padStart(2, "0")}`)
     const weight = await page.evaluate(() => {
       const entries = performance.getEntriesByType("navigation").concat(

@@ -4,55 +4,24 @@
  * and working without JavaScript), and the components in the dashboard's subscriber list.
  */
 import { SqlClient } from "@effect/sql"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 
-import { adminVariables } from "../../support/Auth.js"
-import {
-  type Browser,
-  expectAccessible,
-  launchBrowser,
-  openAdminScreen,
-  screenshot,
-  unexpectedPageErrors
-} from "../../support/Browser.js"
-import { startLiveStack } from "../../support/LiveStack.js"
-import { type SmtpCapture, smtpCapture } from "../../support/SmtpCapture.js"
-import { ApiClient } from "../../support/TestServer.js"
+import { expectAccessible, launchBrowser, openAdminScreen, screenshot } from "../../support/Browser.js"
+import { useBrowserStackWithSmtp } from "../../support/BrowserStack.js"
 
 const artifacts = "test/artifacts/subscription-preferences"
 
-let stack: Awaited<ReturnType<typeof startLiveStack>>
-let browser: Browser
-let smtpScope: Scope.CloseableScope
-let smtp: SmtpCapture
+const suite = useBrowserStackWithSmtp()
 
-beforeAll(async () => {
-  smtpScope = await Effect.runPromise(Scope.make())
-  smtp = await Effect.runPromise(Scope.extend(smtpCapture, smtpScope))
-  stack = await startLiveStack({ ...adminVariables, SMTP_URL: smtp.url, MAIL_FROM: "Status <status@example.test>" })
-  browser = await launchBrowser()
-})
-
-afterEach(() => {
-  expect(unexpectedPageErrors(browser)).toEqual([])
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await stack?.dispose()
-  await Effect.runPromise(Scope.close(smtpScope, Exit.void))
-})
-
-const api = <A, E>(request: (client: Effect.Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>) =>
-  stack.run(Effect.flatMap(ApiClient, request))
+const { api } = suite
 
 const subscriber = async (email: string) =>
   (await api((client) => client.subscribers.list())).find((s) => s.email === email)
 
 /** The preferences link of `email`, as every notification mail carries it, on this test server. */
 const preferencesPath = async (email: string) => {
-  const [row] = await stack.run(
+  const [row] = await suite.stack.run(
     Effect.flatMap(
       SqlClient.SqlClient,
       (sql) => sql<{ unsubscribeToken: string }>`select unsubscribe_token from subscribers where email = ${email}`
@@ -67,9 +36,9 @@ describe("per-component subscriptions in a browser", () => {
     const search = await api((client) => client.components.create({ payload: { name: "Search" } }))
     await api((client) => client.components.create({ payload: { name: "Back office", isPublic: false } }))
 
-    const page = await browser.context.newPage()
+    const page = await suite.browser.context.newPage()
     await expect.poll(async () => {
-      await page.goto(`${stack.baseUrl}/`)
+      await page.goto(`${suite.stack.baseUrl}/`)
       return page.getByRole("group", { name: "Components" }).getByLabel("Search").isVisible()
     }, { timeout: 5000 }).toBe(true)
     const choices = page.getByRole("group", { name: "Components" })
@@ -86,19 +55,19 @@ describe("per-component subscriptions in a browser", () => {
     await expect.poll(() => page.getByLabel("E-mail address").getAttribute("aria-invalid")).toBe("true")
     expect(await page.getByRole("group", { name: "Components" }).getByLabel("Checkout").isChecked()).toBe(true)
 
-    const before = smtp.messages.length
+    const before = suite.smtp.messages.length
     await page.getByLabel("E-mail address").fill("shopper@example.com")
     await page.getByRole("button", { name: "Subscribe" }).click()
     await expect.poll(() => page.getByRole("status").textContent()).toContain("a confirmation link is on its way")
-    const mail = (await Effect.runPromise(smtp.waitFor(before + 1))).at(-1)!
+    const mail = (await Effect.runPromise(suite.smtp.waitFor(before + 1))).at(-1)!
     const link = /https?:\/\/[^\s"<>]+\/subscribe\/verify\/[\w-]+/.exec(mail.parsed.text ?? "")![0]
-    await page.goto(`${stack.baseUrl}${new URL(link).pathname}`)
+    await page.goto(`${suite.stack.baseUrl}${new URL(link).pathname}`)
     await page.getByRole("button", { name: "Confirm subscription" }).click()
     await page.getByRole("heading", { name: "Subscription confirmed", level: 1 }).waitFor()
     expect(await subscriber("shopper@example.com")).toMatchObject({ verified: true, componentIds: [checkout.id] })
 
     // The preferences page: its GET shows the choice (axe needs script, so it checks this one)…
-    await page.goto(`${stack.baseUrl}${await preferencesPath("shopper@example.com")}`)
+    await page.goto(`${suite.stack.baseUrl}${await preferencesPath("shopper@example.com")}`)
     await page.getByRole("heading", { name: "Your subscription", level: 1 }).waitFor()
     expect(await page.getByRole("form", { name: "Choose what you hear about" }).getByLabel("Checkout").isChecked())
       .toBe(true)
@@ -109,7 +78,7 @@ describe("per-component subscriptions in a browser", () => {
     const noScript = await launchBrowser({ javaScriptEnabled: false })
     try {
       const prefs = await noScript.context.newPage()
-      await prefs.goto(`${stack.baseUrl}${await preferencesPath("shopper@example.com")}`)
+      await prefs.goto(`${suite.stack.baseUrl}${await preferencesPath("shopper@example.com")}`)
       await prefs.getByRole("heading", { name: "Your subscription", level: 1 }).waitFor()
       const form = prefs.getByRole("form", { name: "Choose what you hear about" })
       expect(await form.getByLabel("Checkout").isChecked()).toBe(true)
@@ -132,13 +101,13 @@ describe("per-component subscriptions in a browser", () => {
     }
 
     // The dashboard lists the components each subscriber chose.
-    const admin = await openAdminScreen(browser, stack.baseUrl, "subscribers")
+    const admin = await openAdminScreen(suite.browser, suite.stack.baseUrl, "subscribers")
     const row = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: "shopper@example.com" }) })
     await expect.poll(() => row.textContent()).toMatch(/Checkout, Search|Search, Checkout/)
     await expectAccessible(admin)
     await admin.close()
 
-    await page.goto(`${stack.baseUrl}${await preferencesPath("shopper@example.com")}`)
+    await page.goto(`${suite.stack.baseUrl}${await preferencesPath("shopper@example.com")}`)
     await page.getByRole("button", { name: "Unsubscribe shopper@example.com" }).click()
     await page.getByRole("heading", { name: "Unsubscribed", level: 1 }).waitFor()
     expect(await subscriber("shopper@example.com")).toBeUndefined()
@@ -146,8 +115,8 @@ describe("per-component subscriptions in a browser", () => {
   })
 
   it("says so, and changes nothing, for a link whose token is wrong", async () => {
-    const page = await browser.context.newPage()
-    const response = await page.goto(`${stack.baseUrl}/subscription?email=a%40example.com&token=wrong`)
+    const page = await suite.browser.context.newPage()
+    const response = await page.goto(`${suite.stack.baseUrl}/subscription?email=a%40example.com&token=wrong`)
     expect(response!.status()).toBe(404)
     await page.getByRole("heading", { name: "Link not valid", level: 1 }).waitFor()
     expect(await page.getByRole("button").count()).toBe(0)
