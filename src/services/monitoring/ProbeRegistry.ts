@@ -10,7 +10,7 @@
  * most `maxProbesListed` of them. A region sending more names cannot grow it, nor crowd out
  * another region's probes.
  */
-import { Cause, Clock, DateTime, Duration, Effect, Exit } from "effect"
+import { Cause, Clock, DateTime, Duration, Effect, Exit, Ref } from "effect"
 
 import type { ServiceUnavailable } from "../../domain/Errors.js"
 import { ProbeView } from "../../domain/Probe.js"
@@ -58,13 +58,23 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
   effect: Effect.gen(function*() {
     const repo = yield* ProbesRepo
 
-    const [cachedOffline, invalidateOffline] = yield* Effect.cachedInvalidateWithTTL(
-      Effect.gen(function*() {
-        const cutoff = new Date((yield* Clock.currentTimeMillis) - offlineAfter)
-        return new Set(yield* repo.silentRegions(cutoff)) as ReadonlySet<string>
-      }),
-      offlineRegionsCacheTtl
+    // The last answer and when it was read. A caller that finds it stale reads again itself, in
+    // its own transaction, rather than waiting for another fiber's read: on the embedded
+    // database one session serves every connection, so an ingest transaction waiting for a read
+    // that waits for the session would wait forever.
+    const lastOffline = yield* Ref.make<{ readonly at: number; readonly regions: ReadonlySet<string> } | undefined>(
+      undefined
     )
+    const offlineTtl = Duration.toMillis(offlineRegionsCacheTtl)
+    const readOffline = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const last = yield* Ref.get(lastOffline)
+      if (last !== undefined && now - last.at < offlineTtl) return last.regions
+      const regions: ReadonlySet<string> = new Set(yield* repo.silentRegions(new Date(now - offlineAfter)))
+      yield* Ref.set(lastOffline, { at: now, regions })
+      return regions
+    })
+    const invalidateOffline = Ref.set(lastOffline, undefined)
 
     return {
       /**
@@ -149,7 +159,7 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
        * The regions the registry knows whose probes have all been silent for more than
        * `offlineAfter`. Answered from memory for up to a second.
        */
-      offlineRegions: (): Effect.Effect<ReadonlySet<string>, ServiceUnavailable> => cachedOffline
+      offlineRegions: (): Effect.Effect<ReadonlySet<string>, ServiceUnavailable> => readOffline
     } as const
   }),
   dependencies: [ProbesRepo.Default]
