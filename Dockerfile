@@ -3,10 +3,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY . .
+# What `npm start` runs, built once here: plain node then starts it (no npm process beside it).
+RUN npm run build:server
 ENV NODE_ENV=production
 # The service runs as the image's unprivileged `node` user. The code stays root's and read-only
 # to it; the only place it writes is DATA_DIR (./data, the embedded database), created here for it.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
-CMD ["npm", "start"]
+CMD ["node", "dist/server/main.mjs"]

@@ -4,8 +4,10 @@
  * both run the same @effect/sql-pg code, SQL and migrations. The port asks for a password made
  * at each start and known only to this process (EmbeddedSessions): other local users reach it too.
  */
+import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdir } from "node:fs/promises"
+import { access, mkdir } from "node:fs/promises"
+import { createRequire } from "node:module"
 import * as Path from "node:path"
 
 import { NodeContext } from "@effect/platform-node"
@@ -20,12 +22,43 @@ import { Migrations } from "./Migrations.js"
 
 export const poolSize = 10
 
+/**
+ * PostgreSQL's page cache inside PGlite. Its default, 128 MB, is resident once touched and made
+ * most of an idle service's memory; the operating system caches the data files underneath anyway
+ * (docs/benchmarks.md, "Cost per check").
+ */
+const embeddedSharedBuffers = "32MB"
+
+/**
+ * Creates the database files of a new data directory in a child process. PGlite's initdb grows
+ * its own WebAssembly memory to about 600 MB, which this process would keep resident after it
+ * is freed (about 120 MB more at idle, for good: docs/benchmarks.md).
+ */
+const initdbOnce = async (pgdata: string) => {
+  const exists = await access(Path.join(pgdata, "PG_VERSION")).then(() => true, () => false)
+  if (exists) return
+  const pglite = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+  const script =
+    "const { PGlite } = await import(process.argv[1]); await (await PGlite.create(process.argv[2])).close()"
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ["--input-type=module", "-e", script, pglite, pgdata],
+      (error) => error ? reject(error) : resolve()
+    )
+  )
+}
+
 /** Starts PGlite under `dataDir` and serves it on 127.0.0.1 at a free port, behind a new random password. */
 const embeddedServer = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       await mkdir(dataDir, { recursive: true })
-      const db = await PGlite.create(Path.join(dataDir, "pgdata"))
+      const pgdata = Path.join(dataDir, "pgdata")
+      await initdbOnce(pgdata)
+      const db = await PGlite.create(pgdata, {
+        startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${embeddedSharedBuffers}`]
+      })
       const password = randomBytes(32).toString("base64url")
       // One connection more than the pool, so the listener of later issues fits too.
       const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: poolSize + 4 })

@@ -25,6 +25,16 @@ import { ProbeRegistry } from "../services/monitoring/ProbeRegistry.js"
 import { ResultIngest } from "../services/monitoring/ResultIngest.js"
 
 const batchSize = 500
+
+/**
+ * After a batch smaller than `batchSize`, the next read waits this long since the last one began,
+ * so the results arriving meanwhile are stored in one transaction. A transaction costs about
+ * eight statements whatever its size: at 25 results a second, one per read cost most of the
+ * service's CPU per check (docs/benchmarks.md, "Cost per check"). A result waits at most this
+ * long more; at high rates a batch is full and nothing waits. Real time, not the Clock: a test's
+ * TestClock must not hold ingest up.
+ */
+export const batchWindow = Duration.millis(500)
 type IngestError = Effect.Effect.Error<ReturnType<ResultIngest["ingest"]>>
 const retentionBatch = 10_000
 
@@ -107,9 +117,18 @@ const consume = Effect.gen(function*() {
     )
   }
 
+  const liveClock = Clock.make()
   const step = Effect.gen(function*() {
-    yield* store(yield* consumer.read(batchSize, 1000))
+    const began = liveClock.unsafeCurrentTimeMillis()
+    const deliveries = yield* consumer.read(batchSize, 1000)
+    yield* store(deliveries)
     yield* Queue.offer(heartbeatsRead, undefined)
+    if (deliveries.length > 0 && deliveries.length < batchSize) {
+      const waited = liveClock.unsafeCurrentTimeMillis() - began
+      yield* Effect.sleep(Duration.millis(Math.max(0, Duration.toMillis(batchWindow) - waited))).pipe(
+        Effect.withClock(liveClock)
+      )
+    }
     const now = yield* Clock.currentTimeMillis
     if (now - lastClaim >= claimIdleMs) {
       lastClaim = now

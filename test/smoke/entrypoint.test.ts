@@ -1,14 +1,27 @@
 /**
- * Boots the real entry point with no DATABASE_URL (the embedded PGlite default), talks to it
- * over HTTP, stops it with SIGTERM, uses the CLI on the same data, and starts it again.
+ * Boots what `npm start` runs (the server bundle of scripts/buildServer.ts, started by plain
+ * node) with no DATABASE_URL (the embedded PGlite default), talks to it over HTTP, stops it with
+ * SIGTERM, uses the CLI on the same data, and starts it again from the sources.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { randomUUID } from "node:crypto"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 import { describe, expect, it } from "vitest"
 
-import { freePort, runCommand, startService, waitFor200 } from "../support/ChildProcess.js"
+import { freePort, projectRoot, runCommand, startService, waitFor200 } from "../support/ChildProcess.js"
+
+/** The pids of `pid`'s child processes, from /proc. */
+const childrenOf = (pid: number) =>
+  readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).filter((entry) => {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid
+    } catch {
+      return false // gone meanwhile
+    }
+  })
 
 const json = (body: unknown, headers: Record<string, string> = {}) => ({
   method: "POST",
@@ -19,7 +32,10 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
 describe("npm start on the embedded default", () => {
   it("serves, prints the first administrator's password once, keeps data, and the CLI manages access", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "sps-smoke-"))
+    const bundle = `dist/smoke-${randomUUID()}`
     try {
+      const build = await runCommand("scripts/buildServer.ts", ["--outdir", bundle], {})
+      expect(build.code, build.stderr).toBe(0)
       const port = await freePort()
       const base = `http://127.0.0.1:${port}`
       const env = {
@@ -34,9 +50,17 @@ describe("npm start on the embedded default", () => {
         SMTP_URL: ""
       }
 
-      const first = startService("src/main.ts", env)
+      const first = startService(`${bundle}/main.mjs`, env, { plainNode: true })
       // Ready once the whole API is up (the public fast path may answer a little earlier).
       await waitFor200(`${base}/readyz`, 60_000, first)
+      // One process: the database files were made by a child that has exited, and the dashboard
+      // is the prebuilt one, with no esbuild process behind it.
+      expect(childrenOf(first.child.pid!)).toEqual([])
+      const dashboard = await fetch(`${base}/admin/app.js`)
+      expect(dashboard.status).toBe(200)
+      expect(Buffer.from(await dashboard.arrayBuffer())).toEqual(
+        readFileSync(join(projectRoot, bundle, "dashboard/app.js"))
+      )
       const summary = await fetch(`${base}/api/v1/status`)
       expect(await summary.json()).toEqual({
         status: "operational",
@@ -102,6 +126,7 @@ describe("npm start on the embedded default", () => {
       expect(await second.exited).toBe(0)
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
+      rmSync(join(projectRoot, bundle), { recursive: true, force: true })
     }
   }, 180_000)
 })

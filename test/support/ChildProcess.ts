@@ -25,14 +25,17 @@ export interface Service {
 /**
  * Starts `tsx <entry>` with exactly the given environment (plus PATH and HOME). With
  * `directNode`, it runs `node --import tsx <entry>` instead: one process, so a signal sent to
- * `child` reaches the service itself rather than a tsx wrapper.
+ * `child` reaches the service itself rather than a tsx wrapper. With `plainNode`, `node <entry>`
+ * (a built bundle, as `npm start` runs it).
  */
 export const startService = (
   entry: string,
   env: Record<string, string>,
-  options: { readonly directNode?: boolean } = {}
+  options: { readonly directNode?: boolean; readonly plainNode?: boolean } = {}
 ): Service => {
-  const [command, args] = options.directNode
+  const [command, args] = options.plainNode
+    ? [process.execPath, [entry]]
+    : options.directNode
     ? [process.execPath, ["--import", "tsx", entry]]
     : [`${projectRoot}/node_modules/.bin/tsx`, [entry]]
   const child = spawn(command, args, {

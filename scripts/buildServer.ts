@@ -1,0 +1,56 @@
+/**
+ * Builds what `npm start` runs (`npm run build:server`, run by npm before `start`): src/main.ts
+ * and the modules it imports, bundled by esbuild into `dist/server/main.mjs`, and the dashboard
+ * prebuilt beside it (`dist/server/dashboard/app.js`, `styles.css`). Plain `node` then runs the
+ * service in one process: no tsx wrapper, compiler thread or source maps kept in memory, and no
+ * esbuild service process after bundling the dashboard (docs/benchmarks.md, "Cost per check").
+ * It takes about a second.
+ *
+ * Effect's packages are bundled, so only the modules the service uses are loaded: their indexes
+ * import every module (the two API documentation UIs alone hold about 20 MB of source text).
+ * Every other package stays an import from node_modules, as installed.
+ *
+ * `dist/server/` is two folders below the root, as `src/persistence/` is, so
+ * `new URL("../../migrations", import.meta.url)` still finds `migrations/`. `--outdir dist/<name>`
+ * builds elsewhere at the same depth (the smoke test builds its own).
+ */
+import { rmSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+import * as esbuild from "esbuild"
+
+import { dashboardBuildOptions } from "../src/web/admin/AdminBundle.js"
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
+const outdirArgument = process.argv.indexOf("--outdir")
+const outdir = resolve(root, outdirArgument === -1 ? "dist/server" : process.argv[outdirArgument + 1]!)
+const dashboardFolder = "dashboard"
+
+const bundleEffectOnly: esbuild.Plugin = {
+  name: "bundle-effect-only",
+  setup(build) {
+    build.onResolve(
+      { filter: /^[^./]/ },
+      ({ path }) => /^(effect|@effect\/)/.test(path) ? undefined : { path, external: true }
+    )
+  }
+}
+
+rmSync(outdir, { recursive: true, force: true })
+await Promise.all([
+  esbuild.build({
+    entryPoints: [join(root, "src/main.ts")],
+    outfile: join(outdir, "main.mjs"),
+    bundle: true,
+    plugins: [bundleEffectOnly],
+    platform: "node",
+    format: "esm",
+    target: ["node20"],
+    sourcemap: "linked",
+    define: { STATUS_PAGE_PREBUILT_DASHBOARD: JSON.stringify(`./${dashboardFolder}/`) },
+    logLevel: "warning"
+  }),
+  esbuild.build({ ...dashboardBuildOptions, outdir: join(outdir, dashboardFolder) })
+])
+await esbuild.stop()
