@@ -3,7 +3,7 @@
  * same headers, conditional requests (304) and gzip negotiation for the Effect handlers and for
  * the request-listener fast path.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
 
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
@@ -39,18 +39,21 @@ export const acceptsGzip = (acceptEncoding: string | undefined) => {
   return quality > 0
 }
 
+/** The headers of a 304 for `response`, as sent gzipped or not. */
+const validatorHeaders = (response: CachedResponse, gzip: boolean): Record<string, string> => ({
+  ...response.headers,
+  // The gzipped bytes are another representation of the same content: a weak validator (as
+  // nginx gives them), which If-None-Match matches all the same.
+  etag: gzip ? `W/${response.etag}` : response.etag,
+  "cache-control": cacheControl,
+  // Even when this body is too small to gzip: the next one at this URL may be gzipped.
+  vary: "Accept-Encoding"
+})
+
 /** The answer to a GET of `response`: 304 when the client has it, else the bytes, gzipped when both sides can. */
 const answerFor = (request: IncomingHttpHeaders, response: CachedResponse) => {
   const gzip = response.gzipped !== undefined && acceptsGzip(request["accept-encoding"])
-  const headers: Record<string, string> = {
-    ...response.headers,
-    // The gzipped bytes are another representation of the same content: a weak validator (as
-    // nginx gives them), which If-None-Match matches all the same.
-    etag: gzip ? `W/${response.etag}` : response.etag,
-    "cache-control": cacheControl,
-    // Even when this body is too small to gzip: the next one at this URL may be gzipped.
-    vary: "Accept-Encoding"
-  }
+  const headers = validatorHeaders(response, gzip)
   if (notModified(request["if-none-match"], response.etag)) return { status: 304, headers, body: undefined }
   if (gzip) headers["content-encoding"] = "gzip"
   return { status: 200, headers, body: gzip ? response.gzipped! : response.body }
@@ -64,13 +67,77 @@ export const toHttpResponse = (response: CachedResponse) =>
       : HttpServerResponse.uint8Array(body, { status, contentType: response.contentType, headers })
   })
 
+/** One representation of a cached response as the fast path writes it: its bytes and both answers' headers. */
+interface NodeAnswer {
+  readonly body: Uint8Array
+  readonly ok: OutgoingHttpHeaders
+  readonly notModified: OutgoingHttpHeaders
+}
+
+const nodeAnswer = (response: CachedResponse, gzip: boolean): NodeAnswer => {
+  const notModified = validatorHeaders(response, gzip)
+  const body = gzip ? response.gzipped! : response.body
+  return {
+    body,
+    notModified,
+    ok: {
+      ...notModified,
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+      "content-type": response.contentType,
+      "content-length": body.byteLength
+    }
+  }
+}
+
+/**
+ * The fast path's answers per cached response, built at its first request and reused by every
+ * other until the response is replaced (and collected): a page read thousands of times a second
+ * then costs no header object, spread or string per request. Node only reads the headers passed
+ * to `writeHead`.
+ */
+const nodeAnswers = new WeakMap<CachedResponse, { readonly plain: NodeAnswer; readonly gzipped?: NodeAnswer }>()
+
+const nodeAnswersOf = (response: CachedResponse) => {
+  let answers = nodeAnswers.get(response)
+  if (answers === undefined) {
+    answers = {
+      plain: nodeAnswer(response, false),
+      ...(response.gzipped === undefined ? {} : { gzipped: nodeAnswer(response, true) })
+    }
+    nodeAnswers.set(response, answers)
+  }
+  return answers
+}
+
+/**
+ * Whether gzip is accepted, by `Accept-Encoding` value: browsers send a handful of values, so
+ * each is parsed once. Bounded, since clients choose what they send.
+ */
+const gzipAccepted = new Map<string, boolean>()
+
+const acceptsGzipCached = (acceptEncoding: string | undefined) => {
+  if (acceptEncoding === undefined) return false
+  let accepted = gzipAccepted.get(acceptEncoding)
+  if (accepted === undefined) {
+    accepted = acceptsGzip(acceptEncoding)
+    if (gzipAccepted.size >= 64) gzipAccepted.clear()
+    gzipAccepted.set(acceptEncoding, accepted)
+  }
+  return accepted
+}
+
+/** As `toHttpResponse`, the same status, headers and bytes, written straight to Node's response. */
 export const writeNode = (request: IncomingMessage, out: ServerResponse, response: CachedResponse) => {
-  const { body, headers, status } = answerFor(request.headers, response)
-  if (body === undefined) {
-    out.writeHead(status, headers)
+  const answers = nodeAnswersOf(response)
+  const answer = answers.gzipped !== undefined && acceptsGzipCached(request.headers["accept-encoding"])
+    ? answers.gzipped
+    : answers.plain
+  const ifNoneMatch = request.headers["if-none-match"]
+  if (ifNoneMatch !== undefined && notModified(ifNoneMatch, response.etag)) {
+    out.writeHead(304, answer.notModified)
     out.end()
   } else {
-    out.writeHead(status, { ...headers, "content-type": response.contentType, "content-length": body.byteLength })
-    out.end(body)
+    out.writeHead(200, answer.ok)
+    out.end(answer.body)
   }
 }

@@ -25,12 +25,13 @@ class IntervalRow extends Schema.Class<IntervalRow>("IntervalRow")({
   endedAt: Schema.NullOr(Schema.DateFromSelf)
 }) {}
 
-class TotalsRow extends Schema.Class<TotalsRow>("TotalsRow")({
+/** A struct, not a class: decoding a thousand rows into class instances took about 3.5 ms, a third of the read. */
+const TotalsRow = Schema.Struct({
   componentId: Schema.String,
   componentName: Schema.String,
   observedSeconds: Schema.Number,
   downtimeSeconds: Schema.Number
-}) {}
+})
 
 class BucketRow extends Schema.Class<BucketRow>("BucketRow")({
   componentId: Schema.String,
@@ -53,6 +54,8 @@ export interface RollupRow {
   readonly downtimeSeconds: number
 }
 
+const week = 7 * 24 * 3_600_000
+
 /** Rows per insert statement: 5 parameters each stays far below PostgreSQL's 65535. */
 const insertChunk = 5000
 
@@ -66,6 +69,22 @@ export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
     const watermarks = rowsOf(WatermarkRow)
     const dirty = rowsOf(DirtyRow)
     const buckets = rowsOf(BucketRow)
+
+    const bucketsSince = (granularity: Granularity, from: Date) =>
+      sql`select component_id, observed_seconds, downtime_seconds from uptime_rollups
+          where granularity = ${granularity} and bucket_start >= ${from}`
+    /**
+     * The days since `from` as the weekly sums (uptime_rollup_weeks, kept from the days by a
+     * trigger) of the weeks that start since, plus the days before the first of them: 90 days of
+     * a component are about 16 rows instead of 90.
+     */
+    const daysSince = (from: Date) =>
+      sql`select component_id, observed_seconds, downtime_seconds from uptime_rollup_weeks
+          where week_start >= ${from}
+          union all
+          select component_id, observed_seconds, downtime_seconds from uptime_rollups
+          where granularity = 'day' and bucket_start >= ${from} and bucket_start < ${new Date(from.getTime() + week)}
+            and uptime_week_of(bucket_start) < ${from}`
 
     return {
       /** Everything the calculation needs for [from, to): each component's status at `from` and changes since. */
@@ -114,17 +133,22 @@ export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
           { discard: true }
         ),
 
-      /** Sums of the buckets since `from` for every public component (none yet: zero). */
+      /**
+       * Sums of the buckets since `from` for every public component (none yet: zero). The buckets
+       * are summed before they meet the components: joining each bucket row cost half the read.
+       */
       publicTotals: (granularity: Granularity, from: Date) =>
         totals.all(sql`
           select c.id as component_id, c.name as component_name,
-                 coalesce(sum(r.observed_seconds), 0)::float8 as observed_seconds,
-                 coalesce(sum(r.downtime_seconds), 0)::float8 as downtime_seconds
+                 coalesce(t.observed_seconds, 0)::float8 as observed_seconds,
+                 coalesce(t.downtime_seconds, 0)::float8 as downtime_seconds
           from components c
-          left join uptime_rollups r
-            on r.component_id = c.id and r.granularity = ${granularity} and r.bucket_start >= ${from}
+          left join (
+            select component_id, sum(observed_seconds) as observed_seconds, sum(downtime_seconds) as downtime_seconds
+            from (${granularity === "day" ? daysSince(from) : bucketsSince(granularity, from)}) as buckets
+            group by component_id
+          ) as t on t.component_id = c.id
           where c.is_public
-          group by c.id, c.name, c.display_order
           order by c.display_order, c.name, c.id`),
 
       /** The buckets since `from` of every public component, one row per component and bucket. */

@@ -1,7 +1,8 @@
 /**
- * Benchmark of the public summary under load: GET /api/v1/status of the real service (20
- * components, 5 active incidents, 3 maintenance windows, PostgreSQL behind it) against a bare
- * node:http server that returns the same bytes, in alternating rounds of the same run, each
+ * Benchmark of the public reads under load: GET /api/v1/status, then the status page (`/`)
+ * without and with `Accept-Encoding: gzip`, of the real service (20 components, 5 active
+ * incidents, 3 maintenance windows, PostgreSQL behind it), each against a bare node:http server
+ * that returns the same status, headers and bytes, in alternating rounds of the same run, each
  * loaded by autocannon in its own process with 64 connections. It measures and prints; it
  * asserts nothing. Needs PostgreSQL as the tests do (TEST_DATABASE_URL).
  *
@@ -14,7 +15,8 @@
  *   npm run bench:public            (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS override)
  */
 import { execFile } from "node:child_process"
-import { createServer } from "node:http"
+import type { IncomingHttpHeaders } from "node:http"
+import { createServer, get } from "node:http"
 import type { AddressInfo } from "node:net"
 
 import { HttpServer } from "@effect/platform"
@@ -39,6 +41,8 @@ interface Result {
   readonly p999: number
   readonly max: number
   readonly non2xx: number
+  /** Requests answered in the whole load. */
+  readonly total: number
 }
 
 /** Runs autocannon in a child process, so the load generator does not share the servers' event loop. */
@@ -57,10 +61,24 @@ const load = (url: string, headers: ReadonlyArray<string> = []) =>
           p99: report.latency.p99,
           p999: report.latency.p99_9,
           max: report.latency.max,
-          non2xx: report.non2xx
+          non2xx: report.non2xx,
+          total: report.requests.total
         }))
       }
     )
+  })
+
+/**
+ * `load`, with the CPU time this process spent per request answered, in µs: the servers run
+ * here and autocannon does not, so on a machine whose other work blurs throughput this still
+ * tells what each answer costs.
+ */
+const loadWithCpu = (url: string, headers: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const before = process.cpuUsage()
+    const result = yield* load(url, headers)
+    const used = process.cpuUsage(before)
+    return { ...result, cpu: (used.user + used.system) / Math.max(1, result.total) }
   })
 
 /** The bench's API key (admin writes need one). */
@@ -152,6 +170,43 @@ const seed = (base: string) =>
 
 const fixed = (n: number) => n.toFixed(0).padStart(8)
 
+const mean = (results: ReadonlyArray<Result>, key: keyof Result) =>
+  results.reduce((sum, r) => sum + r[key], 0) / results.length
+
+interface RawResponse {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: Buffer
+}
+
+/** A GET as autocannon sends it, with the body as it travelled (not unpacked). */
+const rawGet = (url: string, headers: Record<string, string>) =>
+  new Promise<RawResponse>((resolve, reject) => {
+    get(url, { headers, agent: false }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
+      response.on("error", reject)
+    }).on("error", reject)
+  })
+
+/** A bare node:http server that answers every request with `reference`'s status, headers and bytes; its base URL. */
+const bareServer = (reference: RawResponse) =>
+  Effect.gen(function*() {
+    // Node writes these itself, per connection and response.
+    const { connection: _c, date: _d, "keep-alive": _k, "transfer-encoding": _t, ...headers } = reference.headers
+    const server = createServer((_request, response) => {
+      response.writeHead(reference.status, headers)
+      response.end(reference.body)
+    })
+    yield* Effect.acquireRelease(
+      Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+      () => Effect.promise(() => new Promise((resolve) => server.close(resolve)))
+    )
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+
 const main = Effect.gen(function*() {
   const { url } = yield* freshDatabaseUrl
   const service = yield* Layer.build(HttpLive.pipe(
@@ -169,55 +224,58 @@ const main = Effect.gen(function*() {
   )).key
   yield* seed(serviceBase)
 
-  // The bare server answers with exactly the bytes and headers the service sends.
-  // As autocannon asks (no gzip): fetch would otherwise ask for it and unpack it.
-  const reference = yield* Effect.promise(() =>
-    fetch(`${serviceBase}/api/v1/status`, { headers: { "accept-encoding": "identity" } })
-  )
-  const bytes = Buffer.from(yield* Effect.promise(() => reference.arrayBuffer()))
-  const headers = {
-    "content-type": reference.headers.get("content-type")!,
-    etag: reference.headers.get("etag")!,
-    "cache-control": reference.headers.get("cache-control")!,
-    "content-length": bytes.byteLength
-  }
-  const bare = createServer((_req, res) => {
-    res.writeHead(200, headers)
-    res.end(bytes)
-  })
-  yield* Effect.acquireRelease(
-    Effect.promise(() => new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve))),
-    () => Effect.promise(() => new Promise((resolve) => bare.close(resolve)))
-  )
-  const bareBase = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
-
-  console.log(
-    `GET /api/v1/status (${bytes.byteLength} bytes), ${connections} connections, ${rounds} x ${seconds} s rounds`
-  )
-  console.log("round  server      req/s   p50 ms   p99 ms  non-2xx")
-  const totals = { service: [] as Array<Result>, bare: [] as Array<Result> }
-  for (let round = 1; round <= rounds; round++) {
-    // Alternate which goes first, so neither always runs on a warmer machine.
-    const order = round % 2 === 1 ? (["service", "bare"] as const) : (["bare", "service"] as const)
-    for (const which of order) {
-      const result = yield* load(`${which === "service" ? serviceBase : bareBase}/api/v1/status`)
-      totals[which].push(result)
+  // Each read next to a bare server answering with exactly the bytes and headers the service
+  // sends to that request (autocannon's: no gzip unless asked).
+  const variants = [
+    { path: "/api/v1/status", gzip: false },
+    { path: "/", gzip: false },
+    { path: "/", gzip: true }
+  ] as const
+  console.log(`${connections} connections, ${rounds} x ${seconds} s rounds, service and bare alternating`)
+  for (const { gzip, path } of variants) {
+    const reference = yield* Effect.promise(() =>
+      rawGet(`${serviceBase}${path}`, gzip ? { "accept-encoding": "gzip" } : {})
+    )
+    const bare = yield* bareServer(reference)
+    console.log(
+      `\nGET ${path}${gzip ? " (Accept-Encoding: gzip)" : ""}: ${reference.status}, ${reference.body.byteLength} bytes${
+        reference.headers["content-encoding"] ? ` ${reference.headers["content-encoding"]}` : ""
+      }`
+    )
+    console.log("round  server      req/s   p50 ms   p99 ms  non-2xx  CPU µs/req")
+    const totals = { service: [] as Array<Result & { cpu: number }>, bare: [] as Array<Result & { cpu: number }> }
+    for (let round = 1; round <= rounds; round++) {
+      // Alternate which goes first, so neither always runs on a warmer machine.
+      const order = round % 2 === 1 ? (["service", "bare"] as const) : (["bare", "service"] as const)
+      for (const which of order) {
+        const result = yield* loadWithCpu(
+          `${which === "service" ? serviceBase : bare}${path}`,
+          gzip ? ["accept-encoding=gzip"] : []
+        )
+        totals[which].push(result)
+        console.log(
+          `${String(round).padStart(5)}  ${which.padEnd(8)}${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${
+            fixed(result.p99)
+          } ${fixed(result.non2xx)} ${result.cpu.toFixed(1).padStart(11)}`
+        )
+      }
+    }
+    const serviceRps = mean(totals.service, "requestsPerSecond")
+    const bareRps = mean(totals.bare, "requestsPerSecond")
+    const cpu = (results: ReadonlyArray<{ cpu: number }>) => results.reduce((sum, r) => sum + r.cpu, 0) / results.length
+    for (const which of ["service", "bare"] as const) {
       console.log(
-        `${String(round).padStart(5)}  ${which.padEnd(8)}${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${
-          fixed(result.p99)
-        } ${fixed(result.non2xx)}`
+        `mean   ${which.padEnd(8)}${fixed(mean(totals[which], "requestsPerSecond"))} ${
+          fixed(mean(totals[which], "p50"))
+        } ${fixed(mean(totals[which], "p99"))}          ${cpu(totals[which]).toFixed(1).padStart(11)}`
       )
     }
+    console.log(
+      `ratio  service / bare throughput: ${(serviceRps / bareRps).toFixed(2)}; bare / service CPU per request: ${
+        (cpu(totals.bare) / cpu(totals.service)).toFixed(2)
+      }`
+    )
   }
-  const mean = (results: Array<Result>, key: keyof Result) =>
-    results.reduce((sum, r) => sum + r[key], 0) / results.length
-  const serviceRps = mean(totals.service, "requestsPerSecond")
-  const bareRps = mean(totals.bare, "requestsPerSecond")
-  console.log(
-    `mean   service ${fixed(serviceRps)} ${fixed(mean(totals.service, "p50"))} ${fixed(mean(totals.service, "p99"))}`
-  )
-  console.log(`mean   bare    ${fixed(bareRps)} ${fixed(mean(totals.bare, "p50"))} ${fixed(mean(totals.bare, "p99"))}`)
-  console.log(`ratio  service / bare throughput: ${(serviceRps / bareRps).toFixed(2)}`)
 
   // With changes: the history, then one write a second during the load.
   yield* seedHistory(url)

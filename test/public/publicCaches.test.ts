@@ -168,6 +168,40 @@ it.layer(Stack)("public caches for the fast path", (it) => {
       }
     }))
 
+  it.effect("the fast path answers a cached page alike however often and in whatever order its forms are asked for", () =>
+    Effect.gen(function*() {
+      const pages = yield* PublicPages
+      yield* TestClock.adjust("1 minute")
+      yield* eventually(get("/"), () => pages.cachedNow("/") !== undefined, 10_000)
+      const etag = pages.cachedNow("/")!.etag
+      const forms: ReadonlyArray<Record<string, string>> = [
+        {},
+        { "accept-encoding": "gzip" },
+        { "if-none-match": etag },
+        { "accept-encoding": "gzip", "if-none-match": `W/${etag}` },
+        { "accept-encoding": "br" }
+      ]
+      const first = yield* Effect.forEach(forms, (headers) => getBytes("/", headers))
+      expect(first.map(({ headers }) => headers["content-encoding"])).toEqual([
+        undefined,
+        "gzip",
+        undefined,
+        undefined,
+        undefined
+      ])
+      // Each form's headers are built once per page and reused: no answer may change another's.
+      for (const order of [[4, 3, 2, 1, 0], [1, 2, 1, 0, 3, 0, 4, 1]]) {
+        for (const i of order) {
+          const again = yield* getBytes("/", forms[i])
+          const { date: _, ...headers } = again.headers
+          const { date: __, ...expected } = first[i]!.headers
+          expect(headers, JSON.stringify(forms[i])).toEqual(expected)
+          expect(again.bytes).toEqual(first[i]!.bytes)
+        }
+      }
+      expect(pages.cachedNow("/")!.etag).toBe(etag)
+    }))
+
   it.effect("the snapshot's responses of 1 kB or more travel gzipped to clients that ask for it, smaller ones as they are", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
