@@ -109,13 +109,15 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
         const length = bucketLength[granularity]
         const from = floorTo(now, length) - (count - 1) * length
         const rows = yield* repo.publicTotals(granularity, new Date(from))
+        // Fields read from the database and a computed percentage: checking them again cost about
+        // 2 ms per 1,000 components of an uncached read.
         return rows.map((row) =>
           new UptimeRecord({
             componentId: row.componentId,
             componentName: row.componentName,
             uptimePercentage: uptimePercentage(row.observedSeconds, row.downtimeSeconds),
             period
-          })
+          }, { disableValidation: true })
         )
       })
     } as const
