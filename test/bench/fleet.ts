@@ -292,7 +292,12 @@ const ingestBench = (databaseUrl: string) =>
     const copyStarted = performance.now()
     yield* Effect.promise(() =>
       new Promise<void>((resolve, reject) => {
-        const copy = new CopyIn("copy check_results_copy from stdin", Buffer.from(text))
+        // The columns ingest writes; stored_at takes its default, as it does for ingest.
+        const copy = new CopyIn(
+          "copy check_results_copy (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms, " +
+            "dns_ms, connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left) from stdin",
+          Buffer.from(text)
+        )
         copy.callback = (error) => (error ? reject(error) : resolve())
         client.query(copy)
       })
