@@ -7,9 +7,16 @@
  *   or all busy) is not run: the probe publishes a miss for it, like a result, then acknowledges
  *   it. After an outage the backlog does not storm the targets, and every run of the region
  *   still ends as a stored result or a stored miss.
- * - Deliveries being worked on are kept alive, so siblings claim only a dead probe's jobs.
- * - Shutting down (scope closed, e.g. SIGTERM) stops reading, lets the checks in flight finish
- *   and deliver their results, then leaves.
+ * - Deliveries being worked on are kept alive every second, so siblings claim only a dead
+ *   probe's jobs. A sibling silent for `siblingSilentMs` (5 s: it has kept nothing alive, read
+ *   nor claimed since) is dead: its jobs are claimed at once, not after `claimIdleMs`. A job
+ *   left pending otherwise (its result could not be published) is claimed after `claimIdleMs`.
+ * - Starting, it first takes back what is pending under its name (a previous run of the same
+ *   PROBE_NAME died holding it), then reads new jobs.
+ * - Shutting down (scope closed, e.g. SIGTERM) stops reading (the read in progress ends and its
+ *   jobs run), lets the checks in flight finish and deliver their results, still keeping them
+ *   alive, then leaves: what it still holds is handed back to its siblings, and holding
+ *   nothing, it leaves the consumer group.
  * - Once per `statsEvery` (a minute) it logs checks done, failures, missed jobs and lag.
  * - It sends a heartbeat (name, version, start time, concurrency, checks in the last minute,
  *   lag, checks in flight) on its region's results stream when it starts, before taking jobs
@@ -38,8 +45,13 @@ export interface ProbeAgentOptions {
   /** Consumer name: unique among the probes of the region. */
   readonly name: string
   readonly concurrency: number
-  /** Jobs pending this long with a (presumably dead) sibling are claimed. */
+  /** Jobs pending this long with a sibling, dead or alive, are claimed. */
   readonly claimIdleMs: number
+  /**
+   * Jobs of a sibling silent this long (it kept nothing alive, read nor claimed since) are
+   * claimed at once (default `siblingSilentMs`). Not below `claimIdleMs` it changes nothing.
+   */
+  readonly siblingSilentMs?: number
   readonly checkOptions?: CheckOptions
   /** Longest wait of one read (default 2 s). */
   readonly readBlockMs?: number
@@ -51,6 +63,14 @@ export interface ProbeAgentOptions {
 
 /** The longest probe name: it is the consumer's name and the registry's key. */
 export const maxProbeNameLength = 128
+
+/**
+ * How long a sibling may be silent before its jobs are claimed: five of its keep-alives (one a
+ * second) missed, well within the shortest interval (10 s), so a dead probe's jobs still run in
+ * time; and long enough that a busy probe's pauses (a garbage collection, a slow Redis answer)
+ * do not pass for death.
+ */
+export const siblingSilentMs = 5_000
 
 /**
  * Checks done and their lag over the last minute, in one-second buckets: what a heartbeat says.
@@ -102,6 +122,10 @@ export const run = (options: ProbeAgentOptions) =>
     const tracing = yield* TracingEnabled
     const startedAt = yield* Clock.currentTimeMillis
     const consumer = yield* transport.jobConsumer(options.region, options.name)
+    const silentMs = options.siblingSilentMs ?? siblingSilentMs
+    // Claims and keep-alives come often enough for `silentMs`, and for `claimIdleMs` if shorter.
+    const claimEveryMs = Math.min(Math.max(Math.min(options.claimIdleMs / 4, silentMs / 5), 100), 1_000)
+    const keepAliveEveryMs = Math.max(Math.min(options.claimIdleMs / 3, silentMs / 5), 50)
     const batch = Math.min(options.concurrency, 100)
     // One token per check that may run; reading takes tokens first, so jobs are only taken
     // from the stream when they can start at once (the rest stay for siblings).
@@ -179,6 +203,15 @@ export const run = (options: ProbeAgentOptions) =>
         Effect.uninterruptible
       )
 
+    // Forked before the checks' FiberSet, so it ends after them: checks finishing on shutdown stay alive.
+    yield* Effect.suspend(() => consumer.keepAlive([...inFlight])).pipe(
+      Effect.catchAll((error) =>
+        Effect.logWarning("refreshing jobs in flight failed").pipe(Effect.annotateLogs({ error: error.message }))
+      ),
+      Effect.repeat(Schedule.spaced(Duration.millis(keepAliveEveryMs))),
+      Effect.forkScoped
+    )
+
     const running = yield* FiberSet.make<void, never>()
     const dispatch = (deliveries: ReadonlyArray<Delivery<CheckJob>>) =>
       Effect.gen(function*() {
@@ -195,32 +228,48 @@ export const run = (options: ProbeAgentOptions) =>
         yield* giveBack(unused)
       })
 
-    // One loop takes the free slots, first for jobs a dead sibling left pending (when a claim
-    // is due), then for new jobs. A separate claim loop would find no slot free: a blocked read
-    // holds them all.
-    const claimEveryMs = Math.min(Math.max(options.claimIdleMs / 4, 100), 5_000)
+    /** Jobs of silent siblings, then jobs left pending `claimIdleMs`, at most `free` in all. */
+    const claim = (free: number) =>
+      Effect.gen(function*() {
+        const fromSilent = silentMs < options.claimIdleMs ? yield* consumer.claimFromSilent(free, silentMs) : []
+        const stale = fromSilent.length < free
+          ? yield* consumer.claimStale(free - fromSilent.length, options.claimIdleMs)
+          : []
+        if (stale.length > 0) {
+          yield* Effect.logInfo("claimed jobs a sibling left pending").pipe(
+            Effect.annotateLogs({ count: stale.length })
+          )
+        }
+        return [...fromSilent, ...stale]
+      })
+
+    // One loop takes the free slots, first for jobs dead siblings left pending (when a claim is
+    // due), then for new jobs. A separate claim loop would find no slot free: a blocked read
+    // holds them all. What a claim or a read returned is dispatched even if shutdown comes
+    // meanwhile: those jobs are this probe's now.
     const readBlockMs = Math.min(options.readBlockMs ?? 2000, claimEveryMs)
     let nextClaimAt = 0
     const takeJobs = Effect.gen(function*() {
       yield* Queue.take(slots)
       let free = 1 + (yield* Queue.takeUpTo(slots, batch - 1)).length
-      const now = yield* Clock.currentTimeMillis
-      if (now >= nextClaimAt) {
-        nextClaimAt = now + claimEveryMs
-        const claimed = yield* consumer.claimStale(free, options.claimIdleMs).pipe(Effect.onError(() => giveBack(free)))
-        if (claimed.length > 0) {
-          yield* Effect.logInfo("claimed jobs a sibling left pending").pipe(
-            Effect.annotateLogs({ count: claimed.length })
+      yield* Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          if (now >= nextClaimAt) {
+            nextClaimAt = now + claimEveryMs
+            const claimed = yield* restore(claim(free)).pipe(Effect.onError(() => giveBack(free)))
+            free -= claimed.length
+            yield* dispatch(claimed)
+            if (free === 0) return
+          }
+          const taken = free
+          const deliveries = yield* restore(consumer.read(taken, readBlockMs)).pipe(
+            Effect.onError(() => giveBack(taken))
           )
-        }
-        free -= claimed.length
-        yield* dispatch(claimed)
-        if (free === 0) return
-      }
-      const taken = free
-      const deliveries = yield* consumer.read(taken, readBlockMs).pipe(Effect.onError(() => giveBack(taken)))
-      yield* giveBack(taken - deliveries.length)
-      yield* dispatch(deliveries)
+          yield* giveBack(taken - deliveries.length)
+          yield* dispatch(deliveries)
+        })
+      )
     }).pipe(
       Effect.catchAll((error) =>
         Effect.logWarning("taking jobs failed; retrying").pipe(
@@ -229,13 +278,6 @@ export const run = (options: ProbeAgentOptions) =>
         )
       ),
       Effect.forever
-    )
-
-    const keepAliveLoop = Effect.suspend(() => consumer.keepAlive([...inFlight])).pipe(
-      Effect.catchAll((error) =>
-        Effect.logWarning("refreshing jobs in flight failed").pipe(Effect.annotateLogs({ error: error.message }))
-      ),
-      Effect.repeat(Schedule.spaced(Duration.millis(Math.max(options.claimIdleMs / 3, 50))))
     )
 
     const statsLoop = Effect.suspend(() => {
@@ -280,7 +322,6 @@ export const run = (options: ProbeAgentOptions) =>
       Effect.forkScoped
     )
     yield* Effect.forkScoped(takeJobs)
-    yield* Effect.forkScoped(keepAliveLoop)
     yield* Effect.forkScoped(statsLoop)
     yield* Effect.logInfo("probe ready").pipe(Effect.annotateLogs({ concurrency: options.concurrency }))
   }).pipe(

@@ -4,10 +4,13 @@
  * every region share one stream whose messages carry the region they were published for (the
  * one probe of the process is trusted). Each group has its own bounded queue (the oldest
  * messages are dropped when it is full, like a trimmed stream) and a pending list with
- * delivery times read from the Clock, so stale claims follow the TestClock in tests. The known
- * regions are `local` (the in-process probe's) and every region that published on results.
+ * delivery times read from the Clock, so stale claims follow the TestClock in tests. Like the
+ * Redis one, a consumer is seen when it reads, claims, keeps alive or acknowledges; its first
+ * reads give back what is pending under its name; and when its scope closes, what it holds is
+ * handed back. The known regions are `local` (the in-process probe's) and every region that
+ * published on results.
  */
-import { Clock, Effect, Layer, Option, Queue } from "effect"
+import { Clock, Effect, Layer, Option, Queue, type Scope } from "effect"
 
 import type { CheckJob, ProbeReport } from "../domain/CheckJob.js"
 import type { ProbeHeartbeat } from "../domain/ProbeHeartbeat.js"
@@ -29,6 +32,13 @@ interface Pending<A> {
 interface Group<A> {
   readonly queue: Queue.Queue<Delivery<A>>
   readonly pending: Map<string, Pending<A>>
+  /** When each consumer last read, claimed, kept alive or acknowledged (the Clock's). */
+  readonly seen: Map<string, number>
+}
+
+/** A member of a group; `claimFromSilent` as JobTransport's JobConsumer has it, for any payload. */
+interface StreamConsumer<A> extends Consumer<A> {
+  readonly claimFromSilent: (max: number, silentMs: number) => Effect.Effect<ReadonlyArray<Delivery<A>>>
 }
 
 /** A stream with consumer groups. A group created later does not see earlier messages (Redis `$`). */
@@ -41,7 +51,11 @@ const makeStream = <A>(capacity: number) =>
       Effect.gen(function*() {
         const existing = groups.get(name)
         if (existing !== undefined) return existing
-        const created: Group<A> = { queue: yield* Queue.sliding<Delivery<A>>(capacity), pending: new Map() }
+        const created: Group<A> = {
+          queue: yield* Queue.sliding<Delivery<A>>(capacity),
+          pending: new Map(),
+          seen: new Map()
+        }
         groups.set(name, created)
         return created
       })
@@ -52,8 +66,14 @@ const makeStream = <A>(capacity: number) =>
         discard: true
       }).pipe(Effect.zipLeft(Effect.sync(() => (sequence += values.length))))
 
-    const consumer = (groupName: string, name: string) =>
-      Effect.map(group(groupName), (g): Consumer<A> => {
+    const consumer = (groupName: string, name: string): Effect.Effect<StreamConsumer<A>, never, Scope.Scope> =>
+      Effect.gen(function*() {
+        const g = yield* group(groupName)
+        /** What was pending under this name when it joined (a previous member of it), not given back yet. */
+        const own = [...g.pending.values()].filter((entry) =>
+          entry.consumer === name
+        ).map((entry) => entry.delivery)
+        const seen = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => g.seen.set(name, now)))
         const deliver = (deliveries: Iterable<Delivery<A>>) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
             const list = Array.from(deliveries)
@@ -62,28 +82,42 @@ const makeStream = <A>(capacity: number) =>
             }
             return list
           })
+        const claim = (max: number, isStale: (entry: Pending<A>, now: number) => boolean) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const stale: Array<Delivery<A>> = []
+            for (const entry of g.pending.values()) {
+              if (stale.length >= max) break
+              if (isStale(entry, now)) stale.push(entry.delivery)
+            }
+            return deliver(stale)
+          }).pipe(Effect.zipLeft(seen))
+        // Closing the scope hands back what this member holds: a sibling's next claim takes it.
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            for (const entry of g.pending.values()) if (entry.consumer === name) entry.deliveredAt = -Infinity
+            g.seen.delete(name)
+          })
+        )
         return {
           name,
           read: (max, blockMs) =>
-            Queue.take(g.queue).pipe(
-              Effect.timeoutOption(blockMs),
-              Effect.flatMap(Option.match({
-                onNone: () =>
-                  Effect.succeed<ReadonlyArray<Delivery<A>>>([]),
-                onSome: (first) =>
-                  Effect.flatMap(Queue.takeUpTo(g.queue, Math.max(0, max - 1)), (rest) =>
-                    deliver([first, ...rest]))
-              }))
-            ),
-          claimStale: (max, minIdleMs) =>
-            Effect.flatMap(Clock.currentTimeMillis, (now) => {
-              const stale: Array<Delivery<A>> = []
-              for (const entry of g.pending.values()) {
-                if (stale.length >= max) break
-                if (now - entry.deliveredAt >= minIdleMs) stale.push(entry.delivery)
-              }
-              return deliver(stale)
-            }),
+            Effect.suspend(() => {
+              const held = own.splice(0, max).filter((delivery) => g.pending.get(delivery.id)?.consumer === name)
+              if (held.length > 0) return deliver(held)
+              return Queue.take(g.queue).pipe(
+                Effect.timeoutOption(blockMs),
+                Effect.flatMap(Option.match({
+                  onNone: () => Effect.succeed<ReadonlyArray<Delivery<A>>>([]),
+                  onSome: (first) =>
+                    Effect.flatMap(Queue.takeUpTo(g.queue, Math.max(0, max - 1)), (rest) => deliver([first, ...rest]))
+                }))
+              )
+            }).pipe(Effect.zipLeft(seen), (read) => Effect.zipRight(seen, read)),
+          claimStale: (max, minIdleMs) => claim(max, (entry, now) => now - entry.deliveredAt >= minIdleMs),
+          claimFromSilent: (max, silentMs) =>
+            claim(max, (entry, now) =>
+              entry.consumer !== name && now - (g.seen.get(entry.consumer) ?? -Infinity) >= silentMs &&
+              now - entry.deliveredAt >= silentMs),
           keepAlive: (ids) =>
             Effect.map(Clock.currentTimeMillis, (now) => {
               for (const id of ids) {
@@ -93,19 +127,27 @@ const makeStream = <A>(capacity: number) =>
                   entry.deliveredAt = now
                 }
               }
-            }),
+            }).pipe(Effect.zipLeft(seen)),
           ack: (ids) =>
             Effect.sync(() => {
-              for (const id of ids) g.pending.delete(id)
-            })
+              for (const id of ids) {
+                g.pending.delete(id)
+              }
+            }).pipe(Effect.zipLeft(seen))
         }
       })
 
     /** Like Redis: the longest group's unread entries, and the entries delivered but not acknowledged. */
     const backlog = Effect.map(
-      Effect.forEach(groups.values(), (g) => Effect.map(Queue.size(g.queue), (size) => [size, g.pending.size])),
+      Effect.forEach(groups.values(), (g) =>
+        Effect.map(Queue.size(g.queue), (size) => [size, g.pending.size])),
       (sizes) => ({
-        length: Math.max(0, ...sizes.map(([size]) => size!)),
+        length: Math.max(
+          0,
+          ...sizes.map(([size]) =>
+            size!
+          )
+        ),
         pending: sizes.reduce((sum, [, pending]) => sum + pending!, 0)
       })
     )

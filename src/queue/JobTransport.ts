@@ -17,6 +17,11 @@
  * stable job id (`monitorId:scheduledAt`) so a job run twice is stored once. Heartbeats are
  * the exception: only the latest of a probe matters, so they are acknowledged as they are read.
  *
+ * The probes of a region hand jobs over faster than the claim time (`JobConsumer`): a probe
+ * takes over at once the jobs of a sibling that has gone silent (no read, claim or keep-alive
+ * for a few seconds), takes back what a previous run of its own name held, and hands back
+ * what it still holds when it leaves.
+ *
  * Two implementations with the same semantics: Redis Streams (`RedisJobTransport`) and an
  * in-process one (`InProcessJobTransport`) for a single process without REDIS_URL.
  */
@@ -51,6 +56,25 @@ export interface Consumer<A> {
   readonly ack: (ids: ReadonlyArray<string>) => Effect.Effect<void, QueueError>
 }
 
+/**
+ * A probe's member of its region's jobs group: a Consumer, and also
+ * - its first reads deliver what is still pending under its name (a previous run of the same
+ *   name died holding it) before any new job;
+ * - closing its scope hands back what it still holds, so a sibling's next `claimStale` takes it
+ *   whatever its idle time, and leaves the group when it holds nothing.
+ */
+export interface JobConsumer extends Consumer<CheckJob> {
+  /**
+   * Takes over at most `max` deliveries held by siblings silent for `silentMs` (no read, claim
+   * or keep-alive since): consumers that died with jobs in hand. A sibling that keeps its
+   * deliveries alive more often than that keeps them, however long it works on them.
+   */
+  readonly claimFromSilent: (
+    max: number,
+    silentMs: number
+  ) => Effect.Effect<ReadonlyArray<Delivery<CheckJob>>, QueueError>
+}
+
 /** A heartbeat as ingest reads it, with the region of the stream it came on. */
 export interface RegionHeartbeat {
   readonly region: string
@@ -80,7 +104,7 @@ export interface JobTransportShape {
    */
   readonly publishRuns: (runs: ReadonlyArray<ScheduledRun>) => Effect.Effect<void, QueueError>
   /** Joins the consumer group of `region` on its jobs stream (created when missing) as `consumer`. */
-  readonly jobConsumer: (region: string, consumer: string) => Effect.Effect<Consumer<CheckJob>, QueueError, Scope.Scope>
+  readonly jobConsumer: (region: string, consumer: string) => Effect.Effect<JobConsumer, QueueError, Scope.Scope>
   /** Publishes what probes found (results and misses), each on the results stream of its `region`. */
   readonly publishResults: (reports: ReadonlyArray<ProbeReport>) => Effect.Effect<void, QueueError>
   /** Publishes a probe's heartbeat on the results stream of `region`, which makes the region known. */

@@ -5,8 +5,10 @@
  * (even to its own region), cannot read results, and cannot list keys. No I/O here.
  *
  * - `~<prefix>jobs:<region>` with the consumer-group commands a probe uses: XREADGROUP, XACK,
- *   XCLAIM (keep-alive), XAUTOCLAIM (a dead sibling's jobs), XGROUP CREATE (its region's group,
- *   on first start), XGROUP DELCONSUMER and XINFO CONSUMERS (forgetting dead siblings' names).
+ *   XCLAIM (keep-alive, a silent sibling's jobs, handing jobs back), XAUTOCLAIM (jobs left
+ *   pending), XINFO CONSUMERS and XPENDING (which siblings are silent, and what they hold),
+ *   XGROUP CREATE (its region's group, on first start), XGROUP DELCONSUMER (leaving the group,
+ *   forgetting dead siblings' names).
  * - a selector `(+xadd %W~<prefix>results:<region>)`: XADD, write-only, to its results stream.
  * - CLIENT SETNAME (connection names). Not INFO: a probe's connections skip ioredis' ready
  *   check (RedisTransportOptions.readyCheck), and INFO tells about the whole server.
@@ -24,6 +26,7 @@ export const probeCommands = [
   "+xgroup|create",
   "+xgroup|delconsumer",
   "+xinfo|consumers",
+  "+xpending",
   "+client|setname"
 ] as const
 

@@ -18,6 +18,13 @@
  *   Ingest reads every region's results stream with one XREADGROUP.
  * - XAUTOCLAIM walks the pending list with a cursor kept between calls (per stream), so a long
  *   list of live deliveries at its head cannot hide a dead consumer's entries.
+ * - A jobs consumer (`JobConsumer`) tells a silent sibling by XINFO CONSUMERS' `idle` (since its
+ *   last read, claim or keep-alive; Redis 7.2's `inactive` counts only those that delivered
+ *   something, so it grows while a live probe waits for jobs, and 7.0 lacks it), and takes the
+ *   entries it holds idle as long (XPENDING, then XCLAIM with that bound). Its first reads are
+ *   of what is pending under its own name (XREADGROUP from `0`). Its reader closes with QUIT,
+ *   after the read in progress, so no read can be served afterwards; then it hands back what it
+ *   holds (XCLAIM with IDLE) or, holding nothing, leaves the group (XGROUP DELCONSUMER).
  * - `rediss://` URLs connect over TLS, trusting the system's CAs plus `ca` (REDIS_CA_FILE).
  * - An entry longer than `maxEntryLength` is acknowledged and dropped without being parsed:
  *   anyone able to write a stream may XADD up to Redis' `proto-max-bulk-len` (512 MB by
@@ -26,7 +33,7 @@
 import { readFileSync } from "node:fs"
 import { rootCertificates } from "node:tls"
 
-import { Config, Effect, Layer, Option, Redacted, Schema, type Scope } from "effect"
+import { Config, Effect, Layer, Option, Redacted, Runtime, Schema, type Scope } from "effect"
 import { Redis, type RedisOptions } from "ioredis"
 
 import { CheckJob, MissedCheck, type ProbeReport, type ScheduledRun } from "../domain/CheckJob.js"
@@ -70,14 +77,35 @@ export interface RedisTransportOptions {
   readonly regionsForgetMs?: number
 }
 
+const queueError = (what: string, cause: unknown) =>
+  new QueueError({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
+
 const call = <A>(what: string, run: () => Promise<A>) =>
-  Effect.tryPromise({
-    try: run,
-    catch: (cause) =>
-      new QueueError({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
-  })
+  Effect.tryPromise({ try: run, catch: (cause) => queueError(what, cause) })
 
 type StreamEntry = [id: string, fields: Array<string> | null]
+/** An entry of XPENDING's extended form: id, consumer, ms since delivered, deliveries. */
+type PendingEntry = [id: string, consumer: string, idleMs: number, deliveries: number]
+
+/** What XINFO CONSUMERS says of one consumer of a group. */
+interface ConsumerInfo {
+  readonly name: string
+  readonly pending: number
+  /** Since its last read, claim or keep-alive (Redis 7.2: also one that found nothing). */
+  readonly idleMs: number
+  /** Redis 7.2: since its last read or claim that delivered something; older: `idleMs`. */
+  readonly inactiveMs: number
+}
+
+/**
+ * How idle a handed-back entry is made (XCLAIM IDLE): longer than any claim time, so a sibling's
+ * next XAUTOCLAIM takes it.
+ */
+const handBackIdleMs = 30 * 24 * 60 * 60 * 1000
+/** How long a leaving consumer's reader may take to close (QUIT waits for the read in progress). */
+const readerCloseMs = 10_000
+/** Pending entries listed per XPENDING when leaving. */
+const leaveBatch = 1000
 
 interface StreamCodec<A> {
   readonly field: string
@@ -153,8 +181,27 @@ interface Endpoint {
   readonly readyCheck: boolean
 }
 
-/** A connection for the scope; `blocking` ones are cut rather than QUIT, which would wait out a BLOCK. */
-const connect = ({ ca, readyCheck, url }: Endpoint, name: string, blocking = false) =>
+/** Closes a connection: QUIT, or cut when that fails. */
+const quit = (redis: Redis) => Effect.promise(() => redis.quit().then(() => undefined, () => redis.disconnect()))
+/** Cuts a connection: what a blocking one needs, which QUIT would make wait out its BLOCK. */
+const cut = (redis: Redis) => Effect.sync(() => redis.disconnect())
+/**
+ * QUIT, which Redis answers after the command in progress (a blocking read waits out its BLOCK),
+ * within `readerCloseMs`; else cut. Whether QUIT was answered: no command of it can run later.
+ */
+const quitOrCut = (redis: Redis) =>
+  Effect.promise(() => redis.quit().then(() => true, () => false)).pipe(
+    Effect.timeout(readerCloseMs),
+    Effect.orElseSucceed(() => false),
+    Effect.tap((quitted) => quitted ? Effect.void : cut(redis))
+  )
+
+/** A connection for the scope, closed with `close` (QUIT by default). */
+const connect = (
+  { ca, readyCheck, url }: Endpoint,
+  name: string,
+  close: (redis: Redis) => Effect.Effect<void> = quit
+) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
       const redis = new Redis(url, {
@@ -177,10 +224,7 @@ const connect = ({ ca, readyCheck, url }: Endpoint, name: string, blocking = fal
         )
       return redis
     }),
-    (redis) =>
-      blocking
-        ? Effect.sync(() => redis.disconnect())
-        : Effect.promise(() => redis.quit().then(() => undefined, () => redis.disconnect()))
+    close
   )
 
 export const make = (options: RedisTransportOptions) =>
@@ -368,23 +412,34 @@ export const make = (options: RedisTransportOptions) =>
             resultCodec.encode(messages[i]!.message)
           ]))
 
-    /** Deletes long-idle consumers without pending entries; one with entries is left for a claim. */
-    const forgetIdleConsumers = (key: string, group: string, self: string) =>
+    /** XINFO CONSUMERS of `group` on `key`. */
+    const consumersOf = (key: string, group: string) =>
       call(
         `listing consumers of ${key}/${group}`,
         () => shared.xinfo("CONSUMERS", key, group) as Promise<Array<Array<string | number>>>
-      ).pipe(
+      ).pipe(Effect.map((consumers) =>
+        consumers.map((fields): ConsumerInfo => {
+          const info = new Map<string, string | number>()
+          for (let i = 0; i + 1 < fields.length; i += 2) {
+            info.set(String(fields[i]), fields[i + 1]!)
+          }
+          const idleMs = Number(info.get("idle"))
+          return {
+            name: String(info.get("name")),
+            pending: Number(info.get("pending")),
+            idleMs,
+            inactiveMs: info.has("inactive") ? Number(info.get("inactive")) : idleMs
+          }
+        })
+      ))
+
+    /** Deletes long-idle consumers without pending entries; one with entries is left for a claim. */
+    const forgetIdleConsumers = (key: string, group: string, self: string) =>
+      consumersOf(key, group).pipe(
         Effect.flatMap((consumers) => {
-          const idle = consumers.flatMap((fields) => {
-            const info = new Map<string, string | number>()
-            for (let i = 0; i + 1 < fields.length; i += 2) {
-              info.set(String(fields[i]), fields[i + 1]!)
-            }
-            // Redis >= 7.2 reports `inactive` (since the last successful read); older ones `idle`.
-            const idleMs = Number(info.get("inactive") ?? info.get("idle"))
-            const name = String(info.get("name"))
-            return name !== self && Number(info.get("pending")) === 0 && idleMs >= forgetConsumersIdleMs ? [name] : []
-          })
+          const idle = consumers.flatMap(({ inactiveMs, name, pending }) =>
+            name !== self && pending === 0 && inactiveMs >= forgetConsumersIdleMs ? [name] : []
+          )
           return Effect.forEach(
             idle,
             (name) => call(`removing consumer ${name}`, () => shared.xgroup("DELCONSUMER", key, group, name)),
@@ -456,19 +511,79 @@ export const make = (options: RedisTransportOptions) =>
         return decoded
       })
 
-    /** A member of `group` on the one stream `key` (a region's jobs). */
+    /**
+     * A member of `group` on the one stream `key`: a probe's, on its region's jobs (JobConsumer).
+     * Its scope's end hands back what it holds, or leaves the group when it holds nothing.
+     */
     const consumer = <A>(key: string, group: string, from: "$" | "0", name: string, format: StreamCodec<A>) =>
       Effect.gen(function*() {
         yield* createGroup(key, group, from)
         yield* forgetIdleConsumers(key, group, name)
-        // Dedicated: a blocking XREADGROUP holds its connection until it returns.
-        const reader = yield* connect(endpoint, `status-page-${group}-${name}`, true)
+        const runtime = yield* Effect.runtime<never>()
         let claimCursor = "0-0"
+        /** Where reading this name's own pending entries goes on from; undefined once all are read. */
+        let ownCursor: string | undefined = "0-0"
+        /** Claimed while the own entries are read: delivered already, not to be delivered again. */
+        const claimedMeanwhile = new Set<string>()
+        /** Whether the reader closed with QUIT: no read of it can be served any more. */
+        let readerClosed = false
+        /** Whether this probe's Redis user may not run XPENDING (an ACL older than this release). */
+        let pendingRefused = false
 
         const ack = (ids: ReadonlyArray<string>) =>
           ids.length === 0
             ? Effect.void
             : call(`acknowledging on ${key}`, () => shared.xack(key, group, ...ids)).pipe(Effect.asVoid)
+
+        /** Keeps `ids` pending under this name but idle long ago: a sibling's next claim takes them. */
+        const handBack = (ids: ReadonlyArray<string>) =>
+          ids.length === 0 ?
+            Effect.void :
+            call(`handing back entries of ${key}/${group}`, () =>
+              shared.xclaim(key, group, name, 0, ...ids, "IDLE", handBackIdleMs, "JUSTID")).pipe(Effect.asVoid)
+
+        /** This consumer's pending entries, `leaveBatch` at a time. */
+        const held = Effect.gen(function*() {
+          const ids: Array<string> = []
+          let start = "-"
+          for (;;) {
+            const page = yield* call(`listing the pending entries of ${group}/${name} on ${key}`, () =>
+              shared.xpending(key, group, start, "+", leaveBatch, name) as Promise<Array<PendingEntry>>)
+            ids.push(...page.map(([id]) =>
+              id
+            ))
+            if (page.length < leaveBatch) return ids
+            start = `(${page[page.length - 1]![0]}`
+          }
+        })
+
+        // Added before the reader's connection, so it runs once that has closed: no read is then
+        // in progress, and none can hand this consumer entries while it leaves.
+        yield* Effect.addFinalizer(() =>
+          Effect.gen(function*() {
+            const ids = yield* held
+            if (ids.length > 0) {
+              yield* handBack(ids)
+              yield* Effect.logInfo("handed back jobs on leaving").pipe(
+                Effect.annotateLogs({ stream: key, group, consumer: name, count: ids.length })
+              )
+            } else if (readerClosed) {
+              // Deleting a consumer drops what it holds: only with nothing held, and no read to come.
+              yield* call(`leaving ${key}/${group}`, () => shared.xgroup("DELCONSUMER", key, group, name))
+            }
+          }).pipe(
+            Effect.timeout(readerCloseMs),
+            Effect.catchAll((error) =>
+              Effect.logWarning("leaving the consumer group failed; a sibling claims what is left").pipe(
+                Effect.annotateLogs({ stream: key, group, consumer: name, error: error.message })
+              )
+            )
+          )
+        )
+        // Dedicated: a blocking XREADGROUP holds its connection until it returns. Closed with QUIT,
+        // which Redis answers after the read in progress (its reply handed back below).
+        const reader = yield* connect(endpoint, `status-page-${group}-${name}`, (redis) =>
+          quitOrCut(redis).pipe(Effect.map((quitted) => (readerClosed = quitted))))
 
         // The stream or group was deleted under us (e.g. FLUSHALL): make it again and go on.
         const recreateOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
@@ -476,16 +591,82 @@ export const make = (options: RedisTransportOptions) =>
             error.message.includes("NOGROUP"), () =>
             Effect.as(createGroup(key, group, from), empty))
 
-        const read = (max: number, blockMs: number) =>
-          call(`reading ${key} as ${group}/${name}`, () =>
-            reader.xreadgroup("GROUP", group, name, "COUNT", max, "BLOCK", blockMs, "STREAMS", key, ">") as Promise<
+        /**
+         * New entries. A read interrupted while Redis still blocks may be served afterwards: what
+         * it brings then is handed back at once, for a sibling to claim.
+         */
+        const readNew = (max: number, blockMs: number) =>
+          Effect.async<Array<[string, Array<StreamEntry>]> | null, QueueError>((resume) => {
+            let abandoned = false
+            ;(reader.xreadgroup("GROUP", group, name, "COUNT", max, "BLOCK", blockMs, "STREAMS", key, ">") as Promise<
+              Array<[string, Array<StreamEntry>]> | null
+            >).then(
+              (reply) => {
+                if (!abandoned) {
+                  return resume(Effect.succeed(reply))
+                }
+                const ids = (reply?.[0]?.[1] ?? []).map(([id]) =>
+                  id
+                )
+                if (ids.length > 0) {
+                  Runtime.runFork(runtime)(
+                    handBack(ids).pipe(
+                      Effect.catchAll((error) =>
+                        Effect.logWarning("handing back a read's late entries failed").pipe(
+                          Effect.annotateLogs({ stream: key, count: ids.length, error: error.message })
+                        )
+                      )
+                    )
+                  )
+                }
+              },
+              (cause) => {
+                if (!abandoned) {
+                  resume(Effect.fail(queueError(`reading ${key} as ${group}/${name}`, cause)))
+                }
+              }
+            )
+            return Effect.sync(() => (abandoned = true))
+          }).pipe(Effect.flatMap((reply) =>
+            decodeEntries(key, format, reply?.[0]?.[1] ?? [], ack)
+          ))
+
+        /** Entries left pending under this name (by a previous run of it), oldest first, then none. */
+        const readOwn = (max: number) =>
+          call(`reading what ${group}/${name} holds on ${key}`, () =>
+            shared.xreadgroup("GROUP", group, name, "COUNT", max, "STREAMS", key, ownCursor!) as Promise<
               Array<[string, Array<StreamEntry>]> | null
             >).pipe(
-              Effect.flatMap((reply) =>
-                decodeEntries(key, format, reply?.[0]?.[1] ?? [], ack)
-              ),
-              recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
+              Effect.flatMap((reply) => {
+                const entries = reply?.[0]?.[1] ?? []
+                ownCursor = entries.length < max ? undefined : entries[entries.length - 1]![0]
+                const fresh = entries.filter(([id]) =>
+                  !claimedMeanwhile.has(id)
+                )
+                if (ownCursor === undefined) {
+                  claimedMeanwhile.clear()
+                }
+                return decodeEntries(key, format, fresh, ack)
+              })
             )
+
+        const read = (max: number, blockMs: number) =>
+          Effect.suspend(() =>
+            ownCursor === undefined ?
+              readNew(max, blockMs) :
+              Effect.flatMap(readOwn(max), (own) =>
+                own.length === 0 && ownCursor === undefined ? readNew(max, blockMs) : Effect.succeed(own))
+          ).pipe(recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([]))
+
+        /** Notes what a claim delivered while the own entries are still being read. */
+        const delivered = (deliveries: ReadonlyArray<Delivery<A>>) => {
+          if (ownCursor !== undefined) {
+            for (const { id } of deliveries) {
+              claimedMeanwhile.add(id)
+            }
+          }
+          return deliveries
+        }
 
         const claimStale = (max: number, minIdleMs: number) =>
           call(`claiming stale entries of ${key}/${group}`, () =>
@@ -496,16 +677,79 @@ export const make = (options: RedisTransportOptions) =>
                 claimCursor = next
                 return decodeEntries(key, format, entries, ack)
               }),
+              Effect.map(delivered),
               recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
             )
+
+        const claimFromSilent = (max: number, silentMs: number) =>
+          pendingRefused ? Effect.succeed([]) : Effect.gen(function*() {
+            const silent = (yield* consumersOf(key, group)).filter((sibling) =>
+              sibling.name !== name && sibling.pending > 0 && sibling.idleMs >= silentMs
+            )
+            const claimed: Array<Delivery<A>> = []
+            for (const sibling of silent) {
+              if (claimed.length >= max) {
+                break
+              }
+              // Its entries idle as long as it has been silent: none it refreshed meanwhile.
+              const entries = yield* call(`listing the entries ${sibling.name} holds on ${key}`, () =>
+                shared.xpending(key, group, "IDLE", silentMs, "-", "+", max - claimed.length, sibling.name) as Promise<
+                  Array<PendingEntry>
+                >)
+              if (entries.length === 0) {
+                continue
+              }
+              // The same bound again: a sibling that claimed them first made them fresh.
+              const taken = yield* call(`claiming the entries ${sibling.name} holds on ${key}`, () =>
+                shared.xclaim(
+                  key,
+                  group,
+                  name,
+                  silentMs,
+                  ...entries.map(([id]) =>
+                    id
+                  )
+                ) as Promise<
+                  Array<StreamEntry | null>
+                >)
+              if (taken.length === 0) {
+                continue
+              }
+              yield* Effect.logInfo("took over the jobs of a silent sibling").pipe(
+                Effect.annotateLogs({
+                  stream: key,
+                  sibling: sibling.name,
+                  silentMs: sibling.idleMs,
+                  count: taken.length
+                })
+              )
+              claimed.push(...(yield* decodeEntries(key, format, taken, ack)))
+            }
+            return delivered(claimed)
+          }).pipe(
+            recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([]),
+            Effect.catchIf((error) =>
+              error.message.includes("NOPERM"), (error) =>
+              Effect.sync(() => (pendingRefused = true)).pipe(
+                Effect.zipRight(
+                  Effect.logWarning(
+                    "this probe's Redis user may not run XPENDING: a dead sibling's jobs wait QUEUE_CLAIM_IDLE_MS; add +xpending to its ACL rules (docs/operations.md)"
+                  ).pipe(Effect.annotateLogs({ stream: key, error: error.message }))
+                ),
+                Effect.as([])
+              ))
+          )
 
         const keepAlive = (ids: ReadonlyArray<string>) =>
           ids.length === 0 ?
             Effect.void :
-            call(`refreshing pending entries of ${key}/${group}`, () =>
-              shared.xclaim(key, group, name, 0, ...ids, "JUSTID")).pipe(Effect.asVoid)
+            call(
+              `refreshing pending entries of ${key}/${group}`,
+              () =>
+                shared.xclaim(key, group, name, 0, ...ids, "JUSTID")
+            ).pipe(Effect.asVoid)
 
-        return { name, read, claimStale, keepAlive, ack } satisfies Consumer<A>
+        return { name, read, claimStale, claimFromSilent, keepAlive, ack }
       })
 
     /**
@@ -514,7 +758,7 @@ export const make = (options: RedisTransportOptions) =>
      */
     const regionConsumer = (name: string): Effect.Effect<Consumer<RegionMessage>, QueueError, Scope.Scope> =>
       Effect.gen(function*() {
-        const reader = yield* connect(endpoint, `status-page-${ingestGroup}-${name}`, true)
+        const reader = yield* connect(endpoint, `status-page-${ingestGroup}-${name}`, cut)
         /** The regions whose stream has the group: the ones read. */
         const joined = new Set<string>()
         const claimCursors = new Map<string, string>()
@@ -554,11 +798,15 @@ export const make = (options: RedisTransportOptions) =>
         const ackIn = (region: string) => (entryIds: ReadonlyArray<string>) =>
           entryIds.length === 0
             ? Effect.void
-            : call(`acknowledging on ${resultsKey(region)}`, () =>
-              shared.xack(resultsKey(region), ingestGroup, ...entryIds)).pipe(Effect.asVoid)
+            : call(
+              `acknowledging on ${resultsKey(region)}`,
+              () =>
+                shared.xack(resultsKey(region), ingestGroup, ...entryIds)
+            ).pipe(Effect.asVoid)
 
         const ack = (ids: ReadonlyArray<string>) =>
-          Effect.forEach(byRegion(ids), ([region, entryIds]) => ackIn(region)(entryIds), { discard: true })
+          Effect.forEach(byRegion(ids), ([region, entryIds]) =>
+            ackIn(region)(entryIds), { discard: true })
 
         const deliveriesOf = (region: string, entries: ReadonlyArray<StreamEntry | null>) =>
           Effect.map(
@@ -572,7 +820,8 @@ export const make = (options: RedisTransportOptions) =>
 
         // A stream or its group was deleted under us (e.g. FLUSHALL, a retired region): look again.
         const rejoinOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
-          Effect.catchIf(self, (error) => error.message.includes("NOGROUP"), () =>
+          Effect.catchIf(self, (error) =>
+            error.message.includes("NOGROUP"), () =>
             Effect.sync(() => joined.clear()).pipe(
               Effect.zipRight(Effect.flatMap(scanRegions, (found) => join(found.existing))),
               Effect.as(empty)

@@ -1,7 +1,8 @@
 /**
  * The real probe agent (`probes/main.ts` under tsx) as child processes on the real Redis:
- * regions and siblings, a SIGKILLed probe whose jobs a sibling finishes, stale jobs recorded as
- * missed, and a SIGTERM that drains the checks in flight. Each test uses its own stream prefix;
+ * regions and siblings, a SIGKILLed probe whose jobs a sibling finishes (once idle for the claim
+ * time, or at once when the probe has gone silent), stale jobs recorded as missed, and a SIGTERM
+ * that drains the checks in flight and leaves the consumer group. Each test uses its own stream prefix;
  * jobs go to each region's stream (`jobs:<region>`), reports come back on `results:<region>`
  * next to the probes' heartbeats.
  */
@@ -208,6 +209,32 @@ describe("probe agents on Redis Streams (child processes)", () => {
     90_000
   )
 
+  it(
+    "jobs held by a SIGKILLed probe go to a sibling once it has been silent 5 s, long before the claim time",
+    async () => {
+      let requests = 0
+      const url = await target((_request, response) => {
+        // The first five requests (the doomed probe's) never get an answer.
+        if (++requests > 5) response.end("ok")
+      })
+      // Ten minutes: a job that changes hands within the test does so by its probe's silence.
+      const env = { QUEUE_CLAIM_IDLE_MS: "600000", PROBE_CONCURRENCY: "10" }
+      const doomed = await startProbe("eu", "doomed", env)
+      const jobs = httpJobs(5, `${url}/slow`)
+      await publish(jobs)
+      await until("the doomed probe to hold five jobs", () => requests === 5)
+      const sibling = await startProbe("eu", "sibling", env)
+      doomed.child.kill("SIGKILL")
+      await until("five results", async () => (await reportCount()) >= 5, 30_000)
+      const all = await results()
+      expect(all.map((r) => r.jobId).sort()).toEqual(jobs.map((j) => j.id).sort())
+      expect(all.every((r) => r.ok && r.probe === "sibling")).toBe(true)
+      expect(sibling.output()).toContain("took over the jobs of a silent sibling")
+      await until("every job acknowledged", async () => (await pendingJobs("eu")) === 0)
+    },
+    60_000
+  )
+
   it("SIGTERM lets the checks in flight finish and deliver their results before exiting", async () => {
     let requests = 0
     const url = await target((_request, response) => {
@@ -226,5 +253,8 @@ describe("probe agents on Redis Streams (child processes)", () => {
     expect(all.map((r) => r.jobId).sort()).toEqual(jobs.map((j) => j.id).sort())
     expect(all.every((r) => r.ok)).toBe(true)
     expect(await pendingJobs("eu")).toBe(0)
+    // Holding nothing, it left its region's consumer group.
+    const consumers = await redis.xinfo("CONSUMERS", `${prefix}jobs:eu`, "eu") as Array<Array<string>>
+    expect(consumers.map((fields) => fields[1])).toEqual([])
   }, 60_000)
 })

@@ -22,8 +22,9 @@ import { probeAclCommand, probeAclRules, serviceAclCommand, serviceAclRules } fr
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
+import { jobsFor } from "../queue/transportContract.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
-import { eventually } from "../support/Eventually.js"
+import { eventually, realPause } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { httpServer } from "../support/Servers.js"
 import { storedRuns } from "../support/StoredRuns.js"
@@ -121,6 +122,8 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
         joinGroupOfB: yield* outcome(() => asA.xgroup("CREATE", `${prefix}jobs:${b}`, a, "0")),
         claimJobsOfB: yield* outcome(() => asA.xautoclaim(`${prefix}jobs:${b}`, b, "thief", 0, "0-0")),
         rangeJobsOfB: yield* outcome(() => asA.xrange(`${prefix}jobs:${b}`, "-", "+")),
+        pendingJobsOfB: yield* outcome(() => asA.xpending(`${prefix}jobs:${b}`, b)),
+        consumersOfB: yield* outcome(() => asA.xinfo("CONSUMERS", `${prefix}jobs:${b}`, b)),
         writeResultsOfB: yield* outcome(() => asA.xadd(`${prefix}results:${b}`, "*", "result", "{}")),
         addJobForA: yield* outcome(() => asA.xadd(`${prefix}jobs:${a}`, "*", "job", "{}")),
         addJobForB: yield* outcome(() => asA.xadd(`${prefix}jobs:${b}`, "*", "job", "{}")),
@@ -132,6 +135,8 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       for (const [attempt, reply] of Object.entries(attempts)) expect(reply, attempt).toMatch(noPermission)
       // What it may do: its own group on its own jobs, and XADD to its own results.
       expect(yield* outcome(() => asA.xgroup("CREATE", `${prefix}jobs:${a}`, a, "$", "MKSTREAM"))).toBe("OK")
+      expect(yield* outcome(() => asA.xpending(`${prefix}jobs:${a}`, a))).toBe("OK")
+      expect(yield* outcome(() => asA.xinfo("CONSUMERS", `${prefix}jobs:${a}`, a))).toBe("OK")
       expect(yield* outcome(() => asA.xadd(`${prefix}results:${a}`, "*", "result", "{}"))).toBe("OK")
 
       // The same through the transport a probe runs on.
@@ -145,6 +150,29 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       // B's job is still there, unread.
       expect(yield* Effect.promise(() => admin.xlen(`${prefix}jobs:${b}`))).toBe(1)
       expect((yield* Effect.promise(() => admin.xpending(`${prefix}jobs:${b}`, b)))[0]).toBe(0)
+    }))
+
+  it.scoped("a probe whose user predates +xpending still works: a silent sibling's jobs wait for the claim time", () =>
+    Effect.gen(function*() {
+      const { a, admin, prefix } = yield* regionsWithUsers
+      const before = yield* aclUser(
+        admin,
+        `probe-${a}-before`,
+        probeAclRules(prefix, a).filter((r) => r !== "+xpending")
+      )
+      const transport = yield* RedisJobTransport.make({ url: before.url, prefix, readyCheck: false })
+      const probe = yield* transport.jobConsumer(a, "probe-1")
+      // A sibling that took a job and died.
+      const [job] = jobsFor(1, "m", [a])
+      yield* Effect.promise(() =>
+        admin.xadd(`${prefix}jobs:${a}`, "*", "job", JSON.stringify(job)).then(() =>
+          admin.xreadgroup("GROUP", a, "dead", "COUNT", 10, "STREAMS", `${prefix}jobs:${a}`, ">")
+        )
+      )
+      yield* realPause(200)
+      expect(yield* probe.claimFromSilent(10, 100)).toEqual([])
+      expect(yield* probe.claimFromSilent(10, 100)).toEqual([])
+      expect((yield* probe.claimStale(10, 100)).map((d) => d.value.id)).toEqual([job!.id])
     }))
 
   it.scoped("a probe authenticated as its region's user runs that region's checks end to end", () =>

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto"
 
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 
 import { CheckJob, errorMaxLength } from "../../src/domain/CheckJob.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
@@ -177,6 +177,63 @@ describe("redis streams transport", () => {
       }
       yield* queue.publishJobs([new CheckJob(largest)])
       expect((yield* readAll(consumer, 1)).map((d) => d.value.body?.length)).toEqual([65_536])
+    }).pipe(Effect.scoped))
+
+  it.live("a jobs consumer leaving with nothing held leaves the group; one holding jobs stays, its jobs handed back", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const consumers = () =>
+        Effect.promise(() => redis.xinfo("CONSUMERS", `${prefix}jobs:eu`, "eu") as Promise<Array<Array<string>>>).pipe(
+          Effect.map((list) => list.map((fields) => fields[1]).sort())
+        )
+      const join = (name: string) =>
+        Effect.gen(function*() {
+          const scope = yield* Scope.make()
+          const consumer = yield* queue.jobConsumer("eu", name).pipe(Scope.extend(scope))
+          return { consumer, leave: Scope.close(scope, Exit.void) }
+        })
+      const done = yield* join("done")
+      const holding = yield* join("holding")
+      yield* queue.publishJobs(jobsFor(2, "m", ["eu"]))
+      const finished = yield* done.consumer.read(1, 100)
+      yield* done.consumer.ack(finished.map((d) => d.id))
+      const held = yield* holding.consumer.read(1, 100)
+      expect(yield* consumers()).toEqual(["done", "holding"])
+      yield* done.leave
+      yield* holding.leave
+      // Deleting "holding" would have dropped its job: it stays, the job pending under it but
+      // idle long ago, so any claim takes it.
+      expect(yield* consumers()).toEqual(["holding"])
+      const [entry] = yield* Effect.promise(() =>
+        redis.xpending(`${prefix}jobs:eu`, "eu", "-", "+", 10) as Promise<Array<[string, string, number, number]>>
+      )
+      expect(entry![0]).toBe(held[0]!.id)
+      expect(entry![1]).toBe("holding")
+      expect(entry![2]).toBeGreaterThan(24 * 60 * 60 * 1000)
+    }).pipe(Effect.scoped))
+
+  it.live("jobs a read is served after it was interrupted are handed back at once", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const name = `interrupted-${randomUUID()}`
+      const consumer = yield* queue.jobConsumer("eu", name)
+      const sibling = yield* queue.jobConsumer("eu", "sibling")
+      // The first read of a consumer looks at what it holds; the next one blocks for new jobs.
+      expect(yield* consumer.read(10, 10)).toEqual([])
+      const reading = yield* Effect.fork(consumer.read(10, 2_000))
+      const isBlocked = Effect.promise(async () =>
+        (await redis.client("LIST") as string).split("\n").some((line) =>
+          line.includes(` name=status-page-eu-${name} `) && / flags=\w*b/.test(line)
+        )
+      )
+      expect(yield* eventually(isBlocked, (yes) => yes)).toBe(true)
+      yield* Fiber.interrupt(reading)
+      // Redis still serves the read; nobody will run what it brings but a sibling.
+      yield* queue.publishJobs(jobsFor(1, "m", ["eu"]))
+      const claimed = yield* eventually(sibling.claimStale(10, 60_000), (list) => list.length > 0)
+      expect(claimed.map((d) => d.value.id)).toEqual(["m0:1000"])
     }).pipe(Effect.scoped))
 
   it.live("a joining consumer removes long-idle siblings with nothing pending, and keeps the others", () =>

@@ -2,12 +2,13 @@
  * What every job transport must do, run against each implementation: a job reaches the regions
  * it names (none: every known region, a region being known from its first heartbeat),
  * consumers of one region share them, stale deliveries are claimed by a sibling unless kept
- * alive, results reach ingest even when published before it joined, with the region of their
+ * alive, a silent member's at once, a member rejoining under its name gets back what it held
+ * first, a member leaving hands back what it holds, results reach ingest even when published before it joined, with the region of their
  * stream, and heartbeats come aside, the latest per probe (at most `heartbeatsKeptPerRegion` probes
  * per region), never pending.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, type Layer, type Scope } from "effect"
+import { Effect, Either, Exit, type Layer, Scope } from "effect"
 
 import { CheckJob, CheckResult, JobTemplate, MissedCheck, type ScheduledRun } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
@@ -99,6 +100,21 @@ export const readAll = <A>(consumer: Consumer<A>, count: number, max = 100) =>
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
+const idsOf = <A>(deliveries: ReadonlyArray<Delivery<A>>) => deliveries.map((d) => d.id).sort()
+
+/**
+ * A jobs consumer in a scope of its own: `leave` closes it (its finalizers run, as on SIGTERM);
+ * left open, it stands for a dead process, which runs none. Closed with the test's scope anyway.
+ */
+const member = (region: string, name: string) =>
+  Effect.gen(function*() {
+    const queue = yield* JobTransport
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const consumer = yield* queue.jobConsumer(region, name).pipe(Scope.extend(scope))
+    return { consumer, leave: Scope.close(scope, Exit.void) }
+  })
+
 export const transportContract = (
   name: string,
   transport: () => Layer.Layer<JobTransport, QueueError>
@@ -173,6 +189,61 @@ export const transportContract = (
         yield* dying.ack([held[1]!.id])
         yield* sleep(300)
         expect(yield* sibling.claimStale(10, 250)).toEqual([])
+      })))
+
+    it.live("a silent member's jobs are claimed at once; a member that keeps its jobs alive keeps them", () =>
+      run(Effect.gen(function*() {
+        const queue = yield* JobTransport
+        const { consumer: dead } = yield* member("eu", "dead")
+        const alive = yield* queue.jobConsumer("eu", "alive")
+        const sibling = yield* queue.jobConsumer("eu", "sibling")
+        yield* queue.publishJobs(jobsFor(4, "m", ["eu"]))
+        const deadHeld = yield* readAll(dead, 2, 2)
+        const aliveHeld = yield* readAll(alive, 2, 2)
+        expect(deadHeld).toHaveLength(2)
+        expect(aliveHeld).toHaveLength(2)
+        // Both just read: neither is silent.
+        expect(yield* sibling.claimFromSilent(10, 1_000)).toEqual([])
+        // The live one keeps its jobs alive as a busy probe does; the dead one does nothing.
+        for (let i = 0; i < 4; i++) {
+          yield* sleep(300)
+          yield* alive.keepAlive(aliveHeld.map((d) => d.id))
+        }
+        const claimed = yield* sibling.claimFromSilent(10, 1_000)
+        expect(idsOf(claimed)).toEqual(idsOf(deadHeld))
+        expect(claimed.map((d) => d.value.id).sort()).toEqual(deadHeld.map((d) => d.value.id).sort())
+        // Now the sibling's, just claimed: neither silent nor stale.
+        expect(yield* sibling.claimFromSilent(10, 1_000)).toEqual([])
+        expect(yield* sibling.claimStale(10, 60_000)).toEqual([])
+      })))
+
+    it.live("a member rejoining under its name gets what it held back first, then new jobs", () =>
+      run(Effect.gen(function*() {
+        const queue = yield* JobTransport
+        // A previous run of probe-1, dead with three jobs in hand.
+        const { consumer: before } = yield* member("eu", "probe-1")
+        yield* queue.publishJobs(jobsFor(3, "m", ["eu"]))
+        const held = yield* readAll(before, 3)
+        yield* queue.publishJobs(jobsFor(2, "n", ["eu"]))
+        const after = yield* queue.jobConsumer("eu", "probe-1")
+        const first = yield* after.read(10, 100)
+        expect(first.map((d) => d.value)).toEqual(held.map((d) => d.value))
+        expect(idsOf(first)).toEqual(idsOf(held))
+        expect((yield* readAll(after, 2)).map((d) => d.value)).toEqual(jobsFor(2, "n", ["eu"]))
+        expect(yield* after.read(10, 50)).toEqual([])
+      })))
+
+    it.live("a member leaving hands back what it holds: a sibling's next claim takes it, whatever the claim time", () =>
+      run(Effect.gen(function*() {
+        const queue = yield* JobTransport
+        const leaving = yield* member("eu", "leaving")
+        const sibling = yield* queue.jobConsumer("eu", "sibling")
+        yield* queue.publishJobs(jobsFor(3, "m", ["eu"]))
+        const held = yield* readAll(leaving.consumer, 3)
+        yield* leaving.consumer.ack([held[0]!.id])
+        expect(yield* sibling.claimStale(10, 60_000)).toEqual([])
+        yield* leaving.leave
+        expect(idsOf(yield* sibling.claimStale(10, 60_000))).toEqual(idsOf(held.slice(1)))
       })))
 
     it.live("results and misses published before ingest joins reach it, once acknowledged they stay done", () =>

@@ -22,6 +22,10 @@ export const operator = (baseUrl: string, apiKey: string, timeoutMs = 30_000): O
       },
       body: body === undefined ? null : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs)
+    }).catch((error: unknown) => {
+      // fetch says only "fetch failed"; why is in its cause (a reset, a refused connection).
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
+      throw new Error(`${method} ${baseUrl}${path}: ${String(error)}${cause}`, { cause: error })
     })
     return answerOf<A>(response)
   }

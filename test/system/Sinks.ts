@@ -101,7 +101,11 @@ export interface Targets {
 }
 
 /** Monitor targets: `/ok/<n>` answers 200 with a small body, and each request is logged. */
-export const startTargets = async (): Promise<Targets> => {
+/**
+ * The monitors' targets. `delayMs` (SYSTEM_TARGET_DELAY_MS) holds each answer that long, as a
+ * target on the internet takes time: probes then have checks in flight when they are killed.
+ */
+export const startTargets = async (delayMs = Number(process.env.SYSTEM_TARGET_DELAY_MS ?? 0)): Promise<Targets> => {
   let requests = 0
   const log: Array<TargetRequest> = []
   const server = createServer((request, response) => {
@@ -110,8 +114,12 @@ export const startTargets = async (): Promise<Targets> => {
     if (n !== undefined) {
       log.push({ n: Number(n), from: request.socket.remoteAddress ?? "", at: Date.now() })
     }
-    response.writeHead(200, { "content-type": "text/plain" })
-    response.end("ok")
+    const answer = () => {
+      response.writeHead(200, { "content-type": "text/plain" })
+      response.end("ok")
+    }
+    if (delayMs > 0) setTimeout(answer, delayMs)
+    else answer()
   })
   server.keepAliveTimeout = 30_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

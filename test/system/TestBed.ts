@@ -118,14 +118,19 @@ export const startTestBed = async (): Promise<TestBed> => {
       DATABASE_URL: proxiedUrl.toString(),
       REDIS_URL: redisUrlOf("service"),
       REDIS_STREAM_PREFIX: streamPrefix,
-      // Jobs a killed probe held are claimed by a sibling after 2 s, not 30.
-      QUEUE_CLAIM_IDLE_MS: "2000",
       PUBLIC_URL: "https://status.system.test",
       SMTP_URL: smtp.url,
       HOST: "127.0.0.1"
     }
     const service = (name: string, roles: string, extra: Record<string, string> = {}) => {
-      const process = managedProcess(name, "src/main.ts", { ...common, ROLES: roles, ...extra })
+      // What a failed ingest batch left pending is stored again after 2 s, not 30. The probes run
+      // on the default, as in production: a killed probe's jobs go to a sibling once it is silent.
+      const process = managedProcess(name, "src/main.ts", {
+        ...common,
+        QUEUE_CLAIM_IDLE_MS: "2000",
+        ROLES: roles,
+        ...extra
+      })
       started.push(process)
       return process
     }

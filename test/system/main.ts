@@ -7,6 +7,7 @@
  *   SYSTEM_SCENARIOS=a,b  runs only these scenarios (events, checks, fuzz, dependencies, load)
  *   SYSTEM_FUZZ_REQUESTS=<n>  requests with the fixed seed (default 20,000; a tenth more with a fresh seed)
  *   SYSTEM_FUZZ_SEED=<n>  the "fresh" seed, to replay a run's second fuzz pass
+ *   SYSTEM_TARGET_DELAY_MS=<n>  the monitors' targets answer after this long (default 0)
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as Path from "node:path"
@@ -160,8 +161,18 @@ const main = async () => {
             checks.lost === 0 && checks.storedAndMissed === 0 && checks.offSlot === 0,
             `${checks.expected} due (${checks.monitors} monitors in ${
               checks.windowMs / 1000
-            } s, 2 regions): ${checks.stored} stored, ${checks.missed} missed, ${checks.lost} neither, ${checks.storedAndMissed} both, ${checks.offSlot} off the slots${
+            } s, 2 regions): ${checks.stored} stored, ${checks.missed} missed (${checks.missedWhileRegionUp} while their region had a probe up throughout), ${checks.lost} neither, ${checks.storedAndMissed} both, ${checks.offSlot} off the slots${
               checks.examples.records.length > 0 ? `; ${checks.examples.records.join("; ")}` : ""
+            }`
+          )
+          check(
+            "checks",
+            "runs missed while their region had a probe up <= 1 %",
+            checks.missedWhileRegionUp <= checks.expected / 100,
+            `${checks.missedWhileRegionUp} of ${checks.expected} runs missed although a probe of their region was up from their slot to one interval after (a killed probe's jobs not handed over in time); ${checks.missedWhileRegionDown} more while their region had none${
+              checks.examples.missedWhileRegionUp.length > 0
+                ? `; ${checks.examples.missedWhileRegionUp.join("; ")}`
+                : ""
             }`
           )
           check(

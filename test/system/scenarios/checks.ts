@@ -5,7 +5,9 @@
  * scheduler's rule (`slotAt`) in the window, in both regions. Afterwards each must have exactly
  * one stored result or one recorded miss, and the monitors' target (its own request log, which
  * tells the probes apart by their source addresses) must have seen every stored result's check,
- * and no check twice unless the probe that made it first was killed (at least once).
+ * and no check twice unless the probe that made it first was killed (at least once). Misses are
+ * counted apart when their region had a probe up throughout their interval: a sibling could
+ * have taken over the job of a killed probe in time.
  */
 import type { ManagedProcess } from "../Processes.js"
 import { sleep, until } from "../Processes.js"
@@ -19,7 +21,7 @@ import {
   slotsIn,
   type StoredResult
 } from "../Runs.js"
-import { regions, type TestBed } from "../TestBed.js"
+import { type Region, regions, type TestBed } from "../TestBed.js"
 
 const monitorCount = 500
 const intervalSeconds = 10
@@ -41,6 +43,14 @@ export interface ChecksReport {
   readonly stored: number
   readonly missed: number
   readonly missedByRegion: Record<string, number>
+  /**
+   * Misses of runs whose region had a probe up (ready, not killed) at every moment from their
+   * slot to one interval after it: whenever a probe was killed holding the job, a sibling was
+   * there to claim it in time. The others' region had no probe up for part of that time (the
+   * outage, kills overlapping a restart, and the backlog a restarted probe finds).
+   */
+  readonly missedWhileRegionUp: number
+  readonly missedWhileRegionDown: number
   /** Expected runs with neither a result nor a miss. */
   readonly lost: number
   readonly storedAndMissed: number
@@ -55,7 +65,11 @@ export interface ChecksReport {
   readonly deliveredTwiceAfterKill: number
   readonly deliveredTwice: number
   /** A few of the runs behind each failure, for the verdicts' details. */
-  readonly examples: { readonly records: ReadonlyArray<string>; readonly target: ReadonlyArray<string> }
+  readonly examples: {
+    readonly records: ReadonlyArray<string>
+    readonly target: ReadonlyArray<string>
+    readonly missedWhileRegionUp: ReadonlyArray<string>
+  }
   readonly settleMs: number
 }
 
@@ -112,10 +126,38 @@ export const runChecksScenario = async (
 
   log(`  ${monitorCount} monitors checked; killing probes for ${windowMs / 1000} s`)
   const kills: Array<ProbeKill> = []
+  /** Per probe, when it was up: from "probe ready" (every probe is before the window) until its kill. */
+  const upTimes = new Map<ManagedProcess, Array<{ from: number; to: number }>>(
+    regions.flatMap((region) => bed.probes[region].map((probe) => [probe, [{ from: 0, to: Infinity }]]))
+  )
   const kill = async (probe: ManagedProcess) => {
     const sentAt = Date.now()
     await probe.kill()
     kills.push({ probe: probe.name.replace(/^probe-/, ""), sentAt, goneAt: Date.now() })
+    const last = upTimes.get(probe)!.at(-1)
+    if (last !== undefined && last.to === Infinity) last.to = sentAt
+  }
+  const start = (probe: ManagedProcess) => {
+    probe.start()
+    probe.waitForOutput("probe ready", 60_000).then(
+      () => upTimes.get(probe)!.push({ from: Date.now(), to: Infinity }),
+      () => undefined
+    )
+  }
+  /** Whether some probe of `region` was up at every moment of `[from, to]`. */
+  const regionUpThroughout = (region: string, from: number, to: number) => {
+    const ups = bed.probes[region as Region].flatMap((probe) => upTimes.get(probe)!)
+    let covered = from
+    for (let extended = true; extended && covered <= to;) {
+      extended = false
+      for (const up of ups) {
+        if (up.from <= covered && up.to > covered) {
+          covered = up.to
+          extended = true
+        }
+      }
+    }
+    return covered > to
   }
   const outageAt = windowStart + windowMs / 3
   let outageDone = false
@@ -124,17 +166,17 @@ export const runChecksScenario = async (
       outageDone = true
       await Promise.all(bed.probes.us.map(kill))
       await sleep(regionOutageMs)
-      for (const probe of bed.probes.us) probe.start()
+      for (const probe of bed.probes.us) start(probe)
       continue
     }
     await sleep(random.between(3_000, 6_000))
     const probe = random.pick(regions.flatMap((region) => bed.probes[region]))
     await kill(probe)
     await sleep(random.between(500, 4_000))
-    probe.start()
+    start(probe)
   }
   await sleep(Math.max(0, windowEnd - Date.now()))
-  for (const region of regions) for (const probe of bed.probes[region]) if (!probe.alive()) probe.start()
+  for (const region of regions) for (const probe of bed.probes[region]) if (!probe.alive()) start(probe)
 
   interface Row {
     readonly monitor_id: string
@@ -189,6 +231,10 @@ export const runChecksScenario = async (
     .filter((key) => expected.has(key))
   const repeated = repeatedChecks(requested.runs, expected, kills)
   const repeatedWithoutKill = repeated.filter((r) => !r.afterKill)
+  const missedRows = rows.filter((row) => row.results === 0 && row.misses === 1)
+  const missedWhileRegionUp = missedRows.filter((row) =>
+    regionUpThroughout(row.region, row.scheduled_at, row.scheduled_at + intervalMs)
+  )
   await removeMonitors(bed, monitorIds)
   return {
     monitors: monitorCount,
@@ -198,11 +244,13 @@ export const runChecksScenario = async (
     regionOutageMs,
     expected: expected.size,
     stored: rows.filter((row) => row.results === 1 && row.misses === 0).length,
-    missed: rows.filter((row) => row.results === 0 && row.misses === 1).length,
+    missed: missedRows.length,
     missedByRegion: Object.fromEntries(regions.map((region) => [
       region,
       rows.filter((row) => row.misses > 0 && row.region === region).length
     ])),
+    missedWhileRegionUp: missedWhileRegionUp.length,
+    missedWhileRegionDown: missedRows.length - missedWhileRegionUp.length,
     lost: lost.length,
     storedAndMissed: rows.filter((row) => row.results > 0 && row.misses > 0).length,
     offSlot: offSlot.length,
@@ -221,7 +269,10 @@ export const runChecksScenario = async (
         ...repeatedWithoutKill.slice(0, 5).map((r) =>
           `requested twice ${r.key}: by ${r.first.probe} at ${r.first.at}, by ${r.repeat.probe} at ${r.repeat.at}`
         )
-      ]
+      ],
+      missedWhileRegionUp: missedWhileRegionUp.slice(0, 5).map((row) =>
+        runKey(row.monitor_id, row.scheduled_at, row.region)
+      )
     },
     settleMs
   }
