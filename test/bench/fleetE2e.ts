@@ -5,10 +5,10 @@
  *
  * - the service, one process with ROLES=scheduler,ingest, on the machine's PostgreSQL (a fresh
  *   database, dropped at the end) and Redis (a fresh REDIS_STREAM_PREFIX, deleted at the end),
- *   signed in to Redis as the service's ACL user (src/queue/ProbeAcl.ts). Started with `node`:
- *   `node --import tsx src/main.ts`, as the repository has no built entry of the service
- *   (BENCH_SERVICE_ENTRY names another entry; a `.js`/`.mjs` one runs with plain `node`). tsx
- *   compiles the sources as they load: that costs start-up time and memory, not CPU per check;
+ *   signed in to Redis as the service's ACL user (src/queue/ProbeAcl.ts). Started as the image
+ *   starts it: `node dist/server/main.mjs`, built first as `npm start` does (BENCH_SERVICE_ENTRY
+ *   names another entry; a `.ts` one runs with `node --import tsx`). BENCH_SERVICE_NODE_OPTIONS
+ *   adds node flags (e.g. `--cpu-prof` to see where the service's time goes);
  * - two regions, each served by one probe, `node dist/probe.mjs` (built first, as
  *   `npm run build:probe` does), signed in as its region's ACL user, as in production;
  * - N components with one `http` monitor each, 60 s interval, no `regions` (so both regions
@@ -31,7 +31,7 @@
  * `--max-semi-space-size=2`), PROBE_CONCURRENCY (the probes'; their default 32), REDIS_URL
  * (default redis://127.0.0.1:6379; its user must be allowed ACL SETUSER), TEST_DATABASE_URL.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes, randomUUID } from "node:crypto"
 
 import { Effect, Exit, Scope } from "effect"
@@ -60,7 +60,8 @@ import {
 
 const monitorCounts = (process.env.BENCH_MONITORS ?? "10000").split(",").map((n) => Number(n.trim()))
 const seconds = Number(process.env.BENCH_SECONDS ?? 300)
-const serviceEntry = process.env.BENCH_SERVICE_ENTRY ?? "src/main.ts"
+const serviceEntry = process.env.BENCH_SERVICE_ENTRY ?? "dist/server/main.mjs"
+const serviceNodeOptions = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? "").split(" ").filter((flag) => flag !== "")
 const probeNodeOptions = process.env.BENCH_PROBE_NODE_OPTIONS ?? ""
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const regions = ["e2e-a", "e2e-b"] as const
@@ -247,7 +248,11 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
   try {
     const database = await Effect.runPromise(Scope.extend(freshDatabaseUrl, scope))
     console.log(`\n== ${count(monitors)} monitors at ${intervalSeconds} s, regions ${regions.join(", ")} ==`)
-    const serviceArgs = serviceEntry.endsWith(".ts") ? ["--import", "tsx", serviceEntry] : [serviceEntry]
+    const serviceArgs = [
+      ...serviceNodeOptions,
+      ...(serviceEntry.endsWith(".ts") ? ["--import", "tsx"] : []),
+      serviceEntry
+    ]
     const service = run("service", process.execPath, serviceArgs, {
       DATABASE_URL: database.url,
       REDIS_URL: users.service,
@@ -448,6 +453,12 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
 }
 
 const main = async () => {
+  if (process.env.BENCH_SERVICE_ENTRY === undefined) {
+    execFileSync(process.execPath, ["--import", "tsx", "scripts/buildServer.ts"], {
+      cwd: projectRoot,
+      stdio: "inherit"
+    })
+  }
   const built = performance.now()
   const bundle = await buildProbe()
   console.log(`probe bundle ${bundle.outfile} built in ${fixed((performance.now() - built) / 1000, 1)} s`)
