@@ -117,6 +117,23 @@ export const expectAccessible = async (page: Page) => {
   expect(await seriousAccessibilityViolations(page)).toEqual([])
 }
 
+/**
+ * Once the screen has loaded (nothing `aria-busy`), the page is no wider than its viewport: no
+ * sideways scrolling on a phone. On failure it names the elements reaching past the edge.
+ */
+export const expectFitsViewport = async (page: Page) => {
+  await expect.poll(() => page.locator("[aria-busy=true]").count()).toBe(0)
+  const overflow = () =>
+    page.evaluate(() => {
+      const width = window.innerWidth
+      if (document.documentElement.scrollWidth <= width) return []
+      return [...document.querySelectorAll("body *")]
+        .filter((element) => element.getBoundingClientRect().right > width)
+        .map((element) => `${element.tagName.toLowerCase()}: ${(element.textContent ?? "").trim().slice(0, 60)}`)
+    })
+  await expect.poll(overflow).toEqual([])
+}
+
 /** Reads the dashboard's status line until it says `message`. */
 export const expectStatusMessage = (page: Page, message: string) =>
   expect.poll(() => page.getByRole("status").first().textContent()).toBe(message)

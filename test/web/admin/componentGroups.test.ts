@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 
-import { expectAccessible, expectStatusMessage, screenshot } from "../../support/Browser.js"
+import { expectAccessible, expectFitsViewport, expectStatusMessage, screenshot } from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 
 const suite = useBrowserStack()
@@ -74,7 +74,7 @@ describe("dashboard component groups", () => {
     await groups.reload()
     await groups.getByRole("heading", { name: "Component groups", level: 1 }).waitFor()
     await expect.poll(() => groups.title()).toBe("Component groups · Status admin")
-    expect(await groups.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await expectFitsViewport(groups)
     await expectAccessible(groups)
     await groups.close()
   })

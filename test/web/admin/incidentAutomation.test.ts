@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 
 import { ResultIngest } from "../../../src/services/monitoring/ResultIngest.js"
-import { expectAccessible, expectStatusMessage, screenshot } from "../../support/Browser.js"
+import { expectAccessible, expectFitsViewport, expectStatusMessage, screenshot } from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 import { checkResult, slotOf } from "../../support/CheckResults.js"
 import { ApiClient } from "../../support/TestServer.js"
@@ -169,7 +169,7 @@ describe("dashboard incident automation", () => {
       await page.goto(`${suite.stack.baseUrl}/admin#/${screen}`)
       await page.reload()
       await page.getByRole("heading", { level: 1 }).waitFor()
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+      await expectFitsViewport(page)
       await expectAccessible(page)
       await screenshot(page, `incident-automation-${screen}-phone`)
     }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 
-import { expectAccessible, expectStatusMessage, screenshot } from "../../support/Browser.js"
+import { expectAccessible, expectFitsViewport, expectStatusMessage, screenshot } from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 
 const suite = useBrowserStack()
@@ -84,7 +84,7 @@ describe("dashboard incident templates", () => {
     await templates.reload()
     await templates.getByRole("heading", { name: "Incident templates", level: 1 }).waitFor()
     await expect.poll(() => templates.title()).toBe("Incident templates · Status admin")
-    expect(await templates.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await expectFitsViewport(templates)
     await expectAccessible(templates)
     await screenshot(templates, "incident-templates-phone")
     await templates.close()

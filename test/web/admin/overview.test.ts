@@ -12,7 +12,7 @@ import { ProbeRegistry } from "../../../src/services/monitoring/ProbeRegistry.js
 import { ResultIngest } from "../../../src/services/monitoring/ResultIngest.js"
 import { WebhookDeliveries } from "../../../src/services/notifications/webhooks/WebhookDeliveries.js"
 import { adminEmail, adminPassword } from "../../support/Auth.js"
-import { expectAccessible, screenshot } from "../../support/Browser.js"
+import { expectAccessible, expectFitsViewport, screenshot } from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 import { failingMonitor } from "../../support/FailingMonitor.js"
 import { recordHeartbeat } from "../../support/ProbeHeartbeats.js"
@@ -117,7 +117,7 @@ describe("dashboard overview", () => {
     await expectAccessible(page)
     await screenshot(page, "overview")
     await page.setViewportSize({ width: 390, height: 844 })
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await expectFitsViewport(page)
     await expectAccessible(page)
     await screenshot(page, "overview-phone")
     await page.setViewportSize({ width: 1280, height: 900 })
