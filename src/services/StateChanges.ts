@@ -4,25 +4,95 @@
  * LISTEN/NOTIFY (NOTIFY is sent inside the change's transaction, so it leaves only on commit).
  * A notification means "look again": receiving one twice is harmless.
  *
+ * A change says what it touches of the public state (`touch`: the components, some incidents,
+ * the windows, the organization), and its announcement carries it, in process and in its
+ * NOTIFY, so that the read side reads again only that; a change that does not say (or a
+ * notification that cannot be read, or listening again after a lost connection) touched
+ * everything.
+ *
  * Read-your-writes: an in-process read side (the public snapshot) registers with
- * `trackApplied` and reports each version it has caught up with; `commit` then returns only
- * once it has, so the writer's next read shows its change. The wait ends when the read side
- * reports (a rebuild finished or failed), not on a timer; the bound is a safety net only. A
- * process without a read side (a worker) does not wait. The embedded PGlite
- * serves this process only, so there is no other instance to tell, and LISTEN/NOTIFY is left
- * out there (it shares one session between connections and only stalls it).
+ * `registerReadSide` how it catches up (a refresh of what was touched since it last looked, or
+ * the end of the one under way), and `commit` has it catch up before it returns, so the
+ * writer's next read shows its change. The wait ends when the catching up does (finished or
+ * failed), not on a timer; the bound is a safety net only. A process without a read side (a
+ * worker) does not wait. The embedded PGlite serves this process only, so there is no other
+ * instance to tell, and LISTEN/NOTIFY is left out there (it shares one session between
+ * connections and only stalls it).
  */
 import { randomUUID } from "node:crypto"
 
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Option, PubSub, Schedule, Stream, SubscriptionRef } from "effect"
+import { Effect, FiberRef, Option, PubSub, Schedule, Schema, Stream } from "effect"
 
 import { AppConfig } from "../Config.js"
 import { orUnavailable, sqlState } from "../persistence/DatabaseErrors.js"
 import { listen } from "../persistence/Notifications.js"
 
 const channel = "status_page_changes"
+
+/**
+ * What a change touched of what the public sees: the components (with their groups), the
+ * incidents with these ids (or all of them), the maintenance windows, the organization's profile.
+ */
+export const Touched = Schema.Struct({
+  components: Schema.optional(Schema.Boolean),
+  incidents: Schema.optional(Schema.Union(Schema.Array(Schema.String), Schema.Literal("all"))),
+  maintenance: Schema.optional(Schema.Boolean),
+  organization: Schema.optional(Schema.Boolean)
+})
+export type Touched = typeof Touched.Type
+
+export const touchedEverything: Touched = { components: true, incidents: "all", maintenance: true, organization: true }
+
+/** Both changes' touches. */
+export const mergeTouched = (a: Touched, b: Touched): Touched => {
+  const incidents = a.incidents === "all" || b.incidents === "all"
+    ? "all"
+    : a.incidents === undefined
+    ? b.incidents
+    : b.incidents === undefined
+    ? a.incidents
+    : [...new Set([...a.incidents, ...b.incidents])]
+  return {
+    ...(a.components === true || b.components === true ? { components: true } : {}),
+    ...(incidents === undefined ? {} : { incidents }),
+    ...(a.maintenance === true || b.maintenance === true ? { maintenance: true } : {}),
+    ...(a.organization === true || b.organization === true ? { organization: true } : {})
+  }
+}
+
+/** What the change being committed has said it touched (StateChanges.commit's own; none outside one). */
+const said = FiberRef.unsafeMake<{ touched: Touched | undefined } | undefined>(undefined)
+
+/**
+ * Says, inside a change that StateChanges.commit runs, what it touches of the public state (said
+ * several times: all of it). A change that says nothing touched everything.
+ */
+export const touch = (touched: Touched) =>
+  Effect.flatMap(FiberRef.get(said), (saying) =>
+    Effect.sync(() => {
+      if (saying !== undefined) {
+        saying.touched = saying.touched === undefined ? touched : mergeTouched(saying.touched, touched)
+      }
+    }))
+
+/** A NOTIFY's payload: who sent it and what it touched. */
+const Notice = Schema.parseJson(Schema.Struct({ from: Schema.String, touched: Touched }))
+const encodeNotice = Schema.encodeSync(Notice)
+const decodeNotice = Schema.decodeUnknownOption(Notice)
+/** PostgreSQL refuses payloads of 8,000 bytes and more: a longer list is sent as "everything". */
+const maxNotice = 7000
+
+/**
+ * Reads a notification. Listening (again) from now on (`undefined`), or a payload that is not a
+ * notice of this version (an instance of an older one sends its id alone), touched everything.
+ */
+const readNotice = (payload: string | undefined): { readonly from: string | undefined; readonly touched: Touched } =>
+  payload === undefined ? { from: undefined, touched: touchedEverything } : Option.getOrElse(
+    decodeNotice(payload),
+    () => ({ from: payload, touched: touchedEverything })
+  )
 
 /** How long a write's response waits at most for the read side to show it; it never fails the write. */
 const appliedWait = "2 seconds"
@@ -54,66 +124,100 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
     const instance = randomUUID()
     const pubsub = yield* PubSub.sliding<number>(16)
     let version = 0
-    /** The highest version the in-process read side has caught up with, and how many report it. */
-    const applied = yield* SubscriptionRef.make(0)
-    let readSides = 0
+    /** Each registered read side: how it catches up, and the touches since it last took them. */
+    const readSides = new Set<{ readonly catchUp: Effect.Effect<void>; pending: Touched }>()
 
-    /** Announces the next version in process; returns it. */
-    const bump = Effect.suspend(() => {
-      const next = ++version
-      return Effect.as(PubSub.publish(pubsub, next), next)
-    })
+    /** Announces the next version in process, with what it touched. */
+    const bump = (touched: Touched) =>
+      Effect.suspend(() => {
+        const next = ++version
+        for (const side of readSides) side.pending = mergeTouched(side.pending, touched)
+        return Effect.asVoid(PubSub.publish(pubsub, next))
+      })
 
-    const awaitApplied = (target: number) =>
-      Effect.suspend(() =>
-        readSides === 0 ? Effect.void : applied.changes.pipe(
-          Stream.takeUntil((caughtUp) => caughtUp >= target),
-          Stream.runDrain,
-          Effect.timeout(appliedWait),
-          Effect.ignore
-        )
+    /**
+     * Has every read side catch up with the changes announced so far. Past the bound, the write
+     * answers while the catching up goes on (disconnected from the write's fiber).
+     */
+    const awaitApplied = Effect.suspend(() =>
+      readSides.size === 0 ? Effect.void : Effect.forEach(readSides, (side) => side.catchUp, { discard: true }).pipe(
+        Effect.disconnect,
+        Effect.timeout(appliedWait),
+        Effect.ignore
       )
+    )
 
     // Another instance's change: NOTIFY from ourselves is skipped, the in-process path covered it.
     // Whenever listening starts again after a lost connection, changes may have been missed
     // meanwhile: readers look again (`undefined`).
     if (Option.isSome(databaseUrl)) {
       yield* listen(databaseUrl.value, channel).pipe(
-        Stream.filter((sender) => sender !== instance),
-        Stream.runForEach(() => bump),
+        Stream.map(readNotice),
+        Stream.filter((notice) => notice.from !== instance),
+        Stream.runForEach((notice) => bump(notice.touched)),
         Effect.tapErrorCause((cause) => Effect.logWarning("Listening for changes failed; retrying", cause)),
         Effect.retry(Schedule.spaced("1 second")),
         Effect.forkScoped
       )
     }
-    const notifyOthers = sharedDatabase ? Effect.asVoid(sql`select pg_notify(${channel}, ${instance})`) : Effect.void
+    const notifyOthers = (touched: Touched) => {
+      if (!sharedDatabase) return Effect.void
+      const notice = encodeNotice({ from: instance, touched })
+      const payload = notice.length < maxNotice ? notice : encodeNotice({ from: instance, touched: touchedEverything })
+      return Effect.asVoid(sql`select pg_notify(${channel}, ${payload})`)
+    }
 
     /**
      * Runs `change` in a transaction that also sends the NOTIFY, tells in-process readers, and
-     * returns once the read side shows the change (changes are rare next to reads: a write may
-     * wait for one rebuild). Database errors become 503 (connection lost) or defects, as
-     * everywhere else.
+     * returns once the read side shows the change. What the change says it touched (`touch`;
+     * everything if it says nothing) is what the read side reads again. Database errors become
+     * 503 (connection lost) or defects, as everywhere else.
      */
     const commit = <A, E, R>(change: Effect.Effect<A, E, R>) =>
-      retryConflicts(orUnavailable(sql.withTransaction(Effect.zipLeft(change, notifyOthers)))).pipe(
-        Effect.tap(() => Effect.flatMap(bump, awaitApplied))
-      )
+      Effect.suspend(() => {
+        const saying: { touched: Touched | undefined } = { touched: undefined }
+        const touched = () => saying.touched ?? touchedEverything
+        // Each try starts afresh: a transaction run again says again what it touches.
+        const transaction = Effect.suspend(() => {
+          saying.touched = undefined
+          return sql.withTransaction(
+            Effect.zipLeft(Effect.locally(change, said, saying), Effect.suspend(() => notifyOthers(touched())))
+          )
+        })
+        return retryConflicts(orUnavailable(transaction)).pipe(
+          Effect.tap(() => Effect.zipRight(bump(touched()), awaitApplied))
+        )
+      })
 
     /**
-     * Registers the in-process read side for the scope's lifetime; it calls the returned function
-     * with each version it has caught up with (or given up on), which releases the waiting writes.
+     * Registers an in-process read side for the scope's lifetime, with `catchUp`: what brings it
+     * up to the changes announced so far, run by each commit before it returns (it must not
+     * fail, and run whole once started). The side takes what changes touched since it last took
+     * it, with the version that covers them; what it took and could not apply, it gives back, to
+     * be taken with the next changes.
      */
-    const trackApplied = Effect.acquireRelease(
-      Effect.sync(() => {
-        readSides++
-        return (caughtUp: number) => SubscriptionRef.update(applied, (previous) => Math.max(previous, caughtUp))
-      }),
-      () => Effect.sync(() => readSides--)
-    )
+    const registerReadSide = (catchUp: Effect.Effect<void>) =>
+      Effect.gen(function*() {
+        const side = { catchUp, pending: {} as Touched }
+        yield* Effect.acquireRelease(
+          Effect.sync(() => readSides.add(side)),
+          () => Effect.sync(() => readSides.delete(side))
+        )
+        return {
+          take: () => {
+            const touched = side.pending
+            side.pending = {}
+            return { version, touched }
+          },
+          giveBack: (touched: Touched) => {
+            side.pending = mergeTouched(side.pending, touched)
+          }
+        } as const
+      })
 
     return {
       commit,
-      trackApplied,
+      registerReadSide,
       /** Increases with every change this process knows of; a cache built at an older version is stale. */
       version: () => version,
       subscribe: PubSub.subscribe(pubsub)

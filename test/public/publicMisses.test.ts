@@ -30,7 +30,13 @@ layer(TestStackBehindProxy, { excludeTestServices: true })("public misses", (it)
         yield* sql`
         insert into incident_updates (incident_id, status, message, created_at)
         select 'old-' || g, 'resolved', 'Fixed', now() - g * interval '1 day' from generate_series(1, ${old}) g`
-        // One change through the API makes the snapshot look again.
+        // Announced as another instance's change that does not say what it touched: the
+        // snapshot reads everything again.
+        yield* sql`select pg_notify('status_page_changes', 'elsewhere')`
+        yield* sendJson("GET", `/api/v1/status/incidents/old-${old}`).pipe(
+          Effect.filterOrFail((response) => response.status === 200),
+          Effect.retry({ times: 100, schedule: Schedule.spaced("50 millis") })
+        )
         const open = yield* client.incidents.create({ payload: { title: "Open now", message: "Investigating" } })
         const total = old + 1
         const pages = Math.ceil(total / 20)

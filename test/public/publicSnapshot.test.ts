@@ -1,5 +1,5 @@
 /**
- * The public snapshot's freshness rules: readers never wait for a rebuild once a snapshot
+ * The public snapshot's freshness rules: readers never wait for a refresh once a snapshot
  * exists (they get the previous one meanwhile), a write's response waits until this instance's
  * snapshot shows it, and incidents older than the snapshot holds are read on demand with the
  * same answers.
@@ -11,6 +11,7 @@ import { expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Option, Redacted } from "effect"
 
 import { heldResolved } from "../../src/services/public/PublicStatus.js"
+import { eventually } from "../support/Eventually.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
@@ -30,33 +31,39 @@ const database = Effect.flatMap(TestDatabaseUrl, (url) => PgClient.make({ url: R
   )
 
 it.layer(TestServer())("public snapshot freshness", (it) => {
-  it.scoped("serves the previous snapshot while a rebuild is held up, and answers the write once the rebuild is done", () =>
+  it.scoped("serves the previous snapshot while a refresh is held up, and answers the write once the refresh is done", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      yield* client.components.create({ payload: { name: "Before" } })
-      const names = Effect.map(
+      const incident = yield* client.incidents.create({ payload: { title: "Held up", message: "Before" } })
+      const messages = Effect.map(
         getJson("/api/v1/status"),
-        (summary) => summary.components.map((c: { name: string }) => c.name)
+        (summary) => summary.activeIncidents.map((active: { message: string }) => active.message)
       )
-      expect(yield* names).toContain("Before")
+      expect(yield* messages).toEqual(["Before"])
+      // The page is rendered (its uptime read) before the lock, and stays current while the snapshot does.
+      expect((yield* get("/")).status).toBe(200)
 
-      // Another transaction holds the incidents table, so the next rebuild cannot read it.
+      // Another transaction holds the components table: the write does not read it, but the
+      // refresh after it does (which of the incident's components are public).
       const sql = yield* database
       const locked = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
       const holder = yield* sql.withTransaction(
-        sql`lock table incidents in access exclusive mode`.pipe(
+        sql`lock table components in access exclusive mode`.pipe(
           Effect.zipRight(Deferred.succeed(locked, undefined)),
           Effect.zipRight(Deferred.await(release))
         )
       ).pipe(Effect.fork)
       yield* Deferred.await(locked)
 
-      // The write commits (components are not locked); its response waits for the rebuild.
-      const write = yield* client.components.create({ payload: { name: "During" } }).pipe(Effect.fork)
+      // The write commits; its response waits for the refresh.
+      const write = yield* client.incidents.addUpdate({
+        path: { id: incident.id },
+        payload: { status: "identified", message: "During" }
+      }).pipe(Effect.fork)
       // Readers meanwhile get the previous snapshot at once: the fast path and the Effect handlers.
       for (let i = 0; i < 5; i++) {
-        expect(yield* names).toEqual(["Before"])
+        expect(yield* messages).toEqual(["Before"])
         expect((yield* get("/api/v1/status/incidents?limit=5")).status).toBe(200)
         expect((yield* get("/")).status).toBe(200)
       }
@@ -66,7 +73,8 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       yield* Fiber.join(holder)
       yield* Fiber.join(write)
       // Read-your-writes: the response came once the snapshot included the change.
-      expect(yield* names).toEqual(["Before", "During"])
+      expect(yield* messages).toEqual(["During"])
+      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
     }))
 
   it.effect("shows each write in the public reads as soon as its response arrives", () =>
@@ -106,7 +114,10 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
         select 'old-' || lpad(g::text, 3, '0'), (array['investigating', 'monitoring', 'resolved'])[k], 'Entry ' || k || ' of ' || g,
           now() - g * interval '1 day' + k * interval '10 minutes'
         from generate_series(1, ${old}) g, generate_series(1, 3) k`
-      // Written behind the service's back: one change through the API makes it look again.
+      // Written behind the service's back, then announced as another instance's change that
+      // does not say what it touched: the snapshot reads everything again.
+      yield* sql`select pg_notify('status_page_changes', 'elsewhere')`
+      yield* eventually(getJson(`/api/v1/status/incidents/old-${old}`), (found) => found.title !== undefined)
       const open = yield* client.incidents.create({ payload: { title: "Open now", message: "Investigating" } })
 
       // Newest first: the open one, any the suite made before, then the old ones.

@@ -13,7 +13,7 @@ import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import { StateChanges } from "../StateChanges.js"
+import { StateChanges, touch, touchedEverything } from "../StateChanges.js"
 import { recordStatusChange } from "./ComponentEvents.js"
 import { groupExists } from "./ComponentGroups.js"
 
@@ -25,17 +25,21 @@ export class Components extends Effect.Service<Components>()("Components", {
     const windows = yield* MaintenanceRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
+    const touchesComponents = touch({ components: true })
 
     /**
      * Runs a write on a locked component and records a status change in the same transaction.
-     * Showing or hiding it decides again the visibility of the incidents and windows naming it.
+     * Showing or hiding it decides again the visibility of the incidents and windows naming it,
+     * which touches everything the public sees.
      */
     const write = <E>(id: ComponentId, apply: Effect.Effect<Option.Option<Component>, E>) =>
       changes.commit(Effect.gen(function*() {
         const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Component", id))
         const after = yield* apply.pipe(orNotFound("Component", id))
         yield* recordStatusChange(outbox, before, after)
-        if (before.isPublic !== after.isPublic) {
+        const shownOrHidden = before.isPublic !== after.isPublic
+        yield* shownOrHidden ? touch(touchedEverything) : touchesComponents
+        if (shownOrHidden) {
           yield* incidents.decideVisibility(id)
           yield* windows.decideVisibility(id)
         }
@@ -47,7 +51,10 @@ export class Components extends Effect.Service<Components>()("Components", {
       listPublic: Effect.fn("Components.listPublic")(() => repo.findPublic()),
       get: Effect.fn("Components.get")((id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id))),
       create: Effect.fn("Components.create")((input: CreateComponent) =>
-        changes.commit(Effect.zipRight(groupExists(groups, input.groupId), repo.insert(input)))
+        changes.commit(touchesComponents.pipe(
+          Effect.zipRight(groupExists(groups, input.groupId)),
+          Effect.zipRight(repo.insert(input))
+        ))
       ),
       update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) =>
         write(id, Effect.zipRight(groupExists(groups, update.groupId), repo.update(id, update)))
@@ -55,7 +62,10 @@ export class Components extends Effect.Service<Components>()("Components", {
       setStatus: Effect.fn("Components.setStatus")((id: ComponentId, status: ComponentStatus) =>
         write(id, repo.setStatus(id, status))
       ),
-      /** Its incidents and windows keep their visibility: what was private stays private. */
+      /**
+       * Its incidents and windows keep their visibility: what was private stays private. They no
+       * longer name it: that touches everything.
+       */
       remove: Effect.fn("Components.remove")((id: ComponentId) =>
         changes.commit(repo.remove(id)).pipe(
           Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component", id)),

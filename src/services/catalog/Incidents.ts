@@ -18,7 +18,7 @@ import { Incident } from "../../domain/Incident.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import { StateChanges } from "../StateChanges.js"
+import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
 import { IncidentImpact } from "./IncidentImpact.js"
 import { IncidentTemplates } from "./IncidentTemplates.js"
@@ -60,6 +60,13 @@ export const incidentEventData = (incident: Incident) => {
       : null
   }
 }
+
+/**
+ * Says what a change of an incident touches of the public state: the incident, and the
+ * components when it sets their statuses.
+ */
+const touching = (id: IncidentId, componentsToo = false) =>
+  touch(componentsToo ? { incidents: [id], components: true } : { incidents: [id] })
 
 /** What the automation opens for a monitor found down (IncidentAutomation). */
 export interface AutomaticIncident {
@@ -166,6 +173,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
             severity: input.severity,
             published: request.published ?? true
           })
+          yield* touching(id, request.componentStatuses !== undefined)
           yield* repo.setComponents(id, componentIds ?? [])
           yield* repo.addUpdate(id, status, input.message)
           return yield* announce("incident.created", id)
@@ -178,6 +186,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
        */
       update: Effect.fn("Incidents.update")((id: IncidentId, changes_: UpdateIncident) =>
         changes.commit(Effect.gen(function*() {
+          yield* touching(id, changes_.componentStatuses !== undefined)
           const current = yield* repo.lockStatus(id)
           if (current === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
           if (current === "resolved" && changes_.status !== undefined) {
@@ -206,6 +215,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
 
       addUpdate: Effect.fn("Incidents.addUpdate")((id: IncidentId, input: AddIncidentUpdate) =>
         changes.commit(Effect.gen(function*() {
+          yield* touching(id, input.componentStatuses !== undefined || input.restoreComponents === true)
           if (input.restoreComponents === true && input.status !== "resolved") {
             return yield* Effect.fail(noRestoreUnlessResolved)
           }
@@ -226,6 +236,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
 
       resolve: Effect.fn("Incidents.resolve")((id: IncidentId, input: ResolveIncident) =>
         changes.commit(Effect.gen(function*() {
+          yield* touching(id, input.restoreComponents === true)
           yield* lockOpen(id)
           yield* repo.handOver(id)
           return yield* resolve(id, input.message ?? resolvedMessage, input.restoreComponents === true)
@@ -238,6 +249,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
        */
       publish: Effect.fn("Incidents.publish")((id: IncidentId) =>
         changes.commit(Effect.gen(function*() {
+          yield* touching(id)
           if ((yield* repo.lockStatus(id)) === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
           if ((yield* reload(id)).published) return yield* reload(id)
           yield* repo.publish(id)
@@ -258,6 +270,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
        */
       setPostmortem: Effect.fn("Incidents.setPostmortem")((id: IncidentId, input: SetPostmortem) =>
         changes.commit(Effect.gen(function*() {
+          yield* touching(id)
           const status = yield* repo.lockStatus(id)
           if (status === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
           if (status !== "resolved") {

@@ -11,7 +11,7 @@ import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import { StateChanges } from "../StateChanges.js"
+import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
 import { recordStatusChange } from "./ComponentEvents.js"
 
@@ -146,6 +146,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
     /** Moves one due window on, if it is still due at `now` and no other instance holds it. */
     const transition = (id: MaintenanceId, now: DateTime.Utc) =>
       changes.commit(Effect.gen(function*() {
+        yield* touch({ maintenance: true, components: true })
         const found = yield* repo.lockDue(id)
         if (Option.isNone(found)) return
         const window = found.value
@@ -176,9 +177,11 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
     /**
      * Reminds the readers of one window about to start, if it still awaits its reminder at `now`
      * and no other instance holds it: the mark and the event commit together, so never twice.
+     * Nothing the public sees changes.
      */
     const remind = (id: MaintenanceId, now: DateTime.Utc) =>
       changes.commit(Effect.gen(function*() {
+        yield* touch({})
         const found = yield* repo.lockReminderDue(id, DateTime.toDateUtc(now))
         if (Option.isNone(found)) return
         yield* repo.markReminded(id, DateTime.toDateUtc(now))
@@ -194,6 +197,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
 
       create: Effect.fn("MaintenanceWindows.create")((input: CreateMaintenance) =>
         changes.commit(Effect.gen(function*() {
+          yield* touch({ maintenance: true })
           const fields = yield* checkOrder({
             title: input.title,
             description: input.description ?? "",
@@ -220,6 +224,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
        */
       update: Effect.fn("MaintenanceWindows.update")((id: MaintenanceId, input: UpdateMaintenance) =>
         changes.commit(Effect.gen(function*() {
+          yield* touch({ maintenance: true })
           const window = yield* lock(id)
           if (window.status === "completed" || window.status === "cancelled") {
             return yield* Effect.fail(finished(window))
@@ -259,6 +264,8 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         options: { readonly series?: boolean | undefined } = {}
       ) =>
         changes.commit(Effect.gen(function*() {
+          // A running window gives its components back.
+          yield* touch({ maintenance: true, components: true })
           const window = yield* lock(id)
           if (window.status === "completed" || window.status === "cancelled") {
             return yield* Effect.fail(finished(window))

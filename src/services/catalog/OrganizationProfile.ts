@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { orNotFound } from "../../domain/Errors.js"
 import type { Organization, OrganizationId, UpdateOrganization } from "../../domain/Organization.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
-import { StateChanges } from "../StateChanges.js"
+import { StateChanges, touch } from "../StateChanges.js"
 
 /**
  * The one organization of the deployment, created on first start. Reads are served from memory
@@ -38,7 +38,7 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
       get: () => Effect.suspend(() => fresh() ?? reading.withPermits(1)(Effect.suspend(() => fresh() ?? load))),
       // The organization's name titles the public feeds.
       update: Effect.fn("OrganizationProfile.update")((id: OrganizationId, update: UpdateOrganization) =>
-        changes.commit(repo.update(id, update)).pipe(
+        changes.commit(Effect.zipRight(touch({ organization: true }), repo.update(id, update))).pipe(
           Effect.ensuring(Effect.sync(() => (cached = undefined))),
           orNotFound("Organization", id)
         )

@@ -1,20 +1,25 @@
 /**
  * The public read side, served from memory: the public state with its responses encoded once
- * (bytes, ETag), so in the steady state a public request costs no database query.
+ * (bytes, ETag) at their first request, so in the steady state a public request costs no
+ * database query.
  *
  * Stale-while-revalidate: readers always get the last built snapshot and never wait for a
- * rebuild; a rebuild starts as soon as a change is announced (StateChanges; bursts coalesce
- * into one) and replaces the snapshot when done. So readers see the previous state at most for
- * the time of one rebuild, and the writer's own response waits for it (StateChanges.commit
- * waits for the version this service reports as applied). Only before the first snapshot does
- * a reader wait for a build (503 if the database is away). A rebuild that cannot reach the
- * database leaves the last snapshot in service and is tried again a second later.
+ * refresh; a refresh starts as soon as a change is announced (StateChanges; bursts coalesce
+ * into one) and replaces the snapshot when done. A refresh reads again only what the changes
+ * since the last one touched (an incident, the components, ...), and keeps the responses that
+ * do not depend on it, so it costs a query or two rather than a whole rebuild; a change that
+ * does not say what it touched rebuilds everything. Readers see the previous state at most
+ * for the time of one refresh, and the writer's own response waits for it (StateChanges.commit
+ * runs the refresh, or waits for the one under way and runs its own). Only before the first
+ * snapshot does a reader wait for a build (503 if the database is away). A refresh that cannot
+ * reach the database leaves the last snapshot in service, keeps what it was to read, and is
+ * tried again a second later.
  *
  * The state is bounded (PublicStatus: open and recent incidents), so a rebuild costs the same
  * however long the history; older incidents and pages are read from the database on demand.
  * Whether an id names a public incident at all, and where the lists end, is told by an index of
  * every public incident's id, read once per snapshot at the first question that needs it: a
- * flood of unknown ids or pages past the end costs no query until the next rebuild.
+ * flood of unknown ids or pages past the end costs no query until the next refresh.
  */
 import { createHash } from "node:crypto"
 import { gzipSync } from "node:zlib"
@@ -30,8 +35,8 @@ import { PublicMaintenance } from "../../domain/Maintenance.js"
 import { StatusSummary } from "../../domain/Status.js"
 import { StateChanges } from "../StateChanges.js"
 import { atomFeed, rssFeed } from "./Feeds.js"
-import type { IncidentIndex, IncidentsPage, PublicState } from "./PublicStatus.js"
-import { holdsPage, PublicStatus } from "./PublicStatus.js"
+import type { IncidentIndex, IncidentsPage, PublicParts, PublicState } from "./PublicStatus.js"
+import { assemble, holdsPage, PublicStatus } from "./PublicStatus.js"
 
 /** A response ready to write: the bytes (and, unless they are few, the same gzipped), their content type and ETag. */
 export interface EncodedResponse {
@@ -69,10 +74,21 @@ const IncidentList = Schema.Array(PublicIncident)
 const listItem = ({ postmortem: _postmortem, updates: _, ...incident }: PublicIncidentDetail) =>
   new PublicIncident(incident)
 
+/** A response encoded at its first request and kept; snapshots that share what it shows share it. */
+type Lazy = () => EncodedResponse
+
+const lazily = (encode: () => EncodedResponse): Lazy => {
+  let response: EncodedResponse | undefined
+  return () => (response ??= encode())
+}
+
 export interface Snapshot {
   readonly state: PublicState
-  /** Pre-encoded responses by exact request path (no query string). */
-  readonly byPath: ReadonlyMap<string, EncodedResponse>
+  /**
+   * Responses by exact request path (no query string), each encoded at its first request: a
+   * write waits for the state to be read, not for every response to be encoded again.
+   */
+  readonly byPath: ReadonlyMap<string, Lazy>
 }
 
 /**
@@ -107,75 +123,133 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
     const changes = yield* StateChanges
     const { publicUrl } = yield* AppConfig
     const rebuildLock = yield* Effect.makeSemaphore(1)
-    const reportApplied = yield* changes.trackApplied
+    const tracker = yield* changes.registerReadSide(Effect.suspend(() => catchUp))
 
     let current: { readonly version: number; readonly snapshot: Snapshot } | undefined
-    /** The last build's incident details by id, reused while an incident is unchanged (encoding dominated a build). */
-    let details = new Map<string, { readonly key: string; readonly response: EncodedResponse }>()
+    type Detail = { readonly incident: PublicIncidentDetail; readonly key: string; readonly response: Lazy }
+    /**
+     * The last build's incident details by id, reused while an incident is unchanged (encoding
+     * dominated a build): the same object (a refresh that did not read it again), or the same key.
+     */
+    let details = new Map<string, Detail>()
 
     const encodeDetails = (incidents: ReadonlyArray<PublicIncidentDetail>) => {
-      const next = new Map<string, { readonly key: string; readonly response: EncodedResponse }>()
+      const next = new Map<string, Detail>()
       for (const incident of incidents) {
-        const key = unchangedKey(incident)
         const previous = details.get(incident.id)
+        if (previous?.incident === incident) {
+          next.set(incident.id, previous)
+          continue
+        }
+        const key = unchangedKey(incident)
         next.set(
           incident.id,
-          previous?.key === key ? previous : { key, response: encodedJson(PublicIncidentDetail, incident) }
+          previous?.key === key
+            ? { ...previous, incident }
+            : { incident, key, response: lazily(() => encodedJson(PublicIncidentDetail, incident)) }
         )
       }
       details = next
       return next
     }
 
-    const build = (state: PublicState, now: DateTime.Utc): Snapshot => {
-      const byPath = new Map<string, EncodedResponse>([
-        [base, encodedJson(StatusSummary, state.summary)],
-        [`${base}/components`, encodedJson(Schema.Array(PublicComponent), state.components)],
-        [`${base}/maintenance`, encodedJson(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance)],
-        [`${base}/incidents`, encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem))]
-      ])
-      for (const [id, { response }] of encodeDetails(state.incidents)) byPath.set(incidentPath(id), response)
+    /**
+     * The responses of `state`. Those that depend only on parts `previous` was made of too are
+     * taken from it: after a component's change, the incidents' list, their details and the
+     * feeds are the same (and encoded once for both).
+     */
+    const build = (state: PublicState, now: DateTime.Utc, previous: Snapshot | undefined): Snapshot => {
+      const same = (...parts: ReadonlyArray<keyof PublicParts>) =>
+        previous !== undefined && parts.every((part) => previous.state.parts[part] === state.parts[part])
+      const response = (path: string, unchanged: boolean, encode: () => EncodedResponse) =>
+        [path, (unchanged ? previous?.byPath.get(path) : undefined) ?? lazily(encode)] as const
       const feed = {
         title: state.organizationName,
         publicUrl,
         incidents: state.incidents,
         maintenance: state.maintenance
       }
-      byPath.set(`${base}/rss`, encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8"))
-      byPath.set(`${base}/atom`, encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8"))
+      const feedsUnchanged = same("incidents", "windows", "components", "organization")
+      const byPath = new Map<string, Lazy>([
+        response(base, false, () => encodedJson(StatusSummary, state.summary)),
+        response(
+          `${base}/components`,
+          same("components", "groups"),
+          () => encodedJson(Schema.Array(PublicComponent), state.components)
+        ),
+        response(
+          `${base}/maintenance`,
+          same("windows", "components"),
+          () => encodedJson(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance)
+        ),
+        response(
+          `${base}/incidents`,
+          same("incidents"),
+          () => encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem))
+        ),
+        response(
+          `${base}/rss`,
+          feedsUnchanged,
+          () => encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8")
+        ),
+        response(
+          `${base}/atom`,
+          feedsUnchanged,
+          () => encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8")
+        )
+      ])
+      for (const [id, { response }] of same("incidents") ? details : encodeDetails(state.incidents)) {
+        byPath.set(incidentPath(id), response)
+      }
       return { state, byPath }
     }
 
     /**
-     * Builds the snapshot of the version announced now, unless the last one is of it already.
-     * The version is read before the state: a change announced meanwhile gets its own rebuild.
-     * Writers waiting for this version are released either way (a failure must not hold them).
+     * Brings the snapshot up to the version announced now, reading again what the changes since
+     * the last refresh touched (everything for the first). What is touched is taken before the
+     * read: a change announced meanwhile gets a refresh of its own. What a failed refresh was to
+     * read is given back, for the next one.
      */
     let builtAt: number | undefined
     const rebuild = rebuildLock.withPermits(1)(Effect.suspend(() => {
-      const version = changes.version()
-      if (current?.version === version) return Effect.succeed(current.snapshot)
-      return Effect.zipWith(publicStatus.state, DateTime.now, build).pipe(
+      const { touched, version } = tracker.take()
+      const previous = current
+      if (previous?.version === version) return Effect.succeed(previous.snapshot)
+      // A change that touched nothing public: the same snapshot is current at its version.
+      if (previous !== undefined && Object.keys(touched).length === 0) {
+        current = { version, snapshot: previous.snapshot }
+        return Effect.succeed(previous.snapshot)
+      }
+      return Effect.zipWith(
+        publicStatus.read(previous?.snapshot.state.parts, touched),
+        DateTime.now,
+        (parts, now) => build(assemble(parts), now, previous?.snapshot)
+      ).pipe(
         Effect.tap((snapshot) => {
           current = { version, snapshot }
           builtAt = Date.now()
         }),
-        Effect.ensuring(reportApplied(version))
+        Effect.onError(() => Effect.sync(() => tracker.giveBack(touched)))
       )
     }))
+
+    // A write answers once this instance's snapshot shows it: it runs the refresh itself, or
+    // waits for the one under way and then runs its own. Whole once started; a failure is left
+    // to the background refresh below, which retries.
+    const catchUp: Effect.Effect<void> = rebuild.pipe(Effect.uninterruptible, Effect.ignore)
 
     /** The last snapshot, however recent; only the first is waited for (503 while the database is away). */
     const get = Effect.suspend(() => current ? Effect.succeed(current.snapshot) : rebuild)
 
-    // Build at start-up, then rebuild at once after each change (a burst: once), so readers find it ready.
+    // Build at start-up, then refresh at once after each change (a burst: once), so readers find it ready.
     const refresh = rebuild.pipe(
-      // Like the maintenance clock: interrupted between rebuilds, not inside one's queries.
+      // Like the maintenance clock: interrupted between refreshes, not inside one's queries.
       Effect.uninterruptible,
       Effect.tapError((error) =>
-        Effect.logWarning("Rebuilding the public snapshot failed; trying again in a second", error)
+        Effect.logWarning("Refreshing the public snapshot failed; trying again in a second", error)
       ),
       Effect.retry(Schedule.spaced("1 second")),
-      Effect.catchAllCause((cause) => Effect.logError("Rebuilding the public snapshot failed", cause))
+      Effect.catchAllCause((cause) => Effect.logError("Refreshing the public snapshot failed", cause))
     )
     const notifications = yield* changes.subscribe
     yield* refresh.pipe(
@@ -257,14 +331,14 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       /** For the metrics: when the snapshot served was built (epoch ms), and whether a change announced since awaits a rebuild. */
       freshness: () => ({ builtAt, behind: current !== undefined && current.version !== changes.version() }),
       /** The last snapshot's pre-encoded response for `path`, if any; for the request-listener fast path. */
-      cachedNow: (path: string): EncodedResponse | undefined => current?.snapshot.byPath.get(path),
+      cachedNow: (path: string): EncodedResponse | undefined => current?.snapshot.byPath.get(path)?.(),
 
-      cached: (path: string) => Effect.map(get, (snapshot) => snapshot.byPath.get(path)),
+      cached: (path: string) => Effect.map(get, (snapshot) => snapshot.byPath.get(path)?.()),
 
       incident: (id: string) =>
         Effect.flatMap(get, (snapshot) => {
           const found = snapshot.byPath.get(incidentPath(id))
-          if (found) return Effect.succeed(found)
+          if (found) return Effect.succeed(found())
           return Effect.flatMap(
             archived(snapshot, id),
             Option.match({
