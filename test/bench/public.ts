@@ -14,7 +14,6 @@
  *
  *   npm run bench:public            (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS override)
  */
-import { execFile } from "node:child_process"
 import type { IncomingHttpHeaders } from "node:http"
 import { createServer, get } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -29,44 +28,13 @@ import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
+import { autocannon, type AutocannonResult, incidentHistorySql } from "./Autocannon.js"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 
-interface Result {
-  readonly requestsPerSecond: number
-  readonly p50: number
-  readonly p99: number
-  readonly p999: number
-  readonly max: number
-  readonly non2xx: number
-  /** Requests answered in the whole load. */
-  readonly total: number
-}
-
-/** Runs autocannon in a child process, so the load generator does not share the servers' event loop. */
-const load = (url: string, headers: ReadonlyArray<string> = []) =>
-  Effect.async<Result, Error>((resume) => {
-    execFile(
-      "node_modules/.bin/autocannon",
-      ["--json", "-c", String(connections), "-d", String(seconds), ...headers.flatMap((header) => ["-H", header]), url],
-      { maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout) => {
-        if (error) return resume(Effect.fail(error))
-        const report = JSON.parse(stdout)
-        resume(Effect.succeed({
-          requestsPerSecond: report.requests.average,
-          p50: report.latency.p50,
-          p99: report.latency.p99,
-          p999: report.latency.p99_9,
-          max: report.latency.max,
-          non2xx: report.non2xx,
-          total: report.requests.total
-        }))
-      }
-    )
-  })
+const load = (url: string, headers: ReadonlyArray<string> = []) => autocannon(url, { connections, seconds, headers })
 
 /**
  * `load`, with the CPU time this process spent per request answered, in µs: the servers run
@@ -95,26 +63,13 @@ const postNow = async (base: string, path: string, body: unknown) => {
 }
 const post = (base: string, path: string, body: unknown) => Effect.promise(() => postNow(base, path, body))
 
-/** 500 resolved incidents, one a day back from yesterday, each with 4 timeline entries (2,000 updates). */
+/** The incident history of the public reads (see incidentHistorySql). */
 const seedHistory = (databaseUrl: string) =>
   Effect.promise(async () => {
     const client = new pg.Client({ connectionString: databaseUrl })
     await client.connect()
     try {
-      await client.query(`
-        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
-        select 'history-' || g, 'Historic incident ' || g || ': elevated error rates on the API', 'resolved', 'minor',
-          now() - g * interval '1 day', now() - g * interval '1 day' + interval '3 hours', now() - g * interval '1 day' + interval '3 hours',
-          true
-        from generate_series(1, 500) g;
-        insert into incident_components (incident_id, component_id)
-        select 'history-' || g, (select id from components order by display_order, name offset (g % 20) limit 1)
-        from generate_series(1, 500) g;
-        insert into incident_updates (incident_id, status, message, created_at)
-        select 'history-' || g, (array['investigating', 'identified', 'monitoring', 'resolved'])[k],
-          'Update ' || k || ': we are looking into elevated error rates and slow responses; the next update follows within the hour.',
-          now() - g * interval '1 day' + k * interval '45 minutes'
-        from generate_series(1, 500) g, generate_series(1, 4) k;`)
+      await client.query(incidentHistorySql)
     } finally {
       await client.end()
     }
@@ -170,7 +125,7 @@ const seed = (base: string) =>
 
 const fixed = (n: number) => n.toFixed(0).padStart(8)
 
-const mean = (results: ReadonlyArray<Result>, key: keyof Result) =>
+const mean = (results: ReadonlyArray<AutocannonResult>, key: keyof AutocannonResult) =>
   results.reduce((sum, r) => sum + r[key], 0) / results.length
 
 interface RawResponse {
@@ -243,7 +198,10 @@ const main = Effect.gen(function*() {
       }`
     )
     console.log("round  server      req/s   p50 ms   p99 ms  non-2xx  CPU µs/req")
-    const totals = { service: [] as Array<Result & { cpu: number }>, bare: [] as Array<Result & { cpu: number }> }
+    const totals = {
+      service: [] as Array<AutocannonResult & { cpu: number }>,
+      bare: [] as Array<AutocannonResult & { cpu: number }>
+    }
     for (let round = 1; round <= rounds; round++) {
       // Alternate which goes first, so neither always runs on a warmer machine.
       const order = round % 2 === 1 ? (["service", "bare"] as const) : (["bare", "service"] as const)
@@ -298,7 +256,7 @@ const main = Effect.gen(function*() {
     // p99.9 and max too: a reader that waits for a rebuild is rare next to the others (64 of
     // thousands a second), so it shows there first.
     console.log(`GET ${path} while 1 write/s\nround  server      req/s   p50 ms   p99 ms  non-2xx p99.9 ms   max ms`)
-    const changing: Array<Result> = []
+    const changing: Array<AutocannonResult> = []
     const underLoad: Array<{ written: number; visible: number }> = []
     for (let round = 1; round <= rounds; round++) {
       let writing = true

@@ -22,7 +22,6 @@
  *   npm run bench:writes   (BENCH_RATE, BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_READ_RATE,
  *                           BENCH_TWO_INSTANCES_SECONDS, BENCH_EMBEDDED_SECONDS override)
  */
-import { execFile } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -37,6 +36,7 @@ import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
+import { autocannon, type AutocannonResult, incidentHistorySql } from "./Autocannon.js"
 
 const rate = Number(process.env.BENCH_RATE ?? 25)
 const seconds = Number(process.env.BENCH_SECONDS ?? 20)
@@ -68,27 +68,8 @@ interface Timed {
   readonly answered: number
 }
 
-interface Reads {
-  readonly requestsPerSecond: number
-  readonly p99: number
-  readonly non2xx: number
-}
-
-/** Autocannon on the summary in a child process, so the load generator does not share the service's event loop. */
-const readLoad = (url: string, duration: number) =>
-  Effect.async<Reads, Error>((resume) => {
-    const args = ["--json", "-c", String(connections), "-d", String(duration)]
-    if (readRate > 0) args.push("-R", String(readRate))
-    execFile("node_modules/.bin/autocannon", [...args, url], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
-      if (error) return resume(Effect.fail(error))
-      const report = JSON.parse(stdout)
-      resume(Effect.succeed({
-        requestsPerSecond: report.requests.average,
-        p99: report.latency.p99,
-        non2xx: report.non2xx
-      }))
-    })
-  })
+/** Autocannon on the summary, at most BENCH_READ_RATE requests/s. */
+const readLoad = (url: string, duration: number) => autocannon(url, { connections, seconds: duration, rate: readRate })
 
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = values.toSorted((a, b) => a - b)
@@ -267,22 +248,7 @@ const adminReader = (base: string, apiKey: string, incidents: ReadonlyArray<stri
   return { kind: "admin read", answered: performance.now() } satisfies Timed
 }
 
-/** 500 resolved incidents, one a day back from yesterday, each with 4 timeline entries (as bench:public). */
-const seedHistory = (sql: PgClient.PgClient) =>
-  sql.unsafe(`
-    insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
-    select 'history-' || g, 'Historic incident ' || g || ': elevated error rates on the API', 'resolved', 'minor',
-      now() - g * interval '1 day', now() - g * interval '1 day' + interval '3 hours', now() - g * interval '1 day' + interval '3 hours',
-      true
-    from generate_series(1, 500) g;
-    insert into incident_components (incident_id, component_id)
-    select 'history-' || g, (select id from components order by display_order, name offset (g % 20) limit 1)
-    from generate_series(1, 500) g;
-    insert into incident_updates (incident_id, status, message, created_at)
-    select 'history-' || g, (array['investigating', 'identified', 'monitoring', 'resolved'])[k],
-      'Update ' || k || ': we are looking into elevated error rates and slow responses; the next update follows within the hour.',
-      now() - g * interval '1 day' + k * interval '45 minutes'
-    from generate_series(1, 500) g, generate_series(1, 4) k`)
+const seedHistory = (sql: PgClient.PgClient) => sql.unsafe(incidentHistorySql)
 
 const fixed = (n: number, width = 8) => (n < 10 ? n.toFixed(1) : n.toFixed(0)).padStart(width)
 
@@ -320,7 +286,7 @@ const printVerdict = (
   )
 }
 
-const printReads = (reads: ReadonlyArray<Reads>) =>
+const printReads = (reads: ReadonlyArray<AutocannonResult>) =>
   console.log(
     `reads: ${
       reads.map((r) =>
@@ -401,7 +367,7 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
       service: service_.write
     }
     const totals = { anchor: [] as Array<Sample>, adminRead: [] as Array<Sample>, service: [] as Array<Sample> }
-    const reads: Array<Reads> = []
+    const reads: Array<AutocannonResult> = []
     const readers = `${connections} connections${readRate > 0 ? `, at most ${readRate} req/s` : ""}`
     console.log(
       `\n${label}: ${rate} requests/s for ${duration} s per side, the summary read by autocannon (${readers})`
