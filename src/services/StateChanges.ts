@@ -26,18 +26,28 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, FiberRef, Option, PubSub, Schedule, Schema, Stream } from "effect"
 
 import { AppConfig } from "../Config.js"
+import { IdString } from "../domain/Fields.js"
 import { orUnavailable, sqlState } from "../persistence/DatabaseErrors.js"
 import { listen } from "../persistence/Notifications.js"
 
 const channel = "status_page_changes"
 
 /**
+ * More changed incidents than this are read again all at once (two queries) rather than one by
+ * one: a burst of changes, or a notice naming many, costs a bounded refresh.
+ */
+export const maxTouchedIncidents = 16
+
+/**
  * What a change touched of what the public sees: the components (with their groups), the
  * incidents with these ids (or all of them), the maintenance windows, the organization's profile.
+ * A notice is anyone's who may NOTIFY: its ids are ones PostgreSQL can compare, and few.
  */
 export const Touched = Schema.Struct({
   components: Schema.optional(Schema.Boolean),
-  incidents: Schema.optional(Schema.Union(Schema.Array(Schema.String), Schema.Literal("all"))),
+  incidents: Schema.optional(
+    Schema.Union(Schema.Array(IdString).pipe(Schema.maxItems(maxTouchedIncidents)), Schema.Literal("all"))
+  ),
   maintenance: Schema.optional(Schema.Boolean),
   organization: Schema.optional(Schema.Boolean)
 })
@@ -45,15 +55,16 @@ export type Touched = typeof Touched.Type
 
 export const touchedEverything: Touched = { components: true, incidents: "all", maintenance: true, organization: true }
 
-/** Both changes' touches. */
+/** Both changes' touches (past `maxTouchedIncidents` incidents: all of them). */
 export const mergeTouched = (a: Touched, b: Touched): Touched => {
-  const incidents = a.incidents === "all" || b.incidents === "all"
+  const merged = a.incidents === "all" || b.incidents === "all"
     ? "all"
     : a.incidents === undefined
     ? b.incidents
     : b.incidents === undefined
     ? a.incidents
     : [...new Set([...a.incidents, ...b.incidents])]
+  const incidents = merged !== undefined && merged !== "all" && merged.length > maxTouchedIncidents ? "all" : merged
   return {
     ...(a.components === true || b.components === true ? { components: true } : {}),
     ...(incidents === undefined ? {} : { incidents }),
@@ -79,14 +90,15 @@ export const touch = (touched: Touched) =>
 
 /** A NOTIFY's payload: who sent it and what it touched. */
 const Notice = Schema.parseJson(Schema.Struct({ from: Schema.String, touched: Touched }))
-const encodeNotice = Schema.encodeSync(Notice)
+const encodeNotice = Schema.encodeOption(Notice)
 const decodeNotice = Schema.decodeUnknownOption(Notice)
 /** PostgreSQL refuses payloads of 8,000 bytes and more: a longer list is sent as "everything". */
 const maxNotice = 7000
 
 /**
  * Reads a notification. Listening (again) from now on (`undefined`), or a payload that is not a
- * notice of this version (an instance of an older one sends its id alone), touched everything.
+ * notice of this version (an instance of an older one sends its id alone; anyone may send
+ * anything), touched everything.
  */
 const readNotice = (payload: string | undefined): { readonly from: string | undefined; readonly touched: Touched } =>
   payload === undefined ? { from: undefined, touched: touchedEverything } : Option.getOrElse(
@@ -137,12 +149,15 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
 
     /**
      * Has every read side catch up with the changes announced so far. Past the bound, the write
-     * answers while the catching up goes on (disconnected from the write's fiber).
+     * answers while the catching up goes on (disconnected from the write's fiber). The change has
+     * committed: a catching up that dies (a statement the server cancelled) is logged, and the
+     * write answers as committed rather than with a 500 a client would send again.
      */
     const awaitApplied = Effect.suspend(() =>
       readSides.size === 0 ? Effect.void : Effect.forEach(readSides, (side) => side.catchUp, { discard: true }).pipe(
         Effect.disconnect,
         Effect.timeout(appliedWait),
+        Effect.catchAllDefect((defect) => Effect.logError("Showing a committed change to the public failed", defect)),
         Effect.ignore
       )
     )
@@ -160,10 +175,14 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
         Effect.forkScoped
       )
     }
+    const noticeOfEverything = Option.getOrThrow(encodeNotice({ from: instance, touched: touchedEverything }))
     const notifyOthers = (touched: Touched) => {
       if (!sharedDatabase) return Effect.void
-      const notice = encodeNotice({ from: instance, touched })
-      const payload = notice.length < maxNotice ? notice : encodeNotice({ from: instance, touched: touchedEverything })
+      // What a notice cannot carry (too long a list) is sent as everything.
+      const payload = encodeNotice({ from: instance, touched }).pipe(
+        Option.filter((notice) => notice.length < maxNotice),
+        Option.getOrElse(() => noticeOfEverything)
+      )
       return Effect.asVoid(sql`select pg_notify(${channel}, ${payload})`)
     }
 
