@@ -34,7 +34,8 @@
  *
  * Environment: BENCH_MONITORS ("500,2000"), BENCH_SECONDS (60), BENCH_ONLY (anchor, embedded,
  * postgres; comma-separated; default all), BENCH_START_TIMEOUT (300 s: `npm start` may build
- * first), BENCH_CREATE_CONCURRENCY (8), TEST_DATABASE_URL.
+ * first), BENCH_CREATE_CONCURRENCY (8), BENCH_SERVICE_NODE_OPTIONS (NODE_OPTIONS for `npm start`),
+ * TEST_DATABASE_URL.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -72,6 +73,8 @@ const only = (process.env.BENCH_ONLY ?? "").split(",").map((part) => part.trim()
 const runs = (part: string) => only.length === 0 || only.includes(part)
 const startTimeoutMs = Number(process.env.BENCH_START_TIMEOUT ?? 300) * 1000
 const createConcurrency = Number(process.env.BENCH_CREATE_CONCURRENCY ?? 8)
+/** Passed to `npm start` as NODE_OPTIONS, to try the service with other V8 settings. */
+const serviceNodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS ?? ""
 const intervalSeconds = 20
 
 /** Uptime Kuma 2.5.3 (SQLite), 500 monitors at 20 s, measured earlier on this machine. */
@@ -379,7 +382,11 @@ const measureService = async (
       ? await Effect.runPromise(Scope.extend(freshDatabaseUrl, scope))
       : undefined
     console.log(`\n== ${configuration}, ${monitors} monitors: npm start ==`)
-    const service = await npmStart({ DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) })
+    const service = await npmStart({
+      DATA_DIR: dataDir,
+      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...(serviceNodeOptions === "" ? {} : { NODE_OPTIONS: serviceNodeOptions })
+    })
     let measured: Awaited<ReturnType<typeof measureWindow>> | undefined
     let idle: Measured["idle"]
     let nodePeak = 0

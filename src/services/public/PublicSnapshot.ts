@@ -79,7 +79,31 @@ type Lazy = () => EncodedResponse
 
 const lazily = (encode: () => EncodedResponse): Lazy => {
   let response: EncodedResponse | undefined
-  return () => (response ??= encode())
+  let pending: (() => EncodedResponse) | undefined = encode
+  return () => {
+    if (pending !== undefined) {
+      response = pending()
+      pending = undefined // what it was encoded from is no longer held
+    }
+    return response!
+  }
+}
+
+/**
+ * Each response's encoding, by path: made apart from the snapshot's build so that its closures
+ * hold `state` alone. Closures made in one function share its variables, and one beside
+ * `previous` would keep every earlier snapshot alive through its lazy responses.
+ */
+const encoders = (state: PublicState, now: DateTime.Utc, publicUrl: string) => {
+  const feed = { title: state.organizationName, publicUrl, incidents: state.incidents, maintenance: state.maintenance }
+  return {
+    summary: () => encodedJson(StatusSummary, state.summary),
+    components: () => encodedJson(Schema.Array(PublicComponent), state.components),
+    maintenance: () => encodedJson(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance),
+    incidents: () => encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem)),
+    rss: () => encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8"),
+    atom: () => encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8")
+  }
 }
 
 export interface Snapshot {
@@ -161,42 +185,17 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
     const build = (state: PublicState, now: DateTime.Utc, previous: Snapshot | undefined): Snapshot => {
       const same = (...parts: ReadonlyArray<keyof PublicParts>) =>
         previous !== undefined && parts.every((part) => previous.state.parts[part] === state.parts[part])
-      const response = (path: string, unchanged: boolean, encode: () => EncodedResponse) =>
-        [path, (unchanged ? previous?.byPath.get(path) : undefined) ?? lazily(encode)] as const
-      const feed = {
-        title: state.organizationName,
-        publicUrl,
-        incidents: state.incidents,
-        maintenance: state.maintenance
-      }
+      const encode = encoders(state, now, publicUrl)
+      const response = (path: string, unchanged: boolean, encoding: () => EncodedResponse) =>
+        [path, (unchanged ? previous?.byPath.get(path) : undefined) ?? lazily(encoding)] as const
       const feedsUnchanged = same("incidents", "windows", "components", "organization")
       const byPath = new Map<string, Lazy>([
-        response(base, false, () => encodedJson(StatusSummary, state.summary)),
-        response(
-          `${base}/components`,
-          same("components", "groups"),
-          () => encodedJson(Schema.Array(PublicComponent), state.components)
-        ),
-        response(
-          `${base}/maintenance`,
-          same("windows", "components"),
-          () => encodedJson(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance)
-        ),
-        response(
-          `${base}/incidents`,
-          same("incidents"),
-          () => encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem))
-        ),
-        response(
-          `${base}/rss`,
-          feedsUnchanged,
-          () => encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8")
-        ),
-        response(
-          `${base}/atom`,
-          feedsUnchanged,
-          () => encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8")
-        )
+        response(base, false, encode.summary),
+        response(`${base}/components`, same("components", "groups"), encode.components),
+        response(`${base}/maintenance`, same("windows", "components"), encode.maintenance),
+        response(`${base}/incidents`, same("incidents"), encode.incidents),
+        response(`${base}/rss`, feedsUnchanged, encode.rss),
+        response(`${base}/atom`, feedsUnchanged, encode.atom)
       ])
       for (const [id, { response }] of same("incidents") ? details : encodeDetails(state.incidents)) {
         byPath.set(incidentPath(id), response)
