@@ -141,19 +141,19 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
             select *, xmin::text as row_version from monitors
             where not paused ${ids === undefined ? sql`` : sql`and id = any(${[...ids]}::text[])`}
             order by created_at, id`).pipe(
-              Effect.map((rows) =>
-                rows.map((row) => {
-                  const { rowVersion, ...monitor } = row
-                  return {
-                    id: String(row.id),
-                    version: String(rowVersion),
-                    decode: () =>
-                      Either.map(decodeMonitor({ ...monitor, regionStates: [] }), (stored) =>
-                        withReporting(stored, now, new Set()))
-                  }
-                })
-              )
+            Effect.map((rows) =>
+              rows.map((row) => {
+                const { rowVersion, ...monitor } = row
+                return {
+                  id: String(row.id),
+                  version: String(rowVersion),
+                  decode: () =>
+                    Either.map(decodeMonitor({ ...monitor, regionStates: [] }), (stored) =>
+                      withReporting(stored, now, new Set()))
+                }
+              })
             )
+          )
         ),
       findById: (id: MonitorId, offline: ReadonlySet<string> = new Set()) => findById(id, offline),
       insert: (definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {
