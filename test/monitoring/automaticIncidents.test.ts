@@ -345,8 +345,8 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* listen(Redacted.make(yield* TestDatabaseUrl), "status_page_changes").pipe(
         Stream.runForEach((payload) =>
           payload === undefined
-            ? Deferred.succeed(listening, undefined)
-            : Effect.sync(() => touched.push(JSON.parse(payload).touched))
+            ? Effect.asVoid(Deferred.succeed(listening, undefined))
+            : Effect.sync(() => void touched.push(JSON.parse(payload).touched))
         ),
         Effect.forkScoped
       )
