@@ -119,32 +119,41 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
           )
         ),
       /**
-       * Every monitor, each row decoded on its own (the scheduler): a row that does not decode,
-       * written behind the API's back, comes back as its id and the error, and hides no other.
-       * Header values are the real ones: only the API masks them.
+       * Every monitor not paused, in the scheduler's order, as its id and row version: PostgreSQL's
+       * `xmin`, the transaction that wrote the row last, which every write of it changes (through
+       * the API or behind its back). The scheduler's reload every 5 s reads only these two
+       * columns of every monitor, and the rows (findEach) of the monitors whose version changed.
        */
+      versions: () =>
+        orUnavailable(
+          sql<{ id: string; version: string }>`
+            select id, xmin::text as version from monitors where not paused order by created_at, id`
+        ),
       /**
-       * Every monitor not paused, for the scheduler's reload: `rowKey` changes with any column a user sets
-       * (not with the state ingest writes), and `decode` reads the monitor only when asked, so a
-       * reload of thousands of unchanged monitors decodes none of them.
+       * The monitors of these ids (every monitor without them) that are not paused, in the
+       * scheduler's order, each with its row version (`versions`) and decoded only when asked: a
+       * row that does not decode, written behind the API's back, comes back as its id and the
+       * error, and hides no other. Header values are the real ones: only the API masks them.
        */
-      findEach: () =>
+      findEach: (ids?: ReadonlyArray<string>) =>
         reading((now) =>
-          orUnavailable(sql<Record<string, unknown>>`select * from monitors where not paused order by created_at, id`)
-            .pipe(
-              Effect.map((rows) =>
-                rows.map((row) => {
-                  const { state: _state, updatedAt: _updatedAt, ...settings } = row
-                  return {
-                    id: String(row.id),
-                    rowKey: JSON.stringify(settings),
-                    decode: () =>
-                      Either.map(decodeMonitor({ ...row, regionStates: [] }), (stored) =>
-                        withReporting(stored, now, new Set()))
-                  }
-                })
-              )
+          orUnavailable(sql<Record<string, unknown>>`
+            select *, xmin::text as row_version from monitors
+            where not paused ${ids === undefined ? sql`` : sql`and id = any(${[...ids]}::text[])`}
+            order by created_at, id`).pipe(
+            Effect.map((rows) =>
+              rows.map((row) => {
+                const { rowVersion, ...monitor } = row
+                return {
+                  id: String(row.id),
+                  version: String(rowVersion),
+                  decode: () =>
+                    Either.map(decodeMonitor({ ...monitor, regionStates: [] }), (stored) =>
+                      withReporting(stored, now, new Set()))
+                }
+              })
             )
+          )
         ),
       findById: (id: MonitorId, offline: ReadonlySet<string> = new Set()) => findById(id, offline),
       insert: (definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {

@@ -28,9 +28,9 @@ export { slotAt } from "../domain/Slots.js"
 interface Entry {
   /** The monitor's check, validated when it was loaded or changed. */
   readonly template: JobTemplate
-  /** definitionKey of the monitor, and the row it was read from (MonitorsRepo.findEach). */
+  /** definitionKey of the monitor, and the version of the row it was read from (MonitorsRepo.versions). */
   readonly key: string
-  rowKey: string
+  version: string
   readonly intervalMs: number
   /** slotOffset, computed once: the tick runs every 100 ms over every monitor. */
   readonly offset: number
@@ -83,30 +83,37 @@ const scheduleWhileLeader = Effect.gen(function*() {
   const monitors = yield* MonitorsRepo
   const transport = yield* JobTransport
   const entries = new Map<string, Entry>()
-  /** The row key of each monitor that is not a valid check, so it is reported once per change. */
+  /** The row version of each monitor that is not a valid check, so it is reported once per change. */
   const invalid = new Map<string, string>()
 
   const reload = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const current = yield* monitors.findEach()
+    // Every monitor's id and row version, then the rows of those that changed: a reload of
+    // thousands of unchanged monitors reads and decodes none of them.
     const seen = new Set<string>()
-    for (const { decode, id, rowKey } of current) {
+    const changed: Array<string> = []
+    for (const { id, version } of yield* monitors.versions()) {
       seen.add(id)
-      // An unchanged row is not decoded again: a reload of thousands must not hold up the tick.
+      if (entries.get(id)?.version !== version && invalid.get(id) !== version) changed.push(id)
+    }
+    for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
+    for (const id of invalid.keys()) if (!seen.has(id)) invalid.delete(id)
+    if (changed.length === 0) return
+    // Paused or deleted since the first read: left out here, and dropped by the next reload.
+    for (const { decode, id, version } of yield* monitors.findEach(changed)) {
       const existing = entries.get(id)
-      if (existing?.rowKey === rowKey || invalid.get(id) === rowKey) continue
       const monitor = decode()
       const key = Either.isRight(monitor) ? definitionKey(monitor.right) : undefined
-      // A change to what the check does not carry (its threshold, its quorum) does not reschedule it.
+      // A change to what the check does not carry (its threshold, its quorum, its state) does not reschedule it.
       if (existing !== undefined && existing.key === key) {
-        existing.rowKey = rowKey
+        existing.version = version
         continue
       }
       const template = Either.flatMap(monitor, templateOf)
       if (Either.isLeft(template)) {
         // Probes would drop its jobs as undecodable: say why once per change instead.
         entries.delete(id)
-        invalid.set(id, rowKey)
+        invalid.set(id, version)
         yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
           // Masked: a row written outside the API may hold a credential in a header value or the body.
           Effect.annotateLogs({ monitorId: id, error: formatMonitorError(template.left) })
@@ -122,12 +129,10 @@ const scheduleWhileLeader = Effect.gen(function*() {
         intervalMs,
         offset,
         key: key!,
-        rowKey,
+        version,
         nextDue: latestSlot(offset, intervalMs, now)
       })
     }
-    for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
-    for (const id of invalid.keys()) if (!seen.has(id)) invalid.delete(id)
   })
 
   // With tracing on, each run's span is the root of its check's trace; its job carries it (TracingEnabled).

@@ -6,14 +6,17 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Deferred, Effect, Layer, Redacted, Stream, TestClock } from "effect"
 
 import { CheckResult, jobIdOf } from "../../src/domain/CheckJob.js"
 import { sqlState } from "../../src/persistence/DatabaseErrors.js"
+import { listen } from "../../src/persistence/Notifications.js"
 import { IncidentAutomation } from "../../src/services/monitoring/IncidentAutomation.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
+import { eventually } from "../support/Eventually.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
+import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
 const Stack = Layer.mergeAll(ResultIngest.Default, IncidentAutomation.Default).pipe(Layer.provideMerge(TestServer()))
@@ -331,5 +334,27 @@ it.layer(Stack)("automatic incidents", (it) => {
       expect(unknownTemplate.status).toBe(404)
       const created = yield* sendJson("POST", "/api/v1/admin/monitors", base)
       expect(created.body).toMatchObject({ incidentPolicy: "off", incidentTemplateId: null, resolveAfterSeconds: 300 })
+    }))
+
+  it.scoped("an outage's commits say what they touch: its component's status, then the incident it opens", () =>
+    Effect.gen(function*() {
+      const { monitorId } = yield* setup("Touching")
+      // What each commit announces (StateChanges' NOTIFY): the public snapshot reads again only that.
+      const touched: Array<unknown> = []
+      const listening = yield* Deferred.make<void>()
+      yield* listen(Redacted.make(yield* TestDatabaseUrl), "status_page_changes").pipe(
+        Stream.runForEach((payload) =>
+          payload === undefined
+            ? Effect.asVoid(Deferred.succeed(listening, undefined))
+            : Effect.sync(() => void touched.push(JSON.parse(payload).touched))
+        ),
+        Effect.forkScoped
+      )
+      yield* Deferred.await(listening)
+      yield* round(monitorId, [...regions])
+      const [incident] = yield* incidentsOf(monitorId)
+      expect(incident).toBeDefined()
+      yield* eventually(Effect.sync(() => touched.length), (n) => n >= 2)
+      expect(touched).toEqual([{ components: true }, { incidents: [incident!.id] }])
     }))
 })

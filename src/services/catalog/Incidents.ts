@@ -306,6 +306,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
               published: input.published,
               monitor: { id: input.monitorId, downSince: input.downSince }
             })
+            yield* touching(id)
             yield* repo.setComponents(id, [input.componentId])
             yield* repo.addUpdate(id, "investigating", input.message)
             return yield* announce("incident.created", id)

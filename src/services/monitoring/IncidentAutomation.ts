@@ -31,7 +31,7 @@ import { reportingRegions } from "../../domain/Quorum.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { rowsOf } from "../../persistence/Rows.js"
 import { Incidents } from "../catalog/Incidents.js"
-import { StateChanges } from "../StateChanges.js"
+import { StateChanges, touch } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 
 /** A monitor with its open automatic incident, as one query reads it. */
@@ -150,6 +150,9 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
     const take = (step: AutomationStep, row: AutomationRow) =>
       Effect.gen(function*() {
         const incidentId = row.incidentId as IncidentId
+        // Of the public state, a step changes the monitor's incident only (an incident it opens
+        // says so itself: Incidents.automatic.open); components' statuses are ingest's.
+        yield* touch(row.incidentId === null ? {} : { incidents: [row.incidentId] })
         switch (step) {
           case "open": {
             const [opening] = yield* openings.all(sql`

@@ -27,7 +27,7 @@ import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { StateChanges } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
-import { applyMonitorStatus } from "./ResultIngest.js"
+import { applyMonitorStatus, touchesComponents } from "./ResultIngest.js"
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)
@@ -167,6 +167,8 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
      */
     const move = (id: MonitorId, definition: MonitorDefinition) =>
       stateChanges.commit(Effect.gen(function*() {
+        // Of the public state, only the components' statuses change.
+        yield* touchesComponents
         const before = yield* lockPlacement(id, definition.componentId)
         const after = yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id))
         if (before.componentId === definition.componentId) return after // moved there meanwhile
@@ -300,6 +302,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
        */
       setPaused: Effect.fn("Monitors.setPaused")((id: MonitorId, paused: boolean) =>
         stateChanges.commit(Effect.gen(function*() {
+          yield* touchesComponents
           const { componentId } = yield* lockPlacement(id)
           const now = yield* Clock.currentTimeMillis
           if (paused) yield* repo.endDowntime(id, now)
@@ -311,6 +314,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
       /** Deletes a monitor; its past downtime stays in the uptime history, its open interval ends now. */
       remove: Effect.fn("Monitors.remove")((id: MonitorId) =>
         stateChanges.commit(Effect.gen(function*() {
+          yield* touchesComponents
           const { componentId } = yield* lockPlacement(id)
           yield* repo.endDowntime(id, yield* Clock.currentTimeMillis)
           yield* repo.remove(id)

@@ -61,24 +61,15 @@ export class ResponseTimes extends Effect.Service<ResponseTimes>()("ResponseTime
 
     /**
      * One transaction: takes a chunk of pending rows and adds those of monitors it can share-lock
-     * to the rollups, so each row is counted once, when the transaction that deleted it commits.
-     * Rows of deleted monitors are dropped; those of monitors another transaction holds (an
-     * ingest batch, a deletion under way) are put back for the next chunk or fold, rather than
-     * waited for. Shutdown waits for the chunk under way.
+     * to the rollups, so each row is counted once, when the transaction that deleted it commits
+     * (ResponseTimesRepo.take: rows of deleted monitors are dropped, those of monitors another
+     * transaction holds put back). Two statements a chunk. Shutdown waits for the chunk under way.
      */
     const foldOnce = (limit: number) =>
       orUnavailable(sql.withTransaction(Effect.gen(function*() {
-        const taken = yield* repo.takePending(limit)
-        if (taken.length === 0) return { taken: 0, folded: 0 }
-        const monitorIds = [...new Set(taken.map((m) => m.monitorId))]
-        const locked = yield* repo.shareMonitors(monitorIds)
-        const busy = locked.size === monitorIds.length ?
-          new Set<string>() :
-          yield* repo.existingMonitors(monitorIds.filter((id) => !locked.has(id)))
-        const folded = taken.filter((m) => locked.has(m.monitorId))
-        yield* repo.add(rollUp(folded.map((m) => ({ ...m, ok: true }))).sort(keyOrder))
-        yield* repo.addPending(taken.filter((m) => busy.has(m.monitorId)))
-        return { taken: taken.length, folded: folded.length }
+        const { foldable, taken } = yield* repo.take(limit)
+        if (foldable.length > 0) yield* repo.add(rollUp(foldable.map((m) => ({ ...m, ok: true }))).sort(keyOrder))
+        return { taken, folded: foldable.length }
       }))).pipe(Effect.uninterruptible)
 
     return {

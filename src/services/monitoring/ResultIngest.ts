@@ -19,7 +19,7 @@ import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { recordStatusChange } from "../catalog/ComponentEvents.js"
-import { StateChanges } from "../StateChanges.js"
+import { StateChanges, touch } from "../StateChanges.js"
 import { IncidentAutomation } from "./IncidentAutomation.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 import { ResponseTimes } from "./ResponseTimes.js"
@@ -48,6 +48,9 @@ export const applyMonitorStatus = (repo: ChecksRepo, outbox: OutboxRepo, compone
     yield* repo.setStatusByMonitors(componentId, wanted)
     yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
   })
+
+/** What moving a component's status touches of the public state (StateChanges). */
+export const touchesComponents = touch({ components: true })
 
 /** Reports refused by admission since the process started, for the log line. */
 let rejectedTotal = 0
@@ -172,9 +175,12 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
             sql.withTransaction(storeAndDecide(reports, tally))
           )
           tally.record()
+          // A component's status is all of the public state it changes: the public snapshot reads
+          // the components again, not everything.
           yield* Effect.forEach(
             yield* componentsToMove(componentIds),
-            (componentId) => changes.commit(applyMonitorStatus(repo, outbox, componentId)),
+            (componentId) =>
+              changes.commit(Effect.zipRight(touchesComponents, applyMonitorStatus(repo, outbox, componentId))),
             { discard: true }
           )
           // After the components moved: an incident's severity and title follow the component's
