@@ -4,15 +4,13 @@
  * snapshot shows it, and incidents older than the snapshot holds are read on demand with the
  * same answers.
  */
-import { Reactivity } from "@effect/experimental"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { PgClient } from "@effect/sql-pg"
 import { expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Option, Redacted } from "effect"
+import { Effect, Fiber, Option } from "effect"
 
 import { heldResolved } from "../../src/services/public/PublicStatus.js"
 import { eventually } from "../support/Eventually.js"
-import { TestDatabaseUrl } from "../support/TestDatabase.js"
+import { holdTableLock, ownConnection } from "../support/TableLock.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
 const get = (url: string, headers: Record<string, string> = {}) =>
@@ -23,12 +21,6 @@ const get = (url: string, headers: Record<string, string> = {}) =>
   }).pipe(Effect.scoped)
 
 const getJson = (url: string) => Effect.map(get(url), (response) => JSON.parse(response.text))
-
-/** A connection of the test's own to the service's database. */
-const database = Effect.flatMap(TestDatabaseUrl, (url) => PgClient.make({ url: Redacted.make(url), maxConnections: 1 }))
-  .pipe(
-    Effect.provide(Reactivity.layer)
-  )
 
 it.layer(TestServer())("public snapshot freshness", (it) => {
   it.scoped("serves the previous snapshot while a refresh is held up, and answers the write once the refresh is done", () =>
@@ -45,16 +37,7 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
 
       // Another transaction holds the components table: the write does not read it, but the
       // refresh after it does (which of the incident's components are public).
-      const sql = yield* database
-      const locked = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const holder = yield* sql.withTransaction(
-        sql`lock table components in access exclusive mode`.pipe(
-          Effect.zipRight(Deferred.succeed(locked, undefined)),
-          Effect.zipRight(Deferred.await(release))
-        )
-      ).pipe(Effect.fork)
-      yield* Deferred.await(locked)
+      const release = yield* holdTableLock("components")
 
       // The write commits; its response waits for the refresh.
       const write = yield* client.incidents.addUpdate({
@@ -69,8 +52,7 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       }
       expect(Option.isNone(yield* Fiber.poll(write))).toBe(true)
 
-      yield* Deferred.succeed(release, undefined)
-      yield* Fiber.join(holder)
+      yield* release
       yield* Fiber.join(write)
       // Read-your-writes: the response came once the snapshot included the change.
       expect(yield* messages).toEqual(["During"])
@@ -100,7 +82,7 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
   it.scoped("answers for incidents older than the snapshot holds from the database: paging, filters, details, history, feeds", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      const sql = yield* database
+      const sql = yield* ownConnection
       const old = heldResolved + 30
       // Resolved incidents a day apart, the newest yesterday, each with a timeline of three entries.
       yield* sql`

@@ -7,9 +7,10 @@
 import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Deferred, Effect, Fiber, Layer, LogLevel, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, LogLevel, Redacted } from "effect"
 
 import { eventually } from "../support/Eventually.js"
+import { holdTableLock, ownConnection } from "../support/TableLock.js"
 import { freshDatabaseUrl, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { sendJson, TestStack } from "../support/TestServer.js"
 
@@ -32,10 +33,6 @@ const Stack = Layer.unwrapScoped(
   }).pipe(Effect.provide(Reactivity.layer))
 )
 
-/** A connection of the test's own to the service's database. */
-const database = Effect.flatMap(TestDatabaseUrl, (url) => PgClient.make({ url: Redacted.make(url), maxConnections: 1 }))
-  .pipe(Effect.provide(Reactivity.layer))
-
 const componentNames = Effect.map(
   sendJson("GET", "/api/v1/status/components"),
   (response) => (response.body as ReadonlyArray<{ name: string }>).map((component) => component.name)
@@ -44,7 +41,7 @@ const componentNames = Effect.map(
 layer(Stack, { excludeTestServices: true })("read side failures", (it) => {
   it.scoped("a notice naming an incident id PostgreSQL cannot compare is read as touching everything", () =>
     Effect.gen(function*() {
-      const sql = yield* database
+      const sql = yield* ownConnection
       const created = yield* sendJson("POST", "/api/v1/admin/components", { name: "Before notice" })
       expect(created.status).toBe(201)
       // Renamed behind the service's back, then announced by "another instance" whose notice
@@ -63,27 +60,17 @@ layer(Stack, { excludeTestServices: true })("read side failures", (it) => {
 
   it.scoped("a write whose refresh the database cancels answers as committed, and shows with the next", () =>
     Effect.gen(function*() {
-      const sql = yield* database
       const incident = yield* sendJson("POST", "/api/v1/admin/incidents", { title: "Cancelled refresh", message: "1" })
       expect(incident.status).toBe(201)
 
       // Another transaction holds the components table: the write does not read it, the refresh
       // after it does (which of the incident's components are public), and gives up after 300 ms.
-      const locked = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const holder = yield* sql.withTransaction(
-        sql`lock table components in access exclusive mode`.pipe(
-          Effect.zipRight(Deferred.succeed(locked, undefined)),
-          Effect.zipRight(Deferred.await(release))
-        )
-      ).pipe(Effect.fork)
-      yield* Deferred.await(locked)
+      const release = yield* holdTableLock("components")
       const update = yield* sendJson("POST", `/api/v1/admin/incidents/${incident.body.id}/updates`, {
         status: "identified",
         message: "2"
       })
-      yield* Deferred.succeed(release, undefined)
-      yield* Fiber.join(holder)
+      yield* release
       // Committed: a 500 would have the client send it again.
       expect(update.status).toBe(201)
       expect(update.body.message).toBe("2")
