@@ -88,6 +88,9 @@ export const touch = (touched: Touched) =>
       }
     }))
 
+/** `touch`: the components (with their groups). */
+export const touchesComponents = touch({ components: true })
+
 /** A NOTIFY's payload: who sent it and what it touched. */
 const Notice = Schema.parseJson(Schema.Struct({ from: Schema.String, touched: Touched }))
 const encodeNotice = Schema.encodeOption(Notice)

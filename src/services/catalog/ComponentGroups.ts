@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../../domain/ComponentGroup.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
 import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
-import { StateChanges, touch } from "../StateChanges.js"
+import { StateChanges, touchesComponents } from "../StateChanges.js"
 
 /**
  * A component's `groupId` as a body gives it: null (ungrouped) or an existing group, locked until
@@ -23,19 +23,20 @@ export class ComponentGroups extends Effect.Service<ComponentGroups>()("Componen
 
     // Every write goes through StateChanges: the public summary and page show groups, which are
     // read with the components.
-    const touched = touch({ components: true })
     return {
       list: Effect.fn("ComponentGroups.list")(() => repo.findAll()),
       create: Effect.fn("ComponentGroups.create")((input: CreateComponentGroup) =>
-        changes.commit(Effect.zipRight(touched, repo.insert(input)))
+        changes.commit(Effect.zipRight(touchesComponents, repo.insert(input)))
       ),
       /** A partial update; `{}` changes nothing, `updatedAt` included. */
       update: Effect.fn("ComponentGroups.update")((id: ComponentGroupId, update: UpdateComponentGroup) =>
-        changes.commit(Effect.zipRight(touched, repo.update(id, update)).pipe(orNotFound("Component group", id)))
+        changes.commit(
+          Effect.zipRight(touchesComponents, repo.update(id, update)).pipe(orNotFound("Component group", id))
+        )
       ),
       /** Its components are not deleted: they become ungrouped. */
       remove: Effect.fn("ComponentGroups.remove")((id: ComponentGroupId) =>
-        changes.commit(Effect.zipRight(touched, repo.remove(id))).pipe(
+        changes.commit(Effect.zipRight(touchesComponents, repo.remove(id))).pipe(
           Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component group", id)),
           Effect.asVoid
         )

@@ -13,7 +13,7 @@ import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import { StateChanges, touch, touchedEverything } from "../StateChanges.js"
+import { StateChanges, touch, touchedEverything, touchesComponents } from "../StateChanges.js"
 import { recordStatusChange } from "./ComponentEvents.js"
 import { groupExists } from "./ComponentGroups.js"
 
@@ -25,7 +25,6 @@ export class Components extends Effect.Service<Components>()("Components", {
     const windows = yield* MaintenanceRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
-    const touchesComponents = touch({ components: true })
 
     /**
      * Runs a write on a locked component and records a status change in the same transaction.

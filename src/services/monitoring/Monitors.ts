@@ -25,9 +25,9 @@ import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
-import { StateChanges } from "../StateChanges.js"
+import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
-import { applyMonitorStatus, touchesComponents } from "./ResultIngest.js"
+import { applyMonitorStatus } from "./ResultIngest.js"
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)

@@ -19,7 +19,7 @@ import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { recordStatusChange } from "../catalog/ComponentEvents.js"
-import { StateChanges, touch } from "../StateChanges.js"
+import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { IncidentAutomation } from "./IncidentAutomation.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 import { ResponseTimes } from "./ResponseTimes.js"
@@ -48,9 +48,6 @@ export const applyMonitorStatus = (repo: ChecksRepo, outbox: OutboxRepo, compone
     yield* repo.setStatusByMonitors(componentId, wanted)
     yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
   })
-
-/** What moving a component's status touches of the public state (StateChanges). */
-export const touchesComponents = touch({ components: true })
 
 /** Reports refused by admission since the process started, for the log line. */
 let rejectedTotal = 0
