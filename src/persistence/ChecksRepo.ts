@@ -1,47 +1,86 @@
 /**
  * Check results and misses, per-region monitor status and monitor states. Results and misses
- * are written with one multi-row statement per batch (unnest of arrays), deduplicated on
- * (job id, region); a (job id, region) has a result or a miss, never both (migration 0012).
+ * are written with one multi-row statement per batch, deduplicated on (job id, region); a
+ * (job id, region) has a result or a miss, never both (migration 0012).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import type { CheckResult, MissedCheck } from "../domain/CheckJob.js"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
-import { QuorumRule } from "../domain/Monitor.js"
-import type { MonitorState, RegionStatus } from "../domain/Quorum.js"
+import type { MonitorState, QuorumMonitor, QuorumRule, RegionStatus } from "../domain/Quorum.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
 class InsertedRow extends Schema.Class<InsertedRow>("InsertedRow")({ jobId: Schema.String, region: Schema.String }) {}
 
-const StoredState = Schema.Literal("unknown", "up", "degraded", "down")
+/**
+ * A JSON column of tuples that a statement of this file builds itself (json_agg of
+ * json_build_array over typed columns): typed here, not decoded element by element, on the
+ * path every check result takes.
+ */
+const builtTuples = <T extends ReadonlyArray<unknown>>() =>
+  Schema.declare((u: unknown): u is ReadonlyArray<T> => Array.isArray(u))
 
-export class QuorumMonitorRow extends Schema.Class<QuorumMonitorRow>("QuorumMonitorRow")({
-  id: Schema.String,
-  componentId: Schema.String,
-  state: StoredState,
-  intervalSeconds: Schema.Number,
-  failureThreshold: Schema.Number,
-  regions: Schema.NullOr(Schema.Array(Schema.String)),
-  quorum: QuorumRule,
-  degradedAboveMs: Schema.NullOr(Schema.Number),
+const PairsRow = Schema.Struct({ pairs: builtTuples<readonly [jobId: string, region: string]>() })
+
+type RegionTuple = readonly [
+  region: string,
+  lastScheduledAt: number,
+  lastCheckedAt: number,
+  lastOk: boolean,
+  consecutiveFailures: number,
+  failingSince: number | null,
+  lastStatusCode: number | null,
+  lastError: string | null,
+  lastDurationMs: number
+]
+
+const LocksRow = Schema.Struct({
+  monitors: builtTuples<
+    readonly [
+      id: string,
+      componentId: string,
+      state: MonitorState,
+      intervalSeconds: number,
+      failureThreshold: number,
+      regions: ReadonlyArray<string> | null,
+      quorum: QuorumRule,
+      degradedAboveMs: number | null,
+      resumedAt: number | null,
+      regionStatuses: ReadonlyArray<RegionTuple>
+    ]
+  >(),
+  components: builtTuples<
+    readonly [
+      id: string,
+      name: string,
+      status: ComponentStatus,
+      statusSetBy: "operator" | "monitors",
+      monitors: ReadonlyArray<readonly [id: string, state: MonitorState]>
+    ]
+  >()
+})
+
+/** A monitor a batch of results is about, locked, with what each of its regions last found. */
+export interface LockedMonitor extends QuorumMonitor {
+  readonly id: string
+  readonly componentId: string
+  readonly state: MonitorState
+  readonly regions: ReadonlyArray<string> | null
+  readonly quorum: QuorumRule
+  readonly degradedAboveMs: number | null
   /** Epoch milliseconds of the last resume after a pause, if any (ResultAdmission). */
-  resumedAt: Schema.NullOr(Schema.Number)
-}) {}
+  readonly resumedAt: number | null
+  readonly regionStatuses: ReadonlyArray<RegionStatus>
+}
 
-class RegionStatusRow extends Schema.Class<RegionStatusRow>("RegionStatusRow")({
-  monitorId: Schema.String,
-  region: Schema.String,
-  lastScheduledAt: Schema.DateFromSelf,
-  lastCheckedAt: Schema.DateFromSelf,
-  lastOk: Schema.Boolean,
-  consecutiveFailures: Schema.Number,
-  failingSince: Schema.NullOr(Schema.DateFromSelf),
-  lastStatusCode: Schema.NullOr(Schema.Number),
-  lastError: Schema.NullOr(Schema.String),
-  lastDurationMs: Schema.Number
-}) {}
+/** A component's status, who set it, and the state of each of its monitors (id, state). */
+export interface ComponentMonitors extends StatusSourceRow {
+  readonly monitors: ReadonlyArray<readonly [id: string, state: MonitorState]>
+}
+
+const StoredState = Schema.Literal("unknown", "up", "degraded", "down")
 
 export class StatusSourceRow extends Schema.Class<StatusSourceRow>("StatusSourceRow")({
   id: ComponentId,
@@ -59,14 +98,12 @@ class CountRow extends Schema.Class<CountRow>("CountRow")({ count: Schema.Number
 
 class StateRow extends Schema.Class<StateRow>("StateRow")({ state: StoredState }) {}
 
-const date = (millis: number | null) => millis === null ? null : new Date(millis)
-
 export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const inserted = rowsOf(InsertedRow)
-    const monitors = rowsOf(QuorumMonitorRow)
-    const regionRows = rowsOf(RegionStatusRow)
+    const pairs = rowsOf(PairsRow)
+    const locks = rowsOf(LocksRow)
     const states = rowsOf(StateRow)
     const statusSources = rowsOf(StatusSourceRow)
     const counts = rowsOf(CountRow)
@@ -75,27 +112,49 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
     return {
       /**
        * Stores the results not stored yet, deletes the misses they replace (a slow probe did run
-       * the job after all), and returns the (job id, region) pairs it stored.
+       * the job after all), queues the successes' measures for the response-time rollups, and
+       * returns the (job id, region) pairs it stored: one statement, the rows as one JSON value
+       * (one JSON.stringify, where fifteen arrays were encoded element by element).
        */
-      insertResults: (results: ReadonlyArray<CheckResult>) =>
-        inserted.all(sql`
-          with stored as (
-            insert into check_results (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms,
-                                       dns_ms, connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left)
-            select * from unnest(
-              ${results.map((r) => r.jobId)}::text[], ${results.map((r) => r.region)}::text[],
-              ${results.map((r) => r.monitorId)}::text[], ${results.map((r) => r.probe)}::text[],
-              ${results.map((r) => new Date(r.scheduledAt))}::timestamptz[],
-              ${results.map((r) => new Date(r.checkedAt))}::timestamptz[],
-              ${results.map((r) => r.ok)}::boolean[], ${results.map((r) => r.durationMs)}::float8[],
-              ${results.map((r) => r.timings.dnsMs)}::float8[], ${results.map((r) => r.timings.connectMs)}::float8[],
-              ${results.map((r) => r.timings.tlsMs)}::float8[], ${results.map((r) => r.timings.firstByteMs)}::float8[],
-              ${results.map((r) => r.statusCode)}::integer[], ${results.map((r) => r.error)}::text[],
-              ${results.map((r) => r.sslDaysLeft)}::integer[])
-            on conflict (job_id, region) do nothing
-            returning job_id, region),
-          replaced as (delete from missed_checks m using stored s where m.job_id = s.job_id and m.region = s.region)
-          select job_id, region from stored`),
+      storeResults: (results: ReadonlyArray<CheckResult>) =>
+        Effect.map(
+          pairs.one(sql`
+            with stored as (
+              insert into check_results (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms,
+                                         dns_ms, connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left)
+              select j, r, m, p, to_timestamp(s / 1000.0), to_timestamp(c / 1000.0), ok, d, dns, con, tls, fb, sc, e, ssl
+              from json_to_recordset(${
+            JSON.stringify(results.map((r) => ({
+              j: r.jobId,
+              r: r.region,
+              m: r.monitorId,
+              p: r.probe,
+              s: r.scheduledAt,
+              c: r.checkedAt,
+              ok: r.ok,
+              d: r.durationMs,
+              dns: r.timings.dnsMs,
+              con: r.timings.connectMs,
+              tls: r.timings.tlsMs,
+              fb: r.timings.firstByteMs,
+              sc: r.statusCode,
+              e: r.error,
+              ssl: r.sslDaysLeft
+            })))
+          }::json) as (j text, r text, m text, p text, s bigint, c bigint, ok boolean, d float8, dns float8,
+                           con float8, tls float8, fb float8, sc integer, e text, ssl integer)
+              on conflict (job_id, region) do nothing
+              returning job_id, region, monitor_id, scheduled_at, ok, duration_ms, dns_ms, connect_ms, tls_ms,
+                        first_byte_ms),
+            replaced as (delete from missed_checks m using stored s where m.job_id = s.job_id and m.region = s.region),
+            pending as (
+              insert into response_time_pending (
+                monitor_id, region, scheduled_at, duration_ms, dns_ms, connect_ms, tls_ms, first_byte_ms)
+              select monitor_id, region, scheduled_at, duration_ms, dns_ms, connect_ms, tls_ms, first_byte_ms
+              from stored where ok)
+            select coalesce(json_agg(json_build_array(job_id, region)), '[]') as pairs from stored`),
+          (row) => row.pairs.map(([jobId, region]) => ({ jobId, region }))
+        ),
 
       /**
        * Stores the misses of (job id, region) pairs that have neither a result nor a miss stored;
@@ -116,53 +175,108 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
 
       /**
        * The monitors of these ids that still exist and are not paused (a paused monitor's late
-       * results count as a deleted one's), locked for the rest of the transaction.
+       * results count as a deleted one's), locked for the rest of the transaction, with what
+       * their regions last found, and their components' statuses with every monitor state of
+       * each: what a batch of results decides on, in one statement. The rows come back as one
+       * JSON value of tuples (written by the statement below, so read without a schema).
        * `no key update`: ingest instances and monitor edits take turns on a monitor, while the
        * foreign-key checks of rows that name it (the response-time fold) do not wait.
        */
-      lockMonitors: (ids: ReadonlyArray<string>) =>
-        monitors.all(sql`
-          select id, component_id, state, interval_seconds, failure_threshold, regions, quorum, degraded_above_ms,
-                 (extract(epoch from resumed_at) * 1000)::float8 as resumed_at
-          from monitors where id = any(${[...ids]}::text[]) and not paused order by id for no key update`),
-
-      regionStatuses: (monitorIds: ReadonlyArray<string>) =>
+      lockForIngest: (ids: ReadonlyArray<string>) =>
         Effect.map(
-          regionRows.all(sql`select * from monitor_region_state where monitor_id = any(${[...monitorIds]}::text[])`),
-          (rows) =>
-            rows.map((row) => ({
-              monitorId: row.monitorId,
-              status: {
-                region: row.region,
-                lastScheduledAt: row.lastScheduledAt.getTime(),
-                lastCheckedAt: row.lastCheckedAt.getTime(),
-                lastOk: row.lastOk,
-                consecutiveFailures: row.consecutiveFailures,
-                failingSince: row.failingSince?.getTime() ?? null,
-                lastStatusCode: row.lastStatusCode,
-                lastError: row.lastError,
-                lastDurationMs: row.lastDurationMs
-              } satisfies RegionStatus
+          locks.one(sql`
+            with locked as materialized (
+              select id, component_id, state, interval_seconds, failure_threshold, regions, quorum, degraded_above_ms,
+                     resumed_at
+              from monitors where id = any(${[...ids]}::text[]) and not paused order by id for no key update)
+            select
+              coalesce((select json_agg(json_build_array(l.id, l.component_id, l.state, l.interval_seconds,
+                  l.failure_threshold, l.regions, l.quorum, l.degraded_above_ms, (extract(epoch from l.resumed_at) * 1000)::float8,
+                  coalesce((select json_agg(json_build_array(s.region, (extract(epoch from s.last_scheduled_at) * 1000)::float8,
+                      (extract(epoch from s.last_checked_at) * 1000)::float8, s.last_ok, s.consecutive_failures,
+                      (extract(epoch from s.failing_since) * 1000)::float8, s.last_status_code, s.last_error, s.last_duration_ms))
+                    from monitor_region_state s where s.monitor_id = l.id), '[]')))
+                from locked l), '[]') as monitors,
+              coalesce((select json_agg(json_build_array(c.id, c.name, c.status, c.status_set_by,
+                  (select coalesce(json_agg(json_build_array(m.id, m.state)), '[]')
+                   from monitors m where m.component_id = c.id)))
+                from components c where c.id in (select component_id from locked)), '[]') as components`),
+          ({ components, monitors }) => ({
+            monitors: monitors.map(([
+              id,
+              componentId,
+              state,
+              intervalSeconds,
+              failureThreshold,
+              regions,
+              quorum,
+              degradedAboveMs,
+              resumedAt,
+              regionStates
+            ]): LockedMonitor => ({
+              id,
+              componentId,
+              state,
+              intervalSeconds,
+              failureThreshold,
+              regions,
+              quorum,
+              degradedAboveMs,
+              resumedAt,
+              regionStatuses: regionStates.map((
+                [
+                  region,
+                  lastScheduledAt,
+                  lastCheckedAt,
+                  lastOk,
+                  consecutiveFailures,
+                  failingSince,
+                  lastStatusCode,
+                  lastError,
+                  lastDurationMs
+                ]
+              ) => ({
+                region,
+                lastScheduledAt,
+                lastCheckedAt,
+                lastOk,
+                consecutiveFailures,
+                failingSince,
+                lastStatusCode,
+                lastError,
+                lastDurationMs
+              }))
+            })),
+            components: components.map(([id, name, status, statusSetBy, monitors]): ComponentMonitors => ({
+              id: id as ComponentId,
+              name,
+              status,
+              statusSetBy,
+              monitors
             }))
+          })
         ),
 
+      /** Saves what the regions last found, one statement for the batch, the rows as one JSON value. */
       saveRegionStatuses: (statuses: ReadonlyArray<{ monitorId: string; status: RegionStatus }>) =>
         statuses.length === 0 ? Effect.void : orUnavailable(sql`
           insert into monitor_region_state (monitor_id, region, last_scheduled_at, last_checked_at, last_ok,
                                             consecutive_failures, failing_since, last_status_code, last_error, last_duration_ms)
-          select * from unnest(
-            ${statuses.map((s) => s.monitorId)}::text[], ${statuses.map((s) => s.status.region)}::text[],
-            ${statuses.map((s) => new Date(s.status.lastScheduledAt))}::timestamptz[],
-            ${statuses.map((s) => new Date(s.status.lastCheckedAt))}::timestamptz[],
-            ${statuses.map((s) => s.status.lastOk)}::boolean[], ${
-          statuses.map((s) => s.status.consecutiveFailures)
-        }::integer[],
-            ${statuses.map((s) => date(s.status.failingSince))}::timestamptz[], ${
-          statuses.map((s) => s.status.lastStatusCode)
-        }::integer[],
-            ${statuses.map((s) => s.status.lastError)}::text[], ${
-          statuses.map((s) => s.status.lastDurationMs)
-        }::float8[])
+          select m, r, to_timestamp(s / 1000.0), to_timestamp(c / 1000.0), ok, f, to_timestamp(fs / 1000.0), sc, e, d
+          from json_to_recordset(${
+          JSON.stringify(statuses.map(({ monitorId, status }) => ({
+            m: monitorId,
+            r: status.region,
+            s: status.lastScheduledAt,
+            c: status.lastCheckedAt,
+            ok: status.lastOk,
+            f: status.consecutiveFailures,
+            fs: status.failingSince,
+            sc: status.lastStatusCode,
+            e: status.lastError,
+            d: status.lastDurationMs
+          })))
+        }::json) as (m text, r text, s bigint, c bigint, ok boolean, f integer, fs bigint, sc integer, e text, d float8)
           on conflict (monitor_id, region) do update set
             last_scheduled_at = excluded.last_scheduled_at, last_checked_at = excluded.last_checked_at,
             last_ok = excluded.last_ok, consecutive_failures = excluded.consecutive_failures,
@@ -175,8 +289,8 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
        * theirs and their open interval, if any, closed (degraded is not downtime).
        */
       applyTransitions: (
-        downs: ReadonlyArray<{ monitor: QuorumMonitorRow; since: number }>,
-        ups: ReadonlyArray<{ monitor: QuorumMonitorRow; at: number; state?: "up" | "degraded" }>,
+        downs: ReadonlyArray<{ monitor: LockedMonitor; since: number }>,
+        ups: ReadonlyArray<{ monitor: LockedMonitor; at: number; state?: "up" | "degraded" }>,
         now: number
       ) =>
         orUnavailable(Effect.all([

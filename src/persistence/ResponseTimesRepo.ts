@@ -99,22 +99,6 @@ export class ResponseTimesRepo extends Effect.Service<ResponseTimesRepo>()("Resp
     const takes = rowsOf(TakenRow)
 
     return {
-      /** Appends measures to fold later: one narrow insert into a heap without indexes. */
-      addPending: (measures: ReadonlyArray<PendingMeasure>) =>
-        measures.length === 0 ? Effect.void : orUnavailable(sql`
-          insert into response_time_pending (
-            monitor_id, region, scheduled_at, duration_ms, dns_ms, connect_ms, tls_ms, first_byte_ms)
-          select * from unnest(
-            ${measures.map((m) => m.monitorId)}::text[], ${measures.map((m) => m.region)}::text[],
-            ${measures.map((m) => new Date(m.scheduledAt))}::timestamptz[], ${
-          measures.map((m) => m.durationMs)
-        }::float8[],
-            ${measures.map((m) => m.timings.dnsMs)}::float8[], ${measures.map((m) => m.timings.connectMs)}::float8[],
-            ${measures.map((m) => m.timings.tlsMs)}::float8[], ${
-          measures.map((m) => m.timings.firstByteMs)
-        }::float8[])`)
-          .pipe(Effect.asVoid),
-
       /**
        * Deletes up to `limit` pending rows no other transaction holds, in one statement: the rows
        * of monitors it can share-lock (FOR KEY SHARE, the lock a rollup insert's foreign key

@@ -9,8 +9,9 @@
  *    "Scheduler active" log to the end of its last XADD) against a raw pipelined ioredis XADD
  *    loop of the same payloads; then the p99 lag between a job's `scheduledAt` and its XADD
  *    (the entry id's time) in steady state over BENCH_SCHEDULER_SECONDS (32).
- * 2. Ingest: BENCH_RESULTS (100,000) results through ResultIngest in batches of 500 (what
- *    IngestConsumer does) against a text `COPY ... FROM STDIN` of the same rows into a scratch
+ * 2. Ingest: BENCH_RESULTS (100,000) results through ResultIngest in batches of
+ *    BENCH_INGEST_BATCH (500, what IngestConsumer reads at most; the fleet's steady state sees
+ *    about 170), with this process's CPU per result (BENCH_INGEST_PROFILE=<file>: its CPU profile), against a text `COPY ... FROM STDIN` of the same rows into a scratch
  *    table with the same columns, keys and indexes. Then, on its own line, the fold of the
  *    response times that ingest queued into the rollups (what the ingest role does every 10 s).
  * 3. Uptime read: GET /api/v1/status/uptime?period=90d over the real HTTP stack with 1,000
@@ -25,6 +26,8 @@
  * variables above. BENCH_ONLY runs only some parts: `scheduler`, `burst` (the scheduler's
  * bursts and their anchor, without the steady state), `ingest`, `uptime`; comma-separated.
  */
+import { writeFile } from "node:fs/promises"
+import { Session } from "node:inspector/promises"
 import { createRequire } from "node:module"
 
 import { HttpServer } from "@effect/platform"
@@ -62,7 +65,7 @@ const prefix = `bench:${crypto.randomUUID()}:`
 /** The one region the scheduler knows (its results stream exists), whose jobs stream is measured. */
 const region = "bench"
 const jobsKey = `${prefix}jobs:${region}`
-const ingestBatch = 500
+const ingestBatch = Number(process.env.BENCH_INGEST_BATCH ?? 500)
 const bursts = 3
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "")
 const runs = (part: string) => only.length === 0 || only.includes(part)
@@ -223,6 +226,25 @@ const copyField = (value: string | number | boolean | null) =>
     ? value.replace(/[\\\t\n\r]/g, (c) => `\\${c === "\t" ? "t" : c === "\n" ? "n" : c === "\r" ? "r" : "\\"}`)
     : String(value)
 
+/**
+ * With a file name, profiles this process's CPU until the returned effect runs, which writes the
+ * profile there (for chrome://inspect or any .cpuprofile reader): the ingest loop alone, without
+ * the set-up and the fold around it.
+ */
+const startProfile = (file: string | undefined) =>
+  Effect.promise(async () => {
+    if (file === undefined || file === "") return Effect.void
+    const session = new Session()
+    session.connect()
+    await session.post("Profiler.enable")
+    await session.post("Profiler.start")
+    return Effect.promise(async () => {
+      const { profile } = await session.post("Profiler.stop")
+      await writeFile(file, JSON.stringify(profile))
+      session.disconnect()
+    })
+  })
+
 const ingestBench = (databaseUrl: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -257,9 +279,13 @@ const ingestBench = (databaseUrl: string) =>
       } results, ${regions.length} regions, batches of ${ingestBatch} ==`
     )
 
+    const profile = yield* startProfile(process.env.BENCH_INGEST_PROFILE)
     const started = performance.now()
+    const cpuBefore = process.cpuUsage()
     for (let i = 0; i < results.length; i += ingestBatch) yield* ingest.ingest(results.slice(i, i + ingestBatch))
     const ingestSeconds = (performance.now() - started) / 1000
+    const ingestCpu = process.cpuUsage(cpuBefore)
+    yield* profile
     const stored = (yield* sql<{ count: number }>`select count(*)::int as count from check_results`)[0]!.count
     // Response times are queued by ingest and folded into the rollups apart (every 10 s in the
     // ingest role): timed here on their own, everything ingested above at once.
@@ -312,7 +338,9 @@ const ingestBench = (databaseUrl: string) =>
     console.log(
       `ResultIngest (store, dedupe, region streaks, quorum, component status): ${rate(ingestRate)} (${
         ingestSeconds.toFixed(2)
-      } s, ${stored} rows)`
+      } s, ${stored} rows); this process's CPU: ${
+        ((ingestCpu.user + ingestCpu.system) / 1000 / resultCount).toFixed(4)
+      } ms per result`
     )
     console.log(
       `response-time fold (pending -> hourly and daily rollups, apart from ingest): ${

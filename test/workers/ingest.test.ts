@@ -215,6 +215,20 @@ it.layer(Stack)("ingest", (it) => {
       expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
     }))
 
+  it.effect("a component left out of line by an unfinished move is moved by the next batch, without a transition", () =>
+    Effect.gen(function*() {
+      const { client, component, monitor } = yield* monitored
+      yield* rounds(monitor.id, { local: [false, false] })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      // As if the process died between the batch's commit and the component's move.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`update components set status = 'operational' where id = ${component.id}`
+      yield* rounds(monitor.id, { local: [false] })
+      const [state] = yield* sql<{ state: string }>`select state from monitors where id = ${monitor.id}`
+      expect(state).toEqual({ state: "down" })
+      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+    }))
+
   it.effect("leaves alone a status an operator set by hand", () =>
     Effect.gen(function*() {
       const { client, component, monitor } = yield* monitored

@@ -1,13 +1,12 @@
 /**
  * Response times by region: ingest appends each batch's successful checks to a pending table (in
- * its transaction: one narrow insert), `fold` adds them to the hourly and daily rollups later
+ * the statement that stores the results, ChecksRepo.storeResults), `fold` adds them to the hourly and daily rollups later
  * (ResponseTimeRollups, every 10 s), and readers get percentiles per region and bucket merged
  * from those rollups alone, so a read costs the same however many checks were stored.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 
-import type { CheckResult } from "../../domain/CheckJob.js"
 import { NotFound } from "../../domain/Errors.js"
 import type { RegionResponseTimes, ResponseTimeRollup, ResponseTimesPeriod } from "../../domain/ResponseTimes.js"
 import {
@@ -73,12 +72,6 @@ export class ResponseTimes extends Effect.Service<ResponseTimes>()("ResponseTime
       }))).pipe(Effect.uninterruptible)
 
     return {
-      /**
-       * Queues freshly stored results of existing monitors for the rollups: their successful
-       * checks' measures, one statement, in the caller's transaction.
-       */
-      record: (results: ReadonlyArray<CheckResult>) => repo.addPending(results.filter((r) => r.ok)),
-
       /**
        * Adds the pending rows to the rollups, `chunk` rows a transaction, until a chunk comes back
        * short or none of it could be folded; returns how many rows it folded. Several folds may

@@ -9,12 +9,12 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 
 import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
-import type { RegionStatus } from "../../domain/Quorum.js"
+import type { MonitorState, RegionStatus } from "../../domain/Quorum.js"
 import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
 import { admit, countByReason, type Rejected } from "../../domain/ResultAdmission.js"
 import { IngestTally } from "../../observability/IngestMetrics.js"
 import { linksTo, TracingEnabled } from "../../observability/Telemetry.js"
-import type { QuorumMonitorRow, StatusSourceRow } from "../../persistence/ChecksRepo.js"
+import type { LockedMonitor, StatusSourceRow } from "../../persistence/ChecksRepo.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
@@ -22,7 +22,6 @@ import { recordStatusChange } from "../catalog/ComponentEvents.js"
 import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { IncidentAutomation } from "./IncidentAutomation.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
-import { ResponseTimes } from "./ResponseTimes.js"
 
 const keyOf = (result: { jobId: string; region: string }) => `${result.jobId}|${result.region}`
 
@@ -74,13 +73,13 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
     const probes = yield* ProbeRegistry
-    const responseTimes = yield* ResponseTimes
     const tracing = yield* TracingEnabled
     const automation = yield* IncidentAutomation
 
     /**
-     * Stores the batch and applies quorum; returns the components whose monitors were checked and
-     * the monitors whose state changed.
+     * Stores the batch and applies quorum; returns the monitors whose state changed, and the
+     * components whose status may have to move: those of these monitors, and any of the batch's
+     * whose status is out of line with its monitors (a move an earlier batch did not finish).
      */
     const storeAndDecide = (reports: ReadonlyArray<ProbeReport>, tally: IngestTally) =>
       Effect.gen(function*() {
@@ -88,7 +87,9 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         // result and a miss of one run take turns: the later sees the other's row and keeps
         // one (a result deletes the miss; a miss is not stored next to a result). A monitor
         // deleted meanwhile has no row to lock; nothing reads its runs any more.
-        const locked = yield* repo.lockMonitors([...new Set(reports.map((r) => r.monitorId))])
+        const { components, monitors: locked } = yield* repo.lockForIngest([
+          ...new Set(reports.map((r) => r.monitorId))
+        ])
         // Only reports of runs that were scheduled count; the others are logged and dropped.
         const { admitted, rejected } = admit(reports, locked, yield* Clock.currentTimeMillis)
         if (rejected.length > 0) yield* logRejected(rejected)
@@ -99,7 +100,8 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
           if (isMissed(report)) misses.set(keyOf(report), report)
           else results.set(keyOf(report), report)
         }
-        const stored = new Set(results.size === 0 ? [] : (yield* repo.insertResults([...results.values()])).map(keyOf))
+        // With the response times of the successes, queued for the rollups.
+        const stored = new Set(results.size === 0 ? [] : (yield* repo.storeResults([...results.values()])).map(keyOf))
         // After the results: a miss of a run whose result is in this batch is not stored.
         const storedMisses = new Set((yield* repo.insertMisses([...misses.values()])).map(keyOf))
         tally.misses([...misses.values()].filter((m) => storedMisses.has(keyOf(m))))
@@ -111,17 +113,10 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
 
         const checked = new Set(fresh.map((r) => r.monitorId))
         const monitors = locked.filter((m) => checked.has(m.id))
-        // Response times of the monitors that still exist (locked), with one statement per batch.
-        const existing = new Set(monitors.map((m) => m.id))
-        yield* responseTimes.record(fresh.filter((r) => existing.has(r.monitorId)))
-        const regions = new Map(monitors.map((m) => [m.id, new Map<string, RegionStatus>()]))
-        for (const { monitorId, status } of yield* repo.regionStatuses(monitors.map((m) => m.id))) {
-          regions.get(monitorId)?.set(status.region, status)
-        }
+        const regions = new Map(monitors.map((m) => [m.id, new Map(m.regionStatuses.map((s) => [s.region, s]))]))
         const touched = new Map<string, { monitorId: string; status: RegionStatus }>()
         for (const result of fresh) {
-          const ofMonitor = regions.get(result.monitorId)
-          if (ofMonitor === undefined) continue // deleted since it was scheduled
+          const ofMonitor = regions.get(result.monitorId)!
           const before = ofMonitor.get(result.region)
           const after = advanceRegion(before, result)
           if (after === before) continue
@@ -133,8 +128,9 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         const now = yield* Clock.currentTimeMillis
         // A region whose probes have all gone silent is "no data", not a failing region.
         const offline = yield* probes.offlineRegions()
-        const downs: Array<{ monitor: QuorumMonitorRow; since: number }> = []
-        const ups: Array<{ monitor: QuorumMonitorRow; at: number; state: "up" | "degraded" }> = []
+        const downs: Array<{ monitor: LockedMonitor; since: number }> = []
+        const ups: Array<{ monitor: LockedMonitor; at: number; state: "up" | "degraded" }> = []
+        const states = new Map<string, MonitorState>()
         for (const monitor of monitors) {
           const transition = decide(monitor, [...regions.get(monitor.id)!.values()], now, offline)
           if (transition._tag === "Down") downs.push({ monitor, since: transition.since })
@@ -143,16 +139,30 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         }
         yield* repo.applyTransitions(downs, ups, now)
         tally.transitions.down = downs.length
-        for (const { state } of ups) tally.transitions[state]++
+        for (const { monitor } of downs) states.set(monitor.id, "down")
+        for (const { monitor, state } of ups) {
+          tally.transitions[state]++
+          states.set(monitor.id, state)
+        }
+        // The batch's components out of line with their monitors' states as this transaction
+        // leaves them; those of a transition are read again after the commit in any case, since
+        // another instance may be moving a sibling monitor at the same time.
+        const ofChecked = new Set(monitors.map((m) => m.componentId))
+        const outOfLine = components.filter((c) =>
+          ofChecked.has(c.id) && monitorsMayMove(c) &&
+          statusFromMonitors(c.monitors.map(([id, state]) => states.get(id) ?? state)) !== c.status
+        )
+        const transitioned = [...downs, ...ups].map(({ monitor }) => monitor)
         return {
-          componentIds: [...new Set(monitors.map((m) => m.componentId))],
-          transitioned: [...downs, ...ups].map(({ monitor }) => monitor.id)
+          componentIds: [...new Set([...outOfLine.map((c) => c.id), ...transitioned.map((m) => m.componentId)])],
+          transitioned: transitioned.map((m) => m.id)
         }
       })
 
     /**
-     * The components whose status their monitors would move, found with one read for the batch:
-     * a batch that changes nothing writes nothing (and does not invalidate the public snapshot).
+     * Of the components the batch may move, those whose status their monitors would move, read
+     * after the commit with one statement. A batch that moves nothing (the steady state) reads
+     * and writes nothing here, and does not invalidate the public snapshot.
      */
     const componentsToMove = (componentIds: ReadonlyArray<string>) =>
       componentIds.length === 0 ?
@@ -199,7 +209,6 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     ChecksRepo.Default,
     OutboxRepo.Default,
     StateChanges.Default,
-    ResponseTimes.Default,
     ProbeRegistry.Default,
     IncidentAutomation.Default
   ]
