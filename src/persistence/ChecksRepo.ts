@@ -129,9 +129,10 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
        * Records as missed (`scheduler-away`, probe `(scheduler)`, at `now`) the runs no scheduler
        * published, as ingest stores a probe's misses: only for (job id, region) pairs with
        * neither a result nor a miss. For each monitor that exists and is not paused, in each region
-       * it has run in since `since` (its `monitor_region_state` row; one of its `regions` when
-       * it names them): every slot in [`from`, `before`) after that region's last run, at or
-       * after the monitor's creation and its last resume. The slots come from generate_series,
+       * it has run in since `since` (its `monitor_region_state` row, and a stored result between
+       * `since` and `before`; one of its `regions` when it names them): every slot in [`from`,
+       * `before`) after that region's last stored run before `before`, at or after the monitor's
+       * creation and its last resume. The slots come from generate_series,
        * the job ids are jobIdOf's text. The monitors are locked first, in the order ingest locks
        * them, so a result stored meanwhile and a miss of one run take turns (the later sees the
        * other's row). Answers how many it stored.
@@ -150,10 +151,15 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
                      as g (monitor_id, from_ms, before_ms, interval_ms)
               join monitors m on m.id = g.monitor_id and not m.paused
               join monitor_region_state s on s.monitor_id = m.id and s.last_scheduled_at >= ${new Date(since)}
+              -- The region's last stored run before the first slot published (not its state's last
+              -- run: a result of that slot may be stored already); none since \`since\`: no region.
+              cross join lateral (
+                select floor(extract(epoch from r.scheduled_at) * 1000)::int8 as last_ms from check_results r
+                where r.monitor_id = g.monitor_id and r.region = s.region and r.scheduled_at >= ${new Date(since)}
+                  and r.scheduled_at < timestamptz 'epoch' + g.before_ms * interval '1 millisecond'
+                order by r.scheduled_at desc limit 1) as last
               cross join lateral generate_series(
-                g.before_ms - g.interval_ms,
-                greatest(g.from_ms, floor(extract(epoch from s.last_scheduled_at) * 1000)::int8 + 1),
-                -g.interval_ms) as slot
+                g.before_ms - g.interval_ms, greatest(g.from_ms, last.last_ms + 1), -g.interval_ms) as slot
               where jsonb_typeof(m.regions) is distinct from 'array' or m.regions @> jsonb_build_array(s.region)),
             stored as (
               insert into missed_checks (job_id, region, monitor_id, probe, scheduled_at, recorded_at, reason)
