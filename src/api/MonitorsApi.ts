@@ -87,8 +87,10 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
         "Recent runs of a monitor",
         "The newest `limit` runs (1–500, default 100) of every region together, newest first: stored checks " +
           "(`outcome: \"checked\"`, with `ok`, `statusCode`, `error` and the timing phases) and misses " +
-          "(`outcome: \"missed\"`: a run its region's probe took more than one interval late and did not run, with `region`, " +
-          "`probe`, `scheduledAt`, `recordedAt` and `reason`). A miss is no data: it changes neither state nor " +
+          "(`outcome: \"missed\"`, with `region`, `probe`, `scheduledAt`, `recordedAt` and `reason`: `\"late\"`, a run " +
+          "its region's probe took more than one interval late and did not run, or `\"scheduler-away\"`, a run no " +
+          "scheduler published, recorded with `probe` `\"(scheduler)\"` by the scheduler that took over or caught up; " +
+          "a result that still arrives replaces its miss). A miss is no data: it changes neither state nor " +
           "uptime. Raw runs are kept `RESULTS_RETENTION_DAYS` (7 by default). An unknown id is 404."
       ))
   )

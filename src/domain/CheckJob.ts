@@ -290,9 +290,19 @@ export class CheckResult extends Schema.Class<CheckResult>("CheckResult")(
   )
 ) {}
 
-/** Why a run was not measured. `late`: no probe of the region took it within one interval of `scheduledAt`. */
-export const MissReason = Schema.Literal("late")
+/** Why a probe gave a run up. `late`: no probe of the region took it within one interval of `scheduledAt`. */
+export const ProbeMissReason = Schema.Literal("late")
+
+/**
+ * Why a stored run was not measured: a probe's reason, or `scheduler-away`: no scheduler
+ * published its job (none held the lock, or the active one stalled for longer than an
+ * interval). The scheduler records those itself (src/workers/CheckScheduler.ts); no probe may.
+ */
+export const MissReason = Schema.Literal(...ProbeMissReason.literals, "scheduler-away")
 export type MissReason = typeof MissReason.Type
+
+/** The `probe` of a miss the scheduler records: no probe's name (`probeNamePattern`) holds parentheses. */
+export const schedulerProbe = "(scheduler)"
 
 /**
  * A run a region did not measure: the probe that took its job too late (its region's probes
@@ -310,7 +320,7 @@ export class MissedCheck extends Schema.TaggedClass<MissedCheck>()(
     scheduledAt: ReportedMillis,
     /** When the probe gave it up (epoch ms), within `reportWindowMs` of `scheduledAt`. */
     recordedAt: ReportedMillis,
-    reason: MissReason
+    reason: ProbeMissReason
   }).pipe(
     Schema.filter((miss) =>
       withinWindow(miss.scheduledAt, miss.recordedAt) || "recordedAt must be within 2 days of scheduledAt"

@@ -1,7 +1,7 @@
 import { Model } from "@effect/sql"
 import { Schema } from "effect"
 
-import { DnsRecordType, HttpMethod, StatusCodeSpec } from "./CheckJob.js"
+import { DnsRecordType, HttpMethod, MissReason, StatusCodeSpec } from "./CheckJob.js"
 import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
 import { Id, Text } from "./Fields.js"
@@ -187,15 +187,21 @@ export class MonitorResult extends Schema.Class<MonitorResult>("MonitorResult")(
 
 /**
  * A run a region did not measure, listed among the results: its probe took the job more than
- * one interval late (`reason: "late"`) and gave it up. No data: it moves neither state nor uptime.
+ * one interval late and gave it up (`reason: "late"`), or no scheduler published it
+ * (`reason: "scheduler-away"`, `probe: "(scheduler)"`). No data: it moves neither state nor uptime.
  */
 export class MonitorMiss extends Schema.Class<MonitorMiss>("MonitorMiss")({
   outcome: Schema.Literal("missed"),
   region: Schema.String,
+  /** The probe that gave the run up; `(scheduler)` for a run no scheduler published. */
   probe: Schema.String,
   scheduledAt: Schema.DateTimeUtc,
   recordedAt: Schema.DateTimeUtc,
-  reason: Schema.String
+  reason: MissReason.annotations({
+    description: "\"late\": every probe of the region took the job more than one interval late; " +
+      "\"scheduler-away\": no scheduler published the run (none was active, or the active one stalled for " +
+      "longer than the interval), recorded by the scheduler when it took over or caught up"
+  })
 }) {}
 
 /** A scheduled run of a monitor in one region: checked, or missed. */

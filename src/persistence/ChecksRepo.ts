@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
-import type { CheckResult, MissedCheck } from "../domain/CheckJob.js"
+import { type CheckResult, type MissedCheck, type MissReason, schedulerProbe } from "../domain/CheckJob.js"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
 import type { MonitorState, QuorumMonitor, QuorumRule, RegionStatus } from "../domain/Quorum.js"
 import { orUnavailable } from "./DatabaseErrors.js"
@@ -94,6 +94,17 @@ class ComponentStatesRow extends Schema.Class<ComponentStatesRow>("ComponentStat
   monitorStates: Schema.Array(StoredState)
 }) {}
 
+/**
+ * Runs of one monitor that no scheduler published: its slots from `from` (inclusive) up to
+ * `before` (exclusive, a slot), on the grid of `intervalMs` that `before` lies on.
+ */
+export interface UnpublishedRuns {
+  readonly monitorId: string
+  readonly from: number
+  readonly before: number
+  readonly intervalMs: number
+}
+
 class CountRow extends Schema.Class<CountRow>("CountRow")({ count: Schema.Number }) {}
 
 class StateRow extends Schema.Class<StateRow>("StateRow")({ state: StoredState }) {}
@@ -172,6 +183,54 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
           where not exists (select 1 from check_results r where r.job_id = m.job_id and r.region = m.region)
           on conflict (job_id, region) do nothing
           returning job_id, region`),
+
+      /**
+       * Records as missed (`scheduler-away`, probe `(scheduler)`, at `now`) the runs no scheduler
+       * published, as ingest stores a probe's misses: only for (job id, region) pairs with
+       * neither a result nor a miss. For each monitor that exists and is not paused, in each region
+       * it has run in since `since` (its `monitor_region_state` row, and a stored result between
+       * `since` and `before`; one of its `regions` when it names them): every slot in [`from`,
+       * `before`) after that region's last stored run before `before`, at or after the monitor's
+       * creation and its last resume. The slots come from generate_series,
+       * the job ids are jobIdOf's text. The monitors are locked first, in the order ingest locks
+       * them, so a result stored meanwhile and a miss of one run take turns (the later sees the
+       * other's row). Answers how many it stored.
+       */
+      insertUnpublishedMisses: (runs: ReadonlyArray<UnpublishedRuns>, now: number, since: number) =>
+        runs.length === 0 ? Effect.succeed(0) : orUnavailable(sql.withTransaction(Effect.zipRight(
+          sql`select 1 from monitors where id = any(${runs.map((r) => r.monitorId)}::text[]) and not paused
+              order by id for no key update`,
+          counts.one(sql`
+            with unpublished as (
+              select g.monitor_id, s.region, m.created_at, m.resumed_at,
+                     timestamptz 'epoch' + slot * interval '1 millisecond' as scheduled_at,
+                     g.monitor_id || ':' || slot as job_id
+              from unnest(${runs.map((r) => r.monitorId)}::text[], ${runs.map((r) => r.from)}::int8[],
+                          ${runs.map((r) => r.before)}::int8[], ${runs.map((r) => r.intervalMs)}::int8[])
+                     as g (monitor_id, from_ms, before_ms, interval_ms)
+              join monitors m on m.id = g.monitor_id and not m.paused
+              join monitor_region_state s on s.monitor_id = m.id and s.last_scheduled_at >= ${new Date(since)}
+              -- The region's last stored run before the first slot published (not its state's last
+              -- run: a result of that slot may be stored already); none since \`since\`: no region.
+              cross join lateral (
+                select floor(extract(epoch from r.scheduled_at) * 1000)::int8 as last_ms from check_results r
+                where r.monitor_id = g.monitor_id and r.region = s.region and r.scheduled_at >= ${new Date(since)}
+                  and r.scheduled_at < timestamptz 'epoch' + g.before_ms * interval '1 millisecond'
+                order by r.scheduled_at desc limit 1) as last
+              cross join lateral generate_series(
+                g.before_ms - g.interval_ms, greatest(g.from_ms, last.last_ms + 1), -g.interval_ms) as slot
+              where jsonb_typeof(m.regions) is distinct from 'array' or m.regions @> jsonb_build_array(s.region)),
+            stored as (
+              insert into missed_checks (job_id, region, monitor_id, probe, scheduled_at, recorded_at, reason)
+              select u.job_id, u.region, u.monitor_id, ${schedulerProbe}, u.scheduled_at, ${new Date(now)},
+                     ${"scheduler-away" satisfies MissReason}
+              from unpublished u
+              where u.scheduled_at >= u.created_at and u.scheduled_at >= coalesce(u.resumed_at, u.created_at)
+                and not exists (select 1 from check_results r where r.job_id = u.job_id and r.region = u.region)
+              on conflict (job_id, region) do nothing
+              returning 1)
+            select count(*)::int as count from stored`)
+        ))).pipe(Effect.map((row) => row.count)),
 
       /**
        * The monitors of these ids that still exist and are not paused (a paused monitor's late

@@ -4,15 +4,20 @@
  * publishes due jobs in batches. A monitor's runs fall on fixed slots (multiples of its interval
  * shifted by an offset from its id), so the job id `monitorId:scheduledAt` is the same whichever
  * instance schedules it, and ingest stores a run once even across a take-over.
+ *
+ * After a gap (no instance held the lock, or the active one stalled) only each monitor's latest
+ * slot runs; the slots skipped are recorded as missed (`scheduler-away`), so every run due has a
+ * result or a miss (docs/monitor-fleet.md, "Scheduler").
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Either, Layer, Schedule } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Either, Layer, Schedule } from "effect"
 
 import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
 import { latestSlot, slotOffset } from "../domain/Slots.js"
 import { noLabels, runsPublished, schedulerLag } from "../observability/Metrics.js"
 import { startSpan, traceparentOf, TracingEnabled } from "../observability/Telemetry.js"
+import { ChecksRepo, type UnpublishedRuns } from "../persistence/ChecksRepo.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
 import { JobTransport } from "../queue/JobTransport.js"
 import { formatMonitorError } from "./formatMonitorError.js"
@@ -21,6 +26,14 @@ import { formatMonitorError } from "./formatMonitorError.js"
 const leaderLockKey = 7_311_402_001
 const tickEvery = Duration.millis(100)
 const reloadEvery = Duration.seconds(5)
+/**
+ * How far back the runs no scheduler published are recorded as missed: a region whose last run
+ * is older (a longer stop, a region gone) is left a gap. It bounds what one take-over writes to
+ * an hour of runs per monitor and region, what the fleet stores in an hour anyway.
+ */
+export const unpublishedLookBack = Duration.hours(1)
+/** Monitors per statement recording them: each locks its monitors against ingest while it runs. */
+const unpublishedChunk = 500
 
 /** The slot rule lives in the domain, where ingest's admission reads it too. */
 export { slotAt } from "../domain/Slots.js"
@@ -81,6 +94,7 @@ const templateOf = (monitor: Monitor) =>
 /** Publishes due jobs while this instance holds the lock. Never returns. */
 const scheduleWhileLeader = Effect.gen(function*() {
   const monitors = yield* MonitorsRepo
+  const checks = yield* ChecksRepo
   const transport = yield* JobTransport
   const entries = new Map<string, Entry>()
   /** The row version of each monitor that is not a valid check, so it is reported once per change. */
@@ -160,14 +174,43 @@ const scheduleWhileLeader = Effect.gen(function*() {
       )
     })
 
+  /**
+   * Records the runs of `runs` as missed (ChecksRepo.insertUnpublishedMisses), a chunk of
+   * monitors per statement, and logs how many. In a fiber of its own: publishing does not wait
+   * for it, and its failure is a warning, never the end of leadership.
+   */
+  const recordUnpublished = (runs: ReadonlyArray<UnpublishedRuns>, now: number, what: string) =>
+    Effect.gen(function*() {
+      const since = now - Duration.toMillis(unpublishedLookBack)
+      let recorded = 0
+      for (const chunk of Arr.chunksOf(runs, unpublishedChunk)) {
+        recorded += yield* checks.insertUnpublishedMisses(chunk, now, since)
+      }
+      yield* Effect.logInfo(`${what}: ${recorded} runs no scheduler published recorded as missed`)
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning(`${what}: recording the runs not published failed`, cause)),
+      Effect.forkScoped
+    )
+
   const tick = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const due: Array<ScheduledRun> = []
+    const skipped: Array<UnpublishedRuns> = []
     let oldest = now
     for (const entry of entries.values()) {
       if (entry.nextDue > now) continue
-      // Behind by more than a slot (a take-over, a pause): only the latest slot runs.
-      const scheduledAt = Math.max(entry.nextDue, latestSlot(entry.offset, entry.intervalMs, now))
+      // Behind by more than a slot (stalled longer than an interval): only the latest slot runs,
+      // the ones before it are recorded as missed.
+      const latest = latestSlot(entry.offset, entry.intervalMs, now)
+      if (latest > entry.nextDue) {
+        skipped.push({
+          monitorId: entry.template.check.monitorId,
+          from: Math.max(entry.nextDue, now - Duration.toMillis(unpublishedLookBack)),
+          before: latest,
+          intervalMs: entry.intervalMs
+        })
+      }
+      const scheduledAt = Math.max(entry.nextDue, latest)
       due.push({ template: entry.template, scheduledAt })
       entry.nextDue = scheduledAt + entry.intervalMs
       if (scheduledAt < oldest) oldest = scheduledAt
@@ -179,13 +222,25 @@ const scheduleWhileLeader = Effect.gen(function*() {
       runsPublished.unsafeUpdate(due.length, noLabels)
       schedulerLag.unsafeUpdate(((yield* Clock.currentTimeMillis) - oldest) / 1000, noLabels)
     }
+    if (skipped.length > 0) yield* recordUnpublished(skipped, now, "Scheduler fell behind")
   })
 
   yield* reload
+  const takenOverAt = yield* Clock.currentTimeMillis
   yield* Effect.logInfo(`Scheduler active with ${entries.size} monitors`)
+  // Each monitor's first slot to publish: the runs before it, since its regions' last runs, had no scheduler.
+  const unpublished = [...entries.values()].map((entry): UnpublishedRuns => ({
+    monitorId: entry.template.check.monitorId,
+    from: takenOverAt - Duration.toMillis(unpublishedLookBack),
+    before: entry.nextDue,
+    intervalMs: entry.intervalMs
+  }))
   // The first reload is the one above: the next comes after `reloadEvery`, not during the first tick.
   yield* reload.pipe(Effect.schedule(Schedule.spaced(reloadEvery)), Effect.forkScoped)
-  return yield* tick.pipe(Effect.repeat(Schedule.spaced(tickEvery)), Effect.zipRight(Effect.never))
+  // Recorded once the first tick has published: a take-over that fails at once (Redis away) records nothing.
+  yield* tick
+  yield* recordUnpublished(unpublished, takenOverAt, "Scheduler took over")
+  return yield* tick.pipe(Effect.schedule(Schedule.spaced(tickEvery)), Effect.zipRight(Effect.never))
 })
 
 /** Waits for the advisory lock on a connection of its own, then schedules while it holds it. */
@@ -212,4 +267,4 @@ export const CheckScheduler = Layer.scopedDiscard(
     Effect.annotateLogs("fiber", "check-scheduler"),
     Effect.forkScoped
   )
-).pipe(Layer.provide(MonitorsRepo.Default))
+).pipe(Layer.provide([MonitorsRepo.Default, ChecksRepo.Default]))

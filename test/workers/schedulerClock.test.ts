@@ -7,24 +7,15 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, HashMap, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { Clock, Effect, TestClock } from "effect"
 
-import type { CheckJob } from "../../src/domain/CheckJob.js"
 import { MonitorId } from "../../src/domain/Monitor.js"
-import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
-import { JobTransport } from "../../src/queue/JobTransport.js"
-import { CheckScheduler, slotAt } from "../../src/workers/CheckScheduler.js"
+import { slotAt } from "../../src/workers/CheckScheduler.js"
 import { eventually, realPause, stepUntil } from "../support/Eventually.js"
+import { startScheduler } from "../support/RecordingScheduler.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
 const second = 1_000
-
-/** What a job asks a probe to do, and for which slot. */
-const jobView = (job: CheckJob) => ({
-  url: job.url,
-  intervalSeconds: job.intervalSeconds,
-  scheduledAt: job.scheduledAt
-})
 
 /** Every slot of `monitorId` from the one at or before `from` to the last at or before `to`. */
 const slotsBetween = (monitorId: string, intervalSeconds: number, from: number, to: number) => {
@@ -34,50 +25,6 @@ const slotsBetween = (monitorId: string, intervalSeconds: number, from: number, 
   }
   return slots
 }
-
-/**
- * Starts the real CheckScheduler in the test's scope, on the TestClock, and waits (in real time)
- * for its first tick: it has loaded the monitors and published the ones due.
- */
-const startScheduler = Effect.gen(function*() {
-  const inner = yield* InProcessJobTransport.make()
-  const jobs: Array<CheckJob> = []
-  const warnings: Array<{ readonly message: string; readonly monitorId: unknown }> = []
-  let ticks = 0
-  /** Closed, it holds the scheduler inside its next publish: the tick stalls there. */
-  const gate = yield* Effect.makeLatch(true)
-  const transport = JobTransport.of({
-    ...inner,
-    publishRuns: (runs) =>
-      gate.await.pipe(Effect.zipRight(Effect.suspend(() => {
-        ticks++
-        for (const run of runs) jobs.push(run.template.job(run.scheduledAt))
-        return inner.publishRuns(runs)
-      })))
-  })
-  const capture = Logger.make(({ annotations, logLevel, message }) => {
-    if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) {
-      warnings.push({
-        message: String(Array.isArray(message) ? message[0] : message),
-        monitorId: Option.getOrUndefined(HashMap.get(annotations, "monitorId"))
-      })
-    }
-  })
-  yield* Layer.buildWithScope(
-    CheckScheduler.pipe(
-      Layer.provide(Layer.succeed(JobTransport, transport)),
-      Layer.provide(Logger.replace(Logger.defaultLogger, capture))
-    ),
-    yield* Effect.scope
-  )
-  expect(yield* eventually(Effect.sync(() => ticks), (n) => n > 0, 20_000)).toBeGreaterThan(0)
-  return {
-    gate,
-    warnings,
-    ticks: () => ticks,
-    jobsOf: (monitorId: string) => jobs.filter((job) => job.monitorId === monitorId).map(jobView)
-  }
-})
 
 /** Moves the TestClock to `offsetMs` past the next slot of `monitorId`, and returns that slot. */
 const justAfterNextSlot = (monitorId: string, intervalSeconds: number, offsetMs = second) =>
@@ -199,7 +146,7 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
       // Thirty seconds, six reloads: each reported once, neither scheduled.
       yield* stepUntil(() => false, 30)
       for (const id of [invalid, unreadable!.id]) {
-        expect(scheduler.warnings.filter((w) => w.monitorId === id).map((w) => w.message)).toEqual([
+        expect(scheduler.warnings().filter((w) => w.monitorId === id).map((w) => w.message)).toEqual([
           "monitor is not a valid check; not scheduled"
         ])
         expect(scheduler.jobsOf(id)).toEqual([])
@@ -223,7 +170,7 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
           scheduledAt
         }))
       )
-      expect(scheduler.warnings.filter((w) => w.monitorId === invalid)).toHaveLength(1)
+      expect(scheduler.warnings().filter((w) => w.monitorId === invalid)).toHaveLength(1)
       expect(scheduler.jobsOf(unreadable!.id)).toEqual([])
     }))
 

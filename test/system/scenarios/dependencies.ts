@@ -4,8 +4,9 @@
  * front of it refuses connections). Public reads must keep answering from the snapshot, writes
  * answer 503 with an error body while the database is away, `/readyz` says 503 then and 200
  * after, and every process recovers by itself: writes succeed, changes reach the other instance,
- * checks are stored again. The checks made while the database was away wait in Redis: each run
- * due then by the slot rule, and each check the monitors' target saw then, must be stored after.
+ * checks are stored again. The checks made while the database was away wait in Redis: each check
+ * the monitors' target saw then must be stored after, and each run due then by the slot rule
+ * stored once or recorded as missed (the scheduler records the slots it did not publish).
  */
 import { publicGet } from "../Client.js"
 import { sleep, until } from "../Processes.js"
@@ -45,8 +46,12 @@ export interface DependenciesReport {
     readonly expected: number
     readonly stored: number
     readonly missed: number
+    /** The misses by their reason (`late`: a probe's; `scheduler-away`: the scheduler's). */
+    readonly missedByReason: Record<string, number>
     /** Neither stored nor recorded as missed. */
     readonly lost: number
+    /** Both stored and recorded as missed: the invariant broken. */
+    readonly both: number
     readonly examples: ReadonlyArray<string>
   }
   /**
@@ -243,13 +248,13 @@ export const runDependenciesScenario = async (
     const withRedis = (at: number) => at >= redisKilledAt - 5_000 && at < redisBack.getTime()
     const judged = (at: number) => at >= monitorsCreatedAt && at < restoredAt && !withRedis(at)
     const recordedRuns = async () => {
-      const { rows } = await bed.sql.query<StoredResult & { kind: "result" | "miss" }>(
+      const { rows } = await bed.sql.query<StoredResult & { kind: "result" | "miss"; reason: string | null }>(
         `select 'result' as kind, monitor_id as "monitorId", region, probe,
                 round(extract(epoch from scheduled_at) * 1000)::float8 as "scheduledAt",
-                round(extract(epoch from checked_at) * 1000)::float8 as "checkedAt"
+                round(extract(epoch from checked_at) * 1000)::float8 as "checkedAt", null as reason
            from check_results where monitor_id = any($1) and scheduled_at >= $2
          union all
-         select 'miss', monitor_id, region, probe, round(extract(epoch from scheduled_at) * 1000)::float8, null
+         select 'miss', monitor_id, region, probe, round(extract(epoch from scheduled_at) * 1000)::float8, null, reason
            from missed_checks where monitor_id = any($1) and scheduled_at >= $2`,
         [monitorIds, new Date(monitorsCreatedAt - 2 * intervalMs)]
       )
@@ -260,9 +265,16 @@ export const runDependenciesScenario = async (
       const results = keys("result")
       const byRun = [...requestsByRun(requests, rows.filter((row) => row.kind === "result"), intervalMs).runs]
         .flatMap(([key, runRequests]) => runRequests.map((request) => ({ key, request })))
+      const reasons = new Map(
+        rows.filter((row) => row.kind === "miss").map((row) => [
+          runKey(row.monitorId, row.scheduledAt, row.region),
+          row.reason ?? "none"
+        ])
+      )
       return {
         results,
         misses: keys("miss"),
+        reasons,
         judged: byRun.filter(({ request }) => judged(request.at)),
         notStored: byRun.filter(({ key, request }) => judged(request.at) && !results.has(key)),
         lostWithRedis: byRun.filter(({ key, request }) => withRedis(request.at) && !results.has(key)).length
@@ -303,7 +315,16 @@ export const runDependenciesScenario = async (
         expected: due.length,
         stored: due.filter((key) => recorded.results.has(key)).length,
         missed: due.filter((key) => !recorded.results.has(key) && recorded.misses.has(key)).length,
+        missedByReason: due.filter((key) => !recorded.results.has(key) && recorded.misses.has(key)).reduce(
+          (counts, key) => {
+            const reason = recorded.reasons.get(key)!
+            counts[reason] = (counts[reason] ?? 0) + 1
+            return counts
+          },
+          {} as Record<string, number>
+        ),
         lost: lostWhileAway.length,
+        both: due.filter((key) => recorded.results.has(key) && recorded.misses.has(key)).length,
         examples: [
           ...lostWhileAway.slice(0, 5).map((key) => `lost ${key}`),
           ...recorded.notStored.slice(0, 5).map(({ key, request }) =>

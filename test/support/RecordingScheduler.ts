@@ -1,0 +1,73 @@
+/**
+ * The real CheckScheduler in the test's scope, publishing through the in-process transport,
+ * wrapped to record every job handed to it and to hold a publish (a scheduler stalled mid-tick),
+ * and with its log captured. For suites on the TestClock.
+ */
+import { expect } from "@effect/vitest"
+import { Effect, HashMap, Layer, Logger, LogLevel, Option } from "effect"
+
+import type { CheckJob } from "../../src/domain/CheckJob.js"
+import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
+import { JobTransport } from "../../src/queue/JobTransport.js"
+import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
+import { eventually } from "./Eventually.js"
+
+export interface LogLine {
+  readonly level: LogLevel.LogLevel
+  readonly message: string
+  readonly monitorId: unknown
+}
+
+/** What a job asks a probe to do, and for which slot. */
+const jobView = (job: CheckJob) => ({
+  url: job.url,
+  intervalSeconds: job.intervalSeconds,
+  scheduledAt: job.scheduledAt
+})
+
+/**
+ * Starts the scheduler and waits (in real time) for its first tick: it has taken the lock,
+ * loaded the monitors and published the ones due.
+ */
+export const startScheduler = Effect.gen(function*() {
+  const inner = yield* InProcessJobTransport.make()
+  const jobs: Array<CheckJob> = []
+  const lines: Array<LogLine> = []
+  let ticks = 0
+  /** Closed, it holds the scheduler inside its next publish: the tick stalls there. */
+  const gate = yield* Effect.makeLatch(true)
+  const transport = JobTransport.of({
+    ...inner,
+    publishRuns: (runs) =>
+      gate.await.pipe(Effect.zipRight(Effect.suspend(() => {
+        ticks++
+        for (const run of runs) jobs.push(run.template.job(run.scheduledAt))
+        return inner.publishRuns(runs)
+      })))
+  })
+  const capture = Logger.make(({ annotations, logLevel, message }) => {
+    lines.push({
+      level: logLevel,
+      message: String(Array.isArray(message) ? message[0] : message),
+      monitorId: Option.getOrUndefined(HashMap.get(annotations, "monitorId"))
+    })
+  })
+  yield* Layer.buildWithScope(
+    CheckScheduler.pipe(
+      Layer.provide(Layer.succeed(JobTransport, transport)),
+      Layer.provide(Logger.replace(Logger.defaultLogger, capture)),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.Info))
+    ),
+    yield* Effect.scope
+  )
+  expect(yield* eventually(Effect.sync(() => ticks), (n) => n > 0, 20_000)).toBeGreaterThan(0)
+  return {
+    gate,
+    /** The lines logged at Warning or above. */
+    warnings: () => lines.filter((line) => LogLevel.greaterThanEqual(line.level, LogLevel.Warning)),
+    /** Every line logged at Info or above. */
+    lines: () => lines,
+    ticks: () => ticks,
+    jobsOf: (monitorId: string) => jobs.filter((job) => job.monitorId === monitorId).map(jobView)
+  }
+})

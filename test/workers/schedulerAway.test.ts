@@ -1,0 +1,283 @@
+/**
+ * The runs no scheduler published: after a gap (no scheduler held the lock) the one that takes
+ * over publishes each monitor's latest slot only and records the slots skipped as missed
+ * (`scheduler-away`); the active one does the same after a stall longer than an interval. The
+ * regions' history comes from ingest (ResultIngest), the gap from the TestClock, and the
+ * expected misses from the slot rule (`slotAt`) and what the test did, never from what the
+ * scheduler stored.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, it } from "@effect/vitest"
+import { Clock, Effect, Layer, TestClock } from "effect"
+
+import { jobIdOf } from "../../src/domain/CheckJob.js"
+import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
+import { slotAt } from "../../src/workers/CheckScheduler.js"
+import { checkResult } from "../support/CheckResults.js"
+import { eventually, realPause } from "../support/Eventually.js"
+import { startScheduler } from "../support/RecordingScheduler.js"
+import { storedRuns } from "../support/StoredRuns.js"
+import { embeddedConfig } from "../support/TestDatabase.js"
+import { ApiClient, TestServer, TestStack } from "../support/TestServer.js"
+
+const second = 1_000
+const minute = 60 * second
+
+const withIngest = <A, E>(stack: Layer.Layer<A, E>) => ResultIngest.Default.pipe(Layer.provideMerge(stack))
+const Stack = withIngest(TestServer())
+/** The embedded default (PGlite), the TestClock set to now as TestServer does. */
+const Embedded = withIngest(
+  TestStack(embeddedConfig()).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))
+)
+
+/** A miss as missed_checks holds it. */
+interface MissRow {
+  readonly jobId: string
+  readonly region: string
+  readonly monitorId: string
+  readonly probe: string
+  readonly scheduledAt: number
+  readonly recordedAt: number
+  readonly reason: string
+}
+
+/** The misses the scheduler records for `monitorId` in `region`: one per slot, recorded at `recordedAt`. */
+const expectedMisses = (monitorId: string, region: string, slots: ReadonlyArray<number>, recordedAt: number) =>
+  slots.map((scheduledAt): MissRow => ({
+    jobId: jobIdOf(monitorId, scheduledAt),
+    region,
+    monitorId,
+    probe: "(scheduler)",
+    scheduledAt,
+    recordedAt,
+    reason: "scheduler-away"
+  }))
+
+/** The slots of `monitorId` after `after` and before `before` (both slots of its grid). */
+const slotsAfter = (monitorId: string, intervalMs: number, after: number, before: number) => {
+  const slots: Array<number> = []
+  for (let at = slotAt(monitorId, intervalMs, after) + intervalMs; at < before; at += intervalMs) slots.push(at)
+  return slots
+}
+
+const byKey = (a: MissRow, b: MissRow) =>
+  a.monitorId.localeCompare(b.monitorId) || a.region.localeCompare(b.region) || a.scheduledAt - b.scheduledAt
+
+/** Every miss stored for these monitors, in a stable order. */
+const missesOf = (monitorIds: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<MissRow>`
+      select job_id, region, monitor_id, probe, reason,
+             round(extract(epoch from scheduled_at) * 1000)::float8 as scheduled_at,
+             round(extract(epoch from recorded_at) * 1000)::float8 as recorded_at
+      from missed_checks where monitor_id = any(${monitorIds}::text[])`).pipe(
+      Effect.map((rows) => [...rows].sort(byKey))
+    )
+
+/**
+ * The lines starting with `what` the scheduler logged, once there is one (it logs the count
+ * when it has recorded), or none after 20 s (real time).
+ */
+const recorded = (scheduler: Effect.Effect.Success<typeof startScheduler>, what: string) =>
+  eventually(
+    Effect.sync(() => scheduler.lines().filter((line) => line.message.startsWith(what))),
+    (lines) => lines.length > 0,
+    20_000
+  ).pipe(Effect.map((lines) => lines.map((line) => line.message)))
+
+/** A component with one http monitor per entry of `regions` (null: every region), toward the discard port. */
+const monitors = (intervalSeconds: number, regions: ReadonlyArray<ReadonlyArray<string> | null>) =>
+  Effect.gen(function*() {
+    const client = yield* ApiClient
+    const component = yield* client.components.create({ payload: { name: `Away ${Math.random()}` } })
+    return yield* Effect.forEach(regions, (regions, i) =>
+      client.monitors.create({
+        payload: {
+          componentId: component.id,
+          type: "http",
+          url: `http://127.0.0.1:9/away${i}`,
+          intervalSeconds,
+          timeoutMs: 1000,
+          ...(regions === null ? {} : { regions: [...regions] })
+        }
+      }).pipe(Effect.map((monitor) => monitor.id)))
+  })
+
+/**
+ * A take-over after six minutes without a scheduler: every slot skipped, in each region with a
+ * run since the look-back, is recorded as missed; a result that still arrives replaces its miss.
+ */
+const takeOverAfterGap = () =>
+  Effect.gen(function*() {
+    const client = yield* ApiClient
+    const ingest = yield* ResultIngest
+    const sql = yield* SqlClient.SqlClient
+    const interval = minute
+    const [everywhere, narrowed, paused, old, resumed, checked, raced] = yield* monitors(60, [
+      null,
+      ["eu", "us"],
+      null,
+      null,
+      null,
+      null,
+      null
+    ])
+    const all = [everywhere!, narrowed!, paused!, old!, resumed!, checked!, raced!]
+    /** Stores a probe's result of the run of `monitorId` in `region` at the slot at or before `at`. */
+    const ran = (monitorId: string, region: string, at: number) =>
+      ingest.ingest([checkResult(monitorId, region, slotAt(monitorId, interval, at), true)])
+
+    // Past the monitors' creation (the database's clock), then a run in `eu` 70 minutes before the
+    // take-over (before the look-back of an hour) and one in `us` 50 minutes before it.
+    yield* TestClock.adjust(2 * minute)
+    const longAgo = yield* Clock.currentTimeMillis
+    yield* ran(old!, "eu", longAgo)
+    yield* TestClock.adjust(20 * minute)
+    const withinLookBack = yield* Clock.currentTimeMillis
+    yield* ran(old!, "us", withinLookBack)
+
+    // The last runs before the gap, 48 minutes on: `us` of `everywhere` two slots before `eu`.
+    yield* TestClock.adjust(44 * minute)
+    const lastRun = yield* Clock.currentTimeMillis
+    yield* ran(everywhere!, "eu", lastRun)
+    yield* ran(everywhere!, "us", lastRun - 2 * interval)
+    for (const id of [narrowed!, paused!]) for (const region of ["eu", "us"]) yield* ran(id, region, lastRun)
+    for (const id of [resumed!, checked!, raced!]) yield* ran(id, "eu", lastRun)
+    // `narrowed` runs in `eu` only from now on; `paused` is paused.
+    yield* client.monitors.update({ path: { id: narrowed! }, payload: { regions: ["eu"] } })
+    yield* client.monitors.pause({ path: { id: paused! } })
+
+    // The gap: no scheduler for six minutes.
+    yield* TestClock.adjust(6 * minute)
+    const takeOver = yield* Clock.currentTimeMillis
+    // Resumed in the gap (written behind the API's back: the API's pause forgets the regions'
+    // runs, so only such a row has a run from before its resume): nothing before the resume.
+    const resumedAt = slotAt(resumed!, interval, lastRun) + 2 * interval + 30 * second
+    yield* sql`update monitors set resumed_at = ${new Date(resumedAt)} where id = ${resumed!}`
+    // A result of a slot in the gap (a run the old scheduler published, stored late): no miss for
+    // it, nor before it.
+    const checkedSlot = slotAt(checked!, interval, lastRun) + 3 * interval
+    yield* ran(checked!, "eu", checkedSlot)
+    // The first slot the new scheduler publishes, run and stored before it records the misses
+    // (ingest was faster): the slots before it are recorded all the same.
+    yield* ran(raced!, "eu", takeOver)
+
+    const scheduler = yield* startScheduler
+    const tookOver = yield* recorded(scheduler, "Scheduler took over")
+
+    // Each monitor's first published slot is its latest at the take-over; the misses end before it.
+    const first = (id: string) => slotAt(id, interval, takeOver)
+    for (const id of [everywhere!, narrowed!, old!, resumed!, checked!, raced!]) {
+      expect(scheduler.jobsOf(id)[0]?.scheduledAt).toBe(first(id))
+    }
+    expect(scheduler.jobsOf(paused!)).toEqual([])
+    const expected = [
+      ...expectedMisses(
+        everywhere!,
+        "eu",
+        slotsAfter(everywhere!, interval, lastRun, first(everywhere!)),
+        takeOver
+      ),
+      ...expectedMisses(
+        everywhere!,
+        "us",
+        slotsAfter(everywhere!, interval, lastRun - 2 * interval, first(everywhere!)),
+        takeOver
+      ),
+      ...expectedMisses(narrowed!, "eu", slotsAfter(narrowed!, interval, lastRun, first(narrowed!)), takeOver),
+      ...expectedMisses(old!, "us", slotsAfter(old!, interval, withinLookBack, first(old!)), takeOver),
+      ...expectedMisses(
+        resumed!,
+        "eu",
+        slotsAfter(resumed!, interval, lastRun, first(resumed!)).filter((slot) => slot >= resumedAt),
+        takeOver
+      ),
+      ...expectedMisses(
+        checked!,
+        "eu",
+        slotsAfter(checked!, interval, checkedSlot, first(checked!)),
+        takeOver
+      ),
+      ...expectedMisses(raced!, "eu", slotsAfter(raced!, interval, lastRun, first(raced!)), takeOver)
+    ].sort(byKey)
+    const misses = yield* missesOf(all)
+    expect(misses).toEqual(expected)
+    // What the test counts on: five or six slots skipped in the six minutes, about 49 since `old`'s `us` run.
+    expect(misses.filter((m) => m.monitorId === everywhere! && m.region === "eu").length).toBeGreaterThanOrEqual(4)
+    expect(misses.filter((m) => m.monitorId === old!).length).toBeGreaterThanOrEqual(48)
+    expect(misses.filter((m) => m.monitorId === raced!).length).toBeGreaterThanOrEqual(4)
+    for (const id of [resumed!, checked!]) expect(misses.filter((m) => m.monitorId === id).length).toBeGreaterThan(0)
+    expect(tookOver).toEqual([
+      `Scheduler took over: ${expected.length} runs no scheduler published recorded as missed`
+    ])
+
+    // A result that still arrives (a probe ran the job after all) replaces its miss.
+    const [late] = misses.filter((m) => m.monitorId === everywhere! && m.region === "us")
+    yield* ingest.ingest([checkResult(everywhere!, "us", late!.scheduledAt, true)])
+    const runs = yield* storedRuns([everywhere!])
+    expect(runs.filter((run) => run.jobId === late!.jobId)).toEqual([
+      { jobId: late!.jobId, region: "us", results: 1, misses: 0 }
+    ])
+    expect(runs.filter((run) => run.misses === 1)).toHaveLength(
+      expected.filter((m) => m.monitorId === everywhere!).length - 1
+    )
+    // The history lists the others with their reason and probe.
+    const history = yield* client.monitors.results({ path: { id: everywhere! }, urlParams: { limit: 500 } })
+    const listed = history.filter((run) => run.outcome === "missed")
+    expect(listed).toHaveLength(expected.filter((m) => m.monitorId === everywhere!).length - 1)
+    expect(new Set(listed.map((run) => `${run.probe} ${run.reason}`))).toEqual(
+      new Set(["(scheduler) scheduler-away"])
+    )
+  })
+
+// Each test on a database of its own: a scheduler records the runs of every monitor there, and logs their count.
+it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, on taking over", (it) => {
+  it.scoped(
+    "a take-over after a gap records the slots skipped as missed, in each region with a run since the look-back",
+    takeOverAfterGap
+  )
+})
+
+it.layer(Embedded, { timeout: "120 seconds" })("runs no scheduler published, on the embedded PGlite", (it) => {
+  it.scoped("a take-over after a gap records the slots skipped as missed, as on PostgreSQL", takeOverAfterGap)
+})
+
+it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, after a stall", (it) => {
+  it.scoped("stalled longer than an interval, the scheduler records the slots it skipped as missed", () =>
+    Effect.gen(function*() {
+      const ingest = yield* ResultIngest
+      const interval = 10 * second
+      const [fast] = yield* monitors(10, [null])
+      yield* TestClock.adjust(2 * minute)
+      const startedAt = yield* Clock.currentTimeMillis
+      // A run in `eu` at the slot before the first one the scheduler publishes: the take-over skips none.
+      yield* ingest.ingest([checkResult(fast!, "eu", slotAt(fast!, interval, startedAt) - interval, true)])
+      const scheduler = yield* startScheduler
+      const tookOver = yield* recorded(scheduler, "Scheduler took over")
+      expect(yield* missesOf([fast!])).toEqual([])
+
+      // Stalled inside a tick for five minutes, as in schedulerClock.
+      yield* scheduler.gate.close
+      yield* TestClock.adjust(100)
+      const stalledAt = yield* Clock.currentTimeMillis
+      const ticksBefore = scheduler.ticks()
+      yield* TestClock.adjust("5 minutes")
+      yield* scheduler.gate.open
+      yield* eventually(Effect.sync(() => scheduler.ticks()), (n) => n > ticksBefore)
+      yield* realPause(50)
+      yield* TestClock.adjust(100)
+      const resumedAt = yield* Clock.currentTimeMillis
+      const fellBehind = yield* recorded(scheduler, "Scheduler fell behind")
+
+      // The slots after the stalled tick's and before the latest at the resumption, in `eu` only:
+      // `us` has no run.
+      const skipped = slotsAfter(fast!, interval, stalledAt, slotAt(fast!, interval, resumedAt))
+      expect(skipped.length).toBeGreaterThan(25)
+      expect(yield* missesOf([fast!])).toEqual(expectedMisses(fast!, "eu", skipped, resumedAt))
+      expect(fellBehind).toEqual([
+        `Scheduler fell behind: ${skipped.length} runs no scheduler published recorded as missed`
+      ])
+      expect(tookOver).toEqual(["Scheduler took over: 0 runs no scheduler published recorded as missed"])
+      expect(scheduler.jobsOf(fast!).map((job) => job.scheduledAt).filter((at) => skipped.includes(at))).toEqual([])
+    }))
+})
