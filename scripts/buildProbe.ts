@@ -7,12 +7,17 @@
  * their code alone cost an idle probe about 18 MB (docs/benchmarks.md). probes/Dockerfile copies
  * the file and the folder into its image.
  *
+ * Two rewrites keep what a probe loads at start small (docs/benchmarks.md, Probe): the project's
+ * imports from Effect's barrel go to Effect's modules themselves, and node's modules are loaded by
+ * `require`, not `import` (the plugins below say why).
+ *
  * `--outfile <path>` writes elsewhere (the tests build into a temporary directory); `--metafile`
  * also writes esbuild's metafile next to the bundle (`<outfile>.meta.json`) and prints the
  * largest inputs. The build fails when a package that only the service needs (database,
  * dashboard, mail, HTTP server) finds its way into the bundle.
  */
-import { rmSync, writeFileSync } from "node:fs"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { builtinModules } from "node:module"
 import { basename, dirname, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -53,6 +58,109 @@ const platformNodeRuntimeOnly: esbuild.Plugin = {
   }
 }
 
+/**
+ * Effect's barrel (`import { Effect, Schema } from "effect"`) re-exports each module as a namespace
+ * (`export * as Schema from "./Schema.js"`), and esbuild makes each such namespace an object that
+ * holds every export of the module: the bundle kept all of Effect, Schema, Layer, Config and more,
+ * with what they import (fast-check too), whatever the probe used. The project's sources import
+ * the barrel (src/ is the service's too, which runs unbundled); for the probe their imports go to
+ * the modules themselves (`import * as Schema from "effect/Schema"`), which esbuild tree-shakes:
+ * Effect went from 480 to 285 kB, and an idle probe on node 24 took about 16 MB less, most of it
+ * the parser's memory for the 540 kB chunk that held Effect, which glibc kept. Any import of the
+ * barrel left (another form, or from a package) fails the build.
+ */
+const effectModuleImports: esbuild.Plugin = {
+  name: "effect-module-imports",
+  setup(build) {
+    const readBarrel = async () => {
+      const barrel = await build.resolve("effect", { kind: "import-statement", resolveDir: root, pluginData: "barrel" })
+      if (barrel.errors.length > 0) throw new Error(barrel.errors.map((error) => error.text).join("\n"))
+      return effectBarrelExports(readFileSync(barrel.path, "utf8"))
+    }
+    // Read once, from the file esbuild resolves "effect" to.
+    let barrelExports: ReturnType<typeof readBarrel> | undefined
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (args.path.includes("/node_modules/")) return undefined
+      const source = readFileSync(args.path, "utf8")
+      if (!source.includes("\"effect\"") && !source.includes("'effect'")) return undefined
+      const exports = await (barrelExports ??= readBarrel())
+      return { contents: importEffectModules(source, exports, relative(root, args.path)), loader: "ts" }
+    })
+    build.onResolve({ filter: /^effect$/ }, (args) => {
+      if (args.pluginData === "barrel") return undefined
+      const importer = relative(root, args.importer)
+      const text = `${importer} imports "effect", which brings all of Effect: import "effect/<Module>" instead`
+      return { errors: [{ text }] }
+    })
+  }
+}
+
+const barrelImport = /\bimport\s+(type\s+)?\{([^}]*)\}\s*from\s*["']effect["']/g
+
+/** Each name the barrel exports, and the module it comes from: as a namespace, or by name. */
+export const effectBarrelExports = (barrel: string) => {
+  const exports = new Map<string, { readonly module: string; readonly namespace: boolean }>()
+  for (const [, name, module] of barrel.matchAll(/export \* as (\w+) from "\.\/(\w+)\.js"/g)) {
+    exports.set(name!, { module: module!, namespace: true })
+  }
+  for (const [, names, module] of barrel.matchAll(/export \{([^}]*)\} from "\.\/(\w+)\.js"/g)) {
+    for (const name of names!.split(",").map((n) => n.trim()).filter(Boolean)) {
+      exports.set(name, { module: module!, namespace: false })
+    }
+  }
+  return exports
+}
+
+/**
+ * `import { Effect, type Scope, pipe } from "effect"` becomes `import * as Effect from
+ * "effect/Effect"; import type * as Scope from "effect/Scope"; import { pipe } from
+ * "effect/Function"`.
+ */
+export const importEffectModules = (
+  source: string,
+  exports: ReadonlyMap<string, { readonly module: string; readonly namespace: boolean }>,
+  file = "source"
+) =>
+  source.replace(
+    barrelImport,
+    (_, typeOnly: string | undefined, names: string) =>
+      names.split(",").map((n) => n.trim()).filter(Boolean).map((specifier) => {
+        const type = typeOnly !== undefined || specifier.startsWith("type ") ? "type " : ""
+        const [name, alias] = specifier.replace(/^type\s+/, "").split(/\s+as\s+/) as [string, string?]
+        const from = exports.get(name)
+        if (from === undefined) throw new Error(`${file}: "effect" has no export ${name}`)
+        return from.namespace
+          ? `import ${type}* as ${alias ?? name} from "effect/${from.module}"`
+          : `import ${type}{ ${alias === undefined ? name : `${name} as ${alias}`} } from "effect/${from.module}"`
+      }).join(";\n")
+  )
+
+const builtins = new Set(builtinModules)
+
+/**
+ * Node's own modules by `require`, not `import`. An ES import of a node module links a facade
+ * that reads every export at once, and some exports are getters that load more: node 24's `http`
+ * loads undici (760 kB of source) for its `WebSocket`, `fs` its promises API (and readline),
+ * `crypto` webcrypto. `require` answers the module object, whose getters run only when used: on
+ * node 24 an idle probe loads 26 fewer of node's modules and takes about 4 MB less.
+ */
+const nodeModulesByRequire: esbuild.Plugin = {
+  name: "node-modules-by-require",
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?[a-z_/0-9]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, "")
+      return args.kind === "import-statement" && builtins.has(name)
+        ? { path: name, namespace: "node-module" }
+        : undefined
+    })
+    // The `require` of the banner; esbuild wraps this as CommonJS, run where the import was.
+    build.onLoad({ filter: /.*/, namespace: "node-module" }, (args) => ({
+      contents: `module.exports = require("node:${args.path}")`,
+      loader: "js"
+    }))
+  }
+}
+
 export interface BuildProbeOptions {
   readonly outfile?: string
   readonly metafile?: boolean
@@ -82,7 +190,7 @@ export const buildProbe = async (options: BuildProbeOptions = {}) => {
     legalComments: "none",
     metafile: true,
     logLevel: "warning",
-    plugins: [platformNodeRuntimeOnly],
+    plugins: [platformNodeRuntimeOnly, effectModuleImports, nodeModulesByRequire],
     // ioredis and its dependencies are CommonJS and `require` node's modules: an ES module has
     // no `require`, so the bundle makes one.
     banner: {

@@ -11,17 +11,20 @@
  *    process tree.
  * 5. Throughput: BENCH_CHECKS http checks on a fresh connection each, through the bundled probe,
  *    side by side with a bare `node:http` loop of the same requests (`agent: false`, same
- *    concurrency), and their ratio.
+ *    concurrency), and their ratio; and the CPU time each took per check, which the machine's
+ *    other work moves less than it moves requests/s.
  *
  * It measures and prints, with the ratio of each figure to its target; it never fails on a
  * number. Targets: RSS idle <= 80 MB, <= 120 MB at 30 checks/s, start to first job <= 1 s,
  * >= 1,000 checks/s.
  *
  * Environment: REDIS_URL (default redis://127.0.0.1:6379), BENCH_NODE (the node binary that runs
- * the bundle; default this one), BENCH_NODE_OPTIONS (its NODE_OPTIONS; default none), BENCH_STARTS (3), BENCH_IDLE_SECONDS (5), BENCH_LOAD_SECONDS
+ * the bundle; default this one), BENCH_NODE_OPTIONS (its NODE_OPTIONS; default none), BENCH_NODE_ARGS
+ * (node's arguments before the bundle, space-separated, for V8 flags NODE_OPTIONS refuses, such as
+ * --optimize-for-size; default none), BENCH_STARTS (3), BENCH_IDLE_SECONDS (5), BENCH_LOAD_SECONDS
  * (20), BENCH_CHECKS (10000), PROBE_CONCURRENCY (64, throughput only).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import * as http from "node:http"
@@ -38,6 +41,7 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const nodeBinary = process.env.BENCH_NODE ?? process.execPath
 /** NODE_OPTIONS of the bundled probe only (e.g. what probes/Dockerfile sets); `npm run probe` runs without. */
 const bundleNodeOptions = process.env.BENCH_NODE_OPTIONS ?? ""
+const bundleNodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)
 const starts = Number(process.env.BENCH_STARTS ?? 3)
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 5)
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 20)
@@ -66,6 +70,16 @@ const procStatus = (pid: number, field: string) => {
   } catch {
     return 0
   }
+}
+
+const clockTicks = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
+
+/** CPU time (user + system) a process has used, in ms, from /proc/<pid>/stat. */
+const procCpuMs = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  // The fields after the command name (in parentheses, which may hold spaces): utime and stime are 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks
 }
 
 const childrenOf = (pid: number): Array<number> => {
@@ -320,15 +334,23 @@ const probeRun = async (redis: Redis, prefix: string, url: string) => {
 
 const throughput = async (redis: Redis, bundle: string, url: string) => {
   const prefix = `bench:${randomUUID()}:`
-  const probe = startProbe(nodeBinary, [bundle], prefix, {
+  const probe = startProbe(nodeBinary, [...bundleNodeArgs, bundle], prefix, {
     PROBE_CONCURRENCY: String(concurrency),
     NODE_OPTIONS: bundleNodeOptions
   })
   try {
     await firstJob(redis, probe, prefix, url)
+    // CPU per check tells what a check costs whatever else the machine runs; requests/s do not.
+    const bareCpu = process.cpuUsage()
     const bare = await bareLoop(url)
+    const bareCpuMs = (({ system, user }) => (user + system) / 1000)(process.cpuUsage(bareCpu))
+    const probeCpuMs = procCpuMs(probe.child.pid!)
     const probed = await probeRun(redis, prefix, url)
-    return { bare, probed, hwm: procStatus(probe.child.pid!, "VmHWM") }
+    return {
+      bare: { ...bare, cpuMs: bareCpuMs },
+      probed: { ...probed, cpuMs: procCpuMs(probe.child.pid!) - probeCpuMs },
+      hwm: procStatus(probe.child.pid!, "VmHWM")
+    }
   } finally {
     await probe.stop()
     await deleteKeys(redis, prefix)
@@ -366,10 +388,13 @@ const main = async () => {
 
     const ways = [
       await footprint(
-        `node dist/probe.mjs (${version}${bundleNodeOptions ? `, NODE_OPTIONS=${bundleNodeOptions}` : ""})`,
+        `node ${bundleNodeArgs.map((arg) => `${arg} `).join("")}dist/probe.mjs (${version}${
+          bundleNodeOptions ? `, NODE_OPTIONS=${bundleNodeOptions}` : ""
+        })`,
         redis,
         url,
-        (prefix) => startProbe(nodeBinary, [bundle.outfile], prefix, { NODE_OPTIONS: bundleNodeOptions }),
+        (prefix) =>
+          startProbe(nodeBinary, [...bundleNodeArgs, bundle.outfile], prefix, { NODE_OPTIONS: bundleNodeOptions }),
         starts
       ),
       await footprint(
@@ -387,7 +412,12 @@ const main = async () => {
           judged(median(way.startMs) / 1000, 1, (s) => `${s.toFixed(2)} s`)
         }`
       )
-      console.log(`  RSS idle (${idleSeconds} s after the first job): ${judged(way.idle.last, 80 * MB, mb)}`)
+      // Over minutes an idle probe's RSS rises and falls as V8's old generation fills between collections.
+      console.log(
+        `  RSS idle (${idleSeconds} s after the first job): ${judged(way.idle.last, 80 * MB, mb)}; max ${
+          mb(way.idle.max)
+        } over those ${idleSeconds} s`
+      )
       console.log(
         `  RSS at ${loadRate} checks/s (${way.loaded.answered}/${way.loaded.published} answered, ${way.loaded.failed} not ok, p50 ${
           way.loaded.p50.toFixed(0)
@@ -421,6 +451,12 @@ const main = async () => {
       `ratio probe / bare: ${(probeRate / bareRate).toFixed(2)}; target >= 1000 checks/s: ${
         probeRate >= 1000 ? "met" : "NOT met"
       }`
+    )
+    const perCheck = (ms: number) => `${((ms * 1000) / checks).toFixed(0)} µs`
+    console.log(
+      `CPU per check: probe ${perCheck(probed.cpuMs)} (Redis included), bare loop ${perCheck(bare.cpuMs)}; ${
+        (1_000_000 / ((probed.cpuMs * 1000) / checks)).toFixed(0)
+      } checks/s per core`
     )
   } finally {
     target.stop()
