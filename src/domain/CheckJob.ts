@@ -16,7 +16,8 @@ export type CheckType = typeof CheckType.Type
 
 const EpochMillis = Schema.Int.pipe(Schema.nonNegative())
 /** A reported time: up to the last instant a Date holds (year 275760); a later one is no time PostgreSQL stores. */
-const ReportedMillis = Schema.Int.pipe(Schema.between(0, 8.64e15))
+export const maxReportedMillis = 8.64e15
+const ReportedMillis = Schema.Int.pipe(Schema.between(0, maxReportedMillis))
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 /** The longest check a job may ask for: a monitor's limit, so a probe refuses a job no monitor could have made. */
 export const maxTimeoutMs = 60_000
@@ -229,7 +230,7 @@ export type CheckTimings = typeof CheckTimings.Type
 
 export const noTimings: CheckTimings = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null }
 
-const maxSslDays = 3_000_000
+export const maxSslDays = 3_000_000
 
 /** What a check found, before the probe stamps it with the job and region. */
 export const CheckOutcome = Schema.Struct({
@@ -255,18 +256,20 @@ export type CheckOutcome = typeof CheckOutcome.Type
  * surrogate); probes cut `error` to `errorMaxLength` and make it storable before sending.
  */
 export const errorMaxLength = 1000
+/** The longest of the other strings a report carries. */
+export const reportedMaxLength = { jobId: 128, monitorId: 100, region: 63, probe: 128 } as const
 const Reported = (schema: Schema.Schema<string>, max: number) =>
   schema.pipe(Schema.maxLength(max), Schema.filter(storable))
-const ReportedJobId = Reported(Schema.String, 128)
-const ReportedMonitorId = Reported(Schema.NonEmptyString, 100)
-const ReportedRegion = Reported(Schema.NonEmptyString, 63)
-const ReportedProbe = Reported(Schema.String, 128)
+const ReportedJobId = Reported(Schema.String, reportedMaxLength.jobId)
+const ReportedMonitorId = Reported(Schema.NonEmptyString, reportedMaxLength.monitorId)
+const ReportedRegion = Reported(Schema.NonEmptyString, reportedMaxLength.region)
+const ReportedProbe = Reported(Schema.String, reportedMaxLength.probe)
 /**
  * How far from `scheduledAt` a check may start or a miss be recorded: a job runs at most one
  * interval (a day at most) late, and a clock may be off; twice that is absurd.
  */
 export const reportWindowMs = 2 * 24 * 60 * 60 * 1000
-const withinWindow = (scheduledAt: number, at: number) => Math.abs(at - scheduledAt) <= reportWindowMs
+export const withinWindow = (scheduledAt: number, at: number) => Math.abs(at - scheduledAt) <= reportWindowMs
 
 export class CheckResult extends Schema.Class<CheckResult>("CheckResult")(
   Schema.Struct({
