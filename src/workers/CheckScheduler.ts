@@ -10,7 +10,7 @@
  * result or a miss (docs/monitor-fleet.md, "Scheduler").
  */
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Clock, Duration, Effect, Either, Layer, Schedule } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Either, Layer, Schedule, type Scope } from "effect"
 
 import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
@@ -91,8 +91,20 @@ const templateOf = (monitor: Monitor) =>
     dnsExpectedValues: monitor.dnsExpectedValues ?? undefined
   })
 
-/** Publishes due jobs while this instance holds the lock. Never returns. */
-const scheduleWhileLeader = Effect.gen(function*() {
+/**
+ * How a recording of the runs not published is retried: from 1 s, doubling up to 30 s, for as
+ * long as the look-back (a database away for longer leaves a gap, as a longer stop does).
+ */
+const recordRetry = Schedule.exponential("1 second").pipe(
+  Schedule.union(Schedule.spaced("30 seconds")),
+  Schedule.upTo(unpublishedLookBack)
+)
+
+/**
+ * Publishes due jobs while this instance holds the lock. Never returns. It records the runs
+ * not published in `recordings`, a scope that outlives the leadership.
+ */
+const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope) {
   const monitors = yield* MonitorsRepo
   const checks = yield* ChecksRepo
   const transport = yield* JobTransport
@@ -176,8 +188,11 @@ const scheduleWhileLeader = Effect.gen(function*() {
 
   /**
    * Records the runs of `runs` as missed (ChecksRepo.insertUnpublishedMisses), a chunk of
-   * monitors per statement, and logs how many. In a fiber of its own: publishing does not wait
-   * for it, and its failure is a warning, never the end of leadership.
+   * monitors per statement, and logs how many. In a fiber of the scheduler's scope, not this
+   * leadership's, retried until it succeeds: publishing does not wait for it, and neither the
+   * end of leadership nor the database going away loses it. Only this leader can record these
+   * runs: once the slots it published are stored, the next leader takes them as the regions'
+   * last runs and looks no further back.
    */
   const recordUnpublished = (runs: ReadonlyArray<UnpublishedRuns>, now: number, what: string) =>
     Effect.gen(function*() {
@@ -188,8 +203,14 @@ const scheduleWhileLeader = Effect.gen(function*() {
       }
       yield* Effect.logInfo(`${what}: ${recorded} runs no scheduler published recorded as missed`)
     }).pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning(`${what}: recording the runs not published failed`, cause)),
-      Effect.forkScoped
+      // Any failure, defects too (a connection lost mid-statement is one): the statements are idempotent.
+      Effect.sandbox,
+      Effect.tapError((cause) =>
+        Effect.logWarning(`${what}: recording the runs not published failed; retrying`, cause)
+      ),
+      Effect.retry(recordRetry),
+      Effect.catchAll((cause) => Effect.logWarning(`${what}: recording the runs not published gave up`, cause)),
+      Effect.forkIn(recordings)
     )
 
   const tick = Effect.gen(function*() {
@@ -244,7 +265,7 @@ const scheduleWhileLeader = Effect.gen(function*() {
 })
 
 /** Waits for the advisory lock on a connection of its own, then schedules while it holds it. */
-const lead = Effect.gen(function*() {
+const lead = Effect.fnUntraced(function*(recordings: Scope.Scope) {
   const sql = yield* SqlClient.SqlClient
   const connection = yield* sql.reserve
   const locked = connection.execute("select pg_try_advisory_lock($1) as locked", [leaderLockKey], undefined).pipe(
@@ -257,11 +278,11 @@ const lead = Effect.gen(function*() {
   )
   // The lock lives as long as the connection: when a query on it fails, leadership is over.
   const heartbeat = connection.execute("select 1", [], undefined).pipe(Effect.repeat(Schedule.spaced("2 seconds")))
-  return yield* Effect.raceFirst(Effect.scoped(scheduleWhileLeader), heartbeat)
-}).pipe(Effect.scoped)
+  return yield* Effect.raceFirst(Effect.scoped(scheduleWhileLeader(recordings)), heartbeat)
+}, Effect.scoped)
 
 export const CheckScheduler = Layer.scopedDiscard(
-  lead.pipe(
+  Effect.flatMap(Effect.scope, lead).pipe(
     Effect.catchAllCause((cause) => Effect.logWarning("Scheduler stopped; standing by to take over again", cause)),
     Effect.repeat(Schedule.spaced("1 second")),
     Effect.annotateLogs("fiber", "check-scheduler"),

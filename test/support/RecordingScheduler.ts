@@ -3,6 +3,7 @@
  * wrapped to record every job handed to it and to hold a publish (a scheduler stalled mid-tick),
  * and with its log captured. For suites on the TestClock.
  */
+import type { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
 import { Effect, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 
@@ -25,11 +26,19 @@ const jobView = (job: CheckJob) => ({
   scheduledAt: job.scheduledAt
 })
 
+/** How a test starts the scheduler: on a database client of its own, and with a hook after each publish. */
+export interface SchedulerOptions {
+  /** The scheduler's SqlClient (one behind a proxy the test cuts); the test's by default. */
+  readonly database?: Layer.Layer<SqlClient.SqlClient>
+  /** Runs after the n-th publish (from 1) has reached the transport, before the tick goes on. */
+  readonly afterPublish?: (n: number) => Effect.Effect<void>
+}
+
 /**
  * Starts the scheduler and waits (in real time) for its first tick: it has taken the lock,
  * loaded the monitors and published the ones due.
  */
-export const startScheduler = Effect.gen(function*() {
+export const startSchedulerWith = Effect.fnUntraced(function*(options: SchedulerOptions) {
   const inner = yield* InProcessJobTransport.make()
   const jobs: Array<CheckJob> = []
   const lines: Array<LogLine> = []
@@ -40,9 +49,9 @@ export const startScheduler = Effect.gen(function*() {
     ...inner,
     publishRuns: (runs) =>
       gate.await.pipe(Effect.zipRight(Effect.suspend(() => {
-        ticks++
+        const n = ++ticks
         for (const run of runs) jobs.push(run.template.job(run.scheduledAt))
-        return inner.publishRuns(runs)
+        return Effect.zipRight(inner.publishRuns(runs), options.afterPublish?.(n) ?? Effect.void)
       })))
   })
   const capture = Logger.make(({ annotations, logLevel, message }) => {
@@ -56,7 +65,8 @@ export const startScheduler = Effect.gen(function*() {
     CheckScheduler.pipe(
       Layer.provide(Layer.succeed(JobTransport, transport)),
       Layer.provide(Logger.replace(Logger.defaultLogger, capture)),
-      Layer.provide(Logger.minimumLogLevel(LogLevel.Info))
+      Layer.provide(Logger.minimumLogLevel(LogLevel.Info)),
+      Layer.provide(options.database ?? Layer.empty)
     ),
     yield* Effect.scope
   )
@@ -71,3 +81,6 @@ export const startScheduler = Effect.gen(function*() {
     jobsOf: (monitorId: string) => jobs.filter((job) => job.monitorId === monitorId).map(jobView)
   }
 })
+
+/** The scheduler on the test's database. */
+export const startScheduler = startSchedulerWith({})

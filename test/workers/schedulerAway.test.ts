@@ -1,23 +1,26 @@
 /**
  * The runs no scheduler published: after a gap (no scheduler held the lock) the one that takes
  * over publishes each monitor's latest slot only and records the slots skipped as missed
- * (`scheduler-away`); the active one does the same after a stall longer than an interval. The
+ * (`scheduler-away`), even when its leadership ends first (its database cut away behind a
+ * loopback proxy); the active one does the same after a stall longer than an interval. The
  * regions' history comes from ingest (ResultIngest), the gap from the TestClock, and the
  * expected misses from the slot rule (`slotAt`) and what the test did, never from what the
  * scheduler stored.
  */
 import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, TestClock } from "effect"
+import { Clock, Effect, Layer, Redacted, String, TestClock } from "effect"
 
 import { jobIdOf } from "../../src/domain/CheckJob.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { slotAt } from "../../src/workers/CheckScheduler.js"
 import { checkResult } from "../support/CheckResults.js"
-import { eventually, realPause } from "../support/Eventually.js"
-import { startScheduler } from "../support/RecordingScheduler.js"
+import { eventually, realPause, stepUntil } from "../support/Eventually.js"
+import { startScheduler, startSchedulerWith } from "../support/RecordingScheduler.js"
 import { storedRuns } from "../support/StoredRuns.js"
-import { embeddedConfig } from "../support/TestDatabase.js"
+import { tcpProxy } from "../support/TcpProxy.js"
+import { embeddedConfig, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, TestServer, TestStack } from "../support/TestServer.js"
 
 const second = 1_000
@@ -280,4 +283,74 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, after 
       expect(tookOver).toEqual(["Scheduler took over: 0 runs no scheduler published recorded as missed"])
       expect(scheduler.jobsOf(fast!).map((job) => job.scheduledAt).filter((at) => skipped.includes(at))).toEqual([])
     }))
+})
+
+it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, when leadership ends first", (it) => {
+  it.scoped(
+    "a take-over cut off from the database before it recorded the slots it skipped records them once it is back",
+    () =>
+      Effect.gen(function*() {
+        const ingest = yield* ResultIngest
+        const interval = minute
+        const [monitor] = yield* monitors(60, [["eu", "us"]])
+        // A run in both regions, then six minutes without a scheduler, ending 3 s before a slot.
+        yield* TestClock.adjust(2 * minute)
+        const lastRun = yield* Clock.currentTimeMillis
+        for (const region of ["eu", "us"]) {
+          yield* ingest.ingest([checkResult(monitor!, region, slotAt(monitor!, interval, lastRun), true)])
+        }
+        yield* TestClock.adjust(6 * minute)
+        const gapEnd = yield* Clock.currentTimeMillis
+        yield* TestClock.adjust(slotAt(monitor!, interval, gapEnd) + interval - 3 * second - gapEnd)
+        const takeOver = yield* Clock.currentTimeMillis
+        const first = slotAt(monitor!, interval, takeOver)
+        const next = first + interval
+
+        // The scheduler reaches PostgreSQL through a proxy, cut as soon as its first publish has
+        // gone out: its lock goes, and so does the recording of the slots it skipped.
+        const url = new URL(yield* TestDatabaseUrl)
+        const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
+        url.host = `127.0.0.1:${proxy.port}`
+        const scheduler = yield* startSchedulerWith({
+          database: PgClient.layer({
+            url: Redacted.make(url.toString()),
+            transformQueryNames: String.camelToSnake,
+            transformResultNames: String.snakeToCamel
+          }).pipe(Layer.orDie),
+          afterPublish: (n) => n === 1 ? Effect.promise(() => proxy.cut()) : Effect.void
+        })
+        // A probe ran the job in `eu` and its result is stored; `us`'s still waits in Redis.
+        yield* ingest.ingest([checkResult(monitor!, "eu", first, true)])
+        const active = () => scheduler.lines().filter((line) => line.message.startsWith("Scheduler active"))
+        const tookOver = () =>
+          scheduler.lines().filter((line) =>
+            line.message.startsWith("Scheduler took over") && line.message.endsWith("recorded as missed")
+          )
+
+        // The database is away past the next slot, then back: the scheduler takes over again at
+        // `next`, and the last run stored in `eu` before it is the slot the first leadership published.
+        yield* stepUntil(() => false, 5)
+        expect(active()).toHaveLength(1)
+        yield* Effect.promise(() => proxy.restore())
+        yield* stepUntil(() => active().length >= 2 && tookOver().length >= 2, 15)
+        yield* eventually(Effect.sync(tookOver), (lines) => lines.length >= 2, 5_000)
+        expect(scheduler.jobsOf(monitor!).map((job) => job.scheduledAt)).toEqual([first, next])
+
+        // Every slot between the last runs and the first published in each region recorded once,
+        // whichever leadership wrote it: in `us` that takes in `first` (its result is not stored yet).
+        const skipped = slotsAfter(monitor!, interval, lastRun, first)
+        expect(skipped.length).toBeGreaterThanOrEqual(5)
+        const misses = yield* missesOf([monitor!])
+        const withoutRecordedAt = ({ recordedAt: _, ...miss }: MissRow) => miss
+        expect(misses.map(withoutRecordedAt)).toEqual([
+          ...expectedMisses(monitor!, "eu", skipped, takeOver),
+          ...expectedMisses(monitor!, "us", [...skipped, first], takeOver)
+        ].map(withoutRecordedAt))
+        for (const miss of misses) expect(miss.recordedAt).toBeGreaterThanOrEqual(takeOver)
+        expect(tookOver()).toHaveLength(2)
+        expect(scheduler.warnings().map((line) => line.message)).toContain(
+          "Scheduler took over: recording the runs not published failed; retrying"
+        )
+      })
+  )
 })
