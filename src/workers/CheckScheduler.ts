@@ -256,11 +256,20 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
     before: entry.nextDue,
     intervalMs: entry.intervalMs
   }))
-  // The first reload is the one above: the next comes after `reloadEvery`, not during the first tick.
-  yield* reload.pipe(Effect.schedule(Schedule.spaced(reloadEvery)), Effect.forkScoped)
-  // Recorded once the first tick has published: a take-over that fails at once (Redis away) records nothing.
-  yield* tick
+  // Before the first tick, not after it: a tick that fails part-way (Redis refusing one region's
+  // stream) has still published some first slots, which the next leader, once their results are
+  // stored, takes as the regions' last runs. The statements are idempotent: a take-over that
+  // publishes nothing records too, and the next one adds only the slots since.
   yield* recordUnpublished(unpublished, takenOverAt, "Scheduler took over")
+  // The first reload is the one above: the next comes after `reloadEvery`, not during the first tick.
+  // A failed one (the database away a moment while the lock's connection lives, a pooled
+  // connection terminated: failures or defects) is a warning, and the next runs on schedule.
+  yield* reload.pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning("Reloading the monitors failed; retrying in 5 s", cause)),
+    Effect.schedule(Schedule.spaced(reloadEvery)),
+    Effect.forkScoped
+  )
+  yield* tick
   return yield* tick.pipe(Effect.schedule(Schedule.spaced(tickEvery)), Effect.zipRight(Effect.never))
 })
 

@@ -5,7 +5,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
-import { Effect, HashMap, Layer, Logger, LogLevel, Option } from "effect"
+import { type Context, Effect, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 
 import type { CheckJob } from "../../src/domain/CheckJob.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
@@ -30,6 +30,8 @@ const jobView = (job: CheckJob) => ({
 export interface SchedulerOptions {
   /** The scheduler's SqlClient (one behind a proxy the test cuts); the test's by default. */
   readonly database?: Layer.Layer<SqlClient.SqlClient>
+  /** The transport the scheduler publishes through (a real Redis one); the in-process one by default. */
+  readonly transport?: Context.Tag.Service<typeof JobTransport>
   /** Runs after the n-th publish (from 1) has reached the transport, before the tick goes on. */
   readonly afterPublish?: (n: number) => Effect.Effect<void>
 }
@@ -39,7 +41,7 @@ export interface SchedulerOptions {
  * loaded the monitors and published the ones due.
  */
 export const startSchedulerWith = Effect.fnUntraced(function*(options: SchedulerOptions) {
-  const inner = yield* InProcessJobTransport.make()
+  const inner = options.transport ?? (yield* InProcessJobTransport.make())
   const jobs: Array<CheckJob> = []
   const lines: Array<LogLine> = []
   let ticks = 0

@@ -25,8 +25,10 @@ export const tcpProxy = (targetPort: number, targetHost = "127.0.0.1") =>
           for (const socket of sockets) socket.destroy()
           server.close(() => resolve())
         })
+      /** Refuses new connections and keeps the open ones (`restore` listens again). */
+      const refuse = () => void server.close()
       const restore = () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
-      return { port, cut, restore, server }
+      return { port, cut, refuse, restore, server }
     }),
     ({ server }) => Effect.sync(() => server.close())
   )

@@ -7,18 +7,24 @@
  * expected misses from the slot rule (`slotAt`) and what the test did, never from what the
  * scheduler stored.
  */
+import { randomUUID } from "node:crypto"
+
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Redacted, String, TestClock } from "effect"
 
 import { jobIdOf } from "../../src/domain/CheckJob.js"
+import { serviceAclRules } from "../../src/queue/ProbeAcl.js"
+import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { slotAt } from "../../src/workers/CheckScheduler.js"
 import { checkResult } from "../support/CheckResults.js"
 import { eventually, realPause, stepUntil } from "../support/Eventually.js"
 import { startScheduler, startSchedulerWith } from "../support/RecordingScheduler.js"
+import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { storedRuns } from "../support/StoredRuns.js"
+import { holdTableLock } from "../support/TableLock.js"
 import { tcpProxy } from "../support/TcpProxy.js"
 import { embeddedConfig, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, TestServer, TestStack } from "../support/TestServer.js"
@@ -307,10 +313,12 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, when l
         const next = first + interval
 
         // The scheduler reaches PostgreSQL through a proxy, cut as soon as its first publish has
-        // gone out: its lock goes, and so does the recording of the slots it skipped.
+        // gone out: its lock goes, and so does the recording of the slots it skipped, which
+        // `missed_checks` locked by the test holds until then.
         const url = new URL(yield* TestDatabaseUrl)
         const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
         url.host = `127.0.0.1:${proxy.port}`
+        const unlock = yield* holdTableLock("missed_checks")
         const scheduler = yield* startSchedulerWith({
           database: PgClient.layer({
             url: Redacted.make(url.toString()),
@@ -319,6 +327,7 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, when l
           }).pipe(Layer.orDie),
           afterPublish: (n) => n === 1 ? Effect.promise(() => proxy.cut()) : Effect.void
         })
+        yield* unlock
         // A probe ran the job in `eu` and its result is stored; `us`'s still waits in Redis.
         yield* ingest.ingest([checkResult(monitor!, "eu", first, true)])
         const active = () => scheduler.lines().filter((line) => line.message.startsWith("Scheduler active"))
@@ -354,3 +363,80 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, when l
       })
   )
 })
+
+it.layer(Stack, { timeout: "120 seconds" })(
+  "runs no scheduler published, when the first publish fails part-way",
+  (it) => {
+    it.scoped(
+      "a take-over whose first publish reaches one region of two records the slots it skipped all the same",
+      () =>
+        Effect.gen(function*() {
+          const ingest = yield* ResultIngest
+          const interval = minute
+          const [monitor] = yield* monitors(60, [["eu", "us"]])
+          // A run in both regions, then six minutes without a scheduler, ending 3 s before a slot.
+          yield* TestClock.adjust(2 * minute)
+          const lastRun = yield* Clock.currentTimeMillis
+          for (const region of ["eu", "us"]) {
+            yield* ingest.ingest([checkResult(monitor!, region, slotAt(monitor!, interval, lastRun), true)])
+          }
+          yield* TestClock.adjust(6 * minute)
+          const gapEnd = yield* Clock.currentTimeMillis
+          yield* TestClock.adjust(slotAt(monitor!, interval, gapEnd) + interval - 3 * second - gapEnd)
+          const takeOver = yield* Clock.currentTimeMillis
+          const first = slotAt(monitor!, interval, takeOver)
+          const next = first + interval
+
+          // The scheduler signs in to Redis as the service's user, which may not append to `jobs:us`
+          // yet: each publish reaches `eu` and then fails, and its leadership with it.
+          const { prefix, redis } = yield* redisPrefix
+          const user = `test-scheduler-${randomUUID()}`
+          const password = randomUUID()
+          const rules = serviceAclRules(prefix).map((rule) => rule === `~${prefix}jobs:*` ? `~${prefix}jobs:eu` : rule)
+          yield* Effect.acquireRelease(
+            Effect.promise(() => redis.call("ACL", "SETUSER", user, "reset", "on", `>${password}`, ...rules)),
+            () => Effect.promise(() => redis.call("ACL", "DELUSER", user))
+          )
+          const url = new URL(redisUrl)
+          url.username = user
+          url.password = password
+          const transport = yield* RedisJobTransport.make({ url: url.toString(), prefix })
+          const scheduler = yield* startSchedulerWith({ transport })
+          const published = (region: string) =>
+            Effect.promise(() => redis.xrange(`${prefix}jobs:${region}`, "-", "+")).pipe(
+              Effect.map((entries) => entries.map(([, fields]) => JSON.parse(fields[1]!).scheduledAt as number))
+            )
+          yield* eventually(
+            Effect.sync(() => scheduler.warnings().map((line) => line.message)),
+            (messages) => messages.includes("Scheduler stopped; standing by to take over again")
+          )
+          expect(yield* published("eu")).toContain(first)
+          expect(yield* published("us")).toEqual([])
+          // A probe ran the job in `eu` and its result is stored.
+          yield* ingest.ingest([checkResult(monitor!, "eu", first, true)])
+
+          // Past the next slot, then `us` is granted: the take-over then publishes `next` to both.
+          yield* stepUntil(() => false, 5)
+          yield* Effect.promise(() => redis.call("ACL", "SETUSER", user, `~${prefix}jobs:us`))
+          for (let round = 0; round < 15 && !(yield* published("us")).includes(next); round++) {
+            yield* TestClock.adjust("1 second")
+            yield* realPause(50)
+          }
+          expect(yield* published("us")).toEqual([next])
+
+          // Every slot between the last runs and the first published in each region recorded once:
+          // in `eu` by the take-over whose publish failed, in `us` up to `first` (never published there).
+          const skipped = slotsAfter(monitor!, interval, lastRun, first)
+          expect(skipped.length).toBeGreaterThanOrEqual(5)
+          const expected = [
+            ...expectedMisses(monitor!, "eu", skipped, takeOver),
+            ...expectedMisses(monitor!, "us", [...skipped, first], takeOver)
+          ]
+          const withoutRecordedAt = ({ recordedAt: _, ...miss }: MissRow) => miss
+          const misses = yield* eventually(missesOf([monitor!]), (rows) => rows.length >= expected.length, 10_000)
+          expect(misses.map(withoutRecordedAt)).toEqual(expected.map(withoutRecordedAt))
+          for (const miss of misses) expect(miss.recordedAt).toBeGreaterThanOrEqual(takeOver)
+        })
+    )
+  }
+)
