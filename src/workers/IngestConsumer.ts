@@ -28,13 +28,14 @@ const batchSize = 500
 
 /**
  * After a batch smaller than `batchSize`, the next read waits this long since the last one began,
- * so the results arriving meanwhile are stored in one transaction. A transaction costs about
- * eight statements whatever its size: at 25 results a second, one per read cost most of the
- * service's CPU per check (docs/benchmarks.md, "Cost per check"). A result waits at most this
- * long more; at high rates a batch is full and nothing waits. Real time, not the Clock: a test's
- * TestClock must not hold ingest up.
+ * so the results arriving meanwhile are stored in one transaction. A transaction costs five
+ * statements whatever its size: at 25 results a second, one per read cost most of the service's
+ * CPU per check, and going from 500 ms to 1 s saved a seventh of it on the embedded database
+ * (docs/benchmarks.md, "Cost per check"). A result waits at most this long more, well within a
+ * check's interval; at high rates a batch is full and nothing waits. Real time, not the Clock: a
+ * test's TestClock must not hold ingest up.
  */
-export const batchWindow = Duration.millis(500)
+export const batchWindow = Duration.seconds(1)
 type IngestError = Effect.Effect.Error<ReturnType<ResultIngest["ingest"]>>
 const retentionBatch = 10_000
 
