@@ -112,6 +112,9 @@ class StateRow extends Schema.Class<StateRow>("StateRow")({ state: StoredState }
 export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // For the statements that answer one JSON value: the client's name transform would walk and
+    // copy every nested array of it, on the ingest's hot path, to rename no key.
+    const plain = sql.withoutTransforms()
     const inserted = rowsOf(InsertedRow)
     const pairs = rowsOf(PairsRow)
     const locks = rowsOf(LocksRow)
@@ -129,7 +132,7 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
        */
       storeResults: (results: ReadonlyArray<CheckResult>) =>
         Effect.map(
-          pairs.one(sql`
+          pairs.one(plain`
             with stored as (
               insert into check_results (job_id, region, monitor_id, probe, scheduled_at, checked_at, ok, duration_ms,
                                          dns_ms, connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left)
@@ -243,7 +246,7 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
        */
       lockForIngest: (ids: ReadonlyArray<string>) =>
         Effect.map(
-          locks.one(sql`
+          locks.one(plain`
             with locked as materialized (
               select id, component_id, state, interval_seconds, failure_threshold, regions, quorum, degraded_above_ms,
                      resumed_at

@@ -130,6 +130,18 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
             select id, xmin::text as version from monitors where not paused order by created_at, id`
         ),
       /**
+       * One value that changes whenever `versions` would answer differently: an MD5 of every id
+       * and version, computed by the database. The reload reads it first and stops there when it
+       * has not changed: reading 10,000 versions in JavaScript every 5 s cost about 16 ms of CPU,
+       * a twentieth of the service's work at 10,000 monitors.
+       */
+      versionsDigest: () =>
+        orUnavailable(
+          sql<{ digest: string }>`
+            select md5(coalesce(string_agg(id || ':' || xmin::text, ',' order by id), '')) as digest
+            from monitors where not paused`
+        ).pipe(Effect.map((rows) => rows[0]!.digest)),
+      /**
        * The monitors of these ids (every monitor without them) that are not paused, in the
        * scheduler's order, each with its row version (`versions`) and decoded only when asked: a
        * row that does not decode, written behind the API's back, comes back as its id and the

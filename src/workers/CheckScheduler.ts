@@ -112,7 +112,7 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
   /** The row version of each monitor that is not a valid check, so it is reported once per change. */
   const invalid = new Map<string, string>()
 
-  const reload = Effect.gen(function*() {
+  const loadChanged = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     // Every monitor's id and row version, then the rows of those that changed: a reload of
     // thousands of unchanged monitors reads and decodes none of them.
@@ -159,6 +159,14 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
         nextDue: latestSlot(offset, intervalMs, now)
       })
     }
+  })
+  /** The versions' digest `entries` were loaded at: while it is the same, a reload reads nothing more. */
+  let loadedDigest: string | undefined
+  const reload = Effect.gen(function*() {
+    const digest = yield* monitors.versionsDigest()
+    if (digest === loadedDigest) return
+    yield* loadChanged
+    loadedDigest = digest
   })
 
   // With tracing on, each run's span is the root of its check's trace; its job carries it (TracingEnabled).
