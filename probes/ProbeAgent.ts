@@ -25,7 +25,7 @@
  * - Jobs come only from its region's stream; one that does not decode (a forgery, or a field a
  *   monitor cannot have, such as a time-out over a minute) is acknowledged and logged, never run.
  */
-import { Clock, Duration, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
+import { Clock, Duration, Effect, FiberSet, Layer, Schedule } from "effect"
 
 import { QueueConfig } from "../src/Config.js"
 import type { CheckJob, ProbeReport } from "../src/domain/CheckJob.js"
@@ -127,12 +127,35 @@ export const run = (options: ProbeAgentOptions) =>
     const claimEveryMs = Math.min(Math.max(Math.min(options.claimIdleMs / 4, silentMs / 5), 100), 1_000)
     const keepAliveEveryMs = Math.max(Math.min(options.claimIdleMs / 3, silentMs / 5), 50)
     const batch = Math.min(options.concurrency, 100)
-    // One token per check that may run; reading takes tokens first, so jobs are only taken
-    // from the stream when they can start at once (the rest stay for siblings).
-    const slots = yield* Queue.bounded<true>(options.concurrency)
-    yield* Queue.offerAll(slots, Array.from({ length: options.concurrency }, () => true as const))
+    // One slot per check that may run; reading takes slots first, so jobs are only taken from
+    // the stream when they can start at once (the rest stay for siblings). A count and the one
+    // loop waiting on it, not a Queue of tokens: the loop takes every free slot and gives back
+    // those a read left unused, once a second when idle, which a Queue did a Chunk node a slot.
+    let freeSlots = options.concurrency
+    let wakeTaker: (() => void) | undefined
     const giveBack = (n: number) =>
-      n > 0 ? Queue.offerAll(slots, Array.from({ length: n }, () => true as const)) : Effect.void
+      n > 0 ?
+        Effect.sync(() => {
+          freeSlots += n
+          const wake = wakeTaker
+          wakeTaker = undefined
+          wake?.()
+        }) :
+        Effect.void
+    const takeFree = () => {
+      const taken = Math.min(freeSlots, batch)
+      freeSlots -= taken
+      return taken
+    }
+    /** Waits until a slot is free, then takes all free ones, up to `batch`. */
+    const takeSlots = Effect.suspend(() =>
+      freeSlots > 0 ? Effect.sync(takeFree) : Effect.async<number>((resume) => {
+        wakeTaker = () => resume(Effect.sync(takeFree))
+        return Effect.sync(() => {
+          wakeTaker = undefined
+        })
+      })
+    )
     const inFlight = new Set<string>()
     yield* scrapeGauge(Effect.sync(() => setInFlight(inFlight.size)))
     const stats = { checks: 0, failures: 0, missed: 0, lagTotalMs: 0, lagMaxMs: 0 }
@@ -204,11 +227,14 @@ export const run = (options: ProbeAgentOptions) =>
       )
 
     // Forked before the checks' FiberSet, so it ends after them: checks finishing on shutdown stay alive.
-    yield* Effect.suspend(() => consumer.keepAlive([...inFlight])).pipe(
+    // A sleep in a loop, not Effect.repeat with a Schedule: it runs every second, idle or not,
+    // and the Schedule's bookkeeping made a fifth of an idle probe's garbage (docs/benchmarks.md).
+    yield* Effect.suspend(() => inFlight.size === 0 ? Effect.void : consumer.keepAlive([...inFlight])).pipe(
       Effect.catchAll((error) =>
         Effect.logWarning("refreshing jobs in flight failed").pipe(Effect.annotateLogs({ error: error.message }))
       ),
-      Effect.repeat(Schedule.spaced(Duration.millis(keepAliveEveryMs))),
+      Effect.zipRight(Effect.sleep(Duration.millis(keepAliveEveryMs))),
+      Effect.forever,
       Effect.forkScoped
     )
 
@@ -250,8 +276,7 @@ export const run = (options: ProbeAgentOptions) =>
     const readBlockMs = Math.min(options.readBlockMs ?? 2000, claimEveryMs)
     let nextClaimAt = 0
     const takeJobs = Effect.gen(function*() {
-      yield* Queue.take(slots)
-      let free = 1 + (yield* Queue.takeUpTo(slots, batch - 1)).length
+      let free = yield* takeSlots
       yield* Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
@@ -259,7 +284,7 @@ export const run = (options: ProbeAgentOptions) =>
             nextClaimAt = now + claimEveryMs
             const claimed = yield* restore(claim(free)).pipe(Effect.onError(() => giveBack(free)))
             free -= claimed.length
-            yield* dispatch(claimed)
+            if (claimed.length > 0) yield* dispatch(claimed)
             if (free === 0) return
           }
           const taken = free
@@ -267,7 +292,7 @@ export const run = (options: ProbeAgentOptions) =>
             Effect.onError(() => giveBack(taken))
           )
           yield* giveBack(taken - deliveries.length)
-          yield* dispatch(deliveries)
+          if (deliveries.length > 0) yield* dispatch(deliveries)
         })
       )
     }).pipe(

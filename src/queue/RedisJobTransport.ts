@@ -216,11 +216,16 @@ const quitOrCut = (redis: Redis) =>
     Effect.tap((quitted) => quitted ? Effect.void : cut(redis))
   )
 
-/** A connection for the scope, closed with `close` (QUIT by default). */
+/**
+ * A connection for the scope, closed with `close` (QUIT by default). `pipelined`: commands sent
+ * in the same tick go out together (auto-pipelining); a blocking reader's one command at a time
+ * would only pay for a pipeline object per read.
+ */
 const connect = (
   { ca, readyCheck, url }: Endpoint,
   name: string,
-  close: (redis: Redis) => Effect.Effect<void> = quit
+  close: (redis: Redis) => Effect.Effect<void> = quit,
+  pipelined = true
 ) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
@@ -228,7 +233,7 @@ const connect = (
         ...connectionOptions(url, ca),
         enableReadyCheck: readyCheck,
         lazyConnect: true,
-        enableAutoPipelining: true,
+        enableAutoPipelining: pipelined,
         connectionName: name
       })
       // Failed commands report their own errors; this keeps ioredis from printing every reconnect attempt.
@@ -489,8 +494,9 @@ export const make = (options: RedisTransportOptions) =>
       format: StreamCodec<A>,
       entries: ReadonlyArray<StreamEntry | null>,
       ack: (ids: ReadonlyArray<string>) => Effect.Effect<void, QueueError>
-    ) =>
-      Effect.gen(function*() {
+    ): Effect.Effect<Array<{ readonly id: string; readonly value: A }>, QueueError> =>
+      // An idle probe's every read: nothing to decode, nothing to build.
+      entries.length === 0 ? Effect.succeed([]) : Effect.gen(function*() {
         const decoded: Array<{ readonly id: string; readonly value: A }> = []
         const undecodable: Array<string> = []
         const oversized: Array<{ readonly id: string; readonly length: number }> = []
@@ -549,6 +555,8 @@ export const make = (options: RedisTransportOptions) =>
         let readerClosed = false
         /** Whether this probe's Redis user may not run XPENDING (an ACL older than this release). */
         let pendingRefused = false
+        /** When (real time, before asking) the last XINFO CONSUMERS found nothing pending in the group. */
+        let nothingPendingAt: number | undefined
 
         const ack = (ids: ReadonlyArray<string>) =>
           ids.length === 0
@@ -602,8 +610,12 @@ export const make = (options: RedisTransportOptions) =>
         )
         // Dedicated: a blocking XREADGROUP holds its connection until it returns. Closed with QUIT,
         // which Redis answers after the read in progress (its reply handed back below).
-        const reader = yield* connect(endpoint, `status-page-${group}-${name}`, (redis) =>
-          quitOrCut(redis).pipe(Effect.map((quitted) => (readerClosed = quitted))))
+        const reader = yield* connect(
+          endpoint,
+          `status-page-${group}-${name}`,
+          (redis) => quitOrCut(redis).pipe(Effect.map((quitted) => (readerClosed = quitted))),
+          false
+        )
 
         // The stream or group was deleted under us (e.g. FLUSHALL): make it again and go on.
         const recreateOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
@@ -647,9 +659,7 @@ export const make = (options: RedisTransportOptions) =>
               }
             )
             return Effect.sync(() => (abandoned = true))
-          }).pipe(Effect.flatMap((reply) =>
-            decodeEntries(key, format, reply?.[0]?.[1] ?? [], ack)
-          ))
+          }).pipe(Effect.flatMap((reply) => decodeEntries(key, format, reply?.[0]?.[1] ?? [], ack)))
 
         /** Entries left pending under this name (by a previous run of it), oldest first, then none. */
         const readOwn = (max: number) =>
@@ -688,22 +698,40 @@ export const make = (options: RedisTransportOptions) =>
           return deliveries
         }
 
+        /**
+         * Right after a `claimFromSilent` whose XINFO CONSUMERS found nothing pending in the group,
+         * less than `minIdleMs` ago, there is nothing to claim and no XAUTOCLAIM is sent (an idle
+         * probe claims every second): an entry idle that long now was pending then. An entry
+         * delivered since and handed back at once (XCLAIM IDLE) waits for the next claim.
+         */
         const claimStale = (max: number, minIdleMs: number) =>
-          call(`claiming stale entries of ${key}/${group}`, () =>
-            shared.xautoclaim(key, group, name, minIdleMs, claimCursor, "COUNT", max) as Promise<
-              [string, Array<StreamEntry | null>, Array<string>?]
-            >).pipe(
-              Effect.flatMap(([next, entries]) => {
-                claimCursor = next
-                return decodeEntries(key, format, entries, ack)
-              }),
-              Effect.map(delivered),
-              recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
-            )
+          Effect.suspend(() => {
+            const asked = nothingPendingAt
+            nothingPendingAt = undefined
+            return asked !== undefined && Date.now() - asked < minIdleMs ?
+              Effect.succeed<ReadonlyArray<Delivery<A>>>([]) :
+              call(`claiming stale entries of ${key}/${group}`, () =>
+                shared.xautoclaim(key, group, name, minIdleMs, claimCursor, "COUNT", max) as Promise<
+                  [string, Array<StreamEntry | null>, Array<string>?]
+                >).pipe(
+                  Effect.flatMap(([next, entries]) => {
+                    claimCursor = next
+                    return decodeEntries(key, format, entries, ack)
+                  }),
+                  Effect.map(delivered),
+                  recreateOnNoGroup<ReadonlyArray<Delivery<A>>>([])
+                )
+          })
 
         const claimFromSilent = (max: number, silentMs: number) =>
           pendingRefused ? Effect.succeed([]) : Effect.gen(function*() {
-            const silent = (yield* consumersOf(key, group)).filter((sibling) =>
+            const askedAt = Date.now()
+            const consumers = yield* consumersOf(key, group)
+            const anyPending = consumers.some((consumer) =>
+              consumer.pending > 0
+            )
+            nothingPendingAt = anyPending ? undefined : askedAt
+            const silent = consumers.filter((sibling) =>
               sibling.name !== name && sibling.pending > 0 && sibling.idleMs >= silentMs
             )
             const claimed: Array<Delivery<A>> = []
@@ -778,7 +806,7 @@ export const make = (options: RedisTransportOptions) =>
      */
     const regionConsumer = (name: string): Effect.Effect<Consumer<RegionMessage>, QueueError, Scope.Scope> =>
       Effect.gen(function*() {
-        const reader = yield* connect(endpoint, `status-page-${ingestGroup}-${name}`, cut)
+        const reader = yield* connect(endpoint, `status-page-${ingestGroup}-${name}`, cut, false)
         /** The regions whose stream has the group: the ones read. */
         const joined = new Set<string>()
         const claimCursors = new Map<string, string>()
@@ -795,9 +823,7 @@ export const make = (options: RedisTransportOptions) =>
                 Effect.zipRight(Effect.sync(() =>
                   joined.add(region)
                 )),
-                Effect.catchIf((error) =>
-                  error.message.includes("requires the key to exist"), () =>
-                  Effect.void)
+                Effect.catchIf((error) => error.message.includes("requires the key to exist"), () => Effect.void)
               ),
             { discard: true }
           )
@@ -820,13 +846,11 @@ export const make = (options: RedisTransportOptions) =>
             ? Effect.void
             : call(
               `acknowledging on ${resultsKey(region)}`,
-              () =>
-                shared.xack(resultsKey(region), ingestGroup, ...entryIds)
+              () => shared.xack(resultsKey(region), ingestGroup, ...entryIds)
             ).pipe(Effect.asVoid)
 
         const ack = (ids: ReadonlyArray<string>) =>
-          Effect.forEach(byRegion(ids), ([region, entryIds]) =>
-            ackIn(region)(entryIds), { discard: true })
+          Effect.forEach(byRegion(ids), ([region, entryIds]) => ackIn(region)(entryIds), { discard: true })
 
         const deliveriesOf = (region: string, entries: ReadonlyArray<StreamEntry | null>) =>
           Effect.map(
@@ -840,8 +864,7 @@ export const make = (options: RedisTransportOptions) =>
 
         // A stream or its group was deleted under us (e.g. FLUSHALL, a retired region): look again.
         const rejoinOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
-          Effect.catchIf(self, (error) =>
-            error.message.includes("NOGROUP"), () =>
+          Effect.catchIf(self, (error) => error.message.includes("NOGROUP"), () =>
             Effect.sync(() => joined.clear()).pipe(
               Effect.zipRight(Effect.flatMap(scanRegions, (found) => join(found.existing))),
               Effect.as(empty)
@@ -920,8 +943,7 @@ export const make = (options: RedisTransportOptions) =>
         publishMessages([{ region, message: heartbeat }]),
       resultConsumer: (name) =>
         Effect.map(regionConsumer(name), resultConsumerOf),
-      knownRegions: () =>
-        Effect.map(scanRegions, (found) => found.known),
+      knownRegions: () => Effect.map(scanRegions, (found) => found.known),
       backlog: () =>
         Effect.flatMap(scanRegions, ({ known }) => {
           const streams = [...known].flatMap((region) => [

@@ -236,6 +236,41 @@ describe("redis streams transport", () => {
       expect(claimed.map((d) => d.value.id)).toEqual(["m0:1000"])
     }).pipe(Effect.scoped))
 
+  it.live("a claim of stale jobs right after XINFO CONSUMERS found none pending asks Redis nothing; one pending is claimed", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const probe = yield* queue.jobConsumer("eu", "probe")
+      const sibling = yield* queue.jobConsumer("eu", "sibling")
+      // What Redis runs on this test's streams, as MONITOR sees it.
+      const seen: Array<string> = []
+      const monitor = yield* Effect.acquireRelease(
+        Effect.promise(() => redis.duplicate().monitor()),
+        (client) => Effect.sync(() => client.disconnect())
+      )
+      monitor.on("monitor", (_time: string, args: Array<string>) => {
+        const command = args[0]!.toLowerCase()
+        if ((command === "xinfo" || command === "xautoclaim") && args.some((arg) => arg.startsWith(prefix))) {
+          seen.push(command)
+        }
+      })
+      // An idle probe's claim: nothing pending in the group, so no XAUTOCLAIM.
+      expect(yield* probe.claimFromSilent(10, 5_000)).toEqual([])
+      expect(yield* probe.claimStale(10, 10_000)).toEqual([])
+      // A job the sibling holds, idle past the claim time: claimed as before.
+      yield* queue.publishJobs(jobsFor(1, "m", ["eu"]))
+      const held = yield* readAll(sibling, 1)
+      yield* Effect.sleep("150 millis")
+      expect(yield* probe.claimFromSilent(10, 60_000)).toEqual([])
+      const claimed = yield* probe.claimStale(10, 100)
+      expect(claimed.map((d) => d.id)).toEqual(held.map((d) => d.id))
+      expect(yield* eventually(Effect.sync(() => [...seen]), (commands) => commands.length >= 3)).toEqual([
+        "xinfo",
+        "xinfo",
+        "xautoclaim"
+      ])
+    }).pipe(Effect.scoped))
+
   it.live("a joining consumer removes long-idle siblings with nothing pending, and keeps the others", () =>
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
