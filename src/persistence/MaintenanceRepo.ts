@@ -84,6 +84,23 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
         windows.first(sql`${withComponents} where m.id = ${id} for update of m skip locked`),
 
       /**
+       * When the next window is to start or end, or to be reminded of, after `now` (what `due` and
+       * `reminderDue` will find then); none when nothing is planned. One statement: the clock
+       * sleeps until then.
+       */
+      nextDue: (now: Date) =>
+        orUnavailable(sql<{ at: Date | null }>`
+          select least(
+            (select min(scheduled_start) from maintenance_windows where status = 'scheduled'),
+            (select min(scheduled_end) from maintenance_windows where status = 'in_progress'),
+            (select min(m.scheduled_start - o.maintenance_reminder_hours * interval '1 hour')
+             from maintenance_windows m cross join organizations o
+             where m.status = 'scheduled' and m.reminder_sent_at is null and o.maintenance_reminder_hours > 0
+               and m.scheduled_start > ${now})) as at`).pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.at ?? null))
+        ),
+
+      /**
        * Ids of the scheduled windows whose start comes within the organization's reminder horizon
        * after `now` (not at or before it: those start in this pass) and that await their reminder,
        * soonest first. None when the organization turned reminders off (0 hours).

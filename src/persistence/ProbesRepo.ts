@@ -36,7 +36,10 @@ export class ProbeRow extends Schema.Class<ProbeRow>("ProbeRow")({
   inFlight: Schema.Number
 }) {}
 
-class RegionRow extends Schema.Class<RegionRow>("RegionRow")({ region: Schema.String }) {}
+class RegionSeenRow extends Schema.Class<RegionSeenRow>("RegionSeenRow")({
+  region: Schema.String,
+  lastSeenAt: Schema.DateFromSelf
+}) {}
 
 class NameRow extends Schema.Class<NameRow>("NameRow")({ name: Schema.String }) {}
 
@@ -65,7 +68,7 @@ export class ProbesRepo extends Effect.Service<ProbesRepo>()("ProbesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const probes = rowsOf(ProbeRow)
-    const regions = rowsOf(RegionRow)
+    const regionsSeen = rowsOf(RegionSeenRow)
 
     return {
       /**
@@ -139,12 +142,9 @@ export class ProbesRepo extends Effect.Service<ProbesRepo>()("ProbesRepo", {
       /** The first `limit` probes, by region then name. */
       list: (limit: number) => probes.all(sql`select * from probes order by region, name limit ${limit}`),
 
-      /** The regions whose every probe was last seen before `cutoff`. */
-      silentRegions: (cutoff: Date) =>
-        Effect.map(
-          regions.all(sql`select region from probes group by region having max(last_seen_at) < ${cutoff}`),
-          (rows) => rows.map((row) => row.region)
-        ),
+      /** Each region with when its probe heard from last was seen. */
+      lastSeenByRegion: () =>
+        regionsSeen.all(sql`select region, max(last_seen_at) as last_seen_at from probes group by region`),
 
       /** Deletes up to `limit` probes last seen before `cutoff`; how many it deleted. */
       removeSilent: (cutoff: Date, limit: number) =>

@@ -1,6 +1,6 @@
 /**
  * Announces committed changes of what the public sees. In-process readers learn of a change
- * synchronously (`version`) and through a PubSub; other instances through PostgreSQL
+ * synchronously (`version`) and through a PubSub (each notice with what it touched); other instances through PostgreSQL
  * LISTEN/NOTIFY (NOTIFY is sent inside the change's transaction, so it leaves only on commit).
  * A notification means "look again": receiving one twice is harmless.
  *
@@ -137,7 +137,7 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
     const { databaseUrl } = yield* AppConfig
     const sharedDatabase = Option.isSome(databaseUrl)
     const instance = randomUUID()
-    const pubsub = yield* PubSub.sliding<number>(16)
+    const pubsub = yield* PubSub.sliding<Touched>(16)
     let version = 0
     /** Each registered read side: how it catches up, and the touches since it last took them. */
     const readSides = new Set<{ readonly catchUp: Effect.Effect<void>; pending: Touched }>()
@@ -145,9 +145,9 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
     /** Announces the next version in process, with what it touched. */
     const bump = (touched: Touched) =>
       Effect.suspend(() => {
-        const next = ++version
+        ++version
         for (const side of readSides) side.pending = mergeTouched(side.pending, touched)
-        return Effect.asVoid(PubSub.publish(pubsub, next))
+        return Effect.asVoid(PubSub.publish(pubsub, touched))
       })
 
     /**
@@ -242,6 +242,7 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
       registerReadSide,
       /** Increases with every change this process knows of; a cache built at an older version is stale. */
       version: () => version,
+      /** A notice per change, with what it touched; a slow reader loses the oldest (16 kept): "look again" all the same. */
       subscribe: PubSub.subscribe(pubsub)
     } as const
   })

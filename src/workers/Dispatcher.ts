@@ -14,7 +14,10 @@
  *   to the pump, so a fresh event goes out without a claim round trip.
  *
  * Wake-ups come from StateChanges (in process, and LISTEN/NOTIFY from other instances on a
- * PostgreSQL server); every fiber also polls each second. Several instances may run at once.
+ * PostgreSQL server); the pumps also look when a retry this process scheduled comes due (the
+ * deliveries tell them). Otherwise each fiber looks every `idlePoll`, for what nobody told it of
+ * (a lease of a dispatcher that died, another instance's retries): an idle dispatcher costs a
+ * few statements every 10 s rather than three a second. Several instances may run at once.
  */
 import { Duration, Effect, Either, Layer, Queue } from "effect"
 
@@ -27,8 +30,12 @@ import { MailDeliveries } from "../services/notifications/mail/MailDeliveries.js
 import { WebhookDeliveries } from "../services/notifications/webhooks/WebhookDeliveries.js"
 import { StateChanges } from "../services/StateChanges.js"
 
-/** How often every fiber looks for work without being woken. */
+/** How long a fiber goes without looking for work it was not told of. */
+const idlePoll = Duration.seconds(10)
+/** While handed-over deliveries wait for a slot, how often due ones are claimed ahead of them (fairness). */
 const pollInterval = Duration.seconds(1)
+/** A hand-over that failed (the database away) is tried again this soon. */
+const retryHandOver = Duration.seconds(1)
 /** Outbox events claimed per pass. */
 const handOverBatch = 100
 /** A hand-over pass takes milliseconds; a claim older than this belongs to a dispatcher that died. */
@@ -66,15 +73,20 @@ export const Dispatcher = Layer.scopedDiscard(
       claim: webhooks.claimDue,
       // The slot is a request in flight: it is free once the request is over and its outcome queued.
       start: webhooks.start,
-      pollInterval
+      pollInterval,
+      idlePoll
     })
     const mailPump = yield* startWorkPump({
       name: "dispatcher.mail",
       slots: mailSlots,
       claim: mails.claimDue,
       start: yield* effectWork("dispatcher.mail", mails.attempt),
-      pollInterval
+      pollInterval,
+      idlePoll
     })
+    // Retries this process schedules wake the pumps when due, not at the next idle poll.
+    yield* webhooks.onDueAgain(webhookPump.dueAt)
+    yield* mails.onDueAgain(mailPump.dueAt)
 
     /** The events of claimed rows; a row the formats cannot read is a bug to fix, not something a retry mends: logged and skipped. */
     const eventsOf = (rows: ReadonlyArray<OutboxRow>) =>
@@ -91,7 +103,8 @@ export const Dispatcher = Layer.scopedDiscard(
       })
 
     /**
-     * Hands over one batch of events, in creation order; returns how many it claimed. Their
+     * Hands over one batch of events, in creation order; returns how many it claimed (none if it
+     * failed). Their
      * webhook deliveries are created by one statement, their mails by another, both idempotent.
      */
     const handOverPass = Effect.gen(function*() {
@@ -109,7 +122,7 @@ export const Dispatcher = Layer.scopedDiscard(
       // Short database work: finish it rather than cut a query short at shutdown.
       Effect.uninterruptible,
       Effect.catchAllCause((cause) =>
-        Effect.logWarning("Handing over outbox events failed; retrying", cause).pipe(Effect.as(0))
+        Effect.logWarning("Handing over outbox events failed; retrying", cause).pipe(Effect.as(undefined))
       )
     )
 
@@ -117,7 +130,7 @@ export const Dispatcher = Layer.scopedDiscard(
       Effect.flatMap((claimed) =>
         claimed === handOverBatch
           ? Effect.void
-          : Effect.raceFirst(Queue.take(outboxChanged), Effect.sleep(pollInterval))
+          : Effect.raceFirst(Queue.take(outboxChanged), Effect.sleep(claimed === undefined ? retryHandOver : idlePoll))
       ),
       Effect.forever,
       Effect.withLogSpan("dispatcher.outbox")

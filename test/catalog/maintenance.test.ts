@@ -3,7 +3,11 @@ import { expect, it, layer } from "@effect/vitest"
 import { DateTime, Deferred, Duration, Effect, Fiber, Layer, TestClock, TestServices } from "effect"
 
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
-import { eventuallyOnTestClock as eventually } from "../support/Eventually.js"
+import {
+  eventually as eventuallyInRealTime,
+  eventuallyOnTestClock as eventually,
+  realPause
+} from "../support/Eventually.js"
 import { scheduleSoon } from "../support/Maintenance.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, LiveTestServer, sendJson, TestServer, withMaintenanceClock } from "../support/TestServer.js"
@@ -333,6 +337,59 @@ it.layer(MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer())))(
       }))
   }
 )
+
+// The clock sleeps until the next start, end or reminder (at most 10 s); a change wakes it. Here
+// the TestClock moves only as far as the window's start, never to the clock's own next look.
+it.layer(withMaintenanceClock(TestServer()))("maintenance clock, woken by changes", (it) => {
+  it.effect("a window created to start in 2 s starts 2 s later, though the clock last planned to sleep 10 s", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      // The clock's first pass found nothing: it sleeps 10 s of TestClock.
+      yield* realPause(300)
+      const now = yield* DateTime.now
+      const window = yield* client.maintenance.create({
+        payload: {
+          title: "Soon",
+          scheduledStart: DateTime.add(now, { seconds: 2 }),
+          scheduledEnd: DateTime.add(now, { hours: 1 })
+        }
+      })
+      yield* realPause(300)
+      yield* TestClock.adjust("1999 millis")
+      yield* realPause(300)
+      expect((yield* client.maintenance.get({ path: { id: window.id } })).status).toBe("scheduled")
+      yield* TestClock.adjust("1 millis")
+      const started = yield* eventuallyInRealTime(
+        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status),
+        (status) => status === "in_progress"
+      )
+      expect(started).toBe("in_progress")
+    }))
+
+  it.effect("turning reminders on sends the reminder a window now needs at once", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const org = yield* client.organization.get()
+      yield* client.organization.update({ path: { id: org.id }, payload: { maintenanceReminderHours: 0 } })
+      const now = yield* DateTime.now
+      const window = yield* client.maintenance.create({
+        payload: {
+          title: "Reminded",
+          scheduledStart: DateTime.add(now, { hours: 2 }),
+          scheduledEnd: DateTime.add(now, { hours: 3 })
+        }
+      })
+      const mark = yield* outboxMark
+      yield* realPause(300)
+      // Nothing due for hours: the clock sleeps its 10 s; the TestClock does not move.
+      yield* client.organization.update({ path: { id: org.id }, payload: { maintenanceReminderHours: 24 } })
+      const reminders = yield* eventuallyInRealTime(
+        Effect.map(outboxSince(mark), (events) => events.filter((e) => e.event === "maintenance.reminder")),
+        (events) => events.length > 0
+      )
+      expect(reminders.map((e) => e.payload.id)).toEqual([window.id])
+    }))
+})
 
 // Real time: the clock's own schedule, no TestClock.
 layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("maintenance clock in real time", (it) => {

@@ -14,7 +14,11 @@ import { DateTime, Duration, Effect, Either, Layer, Schema, TestClock } from "ef
 import { forgetProbeAfter } from "../../src/domain/Probe.js"
 import { offlineAfter, ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { slotAt } from "../../src/domain/Slots.js"
-import { maxProbesPerRegion, ProbeRegistry } from "../../src/services/monitoring/ProbeRegistry.js"
+import {
+  maxProbesPerRegion,
+  offlineRegionsCacheTtl,
+  ProbeRegistry
+} from "../../src/services/monitoring/ProbeRegistry.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Housekeeping, housekeepingInterval } from "../../src/workers/Housekeeping.js"
 import { checkResult } from "../support/CheckResults.js"
@@ -56,7 +60,7 @@ const names = (prefix: string, count: number, from = 0) =>
   Array.from({ length: count }, (_, i) => `${prefix}-${from + i}`)
 
 /** Waits past the offlineRegions cache so the next read is fresh. */
-const pastCache = TestClock.adjust("2 seconds")
+const pastCache = TestClock.adjust(Duration.sum(offlineRegionsCacheTtl, "1 second"))
 
 it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe registry", (it) => {
   it.effect("a heartbeat makes a probe online, by the server's clock; 30 s of silence makes it offline", () =>
@@ -283,6 +287,23 @@ it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe re
       // With nothing stored at all, the caller hears of it.
       const alone = yield* Effect.exit(registry.recordHeartbeats([yield* beat("broken\u0000region", "x1")]))
       expect(alone._tag).toBe("Failure")
+    }))
+
+  it.effect("a region turns offline the millisecond its last heartbeat passes 30 s, though answers are kept for 5 s", () =>
+    Effect.gen(function*() {
+      const registry = yield* ProbeRegistry
+      yield* registry.recordHeartbeats([yield* beat("exact", "e1")])
+      // Read 1 s before the region goes silent for good: online, and kept in memory.
+      yield* TestClock.adjust(Duration.millis(offlineAfter - 1_000))
+      expect((yield* registry.offlineRegions()).has("exact")).toBe(false)
+      yield* TestClock.adjust("1 second")
+      expect((yield* registry.offlineRegions()).has("exact")).toBe(false)
+      // Within the cache period, but the kept answer ends where the region's heartbeat gets too old.
+      yield* TestClock.adjust("1 millis")
+      expect((yield* registry.offlineRegions()).has("exact")).toBe(true)
+      // A heartbeat of a region the answer holds offline: read again at once.
+      yield* registry.recordHeartbeats([yield* beat("exact", "e1")])
+      expect((yield* registry.offlineRegions()).has("exact")).toBe(false)
     }))
 })
 

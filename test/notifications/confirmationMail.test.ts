@@ -33,7 +33,8 @@ const confirmations = (email: string) =>
 
 /**
  * Moves the TestClock by `seconds`, then a second at a time with real pauses for the
- * dispatcher's queries (its poll sleeps a second of the TestClock), until `done` holds.
+ * dispatcher's queries (it sleeps on the TestClock until a retry is due, 10 s at most), until
+ * `done` holds.
  */
 const advanceUntil = <A, E, R>(seconds: number, check: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
   Effect.gen(function*() {
@@ -129,7 +130,7 @@ it.layer(WithDispatcher)("confirmation mail", (it) => {
       yield* sendJson("POST", "/api/v1/subscribe", { email })
       yield* attemptedAfter(0, email, 1)
       // The link expires: moved into the past here, as 48 hours of TestClock would wake the
-      // dispatcher's one-second poll 172,800 times.
+      // dispatcher's 10-second poll 17,280 times.
       const sql = yield* SqlClient.SqlClient
       yield* sql`update subscribers set verify_expires_at = verify_expires_at - interval '48 hours' where email = ${email}`
       const [row] = yield* advanceUntil(5, confirmations(email), (rows) => rows[0]?.status === "failed")

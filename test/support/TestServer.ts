@@ -46,8 +46,8 @@ const Authenticated = Layer.effectContext(
 /**
  * The API, authenticated, over the configuration `config` provides (DATABASE_URL at least); the
  * database is exposed so tests can read the outbox. Background clocks are left out: a suite that
- * needs one adds it (`withMaintenanceClock`), since a once-a-second fiber turns every long
- * TestClock.adjust into thousands of rounds of queries. Logs below `logLevel` are dropped (a
+ * needs one adds it (`withMaintenanceClock`), since a fiber waking every few seconds turns every
+ * long TestClock.adjust into thousands of rounds of queries. Logs below `logLevel` are dropped (a
  * suite that reads the request log, at Info, asks for it and provides its own Logger).
  */
 export const TestStack = <A, E>(config: Layer.Layer<A, E>, logLevel: LogLevel.LogLevel = LogLevel.Warning) =>

@@ -283,6 +283,14 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
       ),
 
       /**
+       * When something is next due after `now` (a start, an end, a reminder), as `runDue` would
+       * find it: what the maintenance clock sleeps until. A time at or before `now` is one the
+       * pass at `now` left due (another instance held the window).
+       */
+      nextDue: (now: DateTime.Utc) =>
+        Effect.map(repo.nextDue(DateTime.toDateUtc(now)), Option.map(DateTime.unsafeFromDate)),
+
+      /**
        * Runs every transition due at `now`, then sends the reminders due at `now`; each window in
        * its own transaction.
        */

@@ -32,8 +32,12 @@ export const maxProbesPerRegion = 200
 /** Probes `list` answers at most, by region then name. */
 export const maxProbesListed = 5_000
 
-/** How long `offlineRegions` answers from memory: ingest asks once per batch. */
-export const offlineRegionsCacheTtl = Duration.seconds(1)
+/**
+ * How long `offlineRegions` answers from memory at most (ingest asks once per batch): what it
+ * cannot know without reading, another instance's heartbeat bringing a region back, is seen
+ * this late at worst.
+ */
+export const offlineRegionsCacheTtl = Duration.seconds(5)
 
 /** Whether `next` replaces `current` for one probe: another run of it, or a later heartbeat of the same run. */
 const supersedes = (next: ProbeHeartbeat, current: ProbeHeartbeat) =>
@@ -58,23 +62,38 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
   effect: Effect.gen(function*() {
     const repo = yield* ProbesRepo
 
-    // The last answer and when it was read. A caller that finds it stale reads again itself, in
-    // its own transaction, rather than waiting for another fiber's read: on the embedded
-    // database one session serves every connection, so an ingest transaction waiting for a read
-    // that waits for the session would wait forever.
-    const lastOffline = yield* Ref.make<{ readonly at: number; readonly regions: ReadonlySet<string> } | undefined>(
-      undefined
-    )
+    // The last answer and until when it holds: the cache period, or until an online region's
+    // latest heartbeat gets older than `offlineAfter`, whichever comes first. So a region turns
+    // offline in the answer at the millisecond it should, without a read each second. A caller
+    // that finds it stale reads again itself, in its own transaction, rather than waiting for
+    // another fiber's read: on the embedded database one session serves every connection, so an
+    // ingest transaction waiting for a read that waits for the session would wait forever.
+    const lastOffline = yield* Ref.make<
+      { readonly validUntil: number; readonly regions: ReadonlySet<string> } | undefined
+    >(undefined)
     const offlineTtl = Duration.toMillis(offlineRegionsCacheTtl)
     const readOffline = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const last = yield* Ref.get(lastOffline)
-      if (last !== undefined && now - last.at < offlineTtl) return last.regions
-      const regions: ReadonlySet<string> = new Set(yield* repo.silentRegions(new Date(now - offlineAfter)))
-      yield* Ref.set(lastOffline, { at: now, regions })
-      return regions
+      if (last !== undefined && now < last.validUntil) return last.regions
+      const regions = new Set<string>()
+      let validUntil = now + offlineTtl
+      for (const { lastSeenAt, region } of yield* repo.lastSeenByRegion()) {
+        // Offline once silent for more than `offlineAfter`: from this millisecond on.
+        const offlineFrom = lastSeenAt.getTime() + offlineAfter + 1
+        if (offlineFrom <= now) regions.add(region)
+        else validUntil = Math.min(validUntil, offlineFrom)
+      }
+      yield* Ref.set(lastOffline, { validUntil, regions })
+      return regions as ReadonlySet<string>
     })
-    const invalidateOffline = Ref.set(lastOffline, undefined)
+    /** Heartbeats of these regions were stored: an answer that held one of them offline is read again. */
+    const heardFrom = (heard: Iterable<string>) =>
+      Ref.update(lastOffline, (last) => {
+        if (last === undefined) return last
+        for (const region of heard) if (last.regions.has(region)) return undefined
+        return last
+      })
 
     return {
       /**
@@ -119,8 +138,9 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
               Effect.exit,
               Effect.map((exit) => ({ region, exit }))
             ))
-          // A region that just came back counts at once, not a cache period later.
-          yield* invalidateOffline
+          // A region that just came back counts at once, not a cache period later. Heartbeats of
+          // online regions change nothing in the answer: it stays.
+          yield* heardFrom(byRegion.keys())
           const failed = outcomes.flatMap(({ exit, region }) =>
             Exit.isFailure(exit) ? [{ region, cause: exit.cause }] : []
           )
@@ -157,7 +177,7 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
 
       /**
        * The regions the registry knows whose probes have all been silent for more than
-       * `offlineAfter`. Answered from memory for up to a second.
+       * `offlineAfter`. Answered from memory for up to `offlineRegionsCacheTtl`.
        */
       offlineRegions: (): Effect.Effect<ReadonlySet<string>, ServiceUnavailable> => readOffline
     } as const

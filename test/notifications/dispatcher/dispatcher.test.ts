@@ -160,8 +160,9 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       yield* post("/api/v1/admin/incidents", { title: "Flaky", message: "m", componentIds: [cmp] })
 
       // Each failure sets the next attempt 5 s, then 10 s, after it (on the TestClock, which
-      // stands still while an attempt runs). Moving the clock to that time, the pump's next poll
-      // (within a second) sends it again: not before it is due.
+      // stands still while an attempt runs). Moving the clock to that time, the pump, told of
+      // the retry by the failed attempt, sends it again: not before it is due, and without
+      // waiting for its idle poll (10 s after its last look).
       yield* received(target, 1)
       for (const [failed, delay] of [[1, 5_000], [2, 10_000]] as const) {
         const delivery = yield* deliveryAfter(hook.id, failed)
@@ -244,5 +245,37 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
         (list) => list.length >= 1
       )
       expect(later.map((m) => m.parsed.subject)).toEqual([expect.stringContaining("Search slow")])
+    }))
+
+  it.scoped("a refused mail is retried when due, 5 s later, without waiting for the pump's idle poll", () =>
+    Effect.gen(function*() {
+      const smtp = yield* Smtp
+      const sql = yield* SqlClient.SqlClient
+      const email = "retried@example.test"
+      const before = smtp.messages.length
+      yield* post("/api/v1/subscribe", { email })
+      const verification = (yield* smtp.waitFor(before + 1)).find((mail) => mail.envelopeTo.includes(email))
+      const token = /\/subscribe\/verify\/([A-Za-z0-9_-]+)/.exec(verification!.parsed.text ?? "")![1]!
+      expect((yield* sendJson("GET", `/api/v1/subscribe/verify/${token}`)).status).toBe(200)
+
+      smtp.refuse(email, 1)
+      yield* post("/api/v1/admin/incidents", { title: "Mail retried", message: "m" })
+      const [refused] = yield* eventually(
+        sql<{ attempts: number; nextAttemptAt: Date }>`
+          select m.attempts, m.next_attempt_at from mail_deliveries m join subscribers s on s.id = m.subscriber_id
+          where s.email = ${email} and m.event_id is not null`,
+        (rows) => rows[0]?.attempts === 1
+      )
+      // The pump last looked when the mail was enqueued; its idle poll would come 10 s later.
+      // Told of the retry, it claims it when due (its due times are kept to 100 ms).
+      yield* TestClock.setTime(refused!.nextAttemptAt.getTime() + 100)
+      const mails = yield* eventually(
+        Effect.sync(() => smtp.messages.filter((mail) => mail.envelopeTo.includes(email))),
+        (list) => list.length >= 2
+      )
+      expect(mails.map((mail) => mail.parsed.subject)).toEqual([
+        expect.stringContaining("Confirm"),
+        expect.stringContaining("Mail retried")
+      ])
     }))
 })

@@ -1,7 +1,7 @@
 /**
  * A dispatcher in another instance learns of a commit through PostgreSQL LISTEN/NOTIFY, not only
- * by its one-second poll: here its clock (the suite's TestClock) stands still, so the poll never
- * runs and only the notification can wake it.
+ * by its poll (after 10 s without a look): here its clock (the suite's TestClock) stands still,
+ * so the poll never runs and only the notification can wake it.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"

@@ -1,10 +1,11 @@
 /**
  * The work pump on its own, in test time: handed-over items run in order on a fixed number of
- * slots, and work that comes due in the database is not kept waiting behind a steady stream
- * of handed-over items.
+ * slots, work that comes due in the database is not kept waiting behind a steady stream of
+ * handed-over items, and an idle pump looks when something it was told of comes due, else
+ * every `idlePoll`, not every second.
  */
 import { expect, it } from "@effect/vitest"
-import { Effect, Logger, TestClock } from "effect"
+import { Clock, Effect, Logger, TestClock } from "effect"
 
 import { effectWork, startWorkPump } from "../../../src/services/notifications/dispatcher/WorkPump.js"
 
@@ -19,7 +20,8 @@ const pumpOver = (database: Array<string>, started: Array<string>) =>
       claim: (limit) =>
         Effect.sync(() => database.splice(0, limit)),
       start,
-      pollInterval: "1 second"
+      pollInterval: "1 second",
+      idlePoll: "10 seconds"
     })
   })
 
@@ -106,7 +108,8 @@ it.effect("items started by plain callbacks: one done at once, one that throws, 
           if (item.startsWith("broken")) throw new Error("cannot start")
           return () => abandoned.push(item)
         },
-        pollInterval: "1 second"
+        pollInterval: "1 second",
+        idlePoll: "10 seconds"
       })
       // Done before `start` returns, or failed to start: neither holds a slot.
       yield* pump.handOver(["instant0", "broken0", "instant1", "slow0", "broken1", "slow1", "slow2"])
@@ -114,4 +117,103 @@ it.effect("items started by plain callbacks: one done at once, one that throws, 
       expect(pump.waiting()).toBe(1)
     }).pipe(Effect.scoped, Effect.provide(Logger.remove(Logger.defaultLogger)))
     expect(abandoned.sort()).toEqual(["slow0", "slow1"])
+  }))
+
+/** A database of items each due at a time (TestClock millis); the claim takes the due ones and counts its statements. */
+const timedDatabase = () => {
+  const rows: Array<{ item: string; dueAt: number }> = []
+  let claims = 0
+  return {
+    rows,
+    claims: () => claims,
+    claim: (limit: number) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        claims += 1
+        const due = rows.filter((row) => row.dueAt <= now).slice(0, limit)
+        for (const row of due) rows.splice(rows.indexOf(row), 1)
+        return due.map((row) => row.item)
+      })
+  }
+}
+
+const idlePump = (database: ReturnType<typeof timedDatabase>, started: Array<string>) =>
+  Effect.gen(function*() {
+    const start = yield* effectWork("test", (item: string) => Effect.sync(() => started.push(item)))
+    return yield* startWorkPump({
+      name: "idle",
+      slots: 4,
+      claim: database.claim,
+      start,
+      pollInterval: "1 second",
+      idlePoll: "10 seconds"
+    })
+  })
+
+it.scoped("an idle pump looks every 10 s, not every second, and finds work nobody told it of", () =>
+  Effect.gen(function*() {
+    const database = timedDatabase()
+    const started: Array<string> = []
+    yield* idlePump(database, started)
+    yield* TestClock.adjust("50 millis")
+    expect(database.claims()).toBe(1)
+    // Another instance's work, due now: found at the next idle poll, 10 s after the first look.
+    database.rows.push({ item: "elsewhere", dueAt: 0 })
+    yield* TestClock.adjust("9900 millis")
+    expect(started).toEqual([])
+    yield* TestClock.adjust("100 millis")
+    expect(started).toEqual(["elsewhere"])
+    // A minute of nothing: six looks, not sixty.
+    const before = database.claims()
+    yield* TestClock.adjust("60 seconds")
+    expect(database.claims() - before).toBe(6)
+  }))
+
+it.scoped("a retry the pump was told of is claimed when it comes due, between idle polls", () =>
+  Effect.gen(function*() {
+    const database = timedDatabase()
+    const started: Array<string> = []
+    const pump = yield* idlePump(database, started)
+    yield* TestClock.adjust("100 millis")
+    const now = yield* Clock.currentTimeMillis
+    // Two retries, due 5 s and 7.25 s from now; the idle poll would come at 10 s.
+    database.rows.push({ item: "retry-5s", dueAt: now + 5_000 }, { item: "retry-7s", dueAt: now + 7_250 })
+    pump.dueAt(now + 7_250)
+    pump.dueAt(now + 5_000)
+    yield* TestClock.adjust("4999 millis")
+    expect(started).toEqual([])
+    yield* TestClock.adjust("1 millis")
+    expect(started).toEqual(["retry-5s"])
+    // The later one is not forgotten once the earlier has come due; due times are kept to 100 ms.
+    yield* TestClock.adjust("2249 millis")
+    expect(started).toEqual(["retry-5s"])
+    yield* TestClock.adjust("101 millis")
+    expect(started).toEqual(["retry-5s", "retry-7s"])
+    expect(database.claims()).toBe(3)
+  }))
+
+it.scoped("a retry that comes due while every slot is busy is claimed once a slot frees, not at the next idle poll", () =>
+  Effect.gen(function*() {
+    const database = timedDatabase()
+    const started: Array<string> = []
+    // Each item takes 2 s: one slot, busy from the start.
+    const start = yield* effectWork(
+      "test",
+      (item: string) => Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("2 seconds"))
+    )
+    const pump = yield* startWorkPump({
+      name: "busy",
+      slots: 1,
+      claim: database.claim,
+      start,
+      pollInterval: "1 second",
+      idlePoll: "10 seconds"
+    })
+    yield* pump.handOver(["long"])
+    const now = yield* Clock.currentTimeMillis
+    database.rows.push({ item: "retry", dueAt: now + 1_000 })
+    pump.dueAt(now + 1_000)
+    yield* TestClock.adjust("1500 millis")
+    expect(started).toEqual(["long"])
+    yield* TestClock.adjust("600 millis")
+    expect(started).toEqual(["long", "retry"])
   }))

@@ -3,11 +3,14 @@
  * until the time-out) holds one slot and never the others. Items come from two places: handed
  * over already claimed (the dispatcher claims the deliveries it creates in the statement that
  * creates them), in order; and claimed from the database when slots are free (retries that came
- * due, work other instances left). The claimer looks when woken, when enough slots free up
- * while the database holds more, and every `pollInterval`. While handed-over items wait it
- * claims only at that poll, as many as half the items started since the last one (at least a
- * few), and they go ahead of the handed-over ones: under a steady stream of fresh events, due
- * retries still get half the throughput.
+ * due, work other instances left). The claimer looks when woken (work was enqueued), when
+ * enough slots free up while the database holds more, when something it was told of comes due
+ * (`dueAt`: a retry this process scheduled), and otherwise after `idlePoll` without a look (work
+ * it was not told of: another instance's). An idle pump thus costs a statement per `idlePoll`,
+ * not one a second. While handed-over items wait it claims only at a poll, every
+ * `pollInterval`, as many as half the items started since the last one (at least a few), and
+ * they go ahead of the handed-over ones: under a steady stream of fresh events, due retries
+ * still get half the throughput.
  *
  * An item is started by a plain callback and reports its slot free by another: at thousands of
  * webhook deliveries a second, running each through fibers and queues was the largest share of
@@ -30,17 +33,25 @@ export interface WorkPump<A> {
    * It handles its own failures: it must not throw.
    */
   readonly start: (item: A, done: () => void) => Abandon
+  /** While claimed items wait for a slot: how often the claimer claims a share all the same. */
   readonly pollInterval: Duration.DurationInput
+  /** Otherwise: the longest the claimer goes without looking. */
+  readonly idlePoll: Duration.DurationInput
 }
 
 export interface RunningWorkPump<A> {
   /** Makes the pump look for work now (something was enqueued). */
   readonly wake: Effect.Effect<void>
+  /** Makes the pump look for work at `millis` (by the service's clock): something comes due then. */
+  readonly dueAt: (millis: number) => void
   /** Items the caller has claimed: they run in this order, behind those the pump claims. */
   readonly handOver: (items: ReadonlyArray<A>) => Effect.Effect<void>
   /** How many claimed items wait for a slot. */
   readonly waiting: () => number
 }
+
+/** Due times are kept to this many milliseconds (rounded up): a look comes at most this late. */
+const dueResolution = 100
 
 /**
  * `start` for work that is an Effect: each item runs as a fiber of its own (interrupted when the
@@ -80,6 +91,17 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     let claimBacklog = false
     // Set by the poll: the claimer looks even while handed-over items wait.
     let pollDue = false
+    const clock = yield* Effect.clock
+    const pollMillis = Duration.toMillis(pump.pollInterval)
+    const idleMillis = Duration.toMillis(pump.idlePoll)
+    // When the claimer last claimed (or was told to poll): the polls count from there.
+    let lastLook = clock.unsafeCurrentTimeMillis()
+    // Times something comes due (`dueAt`), rounded up to `dueResolution`, so a burst of retries
+    // is a few entries; and the earliest of them.
+    const dueTimes = new Set<number>()
+    let earliestDue = Infinity
+    // Wakes the poll timer to reckon again: an earlier due time, or items waiting now.
+    const timerChanged = yield* Queue.sliding<void>(1)
     // With a backlog in the database, a claim waits for this many free slots rather than claiming one at a time.
     const claimBatch = Math.max(1, Math.floor(pump.slots / 8))
     const waiting = () => fromDatabase.length + handedOver.length
@@ -124,7 +146,19 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       Effect.sync(() => {
         for (const item of items) line.push(item)
         startWaiting()
+        // Items left waiting: the timer polls every `pollInterval` from now on.
+        if (waiting() > 0) timerChanged.unsafeOffer(undefined)
       })
+
+    /** Forgets the due times a look at `now` covers. */
+    const forgetDueUpTo = (now: number) => {
+      if (earliestDue > now) return
+      earliestDue = Infinity
+      for (const at of dueTimes) {
+        if (at <= now) dueTimes.delete(at)
+        else if (at < earliestDue) earliestDue = at
+      }
+    }
 
     // A claim asks for the slots nothing waits for; while items wait, a share at the poll.
     const claimIfFree = Effect.suspend(() => {
@@ -135,7 +169,10 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       // Asked to look while claimed items wait: look again once they are under way.
       if (waiting() > 0 && !polled) return Effect.sync(() => (claimBacklog = true))
       const limit = waiting() > 0 ? Math.max(claimBatch, Math.floor(startedSincePoll / 2)) : free()
-      if (limit <= 0) return Effect.void
+      // No slot free: look again once enough are.
+      if (limit <= 0) return Effect.sync(() => (claimBacklog = true))
+      lastLook = clock.unsafeCurrentTimeMillis()
+      forgetDueUpTo(lastLook)
       return pump.claim(limit).pipe(
         // A claim is one short statement: let it finish rather than cut a query short.
         Effect.uninterruptible,
@@ -156,11 +193,25 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
         underWay.clear()
       })
     )
-    const poll = Effect.sync(() => {
+    /**
+     * The poll timer: sleeps until the next look is due (the earliest due time, else a poll
+     * interval after the last look: `pollInterval` while items wait, `idlePoll` otherwise), then
+     * has the claimer poll. Woken early to reckon again when an earlier time or waiting items
+     * come in.
+     */
+    const pollTimer = Effect.gen(function*() {
+      const now = clock.unsafeCurrentTimeMillis()
+      const next = Math.min(earliestDue, lastLook + (waiting() > 0 ? pollMillis : idleMillis))
+      if (next > now) {
+        yield* Effect.raceFirst(Queue.take(timerChanged), Effect.sleep(Duration.millis(next - now)))
+        return
+      }
+      lastLook = now
+      forgetDueUpTo(now)
       pollDue = true
       wakeClaimer()
     })
-    yield* poll.pipe(Effect.delay(pump.pollInterval), Effect.forever, Effect.forkScoped)
+    yield* pollTimer.pipe(Effect.forever, Effect.forkScoped)
     yield* claimIfFree.pipe(
       Effect.zipRight(Queue.take(wakeUps)),
       Effect.forever,
@@ -169,6 +220,14 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     )
     return {
       wake: Effect.sync(wakeClaimer),
+      dueAt: (millis) => {
+        const at = Math.ceil(millis / dueResolution) * dueResolution
+        dueTimes.add(at)
+        if (at < earliestDue) {
+          earliestDue = at
+          timerChanged.unsafeOffer(undefined)
+        }
+      },
       handOver: (items) => (items.length === 0 ? Effect.void : enqueue(handedOver, items)),
       waiting
     }

@@ -35,6 +35,8 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
     const organization = yield* OrganizationProfile
     const mailer = yield* Mailer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    // Who hears when a mail attempted here comes due again (the dispatcher's pump).
+    const dueAgainListeners = new Set<(millis: number) => void>()
 
     /** Sends one mail and records the outcome; only the send may be interrupted (shutdown): the record is never cut short. */
     const attempt = (mail: MailDelivery) =>
@@ -75,10 +77,20 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
           }
           countAttempt(mailAttempts, error === null ? "sent" : "failed", mail.attempts + 1)
           yield* repo.recordAttempt(mail, error, retryAt)
+          if (retryAt !== null) {
+            for (const listener of dueAgainListeners) listener(retryAt.getTime())
+          }
         })
       ).pipe(Effect.withSpan("MailDeliveries.attempt", { attributes: { mail: mail.id } }))
 
     return {
+      /** Tells `listener`, for the scope's lifetime, when a mail this process attempted is retried (epoch milliseconds). */
+      onDueAgain: (listener: (millis: number) => void) =>
+        Effect.asVoid(Effect.acquireRelease(
+          Effect.sync(() => dueAgainListeners.add(listener)),
+          () => Effect.sync(() => dueAgainListeners.delete(listener))
+        )),
+
       /**
        * Enqueues the mail of committed events, those subscribers are mailed about (incident and
        * maintenance events whose incident or window is public when they are handed over);

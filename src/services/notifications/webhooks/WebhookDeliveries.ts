@@ -111,7 +111,14 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     // Set once the outcomes left at shutdown are recorded: a later one (an `attempt` that outlived the service) is not.
     let closed = false
 
+    // Who hears when a delivery attempted here comes due again (the dispatcher's pump).
+    const dueAgainListeners = new Set<(millis: number) => void>()
+    const dueAgain = (at: Date) => {
+      for (const listener of dueAgainListeners) listener(at.getTime())
+    }
+
     const queueOutcome = (item: Pending, slotFree: () => void) => {
+      if (item.outcome.retryAt !== null) dueAgain(item.outcome.retryAt)
       if (closed) {
         slotFree()
         return item.recorded?.(Exit.interrupt(FiberId.none))
@@ -250,6 +257,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       // A claim that waited too long to cover a whole attempt is left alone: once its lease
       // runs out it is claimed again (here or by another dispatcher), never sent by two at once.
       if (claimedUntil.getTime() - startedAt < attemptNeedsMs) {
+        dueAgain(claimedUntil)
         slotFree()
         recorded?.(leftAlone)
         return () => {}
@@ -320,6 +328,16 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       })
 
     return {
+      /**
+       * Tells `listener`, for the scope's lifetime, when a delivery this process attempted comes
+       * due again (epoch milliseconds): its retry, or the end of a claim left to run out.
+       */
+      onDueAgain: (listener: (millis: number) => void) =>
+        Effect.asVoid(Effect.acquireRelease(
+          Effect.sync(() => dueAgainListeners.add(listener)),
+          () => Effect.sync(() => dueAgainListeners.delete(listener))
+        )),
+
       /** Creates the deliveries of a committed event for every webhook that should receive it. */
       enqueue: (event: NotificationEvent) =>
         Effect.gen(function*() {
