@@ -23,11 +23,15 @@ import { Migrations } from "./Migrations.js"
 export const poolSize = 10
 
 /**
- * PostgreSQL's page cache inside PGlite. Its default, 128 MB, is resident once touched and made
- * most of an idle service's memory; the operating system caches the data files underneath anyway
- * (docs/benchmarks.md, "Cost per check").
+ * PostgreSQL's page cache inside PGlite. PostgreSQL's shared memory, the cache and about 8 MB
+ * beside it, is resident in full in PGlite's WebAssembly memory from the start, and that memory
+ * never shrinks: 128 MB by default, 16 MB here. 16 MB still holds what checks at 500 monitors
+ * keep writing once check_results is large (a leaf page of each index per monitor); at 8 MB
+ * storing a result read pages back each time and cost 30-45 % more CPU. The operating system
+ * caches the data files beneath it anyway. Smaller work_mem, temp_buffers or wal_buffers saved
+ * nothing measurable (docs/benchmarks.md, "Cost per check").
  */
-const embeddedSharedBuffers = "32MB"
+const embeddedSharedBuffers = "16MB"
 
 /**
  * Creates the database files of a new data directory in a child process. PGlite's initdb grows
