@@ -18,6 +18,7 @@ import { buildProbe, effectBarrelExports, forbiddenInputs, importEffectModules }
 import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { freePort, projectRoot } from "../support/ChildProcess.js"
+import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { httpServer } from "../support/Servers.js"
 
@@ -202,8 +203,14 @@ describe("the bundled probe (dist/probe.mjs)", () => {
       // Its first heartbeat, sent before any job, carries the version the bundle was built with.
       expect(heartbeat?.name).toBe("bundled-1")
       expect(heartbeat?.version).toBe(packageVersion)
-      const metrics = yield* Effect.promise(() =>
-        fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text())
+      // The exporter's chunk loads while the probe already takes jobs: on a loaded machine its
+      // port may open after the first result.
+      const metrics = yield* eventually(
+        Effect.promise(() =>
+          fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), (error) => String(error))
+        ),
+        (text) => text.includes("status_page_probe_checks_total"),
+        10_000
       )
       expect(metrics).toMatch(/^status_page_probe_checks_total\{[^}]*type="http"[^}]*outcome="ok"[^}]*\} [1-9]/m)
     }))
