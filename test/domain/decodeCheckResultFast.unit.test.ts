@@ -180,6 +180,21 @@ const traceparent = fc.constantFrom<unknown>(
   ["00"]
 )
 
+/** Every field of a result but `checkedAt` (drawn from `scheduledAt`) and `traceparent` (optional). */
+const requiredKeys = [
+  "jobId",
+  "monitorId",
+  "region",
+  "probe",
+  "scheduledAt",
+  "ok",
+  "durationMs",
+  "timings",
+  "statusCode",
+  "error",
+  "sslDaysLeft"
+] as const
+
 const resultFields = fc.record({
   jobId: textFor(0, reportedMaxLength.jobId),
   monitorId: textFor(1, reportedMaxLength.monitorId),
@@ -193,21 +208,7 @@ const resultFields = fc.record({
   error: fc.oneof(fc.constant(null), textFor(0, errorMaxLength)),
   sslDaysLeft: intOrNull(-maxSslDays, maxSslDays),
   traceparent
-}, {
-  requiredKeys: [
-    "jobId",
-    "monitorId",
-    "region",
-    "probe",
-    "scheduledAt",
-    "ok",
-    "durationMs",
-    "timings",
-    "statusCode",
-    "error",
-    "sslDaysLeft"
-  ]
-})
+}, { requiredKeys: [...requiredKeys] })
 
 /** A result whose every field is valid most of the time. */
 const result: fc.Arbitrary<Record<string, unknown>> = resultFields.chain(({ scheduledAt, ...fields }) =>
@@ -244,21 +245,7 @@ const validResult: fc.Arbitrary<Record<string, unknown>> = fc.record({
   error: fc.oneof(fc.constant(null), validText(0, errorMaxLength)),
   sslDaysLeft: fc.oneof(fc.constant(null), fc.integer({ min: -maxSslDays, max: maxSslDays })),
   traceparent
-}, {
-  requiredKeys: [
-    "jobId",
-    "monitorId",
-    "region",
-    "probe",
-    "scheduledAt",
-    "ok",
-    "durationMs",
-    "timings",
-    "statusCode",
-    "error",
-    "sslDaysLeft"
-  ]
-}).chain((fields) =>
+}, { requiredKeys: [...requiredKeys] }).chain((fields) =>
   fc.integer({ min: -reportWindowMs, max: reportWindowMs }).map((delta) => {
     const at = fields.scheduledAt
     const scheduledAt = typeof at === "number" ? at : at instanceof RawJson ? Number(at.text) : 0
