@@ -17,7 +17,7 @@ export const existingComponents = (ids: ReadonlyArray<ComponentId>) =>
     if (unique.length === 0) return unique
     const sql = yield* SqlClient.SqlClient
     const rows = yield* orUnavailable(
-      sql<{ id: ComponentId }>`select id from components where id = any(${unique}::text[]) for share`
+      sql<{ id: ComponentId }>`select id from components where id = any(${unique}::text[]) order by id for share`
     )
     const found = new Set(rows.map((row) => row.id))
     const missing = unique.filter((id) => !found.has(id))

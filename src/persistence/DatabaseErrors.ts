@@ -4,7 +4,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ParseResult } from "effect"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 
 import { ServiceUnavailable } from "../domain/Errors.js"
 
@@ -49,3 +49,22 @@ export const orUnavailable = <A, E, R>(
     error._tag === "SqlError" && isConnectionFailure(error)
       ? Effect.fail(databaseUnavailable)
       : Effect.die(error)) as Effect.Effect<A, Exclude<E, QueryError> | ServiceUnavailable, R>
+
+/**
+ * A deadlock (SQLSTATE 40P01) or serialization failure (40001) rolled the whole transaction back:
+ * PostgreSQL chose it as the victim of two writers locking the same rows in opposite orders (an
+ * operator's change of a component and one of an incident naming it). Running it again is the
+ * remedy; after three tries the defect goes up as before.
+ */
+const isTransactionConflict = (defect: unknown) =>
+  (defect as { _tag?: unknown } | null)?._tag === "SqlError" &&
+  ["40P01", "40001"].includes(sqlState(defect as SqlError) ?? "")
+
+export const retryConflicts = <A, E, R>(transaction: Effect.Effect<A, E, R>, triesLeft = 3): Effect.Effect<A, E, R> =>
+  Effect.catchSomeDefect(
+    transaction,
+    (defect) =>
+      triesLeft > 0 && isTransactionConflict(defect)
+        ? Option.some(retryConflicts(transaction, triesLeft - 1))
+        : Option.none()
+  )

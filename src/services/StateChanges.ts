@@ -21,13 +21,12 @@
  */
 import { randomUUID } from "node:crypto"
 
-import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, FiberRef, Option, PubSub, Schedule, Schema, Stream } from "effect"
 
 import { AppConfig } from "../Config.js"
 import { IdString } from "../domain/Fields.js"
-import { orUnavailable, sqlState } from "../persistence/DatabaseErrors.js"
+import { orUnavailable, retryConflicts } from "../persistence/DatabaseErrors.js"
 import { listen } from "../persistence/Notifications.js"
 
 const channel = "status_page_changes"
@@ -111,25 +110,6 @@ const readNotice = (payload: string | undefined): { readonly from: string | unde
 
 /** How long a write's response waits at most for the read side to show it; it never fails the write. */
 const appliedWait = "2 seconds"
-
-/**
- * A deadlock (SQLSTATE 40P01) or serialization failure (40001) rolled the whole transaction back:
- * PostgreSQL chose it as the victim of two writers locking the same rows in opposite orders (an
- * operator's change of a component and one of an incident naming it). Running it again is the
- * remedy; after three tries the defect goes up as before.
- */
-const isTransactionConflict = (defect: unknown) =>
-  (defect as { _tag?: unknown } | null)?._tag === "SqlError" &&
-  ["40P01", "40001"].includes(sqlState(defect as SqlError) ?? "")
-
-const retryConflicts = <A, E, R>(transaction: Effect.Effect<A, E, R>, triesLeft = 3): Effect.Effect<A, E, R> =>
-  Effect.catchSomeDefect(
-    transaction,
-    (defect) =>
-      triesLeft > 0 && isTransactionConflict(defect)
-        ? Option.some(retryConflicts(transaction, triesLeft - 1))
-        : Option.none()
-  )
 
 export class StateChanges extends Effect.Service<StateChanges>()("StateChanges", {
   scoped: Effect.gen(function*() {

@@ -5,9 +5,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 
 import { StateChanges } from "../../src/services/StateChanges.js"
+import { eventually } from "../support/Eventually.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
 it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction conflicts", (it) => {
@@ -43,4 +44,51 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
       const winner = attempts.a === 2 ? "by a" : "by b"
       expect(rows.map((row) => row.description)).toEqual([winner, winner])
     }), 30_000)
+
+  it.scoped(
+    "an incident template created while an operator's change locks its components the other way is not a 500",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* ApiClient
+        const sql = yield* SqlClient.SqlClient
+        const [low, high] = [
+          yield* client.components.create({ payload: { name: "Low" } }),
+          yield* client.components.create({ payload: { name: "High" } })
+        ].sort((a, b) => (a.id < b.id ? -1 : 1))
+        // A writer of its own on another connection: it holds `high`, the template's create takes
+        // `low` and waits for `high`, then the writer asks for `low`: PostgreSQL picks the create,
+        // the first to wait, as the victim.
+        // Its own connection, out of the pool: a transaction by hand.
+        const writer = yield* sql.reserve
+        const run = (statement: string, params: ReadonlyArray<unknown> = []) =>
+          writer.execute(statement, params as Array<unknown>, undefined)
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const other = yield* Effect.gen(function*() {
+          yield* run("begin")
+          yield* run("select id from components where id = $1 for update", [high!.id])
+          yield* Deferred.succeed(holding, undefined)
+          yield* Deferred.await(release)
+          yield* run("select id from components where id = $1 for update", [low!.id])
+          yield* run("commit")
+        }).pipe(Effect.fork)
+        yield* Deferred.await(holding)
+        const created = yield* client.incidentTemplates.create({
+          payload: { name: "Both", title: "Both down", message: "Down", componentIds: [low!.id, high!.id] }
+        }).pipe(Effect.fork)
+        // The create waits for `high`: then the writer closes the cycle.
+        yield* eventually(
+          sql<{ waiting: number }>`
+          select count(*)::int as waiting from pg_stat_activity
+          where wait_event_type = 'Lock' and query like '%from components where id = any%'`,
+          (rows) => rows[0]!.waiting > 0,
+          10_000
+        )
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(other)
+        const template = yield* Fiber.join(created)
+        expect(template.componentIds).toEqual([low!.id, high!.id])
+      }),
+    30_000
+  )
 })

@@ -7,7 +7,7 @@ import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Error
 import type { CreateIncident, IncidentSeverity, IncidentTemplateId, OpenIncidentStatus } from "../../domain/Incident.js"
 import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../../domain/IncidentTemplate.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
-import { orUnavailable } from "../../persistence/DatabaseErrors.js"
+import { orUnavailable, retryConflicts } from "../../persistence/DatabaseErrors.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 
 /** What opening an incident needs, once the request and its template are merged. */
@@ -26,7 +26,9 @@ export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("Inci
     const get = (id: IncidentTemplateId) => repo.findById(id).pipe(orNotFound("Incident template", id))
     /** A template this transaction has just written. */
     const reload = (id: IncidentTemplateId) => Effect.map(repo.findById(id), Option.getOrThrow)
-    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => orUnavailable(sql.withTransaction(effect))
+    // A deadlock with a writer of the same components (found by the fuzzer: a 500) runs it again.
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      retryConflicts(orUnavailable(sql.withTransaction(effect)))
 
     return {
       list: Effect.fn("IncidentTemplates.list")(() => repo.findAll()),
