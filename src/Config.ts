@@ -50,8 +50,30 @@ export const OutboundDeny = Config.string("OUTBOUND_DENY").pipe(
   )
 )
 
+/**
+ * A port to listen on: an integer from 0 to 65535, written plainly (as Config.port reads one),
+ * where 0 asks the system for any free port; the server logs the one it got. Config.port
+ * refuses 0.
+ */
+export const listenPort = (name: string) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((text) => {
+      const port = Number(text)
+      return Number.isInteger(port) && port >= 0 && port <= 65535 && String(port) === text
+        ? Either.right(port)
+        : Either.left(
+          // The path is left empty: Config.string(name) puts the name before it.
+          ConfigError.InvalidData(
+            [],
+            `${name} must be a port from 0 to 65535 (0: any free port), not ${JSON.stringify(text)}`
+          )
+        )
+    })
+  )
+
 export const AppConfig = Config.all({
-  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  /** 0: any free port; `Listening on http://HOST:PORT` in the log names it. */
+  port: listenPort("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   publicUrl: Config.option(Config.url("PUBLIC_URL")),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
@@ -83,7 +105,10 @@ export const AppConfig = Config.all({
 }).pipe(
   Config.map((config) => ({
     ...config,
-    /** Public address of the status page, without a trailing slash. */
+    /**
+     * Public address of the status page, without a trailing slash. The default is read before
+     * the server listens: with PORT=0 it names port 0, so set PUBLIC_URL then.
+     */
     publicUrl: Option.match(config.publicUrl, {
       onNone: () => `http://localhost:${config.port}`,
       onSome: (url) => url.toString().replace(/\/$/, "")
@@ -140,10 +165,11 @@ export type TelemetryConfig = Config.Config.Success<typeof TelemetryConfig>
  */
 export const MetricsConfig = Config.all({
   token: Config.option(Config.redacted("METRICS_TOKEN")),
-  port: Config.option(Config.port("METRICS_PORT")),
+  /** 0: any free port; `Metrics on port N` in the log names it (PROBE_METRICS_PORT too). */
+  port: Config.option(listenPort("METRICS_PORT")),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   /** A probe agent's own /metrics (probes/main.ts); unset: no server. */
-  probePort: Config.option(Config.port("PROBE_METRICS_PORT"))
+  probePort: Config.option(listenPort("PROBE_METRICS_PORT"))
 })
 
 export type MetricsConfig = Config.Config.Success<typeof MetricsConfig>

@@ -18,9 +18,15 @@ import { Config, Effect, Layer, String } from "effect"
 import { apiGroupsFor, AppConfig, DispatcherRole, Migrations, serverMiddleware } from "../../src/index.js"
 import { AcmeApi, Greeting } from "./AcmeApi.js"
 
+const validPort = (port: number) => port >= 0 && port <= 65535
+
 const AcmeConfig = Config.all({
   databaseUrl: Config.redacted("ACME_DATABASE_URL"),
-  port: Config.port("ACME_PORT").pipe(Config.withDefault(8080)),
+  // 0: any free port; the server logs the one it got (`Listening on http://...`).
+  port: Config.integer("ACME_PORT").pipe(
+    Config.withDefault(8080),
+    Config.validate({ message: "ACME_PORT must be from 0 to 65535 (0: any free port)", validation: validPort })
+  ),
   host: Config.string("ACME_HOST").pipe(Config.withDefault("127.0.0.1"))
 })
 

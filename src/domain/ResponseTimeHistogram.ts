@@ -11,7 +11,7 @@
  */
 
 /** Buckets per doubling of the duration. */
-const perDoubling = 8
+export const perDoubling = 8
 /** The last bounded bucket ends at 2^(127/8) ms ≈ 60.1 s; the one after holds everything slower. */
 const bounded = Math.ceil(perDoubling * Math.log2(60_000))
 export const bucketCount = bounded + 2

@@ -81,7 +81,8 @@ type Measured = Pick<CheckResult, "monitorId" | "region" | "scheduledAt" | "ok" 
 
 /**
  * The rollup rows of some stored results, to be added to those stored: one per monitor, region
- * and hour, and one per monitor, region and day, by the time each run was scheduled.
+ * and hour, and one per monitor, region and day, by the time each run was scheduled. The fold
+ * computes the same in the database (ResponseTimesRepo.fold); the tests hold the two equal.
  */
 export const rollUp = (results: ReadonlyArray<Measured>): Array<ResponseTimeRollup> => {
   const groups = new Map<string, { key: Omit<ResponseTimeRollup, keyof BucketTotals>; results: Array<Measured> }>()

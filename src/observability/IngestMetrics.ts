@@ -3,9 +3,16 @@
  * transaction has committed: a batch that fails (and is read again) is not counted twice.
  */
 import type { CheckResult, MissedCheck } from "../domain/CheckJob.js"
-import { checksIngested, labelSets, monitorTransitions, noLabels, reportsRefused, resultsStored } from "./Metrics.js"
+import {
+  checkLabels,
+  checksIngested,
+  labelSets,
+  monitorTransitions,
+  noLabels,
+  reportsRefused,
+  resultsStored
+} from "./Metrics.js"
 
-const checkLabels = labelSets("region", "outcome")
 const transitionLabels = labelSets("to")
 
 export class IngestTally {

@@ -37,7 +37,7 @@ export const schedulerLag = Metric.histogram(
 // ingest
 export const checksIngested = counter(
   "status_page_checks_total",
-  "Check runs stored by ingest, by region and outcome (ok, failed, missed)"
+  "Check runs stored, by region and outcome (ok, failed, missed; missed includes runs no scheduler published)"
 )
 export const resultsStored = counter("status_page_results_stored_total", "Check results stored (the ingest rate)")
 export const reportsRefused = counter(
@@ -98,6 +98,9 @@ export const labelSets = <K extends string>(...keys: ReadonlyArray<K>) => {
     return labels
   }
 }
+
+/** `status_page_checks_total`'s labels: ingest (its results and probes' misses) and the scheduler (runs it never published) count into the same series. */
+export const checkLabels = labelSets("region", "outcome")
 
 /** The attempt number as a label: 1 to 4, then `5+`. */
 export const attemptLabel = (attempt: number) => attempt >= 5 ? "5+" : String(attempt)

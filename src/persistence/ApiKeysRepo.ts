@@ -11,7 +11,8 @@ export class ApiKeyCredential extends Schema.Class<ApiKeyCredential>("ApiKeyCred
   id: Schema.String,
   keyHash: Schema.Uint8ArrayFromSelf,
   createdBy: Schema.NullOr(UserId),
-  expiresAt: Schema.NullOr(Schema.DateFromSelf)
+  expiresAt: Schema.NullOr(Schema.DateFromSelf),
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf)
 }) {}
 
 const columns = "id, name, prefix, created_at, last_used_at, expires_at"
@@ -36,7 +37,9 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
           values (${key.name}, ${key.prefix}, ${key.keyHash}, ${key.createdBy}, ${key.createdAt}, ${key.expiresAt})
           returning ${sql.literal(columns)}`),
       findByPrefix: (prefix: string) =>
-        credentials.all(sql`select id, key_hash, created_by, expires_at from api_keys where prefix = ${prefix}`),
+        credentials.all(
+          sql`select id, key_hash, created_by, expires_at, last_used_at from api_keys where prefix = ${prefix}`
+        ),
       markUsed: (id: string, at: Date) => orUnavailable(sql`update api_keys set last_used_at = ${at} where id = ${id}`),
       remove: (id: ApiKeyId) =>
         orUnavailable(sql`delete from api_keys where id = ${id} returning id`).pipe(

@@ -107,6 +107,12 @@ export interface UnpublishedRuns {
 
 class CountRow extends Schema.Class<CountRow>("CountRow")({ count: Schema.Number }) {}
 
+/** How many runs a statement stored in one region. */
+export class RegionCountRow extends Schema.Class<RegionCountRow>("RegionCountRow")({
+  region: Schema.String,
+  count: Schema.Number
+}) {}
+
 class StateRow extends Schema.Class<StateRow>("StateRow")({ state: StoredState }) {}
 
 export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
@@ -121,6 +127,7 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
     const states = rowsOf(StateRow)
     const statusSources = rowsOf(StatusSourceRow)
     const counts = rowsOf(CountRow)
+    const regionCounts = rowsOf(RegionCountRow)
     const componentStates = rowsOf(ComponentStatesRow)
 
     return {
@@ -197,13 +204,15 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
        * creation and its last resume. The slots come from generate_series,
        * the job ids are jobIdOf's text. The monitors are locked first, in the order ingest locks
        * them, so a result stored meanwhile and a miss of one run take turns (the later sees the
-       * other's row). Answers how many it stored.
+       * other's row). Answers how many it stored in each region.
        */
       insertUnpublishedMisses: (runs: ReadonlyArray<UnpublishedRuns>, now: number, since: number) =>
-        runs.length === 0 ? Effect.succeed(0) : orUnavailable(sql.withTransaction(Effect.zipRight(
-          sql`select 1 from monitors where id = any(${runs.map((r) => r.monitorId)}::text[]) and not paused
+        runs.length === 0 ?
+          Effect.succeed<ReadonlyArray<RegionCountRow>>([]) :
+          orUnavailable(sql.withTransaction(Effect.zipRight(
+            sql`select 1 from monitors where id = any(${runs.map((r) => r.monitorId)}::text[]) and not paused
               order by id for no key update`,
-          counts.one(sql`
+            regionCounts.all(sql`
             with unpublished as (
               select g.monitor_id, s.region, m.created_at, m.resumed_at,
                      timestamptz 'epoch' + slot * interval '1 millisecond' as scheduled_at,
@@ -231,9 +240,9 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
               where u.scheduled_at >= u.created_at and u.scheduled_at >= coalesce(u.resumed_at, u.created_at)
                 and not exists (select 1 from check_results r where r.job_id = u.job_id and r.region = u.region)
               on conflict (job_id, region) do nothing
-              returning 1)
-            select count(*)::int as count from stored`)
-        ))).pipe(Effect.map((row) => row.count)),
+              returning region)
+            select region, count(*)::int as count from stored group by region`)
+          ))),
 
       /**
        * The monitors of these ids that still exist and are not paused (a paused monitor's late

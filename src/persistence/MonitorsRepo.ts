@@ -55,6 +55,9 @@ const withReporting = (stored: StoredMonitor, now: number, offline: ReadonlySet<
     ).map((s) => s.region)
   }, { disableValidation: true })
 
+/** A monitor's version for the scheduler (`versions`): its `updated_at` in microseconds, as text. */
+const version = "floor(extract(epoch from updated_at) * 1000000)::bigint::text"
+
 const json = (value: unknown) => value === null ? null : JSON.stringify(value)
 
 /** A component deleted between the check and the write is a 404, not a 500. */
@@ -119,15 +122,16 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
           )
         ),
       /**
-       * Every monitor not paused, in the scheduler's order, as its id and row version: PostgreSQL's
-       * `xmin`, the transaction that wrote the row last, which every write of it changes (through
-       * the API or behind its back). The scheduler's reload every 5 s reads only these two
-       * columns of every monitor, and the rows (findEach) of the monitors whose version changed.
+       * Every monitor not paused, in the scheduler's order, as its id and version: `updated_at`
+       * in microseconds, which every write of anything but its state changes, through the API or
+       * behind its back (a trigger, migration 0033), and ingest's state transitions do not. The
+       * scheduler's reload every 5 s reads only these two columns of every monitor, and the rows
+       * (findEach) of the monitors whose version changed.
        */
       versions: () =>
         orUnavailable(
           sql<{ id: string; version: string }>`
-            select id, xmin::text as version from monitors where not paused order by created_at, id`
+            select id, ${sql.literal(version)} as version from monitors where not paused order by created_at, id`
         ),
       /**
        * One value that changes whenever `versions` would answer differently: an MD5 of every id
@@ -138,19 +142,19 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
       versionsDigest: () =>
         orUnavailable(
           sql<{ digest: string }>`
-            select md5(coalesce(string_agg(id || ':' || xmin::text, ',' order by id), '')) as digest
+            select md5(coalesce(string_agg(id || ':' || ${sql.literal(version)}, ',' order by id), '')) as digest
             from monitors where not paused`
         ).pipe(Effect.map((rows) => rows[0]!.digest)),
       /**
        * The monitors of these ids (every monitor without them) that are not paused, in the
-       * scheduler's order, each with its row version (`versions`) and decoded only when asked: a
+       * scheduler's order, each with its version (`versions`) and decoded only when asked: a
        * row that does not decode, written behind the API's back, comes back as its id and the
        * error, and hides no other. Header values are the real ones: only the API masks them.
        */
       findEach: (ids?: ReadonlyArray<string>) =>
         reading((now) =>
           orUnavailable(sql<Record<string, unknown>>`
-            select *, xmin::text as row_version from monitors
+            select *, ${sql.literal(version)} as row_version from monitors
             where not paused ${ids === undefined ? sql`` : sql`and id = any(${[...ids]}::text[])`}
             order by created_at, id`).pipe(
             Effect.map((rows) =>

@@ -1,16 +1,15 @@
 /**
  * Response-time rollups (migration 0022): one row per monitor, granularity (hour or day), bucket
  * and region. Ingest appends results' measures to `response_time_pending`; a fold takes a chunk
- * of them and adds their rows to the stored ones with one multi-row upsert (unnest of arrays);
- * histograms travel as array literals and are added bucket by bucket. Reads return the rows of
- * one period, which the service merges; nothing here reads check_results.
+ * of them, groups them and adds the groups to the stored rows in one statement (histograms are
+ * added bucket by bucket). Reads return the rows of one period, which the service merges;
+ * nothing here reads check_results.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
-import type { CheckResult } from "../domain/CheckJob.js"
+import { bucketCount, perDoubling } from "../domain/ResponseTimeHistogram.js"
 import type { Granularity, ResponseTimeRollup } from "../domain/ResponseTimes.js"
-import { orUnavailable } from "./DatabaseErrors.js"
 import { rowsOf } from "./Rows.js"
 
 class RollupRow extends Schema.Class<RollupRow>("RollupRow")({
@@ -33,38 +32,14 @@ class RollupRow extends Schema.Class<RollupRow>("RollupRow")({
 }) {}
 
 /**
- * A pending row as `take` returns it, in a JSON array (one value to parse for the whole chunk,
- * rather than a row of eight columns each): monitor, region, scheduled at (epoch ms), duration,
- * and the four phases.
+ * `Histogram.bucketOf` of a pending row's duration, in SQL: equal for every duration to a
+ * hundredth of a millisecond (what probes send; tested at every bucket's bound), and at most one
+ * bucket off within a few ulps of a bound, where `ln` and `Math.log2` may round apart.
  */
-const PendingTuple = Schema.Tuple(
-  Schema.String,
-  Schema.String,
-  Schema.Number,
-  Schema.Number,
-  Schema.NullOr(Schema.Number),
-  Schema.NullOr(Schema.Number),
-  Schema.NullOr(Schema.Number),
-  Schema.NullOr(Schema.Number)
-)
+const bucketOfDuration = `case when t.duration_ms < 1 then 0 else least(floor(${perDoubling} * ln(t.duration_ms) / ` +
+  `ln(2::float8))::integer + 1, ${bucketCount - 1}) end`
 
-/** A successful result's measures waiting to be folded into the rollups. */
-export type PendingMeasure = Pick<CheckResult, "monitorId" | "region" | "scheduledAt" | "durationMs" | "timings">
-
-const toMeasure = (
-  [monitorId, region, scheduledAt, durationMs, dnsMs, connectMs, tlsMs, firstByteMs]: typeof PendingTuple.Type
-): PendingMeasure => ({
-  monitorId,
-  region,
-  scheduledAt,
-  durationMs,
-  timings: { dnsMs, connectMs, tlsMs, firstByteMs }
-})
-
-class TakenRow extends Schema.Class<TakenRow>("TakenRow")({
-  taken: Schema.Number,
-  foldable: Schema.Array(PendingTuple)
-}) {}
+class FoldedRow extends Schema.Class<FoldedRow>("FoldedRow")({ taken: Schema.Number, folded: Schema.Number }) {}
 
 class OwnerRow extends Schema.Class<OwnerRow>("OwnerRow")({ componentId: Schema.String }) {}
 class CountRow extends Schema.Class<CountRow>("CountRow")({ count: Schema.Number }) {}
@@ -96,94 +71,87 @@ export class ResponseTimesRepo extends Effect.Service<ResponseTimesRepo>()("Resp
     const rollups = rowsOf(RollupRow)
     const owners = rowsOf(OwnerRow)
     const counts = rowsOf(CountRow)
-    const takes = rowsOf(TakenRow)
+    const folds = rowsOf(FoldedRow)
 
     return {
       /**
-       * Deletes up to `limit` pending rows no other transaction holds, in one statement: the rows
-       * of monitors it can share-lock (FOR KEY SHARE, the lock a rollup insert's foreign key
-       * check takes) are returned, the caller's transaction's to fold; those of monitors another
-       * transaction holds (an ingest batch, a deletion under way) are put back for a later
-       * chunk or fold rather than waited for; those of deleted monitors are dropped. Answers how
-       * many rows it took, and the foldable ones as one JSON array. A TID scan over the chosen
-       * ctids, so a chunk costs the same however many rows wait.
+       * Folds up to `limit` pending rows into the rollups in one statement, set-wise in the
+       * database: nothing crosses the connection but the two counts. The rows no other
+       * transaction holds are deleted; those of monitors it can share-lock (FOR KEY SHARE, the
+       * lock a rollup insert's foreign key check takes) are grouped per monitor, granularity,
+       * bucket and region and added to the stored rows, in key order (so two folds lock rollup
+       * rows in the same order); those of monitors another transaction holds (an ingest batch, a
+       * deletion under way) are put back for a later chunk or fold rather than waited for; those
+       * of deleted monitors are dropped. A TID scan over the chosen ctids, so a chunk costs the
+       * same however many rows wait. `rollUp` (domain/ResponseTimes.ts) is the same computation
+       * in TypeScript, and the tests hold the two equal.
        */
-      take: (limit: number) =>
-        Effect.map(
-          takes.one(sql`
-            with taken as (
-              delete from response_time_pending where ctid = any(array(
-                select ctid from response_time_pending limit ${limit} for update skip locked))
-              returning monitor_id, region, scheduled_at, duration_ms, dns_ms, connect_ms, tls_ms, first_byte_ms),
-            locked as materialized (
-              select id from monitors where id in (select monitor_id from taken) order by id for key share skip locked),
-            put_back as (
-              insert into response_time_pending (
-                monitor_id, region, scheduled_at, duration_ms, dns_ms, connect_ms, tls_ms, first_byte_ms)
-              select t.* from taken t
-              where not exists (select 1 from locked l where l.id = t.monitor_id)
-                and exists (select 1 from monitors m where m.id = t.monitor_id))
-            select (select count(*)::int from taken) as taken,
-                   coalesce(json_agg(json_build_array(t.monitor_id, t.region,
-                     (extract(epoch from t.scheduled_at) * 1000)::float8, t.duration_ms,
-                     t.dns_ms, t.connect_ms, t.tls_ms, t.first_byte_ms)), '[]') as foldable
-            from taken t join locked l on l.id = t.monitor_id`),
-          ({ foldable, taken }) => ({ taken, foldable: foldable.map(toMeasure) })
-        ),
-
-      /**
-       * Adds the rows to those stored, in one statement, in the order given (the caller's lock
-       * order). The monitors must exist (the caller holds their locks); at most one row per key.
-       * The rows travel as one JSON document: one JSON.stringify instead of seventeen arrays
-       * encoded element by element.
-       */
-      add: (rows: ReadonlyArray<ResponseTimeRollup>) =>
-        rows.length === 0 ? Effect.void : orUnavailable(sql`
-          insert into response_time_rollups as t (
-            monitor_id, granularity, bucket_start, region, count, sum_ms, min_ms, max_ms, buckets,
-            dns_sum_ms, dns_count, connect_sum_ms, connect_count, tls_sum_ms, tls_count, first_byte_sum_ms, first_byte_count)
-          select b.m, b.g, to_timestamp(b.s / 1000.0), b.r, b.c, b.sum, b.min, b.max, b.h,
-                 (b.p->0)::float8, (b.p->1)::integer, (b.p->2)::float8, (b.p->3)::integer,
-                 (b.p->4)::float8, (b.p->5)::integer, (b.p->6)::float8, (b.p->7)::integer
-          from rows from (json_to_recordset(${
-          JSON.stringify(rows.map((r) => ({
-            m: r.monitorId,
-            g: r.granularity,
-            s: r.bucketStart,
-            r: r.region,
-            c: r.histogram.count,
-            sum: r.histogram.sumMs,
-            min: r.histogram.minMs,
-            max: r.histogram.maxMs,
-            h: r.histogram.buckets,
-            p: [
-              r.phases.dns.sumMs,
-              r.phases.dns.count,
-              r.phases.connect.sumMs,
-              r.phases.connect.count,
-              r.phases.tls.sumMs,
-              r.phases.tls.count,
-              r.phases.firstByte.sumMs,
-              r.phases.firstByte.count
-            ]
-          })))
-        }::json) as (m text, g text, s bigint, r text, c integer, sum float8, min float8, max float8,
-                        h integer[], p jsonb)) with ordinality as b (m, g, s, r, c, sum, min, max, h, p, i)
-          order by b.i
-          on conflict (monitor_id, granularity, bucket_start, region) do update set
-            count = t.count + excluded.count,
-            sum_ms = t.sum_ms + excluded.sum_ms,
-            min_ms = least(t.min_ms, excluded.min_ms),
-            max_ms = greatest(t.max_ms, excluded.max_ms),
-            buckets = array(
-              select coalesce(a, 0) + coalesce(e, 0)
-              from unnest(t.buckets, excluded.buckets) with ordinality as u (a, e, i) order by i),
-            dns_sum_ms = t.dns_sum_ms + excluded.dns_sum_ms, dns_count = t.dns_count + excluded.dns_count,
-            connect_sum_ms = t.connect_sum_ms + excluded.connect_sum_ms,
-            connect_count = t.connect_count + excluded.connect_count,
-            tls_sum_ms = t.tls_sum_ms + excluded.tls_sum_ms, tls_count = t.tls_count + excluded.tls_count,
-            first_byte_sum_ms = t.first_byte_sum_ms + excluded.first_byte_sum_ms,
-            first_byte_count = t.first_byte_count + excluded.first_byte_count`).pipe(Effect.asVoid),
+      fold: (limit: number) =>
+        folds.one(sql`
+          with taken as (
+            delete from response_time_pending where ctid = any(array(
+              select ctid from response_time_pending limit ${limit} for update skip locked))
+            returning monitor_id, region, scheduled_at, duration_ms, dns_ms, connect_ms, tls_ms, first_byte_ms),
+          locked as materialized (
+            select id from monitors where id in (select monitor_id from taken) order by id for key share skip locked),
+          put_back as (
+            insert into response_time_pending (
+              monitor_id, region, scheduled_at, duration_ms, dns_ms, connect_ms, tls_ms, first_byte_ms)
+            select t.* from taken t
+            where not exists (select 1 from locked l where l.id = t.monitor_id)
+              and exists (select 1 from monitors m where m.id = t.monitor_id)),
+          measures as (
+            select t.monitor_id, g.granularity, t.region, t.duration_ms, t.dns_ms, t.connect_ms, t.tls_ms,
+                   t.first_byte_ms,
+                   to_timestamp(floor(extract(epoch from t.scheduled_at) / g.seconds) * g.seconds) as bucket_start,
+                   ${sql.literal(bucketOfDuration)} as bucket
+            from taken t join locked l on l.id = t.monitor_id
+            cross join (values ('hour', 3600), ('day', 86400)) as g (granularity, seconds)),
+          histograms as (
+            select monitor_id, granularity, bucket_start, region,
+                   array_agg(bucket order by bucket) as indexes, array_agg(n order by bucket) as counts
+            from (select monitor_id, granularity, bucket_start, region, bucket, count(*)::integer as n
+                  from measures group by monitor_id, granularity, bucket_start, region, bucket) per_bucket
+            group by monitor_id, granularity, bucket_start, region),
+          totals as (
+            select monitor_id, granularity, bucket_start, region, count(*)::integer as count,
+                   sum(duration_ms) as sum_ms, min(duration_ms) as min_ms, max(duration_ms) as max_ms,
+                   coalesce(sum(dns_ms), 0) as dns_sum_ms, count(dns_ms)::integer as dns_count,
+                   coalesce(sum(connect_ms), 0) as connect_sum_ms, count(connect_ms)::integer as connect_count,
+                   coalesce(sum(tls_ms), 0) as tls_sum_ms, count(tls_ms)::integer as tls_count,
+                   coalesce(sum(first_byte_ms), 0) as first_byte_sum_ms, count(first_byte_ms)::integer as first_byte_count
+            from measures group by monitor_id, granularity, bucket_start, region),
+          added as (
+            insert into response_time_rollups as t (
+              monitor_id, granularity, bucket_start, region, count, sum_ms, min_ms, max_ms, buckets,
+              dns_sum_ms, dns_count, connect_sum_ms, connect_count, tls_sum_ms, tls_count, first_byte_sum_ms,
+              first_byte_count)
+            select s.monitor_id, s.granularity, s.bucket_start, s.region, s.count, s.sum_ms, s.min_ms, s.max_ms,
+                   array(select coalesce(b.n, 0)
+                         from generate_series(0, h.indexes[array_length(h.indexes, 1)]) as i
+                         left join unnest(h.indexes, h.counts) as b (index, n) on b.index = i
+                         order by i),
+                   s.dns_sum_ms, s.dns_count, s.connect_sum_ms, s.connect_count, s.tls_sum_ms, s.tls_count,
+                   s.first_byte_sum_ms, s.first_byte_count
+            from totals s join histograms h using (monitor_id, granularity, bucket_start, region)
+            order by s.monitor_id, s.granularity, s.bucket_start, s.region
+            on conflict (monitor_id, granularity, bucket_start, region) do update set
+              count = t.count + excluded.count,
+              sum_ms = t.sum_ms + excluded.sum_ms,
+              min_ms = least(t.min_ms, excluded.min_ms),
+              max_ms = greatest(t.max_ms, excluded.max_ms),
+              buckets = array(
+                select coalesce(a, 0) + coalesce(e, 0)
+                from unnest(t.buckets, excluded.buckets) with ordinality as u (a, e, i) order by i),
+              dns_sum_ms = t.dns_sum_ms + excluded.dns_sum_ms, dns_count = t.dns_count + excluded.dns_count,
+              connect_sum_ms = t.connect_sum_ms + excluded.connect_sum_ms,
+              connect_count = t.connect_count + excluded.connect_count,
+              tls_sum_ms = t.tls_sum_ms + excluded.tls_sum_ms, tls_count = t.tls_count + excluded.tls_count,
+              first_byte_sum_ms = t.first_byte_sum_ms + excluded.first_byte_sum_ms,
+              first_byte_count = t.first_byte_count + excluded.first_byte_count
+            returning 1)
+          select (select count(*)::integer from taken) as taken,
+                 (select count(*)::integer from taken t join locked l on l.id = t.monitor_id) as folded`),
 
       /** One monitor's rows of a granularity from `from` on. */
       ofMonitor: (monitorId: string, granularity: Granularity, from: Date) =>

@@ -15,7 +15,7 @@ import { Array as Arr, Clock, Duration, Effect, Either, Layer, Schedule, type Sc
 import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
 import { latestSlot, slotOffset } from "../domain/Slots.js"
-import { noLabels, runsPublished, schedulerLag } from "../observability/Metrics.js"
+import { checkLabels, checksIngested, noLabels, runsPublished, schedulerLag } from "../observability/Metrics.js"
 import { startSpan, traceparentOf, TracingEnabled } from "../observability/Telemetry.js"
 import { ChecksRepo, type UnpublishedRuns } from "../persistence/ChecksRepo.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
@@ -109,12 +109,12 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
   const checks = yield* ChecksRepo
   const transport = yield* JobTransport
   const entries = new Map<string, Entry>()
-  /** The row version of each monitor that is not a valid check, so it is reported once per change. */
+  /** The version of each monitor that is not a valid check, so it is reported once per change. */
   const invalid = new Map<string, string>()
 
   const loadChanged = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    // Every monitor's id and row version, then the rows of those that changed: a reload of
+    // Every monitor's id and version, then the rows of those that changed: a reload of
     // thousands of unchanged monitors reads and decodes none of them.
     const seen = new Set<string>()
     const changed: Array<string> = []
@@ -207,7 +207,11 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
       const since = now - Duration.toMillis(unpublishedLookBack)
       let recorded = 0
       for (const chunk of Arr.chunksOf(runs, unpublishedChunk)) {
-        recorded += yield* checks.insertUnpublishedMisses(chunk, now, since)
+        // Counted per chunk as it commits: a retry after a failed chunk stores (and counts) only the rest.
+        for (const { count, region } of yield* checks.insertUnpublishedMisses(chunk, now, since)) {
+          checksIngested.unsafeUpdate(count, checkLabels(region, "missed"))
+          recorded += count
+        }
       }
       yield* Effect.logInfo(`${what}: ${recorded} runs no scheduler published recorded as missed`)
     }).pipe(

@@ -219,7 +219,7 @@ const npmStart = async (env: Record<string, string>): Promise<Started> => {
   }
   const base = `http://127.0.0.1:${port}`
   try {
-    await waitFor200(`${base}/readyz`, startTimeoutMs, { child, output: () => output, exited })
+    await waitFor200(`${base}/readyz`, startTimeoutMs, { output: () => output })
   } catch (error) {
     await stop()
     throw error

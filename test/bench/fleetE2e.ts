@@ -6,9 +6,10 @@
  * - the service, one process with ROLES=scheduler,ingest, on the machine's PostgreSQL (a fresh
  *   database, dropped at the end) and Redis (a fresh REDIS_STREAM_PREFIX, deleted at the end),
  *   signed in to Redis as the service's ACL user (src/queue/ProbeAcl.ts). Started as the image
- *   starts it: `node dist/server/main.mjs`, built first as `npm start` does (BENCH_SERVICE_ENTRY
- *   names another entry; a `.ts` one runs with `node --import tsx`). BENCH_SERVICE_NODE_OPTIONS
- *   adds node flags (e.g. `--cpu-prof` to see where the service's time goes);
+ *   starts it: `node --single-threaded-gc --max-semi-space-size=32 dist/server/main.mjs`, built
+ *   first as `npm start` does (BENCH_SERVICE_ENTRY names another entry; a `.ts` one runs with
+ *   `node --import tsx`). BENCH_SERVICE_NODE_OPTIONS replaces the flags (e.g. `--cpu-prof` to
+ *   see where the service's time goes; "none" for none);
  * - two regions, each served by one probe, `node dist/probe.mjs` (built first, as
  *   `npm run build:probe` does), signed in as its region's ACL user, as in production;
  * - N components with one `http` monitor each, 60 s interval, no `regions` (so both regions
@@ -61,7 +62,10 @@ import {
 const monitorCounts = (process.env.BENCH_MONITORS ?? "10000").split(",").map((n) => Number(n.trim()))
 const seconds = Number(process.env.BENCH_SECONDS ?? 300)
 const serviceEntry = process.env.BENCH_SERVICE_ENTRY ?? "dist/server/main.mjs"
-const serviceNodeOptions = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? "").split(" ").filter((flag) => flag !== "")
+/** The image's flags (Dockerfile, CMD) unless told otherwise. */
+const serviceNodeOptions = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? "--single-threaded-gc --max-semi-space-size=32")
+  .split(" ")
+  .filter((flag) => flag !== "" && flag !== "none")
 const probeNodeOptions = process.env.BENCH_PROBE_NODE_OPTIONS ?? ""
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const regions = ["e2e-a", "e2e-b"] as const

@@ -1,7 +1,7 @@
 /**
  * examples/compose: an app of its own that mounts our API groups beside its own endpoint, on its
- * own PgClient and a fresh database, started as its own process on a loopback port and called
- * through its typed client (HttpApiClient.make(AcmeApi)).
+ * own PgClient and a fresh database, started as its own process on a loopback port (any free
+ * one, read from its log) and called through its typed client (HttpApiClient.make(AcmeApi)).
  */
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
@@ -11,25 +11,25 @@ import { Effect, Layer, Redacted, Schema, String } from "effect"
 import { AcmeApi } from "../../examples/compose/AcmeApi.js"
 import { CreateApiKey } from "../../src/api/index.js"
 import { ApiKeys } from "../../src/index.js"
-import { freePort, startService, waitFor200 } from "../support/ChildProcess.js"
+import { listeningUrl, startService, waitFor200 } from "../support/ChildProcess.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 /** The example running on a fresh database until the scope closes. */
-const acmeApp = Effect.acquireRelease(
-  Effect.gen(function*() {
-    const { url } = yield* freshDatabaseUrl
-    const port = yield* Effect.promise(freePort)
-    const app = startService("examples/compose/main.ts", { ACME_DATABASE_URL: url, ACME_PORT: `${port}` })
-    const baseUrl = `http://127.0.0.1:${port}`
-    yield* Effect.promise(() => waitFor200(`${baseUrl}/acme/hello`, 30_000, app))
-    return { app, baseUrl, databaseUrl: url }
-  }),
-  ({ app }) =>
-    Effect.promise(async () => {
-      app.child.kill("SIGTERM")
-      await app.exited
-    })
-)
+const acmeApp = Effect.gen(function*() {
+  const { url } = yield* freshDatabaseUrl
+  // Any free port; the app logs the one it got.
+  const app = yield* Effect.acquireRelease(
+    Effect.sync(() => startService("examples/compose/main.ts", { ACME_DATABASE_URL: url, ACME_PORT: "0" })),
+    (app) =>
+      Effect.promise(async () => {
+        app.child.kill("SIGTERM")
+        await app.exited
+      })
+  )
+  const baseUrl = yield* Effect.promise(() => listeningUrl(app, 30_000))
+  yield* Effect.promise(() => waitFor200(`${baseUrl}/acme/hello`, 30_000, app))
+  return { app, baseUrl, databaseUrl: url }
+})
 
 /** An API key made through our ApiKeys service, on the app's database. */
 const createApiKey = (databaseUrl: string) =>

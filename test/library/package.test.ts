@@ -1,15 +1,18 @@
 /**
  * The packed library: `npm pack` (whose prepack runs `npm run build`), then the tarball unpacked
  * as `node_modules/status-page-service` of a fresh project, which plain `node` imports each
- * export of and `tsc` type-checks a program against.
+ * export of and runs the command-line tool of, and `tsc` type-checks a program against.
  *
- * The project lives under test/artifacts/, so its dependencies (effect, @effect/platform, ...)
- * resolve from the repository's node_modules by Node's walk up the directories: the test reaches
- * no registry, and what it checks is the tarball's own contents, `files` and `exports`.
+ * The project lives in a directory of its own under the system's temporary directory, outside
+ * the repository, and its node_modules holds only the packed package.json's `dependencies`,
+ * linked from the repository's node_modules: the test reaches no registry, and a module the
+ * package needs at run time but declares only as a devDependency (or not at all) is not found,
+ * as it would not be in a project that installs the package.
  */
 import { execFile } from "node:child_process"
-import { mkdir, rm, writeFile } from "node:fs/promises"
-import { join } from "node:path"
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,11 +20,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { projectRoot } from "../support/ChildProcess.js"
 
 const run = promisify(execFile)
-const project = join(projectRoot, "test/artifacts", `library-${process.pid}-${Date.now()}`)
-const installed = join(project, "node_modules/status-page-service")
+let project = ""
+let installed = ""
 let packed: ReadonlyArray<string> = []
+let manifest: {
+  readonly version: string
+  readonly bin: Record<string, string>
+  readonly dependencies: Record<string, string>
+}
 
 beforeAll(async () => {
+  project = await mkdtemp(join(tmpdir(), "status-page-consumer-"))
+  installed = join(project, "node_modules/status-page-service")
   await mkdir(installed, { recursive: true })
   const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], {
     cwd: projectRoot,
@@ -33,10 +43,17 @@ beforeAll(async () => {
   >
   packed = files.map((file) => file.path)
   await run("tar", ["-xzf", join(project, filename), "-C", installed, "--strip-components=1"])
+  manifest = JSON.parse(await readFile(join(installed, "package.json"), "utf8"))
+  // What an install of the package brings: its dependencies, and nothing else of the repository's.
+  for (const name of Object.keys(manifest.dependencies)) {
+    const link = join(project, "node_modules", name)
+    await mkdir(dirname(link), { recursive: true })
+    await symlink(join(projectRoot, "node_modules", name), link, "dir")
+  }
   await writeFile(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
 }, 180_000)
 
-afterAll(() => rm(project, { recursive: true, force: true }))
+afterAll(() => project === "" ? undefined : rm(project, { recursive: true, force: true }))
 
 const consumer = `
 import { readdirSync } from "node:fs"
@@ -101,6 +118,15 @@ describe("the packed library", () => {
     expect(found.probeAgent).toEqual(expect.arrayContaining(["layer", "layerConfig"]))
     expect(found.migrations).toBeGreaterThan(0)
     expect(found.dashboardBytes).toBeGreaterThan(1000)
+  })
+
+  it("runs its command-line tool with plain node", async () => {
+    const { stdout } = await run(process.execPath, [join(installed, manifest.bin["status-page"]!), "--version"], {
+      cwd: project
+    })
+    expect(stdout.trim()).toBe(manifest.version)
+    const own = JSON.parse(await readFile(join(projectRoot, "package.json"), "utf8")) as { version: string }
+    expect(manifest.version).toBe(own.version)
   })
 
   it("type-checks a program against the packed declarations", async () => {

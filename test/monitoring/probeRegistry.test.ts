@@ -5,15 +5,17 @@
  * an offline region out of quorum; housekeeping forgets probes silent for 7 days. A heartbeat
  * whose name or version PostgreSQL would refuse does not decode; a region holds at most
  * `maxProbesPerRegion` probes, so a flood of names cannot grow it or touch another region; one
- * region's heartbeats failing does not lose another's.
+ * region's heartbeats failing does not lose another's; a region heard from while a read of the
+ * offline regions is under way counts at once.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Duration, Effect, Either, Layer, Schema, TestClock } from "effect"
+import { DateTime, Deferred, Duration, Effect, Either, Fiber, Layer, Schema, TestClock } from "effect"
 
 import { forgetProbeAfter } from "../../src/domain/Probe.js"
 import { offlineAfter, ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { slotAt } from "../../src/domain/Slots.js"
+import { ProbesRepo } from "../../src/persistence/ProbesRepo.js"
 import {
   maxProbesPerRegion,
   offlineRegionsCacheTtl,
@@ -22,7 +24,7 @@ import {
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Housekeeping, housekeepingInterval } from "../../src/workers/Housekeeping.js"
 import { checkResult } from "../support/CheckResults.js"
-import { eventually } from "../support/Eventually.js"
+import { asleepUntil, eventually } from "../support/Eventually.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
 /** A heartbeat of `name` sent now (by the TestClock), started `startedAt`. */
@@ -307,6 +309,49 @@ it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe re
     }))
 })
 
+/** When set, `lastSeenByRegion` tells `read` once it has read, then waits for `release` to answer. */
+let held: { readonly read: Deferred.Deferred<void>; readonly release: Deferred.Deferred<void> } | undefined
+const HeldReads = Layer.effect(
+  ProbesRepo,
+  Effect.map(ProbesRepo, (repo) =>
+    ProbesRepo.make({
+      ...repo,
+      lastSeenByRegion: () =>
+        Effect.tap(repo.lastSeenByRegion(), () => {
+          const hold = held
+          return hold === undefined
+            ? Effect.void
+            : Effect.zipRight(Deferred.succeed(hold.read, undefined), Deferred.await(hold.release))
+        })
+    }))
+).pipe(Layer.provide(ProbesRepo.Default))
+
+it.layer(TestServer())(
+  "probe registry, a read under way",
+  (it) => {
+    it.effect("a region heard from while a read that found it silent is under way counts at once", () =>
+      Effect.gen(function*() {
+        // A registry of its own (the server has one), over the repository whose reads can be held.
+        const registry = yield* ProbeRegistry.pipe(
+          Effect.provide(ProbeRegistry.DefaultWithoutDependencies.pipe(Layer.provide(HeldReads)))
+        )
+        yield* registry.recordHeartbeats([yield* beat("comeback", "c1")])
+        yield* TestClock.adjust(Duration.millis(offlineAfter + 1))
+        // A read finds the region silent; before it answers, the region's heartbeat is stored.
+        const hold = { read: yield* Deferred.make<void>(), release: yield* Deferred.make<void>() }
+        held = hold
+        const reading = yield* Effect.fork(registry.offlineRegions())
+        yield* Deferred.await(hold.read)
+        held = undefined
+        yield* registry.recordHeartbeats([yield* beat("comeback", "c1")])
+        yield* Deferred.succeed(hold.release, undefined)
+        expect((yield* Fiber.join(reading)).has("comeback")).toBe(false)
+        // Nor is the read's finding kept for the cache period.
+        expect((yield* registry.offlineRegions()).has("comeback")).toBe(false)
+      }))
+  }
+)
+
 it.layer(Housekeeping.pipe(Layer.provideMerge(ProbeRegistry.Default), Layer.provideMerge(TestServer())))(
   "probe registry housekeeping",
   (it) => {
@@ -321,6 +366,7 @@ it.layer(Housekeeping.pipe(Layer.provideMerge(ProbeRegistry.Default), Layer.prov
         yield* sql`update probes set last_seen_at = ${new Date(now - forgetMillis - 60_000)} where name = 'f1'`
         yield* sql`update probes set last_seen_at = ${new Date(now - forgetMillis + 86_400_000)} where name = 'k1'`
 
+        yield* asleepUntil(now + Duration.toMillis(housekeepingInterval)) // the pass at start is over
         yield* TestClock.adjust(housekeepingInterval)
         const names = yield* eventually(
           Effect.map(registry.list(), (probes) => probes.map((p) => p.name)),

@@ -9,7 +9,7 @@ import { expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Layer, TestClock } from "effect"
 
 import type { CheckResult } from "../../src/domain/CheckJob.js"
-import { relativeError } from "../../src/domain/ResponseTimeHistogram.js"
+import { bucketBounds, bucketCount, relativeError } from "../../src/domain/ResponseTimeHistogram.js"
 import { keepDailyMillis, keepHourlyMillis, rollUp } from "../../src/domain/ResponseTimes.js"
 import { ResponseTimesRepo } from "../../src/persistence/ResponseTimesRepo.js"
 import { ResponseTimes } from "../../src/services/monitoring/ResponseTimes.js"
@@ -17,7 +17,7 @@ import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Housekeeping } from "../../src/workers/Housekeeping.js"
 import { foldInterval, ResponseTimeRollups } from "../../src/workers/ResponseTimeRollups.js"
 import { checkResult, slotFrom } from "../support/CheckResults.js"
-import { eventually, realPause } from "../support/Eventually.js"
+import { asleepUntil, eventually, realPause } from "../support/Eventually.js"
 import { ApiClient, sendAnonymous, sendJson, TestServer } from "../support/TestServer.js"
 
 const Stack = Layer.mergeAll(ResultIngest.Default, ResponseTimes.Default, ResponseTimesRepo.Default).pipe(
@@ -316,6 +316,39 @@ it.layer(Stack)("response times", (it) => {
       expect(yield* sql`select 1 from response_time_pending where monitor_id = ${monitor.id}`).toEqual([])
     }))
 
+  it.effect("the fold puts each duration in the domain's histogram bucket, at every bucket bound to a hundredth", () =>
+    Effect.gen(function*() {
+      const { monitor } = yield* monitored("Bounds")
+      // Probes send durations to a hundredth of a millisecond: the hundredths either side of
+      // every bound (the bound itself where it is one: 1, 2, 4 ms...), and what lies below 1 ms
+      // and past the last bound.
+      const durations = [0, 0.01, 0.99, 1, 59_999.99, 60_100, 120_000]
+      for (let index = 1; index < bucketCount; index++) {
+        const [lower] = bucketBounds(index)
+        durations.push(Math.floor(lower * 100) / 100, Math.ceil(lower * 100) / 100)
+      }
+      const scheduledAt = midnight + 5 * minute
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`
+        insert into response_time_pending (monitor_id, region, scheduled_at, duration_ms)
+        select ${monitor.id}, 'eu-west', ${new Date(scheduledAt)}, d from unnest(${durations}::float8[]) as d`
+      expect(yield* (yield* ResponseTimes).fold()).toBe(durations.length)
+
+      const [expected] = rollUp(durations.map((durationMs) => ({
+        monitorId: monitor.id,
+        region: "eu-west",
+        scheduledAt,
+        ok: true,
+        durationMs,
+        timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null }
+      })))
+      const [stored] = yield* (yield* ResponseTimesRepo).ofMonitor(monitor.id, "hour", new Date(0))
+      expect(stored!.histogram.buckets).toEqual(expected!.histogram.buckets)
+      expect(stored!.histogram.sumMs).toBeCloseTo(expected!.histogram.sumMs, 6)
+      expect({ ...stored!.histogram, sumMs: 0 }).toEqual({ ...expected!.histogram, sumMs: 0 })
+      expect(stored!.phases).toEqual(expected!.phases)
+    }))
+
   it.effect("a deleted monitor's pending rows are dropped; the fold goes on with the others", () =>
     Effect.gen(function*() {
       const kept = yield* monitored("Kept")
@@ -433,8 +466,8 @@ it.layer(Stack)("response times", (it) => {
       yield* Effect.gen(function*() {
         expect(yield* eventually(counted, (count) => count === 1)).toBe(1)
         yield* ingest.ingest([run(monitor.id, "eu-west", minuteStart - minute, 100)])
-        // Queued until the next fold, 10 s later (real pauses: the fiber's queries take real time).
-        yield* realPause(200)
+        // Queued until the next fold, 10 s after the first one ended.
+        yield* asleepUntil(now + Duration.toMillis(foldInterval))
         yield* TestClock.adjust(Duration.subtract(foldInterval, Duration.millis(1)))
         yield* realPause(200)
         expect(yield* counted).toBe(1)

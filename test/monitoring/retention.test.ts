@@ -15,7 +15,7 @@ import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
-import { eventually } from "../support/Eventually.js"
+import { asleepUntil, eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
@@ -26,12 +26,6 @@ const floorTo = (at: number, length: number) => Math.floor(at / length) * length
 
 /** The TestClock's pending wake-ups. */
 const sleeps = Effect.map(TestClock.sleeps(), Chunk.toReadonlyArray)
-
-/**
- * Waits in real time (10 s at most) until a fiber sleeps until `at` on the TestClock: the pass
- * before it is over and the next one is due then.
- */
-const dueAt = (at: number) => eventually(sleeps, (list) => list.includes(at), 10_000)
 
 // Ingest reads from Redis (a stream prefix of its own), whose blocking reads wait in real time:
 // on the TestClock only the retention pass sleeps.
@@ -49,7 +43,7 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
     Effect.gen(function*() {
       const start = yield* TestClock.currentTimeMillis
       // The pass at start-up is over; the next one is due in an hour.
-      yield* dueAt(start + hour)
+      yield* asleepUntil(start + hour)
 
       const client = yield* ApiClient
       const component = yield* client.components.create({ payload: { name: "Kept for 3 days" } })
@@ -89,7 +83,7 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
       for (let pass = 1; pass <= 3; pass++) {
         yield* TestClock.adjust("1 hour")
         const passAt = start + pass * hour
-        yield* dueAt(passAt + hour) // the pass is over (judged by what it left, below)
+        yield* asleepUntil(passAt + hour) // the pass is over (judged by what it left, below)
         const kept = keptAfterPassAt(passAt)
         expect(kept).toHaveLength(10 - 2 * pass) // each pass has something to delete
         expect(yield* listed, `after the pass ${pass} hour(s) on`).toEqual(kept)

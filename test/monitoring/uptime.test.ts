@@ -2,8 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 
+import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
-import { eventually } from "../support/Eventually.js"
+import { asleepUntil, eventually } from "../support/Eventually.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
 const minute = 60_000
@@ -63,6 +64,7 @@ it.layer(Stack)("uptime", (it) => {
       const uptime = (period: "24h" | "7d") =>
         Effect.map(client.status.uptime({ urlParams: { period } }), (records) =>
           records.find((r) => r.componentId === component.id)!)
+      yield* asleepUntil(now + minute)
       yield* TestClock.adjust("1 minute") // the aggregation fiber runs
       yield* eventually(uptime("7d"), (record) =>
         record.uptimePercentage < 100)
@@ -87,6 +89,7 @@ it.layer(Stack)("uptime", (it) => {
       const component = yield* client.components.create({ payload: { name: "Search" } })
       const now = yield* TestClock.currentTimeMillis
       yield* rewriteHistory(component.id, now, [[now, "major_outage"]])
+      yield* asleepUntil(now + minute)
       yield* TestClock.adjust("2 minutes")
       const record = yield* eventually(
         Effect.map(client.status.uptime({ urlParams: { period: "24h" } }), (records) =>
@@ -95,5 +98,51 @@ it.layer(Stack)("uptime", (it) => {
           found.uptimePercentage < 100
       )
       expect(record.uptimePercentage).toBeLessThan(100)
+    }))
+})
+
+it.layer(Uptime.Default.pipe(Layer.provideMerge(TestServer())))("uptime refreshes", (it) => {
+  it.effect("finish an hour once after it closes, then leave it alone unless a change is dated in it", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const sql = yield* SqlClient.SqlClient
+      const uptime = yield* Uptime
+      const component = yield* client.components.create({ payload: { name: "Ledger" } })
+      yield* rewriteHistory(component.id, yield* TestClock.currentTimeMillis, [])
+      // The next hour's start at least a minute ahead: the test moves the clock to a minute before it.
+      const closing = Math.ceil(((yield* TestClock.currentTimeMillis) + minute) / hour) * hour
+      const observed = (bucketStart: number) =>
+        Effect.map(
+          sql<{ observedSeconds: number }>`
+            select observed_seconds::float8 as observed_seconds from uptime_rollups
+            where granularity = 'hour' and component_id = ${component.id} and bucket_start = ${new Date(bucketStart)}`,
+          (rows) => rows[0]?.observedSeconds
+        )
+      const refreshAt = (at: number) =>
+        Effect.gen(function*() {
+          yield* TestClock.adjust(at - (yield* TestClock.currentTimeMillis))
+          yield* uptime.refresh
+        })
+
+      yield* refreshAt(closing - minute)
+      expect(yield* observed(closing - hour)).toBe(3540)
+      // The first refresh after the hour closes finishes it.
+      yield* refreshAt(closing + minute)
+      expect(yield* observed(closing - hour)).toBe(3600)
+
+      // A marker in the closed hour's row: later refreshes leave it...
+      yield* sql`
+        update uptime_rollups set observed_seconds = 1234
+        where granularity = 'hour' and component_id = ${component.id} and bucket_start = ${new Date(closing - hour)}`
+      yield* refreshAt(closing + 2 * minute)
+      expect(yield* observed(closing)).toBe(120)
+      expect(yield* observed(closing - hour)).toBe(1234)
+
+      // ...until a change dated in it marks it for recomputation.
+      yield* sql`
+        insert into component_status_history (component_id, status, started_at)
+        values (${component.id}, 'operational', ${new Date(closing - 30 * minute)})`
+      yield* refreshAt(closing + 3 * minute)
+      expect(yield* observed(closing - hour)).toBe(3600)
     }))
 })

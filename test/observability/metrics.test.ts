@@ -2,17 +2,19 @@
  * `GET /metrics` of a real server, parsed as Prometheus text: the request counter moves by the
  * calls made, with their route template and status; METRICS_TOKEN refuses a scrape without
  * the token; METRICS_PORT serves the metrics on a port of their own and not on the main one.
+ * Ingest counts checks by region and outcome, results stored, transitions and refused reports.
  */
-import { createServer } from "node:net"
+import { randomUUID } from "node:crypto"
 
 import { HttpServer } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
-import parse from "parse-prometheus-text-format"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel } from "effect"
 
 import { MetricsServer } from "../../src/http/MetricsHttp.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
+import { metricsUrlIn } from "../support/ChildProcess.js"
+import { parseMetrics } from "../support/Prometheus.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
 
 const token = "metrics-token-for-the-suite"
@@ -26,7 +28,7 @@ const scrape = (url: string, bearer?: string) =>
   Effect.promise(() => fetch(url, bearer === undefined ? {} : { headers: { authorization: `Bearer ${bearer}` } }))
 
 const requestCount = (text: string, route: string, status: string) =>
-  parse(text).find((family) => family.name === "status_page_http_requests_total")?.metrics
+  parseMetrics(text).find((family) => family.name === "status_page_http_requests_total")?.metrics
     .filter((m) => m.labels?.route === route && m.labels?.status === status && m.labels?.method === "GET")
     .reduce((sum, m) => sum + Number(m.value), 0) ?? 0
 
@@ -57,20 +59,23 @@ layer(LiveTestServer({ METRICS_TOKEN: token }), { excludeTestServices: true, tim
         const after = yield* Effect.promise(() => response.text())
         const route = "/api/v1/admin/components"
         expect(requestCount(after, route, "200") - requestCount(before, route, "200")).toBe(2)
-        const families = new Map(parse(after).map((family) => [family.name, family.type]))
+        const families = new Map(parseMetrics(after).map((family) => [family.name, family.type]))
         expect(families.get("status_page_http_request_duration_seconds")).toBe("HISTOGRAM")
       }))
   }
 )
 
-const freePort = Effect.promise(() =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
+/** A layer's log, a line per message from Info up (in place of the console's), for reading a logged port. */
+const recordingLogger = () => {
+  const lines: Array<string> = []
+  const logger = Logger.make(({ message }) => {
+    lines.push(`${(Array.isArray(message) ? message : [message]).map(String).join(" ")}\n`)
   })
-)
+  return {
+    lines,
+    layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.Info))
+  }
+}
 
 // METRICS_PORT set: the main port leaves /metrics out, even with a token.
 layer(LiveTestServer({ METRICS_TOKEN: token, METRICS_PORT: "9" }), {
@@ -83,27 +88,30 @@ layer(LiveTestServer({ METRICS_TOKEN: token, METRICS_PORT: "9" }), {
       Effect.gen(function*() {
         const base = yield* baseUrl
         expect((yield* scrape(`${base}/metrics`, token)).status).toBe(404)
-        const port = yield* freePort
+        // Any free port: the server logs the one it got.
+        const log = recordingLogger()
         yield* Layer.build(MetricsServer.pipe(
           Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
-            METRICS_PORT: String(port),
+            METRICS_PORT: "0",
             METRICS_TOKEN: token,
             HOST: "127.0.0.1"
-          })))
+          }))),
+          Layer.provide(log.layer)
         ))
-        const own = `http://127.0.0.1:${port}`
-        expect((yield* scrape(`${own}/metrics`)).status).toBe(401)
-        expect((yield* scrape(`${own}/other`, token)).status).toBe(404)
-        const response = yield* scrape(`${own}/metrics`, token)
+        const own = metricsUrlIn(log.lines.join(""))
+        expect(own, log.lines.join("")).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/)
+        expect((yield* scrape(own!)).status).toBe(401)
+        expect((yield* scrape(new URL("/other", own).href, token)).status).toBe(404)
+        const response = yield* scrape(own!, token)
         expect(response.status).toBe(200)
-        const families = parse(yield* Effect.promise(() => response.text())).map((family) => family.name)
+        const families = parseMetrics(yield* Effect.promise(() => response.text())).map((family) => family.name)
         expect(families).toContain("status_page_http_requests_total")
       }).pipe(Effect.scoped))
   }
 )
 
 const familyValue = (text: string, name: string, labels: Record<string, string> = {}) =>
-  parse(text).find((family) => family.name === name)?.metrics
+  parseMetrics(text).find((family) => family.name === name)?.metrics
     .filter((m) => Object.entries(labels).every(([key, value]) => m.labels?.[key] === value))
     .reduce((sum, m) => sum + Number(m.value), 0) ?? 0
 
@@ -130,7 +138,9 @@ layer(IngestStack, { excludeTestServices: true, timeout: "60 seconds" })("ingest
       const at = slotOf(monitor.id, Date.now())
       yield* (yield* ResultIngest).ingest([
         checkResult(monitor.id, "eu", at, true),
-        checkResult(monitor.id, "us", at, false)
+        checkResult(monitor.id, "us", at, false),
+        // A report of a run nobody scheduled (no such monitor): refused, not stored.
+        checkResult(randomUUID(), "eu", at, true)
       ])
       const after = yield* read
       const delta = (name: string, labels: Record<string, string> = {}) =>
@@ -139,5 +149,6 @@ layer(IngestStack, { excludeTestServices: true, timeout: "60 seconds" })("ingest
       expect(delta("status_page_checks_total", { region: "us", outcome: "failed" })).toBe(1)
       expect(delta("status_page_results_stored_total")).toBe(2)
       expect(delta("status_page_monitor_transitions_total", { to: "down" })).toBe(1)
+      expect(delta("status_page_reports_refused_total")).toBe(1)
     }))
 })

@@ -5,7 +5,6 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import parse from "parse-prometheus-text-format"
 
 import { MetricsExporter } from "../../src/observability/MetricsExporter.js"
 import { TransportGauges } from "../../src/observability/MetricsGauges.js"
@@ -13,11 +12,12 @@ import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { announce, jobsFor, readAll } from "../queue/transportContract.js"
+import { parseMetrics } from "../support/Prometheus.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 
 const gauge = (text: string, name: string, region: string) =>
   Number(
-    parse(text).find((family) => family.name === name)?.metrics.find((m) =>
+    parseMetrics(text).find((family) => family.name === name)?.metrics.find((m) =>
       m.labels?.stream === "jobs" && m.labels?.region === region
     )?.value
   )

@@ -28,7 +28,7 @@ interface OtlpSpan {
   readonly kind: number
   readonly attributes: ReadonlyArray<OtlpKeyValue>
   readonly links?: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
-  readonly status?: { readonly code: number }
+  readonly status?: { readonly code: number; readonly message?: string }
 }
 interface TraceData {
   readonly resourceSpans: ReadonlyArray<{
@@ -47,6 +47,8 @@ export interface ReceivedSpan {
   readonly kind: number
   readonly attributes: Readonly<Record<string, unknown>>
   readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
+  /** OTLP's status: code 0 unset, 1 ok, 2 error (with the error's message). */
+  readonly status: { readonly code: number; readonly message?: string }
 }
 
 const valueOf = (value: OtlpValue): unknown =>
@@ -91,7 +93,8 @@ export const otlpSink = Effect.acquireRelease(
                 name: span.name,
                 kind: span.kind,
                 attributes: record(span.attributes),
-                links: span.links ?? []
+                links: span.links ?? [],
+                status: span.status ?? { code: 0 }
               })
             }
           }

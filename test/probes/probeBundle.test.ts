@@ -17,7 +17,7 @@ import { Effect, Schema } from "effect"
 import { buildProbe, effectBarrelExports, forbiddenInputs, importEffectModules } from "../../scripts/buildProbe.js"
 import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
-import { freePort, projectRoot } from "../support/ChildProcess.js"
+import { metricsUrl, projectRoot } from "../support/ChildProcess.js"
 import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { httpServer } from "../support/Servers.js"
@@ -59,7 +59,8 @@ const startProbe = (file: string, env: Record<string, string>) =>
       child.stdout!.on("data", (chunk) => (output += chunk))
       child.stderr!.on("data", (chunk) => (output += chunk))
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-      return { child, output: () => output, exited }
+      const alive = () => child.exitCode === null && child.signalCode === null
+      return { child, output: () => output, exited, alive }
     }),
     ({ child, exited }) => Effect.promise(() => (child.kill("SIGTERM"), exited))
   )
@@ -148,14 +149,13 @@ describe("the bundled probe (dist/probe.mjs)", () => {
         hits.push(request.url!)
         response.end("ok")
       })
-      // With its metrics on: the exporter's chunk loads from beside the bundle.
-      const metricsPort = yield* Effect.promise(freePort)
+      // With its metrics on, on any free port: the exporter's chunk loads from beside the bundle.
       const probe = yield* startProbe(bundle.outfile, {
         REDIS_URL: redisUrl,
         REDIS_STREAM_PREFIX: prefix,
         PROBE_REGION: region,
         PROBE_NAME: "bundled-1",
-        PROBE_METRICS_PORT: String(metricsPort),
+        PROBE_METRICS_PORT: "0",
         HOST: "127.0.0.1"
       })
 
@@ -204,11 +204,10 @@ describe("the bundled probe (dist/probe.mjs)", () => {
       expect(heartbeat?.name).toBe("bundled-1")
       expect(heartbeat?.version).toBe(packageVersion)
       // The exporter's chunk loads while the probe already takes jobs: on a loaded machine its
-      // port may open after the first result.
+      // port may open after the first result. The probe logs the port it got.
+      const metricsAt = yield* Effect.promise(() => metricsUrl(probe, 10_000))
       const metrics = yield* eventually(
-        Effect.promise(() =>
-          fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), (error) => String(error))
-        ),
+        Effect.promise(() => fetch(metricsAt).then((r) => r.text(), (error) => String(error))),
         (text) => text.includes("status_page_probe_checks_total"),
         10_000
       )

@@ -78,7 +78,8 @@ const startProbe = async (region: string, name: string, env: Record<string, stri
   child.stdout.on("data", (chunk) => (output += chunk))
   child.stderr.on("data", (chunk) => (output += chunk))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const probe: Service = { child, output: () => output, exited }
+  const alive = () => child.exitCode === null && child.signalCode === null
+  const probe: Service = { child, output: () => output, exited, alive }
   children.push(probe)
   await until(`${name} to be ready`, () => probe.output().includes("probe ready"), 30_000)
   return probe

@@ -4,7 +4,6 @@
  * server verifies nothing of the client; the client verifies the server: trusted only with
  * the CA given (REDIS_CA_FILE), and a plain `redis://` to the TLS port gets nowhere.
  */
-import { spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -15,7 +14,7 @@ import { ConfigProvider, Effect, Exit, Layer } from "effect"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { makeCa, makeLeaf } from "../support/Certificates.js"
-import { freePort } from "../support/ChildProcess.js"
+import { spawnRedisServer } from "../support/RedisServer.js"
 import { heartbeatOf, jobsFor, readAll, resultFor } from "./transportContract.js"
 
 /** A redis-server answering only TLS on a free loopback port; its CA's PEM file. */
@@ -27,29 +26,13 @@ const tlsRedis = Effect.acquireRelease(
     await writeFile(join(dir, "ca.pem"), ca.cert)
     await writeFile(join(dir, "cert.pem"), leaf.cert)
     await writeFile(join(dir, "key.pem"), leaf.key)
-    const port = await freePort()
-    const child = spawn("redis-server", [
-      ...["--port", "0", "--tls-port", String(port), "--bind", "127.0.0.1"],
+    // A free port, another if redis-server finds it taken meanwhile.
+    const { child, exited, port } = await spawnRedisServer((tlsPort) => [
+      ...["--port", "0", "--tls-port", String(tlsPort), "--bind", "127.0.0.1"],
       ...["--tls-cert-file", join(dir, "cert.pem"), "--tls-key-file", join(dir, "key.pem")],
       ...["--tls-ca-cert-file", join(dir, "ca.pem"), "--tls-auth-clients", "no"],
       ...["--save", "", "--appendonly", "no", "--dir", dir]
-    ], { stdio: ["ignore", "pipe", "pipe"] })
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-    let output = ""
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server (TLS) did not start:\n${output}`)), 10_000)
-      child.stdout.on("data", (chunk) => {
-        output += chunk
-        if (output.includes("Ready to accept connections")) {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      child.once("exit", (code) => {
-        clearTimeout(timer)
-        reject(new Error(`redis-server (TLS) exited (${code}):\n${output}`))
-      })
-    })
+    ])
     return { port, caFile: join(dir, "ca.pem"), ca: ca.cert, dir, child, exited }
   }),
   ({ child, dir, exited }) =>

@@ -6,6 +6,14 @@ import { fileURLToPath } from "node:url"
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
 
+/**
+ * A loopback port that was free a moment ago: bound and closed again, so nothing listens on it.
+ * Only for a port that must stay closed (connections refused: metricsRoles' failing webhook,
+ * the CLI's "unreachable" case), and for redis-server, which cannot take port 0 (it means "no TCP"
+ * there) and so starts again on another when it finds this one taken (RedisServer.ts). A service
+ * the test starts binds port 0 instead and the test reads the port from its log (`listeningUrl`,
+ * `metricsUrl`): another process on the machine can take this one before the child binds it.
+ */
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
@@ -16,11 +24,61 @@ export const freePort = () =>
     })
   })
 
-export interface Service {
-  readonly child: ChildProcess
+/** A process whose output can be watched: a Service, the system suite's processes. */
+export interface Watched {
   readonly output: () => string
+  /** Whether the process is still running. */
+  readonly alive: () => boolean
+}
+
+export interface Service extends Watched {
+  readonly child: ChildProcess
   readonly exited: Promise<number | null>
 }
+
+/**
+ * The URL the HTTP server bound, from its `Listening on http://HOST:PORT` line (the real port
+ * when PORT=0); a wildcard HOST (0.0.0.0) is reached at 127.0.0.1. Undefined until the line is
+ * whole (output comes in chunks, which may end inside the port).
+ */
+export const listeningUrlIn = (output: string): string | undefined => {
+  const found = /Listening on (http:\/\/[^\s"/]+)(?=[\s"])/.exec(output)?.[1]
+  return found?.replace("//0.0.0.0:", "//127.0.0.1:")
+}
+
+/**
+ * `http://127.0.0.1:PORT/metrics` of a metrics server (METRICS_PORT, PROBE_METRICS_PORT), from
+ * its `Metrics on port N` line; the line names no host, so HOST must be loopback or a wildcard.
+ */
+export const metricsUrlIn = (output: string): string | undefined => {
+  const port = /Metrics on port (\d+)(?=[\s"])/.exec(output)?.[1]
+  return port === undefined ? undefined : `http://127.0.0.1:${port}/metrics`
+}
+
+/** Waits until `read` finds something in the output; fails with the output if the child exits or time runs out. */
+const fromOutput = async (
+  service: Watched,
+  read: (output: string) => string | undefined,
+  what: string,
+  timeoutMs: number
+): Promise<string> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = read(service.output())
+    if (found !== undefined) return found
+    if (!service.alive()) throw new Error(`The process exited before logging ${what}:\n${service.output()}`)
+    if (Date.now() > deadline) throw new Error(`No ${what} logged within ${timeoutMs} ms:\n${service.output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** The base URL of the child's HTTP server (started with PORT=0, say), once it has logged it. */
+export const listeningUrl = (service: Watched, timeoutMs: number) =>
+  fromOutput(service, listeningUrlIn, "\"Listening on http://…\"", timeoutMs)
+
+/** The URL of the child's own `GET /metrics` (METRICS_PORT or PROBE_METRICS_PORT 0, say), once it has logged it. */
+export const metricsUrl = (service: Watched, timeoutMs: number) =>
+  fromOutput(service, metricsUrlIn, "\"Metrics on port N\"", timeoutMs)
 
 /**
  * Starts `tsx <entry>` with exactly the given environment (plus PATH and HOME). With
@@ -31,10 +89,15 @@ export interface Service {
 export const startService = (
   entry: string,
   env: Record<string, string>,
-  options: { readonly directNode?: boolean; readonly plainNode?: boolean } = {}
+  options: {
+    readonly directNode?: boolean
+    readonly plainNode?: boolean
+    /** Flags before the entry, with `plainNode`. */
+    readonly nodeFlags?: ReadonlyArray<string>
+  } = {}
 ): Service => {
   const [command, args] = options.plainNode
-    ? [process.execPath, [entry]]
+    ? [process.execPath, [...(options.nodeFlags ?? []), entry]]
     : options.directNode
     ? [process.execPath, ["--import", "tsx", entry]]
     : [`${projectRoot}/node_modules/.bin/tsx`, [entry]]
@@ -47,7 +110,8 @@ export const startService = (
   child.stdout?.on("data", (chunk) => (output += chunk))
   child.stderr?.on("data", (chunk) => (output += chunk))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, output: () => output, exited }
+  const alive = () => child.exitCode === null && child.signalCode === null
+  return { child, output: () => output, exited, alive }
 }
 
 /** Runs `tsx <entry> ...args` to completion and returns its exit code and output. */
@@ -67,7 +131,7 @@ export const runCommand = (entry: string, args: ReadonlyArray<string>, env: Reco
   })
 
 /** Polls `url` until it answers 200, or fails after `timeoutMs`. */
-export const waitFor200 = async (url: string, timeoutMs: number, service?: Service) => {
+export const waitFor200 = async (url: string, timeoutMs: number, service?: Pick<Service, "output">) => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     try {

@@ -1,4 +1,4 @@
-import { Effect, TestClock, TestServices } from "effect"
+import { Chunk, Effect, TestClock, TestServices } from "effect"
 
 /** Real-time pause (works under TestClock, which only moves Effect's own clock). */
 export const realPause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
@@ -17,6 +17,14 @@ export const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A)
     }
     return result
   })
+
+/**
+ * Waits in real time (10 s at most) until a fiber sleeps until `at` on the TestClock: a
+ * background fiber's pass is over and its next one is due then. Moving the clock before the
+ * fiber sleeps would leave it sleeping from the moved time, past what the test waits for.
+ */
+export const asleepUntil = (at: number) =>
+  eventually(TestClock.sleeps(), (sleeps) => Chunk.some(sleeps, (wakeUp) => wakeUp === at), 10_000)
 
 /**
  * Moves the TestClock a second at a time, with real time in between for the scheduler's reload

@@ -22,6 +22,62 @@ export interface OwnRedis {
   readonly start: () => Promise<void>
 }
 
+export interface RedisProcess {
+  readonly port: number
+  readonly child: ChildProcess
+  readonly exited: Promise<void>
+}
+
+class RedisExited extends Error {
+  constructor(readonly port: number, code: number | null, readonly output: string) {
+    super(`redis-server exited (${code}) on ${port}:\n${output}`)
+  }
+}
+
+/** redis-server with `args` on `port`; resolves once it accepts connections, fails if it exits first. */
+export const spawnRedisServerOn = async (port: number, args: ReadonlyArray<string>): Promise<RedisProcess> => {
+  const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] })
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  let output = ""
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`redis-server did not start on ${port}:\n${output}`))
+    }, 10_000)
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      if (output.includes("Ready to accept connections")) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    child.stderr.on("data", (chunk) => (output += chunk))
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new RedisExited(port, code, output))
+    })
+  })
+  return { port, child, exited }
+}
+
+/**
+ * redis-server on a free loopback port, `args(port)` its arguments. The port is free when chosen
+ * but may be taken before redis-server binds it (a busy machine): on "Address already in use"
+ * it starts again on another, 5 attempts in all.
+ */
+export const spawnRedisServer = async (args: (port: number) => ReadonlyArray<string>): Promise<RedisProcess> => {
+  for (let attempt = 1;; attempt++) {
+    const port = await freePort()
+    try {
+      return await spawnRedisServerOn(port, args(port))
+    } catch (error) {
+      if (!(error instanceof RedisExited && error.output.includes("Address already in use")) || attempt === 5) {
+        throw error
+      }
+    }
+  }
+}
+
 export class OwnRedisServer extends Context.Tag("test/OwnRedisServer")<OwnRedisServer, OwnRedis>() {}
 
 /**
@@ -31,7 +87,6 @@ export class OwnRedisServer extends Context.Tag("test/OwnRedisServer")<OwnRedisS
 export const startOwnRedis = async (
   options: { readonly aclUsers?: Readonly<Record<string, ReadonlyArray<string>>> } = {}
 ): Promise<OwnRedis & { readonly stop: () => Promise<void> }> => {
-  const port = await freePort()
   const dir = mkdtempSync(Path.join(tmpdir(), "sps-redis-"))
   const aclFile = Path.join(dir, "users.acl")
   const aclUsers = Object.entries(options.aclUsers ?? {})
@@ -44,46 +99,34 @@ export const startOwnRedis = async (
   }
   let child: ChildProcess | undefined
   let exited: Promise<void> = Promise.resolve()
-
-  const start = async () => {
-    const process = spawn("redis-server", [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      dir,
-      ...(aclUsers.length > 0 ? ["--aclfile", aclFile] : [])
-    ], { stdio: ["ignore", "pipe", "pipe"] })
-    child = process
-    exited = new Promise((resolve) => process.once("exit", () => resolve()))
-    let output = ""
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${port}:\n${output}`)), 10_000)
-      process.stdout!.on("data", (chunk) => {
-        output += chunk
-        if (output.includes("Ready to accept connections")) {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      process.once("exit", (code) => {
-        clearTimeout(timer)
-        reject(new Error(`redis-server exited (${code}) on ${port}:\n${output}`))
-      })
-    })
+  const argsFor = (port: number) => [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    ...(aclUsers.length > 0 ? ["--aclfile", aclFile] : [])
+  ]
+  const started = (server: RedisProcess) => {
+    child = server.child
+    exited = server.exited
+    return server.port
   }
 
+  const port = started(await spawnRedisServer(argsFor))
+  // Again on the port it had, so the clients' URL still holds: the killed server has just freed
+  // it (another process could take it meanwhile; then this start fails, as it says).
+  const start = async () => void started(await spawnRedisServerOn(port, argsFor(port)))
   const kill = async () => {
     if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
     await exited
   }
 
-  await start()
   return {
     port,
     url: `redis://127.0.0.1:${port}`,

@@ -31,6 +31,8 @@ export interface ManagedProcess {
   readonly stop: (graceMs?: number) => Promise<void>
   /** Resolves when the current incarnation has written `text` (since it started). */
   readonly waitForOutput: (text: string, timeoutMs: number) => Promise<void>
+  /** What the current incarnation has written since it started (its first 200,000 characters or so). */
+  readonly output: () => string
   readonly starts: () => number
 }
 
@@ -95,7 +97,7 @@ export const managedProcess = (name: string, entry: string, env: Record<string, 
     }
   }
 
-  return { name, alive, start, kill, stop, waitForOutput, starts: () => starts }
+  return { name, alive, start, kill, stop, waitForOutput, output: () => output, starts: () => starts }
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

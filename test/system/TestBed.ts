@@ -13,7 +13,7 @@ import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 
 import { probeAclRules, serviceAclRules } from "../../src/queue/ProbeAcl.js"
-import { freePort, projectRoot, runCommand, waitFor200 } from "../support/ChildProcess.js"
+import { listeningUrl, projectRoot, runCommand, waitFor200 } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { type SmtpCapture, smtpCapture } from "../support/SmtpCapture.js"
 import { tcpProxy } from "../support/TcpProxy.js"
@@ -135,14 +135,13 @@ export const startTestBed = async (): Promise<TestBed> => {
       return process
     }
 
-    const ports = [await freePort(), await freePort()] as const
-    const apis = ports.map((port, i) => {
-      const process = service(`api-${i + 1}`, "api", { PORT: String(port) })
-      return { process, baseUrl: `http://127.0.0.1:${port}` }
-    })
+    // Each API instance binds any free port and logs it; the suite reads its URL from there. They
+    // are not restarted, so the URL holds for the run.
+    const apiProcesses = [service("api-1", "api", { PORT: "0" }), service("api-2", "api", { PORT: "0" })] as const
     // The first instance migrates the database; the rest start on a ready schema.
-    apis[0]!.process.start()
-    await waitFor200(`${apis[0]!.baseUrl}/readyz`, 120_000)
+    apiProcesses[0].start()
+    const firstApiUrl = await listeningUrl(apiProcesses[0], 120_000)
+    await waitFor200(`${firstApiUrl}/readyz`, 120_000)
     const key = await runCommand("src/cli/main.ts", ["api-key", "create", "--name", "system-suite"], {
       DATABASE_URL: database.url
     })
@@ -172,6 +171,10 @@ export const startTestBed = async (): Promise<TestBed> => {
       return [region, pair as unknown as readonly [ManagedProcess, ManagedProcess]]
     })) as Record<Region, readonly [ManagedProcess, ManagedProcess]>
     for (const process of started) if (!process.alive()) process.start()
+    const apis = [
+      { process: apiProcesses[0], baseUrl: firstApiUrl },
+      { process: apiProcesses[1], baseUrl: await listeningUrl(apiProcesses[1], 120_000) }
+    ]
     await Promise.all([
       waitFor200(`${apis[1]!.baseUrl}/readyz`, 120_000),
       scheduler.waitForOutput("Scheduler active", 120_000),

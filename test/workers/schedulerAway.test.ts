@@ -12,9 +12,10 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Redacted, String, TestClock } from "effect"
+import { Clock, Effect, Layer, Metric, Redacted, String, TestClock } from "effect"
 
 import { jobIdOf } from "../../src/domain/CheckJob.js"
+import { checkLabels, checksIngested } from "../../src/observability/Metrics.js"
 import { serviceAclRules } from "../../src/queue/ProbeAcl.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
@@ -31,6 +32,13 @@ import { ApiClient, TestServer, TestStack } from "../support/TestServer.js"
 
 const second = 1_000
 const minute = 60 * second
+
+/** `status_page_checks_total` of `region`'s misses, in this process. */
+const missedCount = (region: string) =>
+  Effect.map(
+    Metric.value(Metric.taggedWithLabels(checksIngested, checkLabels(region, "missed"))),
+    (state) => state.count
+  )
 
 const withIngest = <A, E>(stack: Layer.Layer<A, E>) => ResultIngest.Default.pipe(Layer.provideMerge(stack))
 const Stack = withIngest(TestServer())
@@ -281,6 +289,7 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, after 
       const startedAt = yield* Clock.currentTimeMillis
       // A run in `eu` at the slot before the first one the scheduler publishes: the take-over skips none.
       yield* ingest.ingest([checkResult(fast!, "eu", slotAt(fast!, interval, startedAt) - interval, true)])
+      const missedBefore = yield* missedCount("eu")
       const scheduler = yield* startScheduler
       const tookOver = yield* recorded(scheduler, "Scheduler took over")
       expect(yield* missesOf([fast!])).toEqual([])
@@ -307,6 +316,8 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, after 
         `Scheduler fell behind: ${skipped.length} runs no scheduler published recorded as missed`
       ])
       expect(tookOver).toEqual(["Scheduler took over: 0 runs no scheduler published recorded as missed"])
+      // Counted as the region's misses, as ingest counts a probe's.
+      expect((yield* missedCount("eu")) - missedBefore).toBe(skipped.length)
       expect(scheduler.jobsOf(fast!).map((job) => job.scheduledAt).filter((at) => skipped.includes(at))).toEqual([])
     }))
 })

@@ -56,7 +56,8 @@ const startScheduler = (name: string) => {
   child.stdout.on("data", (chunk) => (output += chunk))
   child.stderr.on("data", (chunk) => (output += chunk))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const service: Service = { child, output: () => output, exited }
+  const alive = () => child.exitCode === null && child.signalCode === null
+  const service: Service = { child, output: () => output, exited, alive }
   children.push(service)
   return { name, service }
 }

@@ -72,10 +72,16 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
       { readonly validUntil: number; readonly regions: ReadonlySet<string> } | undefined
     >(undefined)
     const offlineTtl = Duration.toMillis(offlineRegionsCacheTtl)
+    // Each batch of stored heartbeats is numbered, and each region keeps the number of its last:
+    // a read under way when a region was heard from may have found it silent, and must neither
+    // answer nor keep that for the cache period.
+    let heardBatches = 0
+    const lastHeardBatch = new Map<string, number>()
     const readOffline = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const last = yield* Ref.get(lastOffline)
       if (last !== undefined && now < last.validUntil) return last.regions
+      const readAfter = heardBatches
       const regions = new Set<string>()
       let validUntil = now + offlineTtl
       for (const { lastSeenAt, region } of yield* repo.lastSeenByRegion()) {
@@ -84,15 +90,17 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
         if (offlineFrom <= now) regions.add(region)
         else validUntil = Math.min(validUntil, offlineFrom)
       }
+      for (const region of regions) if ((lastHeardBatch.get(region) ?? 0) > readAfter) regions.delete(region)
       yield* Ref.set(lastOffline, { validUntil, regions })
       return regions as ReadonlySet<string>
     })
     /** Heartbeats of these regions were stored: an answer that held one of them offline is read again. */
-    const heardFrom = (heard: Iterable<string>) =>
-      Ref.update(lastOffline, (last) => {
-        if (last === undefined) return last
-        for (const region of heard) if (last.regions.has(region)) return undefined
-        return last
+    const heardFrom = (regions: ReadonlyArray<string>) =>
+      Effect.suspend(() => {
+        heardBatches += 1
+        for (const region of regions) lastHeardBatch.set(region, heardBatches)
+        return Ref.update(lastOffline, (last) =>
+          last !== undefined && regions.some((region) => last.regions.has(region)) ? undefined : last)
       })
 
     return {
@@ -140,7 +148,7 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
             ))
           // A region that just came back counts at once, not a cache period later. Heartbeats of
           // online regions change nothing in the answer: it stays.
-          yield* heardFrom(byRegion.keys())
+          yield* heardFrom(outcomes.flatMap(({ exit, region }) => Exit.isSuccess(exit) ? [region] : []))
           const failed = outcomes.flatMap(({ exit, region }) =>
             Exit.isFailure(exit) ? [{ region, cause: exit.cause }] : []
           )

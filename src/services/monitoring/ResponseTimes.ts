@@ -4,18 +4,11 @@
  * (ResponseTimeRollups, every 10 s), and readers get percentiles per region and bucket merged
  * from those rollups alone, so a read costs the same however many checks were stored.
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 
 import { NotFound } from "../../domain/Errors.js"
-import type { RegionResponseTimes, ResponseTimeRollup, ResponseTimesPeriod } from "../../domain/ResponseTimes.js"
-import {
-  ComponentResponseTimes,
-  MonitorResponseTimes,
-  regionsOf,
-  rollUp,
-  windowOf
-} from "../../domain/ResponseTimes.js"
+import type { RegionResponseTimes, ResponseTimesPeriod } from "../../domain/ResponseTimes.js"
+import { ComponentResponseTimes, MonitorResponseTimes, regionsOf, windowOf } from "../../domain/ResponseTimes.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import type { StoredBucket } from "../../persistence/ResponseTimesRepo.js"
 import { ResponseTimesRepo } from "../../persistence/ResponseTimesRepo.js"
@@ -33,16 +26,6 @@ export interface RecentResponseTimes {
 /** Pending rows a fold transaction takes at most: it holds their monitors' key-share locks until it commits. */
 export const foldChunk = 2000
 
-/** Key order, the order ingest locks monitors in, so a fold's foreign key checks never deadlock with it. */
-const keyOrder = (a: ResponseTimeRollup, b: ResponseTimeRollup) =>
-  a.monitorId < b.monitorId ? -1 : a.monitorId > b.monitorId ?
-    1 :
-    a.granularity < b.granularity ?
-    -1 :
-    a.granularity > b.granularity ?
-    1 :
-    a.bucketStart - b.bucketStart || (a.region < b.region ? -1 : a.region > b.region ? 1 : 0)
-
 const byOwner = (buckets: ReadonlyArray<StoredBucket>) => {
   const owned = new Map<string, Array<StoredBucket>>()
   for (const bucket of buckets) {
@@ -55,21 +38,15 @@ const byOwner = (buckets: ReadonlyArray<StoredBucket>) => {
 
 export class ResponseTimes extends Effect.Service<ResponseTimes>()("ResponseTimes", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* ResponseTimesRepo
 
     /**
-     * One transaction: takes a chunk of pending rows and adds those of monitors it can share-lock
-     * to the rollups, so each row is counted once, when the transaction that deleted it commits
-     * (ResponseTimesRepo.take: rows of deleted monitors are dropped, those of monitors another
-     * transaction holds put back). Two statements a chunk. Shutdown waits for the chunk under way.
+     * One statement, so one transaction: takes a chunk of pending rows and adds those of
+     * monitors it can share-lock to the rollups, so each row is counted once, when the statement
+     * that deleted it commits (ResponseTimesRepo.fold: rows of deleted monitors are dropped, those
+     * of monitors another transaction holds put back). Shutdown waits for the chunk under way.
      */
-    const foldOnce = (limit: number) =>
-      orUnavailable(sql.withTransaction(Effect.gen(function*() {
-        const { foldable, taken } = yield* repo.take(limit)
-        if (foldable.length > 0) yield* repo.add(rollUp(foldable.map((m) => ({ ...m, ok: true }))).sort(keyOrder))
-        return { taken, folded: foldable.length }
-      }))).pipe(Effect.uninterruptible)
+    const foldOnce = (limit: number) => orUnavailable(repo.fold(limit)).pipe(Effect.uninterruptible)
 
     return {
       /**

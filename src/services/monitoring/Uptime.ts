@@ -38,35 +38,42 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
   effect: Effect.gen(function*() {
     const repo = yield* UptimeRepo
     let refreshes = 0
+    /**
+     * When this process last refreshed each granularity: the buckets before that one's are final
+     * (closed, and nothing dated in them changed since, or `dirtySince` says so), so a refresh
+     * recomputes only the current bucket, and the one before it once more right after it closes.
+     * At 10,000 components that halves what a refresh computes and writes.
+     */
+    const refreshedAt: Record<Granularity, number | undefined> = { hour: undefined, day: undefined }
 
     const refreshGranularity = (granularity: Granularity, now: number, dirtySince: number) =>
       Effect.gen(function*() {
         const length = bucketLength[granularity]
-        const latest = yield* repo.latestBucket(granularity)
         const earliest = floorTo(now - horizon[granularity], length)
-        const from = Math.max(
-          earliest,
-          floorTo(Math.min(latest?.getTime() ?? earliest, now - length, dirtySince), length)
-        )
+        // The first refresh catches up from the latest bucket written (the service may have been
+        // away), and recomputes the bucket before the current one.
+        const since = refreshedAt[granularity] ??
+          Math.min((yield* repo.latestBucket(granularity))?.getTime() ?? earliest, now - length)
+        const from = Math.max(earliest, floorTo(Math.min(since, dirtySince), length))
         const to = floorTo(now, length) + length
         const inputs = yield* repo.timelineInputs(new Date(from), new Date(to))
 
         const timelines = new Map<string, Timeline>()
         for (const component of inputs.components) {
           timelines.set(component.id, {
-            createdAt: component.createdAt.getTime(),
+            createdAt: component.createdAt,
             monitorCount: component.monitorCount,
             statusChanges: [],
             downIntervals: []
           })
         }
         for (const row of inputs.statusChanges) {
-          timelines.get(row.componentId)?.statusChanges.push({ at: row.startedAt.getTime(), status: row.status })
+          timelines.get(row.componentId)?.statusChanges.push({ at: row.startedAt, status: row.status })
         }
         for (const row of inputs.downIntervals) {
           timelines.get(row.componentId)?.downIntervals.push({
-            start: row.startedAt.getTime(),
-            end: row.endedAt?.getTime() ?? null
+            start: row.startedAt,
+            end: row.endedAt
           })
         }
 
@@ -81,6 +88,7 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
         }
         yield* repo.upsert(granularity, rows)
         yield* repo.prune(granularity, new Date(now - keptFor[granularity]))
+        refreshedAt[granularity] = now
       })
 
     return {

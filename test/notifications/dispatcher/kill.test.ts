@@ -7,7 +7,7 @@
 import { Effect, Exit, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 
-import { freePort, runCommand, startService, waitFor200 } from "../../support/ChildProcess.js"
+import { listeningUrl, runCommand, startService, waitFor200 } from "../../support/ChildProcess.js"
 import type { Answer, ReceivedRequest } from "../../support/Receiver.js"
 import { receiver } from "../../support/Receiver.js"
 import { freshDatabaseUrl } from "../../support/TestDatabase.js"
@@ -34,11 +34,11 @@ describe("dispatcher crash", () => {
         response.end()
       }
       const targets = [await run(receiver(answer)), await run(receiver(answer))]
-      const port = await freePort()
-      const base = `http://127.0.0.1:${port}`
+      // Each start binds any free port (the webhooks' links name PUBLIC_URL, not it) and logs it.
+      let base = ""
       const env = {
         DATABASE_URL: url,
-        PORT: String(port),
+        PORT: "0",
         HOST: "127.0.0.1",
         PUBLIC_URL: "https://status.example.test"
       }
@@ -56,6 +56,7 @@ describe("dispatcher crash", () => {
       }
 
       const first = startService("src/main.ts", env, { directNode: true })
+      base = await listeningUrl(first, 60_000)
       await waitFor200(`${base}/readyz`, 60_000, first)
       for (const target of targets) {
         await post("/api/v1/admin/webhooks", { name: "crash", url: target.url, type: "generic" })
@@ -78,6 +79,7 @@ describe("dispatcher crash", () => {
 
       const second = startService("src/main.ts", env, { directNode: true })
       try {
+        base = await listeningUrl(second, 60_000)
         await waitFor200(`${base}/readyz`, 60_000, second)
         const incidentOf = (request: ReceivedRequest) => JSON.parse(request.body).data.id as string
         const deliveredAll = () =>

@@ -12,7 +12,7 @@
 import { Effect, Exit, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 
-import { freePort, runCommand, startService, waitFor200 } from "../../support/ChildProcess.js"
+import { listeningUrl, runCommand, startService, waitFor200 } from "../../support/ChildProcess.js"
 import type { CapturedMail } from "../../support/SmtpCapture.js"
 import { smtpCapture } from "../../support/SmtpCapture.js"
 import { freshDatabaseUrl } from "../../support/TestDatabase.js"
@@ -43,11 +43,11 @@ describe("dispatcher crash while sending mail", () => {
       try {
         const { url } = await run(freshDatabaseUrl)
         const smtp = await run(smtpCapture)
-        const port = await freePort()
-        const base = `http://127.0.0.1:${port}`
+        // Each start binds any free port (the mail's links name PUBLIC_URL, not it) and logs it.
+        let base = ""
         const env = {
           DATABASE_URL: url,
-          PORT: String(port),
+          PORT: "0",
           HOST: "127.0.0.1",
           PUBLIC_URL: "https://status.example.test",
           SMTP_URL: smtp.url
@@ -67,6 +67,7 @@ describe("dispatcher crash while sending mail", () => {
         }
 
         const first = startService("src/main.ts", env, { directNode: true })
+        base = await listeningUrl(first, 60_000)
         await waitFor200(`${base}/readyz`, 60_000, first)
 
         // Each subscriber follows the link of its opt-in mail, as a person would.
@@ -120,6 +121,7 @@ describe("dispatcher crash while sending mail", () => {
 
         const second = startService("src/main.ts", env, { directNode: true })
         try {
+          base = await listeningUrl(second, 60_000)
           await waitFor200(`${base}/readyz`, 60_000, second)
           // Mail the dead process had claimed goes out again once its 45 s lease runs out, the
           // one the server kept included: the dispatcher cannot know it was taken.

@@ -15,9 +15,10 @@ import { WebhookDeliveriesRepo } from "../../../src/persistence/WebhookDeliverie
 import { WebhooksRepo } from "../../../src/persistence/WebhooksRepo.js"
 import { OrganizationProfile } from "../../../src/services/catalog/OrganizationProfile.js"
 import { StateChanges } from "../../../src/services/StateChanges.js"
+import { eventually } from "../../support/Eventually.js"
 import { testConfig } from "../../support/TestDatabase.js"
 
-const Services = Layer.mergeAll(
+const Base = Layer.mergeAll(
   WebhookDeliveriesRepo.Default,
   WebhooksRepo.Default,
   OrganizationProfile.Default,
@@ -27,6 +28,12 @@ const Services = Layer.mergeAll(
   Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
+
+// StateChanges listens in the background and, once it does, tells every reader to look again:
+// waited for here, so that notice cannot land between a test's write behind a cache and its read.
+const Services = Layer.effectDiscard(
+  Effect.flatMap(StateChanges, (changes) => eventually(Effect.sync(() => changes.version()), (version) => version > 0))
+).pipe(Layer.provideMerge(Base))
 
 const ok = new DeliveryResult({ success: true, statusCode: 204, durationMs: 3, error: null })
 const failed = (status: number) =>

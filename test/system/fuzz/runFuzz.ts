@@ -22,7 +22,7 @@ import { fetchDocument } from "./openapi.js"
 import type { Category, FuzzRequest } from "./requests.js"
 import { cycle, requestArb } from "./requests.js"
 import { isFuzzAddress, secretOf, tokensIn } from "./secrets.js"
-import type { Context } from "./values.js"
+import type { Context, UnsubscribeLink } from "./values.js"
 
 export interface FuzzOptions {
   readonly baseUrl: string
@@ -216,10 +216,12 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   )
 
   // Read again at most every 200 ms: the mailbox grows while the run goes on. A token that
-  // confirmed, or an address that unsubscribed, works no more: offered again, it could only fail.
+  // confirmed works no more, nor does an unsubscribe link once its subscriber unsubscribed or was
+  // deleted (the address may subscribe again, with a new link): offered again, they could only fail.
   let mailed = tokensIn([])
   let mailedAt = 0
   const spent = new Set<string>()
+  const linkKey = (link: UnsubscribeLink) => `${link.email} ${link.token}`
   const mail = () => {
     if (options.mailbox !== undefined && performance.now() - mailedAt > 200) {
       mailedAt = performance.now()
@@ -227,8 +229,14 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     }
     return {
       verify: mailed.verify.filter((token) => !spent.has(token)),
-      unsubscribe: mailed.unsubscribe.filter((link) => !spent.has(link.email))
+      unsubscribe: mailed.unsubscribe.filter((link) => !spent.has(linkKey(link)))
     }
+  }
+  /** The fuzzer's subscribers by id, as last listed: a deleted one's links are spent. */
+  const subscriberEmails = new Map<string, string>()
+  /** Its subscriber is gone: the links mailed to `email` so far work no more. */
+  const spendLinksOf = (email: string | null | undefined) => {
+    for (const link of mail().unsubscribe) if (link.email === email) spent.add(linkKey(link))
   }
   const ctx: Context = {
     resolve: document.resolve,
@@ -280,9 +288,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     if (response.status >= 300) return
     // Public operations succeed with any credentials.
     if (op.id === "subscriptions.verify") spent.add(decodeURIComponent(request.target.split("?")[0]!.split("/").pop()!))
-    if (op.id === "subscriptions.unsubscribe") spent.add(JSON.parse(request.body ?? "{}").email)
+    if (op.id === "subscriptions.unsubscribe") spendLinksOf(JSON.parse(request.body ?? "{}").email)
     if (op.id === "subscriptions.oneClickUnsubscribe") {
-      spent.add(new URLSearchParams(request.target.split("?")[1] ?? "").get("email") ?? "")
+      spendLinksOf(new URLSearchParams(request.target.split("?")[1] ?? "").get("email"))
     }
     if (request.credentials !== "key") return
     const collection = collectionOf(op)
@@ -291,7 +299,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
       if (typeof id === "string") pools.add(collection, id)
     }
     if (op.method === "DELETE" && op.resource !== undefined) {
-      pools.remove(op.resource, decodeURIComponent(request.target.split("?")[0]!.split("/").pop()!))
+      const id = decodeURIComponent(request.target.split("?")[0]!.split("/").pop()!)
+      pools.remove(op.resource, id)
+      if (op.resource === "subscribers") spendLinksOf(subscriberEmails.get(id))
     }
     // Subscribers come from the public subscribe, which names no id: the list does, and only the
     // fuzzer's own addresses may be deleted.
@@ -299,7 +309,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
       const listed: Array<{ id: string; email: string }> = JSON.parse(response.body.toString("utf8"))
       const known = new Set(pools.get("subscribers"))
       for (const subscriber of listed) {
-        if (isFuzzAddress(subscriber.email) && !known.has(subscriber.id)) pools.add("subscribers", subscriber.id)
+        if (!isFuzzAddress(subscriber.email)) continue
+        subscriberEmails.set(subscriber.id, subscriber.email)
+        if (!known.has(subscriber.id)) pools.add("subscribers", subscriber.id)
       }
     }
   }

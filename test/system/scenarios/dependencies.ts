@@ -289,7 +289,9 @@ export const runDependenciesScenario = async (
         return recorded.notStored.length === 0 &&
           due.every((key) => recorded.results.has(key) || recorded.misses.has(key))
       },
-      20_000,
+      // The scheduler retries recording the runs it could not publish from 1 s, doubling up to
+      // 30 s apart: after a 15 s outage the next try may come 16–30 s after the database returns.
+      45_000,
       500
     ).catch((error) => log(`  ${String(error)}`))
     const outageRunsSettledAfterMs = Date.now() - settleStart
