@@ -138,7 +138,11 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       })).body
       yield* sendJson("PATCH", `/api/v1/admin/components/${db}/status`, { status: "degraded" })
 
-      const [scheduled, changed] = (yield* received(target, 2)).map((request) => JSON.parse(request.body))
+      // Attempts start in event order; receipt order across concurrent requests is not promised.
+      const events = (yield* received(target, 2)).map((request) => JSON.parse(request.body))
+      const [scheduled, changed] = ["maintenance.scheduled", "component.status_changed"].map((name) =>
+        events.find((event) => event.event === name)
+      )
       expect(scheduled).toMatchObject({ event: "maintenance.scheduled", organization: { url: publicUrl } })
       expect(scheduled.data).toEqual({
         id: window.id,
