@@ -74,6 +74,19 @@ export default defineConfig(
     }
   },
   {
+    // Every write's conflicts are retried by the client it runs on (src/persistence/RetryingSqlClient.ts): the
+    // service's code takes that client, never the app's own, so no transaction or statement can run without it.
+    files: ["src/**", "probes/**"],
+    ignores: ["src/persistence/RetryingSqlClient.ts", "src/persistence/Migrations.ts"],
+    rules: {
+      "no-restricted-syntax": ["error", {
+        selector: "MemberExpression[object.name=/^(SqlClient|PgClient)$/][property.name=/^(SqlClient|PgClient)$/]",
+        message: "Take `RetryingSqlClient` from src/persistence/RetryingSqlClient.ts: it retries " +
+          "deadlocks and serialization failures."
+      }]
+    }
+  },
+  {
     // Tests read untyped JSON bodies and drive pages; `any` there is a convenience, not a hole in the service.
     files: ["test/**"],
     rules: {

@@ -1,16 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 import { Api } from "../api/Api.js"
 import { Health } from "../api/HealthApi.js"
 import { databaseUnavailable } from "../persistence/DatabaseErrors.js"
+import { RetryingSqlClient } from "../persistence/RetryingSqlClient.js"
 
 const ok = new Health({ status: "ok" })
 
 export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     return handlers
       .handle("live", () => Effect.succeed(ok))
       .handle("ready", () =>

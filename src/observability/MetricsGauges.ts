@@ -3,10 +3,10 @@
  * Each costs at most one small query or one Redis round trip per scrape, within the scrape's
  * time-out; nothing runs between scrapes.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 
 import { poolSize } from "../persistence/Database.js"
+import { RetryingSqlClient } from "../persistence/RetryingSqlClient.js"
 import { JobTransport } from "../queue/JobTransport.js"
 import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
 import {
@@ -29,7 +29,7 @@ const channelLabels = labelSets("channel")
 
 /** The pool's size (Database.ts) and the service's connections by state, from pg_stat_activity. */
 export const DatabaseGauges = Layer.scopedDiscard(Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* RetryingSqlClient
   databasePoolMax.unsafeUpdate(poolSize, [])
   // The pool itself is private to @effect/sql-pg: the server's view counts every instance's connections.
   const seen = new Set<string>()
@@ -47,7 +47,7 @@ export const DatabaseGauges = Layer.scopedDiscard(Effect.gen(function*() {
 
 /** The dispatcher's backlogs: outbox events not handed over, deliveries waiting for a retry. */
 export const DispatcherGauges = Layer.scopedDiscard(Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* RetryingSqlClient
   yield* scrapeGauge(Effect.gen(function*() {
     const [row] = yield* sql<{ backlog: number; oldestSeconds: number; webhooks: number; mails: number }>`
       select

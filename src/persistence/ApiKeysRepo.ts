@@ -1,9 +1,9 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import type { ApiKeyId } from "../domain/Auth.js"
 import { ApiKey, UserId } from "../domain/Auth.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 /** What authentication needs of a key: never sent to a client. */
@@ -19,7 +19,7 @@ const columns = "id, name, prefix, created_at, last_used_at, expires_at"
 
 export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const keys = rowsOf(ApiKey)
     const credentials = rowsOf(ApiKeyCredential)
     return {

@@ -3,13 +3,13 @@
  * are written with one multi-row statement per batch, deduplicated on (job id, region); a
  * (job id, region) has a result or a miss, never both (migration 0012).
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import { type CheckResult, type MissedCheck, type MissReason, schedulerProbe } from "../domain/CheckJob.js"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
 import type { MonitorState, QuorumMonitor, QuorumRule, RegionStatus } from "../domain/Quorum.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 class InsertedRow extends Schema.Class<InsertedRow>("InsertedRow")({ jobId: Schema.String, region: Schema.String }) {}
@@ -117,7 +117,7 @@ class StateRow extends Schema.Class<StateRow>("StateRow")({ state: StoredState }
 
 export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     // For the statements that answer one JSON value: the client's name transform would walk and
     // copy every nested array of it, on the ingest's hot path, to rename no key.
     const plain = sql.withoutTransforms()

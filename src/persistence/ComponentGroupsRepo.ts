@@ -1,14 +1,14 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../domain/ComponentGroup.js"
 import { ComponentGroup } from "../domain/ComponentGroup.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
 export class ComponentGroupsRepo extends Effect.Service<ComponentGroupsRepo>()("ComponentGroupsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const groups = rowsOf(ComponentGroup)
 
     return {

@@ -1,9 +1,15 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 import type { ComponentId } from "../domain/Component.js"
 import { BadRequest } from "../domain/Errors.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
+
+/**
+ * Components in the order every writer of several locks them: by id, each once. Two writers
+ * that took them in different orders could each hold one the other waits for (a deadlock).
+ */
+export const inLockOrder = (ids: ReadonlyArray<ComponentId>): Array<ComponentId> => [...new Set(ids)].sort()
 
 /**
  * Checks the `componentIds` of an incident or maintenance body. An unknown id is a 400 (the body
@@ -15,7 +21,7 @@ export const existingComponents = (ids: ReadonlyArray<ComponentId>) =>
   Effect.gen(function*() {
     const unique = [...new Set(ids)]
     if (unique.length === 0) return unique
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const rows = yield* orUnavailable(
       sql<{ id: ComponentId }>`select id from components where id = any(${unique}::text[]) order by id for share`
     )

@@ -1,9 +1,9 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../domain/Component.js"
 import { Component } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
 /** Who is in charge of a component's status (`components.status_set_by`, migration 0010). */
@@ -11,7 +11,7 @@ export type StatusSetBy = "operator" | "monitors"
 
 export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("ComponentsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const components = rowsOf(Component)
 
     return {

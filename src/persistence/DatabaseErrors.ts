@@ -1,7 +1,9 @@
 /**
- * What a failed query means for the caller: the database being away is a 503 the client
- * can retry; anything else (a bug, a row that does not decode) dies loudly and is logged.
+ * What a failed query means for the caller: the database being away, or a conflict that
+ * outlasted `RetryingSqlClient`'s tries, is a 503 the client can retry; anything else (a bug, a
+ * row that does not decode) dies loudly and is logged.
  */
+import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ParseResult } from "effect"
 import { Effect, Option } from "effect"
@@ -34,6 +36,18 @@ export const databaseUnavailable = new ServiceUnavailable({
   message: "The database is unavailable; try again shortly"
 })
 
+/**
+ * A deadlock (40P01) or serialization failure (40001): PostgreSQL rolled the transaction back,
+ * and running it again is the remedy (`RetryingSqlClient`). One that reaches `orUnavailable`
+ * outside a transaction outlasted those tries: the change did not happen, and another try later
+ * will likely succeed.
+ */
+export const isTransactionConflict = (error: SqlError) => ["40P01", "40001"].includes(sqlState(error) ?? "")
+
+export const databaseBusy = new ServiceUnavailable({
+  message: "The database is busy with conflicting changes; try again shortly"
+})
+
 type QueryError = SqlError | ParseResult.ParseError
 
 const isQueryError = (error: unknown): error is QueryError => {
@@ -41,30 +55,20 @@ const isQueryError = (error: unknown): error is QueryError => {
   return tag === "SqlError" || tag === "ParseError"
 }
 
-/** Turns the query errors of `effect` into a 503 when the database is away, a defect otherwise. */
+/**
+ * Turns the query errors of `effect` into a 503 when the database is away or a conflict outlasted
+ * its retries, a defect otherwise.
+ */
 export const orUnavailable = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, Exclude<E, QueryError> | ServiceUnavailable, R> =>
   Effect.catchIf(effect, isQueryError, (error) =>
     error._tag === "SqlError" && isConnectionFailure(error)
       ? Effect.fail(databaseUnavailable)
+      : error._tag === "SqlError" && isTransactionConflict(error)
+      // Inside a transaction, the conflict goes on up to the withTransaction that retries it.
+      ? Effect.flatMap(
+        Effect.serviceOption(SqlClient.TransactionConnection),
+        (inside) => Option.isSome(inside) ? Effect.die(error) : Effect.fail(databaseBusy)
+      )
       : Effect.die(error)) as Effect.Effect<A, Exclude<E, QueryError> | ServiceUnavailable, R>
-
-/**
- * A deadlock (SQLSTATE 40P01) or serialization failure (40001) rolled the whole transaction back:
- * PostgreSQL chose it as the victim of two writers locking the same rows in opposite orders (an
- * operator's change of a component and one of an incident naming it). Running it again is the
- * remedy; after three tries the defect goes up as before.
- */
-const isTransactionConflict = (defect: unknown) =>
-  (defect as { _tag?: unknown } | null)?._tag === "SqlError" &&
-  ["40P01", "40001"].includes(sqlState(defect as SqlError) ?? "")
-
-export const retryConflicts = <A, E, R>(transaction: Effect.Effect<A, E, R>, triesLeft = 3): Effect.Effect<A, E, R> =>
-  Effect.catchSomeDefect(
-    transaction,
-    (defect) =>
-      triesLeft > 0 && isTransactionConflict(defect)
-        ? Option.some(retryConflicts(transaction, triesLeft - 1))
-        : Option.none()
-  )

@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -8,6 +7,7 @@ import type { IncidentTemplateId } from "../domain/Incident.js"
 import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
 import { IncidentTemplate } from "../domain/IncidentTemplate.js"
 import { orUnavailable, sqlState } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
 /** A name another template has (the unique index on `lower(name)`, SQLSTATE 23505) is a 409. */
@@ -20,7 +20,7 @@ const nameTaken = (name: string | undefined) => <A, R>(effect: Effect.Effect<A, 
 
 export class IncidentTemplatesRepo extends Effect.Service<IncidentTemplatesRepo>()("IncidentTemplatesRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const templates = rowsOf(IncidentTemplate)
 
     const withComponents = sql.literal(`
@@ -56,8 +56,10 @@ export class IncidentTemplatesRepo extends Effect.Service<IncidentTemplatesRepo>
       setComponents: (id: IncidentTemplateId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from incident_template_components where template_id = ${id}`,
+          // Only components that still exist, locked: one deleted meanwhile is left out, not a 500.
           sql`insert into incident_template_components (template_id, component_id)
-              select ${id}, unnest(${[...componentIds]}::text[])`
+              select ${id}, c.id from components c where c.id = any(${[...componentIds]}::text[])
+              order by c.id for key share`
         ], { discard: true })),
 
       /** True when a template was deleted. */

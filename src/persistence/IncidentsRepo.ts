@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 import type { ComponentId } from "../domain/Component.js"
@@ -11,6 +10,7 @@ import type {
 } from "../domain/Incident.js"
 import { Incident } from "../domain/Incident.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
 /** ISO 8601 UTC with milliseconds, as JSON-aggregated timeline entries carry their time. */
@@ -18,7 +18,7 @@ export const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC',
 
 export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const incidents = rowsOf(Incident)
 
     const timeline = `coalesce((select json_agg(json_build_object('id', u.id, 'status', u.status, 'message', u.message,
@@ -186,9 +186,10 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from incident_components where incident_id = ${id}`,
-          sql`insert into incident_components (incident_id, component_id) select ${id}, unnest(${[
-            ...componentIds
-          ]}::text[])`,
+          // Only components that still exist, locked: one deleted meanwhile is left out, not a 500.
+          sql`insert into incident_components (incident_id, component_id)
+              select ${id}, c.id from components c where c.id = any(${[...componentIds]}::text[])
+              order by c.id for key share`,
           sql`update incidents set is_public = published and (${componentIds.length === 0}
                 or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public))
               where id = ${id}`

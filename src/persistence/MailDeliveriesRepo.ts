@@ -4,10 +4,10 @@
  * the request), retried while its link works. Times come from the caller (the Effect Clock), so
  * schedules are testable.
  */
-import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 /** A claimed mail with the address and unsubscribe token it is rendered for. */
@@ -28,7 +28,7 @@ export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
 
 export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("MailDeliveriesRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const mails = rowsOf(MailDelivery)
 
     return {

@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 
 import type { ComponentId, ComponentStatus } from "../domain/Component.js"
@@ -8,6 +7,7 @@ import type { Recurrence } from "../domain/Recurrence.js"
 import { encodeRecurrence } from "../domain/Recurrence.js"
 import type { StatusSetBy } from "./ComponentsRepo.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 export interface WindowFields {
@@ -26,7 +26,7 @@ export interface SeriesPlace {
 
 export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("MaintenanceRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const windows = rowsOf(Maintenance)
 
     const withComponents = sql.literal(`
@@ -189,9 +189,10 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       setComponents: (id: MaintenanceId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from maintenance_components where maintenance_id = ${id}`,
-          sql`insert into maintenance_components (maintenance_id, component_id) select ${id}, unnest(${[
-            ...componentIds
-          ]}::text[])`,
+          // Only components that still exist, locked: one deleted meanwhile is left out, not a 500.
+          sql`insert into maintenance_components (maintenance_id, component_id)
+              select ${id}, c.id from components c where c.id = any(${[...componentIds]}::text[])
+              order by c.id for key share`,
           sql`update maintenance_windows set is_public = ${componentIds.length === 0}
                 or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public)
               where id = ${id}`

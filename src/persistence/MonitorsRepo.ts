@@ -1,5 +1,4 @@
 import type { Statement } from "@effect/sql"
-import { SqlClient } from "@effect/sql"
 import { Model } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, DateTime, Effect, Either, Option, Order, Schema } from "effect"
@@ -9,6 +8,7 @@ import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor
 import { Monitor, MonitorMiss, MonitorResult, singleStatusCode, StoredMonitor } from "../domain/Monitor.js"
 import { reportingRegions } from "../domain/Quorum.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 class IdRow extends Schema.Class<IdRow>("IdRow")({ id: Schema.String }) {}
@@ -70,7 +70,7 @@ const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Ef
 
 export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const monitors = rowsOf(StoredMonitor)
     const decodeMonitor = Schema.decodeUnknownEither(StoredMonitor)
     const results = rowsOf(MonitorResultRow)

@@ -1,9 +1,9 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 import type { OrganizationId, UpdateOrganization } from "../domain/Organization.js"
 import { Organization } from "../domain/Organization.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
 /** The profile a new deployment starts with; the operator edits it with PUT /admin/org/:id. */
@@ -11,7 +11,7 @@ const defaultProfile = { name: "Status", brandColor: "#2563eb", timezone: "UTC" 
 
 export class OrganizationRepo extends Effect.Service<OrganizationRepo>()("OrganizationRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const organizations = rowsOf(Organization)
 
     return {

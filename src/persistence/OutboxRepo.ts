@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
 
 import type { EventName } from "../domain/Event.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 /** An outbox row as the dispatcher claims it. */
@@ -19,7 +19,7 @@ export class OutboxRow extends Schema.Class<OutboxRow>("OutboxRow")({
  */
 export class OutboxRepo extends Effect.Service<OutboxRepo>()("OutboxRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const rows = rowsOf(OutboxRow)
     return {
       /** `data` is the event's payload data; `componentIds` the components it is about. */

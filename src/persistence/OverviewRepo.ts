@@ -4,13 +4,14 @@
  * small sets: monitors and webhooks (a few thousand rows at most), unresolved incidents, and
  * pending deliveries (partial indexes on `status = 'pending'`).
  */
-import { Model, SqlClient } from "@effect/sql"
+import { Model } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import { ComponentId } from "../domain/Component.js"
 import { IncidentId, IncidentSeverity, OpenIncidentStatus } from "../domain/Incident.js"
 import { MonitorId } from "../domain/Monitor.js"
 import { WebhookId } from "../domain/Webhook.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 /** What one region last found, as the monitor's json aggregate carries it. */
@@ -83,7 +84,7 @@ export class OfflineProbeRow extends Schema.Class<OfflineProbeRow>("OfflineProbe
 
 export class OverviewRepo extends Effect.Service<OverviewRepo>()("OverviewRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const monitors = rowsOf(ProblemMonitorRow)
     const incidents = rowsOf(OpenIncidentRow)
     const webhooks = rowsOf(FailingWebhookRow)

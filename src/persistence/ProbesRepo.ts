@@ -3,10 +3,10 @@
  * region at a time, each region in a transaction of its own under a per-region advisory lock: a
  * region is held to its cap of probes exactly, and a region's failure cannot lose another's.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 /** One heartbeat as stored: the probe's fields, and `lastSeenAt` from the server's clock. */
@@ -66,7 +66,7 @@ const instant = (millis: number) => new Date(Math.min(millis, maxMillis))
 
 export class ProbesRepo extends Effect.Service<ProbesRepo>()("ProbesRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const probes = rowsOf(ProbeRow)
     const regionsSeen = rowsOf(RegionSeenRow)
 

@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 /**
@@ -10,7 +10,7 @@ import { rowsOf } from "./Rows.js"
  */
 export class RateLimitRepo extends Effect.Service<RateLimitRepo>()("RateLimitRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const windows = rowsOf(Schema.Struct({ hits: Schema.Int, windowStartedAt: Schema.DateFromSelf }))
 
     return {

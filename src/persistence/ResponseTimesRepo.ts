@@ -5,11 +5,11 @@
  * added bucket by bucket). Reads return the rows of one period, which the service merges;
  * nothing here reads check_results.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import { bucketCount, perDoubling } from "../domain/ResponseTimeHistogram.js"
 import type { Granularity, ResponseTimeRollup } from "../domain/ResponseTimes.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 class RollupRow extends Schema.Class<RollupRow>("RollupRow")({
@@ -67,7 +67,7 @@ const columns = "r.region, r.bucket_start, r.count, r.sum_ms, r.min_ms, r.max_ms
 
 export class ResponseTimesRepo extends Effect.Service<ResponseTimesRepo>()("ResponseTimesRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const rollups = rowsOf(RollupRow)
     const owners = rowsOf(OwnerRow)
     const counts = rowsOf(CountRow)

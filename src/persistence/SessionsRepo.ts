@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import { UserId } from "../domain/Auth.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 export class SessionRow extends Schema.Class<SessionRow>("SessionRow")({
@@ -14,7 +14,7 @@ export class SessionRow extends Schema.Class<SessionRow>("SessionRow")({
 
 export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const sessions = rowsOf(SessionRow)
     return {
       insert: (session: { tokenHash: Buffer; userId: UserId; now: Date; expiresAt: Date }) =>

@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { Data, Duration, Effect, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 export class FailureCount extends Schema.Class<FailureCount>("FailureCount")({
@@ -28,7 +28,7 @@ class Refused extends Data.TaggedError("Refused") {}
 /** Fixed-window counters of failed sign-ins, shared by every API instance. */
 export class SignInFailuresRepo extends Effect.Service<SignInFailuresRepo>()("SignInFailuresRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const counts = rowsOf(FailureCount)
 
     /**

@@ -1,10 +1,10 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 
 import type { SubscriberId } from "../domain/Subscriber.js"
 import { Subscriber } from "../domain/Subscriber.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { MailDelivery } from "./MailDeliveriesRepo.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 /** A subscriber's components, in the page's order; null when it takes every component. */
@@ -19,7 +19,7 @@ const subscriberColumns = `id, email, verified_at is not null as verified, creat
 
 export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("SubscribersRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const subscribers = rowsOf(Subscriber)
     const verifiedEmail = rowsOf(Schema.Struct({ email: Schema.String }))
     const preferences = rowsOf(

@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import { ComponentStatus } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 export type Granularity = "hour" | "day"
@@ -66,7 +66,7 @@ const insertChunk = 5000
 
 export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const plain = sql.withoutTransforms()
     const ms = (column: string) => plain.literal(`floor(extract(epoch from ${column}) * 1000)::float8`)
     const components = rowsOf(ComponentRow)

@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import { UserId } from "../domain/Auth.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
 export class UserRow extends Schema.Class<UserRow>("UserRow")({
@@ -17,7 +17,7 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
 export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const users = rowsOf(UserRow)
     return {
       findByEmail: (email: string) => users.first(sql`select * from users where email = ${normalizeEmail(email)}`),

@@ -2,7 +2,6 @@
  * Deliveries of events to webhooks and the log of their attempts: the operations the
  * dispatcher runs. Times come from the caller (the Effect Clock), so schedules are testable.
  */
-import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Schema } from "effect"
 
 import type { EventName } from "../domain/NotificationEvent.js"
@@ -10,6 +9,7 @@ import { toggleOf } from "../domain/NotificationEvent.js"
 import type { AttemptResult, WebhookId } from "../domain/Webhook.js"
 import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 import { receivesEvent } from "./WebhooksRepo.js"
 
@@ -109,12 +109,13 @@ const counterChanges = (outcomes: ReadonlyArray<AttemptOutcome>) => {
     }
     changes.set(id, change)
   }
-  return [...changes.values()]
+  // In id order: two dispatchers updating the same webhooks take their rows in the same order.
+  return [...changes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
 export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>()("WebhookDeliveriesRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const deliveries = rowsOf(WebhookDelivery)
     const attempts = rowsOf(DeliveryAttempt)
     const decodeClaimed = Schema.decodeUnknown(
@@ -290,11 +291,15 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
               id text, attempt integer, status text, success boolean, status_code integer, error text,
               duration_ms integer, attempted_at timestamptz, next_attempt_at timestamptz)
           ),
+          -- Deliveries locked in id order before the webhooks' counters, as a webhook's delete locks them.
+          locked as (
+            select d.id from webhook_deliveries d where d.id in (select id from input) order by d.id for update
+          ),
           updated as (
             update webhook_deliveries d
             set status = i.status, attempts = i.attempt, next_attempt_at = i.next_attempt_at,
                 last_status_code = i.status_code, last_error = i.error, updated_at = now()
-            from input i
+            from input i join locked l on l.id = i.id
             where d.id = i.id
             returning d.id, d.webhook_id, d.event_id, d.event_name
           ),

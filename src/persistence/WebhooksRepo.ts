@@ -1,5 +1,4 @@
-import type { Statement } from "@effect/sql"
-import { SqlClient } from "@effect/sql"
+import type { SqlClient, Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
 import type { EventName } from "../domain/NotificationEvent.js"
@@ -7,6 +6,7 @@ import { toggleOf } from "../domain/NotificationEvent.js"
 import type { CreateWebhook, UpdateWebhook } from "../domain/Webhook.js"
 import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
 /** component_ids is jsonb: arrays go in as JSON text. */
@@ -39,7 +39,7 @@ export const receivesEvent = (sql: SqlClient.SqlClient, toggle: Statement.Fragme
 
 export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const webhooks = rowsOf(Webhook)
     const recipients = rowsOf(Recipient)
 
@@ -71,11 +71,17 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
           sql`update webhooks set is_active = not is_active, updated_at = now() where id = ${id} returning *`
         ),
 
-      /** True when a webhook was deleted (its deliveries and attempts go with it). */
+      /**
+       * True when a webhook was deleted (its deliveries and attempts go with it). Its deliveries
+       * are locked first, in id order, as the dispatcher locks them before it updates the
+       * webhook's counters: a delete that took the webhook first and cascaded to a delivery the
+       * dispatcher held would close a cycle with it (a deadlock the fuzzer met as a 500).
+       */
       remove: (id: WebhookId) =>
-        orUnavailable(sql`delete from webhooks where id = ${id} returning id`).pipe(
-          Effect.map((rows) => rows.length > 0)
-        ),
+        orUnavailable(sql.withTransaction(Effect.zipRight(
+          sql`select from webhook_deliveries where webhook_id = ${id} order by id for update`,
+          sql`delete from webhooks where id = ${id} returning id`
+        ))).pipe(Effect.map((rows) => rows.length > 0)),
 
       /** The webhooks an event goes to (`receivesEvent`). */
       findRecipients: (event: EventName, componentIds: ReadonlyArray<string>) =>

@@ -21,13 +21,13 @@
  */
 import { randomUUID } from "node:crypto"
 
-import { PgClient } from "@effect/sql-pg"
 import { Effect, FiberRef, Option, PubSub, Schedule, Schema, Stream } from "effect"
 
 import { AppConfig } from "../Config.js"
 import { IdString } from "../domain/Fields.js"
-import { orUnavailable, retryConflicts } from "../persistence/DatabaseErrors.js"
+import { orUnavailable } from "../persistence/DatabaseErrors.js"
 import { listen } from "../persistence/Notifications.js"
+import { RetryingSqlClient } from "../persistence/RetryingSqlClient.js"
 
 const channel = "status_page_changes"
 
@@ -113,7 +113,7 @@ const appliedWait = "2 seconds"
 
 export class StateChanges extends Effect.Service<StateChanges>()("StateChanges", {
   scoped: Effect.gen(function*() {
-    const sql = yield* PgClient.PgClient
+    const sql = yield* RetryingSqlClient
     const { databaseUrl } = yield* AppConfig
     const sharedDatabase = Option.isSome(databaseUrl)
     const instance = randomUUID()
@@ -179,14 +179,12 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
       Effect.suspend(() => {
         const saying: { touched: Touched | undefined } = { touched: undefined }
         const touched = () => saying.touched ?? touchedEverything
-        // Each try starts afresh: a transaction run again says again what it touches.
-        const transaction = Effect.suspend(() => {
+        // Each try starts afresh: a transaction run again (a deadlock victim) says again what it touches.
+        const transaction = sql.withTransaction(Effect.suspend(() => {
           saying.touched = undefined
-          return sql.withTransaction(
-            Effect.zipLeft(Effect.locally(change, said, saying), Effect.suspend(() => notifyOthers(touched())))
-          )
-        })
-        return retryConflicts(orUnavailable(transaction)).pipe(
+          return Effect.zipLeft(Effect.locally(change, said, saying), Effect.suspend(() => notifyOthers(touched())))
+        }))
+        return orUnavailable(transaction).pipe(
           Effect.tap(() => Effect.zipRight(bump(touched()), awaitApplied))
         )
       })

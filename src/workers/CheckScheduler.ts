@@ -9,7 +9,6 @@
  * slot runs; the slots skipped are recorded as missed (`scheduler-away`), so every run due has a
  * result or a miss (docs/monitor-fleet.md, "Scheduler").
  */
-import { SqlClient } from "@effect/sql"
 import { Array as Arr, Clock, Duration, Effect, Either, Layer, Schedule, type Scope } from "effect"
 
 import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
@@ -19,6 +18,7 @@ import { checkLabels, checksIngested, noLabels, runsPublished, schedulerLag } fr
 import { startSpan, traceparentOf, TracingEnabled } from "../observability/Telemetry.js"
 import { ChecksRepo, type UnpublishedRuns } from "../persistence/ChecksRepo.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
+import { RetryingSqlClient } from "../persistence/RetryingSqlClient.js"
 import { JobTransport } from "../queue/JobTransport.js"
 import { formatMonitorError } from "./formatMonitorError.js"
 
@@ -287,7 +287,7 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
 
 /** Waits for the advisory lock on a connection of its own, then schedules while it holds it. */
 const lead = Effect.fnUntraced(function*(recordings: Scope.Scope) {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* RetryingSqlClient
   const connection = yield* sql.reserve
   const locked = connection.execute("select pg_try_advisory_lock($1) as locked", [leaderLockKey], undefined).pipe(
     Effect.map((rows) => rows[0]?.locked === true)

@@ -3,7 +3,6 @@
  * when it is resolved with `restoreComponents`, inside the incident's transaction: one
  * `component.status_changed` per component whose status changed.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 
 import type { ComponentId, ComponentStatus } from "../../domain/Component.js"
@@ -11,14 +10,16 @@ import { BadRequest } from "../../domain/Errors.js"
 import type { ComponentStatuses } from "../../domain/Incident.js"
 import { statusFromMonitors } from "../../domain/Quorum.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
+import { inLockOrder } from "../../persistence/ComponentRefs.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
 import { recordStatusChange } from "./ComponentEvents.js"
 
 export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentImpact", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const components = yield* ComponentsRepo
     const checks = yield* ChecksRepo
     const outbox = yield* OutboxRepo
@@ -31,7 +32,7 @@ export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentIm
       f: (id: ComponentId, before: Locked) => Effect.Effect<A, E, R>
     ) =>
       Effect.forEach(
-        [...new Set(ids)].sort(),
+        inLockOrder(ids),
         (id) => Effect.flatMap(components.findByIdForUpdate(id), (before) => f(id, before))
       )
 

@@ -1,5 +1,4 @@
 /** Incident templates, and opening an incident from one (`fill`). */
-import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 
 import type { ComponentId } from "../../domain/Component.js"
@@ -7,8 +6,9 @@ import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Error
 import type { CreateIncident, IncidentSeverity, IncidentTemplateId, OpenIncidentStatus } from "../../domain/Incident.js"
 import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../../domain/IncidentTemplate.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
-import { orUnavailable, retryConflicts } from "../../persistence/DatabaseErrors.js"
+import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
+import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
 
 /** What opening an incident needs, once the request and its template are merged. */
 export interface NewIncident {
@@ -21,14 +21,12 @@ export interface NewIncident {
 
 export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("IncidentTemplates", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const repo = yield* IncidentTemplatesRepo
     const get = (id: IncidentTemplateId) => repo.findById(id).pipe(orNotFound("Incident template", id))
     /** A template this transaction has just written. */
     const reload = (id: IncidentTemplateId) => Effect.map(repo.findById(id), Option.getOrThrow)
-    // A deadlock with a writer of the same components (found by the fuzzer: a 500) runs it again.
-    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      retryConflicts(orUnavailable(sql.withTransaction(effect)))
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => orUnavailable(sql.withTransaction(effect))
 
     return {
       list: Effect.fn("IncidentTemplates.list")(() => repo.findAll()),

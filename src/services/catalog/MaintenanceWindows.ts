@@ -5,7 +5,7 @@ import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
 import type { CreateMaintenance, MaintenanceId, UpdateMaintenance } from "../../domain/Maintenance.js"
 import { Maintenance } from "../../domain/Maintenance.js"
 import { nextOccurrence } from "../../domain/Recurrence.js"
-import { existingComponents } from "../../persistence/ComponentRefs.js"
+import { existingComponents, inLockOrder } from "../../persistence/ComponentRefs.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
@@ -69,7 +69,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
      * it (entering maintenance makes the status the operator's; the end hands it back).
      */
     const enterMaintenance = (window: Maintenance) =>
-      Effect.forEach(window.componentIds, (componentId) =>
+      Effect.forEach(inLockOrder(window.componentIds), (componentId) =>
         Effect.gen(function*() {
           const before = yield* components.findByIdForUpdate(componentId)
           if (Option.isNone(before)) return
@@ -88,7 +88,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
     const leaveMaintenance = (window: Maintenance, now: DateTime.Utc) =>
       Effect.zipRight(
         repo.awaitStarting(window.id, DateTime.toDateUtc(now)),
-        Effect.forEach(window.componentIds, (componentId: ComponentId) =>
+        Effect.forEach(inLockOrder(window.componentIds), (componentId: ComponentId) =>
           Effect.gen(function*() {
             const before = yield* components.findByIdForUpdate(componentId)
             const info = yield* repo.restoreInfo(window.id, componentId)

@@ -9,7 +9,6 @@
  * 0026 keeps a second open incident out whatever happens.
  */
 import type { Statement } from "@effect/sql"
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
 
 import {
@@ -29,6 +28,7 @@ import type { IncidentId, IncidentSeverity } from "../../domain/Incident.js"
 import { IncidentPolicy } from "../../domain/Monitor.js"
 import { reportingRegions } from "../../domain/Quorum.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
+import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
 import { rowsOf } from "../../persistence/Rows.js"
 import { Incidents } from "../catalog/Incidents.js"
 import { StateChanges, touch } from "../StateChanges.js"
@@ -89,7 +89,7 @@ const viewOf = (row: AutomationRow): AutomationView => ({
 
 export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("IncidentAutomation", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const incidents = yield* Incidents
     const changes = yield* StateChanges
     const probes = yield* ProbeRegistry

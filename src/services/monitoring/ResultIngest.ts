@@ -5,7 +5,6 @@
  * with `component.status_changed` in the outbox, then lets the monitors' incident policies act
  * (IncidentAutomation). Misses are "no data": they move nothing.
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 
 import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
@@ -18,6 +17,7 @@ import type { LockedMonitor, StatusSourceRow } from "../../persistence/ChecksRep
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
 import { recordStatusChange } from "../catalog/ComponentEvents.js"
 import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { IncidentAutomation } from "./IncidentAutomation.js"
@@ -68,7 +68,7 @@ const logRejected = (rejected: ReadonlyArray<Rejected>) =>
 
 export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
     const repo = yield* ChecksRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
@@ -177,10 +177,11 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     return {
       ingest: (reports: ReadonlyArray<ProbeReport>) =>
         Effect.gen(function*() {
-          const tally = new IngestTally()
-          const { componentIds, transitioned } = yield* orUnavailable(
-            sql.withTransaction(storeAndDecide(reports, tally))
-          )
+          // A fresh tally for each try: a transaction a conflict aborts runs again whole.
+          const { componentIds, tally, transitioned } = yield* orUnavailable(sql.withTransaction(Effect.suspend(() => {
+            const tally = new IngestTally()
+            return Effect.map(storeAndDecide(reports, tally), (decided) => ({ ...decided, tally }))
+          })))
           tally.record()
           // A component's status is all of the public state it changes: the public snapshot reads
           // the components again, not everything.

@@ -3,13 +3,13 @@
  * mail is logged (its subject) and kept in the `mail_outbox_log` table instead, so the embedded
  * default shows what would have been sent, its `secrets` replaced by `REDACTED`.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted, Schema } from "effect"
 import nodemailer from "nodemailer"
 
 import { AppConfig } from "../../../Config.js"
 import type { ServiceUnavailable } from "../../../domain/Errors.js"
 import { orUnavailable } from "../../../persistence/DatabaseErrors.js"
+import { RetryingSqlClient } from "../../../persistence/RetryingSqlClient.js"
 
 export interface MailMessage {
   readonly to: string
@@ -43,7 +43,7 @@ export class MailError extends Schema.TaggedError<MailError>()("MailError", { me
 export class Mailer extends Effect.Service<Mailer>()("Mailer", {
   scoped: Effect.gen(function*() {
     const config = yield* AppConfig
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* RetryingSqlClient
 
     const keep = (sent: MailMessage): Effect.Effect<void, MailError | ServiceUnavailable> => {
       const message = keptCopy(sent)
