@@ -160,7 +160,7 @@ export type TelemetryConfig = Config.Config.Success<typeof TelemetryConfig>
 /**
  * `GET /metrics` (docs/operations.md, "Metrics"). With neither variable set it is not served:
  * the main port is the public one. METRICS_PORT moves it off the main port to a server of its
- * own on HOST (any role's process); METRICS_TOKEN, wherever it is served (a probe's
+ * own (any role's process); METRICS_TOKEN, wherever it is served (a probe's
  * PROBE_METRICS_PORT too), asks for it as a bearer token.
  */
 export const MetricsConfig = Config.all({
@@ -168,8 +168,18 @@ export const MetricsConfig = Config.all({
   /** 0: any free port; `Metrics on port N` in the log names it (PROBE_METRICS_PORT too). */
   port: Config.option(listenPort("METRICS_PORT")),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  metricsHost: Config.option(Config.string("METRICS_HOST")),
   /** A probe agent's own /metrics (probes/main.ts); unset: no server. */
   probePort: Config.option(listenPort("PROBE_METRICS_PORT"))
-})
+}).pipe(
+  Config.map(({ metricsHost, ...config }) => ({
+    ...config,
+    /**
+     * Where METRICS_PORT and PROBE_METRICS_PORT listen: METRICS_HOST, else HOST with a token and
+     * loopback without one, so metrics nobody asked a token for stay on the machine.
+     */
+    host: Option.getOrElse(metricsHost, () => Option.isSome(config.token) ? config.host : "127.0.0.1")
+  }))
+)
 
 export type MetricsConfig = Config.Config.Success<typeof MetricsConfig>

@@ -10,6 +10,7 @@ import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect
 
 import type { StatusPageApiClient } from "../client/StatusPageClient.js"
 import { makeStatusPageClient } from "../client/StatusPageClient.js"
+import { isLoopbackHost } from "../domain/NetworkAddress.js"
 import { UsageError } from "./CliFailure.js"
 
 export const connection = {
@@ -26,6 +27,9 @@ export const connection = {
       "An API key, svc_… (default: STATUS_PAGE_API_KEY; prefer the variable: arguments show in ps)"
     )
   ),
+  insecure: Options.boolean("insecure").pipe(
+    Options.withDescription("Send the API key over plain http:// to a host other than this machine's loopback")
+  ),
   json: Options.boolean("json").pipe(
     Options.withDescription("Print the API's answer as JSON on stdout instead of lines for people")
   ),
@@ -39,6 +43,7 @@ export const connection = {
 export interface Connection {
   readonly url: Option.Option<string>
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly insecure: boolean
   readonly json: boolean
   readonly timeout: number
 }
@@ -93,6 +98,15 @@ export const withClient = <A, E>(
     }
     if (connection.timeout <= 0) {
       return yield* new UsageError({ message: "--timeout must be a positive number of seconds" })
+    }
+    // Before any request, so before any DNS lookup: over http:// the key would cross the network
+    // in clear. An address that does not parse is left to the client to report.
+    const url = URL.canParse(connection.url.value) ? new URL(connection.url.value) : undefined
+    if (url?.protocol === "http:" && !isLoopbackHost(url.hostname) && !connection.insecure) {
+      return yield* new UsageError({
+        message:
+          `Refusing to send the API key over plain http:// to ${url.host}: use https://, or pass --insecure to send it anyway`
+      })
     }
     const client = yield* makeStatusPageClient({
       baseUrl: connection.url.value,

@@ -48,6 +48,17 @@ export interface AddressList {
 
 const familyOf = (address: string) => (isIP(address) === 4 ? "ipv4" as const : "ipv6" as const)
 
+const loopback = new BlockList()
+loopback.addSubnet("127.0.0.0", 8, "ipv4")
+loopback.addAddress("::1", "ipv6")
+
+/** Whether `host`, a name or an address (IPv6 bracketed or not), is this machine's loopback: `localhost`, 127.0.0.0/8, ::1. */
+export const isLoopbackHost = (host: string): boolean => {
+  if (/^localhost\.?$/i.test(host.trim())) return true
+  const address = normalizeAddress(host)
+  return Option.isSome(address) && loopback.check(address.value, familyOf(address.value))
+}
+
 /**
  * Reads a comma list of addresses and CIDR ranges (`10.0.0.0/8`, `::1`, `fd00::/8`), as
  * `TRUST_PROXY` holds. Fails with a message naming the first entry that is neither.

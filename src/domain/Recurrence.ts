@@ -183,12 +183,19 @@ export const nextOccurrence = (
   timeZone: string
 ): (Span & { readonly index: number }) | undefined => {
   const until = rule.until === undefined ? undefined : rule.until.epochMillis
-  // Start from the last index that surely has ended, not from `after`: a series begun centuries
-  // ago would otherwise be walked one occurrence at a time (365,000 of them for 1,000 daily
-  // years). A period is never longer than its longest month plus an hour of a clock change.
-  const longest = ({ daily: 1, weekly: 7, monthly: 31 }[rule.frequency] * day + 60 * 60 * 1000) * rule.interval
-  const surelyEnded = Math.floor((now - first.end) / longest)
-  for (let index = Math.max(after + 1, surelyEnded);; index++) {
+  // Start near the answer rather than walk to it: a daily series begun in year 1 has 740,000
+  // occurrences. `periods` counts whole periods on the wall clock from the first start to the
+  // latest start of an occurrence not ended at `now`; two fewer covers the zone's offset changing
+  // in between (by less than two days), and the loop steps on from there.
+  const firstStart = wallTimeAt(first.start, timeZone)
+  const wallDuration = naive(wallTimeAt(first.end, timeZone)) - naive(firstStart)
+  const latestStart = fromNaive(naive(wallTimeAt(now, timeZone)) - wallDuration)
+  const months = (latestStart.year - firstStart.year) * 12 + latestStart.month - firstStart.month
+  const days = (naive(latestStart) - naive(firstStart)) / day
+  const periods = Math.floor(
+    (rule.frequency === "monthly" ? months : rule.frequency === "weekly" ? days / 7 : days) / rule.interval
+  )
+  for (let index = Math.max(after + 1, periods - 2);; index++) {
     if (rule.count !== undefined && index >= rule.count) return undefined
     const span = occurrenceAt(first, rule, index, timeZone)
     if (until !== undefined && span.start > until) return undefined

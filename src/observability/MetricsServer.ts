@@ -10,6 +10,7 @@ import { createServer } from "node:http"
 import type { Redacted } from "effect"
 import { Effect, Layer, Option, Redacted as R, Runtime } from "effect"
 
+import { isLoopbackHost } from "../domain/NetworkAddress.js"
 import { MetricsExporter, prometheusContentType } from "./MetricsExporter.js"
 
 export const unauthorizedBody = JSON.stringify({
@@ -70,7 +71,14 @@ export const metricsServer = (options: MetricsServerOptions) =>
       (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
     ).pipe(Effect.orDie)
     const address = server.address()
-    yield* Effect.logInfo(
-      `Metrics on port ${typeof address === "object" && address !== null ? address.port : options.port}`
-    )
+    const [port, host] = typeof address === "object" && address !== null
+      ? [address.port, address.address]
+      : [options.port, options.host]
+    yield* Effect.logInfo(`Metrics on port ${port} at ${host}`)
+    if (Option.isNone(options.token) && !isLoopbackHost(host)) {
+      // Without a token, whoever reaches the address reads the metrics (they name regions and routes).
+      yield* Effect.logWarning(
+        `Metrics on port ${port} are served without METRICS_TOKEN beyond loopback (${host}): set METRICS_TOKEN, or METRICS_HOST=127.0.0.1`
+      )
+    }
   }))

@@ -121,6 +121,44 @@ export const parseHeaders = (text: string): Record<string, string> => {
   return headers
 }
 
+/**
+ * The headers a span records, as `http.request.header.*` and `http.response.header.*`. The HTTP
+ * server and client record every header and redact only Effect's short list (authorization,
+ * cookies, x-api-key), so `Proxy-Authorization` or `X-Auth-Token` would leave in clear: any
+ * header not named here is left off the span (docs/operations.md, "Traces").
+ */
+export const tracedHeaders: ReadonlySet<string> = new Set([
+  "accept",
+  "accept-encoding",
+  "cache-control",
+  "content-encoding",
+  "content-length",
+  "content-type",
+  "host",
+  "referer", // its URL redacted by RequestSpan
+  "retry-after",
+  "traceparent",
+  "user-agent",
+  "x-request-id"
+])
+
+const headerAttribute = /^http\.(?:request|response)\.header\.(.+)$/
+
+/** `tracer`, with the header attributes outside `tracedHeaders` dropped from every span it makes. */
+export const withTracedHeadersOnly = (tracer: Tracer.Tracer): Tracer.Tracer =>
+  Tracer.make({
+    span(...args) {
+      const span = tracer.span(...args)
+      const attribute = span.attribute
+      span.attribute = (key, value) => {
+        const header = headerAttribute.exec(key)
+        if (header === null || tracedHeaders.has(header[1]!)) attribute.call(span, key, value)
+      }
+      return span
+    },
+    context: (f, fiber) => tracer.context(f, fiber)
+  })
+
 export interface TracingOptions {
   /** The service name when OTEL_SERVICE_NAME is unset. */
   readonly serviceName: string
@@ -143,7 +181,7 @@ export const tracingLayer = (options: TracingOptions): Layer.Layer<TracingEnable
       ])
     )
     const base = config.otlpEndpoint.value.toString().replace(/\/$/, "")
-    const exporter = OtlpTracer.layer({
+    const tracer = OtlpTracer.make({
       url: `${base}/v1/traces`,
       resource: { serviceName: Option.getOrElse(config.serviceName, () => options.serviceName) },
       headers: Option.match(config.otlpHeaders, {
@@ -151,7 +189,10 @@ export const tracingLayer = (options: TracingOptions): Layer.Layer<TracingEnable
         onSome: (text) => parseHeaders(Redacted.value(text))
       }),
       exportInterval: config.exportDelayMs
-    }).pipe(Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson]))
+    })
+    const exporter = Layer.unwrapScoped(
+      Effect.map(tracer, (otlp) => Layer.setTracer(withTracedHeadersOnly(otlp)))
+    ).pipe(Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson]))
     return Layer.merge(exporter, Layer.succeed(TracingEnabled, true))
   }))
 

@@ -6,7 +6,7 @@
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
 
-import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
+import { MaintenanceWindows, maxPastStartDays } from "../../src/services/catalog/MaintenanceWindows.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
@@ -249,5 +249,52 @@ it.layer(Stack)("recurring maintenance", (it) => {
       const badQuery = yield* sendJson("DELETE", `/api/v1/admin/maintenance/${series.id}?series=yes`)
       expect(badQuery.status).toBe(400)
       expect((yield* sendJson("GET", `/api/v1/admin/maintenance/${series.id}`)).body.status).toBe("scheduled")
+    }))
+
+  it.effect("refuses a start more than a year in the past (a daily series from year 1), on create and on a move", () =>
+    Effect.gen(function*() {
+      const tooOld = {
+        _tag: "BadRequest",
+        message: `scheduledStart must not be more than ${maxPastStartDays} days in the past`,
+        issues: [{ path: ["scheduledStart"], message: `must not be more than ${maxPastStartDays} days in the past` }]
+      }
+      const fromYearOne = yield* sendJson("POST", "/api/v1/admin/maintenance", {
+        title: "Since year 1",
+        scheduledStart: "0001-01-01T09:00:00Z",
+        scheduledEnd: "0001-01-01T10:00:00Z",
+        recurrence: { frequency: "daily", interval: 1 }
+      })
+      expect(fromYearOne.status).toBe(400)
+      expect(fromYearOne.body).toEqual(tooOld)
+
+      const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000).toISOString()
+      const justOver = yield* sendJson("POST", "/api/v1/admin/maintenance", {
+        title: "Too old",
+        scheduledStart: daysAgo(maxPastStartDays + 1),
+        scheduledEnd: daysAgo(maxPastStartDays - 1)
+      })
+      expect(justOver.status).toBe(400)
+      expect(justOver.body).toEqual(tooOld)
+      // Within the bound a past window is taken (it completes at the clock's next pass).
+      const recent = yield* createSeries({
+        title: "Recorded",
+        scheduledStart: daysAgo(maxPastStartDays - 1),
+        scheduledEnd: daysAgo(maxPastStartDays - 2)
+      })
+
+      const later = yield* createSeries({
+        title: "Moved back",
+        scheduledStart: "2034-06-01T00:00:00Z",
+        scheduledEnd: "2034-06-01T01:00:00Z",
+        recurrence: { frequency: "daily", interval: 1 }
+      })
+      const moved = yield* sendJson("PUT", `/api/v1/admin/maintenance/${later.id}`, {
+        scheduledStart: "0001-01-01T00:00:00Z"
+      })
+      expect(moved.status).toBe(400)
+      expect(moved.body).toEqual(tooOld)
+      // Other changes of a window that started long ago stay possible.
+      const renamed = yield* sendJson("PUT", `/api/v1/admin/maintenance/${recent.id}`, { title: "Renamed" })
+      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200)
     }))
 })

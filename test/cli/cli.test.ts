@@ -28,10 +28,14 @@ let search: ComponentId
 const api = <A, E>(use: (client: Effect.Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>) =>
   runtime.runPromise(Effect.flatMap(ApiClient, use))
 
-/** `node --import tsx`, one process instead of tsx's two: the suite spawns the CLI about thirty times. */
-const cli = (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}) =>
+/**
+ * `node --import tsx`, one process instead of tsx's two: the suite spawns the CLI about thirty
+ * times. `preload` are modules imported before it (test/support/NoDnsLookups.ts).
+ */
+const cli = (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}, preload: ReadonlyArray<string> = []) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    const imports = ["tsx", ...preload].flatMap((module) => ["--import", module])
+    const child = spawn(process.execPath, [...imports, "src/cli/main.ts", ...args], {
       cwd: projectRoot,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"]
@@ -427,6 +431,30 @@ describe("credentials and reachability", () => {
     expect(noUrl.stderr).toContain("STATUS_PAGE_URL")
     expect(notAUrl.code).toBe(2)
     expect(unreachable.stderr + noUrl.stderr).not.toContain(apiKey)
+  })
+
+  it("refuses plain http:// to a host other than loopback before looking it up (2), unless --insecure", async () => {
+    // The child looks no name up: a lookup fails and says so, so none reaches a resolver.
+    const noDns = ["./test/support/NoDnsLookups.ts"]
+    const remote = "http://status.example.test"
+    const [refused, insecure, https, loopback] = await Promise.all([
+      cli(["incidents", "resolve", "some-id", "--url", `${remote}:8080/`], {}, noDns),
+      cli(["components", "list", "--insecure"], { STATUS_PAGE_URL: remote }, noDns),
+      cli(["components", "list"], { STATUS_PAGE_URL: "https://status.example.test" }, noDns),
+      // Loopback over http stays allowed (which names are loopback: test/domain/networkAddress.unit.test.ts).
+      cli(["components", "list"], { STATUS_PAGE_URL: env.STATUS_PAGE_URL!.replace("127.0.0.1", "localhost") })
+    ])
+    expect(refused.code, refused.stderr).toBe(2)
+    expect(refused.stderr).toContain("Refusing to send the API key over plain http:// to status.example.test:8080")
+    expect(refused.stderr).toContain("--insecure")
+    expect(refused.stderr).not.toContain("DNS lookup")
+    expect(refused.stdout + refused.stderr).not.toContain(apiKey)
+    // --insecure, and https://, go on to look the name up, which the test refuses: unreachable (3).
+    for (const run of [insecure, https]) {
+      expect(run.code, run.stderr).toBe(3)
+      expect(run.stderr).toContain("DNS lookup of status.example.test refused by the test")
+    }
+    expect(loopback.code, loopback.stderr).toBe(0)
   })
 
   it("gives up on a silent server after --timeout (3) and retries on a 503 (3)", async () => {

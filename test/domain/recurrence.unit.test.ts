@@ -1,5 +1,5 @@
 import { DateTime } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 
 import type { Recurrence, Span } from "../../src/domain/Recurrence.js"
 import { nextOccurrence, occurrenceAt, wallTimeAt, wallTimeToUtc } from "../../src/domain/Recurrence.js"
@@ -142,6 +142,34 @@ describe("the next occurrence", () => {
     expect(iso(occurrenceAt(early, { frequency: "monthly", interval: 1 }, 1, "UTC").start)).toBe(
       "0026-04-01T09:00:00.000Z"
     )
+  })
+
+  it("finds the next of a daily series dated year 1 without walking to it", () => {
+    // Each occurrence tried reads the wall clock with Intl a few times: count those reads.
+    const reads = vi.spyOn(Intl.DateTimeFormat.prototype, "formatToParts")
+    try {
+      const ancient = span("0001-01-01T09:00:00Z", "0001-01-01T10:00:00Z")
+      const now = at("2031-01-05T12:00:00Z")
+      const day = 24 * 60 * 60 * 1000
+      for (const timeZone of ["UTC", "Europe/Paris"]) {
+        reads.mockClear()
+        const next = nextOccurrence(ancient, daily(), 0, now, timeZone)
+        expect(next?.index).toBe((at("2031-01-06T00:00:00Z") - at("0001-01-01T00:00:00Z")) / day)
+        expect(iso(next!.start).slice(0, 10)).toBe("2031-01-06")
+        expect(reads.mock.calls.length).toBeLessThan(100)
+      }
+      // Weekly and monthly too.
+      reads.mockClear()
+      const weekly = nextOccurrence(ancient, { frequency: "weekly", interval: 3 }, 0, now, "UTC")
+      expect(weekly!.start).toBeGreaterThan(now)
+      expect(weekly!.start - 21 * day).toBeLessThanOrEqual(now)
+      const monthly = nextOccurrence(ancient, { frequency: "monthly", interval: 1 }, 0, now, "UTC")
+      expect(iso(monthly!.start)).toBe("2031-02-01T09:00:00.000Z")
+      expect(monthly!.index).toBe(2030 * 12 + 1)
+      expect(reads.mock.calls.length).toBeLessThan(200)
+    } finally {
+      reads.mockRestore()
+    }
   })
 
   it("starts none after until", () => {

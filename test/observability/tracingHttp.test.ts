@@ -1,7 +1,8 @@
 /**
  * Traces of API requests, exported over OTLP/HTTP to a receiver started by the test: a request
  * span, the span of the service call it makes and the spans of its SQL statements share one
- * trace, and the URL the span records has its secrets redacted as the request log does.
+ * trace, the URL the span records has its secrets redacted as the request log does, and only
+ * the headers of an allow-list are recorded.
  */
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -94,5 +95,35 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("request trac
       const server = JSON.stringify(sink.spans.filter((span) => span.name !== "http.client GET"))
       expect(server).not.toContain(secret)
       expect(server).not.toContain("a%40example.com")
+    }))
+
+  it.effect("spans record the headers of an allow-list only, on the server and the client alike", () =>
+    Effect.gen(function*() {
+      const sink = yield* Sink
+      const proxySecret = "Basic cHJveHk6cHJveHktc2VjcmV0LXZhbHVl"
+      const authToken = "x-auth-token-secret-value"
+      const requestId = `traced-${Date.now()}`
+      // An admin read: the public fast path answers /api/v1/status from memory, with no span.
+      const response = yield* sendJson("GET", "/api/v1/admin/components", undefined, {
+        "proxy-authorization": proxySecret,
+        "x-auth-token": authToken,
+        "x-request-id": requestId
+      })
+      expect(response.status).toBe(200)
+      const spans = yield* eventually(
+        Effect.sync(() =>
+          sink.spans.filter((span) => span.attributes["http.request.header.x-request-id"] === requestId)
+        ),
+        (found) => found.some((span) => span.kind === 2) && found.some((span) => span.kind === 3),
+        10_000
+      )
+      // The server's span and the test client's (outgoing) span both keep an allowed header.
+      expect(spans.map((span) => span.name).sort()).toEqual(["http.client GET", "http.server GET"])
+      const everything = JSON.stringify(sink.spans)
+      for (const secret of [proxySecret, authToken]) expect(everything).not.toContain(secret)
+      for (const span of sink.spans) {
+        const names = Object.keys(span.attributes)
+        expect(names.filter((name) => /proxy-authorization|x-auth-token/.test(name)), span.name).toEqual([])
+      }
     }))
 })

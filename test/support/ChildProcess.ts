@@ -48,7 +48,7 @@ export const listeningUrlIn = (output: string): string | undefined => {
 
 /**
  * `http://127.0.0.1:PORT/metrics` of a metrics server (METRICS_PORT, PROBE_METRICS_PORT), from
- * its `Metrics on port N` line; the line names no host, so HOST must be loopback or a wildcard.
+ * its `Metrics on port N at ADDRESS` line; the address must be loopback or a wildcard.
  */
 export const metricsUrlIn = (output: string): string | undefined => {
   const port = /Metrics on port (\d+)(?=[\s"])/.exec(output)?.[1]

@@ -33,6 +33,19 @@ const checkOrder = (fields: WindowFields) =>
       })
     )
 
+/** How far in the past a window may start: a record of recent work, not a series from year 1. */
+export const maxPastStartDays = 365
+
+const checkRecentStart = (scheduledStart: DateTime.Utc, now: DateTime.Utc) =>
+  DateTime.lessThan(scheduledStart, DateTime.subtract(now, { days: maxPastStartDays }))
+    ? Effect.fail(
+      new BadRequest({
+        message: `scheduledStart must not be more than ${maxPastStartDays} days in the past`,
+        issues: [{ path: ["scheduledStart"], message: `must not be more than ${maxPastStartDays} days in the past` }]
+      })
+    )
+    : Effect.void
+
 /** A series whose `until` comes before its first start would have no occurrence. */
 const checkUntil = (input: CreateMaintenance) =>
   input.recurrence?.until !== undefined && DateTime.lessThan(input.recurrence.until, input.scheduledStart)
@@ -204,6 +217,8 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             scheduledStart: input.scheduledStart,
             scheduledEnd: input.scheduledEnd
           })
+          const now = yield* DateTime.now
+          yield* checkRecentStart(fields.scheduledStart, now)
           yield* checkUntil(input)
           const componentIds = yield* existingComponents(input.componentIds ?? [])
           const recurrence = input.recurrence ?? null
@@ -213,7 +228,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             onSome: Effect.succeed
           })
           yield* repo.setComponents(id, componentIds)
-          yield* repo.skipReminderWithin(id, DateTime.toDateUtc(yield* DateTime.now))
+          yield* repo.skipReminderWithin(id, DateTime.toDateUtc(now))
           return yield* announce("maintenance.scheduled", id)
         }))
       ),
@@ -244,6 +259,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             scheduledStart: input.scheduledStart ?? window.scheduledStart,
             scheduledEnd: input.scheduledEnd ?? window.scheduledEnd
           })
+          if (input.scheduledStart !== undefined) yield* checkRecentStart(input.scheduledStart, yield* DateTime.now)
           if (input.componentIds !== undefined) {
             yield* repo.setComponents(id, yield* existingComponents(input.componentIds))
           }
