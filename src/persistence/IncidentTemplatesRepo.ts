@@ -6,6 +6,7 @@ import { Conflict } from "../domain/Errors.js"
 import type { IncidentTemplateId } from "../domain/Incident.js"
 import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
 import { IncidentTemplate } from "../domain/IncidentTemplate.js"
+import { stillExisting } from "./ComponentRefs.js"
 import { orUnavailable, sqlState } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
@@ -56,10 +57,9 @@ export class IncidentTemplatesRepo extends Effect.Service<IncidentTemplatesRepo>
       setComponents: (id: IncidentTemplateId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from incident_template_components where template_id = ${id}`,
-          // Only components that still exist, locked: one deleted meanwhile is left out, not a 500.
-          sql`insert into incident_template_components (template_id, component_id)
-              select ${id}, c.id from components c where c.id = any(${[...componentIds]}::text[])
-              order by c.id for key share`
+          sql`insert into incident_template_components (template_id, component_id) select ${id}, c.id from (${
+            stillExisting(sql, componentIds)
+          }) c`
         ], { discard: true })),
 
       /** True when a template was deleted. */

@@ -9,6 +9,7 @@ import type {
   UpdateIncident
 } from "../domain/Incident.js"
 import { Incident } from "../domain/Incident.js"
+import { stillExisting } from "./ComponentRefs.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
@@ -186,10 +187,9 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from incident_components where incident_id = ${id}`,
-          // Only components that still exist, locked: one deleted meanwhile is left out, not a 500.
-          sql`insert into incident_components (incident_id, component_id)
-              select ${id}, c.id from components c where c.id = any(${[...componentIds]}::text[])
-              order by c.id for key share`,
+          sql`insert into incident_components (incident_id, component_id) select ${id}, c.id from (${
+            stillExisting(sql, componentIds)
+          }) c`,
           sql`update incidents set is_public = published and (${componentIds.length === 0}
                 or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public))
               where id = ${id}`

@@ -5,6 +5,7 @@ import type { MaintenanceId, MaintenanceStatus } from "../domain/Maintenance.js"
 import { Maintenance } from "../domain/Maintenance.js"
 import type { Recurrence } from "../domain/Recurrence.js"
 import { encodeRecurrence } from "../domain/Recurrence.js"
+import { stillExisting } from "./ComponentRefs.js"
 import type { StatusSetBy } from "./ComponentsRepo.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
@@ -189,10 +190,9 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       setComponents: (id: MaintenanceId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from maintenance_components where maintenance_id = ${id}`,
-          // Only components that still exist, locked: one deleted meanwhile is left out, not a 500.
-          sql`insert into maintenance_components (maintenance_id, component_id)
-              select ${id}, c.id from components c where c.id = any(${[...componentIds]}::text[])
-              order by c.id for key share`,
+          sql`insert into maintenance_components (maintenance_id, component_id) select ${id}, c.id from (${
+            stillExisting(sql, componentIds)
+          }) c`,
           sql`update maintenance_windows set is_public = ${componentIds.length === 0}
                 or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public)
               where id = ${id}`

@@ -39,10 +39,10 @@ const isConflict = (error: unknown): error is SqlError => error instanceof SqlEr
 const conflictOf = <E>(cause: Cause.Cause<E>): Option.Option<SqlError> =>
   Cause.isInterrupted(cause) ?
     Option.none() :
-    Cause.find(cause, (reason) =>
-      (reason._tag === "Fail" && isConflict(reason.error)) || (reason._tag === "Die" && isConflict(reason.defect)) ?
-        Option.some((reason._tag === "Fail" ? reason.error : (reason as Cause.Die).defect) as SqlError) :
-        Option.none())
+    Cause.find(cause, (reason) => {
+      const error = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
+      return isConflict(error) ? Option.some(error) : Option.none()
+    })
 
 const realClock = Clock.make()
 
