@@ -16,12 +16,16 @@ export class AuthApi extends HttpApiGroup.make("auth")
         "Sign in",
         "Takes `{ \"email\", \"password\" }` (e-mail case-insensitive), answers `{ \"user\": { id, email, name } }` " +
           "and sets the `__Host-session` cookie (`HttpOnly; Secure; SameSite=Lax; Path=/`, `Max-Age` = " +
-          "`SESSION_MAX_AGE`). A new session token is issued at every sign-in. An unknown e-mail and a wrong " +
-          "password give the same **401** body.",
+          "`SESSION_MAX_AGE`). A new session token is issued at every sign-in, and a new `__Host-device` cookie " +
+          "(`HttpOnly; Secure; SameSite=Strict; Path=/`, 90 days) that marks the browser as a known device of " +
+          "that user. An unknown e-mail and a wrong password give the same **401** body.",
         "Throttled: 5 failed sign-ins per account and client address, 20 per client address or 50 per account " +
           "within a 15-minute window (longer after a full one) answer **429** `TooManyRequests` with " +
           "`Retry-After` (and `retryAfterSeconds` in the body) until the window closes, even for the right " +
-          "password; so does a burst that overflows the queue of password checks. No authentication needed."
+          "password; so does a burst that overflows the queue of password checks. A browser sending a valid " +
+          "`__Host-device` cookie of the account is counted on its own limit instead (5 failures per window), so " +
+          "guessing from elsewhere does not lock it out. A 429 is the same whatever the password. No " +
+          "authentication needed."
       ))
   )
   .add(

@@ -92,6 +92,8 @@ export class Incident extends Model.Class<Incident>("Incident")({
   postmortem: Schema.NullOr(IncidentPostmortem),
   /** False for a draft: seen only by operators, until published. */
   published: Schema.Boolean,
+  /** Whether the public sees it: published, and made public by an operator (docs/api.md, "Public visibility"). */
+  isPublic: Schema.Boolean,
   source: IncidentSource,
   monitorId: Schema.NullOr(Schema.String),
   automation: Schema.NullOr(IncidentAutomation)

@@ -27,6 +27,8 @@ export class IncidentTemplate extends Model.Class<IncidentTemplate>("IncidentTem
   severity: IncidentSeverity,
   status: OpenIncidentStatus,
   componentIds: Schema.Array(ComponentId),
+  /** The visibility an incident opened from it takes, as for an incident naming its components. */
+  isPublic: Schema.Boolean,
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
 }) {}

@@ -24,6 +24,8 @@ export class Maintenance extends Model.Class<Maintenance>("Maintenance")({
   scheduledStart: Timestamp,
   scheduledEnd: Timestamp,
   componentIds: Schema.Array(ComponentId),
+  /** Whether the public sees it, as an operator made it (docs/api.md, "Public visibility"). */
+  isPublic: Schema.Boolean,
   /** The series' rule, on each of its occurrences; null for a one-off window. */
   recurrence: Schema.NullOr(Recurrence),
   /** The id of the series' first occurrence; null for a one-off window. */

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 
 import { Api } from "../api/Api.js"
@@ -7,6 +7,7 @@ import { AppConfig } from "../Config.js"
 import { CurrentPrincipal, Me, SignedIn } from "../domain/Auth.js"
 import { Forbidden } from "../domain/Errors.js"
 import { Administrators } from "../services/auth/Administrators.js"
+import { deviceCookie, deviceCookieMaxAge } from "../services/auth/DeviceCookies.js"
 import { Sessions } from "../services/auth/Sessions.js"
 import { withRetryAfter } from "./RetryAfter.js"
 import { isCrossSiteChange } from "./SameOrigin.js"
@@ -23,13 +24,23 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const client = Option.getOrElse(request.remoteAddress, () => "unknown")
-          const { token, user } = yield* administrators.signIn(payload, client)
-          yield* HttpApiBuilder.securitySetCookie(sessionCookie, token, {
+          const signedIn = yield* administrators.signIn(payload, client, request.cookies[deviceCookie])
+          yield* HttpApiBuilder.securitySetCookie(sessionCookie, signedIn.token, {
             ...cookieOptions,
             // A Duration: a bare number would be read as milliseconds (Max-Age a thousandth of the setting).
             maxAge: config.sessionMaxAge
           })
-          return new SignedIn({ user })
+          // Outlives sessions and sign-out: it marks the browser, not a session (DeviceCookies).
+          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+            Effect.orDie(HttpServerResponse.setCookie(response, deviceCookie, signedIn.deviceCookie, {
+              httpOnly: true,
+              secure: true,
+              sameSite: "strict",
+              path: "/",
+              maxAge: deviceCookieMaxAge
+            }))
+          )
+          return new SignedIn({ user: signedIn.user })
         }).pipe(withRetryAfter))
       .handle("signOut", () =>
         Effect.gen(function*() {

@@ -42,7 +42,7 @@ export const checksIngested = counter(
 export const resultsStored = counter("status_page_results_stored_total", "Check results stored (the ingest rate)")
 export const reportsRefused = counter(
   "status_page_reports_refused_total",
-  "Probe reports refused because their run was not scheduled"
+  "Probe reports refused by result admission (runs not scheduled, before the monitor, too late) or as duplicates, by region and reason"
 )
 export const monitorTransitions = counter(
   "status_page_monitor_transitions_total",
@@ -72,7 +72,7 @@ export const webhookAttempts = counter(
 )
 export const mailAttempts = counter(
   "status_page_mail_attempts_total",
-  "Mail sending attempts, by outcome (sent, failed) and attempt number (5 and more: 5+)"
+  "Mail sending attempts, by outcome (sent, failed, refused: for good by the mail server) and attempt number (5 and more: 5+)"
 )
 
 // every role with a database

@@ -47,6 +47,7 @@ const LocksRow = Schema.Struct({
       regions: ReadonlyArray<string> | null,
       quorum: QuorumRule,
       degradedAboveMs: number | null,
+      createdAt: number,
       resumedAt: number | null,
       regionStatuses: ReadonlyArray<RegionTuple>
     ]
@@ -70,6 +71,8 @@ export interface LockedMonitor extends QuorumMonitor {
   readonly regions: ReadonlyArray<string> | null
   readonly quorum: QuorumRule
   readonly degradedAboveMs: number | null
+  /** Epoch milliseconds of its creation (ResultAdmission). */
+  readonly createdAt: number
   /** Epoch milliseconds of the last resume after a pause, if any (ResultAdmission). */
   readonly resumedAt: number | null
   readonly regionStatuses: ReadonlyArray<RegionStatus>
@@ -258,11 +261,12 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
           locks.one(plain`
             with locked as materialized (
               select id, component_id, state, interval_seconds, failure_threshold, regions, quorum, degraded_above_ms,
-                     resumed_at
+                     created_at, resumed_at
               from monitors where id = any(${[...ids]}::text[]) and not paused order by id for no key update)
             select
               coalesce((select json_agg(json_build_array(l.id, l.component_id, l.state, l.interval_seconds,
-                  l.failure_threshold, l.regions, l.quorum, l.degraded_above_ms, (extract(epoch from l.resumed_at) * 1000)::float8,
+                  l.failure_threshold, l.regions, l.quorum, l.degraded_above_ms, (extract(epoch from l.created_at) * 1000)::float8,
+                  (extract(epoch from l.resumed_at) * 1000)::float8,
                   coalesce((select json_agg(json_build_array(s.region, (extract(epoch from s.last_scheduled_at) * 1000)::float8,
                       (extract(epoch from s.last_checked_at) * 1000)::float8, s.last_ok, s.consecutive_failures,
                       (extract(epoch from s.failing_since) * 1000)::float8, s.last_status_code, s.last_error, s.last_duration_ms))
@@ -282,6 +286,7 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
               regions,
               quorum,
               degradedAboveMs,
+              createdAt,
               resumedAt,
               regionStates
             ]): LockedMonitor => ({
@@ -293,6 +298,7 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
               regions,
               quorum,
               degradedAboveMs,
+              createdAt,
               resumedAt,
               regionStatuses: regionStates.map((
                 [

@@ -1,8 +1,9 @@
 /**
  * The database connection: a PostgreSQL server when DATABASE_URL is set, otherwise the
- * embedded PGlite served over the Postgres wire protocol on a private loopback port, so
- * both run the same @effect/sql-pg code, SQL and migrations. The port asks for a password made
- * at each start and known only to this process (EmbeddedSessions): other local users reach it too.
+ * embedded PGlite served over the Postgres wire protocol on a Unix socket in a private directory
+ * of DATA_DIR (loopback TCP on Windows), so both run the same @effect/sql-pg code, SQL and
+ * migrations. It asks for a password made at each start and known only to this process
+ * (EmbeddedSessions), and closes a connection that does not give it in time (EmbeddedServer).
  */
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -13,11 +14,10 @@ import * as Path from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect, Layer, Option, Redacted, String } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, String } from "effect"
 
 import { AppConfig } from "../Config.js"
-import { shareSessionsSafely } from "./EmbeddedSessions.js"
+import { serveEmbedded, serveOnSocket } from "./EmbeddedServer.js"
 import { Migrations } from "./Migrations.js"
 
 export const poolSize = 10
@@ -53,32 +53,53 @@ const initdbOnce = async (pgdata: string) => {
   )
 }
 
-/** Starts PGlite under `dataDir` and serves it on 127.0.0.1 at a free port, behind a new random password. */
+/**
+ * How long a connection to the embedded database may take to give its password before it is
+ * closed; the pool's own take milliseconds. Tests shorten it.
+ */
+export class EmbeddedHandshakeTimeout extends Context.Reference<EmbeddedHandshakeTimeout>()(
+  "EmbeddedHandshakeTimeout",
+  { defaultValue: () => Duration.seconds(2) }
+) {}
+
+/**
+ * Starts PGlite under `dataDir` and serves it behind a new random password: on a Unix socket in
+ * a directory only this user may enter, or on 127.0.0.1 at a free port where there are no Unix
+ * sockets (Windows).
+ */
 const embeddedServer = (dataDir: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      await mkdir(dataDir, { recursive: true })
-      const pgdata = Path.join(dataDir, "pgdata")
-      await initdbOnce(pgdata)
-      const db = await PGlite.create(pgdata, {
-        startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${embeddedSharedBuffers}`]
-      })
-      const password = randomBytes(32).toString("base64url")
-      // One connection more than the pool, so the listener of later issues fits too.
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: poolSize + 4 })
-      shareSessionsSafely(server, db, password)
-      await server.start()
-      const [host, port] = server.getServerConn().split(":")
-      return { db, server, host: host!, port: Number(port), password: Redacted.make(password) }
-    }),
-    ({ db, server }) =>
+  Effect.flatMap(EmbeddedHandshakeTimeout, (handshake) =>
+    Effect.acquireRelease(
       Effect.promise(async () => {
-        await server.stop()
-        await db.close()
-      })
-  ).pipe(
-    Effect.tap(({ port }) => Effect.logInfo(`Embedded PostgreSQL (PGlite) under ${dataDir}, serving 127.0.0.1:${port}`))
-  )
+        await mkdir(dataDir, { recursive: true })
+        const pgdata = Path.join(dataDir, "pgdata")
+        await initdbOnce(pgdata)
+        const db = await PGlite.create(pgdata, {
+          startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${embeddedSharedBuffers}`]
+        })
+        const password = randomBytes(32).toString("base64url")
+        const options = {
+          db,
+          password,
+          // More than the pool: room for connections it is replacing and a listener beside it.
+          maxConnections: poolSize + 4,
+          handshakeMillis: Duration.toMillis(handshake)
+        }
+        const server = process.platform === "win32"
+          ? await serveEmbedded({ host: "127.0.0.1", port: 0 }, options)
+          : await serveOnSocket(dataDir, options)
+        return { db, server, password: Redacted.make(password) }
+      }),
+      ({ db, server }) =>
+        Effect.promise(async () => {
+          await server.stop()
+          await db.close()
+        })
+    )).pipe(
+      Effect.tap(({ server }) =>
+        Effect.logInfo(`Embedded PostgreSQL (PGlite) under ${dataDir}, serving ${server.address}`)
+      )
+    )
 
 /** PgClient (and SqlClient) for the configured database, with camelCase names on the TypeScript side. */
 export const DatabaseClient = Layer.unwrapScoped(
@@ -88,9 +109,9 @@ export const DatabaseClient = Layer.unwrapScoped(
       onSome: (url) => Effect.succeed({ url }),
       onNone: () =>
         embeddedServer(config.dataDir).pipe(
-          Effect.map(({ host, password, port }) => ({
-            host,
-            port,
+          Effect.map(({ password, server }) => ({
+            host: server.host,
+            port: server.port,
             database: "postgres",
             username: "postgres",
             password

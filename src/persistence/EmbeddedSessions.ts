@@ -12,17 +12,18 @@
  * transaction ends. Other connections wait their turn, in order. (COPY and cursors, which the
  * service does not use, would hold or release the session early.)
  *
- * It also asks for a password, which PGlite does not: the port is open to every local user, and
- * a connection without it would be an administrator of the service's data. A connection's
- * startup message is held back until it sends the password (in clear: it never leaves the
- * loopback interface, where only root could read it, and root can read the process anyway); a
- * wrong password, or anything else, is answered with an error and the connection closed. Only
- * then does the startup reach PGlite, so an unauthenticated connection never holds the session.
+ * It also asks for a password, which PGlite does not: a connection without it would be an
+ * administrator of the service's data, and where the database is served on loopback TCP
+ * (Windows; EmbeddedServer) every local user can reach it. A connection's startup message is
+ * held back until it sends the password (in clear: it never leaves the machine, and only root
+ * could read it there, who can read the process anyway); a wrong password, or anything else, is
+ * answered with an error and the connection closed. Only then does the startup reach PGlite, so
+ * an unauthenticated connection never holds the session. Only signed-in connections count
+ * against the limit: one beyond it is refused at sign-in, as PostgreSQL does.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 
 import type { PGlite } from "@electric-sql/pglite"
-import type { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 
 /** Message types after which the session may pass on (when no transaction is open). */
 const endsExchange = new Set([
@@ -70,6 +71,14 @@ const isPassword = (message: Uint8Array, expected: Buffer) =>
   message[0] === 0x70 && message.length >= 6 &&
   timingSafeEqual(digest(message.subarray(5, message.length - 1)), expected)
 
+/** Who is let in beyond the password. */
+export interface Admission {
+  /** Signed-in connections at most. */
+  readonly maxConnections: number
+  /** A connection has given the password and been let in. */
+  readonly signedIn: (handlerId: number) => void
+}
+
 export class EmbeddedSessions {
   private owner: number | null = null
   private readonly waiting: Array<
@@ -93,7 +102,7 @@ export class EmbeddedSessions {
   private readonly startups = new Map<number, Uint8Array>()
   private readonly password: Buffer
 
-  constructor(private readonly db: PGlite, password: string) {
+  constructor(private readonly db: PGlite, password: string, private readonly admission: Admission) {
     this.password = digest(new TextEncoder().encode(password))
   }
 
@@ -184,19 +193,23 @@ export class EmbeddedSessions {
       onData(passwordRequest)
       return Promise.resolve(passwordRequest.length)
     }
-    if (startup !== undefined && isPassword(message, this.password)) {
+    const authenticated = startup !== undefined && isPassword(message, this.password)
+    if (authenticated && this.signedIn.size < this.admission.maxConnections) {
       this.startups.delete(handlerId)
       this.signedIn.add(handlerId)
+      this.admission.signedIn(handlerId)
       // PGlite answers the startup (AuthenticationOk, parameters, ReadyForQuery) as the password's answer.
       return this.run(handlerId, startup, onData)
     }
-    const refusal = startup !== undefined && message[0] === 0x70
+    const refusal = authenticated
+      ? fatalError("53300", "sorry, too many clients already")
+      : startup !== undefined && message[0] === 0x70
       ? fatalError("28P01", "password authentication failed")
       : fatalError("28000", "a password is required")
     onData(refusal)
     // Failing closes the connection (the socket handler detaches it) and refuses what it sends next.
     this.gone.set(handlerId, false)
-    return Promise.reject(new Error("password authentication failed"))
+    return Promise.reject(new Error(authenticated ? "too many connections" : "password authentication failed"))
   }
 
   private acquire(handlerId: number): Promise<void> {
@@ -211,12 +224,4 @@ export class EmbeddedSessions {
     this.owner = next?.handlerId ?? null
     next?.resume()
   }
-}
-
-/**
- * Puts an EmbeddedSessions queue in place of the server's own, admitting connections that give
- * `password`; before any connection arrives.
- */
-export const shareSessionsSafely = (server: PGLiteSocketServer, db: PGlite, password: string): void => {
-  ;(server as unknown as { queryQueue: EmbeddedSessions }).queryQueue = new EmbeddedSessions(db, password)
 }

@@ -35,13 +35,16 @@ export class IncidentTemplatesRepo extends Effect.Service<IncidentTemplatesRepo>
 
       findById: (id: IncidentTemplateId) => templates.first(sql`${withComponents} where t.id = ${id}`),
 
-      /** Fills the defaults of CreateIncidentTemplate; the components are set apart (`setComponents`). */
+      /**
+       * Fills the defaults of CreateIncidentTemplate; the components are set apart (`setComponents`),
+       * and the visibility, private until then, by Visibility.
+       */
       insert: (input: CreateIncidentTemplate) =>
         orUnavailable(
           sql<{ id: IncidentTemplateId }>`
-            insert into incident_templates (name, title, message, severity, status)
+            insert into incident_templates (name, title, message, severity, status, is_public)
             values (${input.name}, ${input.title}, ${input.message}, ${input.severity ?? "minor"},
-                    ${input.status ?? "investigating"})
+                    ${input.status ?? "investigating"}, false)
             returning id`.pipe(nameTaken(input.name))
         ).pipe(Effect.map((rows) => rows[0]!.id)),
 

@@ -45,8 +45,8 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
       from incidents i`)
 
     /**
-     * What the public sees of incidents: those stored as public (`is_public`, decided by
-     * `setComponents` and `decideVisibility`), naming only their public components.
+     * What the public sees of incidents: those stored as public (`is_public`: published, and
+     * chosen so, see Visibility), naming only their public components.
      */
     const isPublic = "i.is_public"
     /** Public incidents from `from` (which binds `i`), with their timeline or without it (`updates` empty). */
@@ -130,7 +130,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
         ).pipe(Effect.map((rows) => rows[0])),
 
       /**
-       * Private until `setComponents` decides, in the same transaction. With `monitor`, the
+       * Private until Visibility decides, in the same transaction. With `monitor`, the
        * incident is that monitor's, opened for its outage since `downSince`; the unique index of
        * migration 0026 refuses a second open one (a unique violation: the caller's race to lose).
        */
@@ -144,21 +144,16 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
         }
       ) =>
         orUnavailable(sql<{ id: IncidentId }>`
-          insert into incidents (title, status, severity, is_public, published, source, monitor_id, automation,
+          insert into incidents (title, status, severity, chosen_public, published, source, monitor_id, automation,
                                  monitor_down_since)
           values (${input.title}, ${input.status}, ${input.severity}, false, ${input.published},
                   ${input.monitor === undefined ? "manual" : "monitor"}, ${input.monitor?.id ?? null},
                   ${input.monitor === undefined ? null : "active"}, ${input.monitor?.downSince ?? null})
           returning id`).pipe(Effect.map((rows) => rows[0]!.id)),
 
-      /** Publishes a draft and decides its visibility from its components, as `setComponents` does. */
+      /** Publishes a draft: the public sees it as its stored visibility says (Visibility). */
       publish: (id: IncidentId) =>
-        orUnavailable(sql`
-          update incidents i set published = true, updated_at = now(),
-            is_public = not exists (select from incident_components ic where ic.incident_id = i.id)
-              or exists (select from incident_components ic join components c on c.id = ic.component_id
-                         where ic.incident_id = i.id and c.is_public)
-          where id = ${id}`),
+        orUnavailable(sql`update incidents set published = true, updated_at = now() where id = ${id}`),
 
       /** An operator took the incident over: the automation no longer moves its status or resolves it. */
       handOver: (id: IncidentId) =>
@@ -180,32 +175,14 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
             resolved_at = case when ${status} = 'resolved' then now() else resolved_at end
           where id = ${id}`),
 
-      /**
-       * Names the incident's components, as an administrator chose them, and decides its
-       * visibility from them: public when published and they are none or include a public one.
-       */
+      /** Names the incident's components; its visibility is Visibility's. */
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from incident_components where incident_id = ${id}`,
           sql`insert into incident_components (incident_id, component_id) select ${id}, c.id from (${
             stillExisting(sql, componentIds)
-          }) c`,
-          sql`update incidents set is_public = published and (${componentIds.length === 0}
-                or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public))
-              where id = ${id}`
+          }) c`
         ], { discard: true })),
-
-      /**
-       * Decides again the visibility of the incidents naming a component whose `isPublic` an
-       * administrator changed: public when one of their components is. (Deleting a component
-       * does not come here: what was private stays so.)
-       */
-      decideVisibility: (componentId: ComponentId) =>
-        orUnavailable(sql`
-          update incidents i
-          set is_public = i.published and exists (select from incident_components ic join components c on c.id = ic.component_id
-                                  where ic.incident_id = i.id and c.is_public)
-          where i.id in (select incident_id from incident_components where component_id = ${componentId})`),
 
       /** Whether the incident's postmortem is published; undefined when it has none. */
       postmortemPublished: (id: IncidentId) =>

@@ -105,15 +105,16 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
 
       /**
        * Records attempt `attempts + 1`: sent, pending until `retryAt`, or failed for good without
-       * one. A confirmation's token is erased once the mail is no longer pending.
+       * one, with the mail server's reply code when it answered (`replyCode`, migration 0037). A
+       * confirmation's token is erased once the mail is no longer pending.
        */
-      recordAttempt: (mail: MailDelivery, error: string | null, retryAt: Date | null) => {
+      recordAttempt: (mail: MailDelivery, error: string | null, retryAt: Date | null, replyCode: number | null) => {
         const status = error === null ? "sent" : retryAt !== null ? "pending" : "failed"
         return orUnavailable(sql`
           update mail_deliveries
           set status = ${status},
               attempts = attempts + 1, next_attempt_at = ${error === null ? null : retryAt},
-              last_error = ${error?.slice(0, 1000) ?? null},
+              last_error = ${error?.slice(0, 1000) ?? null}, last_reply_code = ${replyCode},
               verify_token = ${sql.literal(status === "pending" ? "verify_token" : "null")}, updated_at = now()
           where id = ${mail.id}`).pipe(Effect.asVoid)
       }

@@ -41,7 +41,7 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
 
       findById: (id: MaintenanceId) => windows.first(sql`${withComponents} where m.id = ${id}`),
 
-      /** The windows stored as public (see `setComponents`) that are not cancelled, latest start first. */
+      /** The windows stored as public (see Visibility) that are not cancelled, latest start first. */
       findPublic: () =>
         windows.all(
           sql`${withComponents} where m.is_public and m.status <> 'cancelled' order by m.scheduled_start desc, m.id`
@@ -148,7 +148,7 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
         orUnavailable(sql`update maintenance_windows set reminder_sent_at = null where id = ${id}`),
 
       /**
-       * Private until `setComponents` decides, in the same transaction. The first occurrence of a
+       * Private until Visibility decides, in the same transaction. The first occurrence of a
        * series is its own series id. None when the series already has this occurrence.
        */
       insert: (fields: WindowFields, series: SeriesPlace | null = null) =>
@@ -183,32 +183,14 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
       setStatus: (id: MaintenanceId, status: MaintenanceStatus) =>
         orUnavailable(sql`update maintenance_windows set status = ${status}, updated_at = now() where id = ${id}`),
 
-      /**
-       * Names the window's components, as an administrator chose them, and decides its
-       * visibility from them: public when they are none or include a public one.
-       */
+      /** Names the window's components; its visibility is Visibility's. */
       setComponents: (id: MaintenanceId, componentIds: ReadonlyArray<ComponentId>) =>
         orUnavailable(Effect.all([
           sql`delete from maintenance_components where maintenance_id = ${id}`,
           sql`insert into maintenance_components (maintenance_id, component_id) select ${id}, c.id from (${
             stillExisting(sql, componentIds)
-          }) c`,
-          sql`update maintenance_windows set is_public = ${componentIds.length === 0}
-                or exists (select from components c where c.id = any(${[...componentIds]}::text[]) and c.is_public)
-              where id = ${id}`
+          }) c`
         ], { discard: true })),
-
-      /**
-       * Decides again the visibility of the windows naming a component whose `isPublic` an
-       * administrator changed: public when one of their components is. (Deleting a component
-       * does not come here: what was private stays so.)
-       */
-      decideVisibility: (componentId: ComponentId) =>
-        orUnavailable(sql`
-          update maintenance_windows m
-          set is_public = exists (select from maintenance_components mc join components c on c.id = mc.component_id
-                                  where mc.maintenance_id = m.id and c.is_public)
-          where m.id in (select maintenance_id from maintenance_components where component_id = ${componentId})`),
 
       /**
        * The status to restore for a component a window puts into maintenance, with who had set

@@ -97,12 +97,13 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
           Option.map((stored) => withReporting(stored, now, offline))
         )
       )
+    /** The written monitor, read in the write's transaction: a delete meanwhile cannot come between. */
     const thenFind =
       (offline: ReadonlySet<string>) => <E, R>(write: Effect.Effect<Option.Option<{ id: string }>, E, R>) =>
-        Effect.flatMap(
+        orUnavailable(sql.withTransaction(Effect.flatMap(
           write,
           Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: ({ id }) => findById(id, offline) })
-        )
+        )))
     /** The stored form of a definition's fields beyond the columns of the same name. */
     const columns = (definition: MonitorDefinition) => ({
       expectedStatusCode: singleStatusCode(definition.expectedStatusCodes),
@@ -172,20 +173,23 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
           )
         ),
       findById: (id: MonitorId, offline: ReadonlySet<string> = new Set()) => findById(id, offline),
-      insert: (definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {
+      /** `createdAt`: the service's clock, as resumes are dated: ingest admits runs from then (ResultAdmission). */
+      insert: (definition: MonitorDefinition, offline: ReadonlySet<string>, createdAt: number) => {
         const c = columns(definition)
         return ids.first(
           sql`
             insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code,
                                   failure_threshold, regions, quorum, degraded_above_ms, method, headers, body,
                                   expected_status_codes, body_contains, body_not_contains, dns_record_type,
-                                  dns_expected_values, incident_policy, incident_template_id, resolve_after_seconds)
+                                  dns_expected_values, incident_policy, incident_template_id, resolve_after_seconds,
+                                  created_at)
             values (${definition.componentId}, ${definition.type}, ${definition.url}, ${definition.intervalSeconds},
                     ${definition.timeoutMs}, ${c.expectedStatusCode}, ${definition.failureThreshold},
                     ${c.regions}::jsonb, ${c.quorum}::jsonb, ${definition.degradedAboveMs}, ${definition.method},
                     ${c.headers}::jsonb, ${definition.body}, ${c.expectedStatusCodes}::jsonb, ${definition.bodyContains},
                     ${definition.bodyNotContains}, ${definition.dnsRecordType}, ${c.dnsExpectedValues}::jsonb,
-                    ${definition.incidentPolicy}, ${definition.incidentTemplateId}, ${definition.resolveAfterSeconds})
+                    ${definition.incidentPolicy}, ${definition.incidentTemplateId}, ${definition.resolveAfterSeconds},
+                    ${new Date(createdAt)})
             returning id`.pipe(componentGone(definition))
         ).pipe(thenFind(offline), Effect.flatMap(Effect.orDie))
       },

@@ -137,16 +137,26 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
 
       /**
        * Makes the subscription an address and unsubscribe token name take `componentIds` (null:
-       * all), in one statement; false when the pair matches none.
+       * all); false when the pair matches none. The subscriber's row is locked first, in a
+       * statement of its own: the change then reads the components as a concurrent save left
+       * them, and replaces them whole. In one statement it read them as they were before that
+       * save, kept what the save had added, and the two choices merged.
        */
       choose: (email: string, unsubscribeToken: string, componentIds: ReadonlyArray<string> | null) =>
-        ids.all(sql`
-          with subscriber as (
-            update subscribers set all_components = ${componentIds === null}, updated_at = now()
-            where email = ${email} and unsubscribe_token = ${unsubscribeToken}
-            returning id),
-          ${chooseComponents(componentIds)}
-          select id from subscriber`).pipe(Effect.map((rows) => rows.length > 0)),
+        sql.withTransaction(Effect.gen(function*() {
+          const locked = yield* ids.all(sql`
+            select id from subscribers where email = ${email} and unsubscribe_token = ${unsubscribeToken}
+            for update`)
+          if (locked.length === 0) return false
+          yield* ids.all(sql`
+            with subscriber as (
+              update subscribers set all_components = ${componentIds === null}, updated_at = now()
+              where id = ${locked[0]!.id}
+              returning id),
+            ${chooseComponents(componentIds)}
+            select id from subscriber`)
+          return true
+        })).pipe(orUnavailable),
 
       /** Those of `componentIds` that name public components: what a reader may subscribe to. */
       publicComponents: (componentIds: ReadonlyArray<string>) =>

@@ -61,18 +61,20 @@ const makeStream = <A>(capacity: number) =>
       })
 
     const publish = (values: ReadonlyArray<A>) =>
-      Effect.forEach(groups.values(), (g) =>
-        Queue.offerAll(g.queue, values.map((value, index) => ({ id: `${sequence + index + 1}`, value }))), {
-        discard: true
-      }).pipe(Effect.zipLeft(Effect.sync(() => (sequence += values.length))))
+      Effect.flatMap(Clock.currentTimeMillis, (receivedAt) =>
+        Effect.forEach(groups.values(), (g) =>
+          Queue.offerAll(
+            g.queue,
+            values.map((value, index) => ({ id: `${sequence + index + 1}`, value, receivedAt }))
+          ), {
+          discard: true
+        })).pipe(Effect.zipLeft(Effect.sync(() => (sequence += values.length))))
 
     const consumer = (groupName: string, name: string): Effect.Effect<StreamConsumer<A>, never, Scope.Scope> =>
       Effect.gen(function*() {
         const g = yield* group(groupName)
         /** What was pending under this name when it joined (a previous member of it), not given back yet. */
-        const own = [...g.pending.values()].filter((entry) =>
-          entry.consumer === name
-        ).map((entry) => entry.delivery)
+        const own = [...g.pending.values()].filter((entry) => entry.consumer === name).map((entry) => entry.delivery)
         const seen = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => g.seen.set(name, now)))
         const deliver = (deliveries: Iterable<Delivery<A>>) =>
           Effect.map(Clock.currentTimeMillis, (now) => {

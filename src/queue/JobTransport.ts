@@ -37,10 +37,15 @@ export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {
   cause: Schema.optional(Schema.Defect)
 }) {}
 
-/** One delivery of a message to a consumer; `id` is what `ack` and `keepAlive` take. */
+/**
+ * One delivery of a message to a consumer; `id` is what `ack` and `keepAlive` take. `receivedAt`
+ * (epoch ms) is when the queue took the message in, by the queue's clock: how late a report
+ * arrived is judged by it, not by when ingest got round to it.
+ */
 export interface Delivery<A> {
   readonly id: string
   readonly value: A
+  readonly receivedAt?: number
 }
 
 /** A member of a consumer group. Its scope owns its resources (in Redis, a dedicated connection). */
@@ -180,11 +185,15 @@ export const resultConsumerOf = (consumer: Consumer<RegionMessage>): ResultConsu
     Effect.gen(function*() {
       const reports: Array<Delivery<ProbeReport>> = []
       const beats: Array<string> = []
-      for (const { id, value: { message, region } } of deliveries) {
+      for (const { id, receivedAt, value: { message, region } } of deliveries) {
         if (isHeartbeat(message)) {
           keepHeartbeat(kept, { region, heartbeat: message })
           beats.push(id)
-        } else reports.push({ id, value: inRegion(message, region) })
+        } else {reports.push({
+            id,
+            value: inRegion(message, region),
+            ...(receivedAt === undefined ? {} : { receivedAt })
+          })}
       }
       // A heartbeat left pending is claimed and kept again later: harmless, never worth failing the read.
       yield* consumer.ack(beats).pipe(

@@ -2,7 +2,8 @@
  * Housekeeping: at start and every 10 minutes it deletes what clients can create without limit
  * over time: rate-limit counters whose window has ended, sign-in counters a day after theirs
  * ended (the back-off is remembered that long), and unverified subscribers whose confirmation
- * link has expired; probes silent for 7 days (`forgetProbeAfter`); and response-time rollups
+ * link has expired; mail kept without SMTP_URL once its confirmation link no longer works, and
+ * all of it after 48 hours; probes silent for 7 days (`forgetProbeAfter`); and response-time rollups
  * past their retention (hourly rows after 8 days, daily ones after 90). It deletes in batches,
  * so no statement holds many rows, and reads the Effect Clock, so tests drive it with TestClock.
  * Several instances may run it: each batch skips the rows another one is deleting, and deleting
@@ -12,14 +13,18 @@ import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 
 import { forgetProbeAfter } from "../domain/Probe.js"
 import { keepDailyMillis, keepHourlyMillis } from "../domain/ResponseTimes.js"
+import { MailOutboxLogRepo } from "../persistence/MailOutboxLogRepo.js"
 import { ProbesRepo } from "../persistence/ProbesRepo.js"
 import { ResponseTimesRepo } from "../persistence/ResponseTimesRepo.js"
 import { SubscribersRepo } from "../persistence/SubscribersRepo.js"
 import { RateLimiter } from "../services/auth/RateLimiter.js"
 import { SignInThrottle } from "../services/auth/SignInThrottle.js"
+import { verificationHours } from "../services/notifications/mail/SubscriberMail.js"
 
 export const housekeepingInterval = Duration.minutes(10)
 const batch = 500
+/** Mail kept without SMTP_URL is for a developer to read now: as long as a confirmation link works. */
+const keepOutboxLog = Duration.hours(verificationHours)
 
 /** Repeats a batched delete until a batch comes back short; the total deleted. */
 const drain = <E, R>(deleteBatch: Effect.Effect<number, E, R>) =>
@@ -35,11 +40,15 @@ export const Housekeeping = Layer.scopedDiscard(
     const subscribers = yield* SubscribersRepo
     const probes = yield* ProbesRepo
     const responseTimes = yield* ResponseTimesRepo
+    const outboxLog = yield* MailOutboxLogRepo
     const pass = Effect.gen(function*() {
       const rateLimits = yield* drain(limiter.removeExpired(batch))
       const signInFailures = yield* drain(throttle.removeExpired(batch))
       const now = new Date(yield* Clock.currentTimeMillis)
       const unverifiedSubscribers = yield* drain(subscribers.removeUnverifiedExpired(now, batch))
+      const keptMail = yield* drain(
+        outboxLog.removeStale(now, new Date(now.getTime() - Duration.toMillis(keepOutboxLog)), batch)
+      )
       const silentProbes = yield* drain(
         probes.removeSilent(new Date(now.getTime() - Duration.toMillis(forgetProbeAfter)), batch)
       )
@@ -50,6 +59,7 @@ export const Housekeeping = Layer.scopedDiscard(
         rateLimits,
         signInFailures,
         unverifiedSubscribers,
+        keptMail,
         silentProbes,
         responseTimeRollups
       })
@@ -72,6 +82,7 @@ export const Housekeeping = Layer.scopedDiscard(
     SignInThrottle.Default,
     SubscribersRepo.Default,
     ProbesRepo.Default,
-    ResponseTimesRepo.Default
+    ResponseTimesRepo.Default,
+    MailOutboxLogRepo.Default
   ])
 )

@@ -86,13 +86,17 @@ const consume = Effect.gen(function*() {
 
   type Deliveries = ReadonlyArray<Delivery<ProbeReport>>
   const ack = (deliveries: Deliveries) => consumer.ack(deliveries.map((d) => d.id))
+  const arrivalsOf = (deliveries: Deliveries) => {
+    const arrivals = new Map(deliveries.map((d) => [d.value, d.receivedAt]))
+    return (report: ProbeReport) => arrivals.get(report)
+  }
 
   /**
    * Stores the deliveries, then acknowledges them. A batch PostgreSQL refuses (isPoisoned) is
    * stored again in halves; any other failure leaves it pending.
    */
   const store = (deliveries: Deliveries): Effect.Effect<void, IngestError | QueueError> =>
-    deliveries.length === 0 ? Effect.void : ingest.ingest(deliveries.map((d) => d.value)).pipe(
+    deliveries.length === 0 ? Effect.void : ingest.ingest(deliveries.map((d) => d.value), arrivalsOf(deliveries)).pipe(
       Effect.matchCauseEffect({
         onFailure: (cause) => isPoisoned(cause) ? split(deliveries, cause) : Effect.failCause(cause),
         onSuccess: () => ack(deliveries)

@@ -51,7 +51,7 @@ export const autocannon = (url: string, options: AutocannonOptions) =>
  * 20 components and with 4 timeline entries (2,000 updates).
  */
 export const incidentHistorySql = `
-  insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
+  insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, chosen_public)
   select 'history-' || g, 'Historic incident ' || g || ': elevated error rates on the API', 'resolved', 'minor',
     now() - g * interval '1 day', now() - g * interval '1 day' + interval '3 hours', now() - g * interval '1 day' + interval '3 hours',
     true

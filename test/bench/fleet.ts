@@ -98,8 +98,9 @@ const seed = Effect.gen(function*() {
     insert into components (name, display_order, created_at)
     select 'Component ' || i, i, now() - interval '100 days' from generate_series(1, ${componentCount}) as i`
   yield* sql`
-    insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code, failure_threshold)
-    select c.id, 'http', 'http://127.0.0.1:9/m' || i, 30, 5000, 200, 2
+    insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code, failure_threshold,
+                          created_at)
+    select c.id, 'http', 'http://127.0.0.1:9/m' || i, 30, 5000, 200, 2, now() - interval '100 days'
     from generate_series(1, ${monitorCount}) as i
     join (select id, row_number() over (order by display_order) as n from components) c
       on c.n = (i - 1) % ${componentCount} + 1`
@@ -251,7 +252,9 @@ const ingestBench = (databaseUrl: string) =>
     const ingest = yield* ResultIngest
     const ids = (yield* sql<{ id: string }>`select id from monitors order by id`).map((row) => row.id)
     const regions = ["eu", "us", "ap"]
-    const start = Date.now() - 3600_000
+    // The rounds end at the current slot: ingest admits a 30 s monitor's results up to 5.5 minutes
+    // late (docs/monitor-fleet.md, "Result admission"), 11 rounds per region.
+    const start = Date.now() - Math.ceil(resultCount / ids.length / regions.length) * 30_000
     const results = Array.from({ length: resultCount }, (_, i) => {
       const monitorId = ids[i % ids.length]!
       const round = Math.floor(i / ids.length)

@@ -201,7 +201,7 @@ const anchorWriter = (sql: PgClient.PgClient, components: ReadonlyArray<string>,
       const component = components[n % components.length]!
       return Effect.gen(function*() {
         const [row] = yield* sql<{ id: string }>`
-          insert into incidents (title, status, severity, is_public, published, source)
+          insert into incidents (title, status, severity, chosen_public, published, source)
           values (${`Anchor incident ${n}`}, 'investigating', 'minor', true, true, 'manual') returning id`
         yield* sql`insert into incident_components (incident_id, component_id) values (${row!.id}, ${component})`
         yield* sql`insert into incident_updates (incident_id, status, message)

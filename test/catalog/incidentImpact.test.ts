@@ -400,7 +400,7 @@ it.layer(Stack)("incident impact", (it) => {
             payload: { componentId: checkout.id, type: "http", url: "https://example.com", failureThreshold: 2 }
           })
           const [row] = yield* sql<{ id: IncidentId }>`
-            insert into incidents (title, status, severity, is_public, published, source, monitor_id, automation,
+            insert into incidents (title, status, severity, chosen_public, published, source, monitor_id, automation,
                                    monitor_down_since)
             values (${title}, 'investigating', 'major', ${published}, ${published}, 'monitor', ${monitor.id}, 'active',
                     now())

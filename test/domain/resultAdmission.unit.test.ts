@@ -14,7 +14,16 @@ import {
   ProbeReport,
   reportWindowMs
 } from "../../src/domain/CheckJob.js"
-import { admit, clockSkewMs, countByReason, rejectionOf } from "../../src/domain/ResultAdmission.js"
+import {
+  admit,
+  clampFailingSince,
+  clockSkewMs,
+  continuedStatus,
+  countByReason,
+  defaultBounds,
+  lateBoundMs,
+  rejectionOf
+} from "../../src/domain/ResultAdmission.js"
 import { slotAt } from "../../src/domain/Slots.js"
 import { checkResult } from "../support/CheckResults.js"
 
@@ -90,6 +99,72 @@ describe("result admission", () => {
   it("refuses a region the monitor does not ask for", () => {
     expect(rejectionOf(checkResult("m2", "ap", m2At(now), false), euAndUs, now)).toBe("region_not_monitored")
     expect(rejectionOf(miss("m2", "ap", m2At(now)), euAndUs, now)).toBe("region_not_monitored")
+  })
+
+  it("refuses a run before the slot in progress at the monitor's creation, less the clock skew", () => {
+    // Created a minute ago: a week of slots back from now, and slots of 1970, are forged history.
+    const created = { ...everywhere, createdAt: now - minute + 1 }
+    const first = slotAt("m1", minute, created.createdAt - clockSkewMs)
+    expect(first).toBe(now - 2 * minute)
+    expect(rejectionOf(checkResult("m1", "eu", first, false), created, now)).toBeUndefined()
+    expect(rejectionOf(checkResult("m1", "eu", first - minute, false), created, now)).toBe("before_creation")
+    expect(rejectionOf(miss("m1", "eu", first - minute), created, now)).toBe("before_creation")
+    expect(rejectionOf(checkResult("m1", "eu", now - 7 * 24 * 60 * minute, false), created, now)).toBe(
+      "before_creation"
+    )
+    expect(rejectionOf(checkResult("m1", "eu", slotAt("m1", minute, minute), false), created, now)).toBe(
+      "before_creation"
+    )
+  })
+
+  it("refuses a result later than the bound, a miss later than the retention; honest late ones are accepted", () => {
+    // 3 intervals + 2 claim times + 2 skews + 60 s: 7 minutes for a 60 s monitor with the defaults.
+    const bound = lateBoundMs(minute, defaultBounds.claimIdleMs)
+    expect(bound).toBe(7 * minute)
+    expect(lateBoundMs(10_000, 30_000)).toBe(270_000)
+    expect(lateBoundMs(86_400_000, 30_000)).toBe(3 * 86_400_000 + 240_000)
+    const oldest = now - bound
+    expect(rejectionOf(checkResult("m1", "eu", oldest, true), everywhere, now)).toBeUndefined()
+    expect(rejectionOf(checkResult("m1", "eu", oldest - minute, true), everywhere, now)).toBe("too_late")
+    // A longer claim time widens it.
+    const slowClaims = { ...defaultBounds, claimIdleMs: 5 * minute }
+    expect(rejectionOf(checkResult("m1", "eu", oldest - minute, true), everywhere, now, slowClaims)).toBeUndefined()
+    // A miss changes no state: it is accepted as long as misses are kept.
+    expect(rejectionOf(miss("m1", "eu", now - 6 * 24 * 60 * minute), everywhere, now)).toBeUndefined()
+    expect(rejectionOf(miss("m1", "eu", now - 8 * 24 * 60 * minute), everywhere, now)).toBe("too_late")
+    // Judged when the report reached the queue: one that waited there for ingest (an ingest or
+    // database outage) is not late for it; a queue clock ahead of ours buys no time.
+    const waited = checkResult("m1", "eu", oldest - 30 * minute, true)
+    expect(rejectionOf(waited, everywhere, now, defaultBounds, () => waited.scheduledAt + minute)).toBeUndefined()
+    expect(rejectionOf(waited, everywhere, now, defaultBounds, () => now + 60 * minute)).toBe("too_late")
+  })
+
+  it("a streak reaches back no further than the bound, nor before the monitor existed", () => {
+    const failing = {
+      region: "eu",
+      lastScheduledAt: now - 7 * 24 * 60 * minute,
+      lastCheckedAt: now - 7 * 24 * 60 * minute,
+      lastOk: false,
+      consecutiveFailures: 4,
+      failingSince: now - 8 * 24 * 60 * minute,
+      lastStatusCode: 503,
+      lastError: "down",
+      lastDurationMs: 1
+    }
+    // A week-old failure on record is not continued by a failure now; a recent one is.
+    expect(continuedStatus(failing, now, minute, 30_000)).toBeUndefined()
+    const recent = { ...failing, lastScheduledAt: now - 7 * minute }
+    expect(continuedStatus(recent, now, minute, 30_000)).toBe(recent)
+    expect(continuedStatus(undefined, now, minute, 30_000)).toBeUndefined()
+    // A streak starting at the slot in progress at creation starts at the creation.
+    const started = { ...recent, failingSince: now - 2 * minute }
+    expect(clampFailingSince(started, { createdAt: now - minute, resumedAt: null }).failingSince).toBe(now - minute)
+    expect(clampFailingSince(started, { createdAt: now - 9 * minute, resumedAt: now - 30_000 }).failingSince).toBe(
+      now - 30_000
+    )
+    expect(clampFailingSince(started, { createdAt: now - 9 * minute, resumedAt: null })).toBe(started)
+    const succeeding = { ...started, lastOk: true, failingSince: null }
+    expect(clampFailingSince(succeeding, { createdAt: now, resumedAt: null })).toBe(succeeding)
   })
 
   it("splits a batch into the reports accepted, in order, and the refused with their reasons", () => {

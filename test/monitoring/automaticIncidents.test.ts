@@ -305,7 +305,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       expect((yield* incidentsOf(paused.monitorId)).map((i) => i.status)).toEqual(["investigating"])
       // Only one open automatic incident per monitor, whatever writes it.
       const second = yield* sql`
-        insert into incidents (title, status, severity, is_public, source, monitor_id, automation)
+        insert into incidents (title, status, severity, chosen_public, source, monitor_id, automation)
         values ('Second', 'investigating', 'minor', false, 'monitor', ${paused.monitorId}, 'active')`.pipe(Effect.flip)
       expect(sqlState(second)).toBe("23505") // unique_violation
     }))

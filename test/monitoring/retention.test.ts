@@ -10,7 +10,7 @@ import { expect, it } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Layer, TestClock } from "effect"
 
 import { jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
-import { JobTransport } from "../../src/queue/JobTransport.js"
+import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
@@ -34,6 +34,7 @@ const Transport = Layer.unwrapScoped(
 )
 const retentionDays = 3
 const ResultsStack = IngestConsumer.pipe(
+  Layer.provideMerge(ChecksRepo.Default),
   Layer.provideMerge(Transport),
   Layer.provideMerge(TestServer({ RESULTS_RETENTION_DAYS: String(retentionDays) }))
 )
@@ -53,9 +54,11 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
       // Runs (the monitor's, at most a minute earlier) 72.5, 70.5 and 69.5 hours old cross the 3-day line at the next three passes; those
       // 48 hours and 1 hour old stay (all of them would stay under the default 7 days).
       const scheduled = [72.5, 70.5, 69.5, 48, 1].map((hours) => slotOf(monitor.id, start - hours * hour))
-      const transport = yield* JobTransport
-      yield* transport.publishResults(scheduled.flatMap((at) => [
-        checkResult(monitor.id, "eu", at, true),
+      // Written as ingest writes them: ingest itself admits no run that old, nor one before its
+      // monitor was created (docs/monitor-fleet.md, "Result admission").
+      const repo = yield* ChecksRepo
+      yield* repo.storeResults(scheduled.map((at) => checkResult(monitor.id, "eu", at, true)))
+      yield* repo.insertMisses(scheduled.map((at) =>
         new MissedCheck({
           jobId: jobIdOf(monitor.id, at),
           monitorId: monitor.id,
@@ -65,7 +68,7 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
           recordedAt: at + 61_000,
           reason: "late"
         })
-      ]))
+      ))
 
       /** The runs the API lists. */
       const listed = Effect.map(
@@ -77,7 +80,7 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
       const keptAfterPassAt = (passAt: number) =>
         all.filter((run) => Number(run.split(" ")[2]) >= passAt - retentionDays * day)
 
-      // Ingest stored all ten: the pass at start-up was over before they came.
+      // All ten stored: the pass at start-up was over before they came.
       expect(yield* eventually(listed, (runs) => runs.length === 10)).toEqual(all)
 
       for (let pass = 1; pass <= 3; pass++) {

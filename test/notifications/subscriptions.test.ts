@@ -44,7 +44,7 @@ const storePublicSubjects = (events: ReadonlyArray<{ readonly event: string; rea
       Effect.forEach(events, ({ data, event }): Effect.Effect<unknown, SqlError.SqlError> => {
         const id = (data as { readonly id: string }).id
         return event.startsWith("incident.")
-          ? sql`insert into incidents (id, title, status, severity, is_public)
+          ? sql`insert into incidents (id, title, status, severity, chosen_public)
               values (${id}, ${id}, 'investigating', 'minor', true) on conflict do nothing`
           : event.startsWith("maintenance.")
           ? sql`insert into maintenance_windows (id, title, scheduled_start, scheduled_end, is_public)

@@ -225,7 +225,8 @@ layer(Stack, { excludeTestServices: true, timeout: "90 seconds" })("a check's tr
         }
       })
       const intervalMs = 3_600_000
-      const scheduledAt = latestSlot(slotOffset(monitor.id, intervalMs), intervalMs, Date.now()) - intervalMs
+      // Its current slot: ingest admits no run before the one in progress at the monitor's creation.
+      const scheduledAt = latestSlot(slotOffset(monitor.id, intervalMs), intervalMs, Date.now())
       const result = {
         jobId: `${monitor.id}:${scheduledAt}`,
         monitorId: monitor.id,

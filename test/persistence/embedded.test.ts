@@ -7,12 +7,12 @@ import net from "node:net"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import pg from "pg"
 
 import { Database } from "../../src/persistence/Database.js"
-import { shareSessionsSafely } from "../../src/persistence/EmbeddedSessions.js"
+import { serveEmbedded } from "../../src/persistence/EmbeddedServer.js"
+import { squatter as squatterOf, startupMessage } from "../support/EmbeddedAddress.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 
 const Embedded = Database.pipe(Layer.provide(embeddedConfig()), Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
@@ -68,14 +68,15 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
     }))
 })
 
-/** A PGlite served as the service serves it, for tests that speak the wire protocol themselves. */
-const servedPGlite = async () => {
+/**
+ * A PGlite served as the service serves it on Windows (loopback TCP), for tests that speak the
+ * wire protocol themselves.
+ */
+const servedPGlite = async (limits: { maxConnections: number; handshakeMillis: number }) => {
   const db = await PGlite.create()
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })
   const password = "served-pglite-password"
-  shareSessionsSafely(server, db, password)
-  await server.start()
-  const port = Number(server.getServerConn().split(":")[1])
+  const server = await serveEmbedded({ host: "127.0.0.1", port: 0 }, { db, password, ...limits })
+  const port = server.port
   const client = async () => {
     const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres", password })
     client.on("error", () => {}) // a connection the test cuts reports its own end
@@ -83,16 +84,11 @@ const servedPGlite = async () => {
     return client
   }
   /** A connection that sends protocol messages as the test writes them, each in a chunk of its own. */
-  const rawConnection = async () => {
+  const rawConnection = async (beforePassword = () => {}) => {
     const socket = net.connect(port, "127.0.0.1")
     socket.setNoDelay(true)
     socket.on("error", () => {})
     await new Promise((resume) => socket.once("connect", resume))
-    const parameters = Buffer.from("user\0postgres\0database\0postgres\0\0")
-    const startup = Buffer.alloc(8 + parameters.length)
-    startup.writeInt32BE(8 + parameters.length, 0)
-    startup.writeInt32BE(196608, 4)
-    parameters.copy(startup, 8)
     let received = Buffer.alloc(0)
     socket.on("data", (data) => (received = Buffer.concat([received, data])))
     const readyForQuery = () => {
@@ -109,23 +105,29 @@ const servedPGlite = async () => {
       body.copy(message, 5)
       socket.write(message)
     }
-    socket.write(startup)
+    socket.write(startupMessage)
     // AuthenticationCleartextPassword, answered with the password.
     await until(() => received.length >= 9)
+    beforePassword()
     send("p", Buffer.from(`${password}\0`))
     await until(() => readyForQuery() === 1)
     return { socket, send, readyForQuery }
   }
+  /** A connection that never gives the password. */
+  const squatter = (sendStartup: boolean) => squatterOf(() => net.connect(port, "127.0.0.1"), sendStartup)
   const stop = async () => {
     await server.stop()
     await db.close()
   }
-  return { db, client, rawConnection, stop }
+  return { db, client, rawConnection, squatter, stop }
 }
 
 /** Runs `test` against a freshly served PGlite, stopped afterwards whatever happens. */
-const withServedPGlite = async (test: (served: Awaited<ReturnType<typeof servedPGlite>>) => Promise<void>) => {
-  const served = await servedPGlite()
+const withServedPGlite = async (
+  test: (served: Awaited<ReturnType<typeof servedPGlite>>) => Promise<void>,
+  limits = { maxConnections: 8, handshakeMillis: 60_000 }
+) => {
+  const served = await servedPGlite(limits)
   try {
     await test(served)
   } finally {
@@ -238,6 +240,40 @@ describe("embedded PGlite sessions, connection by connection", () => {
         expect((await after.query("select n from embedded_d order by n")).rows).toEqual([{ n: 2 }])
         await Promise.all([setup.end(), after.end()])
       }),
+    30_000
+  )
+
+  it(
+    "connections that never give the password take no slot, and are closed at the handshake deadline",
+    () =>
+      withServedPGlite(async (served) => {
+        const squatters = await Promise.all(Array.from({ length: 32 }, (_, i) => served.squatter(i % 2 === 0)))
+        // Both slots are there for connections that sign in, and only for them.
+        const first = await served.client()
+        const second = await served.client()
+        await expect(served.client()).rejects.toThrow("sorry, too many clients already")
+        await until(() => squatters.every((squatter) => squatter.closed()))
+        // Connections that signed in outlive the deadline.
+        expect((await first.query("select 1 as one")).rows).toEqual([{ one: 1 }])
+        expect((await second.query("select 2 as two")).rows).toEqual([{ two: 2 }])
+        await Promise.all([first.end(), second.end()])
+      }, { maxConnections: 2, handshakeMillis: 500 }),
+    30_000
+  )
+
+  it(
+    "a connection whose handshake a stalled event loop held past the deadline is not closed for it",
+    () =>
+      withServedPGlite(async (served) => {
+        // As a long statement on PGlite (this thread) would: the deadline comes while the loop is
+        // stalled, and the password is there to read as soon as it goes on.
+        const raw = await served.rawConnection(() => {
+          for (const until = Date.now() + 1_500; Date.now() < until;);
+        })
+        raw.send("Q", Buffer.from("select 1\0"))
+        await until(() => raw.readyForQuery() === 2)
+        raw.socket.destroy()
+      }, { maxConnections: 2, handshakeMillis: 500 }),
     30_000
   )
 })

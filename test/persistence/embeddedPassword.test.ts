@@ -1,37 +1,35 @@
 /**
- * The embedded database's port is open to every local user: it admits only connections that give
- * the password the service made at start. The service itself works through it as before.
+ * The embedded database admits only connections that give the password the service made at
+ * start (where it is served on loopback TCP, every local user reaches it). The service itself
+ * works through it as before.
  */
-import net from "node:net"
-
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import pg from "pg"
 
 import { Database } from "../../src/persistence/Database.js"
+import { type EmbeddedAddress, embeddedAddress } from "../support/EmbeddedAddress.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 
-/** The service's embedded database, and its port as the start-up log line gives it (the only place that names it). */
+/** The service's embedded database, and where it listens. */
 const embeddedService = Effect.gen(function*() {
   const lines: Array<string> = []
   const capture = Logger.make(({ message }) => lines.push(String(message)))
   const context = yield* Layer.build(
     Database.pipe(Layer.provide(embeddedConfig()), Layer.provide(Logger.replace(Logger.defaultLogger, capture)))
   )
-  const port = Number(/serving 127\.0\.0\.1:(\d+)/.exec(lines.join("\n"))?.[1])
-  expect(port).toBeGreaterThan(0)
-  return { sql: yield* Effect.provide(SqlClient.SqlClient, context), port }
+  return { sql: yield* Effect.provide(SqlClient.SqlClient, context), address: embeddedAddress(lines) }
 })
 
 /**
  * A connection that sends a startup message and then, instead of a password, a query: what the
  * server sent back, and whether it closed the connection.
  */
-const withoutPassword = (port: number) =>
+const withoutPassword = (address: EmbeddedAddress) =>
   Effect.promise(() =>
     new Promise<{ received: Buffer; closed: boolean }>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1")
+      const socket = address.connect()
       let received = Buffer.alloc(0)
       const finish = (closed: boolean) => {
         clearTimeout(deadline)
@@ -66,9 +64,9 @@ const query = (text: string) => {
 }
 
 /** A pg client's connection attempt: "connected", or the error it got. */
-const connectWith = (port: number, password: string) =>
+const connectWith = ({ host, port }: EmbeddedAddress, password: string) =>
   Effect.promise(async () => {
-    const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres", password })
+    const client = new pg.Client({ host, port, user: "postgres", database: "postgres", password })
     client.on("error", () => {})
     try {
       await client.connect()
@@ -79,14 +77,14 @@ const connectWith = (port: number, password: string) =>
     }
   })
 
-describe("the embedded database's port", () => {
+describe("the embedded database's socket", () => {
   it.live(
     "refuses a connection without the password, or with a wrong one, while the service works",
     () =>
       Effect.gen(function*() {
-        const { port, sql } = yield* embeddedService
+        const { address, sql } = yield* embeddedService
 
-        const { closed, received } = yield* withoutPassword(port)
+        const { closed, received } = yield* withoutPassword(address)
         // AuthenticationCleartextPassword (R, 3), never AuthenticationOk (R, 0) ...
         expect([String.fromCharCode(received[0]!), received.readInt32BE(5)]).toEqual(["R", 3])
         // ... then the query is refused, unanswered, and the connection closed.
@@ -94,7 +92,7 @@ describe("the embedded database's port", () => {
         expect(received.includes(Buffer.from("Z\0\0\0\x05"))).toBe(false)
         expect(closed).toBe(true)
 
-        expect(yield* connectWith(port, "not-the-password")).toBe("password authentication failed")
+        expect(yield* connectWith(address, "not-the-password")).toBe("password authentication failed")
 
         // The service's own connections know the password.
         expect(yield* sql<{ one: number }>`select 1 as one`).toEqual([{ one: 1 }])

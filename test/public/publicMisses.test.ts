@@ -23,7 +23,7 @@ layer(TestStackBehindProxy, { excludeTestServices: true })("public misses", (it)
         const old = heldResolved + 20
         // A history longer than the snapshot holds, written behind the service's back.
         yield* sql`
-        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
+        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, chosen_public)
         select 'old-' || g, 'Old incident ' || g, 'resolved', 'minor', now() - g * interval '1 day',
           now() - g * interval '1 day', now() - g * interval '1 day', true
         from generate_series(1, ${old}) g`

@@ -86,7 +86,7 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       const old = heldResolved + 30
       // Resolved incidents a day apart, the newest yesterday, each with a timeline of three entries.
       yield* sql`
-        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
+        insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, chosen_public)
         select 'old-' || lpad(g::text, 3, '0'), 'Old incident ' || g, 'resolved', 'minor',
           now() - g * interval '1 day', now() - g * interval '1 day' + interval '1 hour', now() - g * interval '1 day' + interval '1 hour',
           true

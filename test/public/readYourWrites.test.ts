@@ -133,7 +133,7 @@ layer(Layer.empty, { excludeTestServices: true })("read your writes", (it) => {
         // without saying what changed (as an instance of an older version does): both read everything.
         const old = heldResolved + 30
         yield* sql`
-          insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, is_public)
+          insert into incidents (id, title, status, severity, created_at, updated_at, resolved_at, chosen_public)
           select 'old-' || lpad(g::text, 3, '0'), 'Old incident ' || g, 'resolved', 'minor',
             now() - g * interval '1 day', now() - g * interval '1 day' + interval '1 hour',
             now() - g * interval '1 day' + interval '1 hour', true

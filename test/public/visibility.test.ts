@@ -2,7 +2,8 @@
  * Private stays private: an incident or a maintenance window is public only when an
  * administrator made it so (naming no component, or a public one). Deleting its private
  * component leaves it private on every public surface and in subscriber mail; hiding a
- * component hides what names only it, and showing it again shows them.
+ * component hides what names only it, and showing it again shows them. Nothing else works the
+ * visibility out again from the components that remain.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
@@ -115,6 +116,78 @@ it.layer(WithDispatcher)("private stays private", (it) => {
         expect.arrayContaining(["SECRET breach", "SECRET migration", "Public slowness"])
       )
       expect(hooks.some((hook) => JSON.parse(hook.body).data.message === "SECRET cause found")).toBe(true)
+    }))
+
+  it.scoped("nothing works visibility out again: a next occurrence, an empty update, a template, publishing", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const sql = yield* SqlClient.SqlClient
+      const smtp = yield* Smtp
+      const privately = (name: string) => client.components.create({ payload: { name, isPublic: false } })
+      const [forIncident, forWindow, forTemplate, forDraft] = yield* Effect.all(
+        ["LEAK 1", "LEAK 2", "LEAK 3", "LEAK 4"].map(privately)
+      )
+      const now = yield* DateTime.now
+      const incident = yield* client.incidents.create({
+        payload: { title: "LEAK incident", message: "x", componentIds: [forIncident!.id] }
+      })
+      const weekly = yield* client.maintenance.create({
+        payload: {
+          title: "LEAK weekly window",
+          scheduledStart: DateTime.add(now, { days: 1 }),
+          scheduledEnd: DateTime.add(now, { days: 1, hours: 1 }),
+          componentIds: [forWindow!.id],
+          recurrence: { frequency: "weekly", interval: 1 }
+        }
+      })
+      const template = yield* client.incidentTemplates.create({
+        payload: { name: "LEAK template", title: "LEAK from template", message: "x", componentIds: [forTemplate!.id] }
+      })
+      const draft = yield* client.incidents.create({
+        payload: { title: "LEAK draft", message: "x", componentIds: [forDraft!.id], published: false }
+      })
+      expect([incident.isPublic, weekly.isPublic, template.isPublic, draft.isPublic]).toEqual([
+        false,
+        false,
+        false,
+        false
+      ])
+      for (const component of [forIncident, forWindow, forTemplate, forDraft]) {
+        yield* client.components.remove({ path: { id: component!.id } })
+      }
+
+      // An update naming no more components, the series going on, a template, a publication.
+      const updated = yield* client.incidents.addUpdate({
+        path: { id: incident.id },
+        payload: { status: "identified", message: "x", componentStatuses: {} }
+      })
+      yield* client.maintenance.cancel({ path: { id: weekly.id }, urlParams: {} })
+      const next = (yield* client.maintenance.list()).find((window) =>
+        window.seriesId === weekly.id && window.status === "scheduled"
+      )
+      const fromTemplate = yield* client.incidents.create({ payload: { templateId: template.id } })
+      const published = yield* client.incidents.publish({ path: { id: draft.id } })
+      expect([updated.isPublic, next?.isPublic, fromTemplate.isPublic, published.isPublic]).toEqual([
+        false,
+        false,
+        false,
+        false
+      ])
+      yield* expectHidden("LEAK", incident.id, next!.id)
+      yield* expectHidden("LEAK", fromTemplate.id, weekly.id)
+      yield* expectHidden("LEAK", published.id, weekly.id)
+
+      // A public incident afterwards is mailed: once its mail is there, the ones before were decided.
+      yield* client.incidents.create({ payload: { title: "Public marker", message: "x" } })
+      yield* eventually(
+        Effect.sync(() => smtp.messages.filter((mail) => mail.parsed.subject?.includes("Public marker"))),
+        (list) => list.length === 1
+      )
+      expect(smtp.messages.filter((mail) => mail.parsed.subject?.includes("LEAK"))).toEqual([])
+      const queued = yield* sql<
+        { event: string }
+      >`select event::text as event from mail_deliveries where event is not null`
+      expect(queued.filter((row) => row.event.includes("LEAK"))).toEqual([])
     }))
 
   it.effect("hiding a component hides what names only it, showing it shows them again; naming none stays public", () =>

@@ -19,8 +19,11 @@ export interface SmtpCapture {
   readonly messages: Array<CapturedMail>
   /** Waits (in real time, so it works under a TestClock) until `count` messages arrived. */
   readonly waitFor: (count: number, timeoutMs?: number) => Effect.Effect<ReadonlyArray<CapturedMail>>
-  /** Answers the next `times` messages to `address` with a temporary failure (451) instead of keeping them. */
-  readonly refuse: (address: string, times: number) => void
+  /**
+   * Answers the next `times` messages to `address` with a failure instead of keeping them: a
+   * temporary one (451) unless `responseCode` says otherwise (550: refused for good).
+   */
+  readonly refuse: (address: string, times: number, responseCode?: number) => void
   /**
    * While on, each message is read in full and then left unanswered: the DATA phase stays open,
    * so the sender cannot know whether it was taken. Such messages go to `held`, not `messages`.
@@ -35,6 +38,7 @@ export const smtpCapture = Effect.acquireRelease(
     const held: Array<CapturedMail> = []
     let holding = false
     const refusals = new Map<string, number>()
+    const refusalCodes = new Map<string, number>()
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ["STARTTLS", "AUTH"],
@@ -43,11 +47,15 @@ export const smtpCapture = Effect.acquireRelease(
         const refused = session.envelope.rcptTo.find((rcpt) => (refusals.get(rcpt.address) ?? 0) > 0)
         if (refused !== undefined) {
           refusals.set(refused.address, refusals.get(refused.address)! - 1)
+          const responseCode = refusalCodes.get(refused.address) ?? 451
           stream.resume()
           return stream.on("end", () =>
             callback(
               // Worded as real servers do, quoting the recipient.
-              Object.assign(new Error(`<${refused.address}>: Try again later`), { responseCode: 451 })
+              Object.assign(
+                new Error(`<${refused.address}>: ${responseCode >= 500 ? "Mailbox unavailable" : "Try again later"}`),
+                { responseCode }
+              )
             ))
         }
         if (holding) {
@@ -77,7 +85,10 @@ export const smtpCapture = Effect.acquireRelease(
           while (messages.length < count && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20))
           return messages.slice()
         })
-      const refuse = (address: string, times: number) => void refusals.set(address, times)
+      const refuse = (address: string, times: number, responseCode = 451) => {
+        refusals.set(address, times)
+        refusalCodes.set(address, responseCode)
+      }
       const hold = (on: boolean) => void (holding = on)
       resume(Effect.succeed({
         server,

@@ -102,8 +102,9 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
+      // Past runs, since the monitor exists: ingest refuses runs dated ahead of its clock (beyond the skew).
+      yield* TestClock.adjust("5 minutes")
       const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
-      // Past runs: ingest refuses runs dated ahead of its clock (beyond the skew).
       const [late, early, together, reversed] = [now - 240_000, now - 180_000, now - 120_000, now - 60_000]
       // A slow probe ran it after all: its result comes after the miss a sibling recorded.
       yield* ingest.ingest([miss(monitor.id, "eu", late)])
@@ -129,12 +130,16 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
-      const runs = Array.from({ length: 30 }, (_, i) => now - (i + 1) * 60_000)
-      yield* Effect.forEach(runs, (at) =>
-        ingest.ingest([miss(monitor.id, "eu", at)]).pipe(
-          Effect.zip(ingest.ingest([result(monitor.id, "eu", at, true)]), { concurrent: true })
-        ), { concurrency: 4 })
+      // Five rounds of the six runs before now: past runs that ingest still admits.
+      for (let round = 0; round < 5; round++) {
+        yield* TestClock.adjust("6 minutes")
+        const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+        const runs = Array.from({ length: 6 }, (_, i) => now - i * 60_000)
+        yield* Effect.forEach(runs, (at) =>
+          ingest.ingest([miss(monitor.id, "eu", at)]).pipe(
+            Effect.zip(ingest.ingest([result(monitor.id, "eu", at, true)]), { concurrent: true })
+          ), { concurrency: 4 })
+      }
       const stored = yield* storedRuns([monitor.id])
       expect(stored).toHaveLength(30)
       expect(stored.every((run) => run.results === 1 && run.misses === 0)).toBe(true)
@@ -163,10 +168,13 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
-      const old = now - Duration.toMillis(Duration.days(8))
+      // Stored when they were fresh, eight days before the others.
+      const old = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
       yield* ingest.ingest([result(monitor.id, "eu", old, true), miss(monitor.id, "us", old)])
+      yield* TestClock.adjust(Duration.days(8))
+      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
       yield* ingest.ingest([result(monitor.id, "eu", now, true), miss(monitor.id, "us", now)])
+      expect((yield* storedRuns([monitor.id])).map((run) => run.jobId)).toContain(jobIdOf(monitor.id, old))
       yield* deleteOldChecks.pipe(Effect.provide(ChecksRepo.Default))
       expect(yield* storedRuns([monitor.id])).toEqual([
         { jobId: jobIdOf(monitor.id, now), region: "eu", results: 1, misses: 0 },

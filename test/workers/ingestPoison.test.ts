@@ -45,6 +45,8 @@ it.layer(Stack, { timeout: "60 seconds" })("ingest of a batch PostgreSQL refuses
       })
       yield* sql`alter table check_results add constraint refuses_poison check (probe <> 'poisoned') not valid`
 
+      // Seven runs back, since the monitor exists and within the bound ingest admits results in (7 minutes).
+      yield* TestClock.adjust("7 minutes")
       const latest = slotAt(monitor.id, minute, yield* TestClock.currentTimeMillis)
       const runs = Array.from({ length: 6 }, (_, i) => latest - i * minute)
       const good = runs.flatMap((

@@ -92,7 +92,9 @@ export const resultStreamsConsumer = (
         (decoded) =>
           decoded.map(({ id, value }): Delivery<RegionMessage> => ({
             id: `${region}/${id}`,
-            value: { region, message: value }
+            value: { region, message: value },
+            // An entry's id starts with the Redis server's time when it took the entry in.
+            receivedAt: Number.parseInt(id, 10)
           }))
       )
 

@@ -12,6 +12,7 @@ import { User } from "../../domain/Auth.js"
 import { BadRequest, Unauthorized } from "../../domain/Errors.js"
 import type { UserRow } from "../../persistence/UsersRepo.js"
 import { UsersRepo } from "../../persistence/UsersRepo.js"
+import { DeviceCookies } from "./DeviceCookies.js"
 import { minimumPasswordLength, Passwords } from "./Passwords.js"
 import { Sessions } from "./Sessions.js"
 import { SignInThrottle } from "./SignInThrottle.js"
@@ -31,6 +32,7 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
     const passwords = yield* Passwords
     const sessions = yield* Sessions
     const throttle = yield* SignInThrottle
+    const devices = yield* DeviceCookies
     const config = yield* AppConfig
 
     /** Creates the first administrator when none exists (docs/authentication.md). */
@@ -55,11 +57,20 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
     return {
       ensureFirstAdministrator: () => ensureFirstAdministrator,
 
-      /** Checks the credentials and starts a session; unknown e-mail and wrong password look alike. */
-      signIn: Effect.fn("Administrators.signIn")(function*(credentials: SignIn, clientAddress: string) {
-        // The attempt is counted before the password is hashed (SignInThrottle).
+      /**
+       * Checks the credentials and starts a session; unknown e-mail and wrong password look alike.
+       * `deviceCookie` is the browser's device cookie, if any; a new one comes back with the session.
+       */
+      signIn: Effect.fn("Administrators.signIn")(function*(
+        credentials: SignIn,
+        clientAddress: string,
+        deviceCookie: string | undefined
+      ) {
+        // Whether the browser is a known device is settled from the cookie alone, and the attempt
+        // counted, before the password is hashed (SignInThrottle).
+        const device = yield* devices.trustedFor(deviceCookie, credentials.email)
         const signedIn = yield* throttle.attempt(
-          { email: credentials.email, clientAddress },
+          { email: credentials.email, clientAddress, device },
           Effect.gen(function*() {
             const user = yield* users.findByEmail(credentials.email)
             const valid = yield* passwords.verify(
@@ -71,7 +82,7 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
         )
         if (Option.isNone(signedIn)) return yield* invalidCredentials
         const token = yield* sessions.start(signedIn.value.id)
-        return { user: toUser(signedIn.value), token }
+        return { user: toUser(signedIn.value), token, deviceCookie: yield* devices.issue(signedIn.value.id) }
       }),
 
       find: Effect.fn("Administrators.find")((id: UserId) => users.findById(id).pipe(Effect.map(Option.map(toUser)))),
@@ -83,5 +94,11 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
       })
     } as const
   }),
-  dependencies: [UsersRepo.Default, Passwords.Default, Sessions.Default, SignInThrottle.Default]
+  dependencies: [
+    UsersRepo.Default,
+    Passwords.Default,
+    Sessions.Default,
+    SignInThrottle.Default,
+    DeviceCookies.Default
+  ]
 }) {}

@@ -6,9 +6,14 @@
  * closes, even for the right password. After a full window, the next one of the same account
  * (or account and client) lasts twice as long, up to a day, so persistent guessing slows down.
  *
- * An attempt is counted before its password is hashed, in one transaction over the three
- * counters: concurrent attempts cannot all pass a check made before any of them is recorded.
- * A successful sign-in takes its attempt back and clears its account-and-client counter; an
+ * A browser with a device cookie of the account (DeviceCookies) is counted on a fourth counter
+ * instead, its own (5), so guessing from elsewhere cannot lock the owner's browser out; once its
+ * own window is full it is counted as an unknown device. Whether an attempt is refused depends
+ * on the counters alone, never on the password, so a 429 says nothing about it.
+ *
+ * An attempt is counted before its password is hashed, in one transaction over its counters:
+ * concurrent attempts cannot all pass a check made before any of them is recorded. A successful
+ * sign-in takes its attempt back and clears its account-and-client (or device) counter; an
  * attempt refused before its hash (the queue in front of scrypt is full) is taken back too.
  */
 import { Cause, Clock, Context, Duration, Effect, Exit, Option } from "effect"
@@ -24,7 +29,8 @@ const window = Duration.minutes(15)
 export const signInLimits = {
   perAccountAndClient: { limit: 5, window, longestWindow: Duration.days(1) },
   perClient: { limit: 20, window, longestWindow: window },
-  perAccount: { limit: 50, window, longestWindow: Duration.days(1) }
+  perAccount: { limit: 50, window, longestWindow: Duration.days(1) },
+  perDevice: { limit: 5, window, longestWindow: Duration.days(1) }
 } satisfies Record<string, FailureRule>
 
 /** The limits in force: `signInLimits`, unless a test provides others. */
@@ -38,9 +44,17 @@ export const backOffMemory = Duration.days(1)
 export interface SignInAttempt {
   readonly email: string
   readonly clientAddress: string
+  /** The nonce of a valid device cookie of this account (DeviceCookies.trustedFor), if any. */
+  readonly device: Option.Option<string>
 }
 
-/** The counters of an attempt, always in this order of kinds (see SignInFailuresRepo.reserve). */
+/** When an attempt was counted, and on its device's counter if not on an unknown device's. */
+interface Reservation {
+  readonly at: Date
+  readonly device: Option.Option<Counter>
+}
+
+/** The counters of an attempt from an unknown device, always in this order of kinds (see SignInFailuresRepo.reserve). */
 const countersOf = (limits: typeof signInLimits, attempt: SignInAttempt) => {
   const account = normalizeEmail(attempt.email)
   const client = clientBudget(attempt.clientAddress)
@@ -52,20 +66,33 @@ const countersOf = (limits: typeof signInLimits, attempt: SignInAttempt) => {
   } satisfies Record<string, Counter>
 }
 
+const deviceCounter = (limits: typeof signInLimits, device: string): Counter => ({
+  // A nonce is base64url, so it cannot be read as any other kind of key.
+  key: `device:${device}`,
+  rule: limits.perDevice
+})
+
 export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThrottle", {
   effect: Effect.gen(function*() {
     const repo = yield* SignInFailuresRepo
     const limits = yield* SignInLimits
 
-    /** The 429 for counters found full; Retry-After is when the last of them reopens. */
-    const refusal = (counters: ReadonlyArray<Counter>, now: Date) =>
+    /**
+     * The 429 for an attempt whose every way in is full: a way is a list of counters, open again
+     * when the last of its full ones reopens; Retry-After is when the first way opens.
+     */
+    const refusal = (ways: ReadonlyArray<ReadonlyArray<Counter>>, now: Date) =>
       Effect.gen(function*() {
-        const rows = yield* repo.current(counters.map(({ key }) => key), now)
-        const reopensAt = Math.max(
-          now.getTime(),
-          ...rows.filter(({ failures, key }) => failures >= counters.find((c) => c.key === key)!.rule.limit)
-            .map(({ windowEndsAt }) => windowEndsAt.getTime())
-        )
+        const rows = yield* repo.current(ways.flat().map(({ key }) => key), now)
+        const reopensAt = Math.min(...ways.map((counters) =>
+          Math.max(
+            now.getTime(),
+            ...rows.filter(({ failures, key }) => {
+              const counter = counters.find((c) => c.key === key)
+              return counter !== undefined && failures >= counter.rule.limit
+            }).map(({ windowEndsAt }) => windowEndsAt.getTime())
+          )
+        ))
         return yield* new TooManyRequests({
           message: "Too many failed sign-ins; try again later",
           retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - now.getTime()) / 1000))
@@ -73,21 +100,33 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThro
       })
 
     const reserve = Effect.fn("SignInThrottle.reserve")(function*(attempt: SignInAttempt) {
-      const counters = Object.values(countersOf(limits, attempt))
       const now = new Date(yield* Clock.currentTimeMillis)
       const backOffSince = new Date(now.getTime() - Duration.toMillis(backOffMemory))
-      if (yield* repo.reserve(counters, now, backOffSince)) return now
-      return yield* refusal(counters, now)
+      const device = Option.map(attempt.device, (nonce) => deviceCounter(limits, nonce))
+      if (Option.isSome(device) && (yield* repo.reserve([device.value], now, backOffSince))) {
+        return { at: now, device } satisfies Reservation
+      }
+      const unknownDevice = Object.values(countersOf(limits, attempt))
+      if (yield* repo.reserve(unknownDevice, now, backOffSince)) {
+        return { at: now, device: Option.none() } satisfies Reservation
+      }
+      return yield* refusal([unknownDevice, ...Option.toArray(device).map((counter) => [counter])], now)
     })
 
     /** After a check that yielded a user or failed with a typed error (queue full, database away). */
-    const settle = (attempt: SignInAttempt, reservedAt: Date, signedIn: boolean) => {
+    const settle = (attempt: SignInAttempt, reservation: Reservation, signedIn: boolean) => {
+      const undo = (counter: Counter) => signedIn ? repo.clear(counter.key) : repo.giveBack(counter.key, reservation.at)
       const { account, accountAndClient, client } = countersOf(limits, attempt)
-      return Effect.all([
-        signedIn ? repo.clear(accountAndClient.key) : repo.giveBack(accountAndClient.key, reservedAt),
-        repo.giveBack(client.key, reservedAt),
-        repo.giveBack(account.key, reservedAt)
-      ], { discard: true }).pipe(
+      return Effect.all(
+        Option.isSome(reservation.device)
+          ? [undo(reservation.device.value)]
+          : [
+            undo(accountAndClient),
+            repo.giveBack(client.key, reservation.at),
+            repo.giveBack(account.key, reservation.at)
+          ],
+        { discard: true }
+      ).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("A sign-in attempt could not be given back", cause))
       )
     }
@@ -96,18 +135,18 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThro
       /**
        * Runs `check` as one counted attempt: it yields the user for the right credentials and
        * none for wrong ones. Fails with TooManyRequests, without running `check`, when a counter
-       * of the attempt is full.
+       * of the attempt is full (for a known device: its own, and then one of an unknown device's).
        */
       attempt: <A, E, R>(attempt: SignInAttempt, check: Effect.Effect<Option.Option<A>, E, R>) =>
-        Effect.flatMap(reserve(attempt), (reservedAt) =>
+        Effect.flatMap(reserve(attempt), (reservation) =>
           Effect.onExit(
             check,
             // A wrong password stays counted, and so does a check cut short by the client hanging
             // up, so hanging up is no way around the limits.
             Exit.match({
-              onSuccess: (user) => Option.isSome(user) ? settle(attempt, reservedAt, true) : Effect.void,
+              onSuccess: (user) => Option.isSome(user) ? settle(attempt, reservation, true) : Effect.void,
               onFailure: (cause) =>
-                Option.isSome(Cause.failureOption(cause)) ? settle(attempt, reservedAt, false) : Effect.void
+                Option.isSome(Cause.failureOption(cause)) ? settle(attempt, reservation, false) : Effect.void
             })
           )),
 

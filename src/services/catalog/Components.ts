@@ -10,9 +10,8 @@ import type {
 import { NotFound, orNotFound } from "../../domain/Errors.js"
 import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
-import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
-import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { Visibility } from "../../persistence/Visibility.js"
 import { StateChanges, touch, touchedEverything, touchesComponents } from "../StateChanges.js"
 import { recordStatusChange } from "./ComponentEvents.js"
 import { groupExists } from "./ComponentGroups.js"
@@ -21,15 +20,14 @@ export class Components extends Effect.Service<Components>()("Components", {
   effect: Effect.gen(function*() {
     const repo = yield* ComponentsRepo
     const groups = yield* ComponentGroupsRepo
-    const incidents = yield* IncidentsRepo
-    const windows = yield* MaintenanceRepo
+    const visibility = yield* Visibility
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
 
     /**
      * Runs a write on a locked component and records a status change in the same transaction.
-     * Showing or hiding it decides again the visibility of the incidents and windows naming it,
-     * which touches everything the public sees.
+     * Showing or hiding it decides again the visibility of the incidents, windows and templates
+     * naming it, which touches everything the public sees.
      */
     const write = <E>(id: ComponentId, apply: Effect.Effect<Option.Option<Component>, E>) =>
       changes.commit(Effect.gen(function*() {
@@ -38,10 +36,7 @@ export class Components extends Effect.Service<Components>()("Components", {
         yield* recordStatusChange(outbox, before, after)
         const shownOrHidden = before.isPublic !== after.isPublic
         yield* shownOrHidden ? touch(touchedEverything) : touchesComponents
-        if (shownOrHidden) {
-          yield* incidents.decideVisibility(id)
-          yield* windows.decideVisibility(id)
-        }
+        if (shownOrHidden) yield* visibility.componentShownOrHidden(id)
         return after
       }))
 
@@ -76,8 +71,7 @@ export class Components extends Effect.Service<Components>()("Components", {
   dependencies: [
     ComponentsRepo.Default,
     ComponentGroupsRepo.Default,
-    IncidentsRepo.Default,
-    MaintenanceRepo.Default,
+    Visibility.Default,
     OutboxRepo.Default,
     StateChanges.Default
   ]

@@ -1,13 +1,14 @@
 /**
  * The component statuses an incident sets with its change (`componentStatuses`), and gives back
  * when it is resolved with `restoreComponents`, inside the incident's transaction: one
- * `component.status_changed` per component whose status changed.
+ * `component.status_changed` per component whose status changed. An incident holds the components
+ * whose status it set while it is open: resolving another one gives them nothing back.
  */
 import { Effect, Option } from "effect"
 
 import type { ComponentId, ComponentStatus } from "../../domain/Component.js"
 import { BadRequest } from "../../domain/Errors.js"
-import type { ComponentStatuses } from "../../domain/Incident.js"
+import type { ComponentStatuses, IncidentId } from "../../domain/Incident.js"
 import { statusFromMonitors } from "../../domain/Quorum.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { inLockOrder } from "../../persistence/ComponentRefs.js"
@@ -54,11 +55,20 @@ export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentIm
         if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
       })
 
+    /** Whether an open incident other than `incident` names the component and set its status. */
+    const heldByAnother = (incident: IncidentId, id: ComponentId) =>
+      orUnavailable(sql`
+        select from incident_impacts h
+        join incident_components ic on ic.incident_id = h.incident_id and ic.component_id = h.component_id
+        join incidents i on i.id = h.incident_id
+        where h.component_id = ${id} and h.incident_id <> ${incident} and i.status <> 'resolved'
+        limit 1`).pipe(Effect.map((rows) => rows.length > 0))
+
     return {
       /**
        * Sets the statuses, as an operator's (the monitors leave them alone until operational
        * again, docs/status-model.md). An unknown component is a 400 naming it; the ids are
-       * returned for the incident to name them.
+       * returned for the incident to name them, and hold them.
        */
       set: (statuses: ComponentStatuses) =>
         Effect.gen(function*() {
@@ -82,14 +92,23 @@ export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentIm
         }),
 
       /**
-       * Gives each component back its normal status: what its monitors call for (in their name,
-       * so they keep moving it), or operational when it has none. A component a window in
-       * progress covers goes back to maintenance, and the window's end hands it back.
+       * Gives each of `incident`'s components back its normal status: what its monitors call for
+       * (in their name, so they keep moving it), or operational when it has none. A component a
+       * window in progress covers goes back to maintenance, and the window's end hands it back.
+       * A component another open incident holds keeps the status that incident set: its own
+       * resolution gives it back. Checked under the component's lock, which setting takes too.
        */
-      restore: (ids: ReadonlyArray<ComponentId>) =>
-        lockEach(ids, (_id, before) =>
+      /** `incident` set these components' statuses: it holds them while it is open and names them. */
+      hold: (incident: IncidentId, ids: ReadonlyArray<ComponentId>) =>
+        ids.length === 0 ? Effect.void : orUnavailable(sql`
+          insert into incident_impacts (incident_id, component_id)
+          select ${incident}, unnest(${[...ids]}::text[]) on conflict do nothing`),
+
+      restore: (incident: IncidentId, ids: ReadonlyArray<ComponentId>) =>
+        lockEach(ids, (id, before) =>
           Effect.gen(function*() {
             if (Option.isNone(before) || before.value.status === "maintenance") return
+            if (yield* heldByAnother(incident, id)) return
             // A window in progress gets its component back: its end then restores what it found.
             if (yield* inMaintenance(before.value.id)) return yield* setStatus(before, "maintenance", "operator")
             const monitors = yield* checks.componentMonitorStates(before.value.id)

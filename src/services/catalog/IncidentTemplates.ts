@@ -9,6 +9,7 @@ import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
+import { Visibility } from "../../persistence/Visibility.js"
 
 /** What opening an incident needs, once the request and its template are merged. */
 export interface NewIncident {
@@ -17,12 +18,15 @@ export interface NewIncident {
   readonly status: typeof OpenIncidentStatus.Type
   readonly severity: IncidentSeverity
   readonly componentIds: ReadonlyArray<ComponentId>
+  /** The template's visibility, when its components are taken: the incident takes it as well. */
+  readonly templateIsPublic?: boolean
 }
 
 export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("IncidentTemplates", {
   effect: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const repo = yield* IncidentTemplatesRepo
+    const visibility = yield* Visibility
     const get = (id: IncidentTemplateId) => repo.findById(id).pipe(orNotFound("Incident template", id))
     /** A template this transaction has just written. */
     const reload = (id: IncidentTemplateId) => Effect.map(repo.findById(id), Option.getOrThrow)
@@ -36,6 +40,7 @@ export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("Inci
           const componentIds = yield* existingComponents(input.componentIds ?? [])
           const id = yield* repo.insert(input)
           yield* repo.setComponents(id, componentIds)
+          yield* visibility.choose("template", id, componentIds)
           return yield* reload(id)
         }))
       ),
@@ -48,7 +53,11 @@ export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("Inci
             return yield* get(id)
           }
           if (!(yield* repo.update(id, fields))) return yield* Effect.fail(NotFound.of("Incident template", id))
-          if (componentIds !== undefined) yield* repo.setComponents(id, yield* existingComponents(componentIds))
+          if (componentIds !== undefined) {
+            const named = yield* existingComponents(componentIds)
+            yield* repo.setComponents(id, named)
+            yield* visibility.choose("template", id, named)
+          }
           return yield* reload(id)
         }))
       ),
@@ -79,11 +88,14 @@ export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("Inci
           message,
           status: request.status ?? template?.status ?? "investigating",
           severity: request.severity ?? template?.severity ?? "minor",
-          componentIds: request.componentIds ?? template?.componentIds ?? []
+          componentIds: request.componentIds ?? template?.componentIds ?? [],
+          ...(request.componentIds === undefined && template !== undefined
+            ? { templateIsPublic: template.isPublic }
+            : {})
         }
         return incident
       })
     } as const
   }),
-  dependencies: [IncidentTemplatesRepo.Default]
+  dependencies: [IncidentTemplatesRepo.Default, Visibility.Default]
 }) {}

@@ -5,7 +5,6 @@ import { BadRequest, Conflict, NotFound, orNotFound } from "../../domain/Errors.
 import type { EventName } from "../../domain/Event.js"
 import type {
   AddIncidentUpdate,
-  ComponentStatuses,
   CreateIncident,
   IncidentId,
   IncidentSeverity,
@@ -18,6 +17,7 @@ import { Incident } from "../../domain/Incident.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { Visibility } from "../../persistence/Visibility.js"
 import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
 import { IncidentImpact } from "./IncidentImpact.js"
@@ -43,9 +43,10 @@ const excerptOf = (text: string) => {
  * or mail); the page has the whole of it.
  */
 export const incidentEventData = (incident: Incident) => {
-  // The operators' bookkeeping (draft, source, automation) is not part of what events tell.
+  // The operators' bookkeeping (draft, visibility, source, automation) is not part of what events tell.
   const {
     automation: _automation,
+    isPublic: _isPublic,
     monitorId: _monitorId,
     postmortem,
     published: _published,
@@ -86,6 +87,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
     const changes = yield* StateChanges
     const templates = yield* IncidentTemplates
     const impact = yield* IncidentImpact
+    const visibility = yield* Visibility
 
     const { reload } = makeAnnouncer({
       what: "Incident",
@@ -119,29 +121,21 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
         yield* lockOpen(id)
         yield* repo.addUpdate(id, "resolved", message)
         yield* repo.touch(id, "resolved")
-        if (restoreComponents) yield* impact.restore((yield* reload(id)).componentIds)
+        if (restoreComponents) yield* impact.restore(id, (yield* reload(id)).componentIds)
         return yield* announce("incident.resolved", id)
       })
 
-    /**
-     * The components an operator's change names: `componentIds` (when given) and those whose
-     * status `componentStatuses` sets, which are set here. Undefined: the change names none.
-     */
-    const named = (componentIds: ReadonlyArray<ComponentId> | undefined, statuses: ComponentStatuses | undefined) =>
-      Effect.gen(function*() {
-        const impacted = statuses === undefined ? [] : yield* impact.set(statuses)
-        const listed = componentIds === undefined ? undefined : yield* existingComponents(componentIds)
-        return listed === undefined && impacted.length === 0
-          ? undefined
-          : [...new Set([...(listed ?? []), ...impacted])]
+    /** Adds components to the incident's, keeping those it names; a public one makes it public. */
+    const addComponents = (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
+      componentIds.length === 0 ? Effect.void : Effect.gen(function*() {
+        const incident = yield* reload(id)
+        yield* repo.setComponents(id, [...new Set([...incident.componentIds, ...componentIds])])
+        yield* visibility.widen("incident", id, componentIds)
       })
 
-    /** Adds components to the incident's, keeping those it names. */
-    const addComponents = (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
-      Effect.flatMap(
-        reload(id),
-        (incident) => repo.setComponents(id, [...new Set([...incident.componentIds, ...componentIds])])
-      )
+    /** Names the incident's components anew, as an operator chose them, and decides its visibility by them. */
+    const chooseComponents = (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
+      Effect.zipRight(repo.setComponents(id, componentIds), visibility.choose("incident", id, componentIds))
 
     const notBothImpacts = new BadRequest({
       message: "Give componentStatuses or restoreComponents, not both: one would undo the other",
@@ -165,7 +159,8 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
       create: Effect.fn("Incidents.create")((request: CreateIncident) =>
         changes.commit(Effect.gen(function*() {
           const input = yield* templates.fill(request)
-          const componentIds = yield* named(input.componentIds, request.componentStatuses)
+          const impacted = request.componentStatuses === undefined ? [] : yield* impact.set(request.componentStatuses)
+          const listed = yield* existingComponents(input.componentIds)
           const status = input.status
           const id = yield* repo.insert({
             title: input.title,
@@ -174,7 +169,14 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
             published: request.published ?? true
           })
           yield* touching(id, request.componentStatuses !== undefined)
-          yield* repo.setComponents(id, componentIds ?? [])
+          if (input.templateIsPublic === undefined) yield* chooseComponents(id, [...new Set([...listed, ...impacted])])
+          else {
+            // The template's components and its choice of visibility; the statuses set here add theirs.
+            yield* repo.setComponents(id, listed)
+            yield* visibility.inherit("incident", id, input.templateIsPublic)
+            yield* addComponents(id, impacted)
+          }
+          yield* impact.hold(id, impacted)
           yield* repo.addUpdate(id, status, input.message)
           return yield* announce("incident.created", id)
         }))
@@ -205,8 +207,9 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           }
           const impacted = componentStatuses === undefined ? [] : yield* impact.set(componentStatuses)
           if (componentIds !== undefined) {
-            yield* repo.setComponents(id, [...new Set([...(yield* existingComponents(componentIds)), ...impacted])])
-          } else if (impacted.length > 0) yield* addComponents(id, impacted)
+            yield* chooseComponents(id, [...new Set([...(yield* existingComponents(componentIds)), ...impacted])])
+          } else yield* addComponents(id, impacted)
+          yield* impact.hold(id, impacted)
           yield* repo.update(id, fields)
           yield* repo.handOver(id)
           return yield* announce("incident.updated", id)
@@ -225,7 +228,9 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           yield* lockOpen(id)
           yield* repo.handOver(id)
           if (input.componentStatuses !== undefined) {
-            yield* addComponents(id, yield* impact.set(input.componentStatuses))
+            const impacted = yield* impact.set(input.componentStatuses)
+            yield* addComponents(id, impacted)
+            yield* impact.hold(id, impacted)
           }
           if (input.status === "resolved") return yield* resolve(id, input.message, input.restoreComponents === true)
           yield* repo.addUpdate(id, input.status, input.message)
@@ -244,7 +249,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
       ),
 
       /**
-       * Publishes a draft: it becomes public (as its components allow) and `incident.created` is
+       * Publishes a draft: it becomes public (when its stored visibility is) and `incident.created` is
        * written then, with the timeline so far. Publishing a published incident changes nothing.
        */
       publish: Effect.fn("Incidents.publish")((id: IncidentId) =>
@@ -307,7 +312,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
               monitor: { id: input.monitorId, downSince: input.downSince }
             })
             yield* touching(id)
-            yield* repo.setComponents(id, [input.componentId])
+            yield* chooseComponents(id, [input.componentId])
             yield* repo.addUpdate(id, "investigating", input.message)
             return yield* announce("incident.created", id)
           }),
@@ -342,6 +347,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
     OutboxRepo.Default,
     StateChanges.Default,
     IncidentTemplates.Default,
-    IncidentImpact.Default
+    IncidentImpact.Default,
+    Visibility.Default
   ]
 }) {}

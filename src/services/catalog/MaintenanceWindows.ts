@@ -11,6 +11,7 @@ import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { Visibility } from "../../persistence/Visibility.js"
 import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
 import { recordStatusChange } from "./ComponentEvents.js"
@@ -67,6 +68,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
     const organizations = yield* OrganizationRepo
+    const visibility = yield* Visibility
 
     const { announce, reload } = makeAnnouncer({
       what: "Maintenance",
@@ -141,7 +143,9 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           scheduledEnd: DateTime.unsafeMake(next.end)
         }, { recurrence, seriesId, occurrence: next.index })
         if (Option.isNone(created)) return
+        // The occurrence it follows decides, not the components that remain of its list.
         yield* repo.setComponents(created.value, window.componentIds)
+        yield* visibility.inherit("maintenance", created.value, window.isPublic)
         yield* repo.skipReminderWithin(created.value, DateTime.toDateUtc(now))
         yield* announce("maintenance.scheduled", created.value)
       })
@@ -228,6 +232,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
             onSome: Effect.succeed
           })
           yield* repo.setComponents(id, componentIds)
+          yield* visibility.choose("maintenance", id, componentIds)
           yield* repo.skipReminderWithin(id, DateTime.toDateUtc(now))
           return yield* announce("maintenance.scheduled", id)
         }))
@@ -261,7 +266,9 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           })
           if (input.scheduledStart !== undefined) yield* checkRecentStart(input.scheduledStart, yield* DateTime.now)
           if (input.componentIds !== undefined) {
-            yield* repo.setComponents(id, yield* existingComponents(input.componentIds))
+            const named = yield* existingComponents(input.componentIds)
+            yield* repo.setComponents(id, named)
+            yield* visibility.choose("maintenance", id, named)
           }
           yield* repo.update(id, fields)
           if (!DateTime.Equivalence(fields.scheduledStart, window.scheduledStart)) yield* repo.forgetReminder(id)
@@ -326,6 +333,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
     ComponentsRepo.Default,
     OrganizationRepo.Default,
     OutboxRepo.Default,
-    StateChanges.Default
+    StateChanges.Default,
+    Visibility.Default
   ]
 }) {}

@@ -221,7 +221,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
           )
           yield* componentExists(definition.componentId)
           yield* templateExists(definition.incidentTemplateId)
-          return masked(yield* repo.insert(definition, yield* offline))
+          return masked(yield* repo.insert(definition, yield* offline, yield* Clock.currentTimeMillis))
         })
       ),
 

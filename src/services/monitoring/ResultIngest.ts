@@ -5,13 +5,21 @@
  * with `component.status_changed` in the outbox, then lets the monitors' incident policies act
  * (IncidentAutomation). Misses are "no data": they move nothing.
  */
-import { Clock, Effect, Option } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 
+import { AppConfig, QueueConfig } from "../../Config.js"
 import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
 import type { MonitorState, RegionStatus } from "../../domain/Quorum.js"
 import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
-import { admit, countByReason, type Rejected } from "../../domain/ResultAdmission.js"
-import { IngestTally } from "../../observability/IngestMetrics.js"
+import {
+  type AdmissionBounds,
+  admit,
+  type ArrivalOf,
+  clampFailingSince,
+  continuedStatus
+} from "../../domain/ResultAdmission.js"
+import { IngestTally, type Refusal } from "../../observability/IngestMetrics.js"
+import { type RefusalLine, RefusalLog } from "../../observability/RefusalLog.js"
 import { linksTo, TracingEnabled } from "../../observability/Telemetry.js"
 import type { LockedMonitor, StatusSourceRow } from "../../persistence/ChecksRepo.js"
 import { ChecksRepo } from "../../persistence/ChecksRepo.js"
@@ -48,26 +56,30 @@ export const applyMonitorStatus = (repo: ChecksRepo, outbox: OutboxRepo, compone
     yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
   })
 
-/** Reports refused by admission since the process started, for the log line. */
-let rejectedTotal = 0
+/** Reports refused since the process started, for the log line. */
+let refusedTotal = 0
 
-/** One warning per batch with refusals: how many for each reason, and a few of them. */
-const logRejected = (rejected: ReadonlyArray<Rejected>) =>
+/** A probe's line: its refusals of the last minute, counted by reason, and a few of them. */
+const logRefused = (line: RefusalLine) =>
   Effect.suspend(() => {
-    rejectedTotal += rejected.length
-    return Effect.logWarning("refused probe reports of runs that were not scheduled").pipe(
+    refusedTotal += line.total
+    return Effect.logWarning("probe reports refused").pipe(
       Effect.annotateLogs({
-        refused: JSON.stringify(countByReason(rejected)),
-        refusedSinceStart: rejectedTotal,
-        examples: rejected.slice(0, 5).map(({ reason, report }) =>
-          `${reason} ${report.jobId.slice(0, 128)} ${report.region}`
-        ).join("; ")
+        region: line.region,
+        probe: line.probe,
+        refused: JSON.stringify(line.counts),
+        total: line.total,
+        refusedSinceStart: refusedTotal,
+        examples: line.examples.join("; ")
       })
     )
   })
 
+/** How often each probe's refusals are logged at most. */
+const refusalLogEvery = Duration.minutes(1)
+
 export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const repo = yield* ChecksRepo
     const outbox = yield* OutboxRepo
@@ -75,13 +87,38 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
     const probes = yield* ProbeRegistry
     const tracing = yield* TracingEnabled
     const automation = yield* IncidentAutomation
+    const { claimIdleMs } = yield* QueueConfig
+    const { resultsRetentionDays } = yield* AppConfig
+    const bounds: AdmissionBounds = {
+      claimIdleMs,
+      missMaxAgeMs: Duration.toMillis(Duration.days(resultsRetentionDays))
+    }
+
+    // Refusals are logged a minute after the first one since the last lines, one line per probe:
+    // a flood writes a line a minute, whatever its size. What is pending at the end is logged then.
+    const scope = yield* Effect.scope
+    const refusals = new RefusalLog()
+    let flushing = false
+    const flushRefusals = Effect.suspend(() => {
+      flushing = false
+      return Effect.forEach(refusals.take(), logRefused, { discard: true })
+    })
+    yield* Effect.addFinalizer(() => flushRefusals)
+    const noteRefused = (refused: ReadonlyArray<Refusal>) =>
+      Effect.suspend(() => {
+        if (refused.length === 0) return Effect.void
+        refusals.add(refused)
+        if (flushing) return Effect.void
+        flushing = true
+        return Effect.sleep(refusalLogEvery).pipe(Effect.zipRight(flushRefusals), Effect.forkIn(scope), Effect.asVoid)
+      })
 
     /**
      * Stores the batch and applies quorum; returns the monitors whose state changed, and the
      * components whose status may have to move: those of these monitors, and any of the batch's
      * whose status is out of line with its monitors (a move an earlier batch did not finish).
      */
-    const storeAndDecide = (reports: ReadonlyArray<ProbeReport>, tally: IngestTally) =>
+    const storeAndDecide = (reports: ReadonlyArray<ProbeReport>, tally: IngestTally, arrivalOf?: ArrivalOf) =>
       Effect.gen(function*() {
         // Every report waits for its monitor's lock first, so two ingest instances storing a
         // result and a miss of one run take turns: the later sees the other's row and keeps
@@ -90,14 +127,17 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         const { components, monitors: locked } = yield* repo.lockForIngest([
           ...new Set(reports.map((r) => r.monitorId))
         ])
-        // Only reports of runs that were scheduled count; the others are logged and dropped.
-        const { admitted, rejected } = admit(reports, locked, yield* Clock.currentTimeMillis)
-        if (rejected.length > 0) yield* logRejected(rejected)
-        tally.refused = rejected.length
+        // Only reports of runs that were scheduled, and not too late, count; the others are
+        // counted, logged and dropped.
+        const { admitted, rejected } = admit(reports, locked, yield* Clock.currentTimeMillis, bounds, arrivalOf)
+        tally.refuse(rejected)
         const results = new Map<string, CheckResult>()
         const misses = new Map<string, MissedCheck>()
         for (const report of admitted) {
-          if (isMissed(report)) misses.set(keyOf(report), report)
+          const runs = isMissed(report) ? misses : results
+          // A run reported twice in the batch is stored once: the other is a duplicate.
+          if (runs.has(keyOf(report))) tally.refuse([{ report, reason: "duplicate" }])
+          else if (isMissed(report)) misses.set(keyOf(report), report)
           else results.set(keyOf(report), report)
         }
         // With the response times of the successes, queued for the rollups.
@@ -105,6 +145,12 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         // After the results: a miss of a run whose result is in this batch is not stored.
         const storedMisses = new Set((yield* repo.insertMisses([...misses.values()])).map(keyOf))
         tally.misses([...misses.values()].filter((m) => storedMisses.has(keyOf(m))))
+        // A report of a run that has its result or miss stored already (or in this batch) is a
+        // duplicate: a redelivery, or more reports than the schedule asked for.
+        tally.refuse([
+          ...[...results.values()].filter((r) => !stored.has(keyOf(r))),
+          ...[...misses.values()].filter((m) => !storedMisses.has(keyOf(m)))
+        ].map((report) => ({ report, reason: "duplicate" as const })))
         const fresh = [...results.values()].filter((r) => stored.has(keyOf(r))).sort((a, b) =>
           a.scheduledAt - b.scheduledAt
         )
@@ -113,13 +159,18 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
 
         const checked = new Set(fresh.map((r) => r.monitorId))
         const monitors = locked.filter((m) => checked.has(m.id))
+        const byId = new Map(monitors.map((m) => [m.id, m]))
         const regions = new Map(monitors.map((m) => [m.id, new Map(m.regionStatuses.map((s) => [s.region, s]))]))
         const touched = new Map<string, { monitorId: string; status: RegionStatus }>()
         for (const result of fresh) {
+          const monitor = byId.get(result.monitorId)!
           const ofMonitor = regions.get(result.monitorId)!
           const before = ofMonitor.get(result.region)
-          const after = advanceRegion(before, result)
-          if (after === before) continue
+          // A streak reaches back no further than the admission's bound, nor before the monitor.
+          const continued = continuedStatus(before, result.scheduledAt, monitor.intervalSeconds * 1000, claimIdleMs)
+          const advanced = advanceRegion(continued, result)
+          if (advanced === continued) continue
+          const after = clampFailingSince(advanced, monitor)
           ofMonitor.set(result.region, after)
           touched.set(`${result.monitorId}|${result.region}`, { monitorId: result.monitorId, status: after })
         }
@@ -175,14 +226,16 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
           ))
 
     return {
-      ingest: (reports: ReadonlyArray<ProbeReport>) =>
+      /** `arrivalOf`: when each report reached the queue, as its transport says (Delivery.receivedAt). */
+      ingest: (reports: ReadonlyArray<ProbeReport>, arrivalOf?: ArrivalOf) =>
         Effect.gen(function*() {
           // A fresh tally for each try: a transaction a conflict aborts runs again whole.
           const { componentIds, tally, transitioned } = yield* orUnavailable(sql.withTransaction(Effect.suspend(() => {
             const tally = new IngestTally()
-            return Effect.map(storeAndDecide(reports, tally), (decided) => ({ ...decided, tally }))
+            return Effect.map(storeAndDecide(reports, tally, arrivalOf), (decided) => ({ ...decided, tally }))
           })))
           tally.record()
+          yield* noteRefused(tally.refused)
           // A component's status is all of the public state it changes: the public snapshot reads
           // the components again, not everything.
           yield* Effect.forEach(

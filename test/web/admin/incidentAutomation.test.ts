@@ -52,6 +52,8 @@ describe("dashboard incident automation", () => {
     await row.getByRole("button", { name: "Publish Checkout errors" }).click()
     await expectStatusMessage(page, "Checkout errors was published.")
     await expect.poll(() => row.getByText("Draft", { exact: true }).count()).toBe(0)
+    // What readers see, on the row: Checkout is public, so is the incident.
+    await row.getByText("Public", { exact: true }).waitFor()
     expect(await row.getByRole("button", { name: "Publish" }).count()).toBe(0)
     expect(await publicIncidentTitles()).toContain("Checkout errors")
 

@@ -187,6 +187,7 @@ const stateAt = (at: number, timezone: string): PublicState => {
         scheduledStart: utc(at),
         scheduledEnd: utc(at + 2 * hour),
         componentIds: [ComponentId.make("api")],
+        isPublic: true,
         recurrence: null,
         seriesId: null,
         occurrence: null,

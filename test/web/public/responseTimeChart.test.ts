@@ -1,13 +1,13 @@
 /**
  * The response-time charts in Chromium: on the status page (no script) and on the dashboard's
- * Monitors screen, drawn from checks fed through the real ingest; both pass axe-core, and their
+ * Monitors screen, drawn from checks stored as ingest stores them; both pass axe-core, and their
  * text alternatives name each region. The status page's CSP runs no script, browser or not.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 
+import { ChecksRepo } from "../../../src/persistence/ChecksRepo.js"
 import { ResponseTimes } from "../../../src/services/monitoring/ResponseTimes.js"
-import { ResultIngest } from "../../../src/services/monitoring/ResultIngest.js"
 import { expectAccessible, screenshot } from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 import { checkResult, slotFrom } from "../../support/CheckResults.js"
@@ -41,10 +41,11 @@ describe("response-time charts in a browser", () => {
           }
         })
         const hourStart = Math.floor(Date.now() / hour) * hour
-        const ingest = yield* ResultIngest
+        // Stored as ingest stores results: ingest itself admits none that old (docs/monitor-fleet.md).
+        const repo = yield* ChecksRepo
         for (let i = 0; i < 24; i++) {
           const at = hourStart - i * hour
-          yield* ingest.ingest([
+          yield* repo.storeResults([
             run(monitor.id, "eu-west", at, 90 + (i % 5) * 10),
             run(monitor.id, "us-east", at, 240 + (i % 3) * 30),
             ...(i % 4 === 0 ? [] : [run(monitor.id, "ap-south", at, 520 + i * 5)])
@@ -53,7 +54,7 @@ describe("response-time charts in a browser", () => {
         // What the ingest role's fiber does every 10 s.
         yield* (yield* ResponseTimes).fold()
         return monitor.id
-      }).pipe(Effect.provide([ResultIngest.Default, ResponseTimes.Default]))
+      }).pipe(Effect.provide([ChecksRepo.Default, ResponseTimes.Default]))
     )
 
     const page = await suite.browser.context.newPage()

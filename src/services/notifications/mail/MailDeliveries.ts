@@ -5,6 +5,7 @@
  * the due ones, retrying a failed send after 5 s, 10 s and 20 s like a webhook delivery.
  * Confirmation mails go the same way: queued with the subscription request and sent at once by
  * the process that took it; a failed one is retried by the dispatcher while its link works.
+ * A mail the server refuses for good (a 5xx reply to it) is not retried: it would be refused again.
  */
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 
@@ -15,7 +16,7 @@ import { countAttempt, mailAttempts } from "../../../observability/Metrics.js"
 import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
 import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
-import { Mailer } from "./Mailer.js"
+import { Mailer, MailError } from "./Mailer.js"
 import { nextMailAttemptAt } from "./MailRetrySchedule.js"
 import type { MailedEvent } from "./SubscriberMail.js"
 import { isMailedEvent, notificationMail, verificationMail } from "./SubscriberMail.js"
@@ -46,7 +47,7 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
           const sender = { name: profile.name, url: config.publicUrl }
           if (mail.kind === "confirmation" && mail.verifyToken === null) {
             // The link was used, replaced or expired while the mail waited: mailing it would only mislead.
-            return yield* repo.recordAttempt(mail, "The confirmation link no longer works; not sent", null)
+            return yield* repo.recordAttempt(mail, "The confirmation link no longer works; not sent", null, null)
           }
           const message = mail.kind === "confirmation"
             ? verificationMail({ sender, email: mail.email, token: mail.verifyToken! })
@@ -57,26 +58,37 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
               unsubscribeToken: mail.unsubscribeToken,
               timeZone: profile.timezone
             })
-          const error = yield* restore(mailer.send(message)).pipe(
+          const failure = yield* restore(mailer.send(message)).pipe(
             Effect.timeoutFail({
               duration: sendTimeout,
               onTimeout: () => `No answer from the mail server within ${Duration.format(sendTimeout)}`
             }),
             Effect.as(null),
-            // A refusal quotes the recipient: kept out of the log and the row like any address.
             Effect.catchAll((failure) =>
-              Effect.succeed(withoutEmailAddresses(typeof failure === "string" ? failure : failure.message))
+              Effect.succeed({
+                // A refusal quotes the recipient: kept out of the log and the row like any address.
+                error: withoutEmailAddresses(typeof failure === "string" ? failure : failure.message),
+                replyCode: failure instanceof MailError ? failure.replyCode ?? null : null,
+                permanent: failure instanceof MailError && failure.permanent === true
+              })
             )
           )
-          const retryAt = error === null
+          const attempt = mail.attempts + 1
+          // Refused for good: the row says so in its error and reply code, and it is not retried.
+          const error = failure === null
             ? null
-            : Option.getOrNull(nextMailAttemptAt(mail.kind, mail.attempts + 1, yield* now))
+            : failure.permanent
+            ? `Refused for good by the mail server (${failure.replyCode}); not retried. ${failure.error}`
+            : failure.error
+          const retryAt = failure === null || failure.permanent
+            ? null
+            : Option.getOrNull(nextMailAttemptAt(mail.kind, attempt, yield* now))
           if (error !== null) {
             // The mail's id, not the subscriber's address: the log is no place for addresses.
-            yield* Effect.logWarning(`Mail ${mail.id} (${mail.kind}) failed (attempt ${mail.attempts + 1}): ${error}`)
+            yield* Effect.logWarning(`Mail ${mail.id} (${mail.kind}) failed (attempt ${attempt}): ${error}`)
           }
-          countAttempt(mailAttempts, error === null ? "sent" : "failed", mail.attempts + 1)
-          yield* repo.recordAttempt(mail, error, retryAt)
+          countAttempt(mailAttempts, failure === null ? "sent" : failure.permanent ? "refused" : "failed", attempt)
+          yield* repo.recordAttempt(mail, error, retryAt, failure?.replyCode ?? null)
           if (retryAt !== null) {
             for (const listener of dueAgainListeners) listener(retryAt.getTime())
           }

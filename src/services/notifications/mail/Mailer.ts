@@ -22,6 +22,11 @@ export interface MailMessage {
    * something once the subscriber confirmed (unsubscribe). A confirmation link is kept usable.
    */
   readonly secrets?: ReadonlyArray<string>
+  /**
+   * The token of the confirmation link the mail carries: the copy kept without SMTP_URL goes
+   * once that link is used, replaced or expired (Housekeeping).
+   */
+  readonly confirmationToken?: string
 }
 
 /** The message as `mail_outbox_log` keeps it: every secret, plain or URL-encoded, replaced. */
@@ -38,7 +43,36 @@ export const keptCopy = (message: MailMessage): MailMessage => {
   }
 }
 
-export class MailError extends Schema.TaggedError<MailError>()("MailError", { message: Schema.String }) {}
+export class MailError extends Schema.TaggedError<MailError>()("MailError", {
+  message: Schema.String,
+  /** The mail server's reply code, when it answered (`550`); absent for a timeout or a lost connection. */
+  replyCode: Schema.optional(Schema.Int),
+  /**
+   * The server refused this mail for good (a 5xx reply to its envelope or data, RFC 5321):
+   * sending it again would be refused again. A refusal of the session (authentication, greeting)
+   * is not: it is the service's configuration, and every mail waits for its repair.
+   */
+  permanent: Schema.optional(Schema.Boolean)
+}) {}
+
+/** What nodemailer attaches to an SMTP failure (NodemailerError): the step that failed and the reply. */
+interface SmtpFailure {
+  readonly code?: unknown
+  readonly responseCode?: unknown
+  readonly permanent?: unknown
+}
+
+/** A send's failure as a MailError, with the reply code and whether the refusal is final. */
+export const mailErrorOf = (cause: unknown): MailError => {
+  const failure: SmtpFailure = typeof cause === "object" && cause !== null ? cause : {}
+  const replyCode = typeof failure.responseCode === "number" ? failure.responseCode : undefined
+  return new MailError({
+    message: `Sending mail failed: ${String(cause)}`,
+    ...(replyCode === undefined ? {} : { replyCode }),
+    // nodemailer's `permanent`: 5xx but 503 (bad sequence: the session's fault, not the mail's).
+    permanent: (failure.code === "EENVELOPE" || failure.code === "EMESSAGE") && failure.permanent === true
+  })
+}
 
 export class Mailer extends Effect.Service<Mailer>()("Mailer", {
   scoped: Effect.gen(function*() {
@@ -49,10 +83,12 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
       const message = keptCopy(sent)
       // The subject only: the address and the links stay in the table.
       return Effect.logInfo(`Mail (no SMTP_URL, kept in mail_outbox_log): ${message.subject}`).pipe(
+        // The link's hash as the subscriber keeps it, computed as MailDeliveriesRepo compares it.
         Effect.zipRight(orUnavailable(sql`
-          insert into mail_outbox_log (to_address, subject, text_body, html_body, headers)
+          insert into mail_outbox_log (to_address, subject, text_body, html_body, headers, verify_token_hash)
           values (${message.to}, ${message.subject}, ${message.text}, ${message.html},
-                  ${JSON.stringify(message.headers)}::jsonb)`)),
+                  ${JSON.stringify(message.headers)}::jsonb,
+                  encode(sha256(convert_to(${sent.confirmationToken ?? null}::text, 'UTF8')), 'hex'))`)),
         Effect.asVoid
       )
     }
@@ -76,7 +112,7 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
                   html: message.html,
                   headers: { ...message.headers }
                 }),
-              catch: (cause) => new MailError({ message: `Sending mail failed: ${String(cause)}` })
+              catch: mailErrorOf
             }).pipe(Effect.asVoid)
         )
     })

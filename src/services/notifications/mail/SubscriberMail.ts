@@ -64,7 +64,8 @@ export const verificationMail = (options: {
       }.</p>`,
       `<p><a href="${escapeHtml(link)}">Confirm your subscription</a> within ${verificationHours} hours.</p>`,
       `<p>If you did not ask for this, ignore this message: nothing will be sent to you.</p>`
-    ], `${escapeHtml(sender.name)} · <a href="${escapeHtml(sender.url)}">${escapeHtml(sender.url)}</a>`)
+    ], `${escapeHtml(sender.name)} · <a href="${escapeHtml(sender.url)}">${escapeHtml(sender.url)}</a>`),
+    confirmationToken: token
   }
 }
 

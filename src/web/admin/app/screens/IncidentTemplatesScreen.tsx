@@ -10,7 +10,7 @@ import { openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, VisibilityBadge } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
@@ -136,6 +136,7 @@ const TemplateRow = (props: {
       <th scope="row">
         {template.name}
         <span class="badge">{severityLabel[template.severity]}</span>
+        <VisibilityBadge isPublic={template.isPublic} />
         <p class="small">{template.title}</p>
         <p class="small muted">Affects {componentNames(props.components, template.componentIds)}</p>
         <FailureMessage failure={failure} />

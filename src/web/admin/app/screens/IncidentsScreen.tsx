@@ -18,7 +18,7 @@ import {
   ComponentStatusPicker,
   statusChoices
 } from "../ui/ComponentStatusPicker.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, VisibilityBadge, When } from "../ui/feedback.js"
 import { Checkbox, Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import { type TemplateJson, TemplatePicker } from "../ui/TemplatePicker.js"
@@ -284,7 +284,7 @@ const IncidentRow = (props: {
       <th scope="row">
         {incident.title}
         <span class="badge">{severityLabel[incident.severity]}</span>
-        {!incident.published && <span class="badge draft">Draft</span>}
+        {incident.published ? <VisibilityBadge isPublic={incident.isPublic} /> : <span class="badge draft">Draft</span>}
         <p class="small muted">
           Affects {componentNames(props.components, incident.componentIds)} · opened <When at={incident.createdAt} />
           {incident.resolvedAt && (

@@ -13,7 +13,7 @@ import { maintenanceStatusLabel } from "../../../Labels.js"
 import { call } from "../api.js"
 import type { Failure } from "../failure.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, VisibilityBadge, When } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"
@@ -263,6 +263,7 @@ const WindowRow = (props: {
     <tr>
       <th scope="row">
         {window.title}
+        <VisibilityBadge isPublic={window.isPublic} />
         <p class="small muted">
           <When at={window.scheduledStart} /> to <When at={window.scheduledEnd} /> ·{" "}
           {componentNames(props.components, window.componentIds)}

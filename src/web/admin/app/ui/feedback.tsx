@@ -37,6 +37,10 @@ export const When = ({ at, never = "never" }: { readonly at: DateTime.Utc | null
   )
 
 /** A destructive button that asks once more in place (no modal dialog to trap focus). */
+/** Whether readers see an item: the visibility stored with it (docs/api.md, "Public visibility"). */
+export const VisibilityBadge = ({ isPublic }: { readonly isPublic: boolean }) =>
+  isPublic ? <span class="badge ok">Public</span> : <span class="badge">Private</span>
+
 export const ConfirmButton = (props: {
   readonly label: string
   readonly confirmLabel: string

@@ -1,0 +1,76 @@
+/**
+ * The one writer of the visibility of incidents, maintenance windows and incident templates
+ * (docs/api.md, "Public visibility"). Visibility is the operator's choice, stored with the item;
+ * it changes only by the acts below, never because something else was deleted, copied or
+ * updated. (Nothing else writes these columns: an incident's `is_public` cannot even be written,
+ * it follows from `chosen_public` and `published`.)
+ */
+import type { Statement } from "@effect/sql"
+import { Effect } from "effect"
+
+import type { ComponentId } from "../domain/Component.js"
+import { orUnavailable } from "./DatabaseErrors.js"
+import { RetryingSqlClient } from "./RetryingSqlClient.js"
+
+/** Each kind of item: where its choice is kept, and the table naming its components. */
+const items = {
+  incident: { table: "incidents", choice: "chosen_public", links: "incident_components", key: "incident_id" },
+  maintenance: {
+    table: "maintenance_windows",
+    choice: "is_public",
+    links: "maintenance_components",
+    key: "maintenance_id"
+  },
+  template: {
+    table: "incident_templates",
+    choice: "is_public",
+    links: "incident_template_components",
+    key: "template_id"
+  }
+} as const
+
+export type VisibleItem = keyof typeof items
+
+export class Visibility extends Effect.Service<Visibility>()("Visibility", {
+  effect: Effect.gen(function*() {
+    const sql = yield* RetryingSqlClient
+    /** Whether `ids` name a public component (ids of deleted components name none). */
+    const namesPublic = (ids: ReadonlyArray<ComponentId>) =>
+      sql`exists (select from components c where c.id = any(${[...ids]}::text[]) and c.is_public)`
+    const set = (kind: VisibleItem, id: string, value: Statement.Fragment) => {
+      const item = items[kind]
+      return orUnavailable(sql`update ${sql(item.table)} set ${sql(item.choice)} = ${value} where id = ${id}`)
+    }
+
+    return {
+      /**
+       * An operator names the item's components, creating it or replacing its list: public when
+       * they are none or include a public one.
+       */
+      choose: (kind: VisibleItem, id: string, named: ReadonlyArray<ComponentId>) =>
+        set(kind, id, sql`(${named.length === 0} or ${namesPublic(named)})`),
+
+      /** An operator names more components: a public one makes the item public; none makes it private. */
+      widen: (kind: VisibleItem, id: string, added: ReadonlyArray<ComponentId>) =>
+        added.length === 0 ? Effect.void : set(kind, id, sql`(${sql(items[kind].choice)} or ${namesPublic(added)})`),
+
+      /** The item takes the choice made for another: the occurrence it follows, the template it comes from. */
+      inherit: (kind: VisibleItem, id: string, isPublic: boolean) => set(kind, id, sql`${isPublic}`),
+
+      /**
+       * An operator showed or hid a component: every item naming it is public when one of its
+       * components is, else private.
+       */
+      componentShownOrHidden: (componentId: ComponentId) =>
+        Effect.forEach(Object.values(items), (item) =>
+          orUnavailable(sql`
+            update ${sql(item.table)} t
+            set ${sql(item.choice)} = exists (
+              select from ${sql(item.links)} l join components c on c.id = l.component_id
+              where l.${sql(item.key)} = t.id and c.is_public)
+            where t.id in (select ${sql(item.key)} from ${sql(item.links)} where component_id = ${componentId})`), {
+          discard: true
+        })
+    } as const
+  })
+}) {}
