@@ -126,7 +126,9 @@ export class UpdateIncident extends Schema.Class<UpdateIncident>("UpdateIncident
   status: Schema.optional(OpenIncidentStatus),
   severity: Schema.optional(IncidentSeverity),
   componentIds: Schema.optional(ComponentIds),
-  componentStatuses: Schema.optional(ComponentStatuses)
+  componentStatuses: Schema.optional(ComponentStatuses),
+  /** Makes it public (true) or private (false): an operator's explicit choice, applied after `componentIds`. */
+  isPublic: Schema.optional(Schema.Boolean)
 }) {}
 
 /**

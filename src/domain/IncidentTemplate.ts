@@ -50,5 +50,7 @@ export class UpdateIncidentTemplate extends Schema.Class<UpdateIncidentTemplate>
   message: Schema.optional(IncidentMessage),
   severity: Schema.optional(IncidentSeverity),
   status: Schema.optional(OpenIncidentStatus),
-  componentIds: Schema.optional(ComponentIds)
+  componentIds: Schema.optional(ComponentIds),
+  /** Makes it public (true) or private (false): an operator's explicit choice, applied after `componentIds`. */
+  isPublic: Schema.optional(Schema.Boolean)
 }) {}

@@ -54,6 +54,8 @@ export class UpdateMaintenance extends Schema.Class<UpdateMaintenance>("UpdateMa
   scheduledStart: Schema.optional(UtcTimestamp),
   scheduledEnd: Schema.optional(UtcTimestamp),
   componentIds: Schema.optional(ComponentIds),
+  /** Makes it public (true) or private (false): an operator's explicit choice, applied after `componentIds`. */
+  isPublic: Schema.optional(Schema.Boolean),
   /** A series' rule never changes: its rest is cancelled and a new series created instead. */
   recurrence: Schema.optionalWith(
     Schema.Never.annotations({

@@ -106,6 +106,23 @@ export const firstAdmittedSlot = (monitor: AdmittingMonitor): number =>
 export type ArrivalOf = (report: ProbeReport) => number | undefined
 
 /**
+ * How long a report may have waited in the queue for ingest (every ingest instance, or the
+ * database, away) and still be judged from when it arrived. A probe may give its entries explicit
+ * Redis ids, so an arrival is believed only this far back: a forger buys this much, no more.
+ */
+export const queueWaitAllowanceMs = 30 * 60_000
+
+/**
+ * When `report` arrived, for its age: when the queue says it took it in, if that is believable
+ * (not before its run, less the skew; not after now), moved no further back than the allowance;
+ * else now.
+ */
+const arrivedAt = (report: ProbeReport, queued: number | undefined, now: number): number =>
+  queued === undefined || queued < report.scheduledAt - clockSkewMs || queued > now
+    ? now
+    : Math.max(queued, now - queueWaitAllowanceMs)
+
+/**
  * Why `report` is refused, or undefined when it is accepted; `monitor` is the one it names, if it
  * exists.
  */
@@ -125,8 +142,7 @@ export const rejectionOf = (
   if (report.scheduledAt < firstAdmittedSlot(monitor)) return "before_creation"
   if (monitor.resumedAt != null && report.scheduledAt < monitor.resumedAt) return "before_resume"
   const maxAge = isMissed(report) ? bounds.missMaxAgeMs : lateBoundMs(intervalMs, bounds.claimIdleMs)
-  // Never later than now: a queue's clock ahead of ours buys no time.
-  if (Math.min(now, arrivalOf(report) ?? now) - report.scheduledAt > maxAge) return "too_late"
+  if (arrivedAt(report, arrivalOf(report), now) - report.scheduledAt > maxAge) return "too_late"
   return undefined
 }
 

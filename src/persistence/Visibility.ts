@@ -37,7 +37,7 @@ export class Visibility extends Effect.Service<Visibility>()("Visibility", {
     /** Whether `ids` name a public component (ids of deleted components name none). */
     const namesPublic = (ids: ReadonlyArray<ComponentId>) =>
       sql`exists (select from components c where c.id = any(${[...ids]}::text[]) and c.is_public)`
-    const set = (kind: VisibleItem, id: string, value: Statement.Fragment) => {
+    const write = (kind: VisibleItem, id: string, value: Statement.Fragment) => {
       const item = items[kind]
       return orUnavailable(sql`update ${sql(item.table)} set ${sql(item.choice)} = ${value} where id = ${id}`)
     }
@@ -48,14 +48,31 @@ export class Visibility extends Effect.Service<Visibility>()("Visibility", {
        * they are none or include a public one.
        */
       choose: (kind: VisibleItem, id: string, named: ReadonlyArray<ComponentId>) =>
-        set(kind, id, sql`(${named.length === 0} or ${namesPublic(named)})`),
+        write(kind, id, sql`(${named.length === 0} or ${namesPublic(named)})`),
+
+      /**
+       * An update names the item's components: decided again only when they are not the ones it
+       * named (a form sending them back unchanged chooses nothing).
+       */
+      chooseAgain: (
+        kind: VisibleItem,
+        id: string,
+        named: ReadonlyArray<ComponentId>,
+        before: ReadonlyArray<ComponentId>
+      ) => {
+        const same = new Set(named).size === new Set(before).size && before.every((c) => named.includes(c))
+        return same ? Effect.void : write(kind, id, sql`(${named.length === 0} or ${namesPublic(named)})`)
+      },
 
       /** An operator names more components: a public one makes the item public; none makes it private. */
       widen: (kind: VisibleItem, id: string, added: ReadonlyArray<ComponentId>) =>
-        added.length === 0 ? Effect.void : set(kind, id, sql`(${sql(items[kind].choice)} or ${namesPublic(added)})`),
+        added.length === 0 ? Effect.void : write(kind, id, sql`(${sql(items[kind].choice)} or ${namesPublic(added)})`),
 
-      /** The item takes the choice made for another: the occurrence it follows, the template it comes from. */
-      inherit: (kind: VisibleItem, id: string, isPublic: boolean) => set(kind, id, sql`${isPublic}`),
+      /**
+       * The item takes a choice made otherwise: an operator's explicit `isPublic`, or the choice of
+       * the occurrence it follows or the template it comes from.
+       */
+      set: (kind: VisibleItem, id: string, isPublic: boolean) => write(kind, id, sql`${isPublic}`),
 
       /**
        * An operator showed or hid a component: every item naming it is public when one of its

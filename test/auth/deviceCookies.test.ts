@@ -4,6 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, TestClock } from "effect"
 
+import { Administrators } from "../../src/services/auth/Administrators.js"
 import { deviceCookieMaxAge } from "../../src/services/auth/DeviceCookies.js"
 import { backOffMemory, SignInLimits, signInLimits } from "../../src/services/auth/SignInThrottle.js"
 import { adminEmail, adminPassword, adminVariables, signIn } from "../support/Auth.js"
@@ -135,9 +136,12 @@ it.layer(WithSmallLimits)("device cookies", (it) => {
       const [otherId] = othersDevice!.split(".") as [string]
       const replaced = (i: number, part: string) => own!.split(".").map((p, j) => j === i ? part : p).join(".")
       const altered = (text: string) => (text[0] === "A" ? "B" : "A") + text.slice(1)
+      const [{ passwordHash }] = yield* sql<{ passwordHash: string }>`
+        select password_hash as "passwordHash" from users where email = ${adminEmail}`
       const signedWith = (key: Buffer) =>
         `${userId}.${nonce}.${expires}.${
-          createHmac("sha256", key).update(`device-cookie v1\n${userId}\n${nonce}\n${expires}`).digest("base64url")
+          createHmac("sha256", key).update(`device-cookie v2\n${userId}\n${passwordHash}\n${nonce}\n${expires}`)
+            .digest("base64url")
         }`
 
       yield* lockAccountFrom("192.0.4")
@@ -157,6 +161,17 @@ it.layer(WithSmallLimits)("device cookies", (it) => {
         expect({ what, status: response.status }).toEqual({ what, status: 429 })
       }
       expect((yield* signInFrom("198.51.100.21", adminPassword, own)).status).toBe(200)
+    }))
+
+  it.effect("a new password revokes the device cookies issued before it", () =>
+    Effect.gen(function*() {
+      yield* afterEarlierTests
+      const before = yield* knownDevice("198.51.100.50")
+      // The same password set again: a new hash all the same, as after any reset.
+      const reset = Effect.flatMap(Administrators, (admins) => admins.resetPassword(adminEmail, adminPassword))
+      expect(yield* reset.pipe(Effect.provide(Administrators.Default))).toBe(true)
+      yield* lockAccountFrom("192.0.6")
+      expect((yield* signInFrom("198.51.100.50", adminPassword, before)).status).toBe(429)
     }))
 
   it.effect("a device cookie past its 90 days gives no exemption", () =>

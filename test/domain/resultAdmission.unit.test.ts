@@ -22,6 +22,7 @@ import {
   countByReason,
   defaultBounds,
   lateBoundMs,
+  queueWaitAllowanceMs,
   rejectionOf
 } from "../../src/domain/ResultAdmission.js"
 import { slotAt } from "../../src/domain/Slots.js"
@@ -137,6 +138,11 @@ describe("result admission", () => {
     const waited = checkResult("m1", "eu", oldest - 30 * minute, true)
     expect(rejectionOf(waited, everywhere, now, defaultBounds, () => waited.scheduledAt + minute)).toBeUndefined()
     expect(rejectionOf(waited, everywhere, now, defaultBounds, () => now + 60 * minute)).toBe("too_late")
+    // A probe may give its Redis entries explicit ids: an arrival before the run itself, or more
+    // than the allowance back, is not believed.
+    expect(rejectionOf(waited, everywhere, now, defaultBounds, () => 0)).toBe("too_late")
+    const longAgo = checkResult("m1", "eu", now - queueWaitAllowanceMs - 60 * minute, true)
+    expect(rejectionOf(longAgo, everywhere, now, defaultBounds, () => longAgo.scheduledAt + minute)).toBe("too_late")
   })
 
   it("a streak reaches back no further than the bound, nor before the monitor existed", () => {

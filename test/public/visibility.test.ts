@@ -165,7 +165,19 @@ it.layer(WithDispatcher)("private stays private", (it) => {
       const next = (yield* client.maintenance.list()).find((window) =>
         window.seriesId === weekly.id && window.status === "scheduled"
       )
+      // A form sends a template's (now empty) components back with a fix of its title: no choice.
+      const edited = yield* client.incidentTemplates.update({
+        path: { id: template.id },
+        payload: { title: "LEAK from template, edited", componentIds: [] }
+      })
+      expect(edited.isPublic).toBe(false)
       const fromTemplate = yield* client.incidents.create({ payload: { templateId: template.id } })
+      // Setting a private component's status with it adds that component, and no visibility.
+      const alsoPrivate = yield* privately("LEAK 5")
+      const withStatus = yield* client.incidents.create({
+        payload: { templateId: template.id, componentStatuses: { [alsoPrivate.id]: "degraded" } }
+      })
+      expect([withStatus.isPublic, withStatus.componentIds]).toEqual([false, [alsoPrivate.id]])
       const published = yield* client.incidents.publish({ path: { id: draft.id } })
       expect([updated.isPublic, next?.isPublic, fromTemplate.isPublic, published.isPublic]).toEqual([
         false,
@@ -233,7 +245,7 @@ it.layer(WithDispatcher)("private stays private", (it) => {
       expect(yield* publicTitles("On ")).toEqual(everything)
     }))
 
-  it.effect("an administrator makes a private item public by naming no components, or a public one", () =>
+  it.effect("an administrator makes a private item public by saying so, or by naming a public component", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const internal = yield* client.components.create({ payload: { name: "Internal", isPublic: false } })
@@ -258,7 +270,11 @@ it.layer(WithDispatcher)("private stays private", (it) => {
       expect(before.listed).not.toContain("Still internal")
       expect(before.windows).not.toContain("Still internal window")
 
+      // Sending back the components it names (none now), as a form does, chooses nothing.
       yield* client.incidents.update({ path: { id: incident.id }, payload: { componentIds: [] } })
+      expect((yield* publicTitles("Still")).listed).not.toContain("Still internal")
+
+      yield* client.incidents.update({ path: { id: incident.id }, payload: { isPublic: true } })
       yield* client.maintenance.update({ path: { id: window.id }, payload: { componentIds: [shown.id] } })
       const after = yield* publicTitles("Still")
       expect(after.listed).toContain("Still internal")

@@ -90,9 +90,11 @@ export class VisibilityModel {
   }
 
   /** Rule 1a/1b: what a request names, decided anew. */
+  /** Rule 1b: the same components as it names now (a form sending them back) choose nothing. */
   private nameExactly(item: ModelItem, named: ReadonlyArray<string>) {
+    const same = new Set(named).size === item.named.size && named.every((id) => item.named.has(id))
     item.named = new Set(named)
-    item.isPublic = this.decide(named)
+    if (!same) item.isPublic = this.decide(named)
   }
 
   createIncident(

@@ -82,7 +82,7 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
         )
         if (Option.isNone(signedIn)) return yield* invalidCredentials
         const token = yield* sessions.start(signedIn.value.id)
-        return { user: toUser(signedIn.value), token, deviceCookie: yield* devices.issue(signedIn.value.id) }
+        return { user: toUser(signedIn.value), token, deviceCookie: yield* devices.issue(signedIn.value) }
       }),
 
       find: Effect.fn("Administrators.find")((id: UserId) => users.findById(id).pipe(Effect.map(Option.map(toUser)))),

@@ -20,6 +20,12 @@ export const deviceCookie = "__Host-device"
 /** How long a device stays known after its last successful sign-in. */
 export const deviceCookieMaxAge = Duration.days(90)
 
+/** What a device cookie is signed for: the user, as long as their password stays the same. */
+interface DeviceUser {
+  readonly id: UserId
+  readonly passwordHash: string
+}
+
 export class DeviceCookies extends Effect.Service<DeviceCookies>()("DeviceCookies", {
   effect: Effect.gen(function*() {
     const secrets = yield* ServerSecretsRepo
@@ -32,17 +38,20 @@ export class DeviceCookies extends Effect.Service<DeviceCookies>()("DeviceCookie
         key = read
       })
     )
-    const mac = (secret: Buffer, userId: string, nonce: string, expires: string) =>
-      createHmac("sha256", secret).update(`device-cookie v1\n${userId}\n${nonce}\n${expires}`).digest()
+    // The user's password hash is signed in too: a new password (a reset after a compromise)
+    // revokes every device cookie issued before it.
+    const mac = (secret: Buffer, user: DeviceUser, nonce: string, expires: string) =>
+      createHmac("sha256", secret).update(`device-cookie v2\n${user.id}\n${user.passwordHash}\n${nonce}\n${expires}`)
+        .digest()
 
     return {
       /** A new cookie value for a browser that has just signed in as `userId`. */
-      issue: Effect.fn("DeviceCookies.issue")(function*(userId: UserId) {
+      issue: Effect.fn("DeviceCookies.issue")(function*(user: DeviceUser) {
         const nonce = randomBytes(16).toString("base64url")
         const now = yield* Clock.currentTimeMillis
         const expires = String(Math.floor((now + Duration.toMillis(deviceCookieMaxAge)) / 1000))
-        const signature = mac(yield* signingKey, userId, nonce, expires).toString("base64url")
-        return `${userId}.${nonce}.${expires}.${signature}`
+        const signature = mac(yield* signingKey, user, nonce, expires).toString("base64url")
+        return `${user.id}.${nonce}.${expires}.${signature}`
       }),
 
       /**
@@ -54,12 +63,12 @@ export class DeviceCookies extends Effect.Service<DeviceCookies>()("DeviceCookie
         const parts = cookie?.split(".") ?? []
         if (parts.length !== 4) return Option.none<string>()
         const [userId, nonce, expires, signature] = parts as [string, string, string, string]
-        const given = Buffer.from(signature, "base64url")
-        const expected = mac(yield* signingKey, userId, nonce, expires)
-        if (given.length !== expected.length || !timingSafeEqual(given, expected)) return Option.none<string>()
-        if (Number(expires) * 1000 <= (yield* Clock.currentTimeMillis)) return Option.none<string>()
         const user = yield* users.findByEmail(email)
-        return Option.isSome(user) && user.value.id === userId ? Option.some(nonce) : Option.none<string>()
+        if (Option.isNone(user) || user.value.id !== userId) return Option.none<string>()
+        const given = Buffer.from(signature, "base64url")
+        const expected = mac(yield* signingKey, user.value, nonce, expires)
+        if (given.length !== expected.length || !timingSafeEqual(given, expected)) return Option.none<string>()
+        return Number(expires) * 1000 > (yield* Clock.currentTimeMillis) ? Option.some(nonce) : Option.none<string>()
       })
     } as const
   }),

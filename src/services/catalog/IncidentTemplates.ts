@@ -48,16 +48,21 @@ export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("Inci
       /** A partial update; `{}` changes nothing, `updatedAt` included. */
       update: Effect.fn("IncidentTemplates.update")((id: IncidentTemplateId, changes: UpdateIncidentTemplate) =>
         transaction(Effect.gen(function*() {
-          const { componentIds, ...fields } = changes
-          if (componentIds === undefined && Object.values(fields).every((value) => value === undefined)) {
+          const { componentIds, isPublic, ...fields } = changes
+          if (
+            componentIds === undefined && isPublic === undefined &&
+            Object.values(fields).every((value) => value === undefined)
+          ) {
             return yield* get(id)
           }
+          const before = yield* get(id)
           if (!(yield* repo.update(id, fields))) return yield* Effect.fail(NotFound.of("Incident template", id))
           if (componentIds !== undefined) {
             const named = yield* existingComponents(componentIds)
             yield* repo.setComponents(id, named)
-            yield* visibility.choose("template", id, named)
+            yield* visibility.chooseAgain("template", id, named, before.componentIds)
           }
+          if (isPublic !== undefined) yield* visibility.set("template", id, isPublic)
           return yield* reload(id)
         }))
       ),

@@ -172,9 +172,9 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           if (input.templateIsPublic === undefined) yield* chooseComponents(id, [...new Set([...listed, ...impacted])])
           else {
             // The template's components and its choice of visibility; the statuses set here add theirs.
-            yield* repo.setComponents(id, listed)
-            yield* visibility.inherit("incident", id, input.templateIsPublic)
-            yield* addComponents(id, impacted)
+            yield* repo.setComponents(id, [...new Set([...listed, ...impacted])])
+            yield* visibility.set("incident", id, input.templateIsPublic)
+            yield* visibility.widen("incident", id, impacted)
           }
           yield* impact.hold(id, impacted)
           yield* repo.addUpdate(id, status, input.message)
@@ -196,19 +196,23 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
               new Conflict({ message: `Incident ${JSON.stringify(id)} is resolved; open a new incident` })
             )
           }
-          const { componentIds, componentStatuses: given, ...fields } = changes_
+          const { componentIds, componentStatuses: given, isPublic, ...fields } = changes_
           const componentStatuses = given === undefined || Object.keys(given).length === 0 ? undefined : given
           // Nothing to change: no write, no event.
           if (
-            componentIds === undefined && componentStatuses === undefined &&
+            componentIds === undefined && componentStatuses === undefined && isPublic === undefined &&
             Object.values(fields).every((value) => value === undefined)
           ) {
             return yield* reload(id)
           }
           const impacted = componentStatuses === undefined ? [] : yield* impact.set(componentStatuses)
           if (componentIds !== undefined) {
-            yield* chooseComponents(id, [...new Set([...(yield* existingComponents(componentIds)), ...impacted])])
+            const before = (yield* reload(id)).componentIds
+            const named = [...new Set([...(yield* existingComponents(componentIds)), ...impacted])]
+            yield* repo.setComponents(id, named)
+            yield* visibility.chooseAgain("incident", id, named, before)
           } else yield* addComponents(id, impacted)
+          if (isPublic !== undefined) yield* visibility.set("incident", id, isPublic)
           yield* impact.hold(id, impacted)
           yield* repo.update(id, fields)
           yield* repo.handOver(id)

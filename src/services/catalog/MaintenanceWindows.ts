@@ -145,7 +145,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         if (Option.isNone(created)) return
         // The occurrence it follows decides, not the components that remain of its list.
         yield* repo.setComponents(created.value, window.componentIds)
-        yield* visibility.inherit("maintenance", created.value, window.isPublic)
+        yield* visibility.set("maintenance", created.value, window.isPublic)
         yield* repo.skipReminderWithin(created.value, DateTime.toDateUtc(now))
         yield* announce("maintenance.scheduled", created.value)
       })
@@ -268,8 +268,9 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           if (input.componentIds !== undefined) {
             const named = yield* existingComponents(input.componentIds)
             yield* repo.setComponents(id, named)
-            yield* visibility.choose("maintenance", id, named)
+            yield* visibility.chooseAgain("maintenance", id, named, window.componentIds)
           }
+          if (input.isPublic !== undefined) yield* visibility.set("maintenance", id, input.isPublic)
           yield* repo.update(id, fields)
           if (!DateTime.Equivalence(fields.scheduledStart, window.scheduledStart)) yield* repo.forgetReminder(id)
           return yield* reload(id)

@@ -37,6 +37,9 @@ const automationLabel: Record<IncidentAutomation, string> = {
   handed_over: "handed over to operators"
 }
 
+const sameComponents = (a: ReadonlyArray<ComponentId>, b: ReadonlyArray<ComponentId>) =>
+  a.length === b.length && a.every((id) => b.includes(id))
+
 const NewIncident = (
   props: { readonly components: ReadonlyArray<ComponentJson>; readonly onCreated: (incident: IncidentJson) => void }
 ) => {
@@ -47,12 +50,12 @@ const NewIncident = (
   const [componentIds, setComponentIds] = useState<ReadonlyArray<ComponentId>>([])
   const [componentStatuses, setComponentStatuses] = useState<ChosenStatuses>({})
   const [draft, setDraft] = useState(false)
-  const [templateId, setTemplateId] = useState<TemplateJson["id"] | "">("")
+  const [template, setTemplate] = useState<TemplateJson | undefined>(undefined)
   const { failure, busy, submit, fieldError } = useSubmit()
 
   /** A template fills every field; the operator may still change them before opening. */
   const pickTemplate = (template: TemplateJson | undefined) => {
-    setTemplateId(template?.id ?? "")
+    setTemplate(template)
     if (template === undefined) return
     setTitle(template.title)
     setStatus(template.status)
@@ -63,14 +66,16 @@ const NewIncident = (
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
-    // The template has filled in the form already: the form sends every field, not the template's
-    // id, so a template deleted meanwhile does not refuse the incident.
+    // The template has filled in the form already, and the form sends every field. With the
+    // template's components unchanged it sends the template's id instead of them: the incident then
+    // takes the template's visibility, which its remaining components alone may not tell.
+    const templateComponents = template !== undefined && sameComponents(componentIds, template.componentIds)
     const payload = {
       title: title.trim(),
       status,
       severity,
       message: message.trim(),
-      componentIds,
+      ...(templateComponents ? { templateId: template.id } : { componentIds }),
       // Only the chosen components' statuses: unticking a component drops its status.
       componentStatuses: chosenStatusesOf(componentStatuses, componentIds),
       published: !draft
@@ -82,7 +87,7 @@ const NewIncident = (
       setComponentIds([])
       setComponentStatuses({})
       setDraft(false)
-      setTemplateId("")
+      setTemplate(undefined)
       props.onCreated(outcome.value)
     }
   }
@@ -90,7 +95,7 @@ const NewIncident = (
   return (
     <form onSubmit={onSubmit} noValidate aria-labelledby="new-incident-title">
       <FailureMessage failure={failure} />
-      <TemplatePicker id="incident-template" value={templateId} onPick={pickTemplate} />
+      <TemplatePicker id="incident-template" value={template?.id ?? ""} onPick={pickTemplate} />
       <TextField
         id="incident-title"
         label="Title"
