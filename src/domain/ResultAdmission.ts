@@ -16,8 +16,9 @@
  * - `before_creation`: the run's slot is before the one in progress when the monitor was created
  *   (less the clock skew): the scheduler's first run of a monitor is that slot, so no earlier
  *   run was ever published.
- * - `before_resume`: the run was scheduled before the monitor was last resumed (a report that
- *   waited in Redis across a pause): a resumed monitor is judged on runs after it only.
+ * - `before_resume`: the run's slot is before the one in progress when the monitor was last
+ *   resumed (less the skew; a report that waited in Redis across a pause): a resumed monitor is
+ *   judged on runs from its resume on only.
  * - `too_late`: a result more than `lateBoundMs` after its run, a miss more than the results'
  *   retention: no honest report arrives later (docs/monitor-fleet.md, "Result admission").
  *
@@ -91,13 +92,12 @@ export interface AdmissionBounds {
 export const defaultBounds: AdmissionBounds = { claimIdleMs: 30_000, missMaxAgeMs: 7 * 24 * 60 * 60 * 1000 }
 
 /**
- * The first run of `monitor` ingest accepts: the slot in progress when it was created, less the
- * clock skew (the scheduler, on a clock behind the API's, may publish the slot before).
+ * The first run of `monitor` that counts from `since` (its creation, or its last resume): the
+ * slot in progress then, less the clock skew. The scheduler checks a new or resumed monitor at
+ * its current slot, and on a clock behind the API's may publish the slot before.
  */
-export const firstAdmittedSlot = (monitor: AdmittingMonitor): number =>
-  monitor.createdAt === undefined
-    ? -Infinity
-    : slotAt(monitor.id, monitor.intervalSeconds * 1000, monitor.createdAt - clockSkewMs)
+export const firstSlotSince = (monitor: AdmittingMonitor, since: number | null | undefined): number =>
+  since == null ? -Infinity : slotAt(monitor.id, monitor.intervalSeconds * 1000, since - clockSkewMs)
 
 /**
  * When a report reached the queue (epoch ms), if the transport knows: its age is judged then, so
@@ -139,8 +139,8 @@ export const rejectionOf = (
   if (!isSlot(monitor.id, intervalMs, report.scheduledAt)) return "off_schedule"
   if (report.scheduledAt > now + clockSkewMs) return "scheduled_in_future"
   if (monitor.regions !== null && !monitor.regions.includes(report.region)) return "region_not_monitored"
-  if (report.scheduledAt < firstAdmittedSlot(monitor)) return "before_creation"
-  if (monitor.resumedAt != null && report.scheduledAt < monitor.resumedAt) return "before_resume"
+  if (report.scheduledAt < firstSlotSince(monitor, monitor.createdAt)) return "before_creation"
+  if (report.scheduledAt < firstSlotSince(monitor, monitor.resumedAt)) return "before_resume"
   const maxAge = isMissed(report) ? bounds.missMaxAgeMs : lateBoundMs(intervalMs, bounds.claimIdleMs)
   if (arrivedAt(report, arrivalOf(report), now) - report.scheduledAt > maxAge) return "too_late"
   return undefined

@@ -41,6 +41,13 @@ export interface EmbeddedServer {
 
 /** A deadline's timer this late means the event loop was stalled. */
 const stallMillis = 100
+/** How many times a stall may start a deadline again: stalls a client provokes buy it no more. */
+const maxRestarts = 5
+/**
+ * What a connection may send before it gives the password: a startup message and a password
+ * take well under 1 KB. pglite-socket buffers a message whole, whatever length it declares.
+ */
+const maxBytesBeforeSignIn = 16 * 1024
 
 /**
  * Calls `expire` after `millis`, unless cancelled (by calling what it returns). PGlite runs on
@@ -50,8 +57,9 @@ const stallMillis = 100
  */
 const deadline = (millis: number, expire: () => void): () => void => {
   let due = Date.now() + millis
+  let restarts = 0
   const check = () => {
-    if (Date.now() - due < stallMillis) return expire()
+    if (Date.now() - due < stallMillis || restarts++ >= maxRestarts) return expire()
     due = Date.now() + millis
     timer = setTimeout(check, millis).unref()
   }
@@ -85,6 +93,13 @@ export const serveEmbedded = async (listen: Listen, options: EmbeddedServerOptio
     const id = handler.handlerId
     sockets.set(handler, socket)
     deadlines.set(id, deadline(options.handshakeMillis, () => socket.destroy()))
+    let received = 0
+    const countUntilSignedIn = (chunk: Buffer) => {
+      if (!deadlines.has(id)) return void socket.off("data", countUntilSignedIn)
+      received += chunk.length
+      if (received > maxBytesBeforeSignIn) socket.destroy()
+    }
+    socket.on("data", countUntilSignedIn)
     const forget = () => {
       deadlines.get(id)?.()
       deadlines.delete(id)
@@ -140,6 +155,17 @@ const privateDirectory = async (dir: string) => {
   await chmod(dir, 0o700)
 }
 
+/** Whether something accepts connections on the Unix socket at `path`. */
+const answers = (path: string) =>
+  new Promise<boolean>((resolve) => {
+    const probe = net.connect(path)
+    probe.once("connect", () => {
+      probe.destroy()
+      resolve(true)
+    })
+    probe.once("error", () => resolve(false))
+  })
+
 /**
  * Serves on a Unix socket in `DATA_DIR/socket`, a directory only this user may enter. Where that
  * cannot be (a path too long for a socket, a file system without sockets), in a private
@@ -149,13 +175,18 @@ export const serveOnSocket = async (dataDir: string, options: EmbeddedServerOpti
   const dir = Path.resolve(dataDir, "socket")
   const path = Path.join(dir, socketName)
   if (Buffer.byteLength(path) <= maxSocketPath) {
+    // A directory someone else made, or a socket that answers, stops the start: squatting, or
+    // another process on the same DATA_DIR (two would corrupt the database).
+    await privateDirectory(dir)
+    if (await answers(path)) {
+      throw new Error(`Another process serves the embedded database of ${dataDir} (${path} answers): stop it first`)
+    }
+    // Left behind by a process that did not stop cleanly.
+    await rm(path, { force: true })
     try {
-      await privateDirectory(dir)
-      // Left behind by a process that did not stop cleanly; only one process may open DATA_DIR.
-      await rm(path, { force: true })
       return await serveEmbedded({ directory: dir }, options)
     } catch {
-      // Falls back to the temporary directory below.
+      // A file system without sockets: the temporary directory below.
     }
   }
   // mkdtemp creates the directory with mode 0700.

@@ -173,7 +173,11 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
           )
         ),
       findById: (id: MonitorId, offline: ReadonlySet<string> = new Set()) => findById(id, offline),
-      /** `createdAt`: the service's clock, as resumes are dated: ingest admits runs from then (ResultAdmission). */
+      /**
+       * `createdAt`: the service's clock, as resumes are dated: ingest admits runs from then
+       * (ResultAdmission). Never before an earlier monitor's, so lists keep the order of creation
+       * on a clock that stands still (a test's) too.
+       */
       insert: (definition: MonitorDefinition, offline: ReadonlySet<string>, createdAt: number) => {
         const c = columns(definition)
         return ids.first(
@@ -189,7 +193,8 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
                     ${c.headers}::jsonb, ${definition.body}, ${c.expectedStatusCodes}::jsonb, ${definition.bodyContains},
                     ${definition.bodyNotContains}, ${definition.dnsRecordType}, ${c.dnsExpectedValues}::jsonb,
                     ${definition.incidentPolicy}, ${definition.incidentTemplateId}, ${definition.resolveAfterSeconds},
-                    ${new Date(createdAt)})
+                    greatest(${new Date(createdAt)}::timestamptz,
+                             (select max(created_at) + interval '1 microsecond' from monitors)))
             returning id`.pipe(componentGone(definition))
         ).pipe(thenFind(offline), Effect.flatMap(Effect.orDie))
       },

@@ -68,11 +68,23 @@ export class Visibility extends Effect.Service<Visibility>()("Visibility", {
       widen: (kind: VisibleItem, id: string, added: ReadonlyArray<ComponentId>) =>
         added.length === 0 ? Effect.void : write(kind, id, sql`(${sql(items[kind].choice)} or ${namesPublic(added)})`),
 
-      /**
-       * The item takes a choice made otherwise: an operator's explicit `isPublic`, or the choice of
-       * the occurrence it follows or the template it comes from.
-       */
+      /** An operator's explicit `isPublic`. */
       set: (kind: VisibleItem, id: string, isPublic: boolean) => write(kind, id, sql`${isPublic}`),
+
+      /**
+       * The item takes the choice of `from`: the occurrence it follows, the template it comes
+       * from. Read here, after the caller locked the components it names, so a component hidden
+       * meanwhile has had its say on `from` first.
+       */
+      inherit: (kind: VisibleItem, id: string, from: { readonly kind: VisibleItem; readonly id: string }) =>
+        write(
+          kind,
+          id,
+          // Private when `from` is gone meanwhile.
+          sql`coalesce((select ${sql(items[from.kind].choice)} from ${
+            sql(items[from.kind].table)
+          } where id = ${from.id}), false)`
+        ),
 
       /**
        * An operator showed or hid a component: every item naming it is public when one of its

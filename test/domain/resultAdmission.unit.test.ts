@@ -118,6 +118,14 @@ describe("result admission", () => {
     )
   })
 
+  it("after a resume, counts runs from the slot in progress then, less the skew: the scheduler's first one", () => {
+    const resumed = { ...everywhere, createdAt: now - 60 * minute, resumedAt: now - minute + 1 }
+    const first = slotAt("m1", minute, resumed.resumedAt - clockSkewMs)
+    expect(first).toBeLessThan(resumed.resumedAt)
+    expect(rejectionOf(checkResult("m1", "eu", first, false), resumed, now)).toBeUndefined()
+    expect(rejectionOf(checkResult("m1", "eu", first - minute, false), resumed, now)).toBe("before_resume")
+  })
+
   it("refuses a result later than the bound, a miss later than the retention; honest late ones are accepted", () => {
     // 3 intervals + 2 claim times + 2 skews + 60 s: 7 minutes for a 60 s monitor with the defaults.
     const bound = lateBoundMs(minute, defaultBounds.claimIdleMs)

@@ -9,7 +9,7 @@ import { Effect, Either, Layer, TestClock } from "effect"
 
 import { MonitorsRepo } from "../../src/persistence/MonitorsRepo.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
-import { checkResult, slotFrom, slotOf } from "../support/CheckResults.js"
+import { checkResult, slotOf } from "../support/CheckResults.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
@@ -72,12 +72,14 @@ it.layer(Stack)("pausing monitors", (it) => {
       const rescheduled = yield* Effect.flatMap(MonitorsRepo, (repo) => repo.findEach())
       const entry = rescheduled.find((m) => m.id === monitor.id)
       expect(entry !== undefined && Either.isRight(entry.decode())).toBe(true)
-      // A failure of a run scheduled before the resume, delivered after it, is refused.
-      yield* TestClock.adjust("2 minutes")
-      yield* (yield* ResultIngest).ingest([checkResult(monitor.id, "local", slotOf(monitor.id, resumedAt - 1), false)])
+      // A failure of a run from before the resume (before the slot in progress then, less the
+      // skew), delivered after it, is refused.
+      yield* TestClock.adjust("30 seconds")
+      const before = slotOf(monitor.id, resumedAt - 60_000) - 60_000
+      yield* (yield* ResultIngest).ingest([checkResult(monitor.id, "local", before, false)])
       expect((yield* client.monitors.update({ path: { id: monitor.id }, payload: {} })).state).toBe("unknown")
-      // Runs from the resume on count.
-      const first = slotFrom(monitor.id, resumedAt)
+      // Runs from then on count: the scheduler checks a resumed monitor at its current slot.
+      const first = slotOf(monitor.id, resumedAt)
       yield* (yield* ResultIngest).ingest([checkResult(monitor.id, "local", first, true)])
       expect((yield* client.monitors.update({ path: { id: monitor.id }, payload: {} })).state).toBe("up")
       yield* (yield* ResultIngest).ingest([checkResult(monitor.id, "local", first + 60_000, false)])

@@ -2,7 +2,10 @@
  * The embedded PGlite shared by the whole connection pool (`EmbeddedSessions`): statements of
  * many connections, and transactions among them, each run whole and on their own.
  */
+import { mkdtemp, rm } from "node:fs/promises"
 import net from "node:net"
+import os from "node:os"
+import * as Path from "node:path"
 
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -11,7 +14,7 @@ import { Effect, Layer, Logger, LogLevel } from "effect"
 import pg from "pg"
 
 import { Database } from "../../src/persistence/Database.js"
-import { serveEmbedded } from "../../src/persistence/EmbeddedServer.js"
+import { serveEmbedded, serveOnSocket } from "../../src/persistence/EmbeddedServer.js"
 import { squatter as squatterOf, startupMessage } from "../support/EmbeddedAddress.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 
@@ -274,6 +277,55 @@ describe("embedded PGlite sessions, connection by connection", () => {
         await until(() => raw.readyForQuery() === 2)
         raw.socket.destroy()
       }, { maxConnections: 2, handshakeMillis: 500 }),
+    30_000
+  )
+
+  it(
+    "a connection that sends more than a sign-in takes before giving the password is closed at once",
+    () =>
+      withServedPGlite(async (served) => {
+        const flooder = await served.squatter(false)
+        // A message declaring 1 GB, then 64 KB of it: pglite-socket would buffer it all.
+        const header = Buffer.alloc(8)
+        header.writeInt32BE(1 << 30, 0)
+        header.writeInt32BE(196608, 4)
+        flooder.socket.write(Buffer.concat([header, Buffer.alloc(64 * 1024)]))
+        await until(flooder.closed)
+        const client = await served.client()
+        expect((await client.query("select 1 as one")).rows).toEqual([{ one: 1 }])
+        await client.end()
+      }),
+    30_000
+  )
+})
+
+describe("embedded PGlite on its Unix socket", () => {
+  it(
+    "a second process on the same DATA_DIR is refused while the first serves it",
+    async () => {
+      const dataDir = await mkdtemp(Path.join(os.tmpdir(), "sps-embedded-"))
+      const db = await PGlite.create()
+      const options = { db, password: "p", maxConnections: 2, handshakeMillis: 2_000 }
+      const first = await serveOnSocket(dataDir, options)
+      try {
+        await expect(serveOnSocket(dataDir, options)).rejects.toThrow(/Another process serves/)
+        // The first one's socket is still there and answers.
+        const client = new pg.Client({ host: first.host, port: first.port, user: "postgres", password: "p" })
+        await client.connect()
+        expect((await client.query("select 2 as two")).rows).toEqual([{ two: 2 }])
+        await client.end()
+      } finally {
+        await first.stop()
+        await db.close()
+      }
+      // Stopped, its socket no longer answers: the next start serves the same DATA_DIR.
+      const again = await PGlite.create()
+      const next = await serveOnSocket(dataDir, { ...options, db: again })
+      expect(next.host).toBe(first.host)
+      await next.stop()
+      await again.close()
+      await rm(dataDir, { recursive: true, force: true })
+    },
     30_000
   )
 })

@@ -18,8 +18,8 @@ export interface NewIncident {
   readonly status: typeof OpenIncidentStatus.Type
   readonly severity: IncidentSeverity
   readonly componentIds: ReadonlyArray<ComponentId>
-  /** The template's visibility, when its components are taken: the incident takes it as well. */
-  readonly templateIsPublic?: boolean
+  /** The template, when its components are taken: the incident takes its visibility as well. */
+  readonly template?: IncidentTemplateId
 }
 
 export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("IncidentTemplates", {
@@ -95,7 +95,7 @@ export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("Inci
           severity: request.severity ?? template?.severity ?? "minor",
           componentIds: request.componentIds ?? template?.componentIds ?? [],
           ...(request.componentIds === undefined && template !== undefined
-            ? { templateIsPublic: template.isPublic }
+            ? { template: template.id }
             : {})
         }
         return incident

@@ -169,11 +169,11 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
             published: request.published ?? true
           })
           yield* touching(id, request.componentStatuses !== undefined)
-          if (input.templateIsPublic === undefined) yield* chooseComponents(id, [...new Set([...listed, ...impacted])])
+          if (input.template === undefined) yield* chooseComponents(id, [...new Set([...listed, ...impacted])])
           else {
             // The template's components and its choice of visibility; the statuses set here add theirs.
             yield* repo.setComponents(id, [...new Set([...listed, ...impacted])])
-            yield* visibility.set("incident", id, input.templateIsPublic)
+            yield* visibility.inherit("incident", id, { kind: "template", id: input.template })
             yield* visibility.widen("incident", id, impacted)
           }
           yield* impact.hold(id, impacted)

@@ -145,7 +145,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         if (Option.isNone(created)) return
         // The occurrence it follows decides, not the components that remain of its list.
         yield* repo.setComponents(created.value, window.componentIds)
-        yield* visibility.set("maintenance", created.value, window.isPublic)
+        yield* visibility.inherit("maintenance", created.value, { kind: "maintenance", id: window.id })
         yield* repo.skipReminderWithin(created.value, DateTime.toDateUtc(now))
         yield* announce("maintenance.scheduled", created.value)
       })
