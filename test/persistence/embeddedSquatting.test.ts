@@ -5,6 +5,7 @@
  * handshake deadline (shortened here).
  */
 import { execFile } from "node:child_process"
+import { existsSync, statSync } from "node:fs"
 import { chmod, mkdir, mkdtemp, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
@@ -61,11 +62,24 @@ const allClosed = (open: ReadonlyArray<{ readonly closed: () => boolean }>) =>
   })
 
 /** Whether user `nobody` (65534) can connect to the socket at `path`: "connected", or the error code. */
+/** Whether every user may run `file`: it and each directory above it are executable by others. */
+const runnableByAnyone = (file: string) => {
+  const paths = [file]
+  for (let dir = Path.dirname(file); dir !== Path.dirname(dir); dir = Path.dirname(dir)) paths.push(dir)
+  return paths.every((path) => (statSync(path).mode & 0o001) !== 0)
+}
+
+/**
+ * A Node binary user `nobody` can run: this one, unless it lives in root's home (Node 24 from
+ * npx's cache, as in CI), then the system's.
+ */
+const nodeForNobody = [process.execPath, "/usr/bin/node"].find((file) => existsSync(file) && runnableByAnyone(file))
+
 const connectAsNobody = (path: string) =>
   Effect.promise(() =>
     new Promise<string>((resolve) =>
       execFile(
-        process.execPath,
+        nodeForNobody!,
         [
           "-e",
           "const s = require('net').connect({ path: process.argv[1] });" +
@@ -91,14 +105,17 @@ layer(embeddedStack("1 minute", longDeadlineLog), { excludeTestServices: true, t
         expect(directory.uid).toBe(process.getuid!())
       }))
 
-    it.effect.skipIf(process.getuid?.() !== 0)("another local user cannot connect to it", () =>
-      Effect.gen(function*() {
-        const address = embeddedAddress(longDeadlineLog)
-        // DATA_DIR and the socket open to all (the socket as under umask 0): its directory keeps them out.
-        yield* Effect.promise(() => chmod(address.dataDir, 0o755))
-        yield* Effect.promise(() => chmod(address.socketPath!, 0o777))
-        expect(yield* connectAsNobody(address.socketPath!)).toBe("EACCES")
-      }))
+    it.effect.skipIf(process.getuid?.() !== 0 || nodeForNobody === undefined)(
+      "another local user cannot connect to it",
+      () =>
+        Effect.gen(function*() {
+          const address = embeddedAddress(longDeadlineLog)
+          // DATA_DIR and the socket open to all (the socket as under umask 0): its directory keeps them out.
+          yield* Effect.promise(() => chmod(address.dataDir, 0o755))
+          yield* Effect.promise(() => chmod(address.socketPath!, 0o777))
+          expect(yield* connectAsNobody(address.socketPath!)).toBe("EACCES")
+        })
+    )
 
     it.scoped("32 connections that never authenticate hold no slot: concurrent admin writes all succeed", () =>
       Effect.gen(function*() {
