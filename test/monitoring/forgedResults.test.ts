@@ -26,7 +26,7 @@ import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { checkResult, slotFrom, slotOf } from "../support/CheckResults.js"
 import { eventually } from "../support/Eventually.js"
-import { redisPrefix, redisUrl } from "../support/Redis.js"
+import { aclUser, redisPrefix, redisUrl } from "../support/Redis.js"
 import { storedRuns } from "../support/StoredRuns.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
@@ -67,21 +67,6 @@ const Stack = IngestConsumer.pipe(
   Layer.provideMerge(TestServer()),
   Layer.provide(Logger.add(capture))
 )
-
-/** A Redis user with a probe's rules for `region`, deleted when the scope closes. */
-const probeUser = (admin: Redis, prefix: string, region: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const name = `test-probe-${region}-${randomUUID()}`
-      const password = randomUUID()
-      await admin.call("ACL", "SETUSER", name, "reset", "on", `>${password}`, ...probeAclRules(prefix, region))
-      const url = new URL(redisUrl)
-      url.username = name
-      url.password = password
-      return { name, url: url.toString() }
-    }),
-    ({ name }) => Effect.promise(() => admin.call("ACL", "DELUSER", name))
-  )
 
 /** Whether ingest has read and acknowledged everything on `region`'s results stream. */
 const consumed = (region: string) =>
@@ -153,7 +138,7 @@ it.layer(Stack, { timeout: "120 seconds" })("forged results", (it) => {
       const of1970 = Array.from({ length: 100 }, (_, i) => slotOf(monitor.id, (i + 1) * minute))
       const ahead = latest + day
       const flood = Array.from({ length: 1_000 }, () => failing(monitor.id, forgerRegion, latest))
-      const user = yield* probeUser(admin, prefix, forgerRegion)
+      const user = yield* aclUser(admin, `probe-${forgerRegion}`, probeAclRules(prefix, forgerRegion))
       const asProbe = yield* RedisJobTransport.make({ url: user.url, prefix, readyCheck: false })
       yield* asProbe.publishResults([
         ...week.map((at) => failing(monitor.id, forgerRegion, at)),

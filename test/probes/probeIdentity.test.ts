@@ -25,25 +25,10 @@ import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { jobsFor } from "../queue/transportContract.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
 import { eventually, realPause } from "../support/Eventually.js"
-import { redisPrefix, redisUrl } from "../support/Redis.js"
+import { aclUser, redisPrefix } from "../support/Redis.js"
 import { httpServer } from "../support/Servers.js"
 import { storedRuns } from "../support/StoredRuns.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
-
-/** A Redis user with `rules`, as docs/operations.md makes them; deleted when the scope closes. */
-const aclUser = (admin: Redis, kind: string, rules: ReadonlyArray<string>) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const name = `test-${kind}-${randomUUID()}`
-      const password = randomUUID()
-      await admin.call("ACL", "SETUSER", name, "reset", "on", `>${password}`, ...rules)
-      const url = new URL(redisUrl)
-      url.username = name
-      url.password = password
-      return { name, url: url.toString() }
-    }),
-    ({ name }) => Effect.promise(() => admin.call("ACL", "DELUSER", name))
-  )
 
 /** A raw connection as `url`, closed with the scope. */
 const connectAs = (url: string) =>

@@ -20,3 +20,18 @@ export const redisPrefix = Effect.acquireRelease(
       await redis.quit()
     })
 )
+
+/** A Redis user with `rules`, as docs/operations.md makes them; deleted when the scope closes. */
+export const aclUser = (admin: Redis, kind: string, rules: ReadonlyArray<string>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const name = `test-${kind}-${randomUUID()}`
+      const password = randomUUID()
+      await admin.call("ACL", "SETUSER", name, "reset", "on", `>${password}`, ...rules)
+      const url = new URL(redisUrl)
+      url.username = name
+      url.password = password
+      return { name, url: url.toString() }
+    }),
+    ({ name }) => Effect.promise(() => admin.call("ACL", "DELUSER", name))
+  )
