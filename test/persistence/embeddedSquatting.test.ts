@@ -61,7 +61,6 @@ const allClosed = (open: ReadonlyArray<{ readonly closed: () => boolean }>) =>
     return open.filter(({ closed }) => !closed()).length
   })
 
-/** Whether user `nobody` (65534) can connect to the socket at `path`: "connected", or the error code. */
 /** Whether every user may run `file`: it and each directory above it are executable by others. */
 const runnableByAnyone = (file: string) => {
   const paths = [file]
@@ -70,11 +69,12 @@ const runnableByAnyone = (file: string) => {
 }
 
 /**
- * A Node binary user `nobody` can run: this one, unless it lives in root's home (Node 24 from
- * npx's cache, as in CI), then the system's.
+ * A Node binary user `nobody` can run: this one, unless it lives where others may not enter (a
+ * clone in root's home), then the system's.
  */
 const nodeForNobody = [process.execPath, "/usr/bin/node"].find((file) => existsSync(file) && runnableByAnyone(file))
 
+/** Whether user `nobody` (65534) can connect to the socket at `path`: "connected", or the error code. */
 const connectAsNobody = (path: string) =>
   Effect.promise(() =>
     new Promise<string>((resolve) =>
