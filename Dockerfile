@@ -1,7 +1,9 @@
 FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+# Production dependencies only: the build needs none of the others, and the development one that
+# pins Node for npm scripts (the `node` package) is the image's own Node here.
+RUN npm install --no-audit --no-fund --omit=dev
 COPY . .
 # What `npm start` runs, built once here: plain node then starts it (no npm process beside it).
 RUN npm run build:server

@@ -7,8 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Suites share the machine's PostgreSQL (each on its own database); two at a time fits 2 cores.
+    // (Vitest 4 removed `minWorkers`: `maxWorkers` alone bounds the pool.)
     maxWorkers: 2,
-    minWorkers: 1,
     projects: [
       {
         extends: true,

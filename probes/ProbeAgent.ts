@@ -56,9 +56,9 @@ export interface ProbeAgentOptions {
   /** Longest wait of one read (default 2 s). */
   readonly readBlockMs?: number
   /** Period of the stats line (default 1 minute). */
-  readonly statsEvery?: Duration.DurationInput
+  readonly statsEvery?: Duration.Input
   /** Period of the heartbeat (default `heartbeatEvery`, 10 s). */
-  readonly heartbeatEvery?: Duration.DurationInput
+  readonly heartbeatEvery?: Duration.Input
 }
 
 /** The longest probe name: it is the consumer's name and the registry's key. */
@@ -109,7 +109,7 @@ const minuteWindow = () => {
   }
 }
 
-const deliveryRetry = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+const deliveryRetry = Schedule.max([Schedule.exponential("200 millis"), Schedule.recurs(3)])
 
 export const run = (options: ProbeAgentOptions) =>
   Effect.gen(function*() {
@@ -149,7 +149,7 @@ export const run = (options: ProbeAgentOptions) =>
     }
     /** Waits until a slot is free, then takes all free ones, up to `batch`. */
     const takeSlots = Effect.suspend(() =>
-      freeSlots > 0 ? Effect.sync(takeFree) : Effect.async<number>((resume) => {
+      freeSlots > 0 ? Effect.sync(takeFree) : Effect.callback<number>((resume) => {
         wakeTaker = () => resume(Effect.sync(takeFree))
         return Effect.sync(() => {
           wakeTaker = undefined
@@ -163,7 +163,7 @@ export const run = (options: ProbeAgentOptions) =>
     const ack = (delivery: Delivery<CheckJob>) => consumer.ack([delivery.id]).pipe(Effect.retry(deliveryRetry))
     /** Publishes what became of the delivery's job, and only then acknowledges it. */
     const report = (delivery: Delivery<CheckJob>, value: ProbeReport) =>
-      transport.publishResults([value]).pipe(Effect.retry(deliveryRetry), Effect.zipRight(ack(delivery)))
+      transport.publishResults([value]).pipe(Effect.retry(deliveryRetry), Effect.andThen(ack(delivery)))
 
     const process = (delivery: Delivery<CheckJob>) =>
       Effect.gen(function*() {
@@ -209,11 +209,11 @@ export const run = (options: ProbeAgentOptions) =>
               checkedAt,
               ...outcome,
               ...(traceparent === undefined ? {} : { traceparent })
-            }, { disableValidation: true })
+            }, { disableChecks: true })
             yield* report(delivery, result)
           }))
       }).pipe(
-        Effect.catchAll((error) =>
+        Effect.catch((error) =>
           Effect.logWarning("job left pending for a sibling to claim").pipe(
             Effect.annotateLogs({ job: delivery.value.id, error: error.message })
           )
@@ -230,10 +230,10 @@ export const run = (options: ProbeAgentOptions) =>
     // A sleep in a loop, not Effect.repeat with a Schedule: it runs every second, idle or not,
     // and the Schedule's bookkeeping made a fifth of an idle probe's garbage (docs/benchmarks.md).
     yield* Effect.suspend(() => inFlight.size === 0 ? Effect.void : consumer.keepAlive([...inFlight])).pipe(
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.logWarning("refreshing jobs in flight failed").pipe(Effect.annotateLogs({ error: error.message }))
       ),
-      Effect.zipRight(Effect.sleep(Duration.millis(keepAliveEveryMs))),
+      Effect.andThen(Effect.sleep(Duration.millis(keepAliveEveryMs))),
       Effect.forever,
       Effect.forkScoped
     )
@@ -296,10 +296,10 @@ export const run = (options: ProbeAgentOptions) =>
         })
       )
     }).pipe(
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.logWarning("taking jobs failed; retrying").pipe(
           Effect.annotateLogs({ error: error.message }),
-          Effect.zipRight(Effect.sleep("1 second"))
+          Effect.andThen(Effect.sleep("1 second"))
         )
       ),
       Effect.forever
@@ -335,7 +335,7 @@ export const run = (options: ProbeAgentOptions) =>
         })
       )
     }).pipe(
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.logWarning("sending the heartbeat failed").pipe(Effect.annotateLogs({ error: error.message }))
       )
     )
@@ -355,11 +355,11 @@ export const run = (options: ProbeAgentOptions) =>
   )
 
 /** A probe agent for the life of the layer; needs a JobTransport. */
-export const layer = (options: ProbeAgentOptions) => Layer.scopedDiscard(run(options))
+export const layer = (options: ProbeAgentOptions) => Layer.effectDiscard(run(options))
 
 /** The agent configured from the environment (ProbeConfig, QueueConfig). */
 export const layerConfig = (overrides: Partial<ProbeAgentOptions> = {}) =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const probe = yield* ProbeConfig
     const queue = yield* QueueConfig
     const extraCa = yield* readExtraCa(probe)

@@ -6,14 +6,15 @@
  * read only its region's jobs and write only its region's results (docs/operations.md).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Layer, Option } from "effect"
+import { ConfigProvider, Effect, Layer, Option } from "effect"
 
 import { environment, MetricsConfig, QueueConfig } from "../src/Config.js"
 import * as Telemetry from "../src/observability/Telemetry.js"
 import * as RedisJobTransport from "../src/queue/RedisJobTransport.js"
+import { teardown } from "../src/Teardown.js"
 import * as ProbeAgent from "./ProbeAgent.js"
 
-const Transport = Layer.unwrapEffect(Effect.gen(function*() {
+const Transport = Layer.unwrap(Effect.gen(function*() {
   const config = yield* QueueConfig
   const url = yield* Option.match(config.redisUrl, {
     onNone: () =>
@@ -31,14 +32,14 @@ const Transport = Layer.unwrapEffect(Effect.gen(function*() {
  * PROBE_METRICS_PORT: the probe's own /metrics. The exporter and its server are loaded only
  * then, so a probe without it does not start them (nor evaluate their code).
  */
-const Metrics = Layer.unwrapEffect(Effect.gen(function*() {
+const Metrics = Layer.unwrap(Effect.gen(function*() {
   const { host, probePort, token } = yield* MetricsConfig
   if (Option.isNone(probePort)) return Layer.empty
   const [{ metricsServer }, { MetricsExporter }] = yield* Effect.promise(() =>
     Promise.all([import("../src/observability/MetricsServer.js"), import("../src/observability/MetricsExporter.js")])
   )
   return metricsServer({ port: probePort.value, host, token }).pipe(
-    Layer.provide(MetricsExporter.Default("status-page-probe"))
+    Layer.provide(MetricsExporter.layer("status-page-probe"))
   )
 }))
 
@@ -49,6 +50,7 @@ Layer.launch(
     Layer.provide(Telemetry.layer({ serviceName: "status-page-probe" }))
   )
 ).pipe(
-  Effect.withConfigProvider(environment()),
-  NodeRuntime.runMain
+  Effect.provideService(ConfigProvider.ConfigProvider, environment()),
+  // Stopped by SIGTERM/SIGINT once its checks in flight are done, it exits with 0.
+  NodeRuntime.runMain({ teardown })
 )

@@ -33,14 +33,16 @@ export const forbiddenInputs: ReadonlyArray<RegExp> = [
   /node_modules\/preact\//,
   /node_modules\/nodemailer\//,
   /node_modules\/@effect\/(cluster|rpc|experimental)\//,
-  /node_modules\/@effect\/platform-node\/dist\/esm\/(Node)?Http/,
+  // Since effect 4 the database, HTTP API, cluster and RPC modules are effect's own.
+  /node_modules\/effect\/dist\/(sql|http-api|cluster|rpc|workflow)\//,
+  /node_modules\/@effect\/platform-node(-shared)?\/dist\/(esm\/)?(Node)?Http/,
   /node_modules\/(undici|ws|mime|multipasta)\//,
   /(^|\/)src\/(persistence|http|api|web|workers)\//
 ]
 
 /**
  * `@effect/platform-node`'s index re-exports every module of the package, and through them
- * undici, ws, @effect/cluster and the HTTP server, which esbuild cannot leave out (their
+ * undici, ws, effect's cluster modules and the HTTP server, which esbuild cannot leave out (their
  * CommonJS is run for its effects). The probe needs only its runtime: the bare package name
  * resolves to that one module, so `import { NodeRuntime } from "@effect/platform-node"` bundles
  * NodeRuntime alone, and importing anything else from the index fails the build (import it by
@@ -98,7 +100,9 @@ const effectModuleImports: esbuild.Plugin = {
 const barrelImport = /\bimport\s+(type\s+)?\{([^}]*)\}\s*from\s*["']effect["']/g
 
 /** Each name the barrel exports, and the module it comes from: as a namespace, or by name. */
-export const effectBarrelExports = (barrel: string) => {
+export const effectBarrelExports = (source: string) => {
+  // Effect 4's barrel documents each name inside its `export { … }` lists.
+  const barrel = source.replace(/\/\*[\s\S]*?\*\//g, "")
   const exports = new Map<string, { readonly module: string; readonly namespace: boolean }>()
   for (const [, name, module] of barrel.matchAll(/export \* as (\w+) from "\.\/(\w+)\.js"/g)) {
     exports.set(name!, { module: module!, namespace: true })

@@ -24,7 +24,7 @@ import { ResponseTimeRollups } from "./workers/ResponseTimeRollups.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
 
 /** The HTTP server (API, public page, dashboard) on PORT and HOST, with the public fast path. */
-export const ApiRole = Layer.unwrapEffect(
+export const ApiRole = Layer.unwrap(
   Effect.map(
     AppConfig,
     (config) => HttpLive.pipe(Layer.provide(PublicHttpServer({ port: config.port, host: config.host })))
@@ -49,7 +49,7 @@ export const IngestRole = Layer.merge(IngestConsumer, ResponseTimeRollups)
 /** Sends webhooks and mail from the outbox. */
 export const DispatcherRole = Layer.merge(Dispatcher, DispatcherGauges)
 
-export const Roles = Layer.unwrapEffect(
+export const Roles = Layer.unwrap(
   Effect.gen(function*() {
     const { roles } = yield* AppConfig
     const { redisUrl } = yield* QueueConfig

@@ -1,17 +1,18 @@
 /**
  * Composition root: reads the configuration, opens the database (running migrations) and
- * runs the roles named in ROLES. SIGTERM/SIGINT interrupt the layers, which close cleanly.
+ * runs the roles named in ROLES. SIGTERM/SIGINT interrupt the layers, which close cleanly (exit 0).
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 
 import { environment } from "./Config.js"
 import * as Telemetry from "./observability/Telemetry.js"
 import { Database } from "./persistence/Database.js"
 import { Roles } from "./Roles.js"
+import { teardown } from "./Teardown.js"
 
 // Telemetry first: the database and the roles are built with its tracer and logger (LOG_FORMAT).
 Layer.launch(Roles.pipe(Layer.provide(Database), Layer.provide(Telemetry.layer({ serviceName: "status-page" })))).pipe(
-  Effect.withConfigProvider(environment()),
-  NodeRuntime.runMain
+  Effect.provideService(ConfigProvider.ConfigProvider, environment()),
+  NodeRuntime.runMain({ teardown })
 )

@@ -3,15 +3,15 @@
  * added with `addHttpApi`, which brings their errors and middleware. Its typed client
  * (`HttpApiClient.make(AcmeApi)`) therefore calls both.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { Api } from "../../src/api/index.js"
 
 export class Greeting extends Schema.Class<Greeting>("Greeting")({ greeting: Schema.String }) {}
 
 export class AcmeGroup extends HttpApiGroup.make("acme").add(
-  HttpApiEndpoint.get("hello", "/acme/hello").addSuccess(Greeting)
+  HttpApiEndpoint.get("hello", "/acme/hello", { success: Greeting })
 ) {}
 
 export class AcmeApi extends HttpApi.make("acme").add(AcmeGroup).addHttpApi(Api) {}

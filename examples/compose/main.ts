@@ -10,28 +10,29 @@
  */
 import { createServer } from "node:http"
 
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, Layer, String } from "effect"
+import { Config, Effect, Layer, Schema, String } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { apiGroupsFor, AppConfig, DispatcherRole, Migrations, serverMiddleware } from "../../src/index.js"
 import { AcmeApi, Greeting } from "./AcmeApi.js"
 
-const validPort = (port: number) => port >= 0 && port <= 65535
+const validPort = Schema.isBetween(
+  { minimum: 0, maximum: 65535 },
+  { message: "ACME_PORT must be from 0 to 65535 (0: any free port)" }
+)
 
 const AcmeConfig = Config.all({
-  databaseUrl: Config.redacted("ACME_DATABASE_URL"),
+  databaseUrl: Config.Redacted("ACME_DATABASE_URL"),
   // 0: any free port; the server logs the one it got (`Listening on http://...`).
-  port: Config.integer("ACME_PORT").pipe(
-    Config.withDefault(8080),
-    Config.validate({ message: "ACME_PORT must be from 0 to 65535 (0: any free port)", validation: validPort })
-  ),
-  host: Config.string("ACME_HOST").pipe(Config.withDefault("127.0.0.1"))
+  port: Config.schema(Schema.Int.check(validPort), "ACME_PORT").pipe(Config.withDefault(8080)),
+  host: Config.String("ACME_HOST").pipe(Config.withDefault("127.0.0.1"))
 })
 
 // The status page's repositories use camelCase names in TypeScript and snake_case in SQL.
-const DatabaseLive = Layer.unwrapEffect(
+const DatabaseLive = Layer.unwrap(
   Effect.map(AcmeConfig, ({ databaseUrl }) =>
     PgClient.layer({
       url: databaseUrl,
@@ -46,19 +47,17 @@ const AcmeLive = HttpApiBuilder.group(
   (handlers) => handlers.handle("hello", () => Effect.succeed(new Greeting({ greeting: "hello from acme" })))
 )
 
-const ApiLive = HttpApiBuilder.api(AcmeApi).pipe(
+const ApiLive = HttpApiBuilder.layer(AcmeApi, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide(AcmeLive),
   Layer.provide(apiGroupsFor(AcmeApi))
 )
 
-const ServerLive = Layer.unwrapEffect(
+const ServerLive = Layer.unwrap(
   Effect.gen(function*() {
     const { host, port } = yield* AcmeConfig
     const { trustProxy } = yield* AppConfig
-    return HttpApiBuilder.serve(serverMiddleware(trustProxy)).pipe(
-      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-      Layer.provide(ApiLive),
-      HttpServer.withLogAddress,
+    // serverMiddleware logs each request itself; the server logs the address it listens on.
+    return HttpRouter.serve(ApiLive, { middleware: serverMiddleware(trustProxy), disableLogger: true }).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
     )
   })

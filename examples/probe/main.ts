@@ -11,13 +11,13 @@ import { Config, Effect, Layer } from "effect"
 import { ProbeAgent, RedisJobTransport } from "../../probes/index.js"
 
 const AcmeProbeConfig = Config.all({
-  redisUrl: Config.redacted("ACME_REDIS_URL"),
-  streamPrefix: Config.string("ACME_STREAM_PREFIX").pipe(Config.withDefault("")),
-  region: Config.string("ACME_REGION").pipe(Config.withDefault("acme-east")),
-  name: Config.string("ACME_PROBE_NAME").pipe(Config.withDefault("acme-probe-1"))
+  redisUrl: Config.Redacted("ACME_REDIS_URL"),
+  streamPrefix: Config.String("ACME_STREAM_PREFIX").pipe(Config.withDefault("")),
+  region: Config.String("ACME_REGION").pipe(Config.withDefault("acme-east")),
+  name: Config.String("ACME_PROBE_NAME").pipe(Config.withDefault("acme-probe-1"))
 })
 
-const ProbeLive = Layer.unwrapEffect(
+const ProbeLive = Layer.unwrap(
   Effect.map(
     AcmeProbeConfig,
     (config) =>

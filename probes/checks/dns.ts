@@ -88,7 +88,7 @@ const queries: Record<DnsRecordType, (resolver: Resolver, name: string, callback
 }
 
 export const dnsCheck = (check: DnsCheck, options: DnsCheckOptions = {}): Effect.Effect<CheckOutcome> =>
-  Effect.async<CheckOutcome>((resume) => {
+  Effect.callback<CheckOutcome>((resume) => {
     const start = performance.now()
     let done = false
     let resolver: Resolver | undefined

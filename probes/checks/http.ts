@@ -91,7 +91,7 @@ const verdict = (check: HttpCheck, statusCode: number | null, text: () => string
 }
 
 export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
-  Effect.async<CheckOutcome>((resume) => {
+  Effect.callback<CheckOutcome>((resume) => {
     const start = performance.now()
     let lookupAt: number | undefined
     let connectAt: number | undefined

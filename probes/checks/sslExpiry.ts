@@ -65,7 +65,7 @@ const handshake = (
   extraCa: string | undefined,
   guard: OutboundGuard
 ) =>
-  Effect.async<Handshake, string>((resume) => {
+  Effect.callback<Handshake, string>((resume) => {
     const refused = guard.refuse(host)
     if (refused !== undefined) {
       resume(Effect.fail(refused.message))
@@ -129,11 +129,11 @@ export const sslExpiryCheck = (check: SslExpiryCheck, options: SslExpiryOptions 
     if (target === undefined) {
       return failure(`invalid TLS target (want https://host[:port] or host[:port]): ${check.url}`, 0)
     }
-    const result = yield* Effect.either(
+    const result = yield* Effect.result(
       handshake(target.host, target.port, check.timeoutMs, options.extraCa, options.outbound ?? defaultOutboundGuard)
     )
-    if (result._tag === "Left") return failure(result.left, roundMs(performance.now() - startedAt))
-    const seen = result.right
+    if (result._tag === "Failure") return failure(result.failure, roundMs(performance.now() - startedAt))
+    const seen = result.success
     const now = yield* Clock.currentTimeMillis
     const sslDaysLeft = seen.validTo === null ? null : Math.floor((seen.validTo - now) / dayMs)
     const error = !seen.authorized

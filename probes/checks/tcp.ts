@@ -29,7 +29,7 @@ export interface TcpCheckOptions {
 }
 
 export const tcpCheck = (check: TcpCheck, options: TcpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
-  Effect.async<CheckOutcome>((resume) => {
+  Effect.callback<CheckOutcome>((resume) => {
     const start = performance.now()
     let lookupAt: number | undefined
     let connectAt: number | undefined

@@ -2,15 +2,9 @@
  * The whole HTTP API, declared once. The server, the OpenAPI document and the typed
  * client used by tests and the dashboard all derive from it.
  */
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "effect/http-api"
 
-import {
-  BadRequest,
-  PayloadTooLarge,
-  RequestHeaderFieldsTooLarge,
-  RequestTimeout,
-  ServiceUnavailable
-} from "../domain/Errors.js"
+import { ApiErrors } from "./ApiErrors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentGroupsApi } from "./ComponentGroupsApi.js"
@@ -49,16 +43,14 @@ export class Api extends HttpApi.make("status-page")
   .add(ProbesApi.middleware(JsonBodies))
   .add(ResponseTimesApi.middleware(JsonBodies))
   .add(OverviewApi.middleware(JsonBodies))
+  // Every endpoint answers a request that does not match its schemas with 400 HttpApiDecodeError.
   // Any endpoint that reaches the database answers 503 while it is away.
-  .addError(ServiceUnavailable)
   // Any endpoint answers a body it cannot read (not valid JSON) with 400 BadRequest, and one over
   // 1 MB with 413 PayloadTooLarge (src/http/BodyLimit.ts).
-  .addError(BadRequest)
-  .addError(PayloadTooLarge)
   // Node itself answers a request still incomplete at its time-outs with 408, and a request line
   // or headers over 16 KB with 431, in the same error body (src/http/PublicHttpServer.ts).
-  .addError(RequestTimeout)
-  .addError(RequestHeaderFieldsTooLarge)
+  // Effect 4 has no API-wide errors: ApiErrors declares them on every endpoint.
+  .middleware(ApiErrors)
   .annotate(OpenApi.Title, "Status page service")
   .annotate(
     OpenApi.Description,

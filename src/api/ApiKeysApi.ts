@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { ApiKey, ApiKeyId, CreateApiKey, CreatedApiKey } from "../domain/Auth.js"
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
@@ -8,20 +8,20 @@ import { Authentication } from "./Security.js"
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(ApiKey.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(ApiKey.json) })
+      .annotateMerge(endpointDocs(
         "List API keys",
         "Every key, oldest first, with `id`, `name`, `prefix` (its first 12 characters), `createdAt`, " +
           "`lastUsedAt` and `expiresAt`. Never the key itself or its hash."
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateApiKey)
-      .addSuccess(CreatedApiKey, { status: 201 })
-      .addError(BadRequest)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateApiKey,
+      success: CreatedApiKey.pipe(HttpApiSchema.status(201)),
+      error: BadRequest
+    })
+      .annotateMerge(endpointDocs(
         "Create an API key",
         "Takes `name` (1–200 characters) and an optional `expiresAt`, a future ISO 8601 UTC timestamp ending " +
           "in `Z` (a past one is 400). Answers **201** with the key's record and `key`: `svc_` + 32 random " +
@@ -30,12 +30,12 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       ))
   )
   .add(
-    HttpApiEndpoint.del("remove", "/:id")
-      .setPath(Schema.Struct({ id: ApiKeyId }))
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("remove", "/:id", {
+      params: Schema.Struct({ id: ApiKeyId }),
+      success: HttpApiSchema.NoContent,
+      error: [NotFound, Conflict]
+    })
+      .annotateMerge(endpointDocs(
         "Delete an API key",
         "Answers **204**; the key stops working at once. Deleting the key that authenticates the request is " +
           "**409** `Conflict` and the key keeps working: rotate by creating a new key, switching to it, and " +
@@ -44,7 +44,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/api-keys")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "API keys for automation (admin; an API key or a session is required, else 401).",
     "A key is sent as `Authorization: Bearer svc_…`; its `lastUsedAt` moves on every authenticated request. " +
       "Keys can also be created from the command line (`npm run cli -- api-key create --name …`)."

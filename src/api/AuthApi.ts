@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Me, SignedIn, SignIn } from "../domain/Auth.js"
 import { Forbidden, TooManyRequests, Unauthorized } from "../domain/Errors.js"
@@ -7,12 +7,12 @@ import { Authentication } from "./Security.js"
 
 export class AuthApi extends HttpApiGroup.make("auth")
   .add(
-    HttpApiEndpoint.post("signIn", "/signin")
-      .setPayload(SignIn)
-      .addSuccess(SignedIn)
-      .addError(Unauthorized)
-      .addError(TooManyRequests)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("signIn", "/signin", {
+      payload: SignIn,
+      success: SignedIn,
+      error: [Unauthorized, TooManyRequests]
+    })
+      .annotateMerge(endpointDocs(
         "Sign in",
         "Takes `{ \"email\", \"password\" }` (e-mail case-insensitive), answers `{ \"user\": { id, email, name } }` " +
           "and sets the `__Host-session` cookie (`HttpOnly; Secure; SameSite=Lax; Path=/`, `Max-Age` = " +
@@ -29,10 +29,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
       ))
   )
   .add(
-    HttpApiEndpoint.post("signOut", "/signout")
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(Forbidden)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("signOut", "/signout", { success: HttpApiSchema.NoContent, error: Forbidden })
+      .annotateMerge(endpointDocs(
         "Sign out",
         "Deletes the session of the `__Host-session` cookie server-side and clears the cookie. Answers **204**, " +
           "also without a session. A cross-site request (`Sec-Fetch-Site: cross-site`, or an `Origin` that is " +
@@ -40,10 +38,9 @@ export class AuthApi extends HttpApiGroup.make("auth")
       ))
   )
   .add(
-    HttpApiEndpoint.get("me", "/me")
-      .addSuccess(Me)
+    HttpApiEndpoint.get("me", "/me", { success: Me })
       .middleware(Authentication)
-      .annotateContext(endpointDocs(
+      .annotateMerge(endpointDocs(
         "Who am I",
         "Answers `{ user, authenticatedBy }`: `authenticatedBy` is `session` or `apiKey`; `user` is the signed-in " +
           "administrator, or the creator of the API key (null for keys made with the CLI). Needs an API key or a " +
@@ -51,7 +48,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       ))
   )
   .prefix("/api/v1/auth")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Sessions of administrators, for the dashboard.",
     "Every `/api/v1/admin/*` endpoint, and `GET /api/v1/auth/me`, needs an API key (`Authorization: Bearer " +
       "svc_…`) or the `__Host-session` cookie; without valid credentials it answers **401** `Unauthorized`. A " +

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import {
   ComponentGroup,
@@ -15,18 +15,18 @@ const GroupPath = Schema.Struct({ id: ComponentGroupId })
 
 export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(ComponentGroup.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(ComponentGroup.json) })
+      .annotateMerge(endpointDocs(
         "List component groups",
         "Every group, public and private, ordered by `displayOrder`, then name."
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateComponentGroup)
-      .addSuccess(ComponentGroup.json, { status: 201 })
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateComponentGroup,
+      success: ComponentGroup.json.pipe(HttpApiSchema.status(201))
+    })
+      .annotateMerge(endpointDocs(
         "Create a component group",
         "Only `name` is required (1–200 characters after trimming). Defaults: `description` `\"\"` (at most " +
           "2000 characters), `isPublic` true, and `displayOrder` one more than the largest existing, so a new " +
@@ -34,23 +34,21 @@ export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
       ))
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(GroupPath)
-      .setPayload(UpdateComponentGroup)
-      .addSuccess(ComponentGroup.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: GroupPath,
+      payload: UpdateComponentGroup,
+      success: ComponentGroup.json,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Update a component group",
         "A partial update: only the fields sent change, with the same rules as on creation; `{}` changes " +
           "nothing. An unknown id is 404."
       ))
   )
   .add(
-    HttpApiEndpoint.del("remove", "/:id")
-      .setPath(GroupPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("remove", "/:id", { params: GroupPath, success: HttpApiSchema.NoContent, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Delete a component group",
         "Answers **204**, then 404 for the same id. Its components are not deleted: they become ungrouped " +
           "(`groupId` null)."
@@ -58,7 +56,7 @@ export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/component-groups")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Component groups: headings the public page shows components under (admin; an API key or a session is " +
       "required, else 401).",
     "A component joins a group through its `groupId` (`POST`/`PUT /api/v1/admin/components`). The public summary " +

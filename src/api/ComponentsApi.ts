@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Component, ComponentId, CreateComponent, SetComponentStatus, UpdateComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
@@ -14,19 +14,19 @@ const statusEvent = "A status that actually changes writes `component.status_cha
 
 export class ComponentsApi extends HttpApiGroup.make("components")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(Component.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Component.json) })
+      .annotateMerge(endpointDocs(
         "List components",
         "Every component, public and private, ordered by `displayOrder`, then name."
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateComponent)
-      .addSuccess(Component.json, { status: 201 })
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateComponent,
+      success: Component.json.pipe(HttpApiSchema.status(201)),
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Create a component",
         "Only `name` is required (1–200 characters after trimming). Defaults: `description` `\"\"` (at most " +
           "2000 characters), `status` `operational`, `isPublic` true, `groupId` null (ungrouped; else a component " +
@@ -36,12 +36,13 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       ))
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(ComponentPath)
-      .setPayload(UpdateComponent)
-      .addSuccess(Component.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: ComponentPath,
+      payload: UpdateComponent,
+      success: Component.json,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Update a component",
         "A partial update: only the fields sent change, with the same rules as on creation; `{}` changes " +
           "nothing. An unknown id is 404, and so is an unknown `groupId`; `groupId: null` ungroups it.",
@@ -49,11 +50,12 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       ))
   )
   .add(
-    HttpApiEndpoint.del("remove", "/:id")
-      .setPath(ComponentPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("remove", "/:id", {
+      params: ComponentPath,
+      success: HttpApiSchema.NoContent,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Delete a component",
         "Answers **204**, then 404 for the same id. The component's monitors are deleted with it, and the " +
           "incidents and maintenance windows that named it no longer do; they keep their visibility, so a private " +
@@ -61,12 +63,13 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       ))
   )
   .add(
-    HttpApiEndpoint.patch("setStatus", "/:id/status")
-      .setPath(ComponentPath)
-      .setPayload(SetComponentStatus)
-      .addSuccess(Component.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.patch("setStatus", "/:id/status", {
+      params: ComponentPath,
+      payload: SetComponentStatus,
+      success: Component.json,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Set a component's status",
         "Sets `status` (`operational`, `degraded`, `partial_outage`, `major_outage` or `maintenance`) and " +
           "answers the component. An unknown id is 404.",
@@ -75,7 +78,7 @@ export class ComponentsApi extends HttpApiGroup.make("components")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/components")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "The components whose status the page shows (admin; an API key or a session is required, else 401).",
     "Private components (`isPublic: false`) are managed here but never appear on the public side. Changing " +
       "`isPublic` decides again whether the incidents and maintenance windows naming the component are public. " +

@@ -3,7 +3,7 @@
  * description becomes its tag's, an endpoint's summary and description its operation's.
  * Paragraphs are joined as Markdown paragraphs, which Swagger UI renders.
  */
-import { OpenApi } from "@effect/platform"
+import { OpenApi } from "effect/http-api"
 
 /** Annotations of an endpoint: a short summary and a description of one or more paragraphs. */
 export const endpointDocs = (summary: string, ...paragraphs: ReadonlyArray<string>) =>

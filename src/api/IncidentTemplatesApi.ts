@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
 import { IncidentTemplateId } from "../domain/Incident.js"
@@ -16,20 +16,19 @@ const rules = "`name` 1–200 characters after trimming, unique regardless of ca
 
 export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(IncidentTemplate.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(IncidentTemplate.json) })
+      .annotateMerge(endpointDocs(
         "List incident templates",
         "Every incident template, ordered by name (regardless of case)."
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateIncidentTemplate)
-      .addSuccess(IncidentTemplate.json, { status: 201 })
-      .addError(BadRequest)
-      .addError(Conflict)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateIncidentTemplate,
+      success: IncidentTemplate.json.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, Conflict]
+    })
+      .annotateMerge(endpointDocs(
         "Create an incident template",
         "Requires `name`, `title` and `message`. Defaults: `severity` `minor`, `status` `investigating`, " +
           "`componentIds` none. Rules: " + rules,
@@ -37,32 +36,32 @@ export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
       ))
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(TemplatePath)
-      .setPayload(UpdateIncidentTemplate)
-      .addSuccess(IncidentTemplate.json)
-      .addError(NotFound)
-      .addError(BadRequest)
-      .addError(Conflict)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: TemplatePath,
+      payload: UpdateIncidentTemplate,
+      success: IncidentTemplate.json,
+      error: [NotFound, BadRequest, Conflict]
+    })
+      .annotateMerge(endpointDocs(
         "Update an incident template",
         "A partial update: only the fields sent change, with the rules of creation; `{}` changes nothing " +
           "(`updatedAt` included). An unknown id is 404."
       ))
   )
   .add(
-    HttpApiEndpoint.del("remove", "/:id")
-      .setPath(TemplatePath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("remove", "/:id", {
+      params: TemplatePath,
+      success: HttpApiSchema.NoContent,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Delete an incident template",
         "Answers **204**, then 404 for the same id. Incidents opened from it are not changed."
       ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/incident-templates")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Incident templates: prepared title, message, severity, status and components to open an incident from " +
       "(admin; an API key or a session is required, else 401).",
     "`POST /api/v1/admin/incidents` with `templateId` opens an incident from a template: the template fills in " +

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
 import {
@@ -18,20 +18,19 @@ const IncidentPath = Schema.Struct({ id: IncidentId })
 
 export class IncidentsApi extends HttpApiGroup.make("incidents")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(Incident.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Incident.json) })
+      .annotateMerge(endpointDocs(
         "List incidents",
         "Every incident, open and resolved, public and private, newest first, each with its whole timeline."
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateIncident)
-      .addSuccess(Incident.json, { status: 201 })
-      .addError(BadRequest)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateIncident,
+      success: Incident.json.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, NotFound]
+    })
+      .annotateMerge(endpointDocs(
         "Open an incident",
         "Requires `title` (1–200 characters) and `message` (1–5000, the first timeline entry). Defaults: " +
           "`status` `investigating` (creation accepts `investigating`, `identified`, `monitoring`), `severity` " +
@@ -49,25 +48,21 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       ))
   )
   .add(
-    HttpApiEndpoint.get("get", "/:id")
-      .setPath(IncidentPath)
-      .addSuccess(Incident.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("get", "/:id", { params: IncidentPath, success: Incident.json, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Read an incident",
         "The incident with `componentIds`, `message` (the latest entry), `updates` (the timeline, oldest " +
           "first) and `resolvedAt`. An unknown id is 404."
       ))
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(IncidentPath)
-      .setPayload(UpdateIncident)
-      .addSuccess(Incident.json)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(BadRequest)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: IncidentPath,
+      payload: UpdateIncident,
+      success: Incident.json,
+      error: [NotFound, Conflict, BadRequest]
+    })
+      .annotateMerge(endpointDocs(
         "Correct an incident",
         "A partial update of `title`, `status` (one of the three open ones), `severity` and `componentIds` " +
           "(an unknown component id is 400). The timeline only grows through updates (`POST …/updates`). `{}` " +
@@ -79,14 +74,13 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       ))
   )
   .add(
-    HttpApiEndpoint.post("addUpdate", "/:id/updates")
-      .setPath(IncidentPath)
-      .setPayload(AddIncidentUpdate)
-      .addSuccess(Incident.json, { status: 201 })
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(BadRequest)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("addUpdate", "/:id/updates", {
+      params: IncidentPath,
+      payload: AddIncidentUpdate,
+      success: Incident.json.pipe(HttpApiSchema.status(201)),
+      error: [NotFound, Conflict, BadRequest]
+    })
+      .annotateMerge(endpointDocs(
         "Post a timeline update",
         "Adds `{ status, message }` (message 1–5000 characters) to the timeline, sets the incident's status, " +
           "and answers **201** with the incident. Status `resolved` resolves it (sets `resolvedAt`, writes " +
@@ -99,13 +93,13 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     // The body is optional: an empty body reaches the schema as null.
-    HttpApiEndpoint.patch("resolve", "/:id/resolve")
-      .setPath(IncidentPath)
-      .setPayload(Schema.NullOr(ResolveIncident))
-      .addSuccess(Incident.json)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.patch("resolve", "/:id/resolve", {
+      params: IncidentPath,
+      payload: [ResolveIncident, Schema.Null],
+      success: Incident.json,
+      error: [NotFound, Conflict]
+    })
+      .annotateMerge(endpointDocs(
         "Resolve an incident",
         "Takes an optional body `{ \"message\"?: string, \"restoreComponents\"?: boolean }` (default message " +
           "\"This incident has been resolved.\"), adds it to the timeline with status `resolved`, sets " +
@@ -116,11 +110,8 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       ))
   )
   .add(
-    HttpApiEndpoint.post("publish", "/:id/publish")
-      .setPath(IncidentPath)
-      .addSuccess(Incident.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("publish", "/:id/publish", { params: IncidentPath, success: Incident.json, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Publish a draft incident",
         "Makes a draft public (as its components allow) and writes `incident.created` then, its `data` " +
           "carrying the timeline so far (`updates`); every later change writes its events as usual. " +
@@ -128,14 +119,13 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       ))
   )
   .add(
-    HttpApiEndpoint.put("setPostmortem", "/:id/postmortem")
-      .setPath(IncidentPath)
-      .setPayload(SetPostmortem)
-      .addSuccess(Incident.json)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(BadRequest)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("setPostmortem", "/:id/postmortem", {
+      params: IncidentPath,
+      payload: SetPostmortem,
+      success: Incident.json,
+      error: [NotFound, Conflict, BadRequest]
+    })
+      .annotateMerge(endpointDocs(
         "Write the postmortem",
         "Sets a resolved incident's postmortem to `{ body, published }`: `body` is Markdown (1–50,000 characters " +
           "after trimming), written over any earlier one; `published` false keeps it a draft that only the admin " +
@@ -149,7 +139,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/incidents")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Incidents and their timelines (admin; an API key or a session is required, else 401).",
     "An incident's visibility is decided when it is created and whenever its `componentIds` are set: public " +
       "when it names no component or a public one. Changing a component's `isPublic` decides again for the " +

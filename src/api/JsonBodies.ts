@@ -1,4 +1,4 @@
-import { HttpApiMiddleware } from "@effect/platform"
+import { HttpApiMiddleware } from "effect/http-api"
 
 import { UnsupportedMediaType } from "../domain/Errors.js"
 
@@ -10,6 +10,6 @@ import { UnsupportedMediaType } from "../domain/Errors.js"
  * runs after routing, so it guards exactly the API's endpoints (not the status page's own
  * forms), whatever the URL's spelling. One-click unsubscribe goes without it: RFC 8058 prescribes its form body.
  */
-export class JsonBodies extends HttpApiMiddleware.Tag<JsonBodies>()("JsonBodies", {
-  failure: UnsupportedMediaType
+export class JsonBodies extends HttpApiMiddleware.Service<JsonBodies>()("JsonBodies", {
+  error: UnsupportedMediaType
 }) {}

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
 import {
@@ -16,20 +16,20 @@ const MaintenancePath = Schema.Struct({ id: MaintenanceId })
 
 export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(Maintenance.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Maintenance.json) })
+      .annotateMerge(endpointDocs(
         "List maintenance windows",
         "Every window, whatever its status (cancelled ones stay listed for operators), latest " +
           "`scheduledStart` first."
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateMaintenance)
-      .addSuccess(Maintenance.json, { status: 201 })
-      .addError(BadRequest)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateMaintenance,
+      success: Maintenance.json.pipe(HttpApiSchema.status(201)),
+      error: BadRequest
+    })
+      .annotateMerge(endpointDocs(
         "Schedule a maintenance window",
         "Requires `title` (1–200 characters), `scheduledStart` and `scheduledEnd`: ISO 8601 UTC ending in `Z`, " +
           "such as `2030-01-31T09:00:00Z` (offsets, dates without a time and impossible dates are 400). " +
@@ -48,23 +48,19 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       ))
   )
   .add(
-    HttpApiEndpoint.get("get", "/:id")
-      .setPath(MaintenancePath)
-      .addSuccess(Maintenance.json)
-      .addError(NotFound)
-      .annotateContext(
+    HttpApiEndpoint.get("get", "/:id", { params: MaintenancePath, success: Maintenance.json, error: NotFound })
+      .annotateMerge(
         endpointDocs("Read a maintenance window", "The window with its `componentIds`. An unknown id is 404.")
       )
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(MaintenancePath)
-      .setPayload(UpdateMaintenance)
-      .addSuccess(Maintenance.json)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(BadRequest)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: MaintenancePath,
+      payload: UpdateMaintenance,
+      success: Maintenance.json,
+      error: [NotFound, Conflict, BadRequest]
+    })
+      .annotateMerge(endpointDocs(
         "Change a maintenance window",
         "A partial update with the rules of creation; `scheduledEnd` must still be after `scheduledStart` " +
           "once the change is applied (else 400).",
@@ -76,14 +72,13 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       ))
   )
   .add(
-    HttpApiEndpoint.del("cancel", "/:id")
-      .setPath(MaintenancePath)
-      .setUrlParams(CancelMaintenanceQuery)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(BadRequest)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("cancel", "/:id", {
+      params: MaintenancePath,
+      query: CancelMaintenanceQuery,
+      success: HttpApiSchema.NoContent,
+      error: [NotFound, Conflict, BadRequest]
+    })
+      .annotateMerge(endpointDocs(
         "Cancel a maintenance window",
         "Sets the window's status to `cancelled` and answers **204**; the window stays listed for operators. " +
           "Cancelling a window that has not started emits no event. Cancelling a running window ends it at once: " +
@@ -99,7 +94,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/maintenance")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Scheduled maintenance windows (admin; an API key or a session is required, else 401).",
     "Statuses: `scheduled`, `in_progress`, `completed`, `cancelled`. The maintenance clock (the `scheduler` " +
       "role) checks every second: past `scheduledStart` a window is `in_progress` and its components show " +

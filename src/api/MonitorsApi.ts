@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, NotFound } from "../domain/Errors.js"
 import { CreateMonitor, Monitor, MonitorId, MonitorResultsQuery, MonitorRun, UpdateMonitor } from "../domain/Monitor.js"
@@ -10,9 +10,8 @@ const MonitorPath = Schema.Struct({ id: MonitorId })
 
 export class MonitorsApi extends HttpApiGroup.make("monitors")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(Monitor.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Monitor.json) })
+      .annotateMerge(endpointDocs(
         "List monitors",
         "Every monitor, oldest first, with `state` (`unknown` until checked, `up`, `degraded`, `down`), " +
           "`reportingRegions` (the regions whose data counts now: checked within the last two intervals and not " +
@@ -22,12 +21,12 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateMonitor)
-      .addSuccess(Monitor.json, { status: 201 })
-      .addError(BadRequest)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateMonitor,
+      success: Monitor.json.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, NotFound]
+    })
+      .annotateMerge(endpointDocs(
         "Create a monitor",
         "Requires `componentId` (an existing component, else **404**), `type` and `url`, the target: `http` an " +
           "`http://` or `https://` URL; `tcp` `tcp://host:port` or `host:port` (stored as `tcp://host:port`); " +
@@ -58,13 +57,13 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       ))
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(MonitorPath)
-      .setPayload(UpdateMonitor)
-      .addSuccess(Monitor.json)
-      .addError(BadRequest)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: MonitorPath,
+      payload: UpdateMonitor,
+      success: Monitor.json,
+      error: [BadRequest, NotFound]
+    })
+      .annotateMerge(endpointDocs(
         "Change a monitor",
         "A partial update with the rules of creation, checked on the result. Changing `type` resets the fields " +
           "of a type to the new type's defaults (`http`: `GET`, `[\"200\"]`, no headers, body or body texts; `dns`: " +
@@ -78,12 +77,13 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       ))
   )
   .add(
-    HttpApiEndpoint.get("results", "/:id/results")
-      .setPath(MonitorPath)
-      .setUrlParams(MonitorResultsQuery)
-      .addSuccess(Schema.Array(MonitorRun))
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("results", "/:id/results", {
+      params: MonitorPath,
+      query: MonitorResultsQuery,
+      success: Schema.Array(MonitorRun),
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Recent runs of a monitor",
         "The newest `limit` runs (1–500, default 100) of every region together, newest first: stored checks " +
           "(`outcome: \"checked\"`, with `ok`, `statusCode`, `error` and the timing phases) and misses " +
@@ -95,11 +95,8 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       ))
   )
   .add(
-    HttpApiEndpoint.post("pause", "/:id/pause")
-      .setPath(MonitorPath)
-      .addSuccess(Monitor.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("pause", "/:id/pause", { params: MonitorPath, success: Monitor.json, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Pause a monitor",
         "Answers the monitor with `paused: true` and `state: \"unknown\"`. The scheduler stops checking it within " +
           "about 5 s and results still in flight are ignored. Its open down interval ends now (paused time is no " +
@@ -108,11 +105,8 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       ))
   )
   .add(
-    HttpApiEndpoint.post("resume", "/:id/resume")
-      .setPath(MonitorPath)
-      .addSuccess(Monitor.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("resume", "/:id/resume", { params: MonitorPath, success: Monitor.json, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Resume a monitor",
         "Answers the monitor with `paused: false`. The scheduler checks it again from its next slot; its state " +
           "stays `unknown` until its regions have reported. Resuming a running monitor changes nothing. An " +
@@ -120,11 +114,8 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       ))
   )
   .add(
-    HttpApiEndpoint.del("remove", "/:id")
-      .setPath(MonitorPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("remove", "/:id", { params: MonitorPath, success: HttpApiSchema.NoContent, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Delete a monitor",
         "Answers **204**. The monitor's open down interval ends now (its earlier downtime stays in the uptime " +
           "history) and its component's status is decided again from the remaining monitors: a component left " +
@@ -133,7 +124,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/monitors")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Checks of a component's target run by the probe fleet (admin; an API key or a session is required, else " +
       "401).",
     "Every region checks every monitor (or only the regions in its `regions`). A monitor goes **down** when at " +

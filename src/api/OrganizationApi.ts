@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { NotFound } from "../domain/Errors.js"
 import { Organization, OrganizationId, UpdateOrganization } from "../domain/Organization.js"
@@ -8,9 +8,8 @@ import { Authentication } from "./Security.js"
 
 export class OrganizationApi extends HttpApiGroup.make("organization")
   .add(
-    HttpApiEndpoint.get("get", "/")
-      .addSuccess(Organization.json)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("get", "/", { success: Organization.json })
+      .annotateMerge(endpointDocs(
         "Read the organization",
         "The deployment's one organization: `name`, `logoUrl`, `brandColor`, `timezone` and " +
           "`maintenanceReminderHours`. Its `id` is the " +
@@ -18,12 +17,13 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
       ))
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(Schema.Struct({ id: OrganizationId }))
-      .setPayload(UpdateOrganization)
-      .addSuccess(Organization.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: Schema.Struct({ id: OrganizationId }),
+      payload: UpdateOrganization,
+      success: Organization.json,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Update the organization",
         "A partial update. `name` 1–200 characters; `brandColor` `#rrggbb`; `timezone` an IANA name as IANA " +
           "writes it (`Europe/Paris`, `UTC`; not `europe/paris` or an offset); `logoUrl` an absolute http(s) " +
@@ -35,7 +35,7 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/org")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "The organization behind the status page, one per deployment (admin; an API key or a session is " +
       "required, else 401). It is created on first start with the name `Status`, brand colour `#2563eb`, " +
       "time zone `UTC` and maintenance reminders 24 hours ahead."

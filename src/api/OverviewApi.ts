@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Duration } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { mailBackingUpAfter, overviewLimits, OverviewReport } from "../domain/Overview.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
@@ -7,9 +7,8 @@ import { Authentication } from "./Security.js"
 
 export class OverviewApi extends HttpApiGroup.make("overview")
   .add(
-    HttpApiEndpoint.get("get", "/")
-      .addSuccess(OverviewReport)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("get", "/", { success: OverviewReport })
+      .annotateMerge(endpointDocs(
         "What is wrong now",
         "One answer for the dashboard's first screen and for automation: `monitors` down or degraded (down " +
           "first), each with `since` and the `regions` whose last check failed (`failing`) or was slower than " +
@@ -27,7 +26,7 @@ export class OverviewApi extends HttpApiGroup.make("overview")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/overview")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "The operators' overview (admin; an API key or a session is required, else 401): monitors down or " +
       "degraded, open incidents, probes offline, webhooks failing and mail backing up, in one request."
   ))

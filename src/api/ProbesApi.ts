@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { ProbeView } from "../domain/Probe.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
@@ -7,9 +7,8 @@ import { Authentication } from "./Security.js"
 
 export class ProbesApi extends HttpApiGroup.make("probes")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(ProbeView))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(ProbeView) })
+      .annotateMerge(endpointDocs(
         "List probe agents",
         "Every probe that sent a heartbeat in the last 7 days (at most 200 per region; the list stops at 5,000), " +
           "sorted by `region` then `name`: `name`, `region` " +
@@ -23,7 +22,7 @@ export class ProbesApi extends HttpApiGroup.make("probes")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/probes")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "The probe registry: the probe agents and what their heartbeats say (admin; an API key or a session is " +
       "required, else 401)."
   ))

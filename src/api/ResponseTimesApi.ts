@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { NotFound } from "../domain/Errors.js"
 import { MonitorId } from "../domain/Monitor.js"
@@ -9,12 +9,13 @@ import { Authentication } from "./Security.js"
 
 export class ResponseTimesApi extends HttpApiGroup.make("responseTimes")
   .add(
-    HttpApiEndpoint.get("ofMonitor", "/:id/response-times")
-      .setPath(Schema.Struct({ id: MonitorId }))
-      .setUrlParams(ResponseTimesQuery)
-      .addSuccess(MonitorResponseTimes)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("ofMonitor", "/:id/response-times", {
+      params: Schema.Struct({ id: MonitorId }),
+      query: ResponseTimesQuery,
+      success: MonitorResponseTimes,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Response times of a monitor, by region",
         "`{ monitorId, period, regions: [{ region, points: [...] }] }`, the points as in the public " +
           "`/api/v1/status/components/{id}/response-times` (hourly for `24h` and `7d`, daily for `30d`; default " +
@@ -24,7 +25,7 @@ export class ResponseTimesApi extends HttpApiGroup.make("responseTimes")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/monitors")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Response times by region of each monitor, from the hourly and daily rollups (admin; an API key or a session " +
       "is required, else 401)."
   ))

@@ -1,5 +1,4 @@
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 
 import { CurrentPrincipal } from "../domain/Auth.js"
 import { Forbidden, ServiceUnavailable, Unauthorized } from "../domain/Errors.js"
@@ -12,7 +11,9 @@ export const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: "__Host
   )
 )
 
-const bearerKey = HttpApiSecurity.bearer.pipe(
+// `HttpApiSecurity.bearer` names its scheme `Bearer`; spelled `bearer` the document keeps its scheme as it was
+// (schemes are case-insensitive, RFC 9110, so requests are read the same).
+const bearerKey = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
     "An API key, `Authorization: Bearer svc_…` (see `POST /api/v1/admin/api-keys`). A request with an " +
@@ -24,9 +25,10 @@ const bearerKey = HttpApiSecurity.bearer.pipe(
  * Every admin endpoint needs an API key (`Authorization: Bearer svc_…`) or the session
  * cookie. Cookie-authenticated state changes from another site are refused with 403.
  */
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {
-  failure: Schema.Union(Unauthorized, Forbidden, ServiceUnavailable),
-  provides: CurrentPrincipal,
+export class Authentication extends HttpApiMiddleware.Service<Authentication, {
+  provides: CurrentPrincipal
+}>()("Authentication", {
+  error: [Unauthorized, Forbidden, ServiceUnavailable],
   security: {
     apiKey: bearerKey,
     session: sessionCookie

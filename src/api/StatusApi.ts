@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { PublicComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
@@ -13,9 +13,8 @@ import { endpointDocs, groupDocs } from "./Docs.js"
 /** The public, read-only side: no authentication; served from the in-memory snapshot. */
 export class StatusApi extends HttpApiGroup.make("status")
   .add(
-    HttpApiEndpoint.get("summary", "/")
-      .addSuccess(StatusSummary)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("summary", "/", { success: StatusSummary })
+      .annotateMerge(endpointDocs(
         "Overall status",
         "The public summary: `status`, the public `components`, `activeIncidents` and `upcomingMaintenance`.",
         "`status` is the worst status among the public components, in the order `major_outage` > " +
@@ -26,19 +25,16 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("components", "/components")
-      .addSuccess(Schema.Array(PublicComponent))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("components", "/components", { success: Schema.Array(PublicComponent) })
+      .annotateMerge(endpointDocs(
         "Public components",
         "`id`, `name`, `description`, `status` and `displayOrder` of every public component, ordered by " +
           "`displayOrder`, then name. Private components (`isPublic: false`) are never listed."
       ))
   )
   .add(
-    HttpApiEndpoint.get("uptime", "/uptime")
-      .setUrlParams(UptimeQuery)
-      .addSuccess(Schema.Array(UptimeRecord))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("uptime", "/uptime", { query: UptimeQuery, success: Schema.Array(UptimeRecord) })
+      .annotateMerge(endpointDocs(
         "Uptime per public component",
         "One record per public component, in display order, for `period` `24h` (the last 24 UTC hours, " +
           "hourly buckets), `7d`, `30d` or `90d` (the last 7, 30 or 90 UTC days, daily buckets); the default is " +
@@ -54,12 +50,13 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("responseTimes", "/components/:id/response-times")
-      .setPath(Schema.Struct({ id: Schema.String }))
-      .setUrlParams(ResponseTimesQuery)
-      .addSuccess(ComponentResponseTimes)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("responseTimes", "/components/:id/response-times", {
+      params: Schema.Struct({ id: Schema.String }),
+      query: ResponseTimesQuery,
+      success: ComponentResponseTimes,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Response times of a public component, by region",
         "`{ componentId, period, regions: [{ region, points: [{ at, count, p50Ms, p95Ms, p99Ms, meanMs, dnsMs, " +
           "connectMs, tlsMs, firstByteMs }] }] }` for `period` `24h` (hourly points, the last 24 UTC hours), `7d` " +
@@ -76,10 +73,11 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("incidents", "/incidents")
-      .setUrlParams(PublicIncidentsQuery)
-      .addSuccess(Schema.Array(PublicIncident))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("incidents", "/incidents", {
+      query: PublicIncidentsQuery,
+      success: Schema.Array(PublicIncident)
+    })
+      .annotateMerge(endpointDocs(
         "Public incidents, paged",
         "Public incidents, newest first, without their timelines; `message` is the latest timeline entry's. " +
           "`limit` is 1–100 (default 20), `offset` an integer >= 0 (default 0; past the last incident the page " +
@@ -90,11 +88,12 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("incident", "/incidents/:id")
-      .setPath(Schema.Struct({ id: Schema.String }))
-      .addSuccess(PublicIncidentDetail)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("incident", "/incidents/:id", {
+      params: Schema.Struct({ id: Schema.String }),
+      success: PublicIncidentDetail,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "One public incident with its timeline",
         "The incident as listed, plus `updates`: the whole timeline, oldest first, each `{ id, status, message, " +
           "createdAt }`. A private or unknown id is **404**, so the answer does not tell whether a private " +
@@ -102,9 +101,8 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("maintenance", "/maintenance")
-      .addSuccess(Schema.Array(PublicMaintenance))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("maintenance", "/maintenance", { success: Schema.Array(PublicMaintenance) })
+      .annotateMerge(endpointDocs(
         "Upcoming and running public maintenance",
         "The scheduled and running (`in_progress`) public maintenance windows, soonest start first: the same " +
           "list as the summary's `upcomingMaintenance`. Completed and cancelled windows are not listed; each " +
@@ -112,9 +110,10 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("rss", "/rss")
-      .addSuccess(HttpApiSchema.Text({ contentType: "application/rss+xml" }))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("rss", "/rss", {
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/rss+xml" }))
+    })
+      .annotateMerge(endpointDocs(
         "RSS 2.0 feed",
         "The 50 most recent public incidents and maintenance windows that are not cancelled, as RSS 2.0 " +
           "(`application/rss+xml`). An item's link and guid is its public page, `{PUBLIC_URL}/incidents/{id}` or " +
@@ -123,16 +122,17 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("atom", "/atom")
-      .addSuccess(HttpApiSchema.Text({ contentType: "application/atom+xml" }))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("atom", "/atom", {
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/atom+xml" }))
+    })
+      .annotateMerge(endpointDocs(
         "Atom feed",
         "The same items as the RSS feed (the 50 most recent public incidents and non-cancelled maintenance " +
           "windows) as an Atom feed (`application/atom+xml`), each entry's id and link being its public page."
       ))
   )
   .prefix("/api/v1/status")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "The public, read-only API for the people reading the status page: no authentication.",
     "Only public components appear. An incident or maintenance window is public only when an administrator " +
       "made it so: named no component or a public one when creating it or setting its `componentIds`, or " +

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, NotFound, TooManyRequests } from "../domain/Errors.js"
 import {
@@ -20,12 +20,12 @@ import { Authentication } from "./Security.js"
 /** The public side of e-mail subscriptions: no authentication. */
 export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .add(
-    HttpApiEndpoint.post("subscribe", "/subscribe")
-      .setPayload(Subscribe)
-      .addSuccess(SubscribeAccepted, { status: 202 })
-      .addError(BadRequest)
-      .addError(TooManyRequests)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("subscribe", "/subscribe", {
+      payload: Subscribe,
+      success: SubscribeAccepted.pipe(HttpApiSchema.status(202)),
+      error: [BadRequest, TooManyRequests]
+    })
+      .annotateMerge(endpointDocs(
         "Subscribe an e-mail address",
         "Takes `{ email, componentIds? }` (`email` trimmed and lower-cased; at most 254 characters, no whitespace " +
           "or control characters) and answers **202** with the same `{ message }` whether the address is new, " +
@@ -44,37 +44,40 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       ))
   )
   .add(
-    HttpApiEndpoint.get("verify", "/subscribe/verify/:token")
-      .setPath(VerifyPath)
-      .addSuccess(Verified)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("verify", "/subscribe/verify/:token", {
+      params: VerifyPath,
+      success: Verified,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Confirm a subscription",
         "The token of the confirmation link. Answers `{ verified: true, email }` once; then, as for an unknown " +
           "or expired token, **404**."
       ))
   )
   .add(
-    HttpApiEndpoint.post("unsubscribe", "/unsubscribe")
-      .setPayload(Unsubscribe)
-      .addSuccess(Unsubscribed)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("unsubscribe", "/unsubscribe", {
+      payload: Unsubscribe,
+      success: Unsubscribed,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Unsubscribe",
         "Takes `{ email, token }`, the unsubscribe token every notification mail carries in its link, removes " +
           "the subscriber and answers `{ unsubscribed: true }`. A pair that matches no subscription is **404**."
       ))
   )
   // The endpoints above take JSON only (415 otherwise); one-click unsubscribe, added after, does not.
-  .middlewareEndpoints(JsonBodies)
+  .middleware(JsonBodies)
   .add(
     // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` (form-encoded) to the URL of the
     // List-Unsubscribe header; the address and token travel in the query, the body is ignored.
-    HttpApiEndpoint.post("oneClickUnsubscribe", "/unsubscribe/one-click")
-      .setUrlParams(OneClickParams)
-      .addSuccess(Unsubscribed)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("oneClickUnsubscribe", "/unsubscribe/one-click", {
+      query: OneClickParams,
+      success: Unsubscribed,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "One-click unsubscribe (RFC 8058)",
         "The address of every notification mail's `List-Unsubscribe` header (with `List-Unsubscribe-Post: " +
           "List-Unsubscribe=One-Click`). `email` and `token` travel in the query and the body " +
@@ -83,7 +86,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       ))
   )
   .prefix("/api/v1")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "E-mail subscriptions with double opt-in, for the public: no authentication.",
     "Verified subscribers are mailed the incident and maintenance events the public may see (those of public " +
       "incidents and windows), of the components they chose; component status changes are not mailed. Every " +
@@ -94,9 +97,8 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
 
 export class SubscribersApi extends HttpApiGroup.make("subscribers")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(Subscriber.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Subscriber.json) })
+      .annotateMerge(endpointDocs(
         "List subscribers",
         "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt, componentIds }`; " +
           "`componentIds` are the components it is mailed about, null for every component. Tokens are never " +
@@ -104,18 +106,19 @@ export class SubscribersApi extends HttpApiGroup.make("subscribers")
       ))
   )
   .add(
-    HttpApiEndpoint.del("remove", "/:id")
-      .setPath(Schema.Struct({ id: SubscriberId }))
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("remove", "/:id", {
+      params: Schema.Struct({ id: SubscriberId }),
+      success: HttpApiSchema.NoContent,
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Remove a subscriber",
         "Deletes the subscriber and answers **204**; an unknown id is 404."
       ))
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/subscribers")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "The e-mail subscribers, for operators (admin; an API key or a session is required, else 401). " +
       "Visitors subscribe and unsubscribe through the public `subscriptions` endpoints."
   ))

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Conflict, NotFound } from "../domain/Errors.js"
 import {
@@ -18,19 +18,19 @@ const WebhookPath = Schema.Struct({ id: WebhookId })
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.get("list", "/")
-      .addSuccess(Schema.Array(Webhook.json))
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Webhook.json) })
+      .annotateMerge(endpointDocs(
         "List webhooks",
         "Every webhook, oldest first, with its toggles, `consecutiveFailures` and `lastError`. The secret is " +
           "never listed."
       ))
   )
   .add(
-    HttpApiEndpoint.post("create", "/")
-      .setPayload(CreateWebhook)
-      .addSuccess(CreatedWebhook, { status: 201 })
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("create", "/", {
+      payload: CreateWebhook,
+      success: CreatedWebhook.pipe(HttpApiSchema.status(201))
+    })
+      .annotateMerge(endpointDocs(
         "Create a webhook",
         "Requires `name` (1–200 characters), `url` (an absolute http(s) URL) and `type`: `chat_a` (Slack), " +
           "`chat_b` (Discord), `chat_c` (Microsoft Teams Workflows) or `generic`. Defaults: `isActive` true, " +
@@ -41,13 +41,13 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       ))
   )
   .add(
-    HttpApiEndpoint.put("update", "/:id")
-      .setPath(WebhookPath)
-      .setPayload(UpdateWebhook)
-      .addSuccess(Webhook.json)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.put("update", "/:id", {
+      params: WebhookPath,
+      payload: UpdateWebhook,
+      success: Webhook.json,
+      error: [NotFound, Conflict]
+    })
+      .annotateMerge(endpointDocs(
         "Update a webhook",
         "A partial update with the rules of creation. The type cannot change: a body naming another `type` is " +
           "**409** `Conflict` and changes nothing (its own type is accepted). The secret stays as it is and is " +
@@ -55,32 +55,23 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       ))
   )
   .add(
-    HttpApiEndpoint.del("remove", "/:id")
-      .setPath(WebhookPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.delete("remove", "/:id", { params: WebhookPath, success: HttpApiSchema.NoContent, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Delete a webhook",
         "Answers **204**, with its deliveries and their log; an unknown id is 404."
       ))
   )
   .add(
-    HttpApiEndpoint.patch("toggle", "/:id/toggle")
-      .setPath(WebhookPath)
-      .addSuccess(Webhook.json)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.patch("toggle", "/:id/toggle", { params: WebhookPath, success: Webhook.json, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Pause or resume a webhook",
         "Flips `isActive` and answers the webhook. An inactive webhook receives no events, including those " +
           "waiting for delivery when it was paused. An unknown id is 404."
       ))
   )
   .add(
-    HttpApiEndpoint.post("test", "/:id/test")
-      .setPath(WebhookPath)
-      .addSuccess(DeliveryResult)
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.post("test", "/:id/test", { params: WebhookPath, success: DeliveryResult, error: NotFound })
+      .annotateMerge(endpointDocs(
         "Send a test delivery",
         "Sends an `incident.created` sample with `data.test: true` once, without retries, also to an inactive " +
           "webhook, signed and formatted like a real delivery. Answers `{ success, statusCode, durationMs, " +
@@ -90,11 +81,12 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       ))
   )
   .add(
-    HttpApiEndpoint.get("deliveries", "/:id/deliveries")
-      .setPath(WebhookPath)
-      .addSuccess(Schema.Array(DeliveryAttempt.json))
-      .addError(NotFound)
-      .annotateContext(endpointDocs(
+    HttpApiEndpoint.get("deliveries", "/:id/deliveries", {
+      params: WebhookPath,
+      success: Schema.Array(DeliveryAttempt.json),
+      error: NotFound
+    })
+      .annotateMerge(endpointDocs(
         "Recent delivery attempts",
         "The 50 latest attempts, newest first: `event`, `test`, `attempt`, `success`, `statusCode`, `error`, " +
           "`durationMs`, `deliveryId` (the same on every retry, null for a test send) and `attemptedAt`. An " +
@@ -103,7 +95,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .middleware(Authentication)
   .prefix("/api/v1/admin/webhooks")
-  .annotateContext(groupDocs(
+  .annotateMerge(groupDocs(
     "Webhooks to chat tools and generic endpoints (admin; an API key or a session is required, else 401).",
     "Webhooks are an operator channel: they receive the events of private components, incidents and " +
       "maintenance windows too; a `componentIds` filter narrows them.",

@@ -1,12 +1,13 @@
 /** `status-page admin reset-password --email EMAIL [--password-stdin]`, on the database itself (./Local.ts). */
 import { randomBytes } from "node:crypto"
 
-import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
+import { Command, Flag } from "effect/cli"
 
 import { Administrators } from "../services/auth/Administrators.js"
 import { UsageError } from "./CliFailure.js"
 import { LocalServices } from "./Local.js"
+import { flagSwitch } from "./Remote.js"
 
 const readStdin = Effect.promise(async () => {
   let text = ""
@@ -15,9 +16,9 @@ const readStdin = Effect.promise(async () => {
 })
 
 const resetPassword = Command.make("reset-password", {
-  email: Options.text("email").pipe(Options.withDescription("The administrator's e-mail")),
-  passwordStdin: Options.boolean("password-stdin").pipe(
-    Options.withDescription("Read the new password from stdin instead of generating and printing one")
+  email: Flag.String("email").pipe(Flag.withDescription("The administrator's e-mail")),
+  passwordStdin: flagSwitch("password-stdin").pipe(
+    Flag.withDescription("Read the new password from stdin instead of generating and printing one")
   )
 }, ({ email, passwordStdin }) =>
   Effect.gen(function*() {

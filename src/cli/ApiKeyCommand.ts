@@ -1,6 +1,6 @@
 /** `status-page api-key create --name NAME [--expires ISO]`, on the database itself (./Local.ts). */
-import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
 
 import { CreateApiKey } from "../domain/Auth.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
@@ -9,10 +9,10 @@ import { LocalServices } from "./Local.js"
 import { body } from "./Remote.js"
 
 const create = Command.make("create", {
-  name: Options.text("name").pipe(Options.withDescription("What the key is for (1–200 characters)")),
-  expires: Options.text("expires").pipe(
-    Options.optional,
-    Options.withDescription("ISO 8601 UTC, e.g. 2027-01-01T00:00:00Z (default: never)")
+  name: Flag.String("name").pipe(Flag.withDescription("What the key is for (1–200 characters)")),
+  expires: Flag.String("expires").pipe(
+    Flag.optional,
+    Flag.withDescription("ISO 8601 UTC, e.g. 2027-01-01T00:00:00Z (default: never)")
   )
 }, (options) =>
   Effect.gen(function*() {

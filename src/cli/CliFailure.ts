@@ -3,9 +3,9 @@
  * (fix the request; retrying will not help) from a service it could not reach or that was
  * unavailable (retry later). docs/cli.md lists them.
  */
-import { ValidationError } from "@effect/cli"
-import { HttpClientError } from "@effect/platform"
-import { ConfigError, Console, Effect, ParseResult, Predicate, Schema } from "effect"
+import { Config, Console, Effect, Predicate, Schema } from "effect"
+import { CliError } from "effect/cli"
+import { HttpClientError } from "effect/http"
 
 export const ExitCode = {
   ok: 0,
@@ -31,7 +31,7 @@ const retryableStatus = (status: number) => status >= 500 || status === 408 || s
 
 interface Failure {
   readonly code: ExitCode
-  /** What stderr gets; absent when @effect/cli has already printed it. */
+  /** What stderr gets; absent when effect/cli has already printed it. */
   readonly text?: string
 }
 
@@ -55,16 +55,26 @@ const fromResponse = (error: HttpClientError.ResponseError) =>
     })
   )
 
+const isResponseError = (reason: HttpClientError.HttpClientErrorReason): reason is HttpClientError.ResponseError =>
+  "response" in reason
+
 const classify = (error: unknown): Effect.Effect<Failure> => {
-  if (ValidationError.isValidationError(error)) return Effect.succeed({ code: ExitCode.usage })
-  if (error instanceof UsageError) return Effect.succeed({ code: ExitCode.usage, text: error.message })
-  if (ConfigError.isConfigError(error)) return Effect.succeed(failure(ExitCode.usage, "ConfigError", String(error)))
-  if (HttpClientError.isHttpClientError(error)) {
-    if (error._tag === "ResponseError") return fromResponse(error)
-    const code = error.reason === "Transport" ? ExitCode.unavailable : ExitCode.usage
-    return Effect.succeed(failure(code, "Unreachable", transportMessage(error)))
+  if (CliError.isCliError(error)) {
+    // Help asked for by a command without a handler of its own (`status-page components`) is no failure.
+    const help = error._tag === "ShowHelp" && error.errors.length === 0
+    return Effect.succeed({ code: help ? ExitCode.ok : ExitCode.usage })
   }
-  if (ParseResult.isParseError(error)) {
+  if (error instanceof UsageError) return Effect.succeed({ code: ExitCode.usage, text: error.message })
+  if (error instanceof Config.ConfigError) {
+    return Effect.succeed(failure(ExitCode.usage, "ConfigError", String(error)))
+  }
+  if (HttpClientError.isHttpClientError(error)) {
+    const reason = error.reason
+    if (isResponseError(reason)) return fromResponse(reason)
+    const code = reason._tag === "TransportError" ? ExitCode.unavailable : ExitCode.usage
+    return Effect.succeed(failure(code, "Unreachable", transportMessage(reason)))
+  }
+  if (Schema.isSchemaError(error)) {
     return Effect.succeed(failure(ExitCode.refused, "UnexpectedAnswer", error.message))
   }
   if (tagged(error)) {
@@ -77,7 +87,7 @@ const classify = (error: unknown): Effect.Effect<Failure> => {
 /** fetch's "fetch failed" hides the reason (ECONNREFUSED, ENOTFOUND) in its cause. */
 const transportMessage = (error: HttpClientError.RequestError) => {
   const cause = Predicate.hasProperty(error.cause, "cause") ? error.cause.cause : error.cause
-  const reason = cause instanceof Error ? cause.message : error.description ?? error.reason
+  const reason = cause instanceof Error ? cause.message : error.description ?? error._tag.replace(/Error$/, "")
   return `${reason} (${error.methodAndUrl})`
 }
 

@@ -1,6 +1,6 @@
 /** `status-page components list | set-status ID STATUS` */
-import { Args, Command } from "@effect/cli"
 import { Effect, Schema } from "effect"
+import { Argument, Command } from "effect/cli"
 
 import { Component, ComponentId, ComponentStatus, SetComponentStatus } from "../domain/Component.js"
 import { body, choices, connection, print, quoted, table, withClient } from "./Remote.js"
@@ -22,13 +22,13 @@ const list = Command.make(
 
 const setStatus = Command.make("set-status", {
   ...connection,
-  id: Args.text({ name: "id" }).pipe(Args.withSchema(ComponentId)),
-  status: Args.choice(choices(ComponentStatus.literals), { name: "status" })
+  id: Argument.String("id").pipe(Argument.withSchema(ComponentId)),
+  status: Argument.ChoiceWithValue("status", choices(ComponentStatus.literals))
 }, (options) =>
   Effect.gen(function*() {
     const payload = yield* body(SetComponentStatus, { status: options.status })
     const component = yield* withClient(options, (client) =>
-      client.components.setStatus({ path: { id: options.id }, payload }))
+      client.components.setStatus({ params: { id: options.id }, payload }))
     yield* print(options, Component.json, component, (c) =>
       `Component ${c.id} ${quoted(c.name)} is ${c.status}.`)
   })).pipe(Command.withDescription(

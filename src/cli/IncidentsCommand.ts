@@ -1,6 +1,6 @@
 /** `status-page incidents open | update ID | resolve ID | publish ID` */
-import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
 
 import type { Incident as IncidentType } from "../domain/Incident.js"
 import {
@@ -14,10 +14,10 @@ import {
   ResolveIncident
 } from "../domain/Incident.js"
 import { UsageError } from "./CliFailure.js"
-import { body, connection, print, quoted, withClient } from "./Remote.js"
+import { body, connection, flagSwitch, print, quoted, withClient } from "./Remote.js"
 
-const id = Args.text({ name: "id" }).pipe(Args.withSchema(IncidentId))
-const message = Options.text("message").pipe(Options.withDescription("The timeline entry (1–5000 characters)"))
+const id = Argument.String("id").pipe(Argument.withSchema(IncidentId))
+const message = Flag.String("message").pipe(Flag.withDescription("The timeline entry (1–5000 characters)"))
 
 const describe = (incident: typeof IncidentType.json.Type) =>
   `${incident.id} ${quoted(incident.title)}: ${incident.status}, severity ${incident.severity}` +
@@ -25,26 +25,26 @@ const describe = (incident: typeof IncidentType.json.Type) =>
 
 const open = Command.make("open", {
   ...connection,
-  template: Options.text("template").pipe(
-    Options.optional,
-    Options.withDescription("An incident template's id: it fills in every option not given")
+  template: Flag.String("template").pipe(
+    Flag.optional,
+    Flag.withDescription("An incident template's id: it fills in every option not given")
   ),
-  title: Options.text("title").pipe(Options.optional, Options.withDescription("1–200 characters")),
-  message: message.pipe(Options.optional),
-  componentIds: Options.text("component").pipe(
-    Options.repeated,
-    Options.withDescription("An affected component's id; repeat for several")
+  title: Flag.String("title").pipe(Flag.optional, Flag.withDescription("1–200 characters")),
+  message: message.pipe(Flag.optional),
+  componentIds: Flag.String("component").pipe(
+    Flag.atLeast(0),
+    Flag.withDescription("An affected component's id; repeat for several")
   ),
-  status: Options.choice("status", OpenIncidentStatus.literals).pipe(
-    Options.optional,
-    Options.withDescription("Default: investigating")
+  status: Flag.Literals("status", OpenIncidentStatus.literals).pipe(
+    Flag.optional,
+    Flag.withDescription("Default: investigating")
   ),
-  severity: Options.choice("severity", IncidentSeverity.literals).pipe(
-    Options.optional,
-    Options.withDescription("Default: minor")
+  severity: Flag.Literals("severity", IncidentSeverity.literals).pipe(
+    Flag.optional,
+    Flag.withDescription("Default: minor")
   ),
-  draft: Options.boolean("draft").pipe(
-    Options.withDescription("Open a draft: no one hears of it until `incidents publish ID`")
+  draft: flagSwitch("draft").pipe(
+    Flag.withDescription("Open a draft: no one hears of it until `incidents publish ID`")
   )
 }, (options) =>
   Effect.gen(function*() {
@@ -70,18 +70,18 @@ const update = Command.make("update", {
   ...connection,
   id,
   message,
-  status: Options.choice("status", IncidentStatus.literals).pipe(
-    Options.optional,
-    Options.withDescription("Default: the incident's current status; resolved resolves it")
+  status: Flag.Literals("status", IncidentStatus.literals).pipe(
+    Flag.optional,
+    Flag.withDescription("Default: the incident's current status; resolved resolves it")
   )
 }, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
       const status = Option.isSome(options.status)
         ? options.status.value
-        : (yield* client.incidents.get({ path: { id: options.id } })).status
+        : (yield* client.incidents.get({ params: { id: options.id } })).status
       const payload = yield* body(AddIncidentUpdate, { status, message: options.message })
-      return yield* client.incidents.addUpdate({ path: { id: options.id }, payload })
+      return yield* client.incidents.addUpdate({ params: { id: options.id }, payload })
     })).pipe(
       Effect.flatMap((incident) => print(options, Incident.json, incident, (i) => `Updated incident ${describe(i)}.`))
     )).pipe(Command.withDescription("Post an update to an incident's timeline"))
@@ -89,9 +89,9 @@ const update = Command.make("update", {
 const resolve = Command.make("resolve", {
   ...connection,
   id,
-  message: message.pipe(Options.optional, Options.withDescription("Default: \"This incident has been resolved.\"")),
-  restoreComponents: Options.boolean("restore-components").pipe(
-    Options.withDescription(
+  message: message.pipe(Flag.optional, Flag.withDescription("Default: \"This incident has been resolved.\"")),
+  restoreComponents: flagSwitch("restore-components").pipe(
+    Flag.withDescription(
       "Put its components back to operational, or to what their monitors find; one in maintenance stays so"
     )
   )
@@ -104,7 +104,7 @@ const resolve = Command.make("resolve", {
       })
       : null
     const incident = yield* withClient(options, (client) =>
-      client.incidents.resolve({ path: { id: options.id }, payload }))
+      client.incidents.resolve({ params: { id: options.id }, payload }))
     yield* print(options, Incident.json, incident, (i) =>
       `Resolved incident ${describe(i)}.`)
   })).pipe(Command.withDescription("Resolve an incident; resolving it twice is refused"))
@@ -113,7 +113,7 @@ const publish = Command.make(
   "publish",
   { ...connection, id },
   (options) =>
-    withClient(options, (client) => client.incidents.publish({ path: { id: options.id } })).pipe(
+    withClient(options, (client) => client.incidents.publish({ params: { id: options.id } })).pipe(
       Effect.flatMap((incident) => print(options, Incident.json, incident, (i) => `Published incident ${describe(i)}.`))
     )
 ).pipe(

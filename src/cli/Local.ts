@@ -3,19 +3,19 @@
  * configured database (DATABASE_URL, or the embedded one under DATA_DIR, which only one process
  * may open at a time: stop the service first). Nothing here talks to a running server.
  */
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, References } from "effect"
 
 import { loggingLayer } from "../observability/Telemetry.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 
 /** The local commands' logging: the database's start-up chatter stays out of their output; LOG_FORMAT as the service. */
-export const LocalLogger = Layer.merge(Logger.minimumLogLevel(LogLevel.Warning), loggingLayer)
+export const LocalLogger = Layer.merge(Layer.succeed(References.MinimumLogLevel, "Warn"), loggingLayer)
 
-export const LocalServices = Layer.unwrapEffect(
+export const LocalServices = Layer.unwrap(
   // Loaded on use: the database layer (with the embedded PGlite) is most of the CLI's start-up
   // time, which the commands against a running service do not need.
   Effect.promise(() => import("../persistence/Database.js")).pipe(
-    Effect.map(({ Database }) => Layer.mergeAll(ApiKeys.Default, Administrators.Default).pipe(Layer.provide(Database)))
+    Effect.map(({ Database }) => Layer.mergeAll(ApiKeys.layer, Administrators.layer).pipe(Layer.provide(Database)))
   )
 ).pipe(Layer.provideMerge(LocalLogger))

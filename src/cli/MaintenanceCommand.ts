@@ -7,8 +7,8 @@
  * has. So `start` moves the start to now and `complete` moves the end to now (PUT), then both
  * wait for the clock to move the window on, and answer it in its new status.
  */
-import { Args, Command, Options } from "@effect/cli"
 import { DateTime, Duration, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
 
 import type { StatusPageApiClient } from "../client/StatusPageClient.js"
 import { Conflict, ServiceUnavailable } from "../domain/Errors.js"
@@ -17,11 +17,11 @@ import { CreateMaintenance, Maintenance, MaintenanceId, UpdateMaintenance } from
 import { RecurrenceFrequency, repeatsEvery } from "../domain/Recurrence.js"
 import { UsageError } from "./CliFailure.js"
 import type { Connection } from "./Remote.js"
-import { body, connection, print, quoted, withClient } from "./Remote.js"
+import { body, connection, flagSwitch, print, quoted, withClient } from "./Remote.js"
 
 type Window = typeof Maintenance.json.Type
 
-const id = Args.text({ name: "id" }).pipe(Args.withSchema(MaintenanceId))
+const id = Argument.String("id").pipe(Argument.withSchema(MaintenanceId))
 
 /** "repeats every 2 weeks, 5 times until 2031-…Z" */
 const repeatsLabel = (recurrence: NonNullable<Window["recurrence"]>) =>
@@ -35,32 +35,32 @@ const describe = (window: Window) =>
 
 const schedule = Command.make("schedule", {
   ...connection,
-  title: Options.text("title").pipe(Options.withDescription("1–200 characters")),
-  startsAt: Options.text("starts-at").pipe(Options.withDescription("ISO 8601 UTC, e.g. 2030-01-31T09:00:00Z")),
-  endsAt: Options.text("ends-at").pipe(Options.withDescription("ISO 8601 UTC, after --starts-at")),
-  componentIds: Options.text("component").pipe(
-    Options.repeated,
-    Options.withDescription("A component under maintenance; repeat for several")
+  title: Flag.String("title").pipe(Flag.withDescription("1–200 characters")),
+  startsAt: Flag.String("starts-at").pipe(Flag.withDescription("ISO 8601 UTC, e.g. 2030-01-31T09:00:00Z")),
+  endsAt: Flag.String("ends-at").pipe(Flag.withDescription("ISO 8601 UTC, after --starts-at")),
+  componentIds: Flag.String("component").pipe(
+    Flag.atLeast(0),
+    Flag.withDescription("A component under maintenance; repeat for several")
   ),
-  message: Options.text("message").pipe(
-    Options.optional,
-    Options.withDescription("The window's description (at most 5000 characters)")
+  message: Flag.String("message").pipe(
+    Flag.optional,
+    Flag.withDescription("The window's description (at most 5000 characters)")
   ),
-  repeat: Options.choice("repeat", RecurrenceFrequency.literals).pipe(
-    Options.optional,
-    Options.withDescription("Repeat the window, in the organization's time zone")
+  repeat: Flag.Literals("repeat", RecurrenceFrequency.literals).pipe(
+    Flag.optional,
+    Flag.withDescription("Repeat the window, in the organization's time zone")
   ),
-  interval: Options.integer("interval").pipe(
-    Options.withDefault(1),
-    Options.withDescription("With --repeat: every N days, weeks or months (1–52)")
+  interval: Flag.Int("interval").pipe(
+    Flag.withDefault(1),
+    Flag.withDescription("With --repeat: every N days, weeks or months (1–52)")
   ),
-  count: Options.integer("count").pipe(
-    Options.optional,
-    Options.withDescription("With --repeat: the number of occurrences, the first included (1–1000)")
+  count: Flag.Int("count").pipe(
+    Flag.optional,
+    Flag.withDescription("With --repeat: the number of occurrences, the first included (1–1000)")
   ),
-  until: Options.text("until").pipe(
-    Options.optional,
-    Options.withDescription("With --repeat: no occurrence starts after this ISO 8601 UTC time")
+  until: Flag.String("until").pipe(
+    Flag.optional,
+    Flag.withDescription("With --repeat: no occurrence starts after this ISO 8601 UTC time")
   )
 }, (options) =>
   Effect.gen(function*() {
@@ -98,18 +98,20 @@ const awaitClock = (
   window: MaintenanceId,
   from: MaintenanceStatus
 ) => {
-  const poll: Effect.Effect<Window, Effect.Effect.Error<ReturnType<typeof client.maintenance.get>>> = Effect.flatMap(
-    client.maintenance.get({ path: { id: window } }),
-    (current) => current.status === from ? Effect.zipRight(Effect.sleep("250 millis"), poll) : Effect.succeed(current)
+  const poll: Effect.Effect<Window, Effect.Error<ReturnType<typeof client.maintenance.get>>> = Effect.flatMap(
+    client.maintenance.get({ params: { id: window } }),
+    (current) => current.status === from ? Effect.andThen(Effect.sleep("250 millis"), poll) : Effect.succeed(current)
   )
   return poll.pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: Duration.seconds(connection.timeout),
-      onTimeout: () =>
-        new ServiceUnavailable({
-          message: `maintenance ${window} is still ${from} after ${connection.timeout} s: ` +
-            "is a process with the scheduler role running?"
-        })
+      orElse: () =>
+        Effect.fail(
+          new ServiceUnavailable({
+            message: `maintenance ${window} is still ${from} after ${connection.timeout} s: ` +
+              "is a process with the scheduler role running?"
+          })
+        )
     })
   )
 }
@@ -123,11 +125,11 @@ const moveToNow = (
 ) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
-      const current = yield* client.maintenance.get({ path: { id: options.id } })
+      const current = yield* client.maintenance.get({ params: { id: options.id } })
       const refusal = refuse(current)
       if (Option.isSome(refusal)) return yield* refusal.value
       const payload = yield* body(UpdateMaintenance, { [field]: new Date().toISOString() })
-      yield* client.maintenance.update({ path: { id: options.id }, payload })
+      yield* client.maintenance.update({ params: { id: options.id }, payload })
       return yield* awaitClock(client, options, options.id, from)
     }))
 
@@ -162,16 +164,16 @@ const cancel = Command.make(
   {
     ...connection,
     id,
-    series: Options.boolean("series").pipe(
-      Options.withDescription("Also cancel the later occurrences of the window's series: the series ends")
+    series: flagSwitch("series").pipe(
+      Flag.withDescription("Also cancel the later occurrences of the window's series: the series ends")
     )
   },
   (options) =>
     withClient(options, (client) =>
-      Effect.zipRight(
-        client.maintenance.cancel({ path: { id: options.id }, urlParams: options.series ? { series: true } : {} }),
+      Effect.andThen(
+        client.maintenance.cancel({ params: { id: options.id }, query: options.series ? { series: true } : {} }),
         // The cancel answers no body; a cancelled window stays readable.
-        client.maintenance.get({ path: { id: options.id } })
+        client.maintenance.get({ params: { id: options.id } })
       )).pipe(
         Effect.flatMap((window) =>
           print(options, Maintenance.json, window, (w) =>

@@ -1,6 +1,6 @@
 /** `status-page monitors list | pause ID | resume ID` */
-import { Args, Command } from "@effect/cli"
 import { Effect, Schema } from "effect"
+import { Argument, Command } from "effect/cli"
 
 import { Monitor, MonitorId } from "../domain/Monitor.js"
 import { connection, print, table, withClient } from "./Remote.js"
@@ -26,9 +26,9 @@ const list = Command.make("list", connection, (options) =>
 const setPaused = (name: "pause" | "resume", description: string) =>
   Command.make(
     name,
-    { ...connection, id: Args.text({ name: "id" }).pipe(Args.withSchema(MonitorId)) },
+    { ...connection, id: Argument.String("id").pipe(Argument.withSchema(MonitorId)) },
     (options) =>
-      withClient(options, (client) => client.monitors[name]({ path: { id: options.id } })).pipe(
+      withClient(options, (client) => client.monitors[name]({ params: { id: options.id } })).pipe(
         Effect.flatMap((monitor) =>
           print(
             options,

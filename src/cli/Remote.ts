@@ -3,40 +3,46 @@
  * the API key (`--api-key`, STATUS_PAGE_API_KEY, never printed), `--json` and the time-out, and
  * the typed client built from them.
  */
-import { Options } from "@effect/cli"
-import { FetchHttpClient, HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import type { Redacted } from "effect"
 import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Flag } from "effect/cli"
+import { FetchHttpClient, HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
 
 import type { StatusPageApiClient } from "../client/StatusPageClient.js"
 import { makeStatusPageClient } from "../client/StatusPageClient.js"
 import { isLoopbackHost } from "../domain/NetworkAddress.js"
 import { UsageError } from "./CliFailure.js"
 
+/**
+ * A switch: off unless given (a boolean flag of effect/cli is required without a default), and
+ * with no `--no-…` form, which effect/cli would otherwise add.
+ */
+export const flagSwitch = (name: string) => Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDefault(false))
+
 export const connection = {
-  url: Options.text("url").pipe(
-    Options.withFallbackConfig(Config.string("STATUS_PAGE_URL")),
+  url: Flag.String("url").pipe(
+    Flag.withFallbackConfig(Config.String("STATUS_PAGE_URL")),
     // Missing, it is reported by withClient, which can name the variable.
-    Options.optional,
-    Options.withDescription("The service's address, e.g. https://status.example.com (default: STATUS_PAGE_URL)")
+    Flag.optional,
+    Flag.withDescription("The service's address, e.g. https://status.example.com (default: STATUS_PAGE_URL)")
   ),
-  apiKey: Options.redacted("api-key").pipe(
-    Options.withFallbackConfig(Config.redacted("STATUS_PAGE_API_KEY")),
-    Options.optional,
-    Options.withDescription(
+  apiKey: Flag.Redacted("api-key").pipe(
+    Flag.withFallbackConfig(Config.Redacted("STATUS_PAGE_API_KEY")),
+    Flag.optional,
+    Flag.withDescription(
       "An API key, svc_… (default: STATUS_PAGE_API_KEY; prefer the variable: arguments show in ps)"
     )
   ),
-  insecure: Options.boolean("insecure").pipe(
-    Options.withDescription("Send the API key over plain http:// to a host other than this machine's loopback")
+  insecure: flagSwitch("insecure").pipe(
+    Flag.withDescription("Send the API key over plain http:// to a host other than this machine's loopback")
   ),
-  json: Options.boolean("json").pipe(
-    Options.withDescription("Print the API's answer as JSON on stdout instead of lines for people")
+  json: flagSwitch("json").pipe(
+    Flag.withDescription("Print the API's answer as JSON on stdout instead of lines for people")
   ),
-  timeout: Options.integer("timeout").pipe(
-    Options.withFallbackConfig(Config.integer("STATUS_PAGE_TIMEOUT")),
-    Options.withDefault(30),
-    Options.withDescription("Seconds to wait for each answer, and for the maintenance clock (default: 30)")
+  timeout: Flag.Int("timeout").pipe(
+    Flag.withFallbackConfig(Config.Int("STATUS_PAGE_TIMEOUT")),
+    Flag.withDefault(30),
+    Flag.withDescription("Seconds to wait for each answer, and for the maintenance clock (default: 30)")
   )
 }
 
@@ -63,7 +69,7 @@ const httpClient = (timeout: Duration.Duration) =>
     Effect.map(
       HttpClient.HttpClient,
       HttpClient.transform((response, request) =>
-        Effect.timeoutFail(
+        Effect.timeoutOrElse(
           Effect.flatMap(response, (answer) =>
             Effect.map(answer.arrayBuffer, (body) =>
               HttpClientResponse.fromWeb(
@@ -75,12 +81,15 @@ const httpClient = (timeout: Duration.Duration) =>
               ))),
           {
             duration: timeout,
-            onTimeout: () =>
-              new HttpClientError.RequestError({
-                request,
-                reason: "Transport",
-                description: `no answer within ${Duration.format(timeout)}`
-              })
+            orElse: () =>
+              Effect.fail(
+                new HttpClientError.HttpClientError({
+                  reason: new HttpClientError.TransportError({
+                    request,
+                    description: `no answer within ${Duration.format(timeout)}`
+                  })
+                })
+              )
           }
         )
       )
@@ -115,21 +124,35 @@ export const withClient = <A, E>(
     return yield* use(client)
   }).pipe(Effect.provide(httpClient(Duration.seconds(connection.timeout))))
 
-/** Decodes a request body from the command line with the API's own schema: bad input is a usage error. */
-export const body = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
-  Schema.decodeUnknown(schema, { errors: "all" })(input).pipe(
+/** `value` without the fields (of its plain objects, nested ones included) that are `undefined`. */
+const leaveOutUndefined = (value: unknown): unknown =>
+  value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype
+    ? Object.fromEntries(
+      Object.entries(value).filter(([, field]) => field !== undefined).map(([key, field]) => [
+        key,
+        leaveOutUndefined(field)
+      ])
+    )
+    : value
+
+/**
+ * Decodes a request body from the command line with the API's own schema: bad input is a usage error.
+ * An option left out is given as `undefined`: its field is left out (the optional fields take no `undefined`).
+ */
+export const body = <A, I>(schema: Schema.Codec<A, I>, input: unknown) =>
+  Schema.decodeUnknownEffect(schema, { errors: "all" })(leaveOutUndefined(input)).pipe(
     Effect.mapError((error) => new UsageError({ message: error.message }))
   )
 
 /** With `--json`, the answer as the API sent it (encoded by its schema); else the line for people. */
 export const print = <A, I>(
   connection: Connection,
-  schema: Schema.Schema<A, I>,
+  schema: Schema.Codec<A, I>,
   value: A,
   human: (value: A) => string
 ) =>
   connection.json
-    ? Effect.flatMap(Schema.encode(schema)(value), (encoded) => Console.log(JSON.stringify(encoded, null, 2)))
+    ? Effect.flatMap(Schema.encodeEffect(schema)(value), (encoded) => Console.log(JSON.stringify(encoded, null, 2)))
     : Console.log(human(value))
 
 /** Columns padded to their widest cell, the last one left ragged. */

@@ -4,9 +4,9 @@
  * a running service through the typed client (./Remote.ts); `api-key` and `admin` work on its
  * database directly (./Local.ts). The exit code says how it went (./CliFailure.ts).
  */
-import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit } from "effect"
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, ConfigProvider, Console, Effect, Exit } from "effect"
+import { CliOutput, Command } from "effect/cli"
 
 import packageJson from "../../package.json" with { type: "json" }
 import { environment } from "../Config.js"
@@ -30,25 +30,37 @@ const root = Command.make("status-page").pipe(
   ])
 )
 
-const cli = Command.run(root, { name: "status-page", version: packageJson.version })
+/**
+ * What effect/cli prints itself, as before: help on stdout; a command line it cannot parse as
+ * its errors alone on stderr, so stdout stays empty for a pipeline (`--json`); `--version` as
+ * the bare version.
+ */
+const presenter = CliOutput.layerPresenter({
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Effect.flatMap(CliOutput.Formatter, (formatter) => Console.error(formatter.formatErrors(event.errors)))
+      : event._tag === "Version"
+      ? Console.log(event.version)
+      : CliOutput.defaultPresenter.present(event)
+})
 
-cli(process.argv).pipe(
+Command.run(root, { version: packageJson.version }).pipe(
   Effect.as<ExitCode>(ExitCode.ok),
-  Effect.catchAll(report),
+  Effect.catch(report),
   // A defect is the CLI's own bug: say so, and do not pass for a refusal.
-  Effect.catchAllDefect((defect) =>
+  Effect.catchDefect((defect) =>
     Effect.as(Console.error(`Internal error: ${Cause.pretty(Cause.die(defect))}`), ExitCode.internal)
   ),
-  Effect.provide(NodeContext.layer),
+  Effect.provide([NodeServices.layer, presenter]),
   // A variable set to nothing counts as unset, as for the service.
-  Effect.withConfigProvider(environment()),
+  Effect.provideService(ConfigProvider.ConfigProvider, environment()),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     teardown: (exit, onExit) =>
       onExit(
         Exit.isSuccess(exit) && typeof exit.value === "number"
           ? exit.value
-          : Exit.isInterrupted(exit)
+          : Exit.hasInterrupts(exit)
           ? ExitCode.interrupted
           : ExitCode.internal
       )

@@ -4,8 +4,9 @@
  * `baseUrl` is the service's address (`https://status.example.com`); `apiKey`, when given, is
  * sent as `Authorization: Bearer svc_…` on every request, which the admin endpoints need.
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 
@@ -16,7 +17,7 @@ export interface StatusPageClientOptions {
 
 /** Builds the client over whatever HttpClient the context provides (Node's fetch, a test's, a browser's). */
 export const makeStatusPageClient = (options: StatusPageClientOptions) => {
-  const apiKey = Option.fromNullable(options.apiKey).pipe(
+  const apiKey = Option.fromNullishOr(options.apiKey).pipe(
     Option.map((key) => (Redacted.isRedacted(key) ? Redacted.value(key) : key))
   )
   return HttpApiClient.make(Api, {
@@ -28,13 +29,12 @@ export const makeStatusPageClient = (options: StatusPageClientOptions) => {
   })
 }
 
-export type StatusPageApiClient = Effect.Effect.Success<ReturnType<typeof makeStatusPageClient>>
+export type StatusPageApiClient = Effect.Success<ReturnType<typeof makeStatusPageClient>>
 
 /** The client as a service, for programs that wire it once and use it everywhere. */
-export class StatusPageClient extends Context.Tag("status-page/StatusPageClient")<
-  StatusPageClient,
-  StatusPageApiClient
->() {
+export class StatusPageClient extends Context.Service<StatusPageClient, StatusPageApiClient>()(
+  "status-page/StatusPageClient"
+) {
   /** Over the given HttpClient layer (e.g. `NodeHttpClient.layerUndici`); defaults to fetch. */
   static readonly layer = (
     options: StatusPageClientOptions,

@@ -1,30 +1,32 @@
-import { Model } from "@effect/sql"
 import { Context, Schema } from "effect"
+import { Model } from "effect/schema"
 
 import { Id, Name, Text } from "./Fields.js"
+import { Generated } from "./ModelFields.js"
+import { Class } from "./Named.js"
 import { NullableTimestamp, Timestamp, UtcTimestamp } from "./Timestamps.js"
 
 export const UserId = Id("UserId")
 export type UserId = typeof UserId.Type
 
 /** An administrator as the API shows it: never the password hash. */
-export class User extends Schema.Class<User>("User")({
+export class User extends Class<User>("User")({
   id: UserId,
   email: Schema.String,
   name: Schema.String
 }) {}
 
-export class SignIn extends Schema.Class<SignIn>("SignIn")({
+export class SignIn extends Class<SignIn>("SignIn")({
   email: Text(320),
   password: Text(1024)
 }) {}
 
-export class SignedIn extends Schema.Class<SignedIn>("SignedIn")({ user: User }) {}
+export class SignedIn extends Class<SignedIn>("SignedIn")({ user: User }) {}
 
-export class Me extends Schema.Class<Me>("Me")({
+export class Me extends Class<Me>("Me")({
   /** The signed-in user, or the user who created the API key (null for keys made by the CLI). */
   user: Schema.NullOr(User),
-  authenticatedBy: Schema.Literal("session", "apiKey")
+  authenticatedBy: Schema.Literals(["session", "apiKey"])
 }) {}
 
 export const ApiKeyId = Id("ApiKeyId")
@@ -35,21 +37,24 @@ export const apiKeyPattern = /^svc_[A-Za-z0-9]{32}$/
 export const apiKeyPrefixLength = 12
 
 export class ApiKey extends Model.Class<ApiKey>("ApiKey")({
-  id: Model.Generated(ApiKeyId),
+  id: Generated(ApiKeyId),
   name: Schema.String,
   prefix: Schema.String,
   createdAt: Timestamp,
   lastUsedAt: NullableTimestamp,
   expiresAt: NullableTimestamp
-}) {}
+}) {
+  /** The JSON variant, named `ApiKey.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "ApiKey.json" })
+}
 
-export class CreateApiKey extends Schema.Class<CreateApiKey>("CreateApiKey")({
+export class CreateApiKey extends Class<CreateApiKey>("CreateApiKey")({
   name: Name(200),
-  expiresAt: Schema.optional(UtcTimestamp)
+  expiresAt: Schema.optionalKey(UtcTimestamp)
 }) {}
 
 /** The creation response: the only time the full `key` is shown. */
-export class CreatedApiKey extends Schema.Class<CreatedApiKey>("CreatedApiKey")({
+export class CreatedApiKey extends Class<CreatedApiKey>("CreatedApiKey")({
   ...ApiKey.json.fields,
   key: Schema.String
 }) {}
@@ -59,4 +64,4 @@ export type Principal =
   | { readonly method: "session"; readonly sessionId: string; readonly userId: UserId }
   | { readonly method: "apiKey"; readonly apiKeyId: ApiKeyId; readonly userId: UserId | null }
 
-export class CurrentPrincipal extends Context.Tag("CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("CurrentPrincipal") {}

@@ -6,19 +6,19 @@
  * Times are epoch milliseconds (integers): they are compact on the wire and make the stable
  * job id `monitorId:scheduledAt` unambiguous.
  */
-import { Either, type ParseResult, Schema } from "effect"
+import { Result, Schema, SchemaTransformation } from "effect"
 
-import { storable } from "./Fields.js"
+import { pattern, storable } from "./Fields.js"
 import { regionPattern } from "./Region.js"
 
-export const CheckType = Schema.Literal("http", "tcp", "ssl_expiry", "dns")
+export const CheckType = Schema.Literals(["http", "tcp", "ssl_expiry", "dns"])
 export type CheckType = typeof CheckType.Type
 
-const EpochMillis = Schema.Int.pipe(Schema.nonNegative())
+const EpochMillis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 /** A reported time: up to the last instant a Date holds (year 275760); a later one is no time PostgreSQL stores. */
 export const maxReportedMillis = 8.64e15
-const ReportedMillis = Schema.Int.pipe(Schema.between(0, maxReportedMillis))
-const PositiveInt = Schema.Int.pipe(Schema.positive())
+const ReportedMillis = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxReportedMillis }))
+const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0))
 /** The longest check a job may ask for: a monitor's limit, so a probe refuses a job no monitor could have made. */
 export const maxTimeoutMs = 60_000
 /**
@@ -27,14 +27,15 @@ export const maxTimeoutMs = 60_000
  * overflow the response-time rollups, and would show as Infinity).
  */
 export const maxReportedMs = 120_000
-const DurationMs = Schema.Number.pipe(Schema.between(0, maxReportedMs))
+const DurationMs = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: maxReportedMs }))
 
 /** A status code (`"204"`) or an inclusive range (`"200-299"`), within 100..599. */
-export const StatusCodeSpec = Schema.String.pipe(
-  Schema.pattern(/^[1-5]\d\d(?:-[1-5]\d\d)?$/, {
-    message: () => "a status code is a code such as \"204\" or a range such as \"200-299\", within 100-599"
-  }),
-  Schema.filter((spec) => {
+export const StatusCodeSpec = Schema.String.check(
+  pattern(
+    /^[1-5]\d\d(?:-[1-5]\d\d)?$/,
+    "a status code is a code such as \"204\" or a range such as \"200-299\", within 100-599"
+  ),
+  Schema.makeFilter((spec: string) => {
     const [from, to = from] = spec.split("-").map(Number)
     return from! <= to! || "a status code range goes from the lower code to the higher"
   })
@@ -47,26 +48,26 @@ export const statusCodeMatches = (specs: ReadonlyArray<string>, code: number): b
     return code >= from! && code <= to!
   })
 
-export const HttpMethod = Schema.Literal("GET", "HEAD", "POST")
+export const HttpMethod = Schema.Literals(["GET", "HEAD", "POST"])
 export type HttpMethod = typeof HttpMethod.Type
 
-export const DnsRecordType = Schema.Literal("A", "AAAA", "CNAME", "MX", "TXT", "NS")
+export const DnsRecordType = Schema.Literals(["A", "AAAA", "CNAME", "MX", "TXT", "NS"])
 export type DnsRecordType = typeof DnsRecordType.Type
 
 /** An HTTP token (RFC 9110), what node accepts as a header name. */
 const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 /** No CR or LF: a value cannot start another header (what else node refuses fails the check, naming the header). */
-const HeaderValue = Schema.String.pipe(Schema.maxLength(1024), Schema.pattern(/^[^\r\n]*$/))
+const HeaderValue = Schema.String.check(Schema.isMaxLength(1024), pattern(/^[^\r\n]*$/))
 // The names are checked by a filter, not a refined key schema: that would drop a bad name silently.
-const HttpHeaders = Schema.Record({ key: Schema.String, value: HeaderValue }).pipe(
-  Schema.filter((headers) => {
+const HttpHeaders = Schema.Record(Schema.String, HeaderValue).check(
+  Schema.makeFilter((headers) => {
     const names = Object.keys(headers)
     if (names.length > 20) return "at most 20 headers"
     const bad = names.find((name) => !headerName.test(name))
     return bad === undefined || `a header name is an HTTP token, not ${JSON.stringify(bad)}`
   })
 )
-const NeedleText = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024))
+const NeedleText = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1024))
 
 /**
  * The part of a monitor a probe needs to run its check. The fields after `regions` are
@@ -78,8 +79,8 @@ export const CheckDefinition = Schema.Struct({
   type: CheckType,
   /** `http(s)://…` for `http`; `tcp://host:port` or `host:port` for `tcp`; `https://host[:port]` or `host[:port]` for `ssl_expiry`; a host name for `dns`. */
   url: Schema.NonEmptyString,
-  timeoutMs: PositiveInt.pipe(Schema.lessThanOrEqualTo(maxTimeoutMs)),
-  expectedStatusCode: Schema.Int.pipe(Schema.between(100, 599)),
+  timeoutMs: PositiveInt.check(Schema.isLessThanOrEqualTo(maxTimeoutMs)),
+  expectedStatusCode: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 })),
   intervalSeconds: PositiveInt,
   /** The regions that run this check; absent or null: every region. */
   regions: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
@@ -88,10 +89,10 @@ export const CheckDefinition = Schema.Struct({
   /** `http`: request headers, sent as given (real values, never logged). */
   headers: Schema.optional(Schema.NullOr(HttpHeaders)),
   /** `http`: the request body, sent with POST only. */
-  body: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(65_536)))),
+  body: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(65_536)))),
   /** `http`: the statuses that pass, codes and ranges; absent: `expectedStatusCode` alone. */
   expectedStatusCodes: Schema.optional(
-    Schema.NullOr(Schema.Array(StatusCodeSpec).pipe(Schema.minItems(1), Schema.maxItems(20)))
+    Schema.NullOr(Schema.Array(StatusCodeSpec).check(Schema.isMinLength(1), Schema.isMaxLength(20)))
   ),
   /** `http`: text the first 1 MB of the body must contain / must not contain. */
   bodyContains: Schema.optional(Schema.NullOr(NeedleText)),
@@ -101,9 +102,9 @@ export const CheckDefinition = Schema.Struct({
   /** `dns`: values that must all be among the answers (case-insensitive, trailing dot ignored). */
   dnsExpectedValues: Schema.optional(
     Schema.NullOr(
-      Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024))).pipe(
-        Schema.minItems(1),
-        Schema.maxItems(20)
+      Schema.Array(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1024))).check(
+        Schema.isMinLength(1),
+        Schema.isMaxLength(20)
       )
     )
   )
@@ -120,11 +121,15 @@ export const isTraceparent = (text: string): boolean => text.length === 55 && tr
  * links spans: a value that is not a valid `traceparent` (any type, any length) decodes as
  * absent, so it never costs the job or the result it came with.
  */
-export const Traceparent = Schema.transform(Schema.Unknown, Schema.UndefinedOr(Schema.String), {
-  strict: true,
-  decode: (value) => (typeof value === "string" && isTraceparent(value) ? value : undefined),
-  encode: (value) => value
-})
+export const Traceparent = Schema.Unknown.pipe(
+  Schema.decodeTo(
+    Schema.UndefinedOr(Schema.String),
+    SchemaTransformation.transform<string | undefined, unknown>({
+      decode: (value) => (typeof value === "string" && isTraceparent(value) ? value : undefined),
+      encode: (value) => value
+    })
+  )
+)
 
 /** The stable id of the run of `monitorId` due at `scheduledAt`: a result is stored once per id. */
 export const jobIdOf = (monitorId: string, scheduledAt: number): string => `${monitorId}:${scheduledAt}`
@@ -137,8 +142,8 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
     scheduledAt: EpochMillis,
     /** The scheduler's span for this run, when tracing is on. */
     traceparent: Schema.optional(Traceparent)
-  }).pipe(
-    Schema.filter((job) => job.id === jobIdOf(job.monitorId, job.scheduledAt) || "id must be monitorId:scheduledAt")
+  }).check(
+    Schema.makeFilter((job) => job.id === jobIdOf(job.monitorId, job.scheduledAt) || "id must be monitorId:scheduledAt")
   )
 ) {
   /**
@@ -147,7 +152,7 @@ export class CheckJob extends Schema.Class<CheckJob>("CheckJob")(
    */
   static forRun(check: CheckDefinition, scheduledAt: number, options: { readonly validate?: boolean } = {}): CheckJob {
     return new CheckJob({ ...check, id: jobIdOf(check.monitorId, scheduledAt), scheduledAt }, {
-      disableValidation: options.validate === false
+      disableChecks: options.validate === false
     })
   }
 
@@ -179,8 +184,8 @@ export class JobTemplate {
   private readonly middle: string
 
   /** `check` is validated once here; the runs built from it are valid by construction. */
-  static make(check: CheckDefinition): Either.Either<JobTemplate, ParseResult.ParseError> {
-    return Either.map(Schema.decodeUnknownEither(CheckDefinition)(check), (valid) => new JobTemplate(valid))
+  static make(check: CheckDefinition): Result.Result<JobTemplate, Schema.SchemaError> {
+    return Result.map(Schema.decodeUnknownResult(CheckDefinition)(check), (valid) => new JobTemplate(valid))
   }
 
   private constructor(readonly check: CheckDefinition) {
@@ -193,7 +198,7 @@ export class JobTemplate {
   /** The job due at `scheduledAt`, carrying `traceparent` when given (a valid one). */
   job(scheduledAt: number, traceparent?: string): CheckJob {
     const job = CheckJob.forRun(this.check, scheduledAt, { validate: false })
-    return traceparent === undefined ? job : new CheckJob({ ...job, traceparent }, { disableValidation: true })
+    return traceparent === undefined ? job : new CheckJob({ ...job, traceparent }, { disableChecks: true })
   }
 
   /** The JSON of `job(scheduledAt, traceparent)`. */
@@ -239,13 +244,13 @@ export const CheckOutcome = Schema.Struct({
   durationMs: DurationMs,
   timings: CheckTimings,
   /** An HTTP status, 100..599; null for other checks or when none came back. */
-  statusCode: Schema.NullOr(Schema.Int.pipe(Schema.between(100, 599))),
+  statusCode: Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))),
   error: Schema.NullOr(Schema.String),
   /**
    * Whole days until the certificate expires (negative once expired); `ssl_expiry` only. The
    * bound holds every date a certificate can carry (years 0000 to 9999).
    */
-  sslDaysLeft: Schema.NullOr(Schema.Int.pipe(Schema.between(-maxSslDays, maxSslDays)))
+  sslDaysLeft: Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: -maxSslDays, maximum: maxSslDays })))
 })
 export type CheckOutcome = typeof CheckOutcome.Type
 
@@ -258,8 +263,8 @@ export type CheckOutcome = typeof CheckOutcome.Type
 export const errorMaxLength = 1000
 /** The longest of the other strings a report carries. */
 export const reportedMaxLength = { jobId: 128, monitorId: 100, region: 63, probe: 128 } as const
-const Reported = (schema: Schema.Schema<string>, max: number) =>
-  schema.pipe(Schema.maxLength(max), Schema.filter(storable))
+const Reported = <S extends Schema.Codec<string>>(schema: S, max: number): S["Rebuild"] =>
+  schema.check(Schema.isMaxLength(max), Schema.makeFilter(storable))
 const ReportedJobId = Reported(Schema.String, reportedMaxLength.jobId)
 const ReportedMonitorId = Reported(Schema.NonEmptyString, reportedMaxLength.monitorId)
 const ReportedRegion = Reported(Schema.NonEmptyString, reportedMaxLength.region)
@@ -286,8 +291,8 @@ export class CheckResult extends Schema.Class<CheckResult>("CheckResult")(
     error: Schema.NullOr(Reported(Schema.String, errorMaxLength)),
     /** The probe's span for the check, when the probe traces. */
     traceparent: Schema.optional(Traceparent)
-  }).pipe(
-    Schema.filter((result) =>
+  }).check(
+    Schema.makeFilter((result) =>
       withinWindow(result.scheduledAt, result.checkedAt) || "checkedAt must be within 2 days of scheduledAt"
     )
   )
@@ -301,7 +306,7 @@ export const ProbeMissReason = Schema.Literal("late")
  * published its job (none held the lock, or the active one stalled for longer than an
  * interval). The scheduler records those itself (src/workers/CheckScheduler.ts); no probe may.
  */
-export const MissReason = Schema.Literal(...ProbeMissReason.literals, "scheduler-away")
+export const MissReason = Schema.Literals([ProbeMissReason.literal, "scheduler-away"])
 export type MissReason = typeof MissReason.Type
 
 /** The `probe` of a miss the scheduler records: no probe's name (`probeNamePattern`) holds parentheses. */
@@ -324,8 +329,8 @@ export class MissedCheck extends Schema.TaggedClass<MissedCheck>()(
     /** When the probe gave it up (epoch ms), within `reportWindowMs` of `scheduledAt`. */
     recordedAt: ReportedMillis,
     reason: ProbeMissReason
-  }).pipe(
-    Schema.filter((miss) =>
+  }).check(
+    Schema.makeFilter((miss) =>
       withinWindow(miss.scheduledAt, miss.recordedAt) || "recordedAt must be within 2 days of scheduledAt"
     )
   )
@@ -340,7 +345,7 @@ export class MissedCheck extends Schema.TaggedClass<MissedCheck>()(
       scheduledAt: job.scheduledAt,
       recordedAt: now,
       reason: "late"
-    }, { disableValidation: true })
+    }, { disableChecks: true })
   }
 }
 
@@ -348,7 +353,7 @@ export class MissedCheck extends Schema.TaggedClass<MissedCheck>()(
  * What a probe reports for a job of its region: a result, or a miss. Decoding looks at `_tag`
  * first, so a result is checked against CheckResult alone.
  */
-export const ProbeReport = Schema.Union(CheckResult, MissedCheck)
+export const ProbeReport = Schema.Union([CheckResult, MissedCheck])
 export type ProbeReport = typeof ProbeReport.Type
 
 export const isMissed = (report: ProbeReport): report is MissedCheck => "_tag" in report
@@ -358,12 +363,10 @@ export const inRegion = (report: ProbeReport, region: string): ProbeReport => {
   if (report.region === region) return report
   if (isMissed(report)) {
     const { _tag: _, ...fields } = report
-    return new MissedCheck({ ...fields, region }, { disableValidation: true })
+    return new MissedCheck({ ...fields, region }, { disableChecks: true })
   }
-  return new CheckResult({ ...report, region }, { disableValidation: true })
+  return new CheckResult({ ...report, region }, { disableChecks: true })
 }
 
 /** Region names become Redis consumer-group names: keep them short and plain. */
-export const RegionName = Schema.String.pipe(
-  Schema.pattern(regionPattern, { message: () => "a region is 1-63 of a-z, 0-9, '-', '_'" })
-)
+export const RegionName = Schema.String.check(pattern(regionPattern, "a region is 1-63 of a-z, 0-9, '-', '_'"))

@@ -1,15 +1,17 @@
-import { Model } from "@effect/sql"
 import { Schema } from "effect"
+import { Model } from "effect/schema"
 
 import { Id, IdString, Int32, Name, Text } from "./Fields.js"
+import { Generated } from "./ModelFields.js"
+import { Class } from "./Named.js"
 
-export const ComponentStatus = Schema.Literal(
+export const ComponentStatus = Schema.Literals([
   "operational",
   "degraded",
   "partial_outage",
   "major_outage",
   "maintenance"
-)
+])
 export type ComponentStatus = typeof ComponentStatus.Type
 
 /** Severity order of component statuses, worst first: the overall status is the worst one (docs/api.md). */
@@ -36,7 +38,7 @@ export const ComponentDescription = Text(2000)
 export const DisplayOrder = Int32
 
 export class Component extends Model.Class<Component>("Component")({
-  id: Model.Generated(ComponentId),
+  id: Generated(ComponentId),
   name: ComponentName,
   description: ComponentDescription,
   status: ComponentStatus,
@@ -46,44 +48,47 @@ export class Component extends Model.Class<Component>("Component")({
   groupId: Schema.NullOr(Schema.String),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
-}) {}
+}) {
+  /** The JSON variant, named `Component.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "Component.json" })
+}
 
 /**
  * Body of POST /admin/components: only the name is required. Defaults: empty description,
  * `operational`, public, ungrouped, and placed after the last component.
  */
-export class CreateComponent extends Schema.Class<CreateComponent>("CreateComponent")({
+export class CreateComponent extends Class<CreateComponent>("CreateComponent")({
   name: ComponentName,
-  description: Schema.optional(ComponentDescription),
-  status: Schema.optional(ComponentStatus),
-  displayOrder: Schema.optional(DisplayOrder),
-  isPublic: Schema.optional(Schema.Boolean),
+  description: Schema.optionalKey(ComponentDescription),
+  status: Schema.optionalKey(ComponentStatus),
+  displayOrder: Schema.optionalKey(DisplayOrder),
+  isPublic: Schema.optionalKey(Schema.Boolean),
   /** A component group's id, or null for none; an unknown group is 404. */
-  groupId: Schema.optional(Schema.NullOr(IdString))
+  groupId: Schema.optionalKey(Schema.NullOr(IdString))
 }) {}
 
 /** Body of PUT /admin/components/:id: a partial update. */
-export class UpdateComponent extends Schema.Class<UpdateComponent>("UpdateComponent")({
-  name: Schema.optional(ComponentName),
-  description: Schema.optional(ComponentDescription),
-  status: Schema.optional(ComponentStatus),
-  displayOrder: Schema.optional(DisplayOrder),
-  isPublic: Schema.optional(Schema.Boolean),
+export class UpdateComponent extends Class<UpdateComponent>("UpdateComponent")({
+  name: Schema.optionalKey(ComponentName),
+  description: Schema.optionalKey(ComponentDescription),
+  status: Schema.optionalKey(ComponentStatus),
+  displayOrder: Schema.optionalKey(DisplayOrder),
+  isPublic: Schema.optionalKey(Schema.Boolean),
   /** A component group's id, or null for none; an unknown group is 404. */
-  groupId: Schema.optional(Schema.NullOr(IdString))
+  groupId: Schema.optionalKey(Schema.NullOr(IdString))
 }) {}
 
-export class SetComponentStatus extends Schema.Class<SetComponentStatus>("SetComponentStatus")({
+export class SetComponentStatus extends Class<SetComponentStatus>("SetComponentStatus")({
   status: ComponentStatus
 }) {}
 
 /** A component as the public sees it. */
-export class PublicComponent extends Schema.Class<PublicComponent>("PublicComponent")({
+export class PublicComponent extends Class<PublicComponent>("PublicComponent")({
   id: Schema.String,
   name: Schema.String,
   description: Schema.String,
   status: ComponentStatus,
-  displayOrder: Schema.Number,
+  displayOrder: Schema.Finite,
   /** Its group when that group is public; null otherwise (ungrouped on the public side). */
   groupId: Schema.NullOr(Schema.String)
 }) {}

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** The events of the specification; each is written to the outbox with the change it describes. */
-export const EventName = Schema.Literal(
+export const EventName = Schema.Literals([
   "incident.created",
   "incident.updated",
   "incident.resolved",
@@ -10,5 +10,5 @@ export const EventName = Schema.Literal(
   "maintenance.completed",
   "maintenance.reminder",
   "component.status_changed"
-)
+])
 export type EventName = typeof EventName.Type

@@ -1,5 +1,5 @@
-import { Model } from "@effect/sql"
 import { Schema } from "effect"
+import { Model } from "effect/schema"
 
 import { ComponentId } from "./Component.js"
 import { Name } from "./Fields.js"
@@ -11,6 +11,8 @@ import {
   IncidentTitle,
   OpenIncidentStatus
 } from "./Incident.js"
+import { Generated } from "./ModelFields.js"
+import { Class } from "./Named.js"
 
 /** Unique among templates, compared without regard to case. */
 export const IncidentTemplateName = Name(200)
@@ -20,7 +22,7 @@ export const IncidentTemplateName = Name(200)
  * status (one of the open ones) and components. Components deleted later drop out of it.
  */
 export class IncidentTemplate extends Model.Class<IncidentTemplate>("IncidentTemplate")({
-  id: Model.Generated(IncidentTemplateId),
+  id: Generated(IncidentTemplateId),
   name: Schema.String,
   title: Schema.String,
   message: Schema.String,
@@ -31,26 +33,29 @@ export class IncidentTemplate extends Model.Class<IncidentTemplate>("IncidentTem
   isPublic: Schema.Boolean,
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
-}) {}
+}) {
+  /** The JSON variant, named `IncidentTemplate.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "IncidentTemplate.json" })
+}
 
 /** Body of POST /admin/incident-templates. Defaults as for an incident: `investigating`, `minor`, no components. */
-export class CreateIncidentTemplate extends Schema.Class<CreateIncidentTemplate>("CreateIncidentTemplate")({
+export class CreateIncidentTemplate extends Class<CreateIncidentTemplate>("CreateIncidentTemplate")({
   name: IncidentTemplateName,
   title: IncidentTitle,
   message: IncidentMessage,
-  severity: Schema.optional(IncidentSeverity),
-  status: Schema.optional(OpenIncidentStatus),
-  componentIds: Schema.optional(ComponentIds)
+  severity: Schema.optionalKey(IncidentSeverity),
+  status: Schema.optionalKey(OpenIncidentStatus),
+  componentIds: Schema.optionalKey(ComponentIds)
 }) {}
 
 /** Body of PUT /admin/incident-templates/:id: a partial update. */
-export class UpdateIncidentTemplate extends Schema.Class<UpdateIncidentTemplate>("UpdateIncidentTemplate")({
-  name: Schema.optional(IncidentTemplateName),
-  title: Schema.optional(IncidentTitle),
-  message: Schema.optional(IncidentMessage),
-  severity: Schema.optional(IncidentSeverity),
-  status: Schema.optional(OpenIncidentStatus),
-  componentIds: Schema.optional(ComponentIds),
+export class UpdateIncidentTemplate extends Class<UpdateIncidentTemplate>("UpdateIncidentTemplate")({
+  name: Schema.optionalKey(IncidentTemplateName),
+  title: Schema.optionalKey(IncidentTitle),
+  message: Schema.optionalKey(IncidentMessage),
+  severity: Schema.optionalKey(IncidentSeverity),
+  status: Schema.optionalKey(OpenIncidentStatus),
+  componentIds: Schema.optionalKey(ComponentIds),
   /** Makes it public (true) or private (false): an operator's explicit choice, applied after `componentIds`. */
-  isPublic: Schema.optional(Schema.Boolean)
+  isPublic: Schema.optionalKey(Schema.Boolean)
 }) {}

@@ -1,24 +1,26 @@
-import { Model } from "@effect/sql"
 import { Schema } from "effect"
+import { Model } from "effect/schema"
 
 import { DnsRecordType, HttpMethod, MissReason, StatusCodeSpec } from "./CheckJob.js"
 import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
-import { Id, Text } from "./Fields.js"
+import { Id, NumberFromString, pattern, Text } from "./Fields.js"
 import { IncidentTemplateId } from "./Incident.js"
+import { Generated } from "./ModelFields.js"
+import { Class } from "./Named.js"
 import { regionPattern } from "./Region.js"
 
-export const MonitorType = Schema.Literal("http", "tcp", "ssl_expiry", "dns")
+export const MonitorType = Schema.Literals(["http", "tcp", "ssl_expiry", "dns"])
 export type MonitorType = typeof MonitorType.Type
 
 export const MonitorId = Id("MonitorId")
 export type MonitorId = typeof MonitorId.Type
 
 /** A probe region name such as `eu-west` (`regionPattern`). */
-export const Region = Schema.String.pipe(
-  Schema.pattern(regionPattern, { message: () => "must be a region name such as eu-west: 1-63 of a-z, 0-9, '-', '_'" })
+export const Region = Schema.String.check(
+  pattern(regionPattern, "must be a region name such as eu-west: 1-63 of a-z, 0-9, '-', '_'")
 )
-export const Regions = Schema.NullOr(Schema.Array(Region).pipe(Schema.minItems(1), Schema.maxItems(20)))
+export const Regions = Schema.NullOr(Schema.Array(Region).check(Schema.isMinLength(1), Schema.isMaxLength(20)))
 
 /** Bounds and defaults of monitor fields (docs/monitor-fleet.md, "Monitor settings"). */
 export const monitorLimits = {
@@ -43,7 +45,8 @@ export const maskedHeaderValue = "********"
 /** Headers a check may not set: the HTTP client writes them itself. Lower case. */
 export const refusedHeaders: ReadonlyArray<string> = ["host", "content-length", "transfer-encoding", "connection"]
 
-const bounded = ({ min, max }: { min: number; max: number }) => Schema.Int.pipe(Schema.between(min, max))
+const bounded = ({ min, max }: { min: number; max: number }) =>
+  Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max }))
 
 export const IntervalSeconds = bounded(monitorLimits.intervalSeconds)
 export const TimeoutMs = bounded(monitorLimits.timeoutMs)
@@ -55,14 +58,14 @@ export const ResolveAfterSeconds = bounded(monitorLimits.resolveAfterSeconds)
  * What the monitor does when its quorum finds it down (docs/status-model.md, "Automatic
  * incidents"): nothing (`off`), open a draft incident, or open a published one.
  */
-export const IncidentPolicy = Schema.Literal("off", "draft", "publish")
+export const IncidentPolicy = Schema.Literals(["off", "draft", "publish"])
 export type IncidentPolicy = typeof IncidentPolicy.Type
 const Target = Text(2048)
 
-export const QuorumRule = Schema.Union(
-  Schema.Literal("majority", "any", "all"),
-  Schema.Int.pipe(Schema.between(monitorLimits.quorum.min, monitorLimits.quorum.max))
-).annotations({
+export const QuorumRule = Schema.Union([
+  Schema.Literals(["majority", "any", "all"]),
+  Schema.Int.check(Schema.isBetween({ minimum: monitorLimits.quorum.min, maximum: monitorLimits.quorum.max }))
+]).annotate({
   description: "How many failing regions make the monitor down: \"majority\" (more than half), \"any\" (one), " +
     "\"all\", or at least k (1-1000, at most the number of its regions)"
 })
@@ -70,28 +73,28 @@ export type QuorumRule = typeof QuorumRule.Type
 
 export const DegradedAboveMs = Schema.NullOr(bounded(monitorLimits.degradedAboveMs))
 
-const headerValue = Text(monitorLimits.headers.valueLength).pipe(
-  Schema.filter((value) => !/[\r\n]/.test(value) || "must not contain CR or LF")
+const headerValue = Text(monitorLimits.headers.valueLength).check(
+  Schema.makeFilter((value) => !/[\r\n]/.test(value) || "must not contain CR or LF")
 )
 /** Header name -> value; names and count are checked with the other rules (definitionIssues). */
-export const Headers = Schema.Record({ key: Schema.String, value: headerValue })
+export const Headers = Schema.Record(Schema.String, headerValue)
 export type Headers = typeof Headers.Type
 
 export const RequestBody = Text(monitorLimits.body.maxLength)
 
 /** Codes (`"204"`) and ranges (`"200-299"`) within 100-599, as the job carries them. */
-export const ExpectedStatusCodes = Schema.Array(StatusCodeSpec).pipe(
-  Schema.minItems(1),
-  Schema.maxItems(monitorLimits.expectedStatusCodes.max)
+export const ExpectedStatusCodes = Schema.Array(StatusCodeSpec).check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(monitorLimits.expectedStatusCodes.max)
 )
 
-export const BodyText = Text(monitorLimits.bodyText.maxLength).pipe(
-  Schema.minLength(1, { message: () => "must not be empty" })
+export const BodyText = Text(monitorLimits.bodyText.maxLength).check(
+  Schema.isMinLength(1, { message: "must not be empty" })
 )
 
 export const DnsExpectedValues = Schema.Array(
-  Text(monitorLimits.dnsExpectedValues.valueLength).pipe(Schema.minLength(1, { message: () => "must not be empty" }))
-).pipe(Schema.minItems(1), Schema.maxItems(monitorLimits.dnsExpectedValues.max))
+  Text(monitorLimits.dnsExpectedValues.valueLength).check(Schema.isMinLength(1, { message: "must not be empty" }))
+).check(Schema.isMinLength(1), Schema.isMaxLength(monitorLimits.dnsExpectedValues.max))
 
 /** The one code a list expects when it is a single code, else null: what `expectedStatusCode` answers. */
 export const singleStatusCode = (codes: ReadonlyArray<string> | null): number | null =>
@@ -101,12 +104,12 @@ export const singleStatusCode = (codes: ReadonlyArray<string> | null): number | 
 export const RegionState = Schema.Struct({
   region: Schema.String,
   ok: Schema.Boolean,
-  consecutiveFailures: Schema.Number,
+  consecutiveFailures: Schema.Finite,
   /** When the run it last measured was due: a region counts for quorum within two intervals of it. */
-  lastScheduledAt: Schema.DateTimeUtc,
-  lastCheckedAt: Schema.DateTimeUtc,
-  lastDurationMs: Schema.Number,
-  lastStatusCode: Schema.NullOr(Schema.Number),
+  lastScheduledAt: Schema.DateTimeUtcFromString,
+  lastCheckedAt: Schema.DateTimeUtcFromString,
+  lastDurationMs: Schema.Finite,
+  lastStatusCode: Schema.NullOr(Schema.Finite),
   lastError: Schema.NullOr(Schema.String)
 })
 
@@ -114,11 +117,11 @@ export const RegionState = Schema.Struct({
  * `down` when a quorum of regions fails, `degraded` when a quorum of them succeeds slower than
  * `degradedAboveMs` (docs/monitor-fleet.md, "Quorum"); `unknown` until checked.
  */
-export const MonitorState = Schema.Literal("unknown", "up", "degraded", "down")
+export const MonitorState = Schema.Literals(["unknown", "up", "degraded", "down"])
 
 /** A monitor as stored, with what each region last found. */
 const storedFields = {
-  id: Model.Generated(MonitorId),
+  id: Generated(MonitorId),
   componentId: ComponentId,
   type: MonitorType,
   url: Schema.String,
@@ -133,7 +136,7 @@ const storedFields = {
   /** http only (null for the other types), as the next ones. */
   method: Schema.NullOr(HttpMethod),
   /** Values are `"********"` in every answer of the API. */
-  headers: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  headers: Schema.NullOr(Schema.Record(Schema.String, Schema.String)),
   body: Schema.NullOr(Schema.String),
   expectedStatusCodes: Schema.NullOr(Schema.Array(Schema.String)),
   bodyContains: Schema.NullOr(Schema.String),
@@ -159,30 +162,33 @@ export class Monitor extends Model.Class<Monitor>("Monitor")({
   ...storedFields,
   /** The regions whose data counts now: among its regions, checked within two intervals, not offline. */
   reportingRegions: Schema.Array(Schema.String)
-}) {}
+}) {
+  /** The JSON variant, named `Monitor.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "Monitor.json" })
+}
 
 /** A plain struct, not a class: the OpenAPI generator lists the query parameters of a struct only. */
 export const MonitorResultsQuery = Schema.Struct({
   /** 1–500, default 100. */
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500)))
+  limit: Schema.optionalKey(NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 500 })))
 })
 
 /** One stored check, as GET /admin/monitors/:id/results lists it (newest first). */
-export class MonitorResult extends Schema.Class<MonitorResult>("MonitorResult")({
+export class MonitorResult extends Class<MonitorResult>("MonitorResult")({
   outcome: Schema.Literal("checked"),
   region: Schema.String,
   probe: Schema.String,
-  scheduledAt: Schema.DateTimeUtc,
-  checkedAt: Schema.DateTimeUtc,
+  scheduledAt: Schema.DateTimeUtcFromString,
+  checkedAt: Schema.DateTimeUtcFromString,
   ok: Schema.Boolean,
-  durationMs: Schema.Number,
-  dnsMs: Schema.NullOr(Schema.Number),
-  connectMs: Schema.NullOr(Schema.Number),
-  tlsMs: Schema.NullOr(Schema.Number),
-  firstByteMs: Schema.NullOr(Schema.Number),
-  statusCode: Schema.NullOr(Schema.Number),
+  durationMs: Schema.Finite,
+  dnsMs: Schema.NullOr(Schema.Finite),
+  connectMs: Schema.NullOr(Schema.Finite),
+  tlsMs: Schema.NullOr(Schema.Finite),
+  firstByteMs: Schema.NullOr(Schema.Finite),
+  statusCode: Schema.NullOr(Schema.Finite),
   error: Schema.NullOr(Schema.String),
-  sslDaysLeft: Schema.NullOr(Schema.Number)
+  sslDaysLeft: Schema.NullOr(Schema.Finite)
 }) {}
 
 /**
@@ -190,14 +196,14 @@ export class MonitorResult extends Schema.Class<MonitorResult>("MonitorResult")(
  * one interval late and gave it up (`reason: "late"`), or no scheduler published it
  * (`reason: "scheduler-away"`, `probe: "(scheduler)"`). No data: it moves neither state nor uptime.
  */
-export class MonitorMiss extends Schema.Class<MonitorMiss>("MonitorMiss")({
+export class MonitorMiss extends Class<MonitorMiss>("MonitorMiss")({
   outcome: Schema.Literal("missed"),
   region: Schema.String,
   /** The probe that gave the run up; `(scheduler)` for a run no scheduler published. */
   probe: Schema.String,
-  scheduledAt: Schema.DateTimeUtc,
-  recordedAt: Schema.DateTimeUtc,
-  reason: MissReason.annotations({
+  scheduledAt: Schema.DateTimeUtcFromString,
+  recordedAt: Schema.DateTimeUtcFromString,
+  reason: MissReason.annotate({
     description: "\"late\": every probe of the region took the job more than one interval late; " +
       "\"scheduler-away\": no scheduler published the run (none was active, or the active one stalled for " +
       "longer than the interval), recorded by the scheduler when it took over or caught up"
@@ -205,47 +211,47 @@ export class MonitorMiss extends Schema.Class<MonitorMiss>("MonitorMiss")({
 }) {}
 
 /** A scheduled run of a monitor in one region: checked, or missed. */
-export const MonitorRun = Schema.Union(MonitorResult, MonitorMiss)
+export const MonitorRun = Schema.Union([MonitorResult, MonitorMiss])
 export type MonitorRun = typeof MonitorRun.Type
 
 /** The fields of creation and update beyond the original ones (docs/monitor-fleet.md, "Monitor settings"). */
 const checkFields = {
-  quorum: Schema.optional(QuorumRule),
-  degradedAboveMs: Schema.optional(DegradedAboveMs),
-  method: Schema.optional(HttpMethod),
-  headers: Schema.optional(Schema.NullOr(Headers)),
-  body: Schema.optional(Schema.NullOr(RequestBody)),
-  expectedStatusCodes: Schema.optional(ExpectedStatusCodes),
-  bodyContains: Schema.optional(Schema.NullOr(BodyText)),
-  bodyNotContains: Schema.optional(Schema.NullOr(BodyText)),
-  dnsRecordType: Schema.optional(DnsRecordType),
-  dnsExpectedValues: Schema.optional(Schema.NullOr(DnsExpectedValues)),
-  incidentPolicy: Schema.optional(IncidentPolicy),
-  incidentTemplateId: Schema.optional(Schema.NullOr(IncidentTemplateId)),
-  resolveAfterSeconds: Schema.optional(ResolveAfterSeconds)
+  quorum: Schema.optionalKey(QuorumRule),
+  degradedAboveMs: Schema.optionalKey(DegradedAboveMs),
+  method: Schema.optionalKey(HttpMethod),
+  headers: Schema.optionalKey(Schema.NullOr(Headers)),
+  body: Schema.optionalKey(Schema.NullOr(RequestBody)),
+  expectedStatusCodes: Schema.optionalKey(ExpectedStatusCodes),
+  bodyContains: Schema.optionalKey(Schema.NullOr(BodyText)),
+  bodyNotContains: Schema.optionalKey(Schema.NullOr(BodyText)),
+  dnsRecordType: Schema.optionalKey(DnsRecordType),
+  dnsExpectedValues: Schema.optionalKey(Schema.NullOr(DnsExpectedValues)),
+  incidentPolicy: Schema.optionalKey(IncidentPolicy),
+  incidentTemplateId: Schema.optionalKey(Schema.NullOr(IncidentTemplateId)),
+  resolveAfterSeconds: Schema.optionalKey(ResolveAfterSeconds)
 }
 
-export class CreateMonitor extends Schema.Class<CreateMonitor>("CreateMonitor")({
+export class CreateMonitor extends Class<CreateMonitor>("CreateMonitor")({
   componentId: ComponentId,
   type: MonitorType,
   url: Target,
-  intervalSeconds: Schema.optional(IntervalSeconds),
-  timeoutMs: Schema.optional(TimeoutMs),
-  expectedStatusCode: Schema.optional(ExpectedStatusCode),
-  failureThreshold: Schema.optional(FailureThreshold),
-  regions: Schema.optional(Regions),
+  intervalSeconds: Schema.optionalKey(IntervalSeconds),
+  timeoutMs: Schema.optionalKey(TimeoutMs),
+  expectedStatusCode: Schema.optionalKey(ExpectedStatusCode),
+  failureThreshold: Schema.optionalKey(FailureThreshold),
+  regions: Schema.optionalKey(Regions),
   ...checkFields
 }) {}
 
-export class UpdateMonitor extends Schema.Class<UpdateMonitor>("UpdateMonitor")({
-  componentId: Schema.optional(ComponentId),
-  type: Schema.optional(MonitorType),
-  url: Schema.optional(Target),
-  intervalSeconds: Schema.optional(IntervalSeconds),
-  timeoutMs: Schema.optional(TimeoutMs),
-  expectedStatusCode: Schema.optional(Schema.NullOr(ExpectedStatusCode)),
-  failureThreshold: Schema.optional(FailureThreshold),
-  regions: Schema.optional(Regions),
+export class UpdateMonitor extends Class<UpdateMonitor>("UpdateMonitor")({
+  componentId: Schema.optionalKey(ComponentId),
+  type: Schema.optionalKey(MonitorType),
+  url: Schema.optionalKey(Target),
+  intervalSeconds: Schema.optionalKey(IntervalSeconds),
+  timeoutMs: Schema.optionalKey(TimeoutMs),
+  expectedStatusCode: Schema.optionalKey(Schema.NullOr(ExpectedStatusCode)),
+  failureThreshold: Schema.optionalKey(FailureThreshold),
+  regions: Schema.optionalKey(Regions),
   ...checkFields
 }) {}
 

@@ -4,7 +4,7 @@
  */
 import { BlockList, isIP } from "node:net"
 
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 
 /**
  * An address as written by a proxy or the socket, normalized: brackets and ports removed,
@@ -63,13 +63,13 @@ export const isLoopbackHost = (host: string): boolean => {
  * Reads a comma list of addresses and CIDR ranges (`10.0.0.0/8`, `::1`, `fd00::/8`), as
  * `TRUST_PROXY` holds. Fails with a message naming the first entry that is neither.
  */
-export const parseAddressList = (text: string): Either.Either<AddressList, string> => {
+export const parseAddressList = (text: string): Result.Result<AddressList, string> => {
   const list = new BlockList()
   const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0)
   for (const entry of entries) {
     const [network = "", prefix, ...rest] = entry.split("/")
     const address = normalizeAddress(network)
-    const invalid = Either.left(`"${entry}" is not an IP address or CIDR range`)
+    const invalid = Result.fail(`"${entry}" is not an IP address or CIDR range`)
     if (Option.isNone(address) || rest.length > 0) return invalid
     const family = familyOf(address.value)
     if (prefix === undefined) {
@@ -80,7 +80,7 @@ export const parseAddressList = (text: string): Either.Either<AddressList, strin
     if (!(bits <= (family === "ipv4" ? 32 : 128))) return invalid
     list.addSubnet(address.value, bits, family)
   }
-  return Either.right({
+  return Result.succeed({
     isEmpty: entries.length === 0,
     includes: (address) => list.check(address, familyOf(address))
   })

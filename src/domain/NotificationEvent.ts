@@ -6,22 +6,22 @@ import { Schema } from "effect"
 
 import { ComponentStatus } from "./Component.js"
 
-export const IncidentEventName = Schema.Literal("incident.created", "incident.updated", "incident.resolved")
-export const MaintenanceEventName = Schema.Literal(
+export const IncidentEventName = Schema.Literals(["incident.created", "incident.updated", "incident.resolved"])
+export const MaintenanceEventName = Schema.Literals([
   "maintenance.scheduled",
   "maintenance.started",
   "maintenance.completed",
   /** A scheduled window starts within the organization's `maintenanceReminderHours`. */
   "maintenance.reminder"
-)
+])
 export const ComponentEventName = Schema.Literal("component.status_changed")
 
-export const EventName = Schema.Union(IncidentEventName, MaintenanceEventName, ComponentEventName)
+export const EventName = Schema.Union([IncidentEventName, MaintenanceEventName, ComponentEventName])
 export type EventName = typeof EventName.Type
 
-export const IncidentStatusValue = Schema.Literal("investigating", "identified", "monitoring", "resolved")
-export const IncidentSeverityValue = Schema.Literal("none", "minor", "major", "critical")
-export const MaintenanceStatusValue = Schema.Literal("scheduled", "in_progress", "completed", "cancelled")
+export const IncidentStatusValue = Schema.Literals(["investigating", "identified", "monitoring", "resolved"])
+export const IncidentSeverityValue = Schema.Literals(["none", "minor", "major", "critical"])
+export const MaintenanceStatusValue = Schema.Literals(["scheduled", "in_progress", "completed", "cancelled"])
 
 export const IncidentEventData = Schema.Struct({
   id: Schema.String,
@@ -32,24 +32,24 @@ export const IncidentEventData = Schema.Struct({
   /** The latest timeline message (the initial message on creation). */
   message: Schema.NullOr(Schema.String),
   /** ISO 8601 UTC; the outbox records them, the sample of a test send has none. */
-  createdAt: Schema.optional(Schema.String),
-  updatedAt: Schema.optional(Schema.String),
-  resolvedAt: Schema.optional(Schema.NullOr(Schema.String)),
+  createdAt: Schema.optionalKey(Schema.String),
+  updatedAt: Schema.optionalKey(Schema.String),
+  resolvedAt: Schema.optionalKey(Schema.NullOr(Schema.String)),
   /** The start of the published postmortem (Markdown, at most 1,000 characters), else null; a draft is never sent. */
-  postmortem: Schema.optional(
+  postmortem: Schema.optionalKey(
     Schema.NullOr(Schema.Struct({ excerpt: Schema.String, truncated: Schema.Boolean, publishedAt: Schema.String }))
   ),
   /** Only in the `incident.created` written when a draft is published: its timeline so far, oldest first. */
-  updates: Schema.optional(Schema.Array(Schema.Struct({
+  updates: Schema.optionalKey(Schema.Array(Schema.Struct({
     id: Schema.String,
     status: IncidentStatusValue,
     message: Schema.String,
     createdAt: Schema.String
   }))),
   /** Present and true only in the `incident.updated` written when the postmortem is published. */
-  postmortemPublished: Schema.optional(Schema.Boolean),
+  postmortemPublished: Schema.optionalKey(Schema.Boolean),
   /** Present and true only in the sample sent by POST /admin/webhooks/:id/test. */
-  test: Schema.optional(Schema.Boolean)
+  test: Schema.optionalKey(Schema.Boolean)
 })
 export type IncidentEventData = typeof IncidentEventData.Type
 
@@ -75,7 +75,7 @@ export type ComponentEventData = typeof ComponentEventData.Type
 const eventFields = {
   /** Stable id of the event (the outbox row). */
   id: Schema.String,
-  occurredAt: Schema.DateTimeUtc,
+  occurredAt: Schema.DateTimeUtcFromString,
   /** The components the event is about: the webhook `componentIds` filter applies to them. */
   componentIds: Schema.Array(Schema.String)
 }
@@ -88,7 +88,7 @@ export const MaintenanceEvent = Schema.Struct({
 })
 export const ComponentEvent = Schema.Struct({ ...eventFields, event: ComponentEventName, data: ComponentEventData })
 
-export const NotificationEvent = Schema.Union(IncidentEvent, MaintenanceEvent, ComponentEvent)
+export const NotificationEvent = Schema.Union([IncidentEvent, MaintenanceEvent, ComponentEvent])
 export type NotificationEvent = typeof NotificationEvent.Type
 export type IncidentEvent = typeof IncidentEvent.Type
 export type MaintenanceEvent = typeof MaintenanceEvent.Type

@@ -1,14 +1,14 @@
-import { Model } from "@effect/sql"
 import { Schema } from "effect"
+import { Model } from "effect/schema"
 
-import { HttpUrl, Id, Name } from "./Fields.js"
+import { HttpUrl, Id, Name, pattern } from "./Fields.js"
+import { Generated } from "./ModelFields.js"
+import { Class } from "./Named.js"
 
 export const OrganizationId = Id("OrganizationId")
 export type OrganizationId = typeof OrganizationId.Type
 
-export const BrandColor = Schema.String.pipe(
-  Schema.pattern(/^#[0-9a-fA-F]{6}$/, { message: () => "must be a colour of the form #rrggbb" })
-)
+export const BrandColor = Schema.String.check(pattern(/^#[0-9a-fA-F]{6}$/, "must be a colour of the form #rrggbb"))
 
 /** A time zone the runtime knows by its IANA name, written as IANA writes it (`Europe/Paris`, `UTC`). */
 export const isIanaTimeZone = (name: string): boolean => {
@@ -23,21 +23,21 @@ export const isIanaTimeZone = (name: string): boolean => {
   }
 }
 
-export const TimeZone = Schema.String.pipe(
-  Schema.filter((name) => isIanaTimeZone(name) || "must be an IANA time zone such as Europe/Paris"),
-  Schema.annotations({ identifier: "TimeZone", description: "IANA time-zone name" })
-)
+export const TimeZone = Schema.String.check(
+  Schema.makeFilter((name: string) => isIanaTimeZone(name) || "must be an IANA time zone such as Europe/Paris")
+).annotate({ identifier: "TimeZone", description: "IANA time-zone name" })
 
 export const OrganizationName = Name(200)
 
 /** Hours before a maintenance window's start that its readers are reminded of it; 0: no reminders. */
-export const MaintenanceReminderHours = Schema.Int.pipe(
-  Schema.between(0, 720, { message: () => "must be a whole number of hours from 0 (no reminders) to 720" }),
-  Schema.annotations({ identifier: "MaintenanceReminderHours" })
-)
+export const MaintenanceReminderHours = Schema.Int.check(
+  Schema.isBetween({ minimum: 0, maximum: 720 }, {
+    message: "must be a whole number of hours from 0 (no reminders) to 720"
+  })
+).annotate({ identifier: "MaintenanceReminderHours" })
 
 export class Organization extends Model.Class<Organization>("Organization")({
-  id: Model.Generated(OrganizationId),
+  id: Generated(OrganizationId),
   name: OrganizationName,
   logoUrl: Schema.NullOr(Schema.String),
   brandColor: BrandColor,
@@ -45,13 +45,16 @@ export class Organization extends Model.Class<Organization>("Organization")({
   maintenanceReminderHours: MaintenanceReminderHours,
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
-}) {}
+}) {
+  /** The JSON variant, named `Organization.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "Organization.json" })
+}
 
 /** Body of PUT /admin/org/:id: a partial update; `logoUrl: null` removes the logo. */
-export class UpdateOrganization extends Schema.Class<UpdateOrganization>("UpdateOrganization")({
-  name: Schema.optional(OrganizationName),
-  logoUrl: Schema.optional(Schema.NullOr(HttpUrl)),
-  brandColor: Schema.optional(BrandColor),
-  timezone: Schema.optional(TimeZone),
-  maintenanceReminderHours: Schema.optional(MaintenanceReminderHours)
+export class UpdateOrganization extends Class<UpdateOrganization>("UpdateOrganization")({
+  name: Schema.optionalKey(OrganizationName),
+  logoUrl: Schema.optionalKey(Schema.NullOr(HttpUrl)),
+  brandColor: Schema.optionalKey(BrandColor),
+  timezone: Schema.optionalKey(TimeZone),
+  maintenanceReminderHours: Schema.optionalKey(MaintenanceReminderHours)
 }) {}

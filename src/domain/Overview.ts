@@ -8,11 +8,12 @@ import { Duration, Schema } from "effect"
 import { ComponentId } from "./Component.js"
 import { IncidentId, IncidentSeverity, IncidentStatus } from "./Incident.js"
 import { MonitorId } from "./Monitor.js"
+import { Class } from "./Named.js"
 import { WebhookId } from "./Webhook.js"
 
 /** A field with its description in the OpenAPI document. */
-const described = <A, I, R>(schema: Schema.Schema<A, I, R>, description: string): Schema.Schema<A, I, R> =>
-  schema.annotations({ description })
+const described = <S extends Schema.Top>(schema: S, description: string): S["Rebuild"] =>
+  schema.annotate({ description })
 
 /** How many items each list of the overview holds at most; `counts` has the totals. */
 export const overviewLimits = {
@@ -27,32 +28,35 @@ export const overviewLimits = {
 export const mailBackingUpAfter = Duration.minutes(1)
 
 /** What one region last found of a monitor that is down or degraded. */
-export class OverviewRegion extends Schema.Class<OverviewRegion>("OverviewRegion")({
+export class OverviewRegion extends Class<OverviewRegion>("OverviewRegion")({
   region: Schema.String,
   /** `failing`: its last check failed; `slow`: it succeeded slower than the monitor's `degradedAboveMs`. */
   status: described(
-    Schema.Literal("failing", "slow"),
+    Schema.Literals(["failing", "slow"]),
     "failing: the region's last check failed; slow: it succeeded slower than degradedAboveMs"
   ),
   consecutiveFailures: Schema.Int,
   /** When its current streak of failures began (the first failed run); null when it is slow. */
-  failingSince: described(Schema.NullOr(Schema.DateTimeUtc), "When the region's current streak of failures began"),
-  lastCheckedAt: Schema.DateTimeUtc,
+  failingSince: described(
+    Schema.NullOr(Schema.DateTimeUtcFromString),
+    "When the region's current streak of failures began"
+  ),
+  lastCheckedAt: Schema.DateTimeUtcFromString,
   lastStatusCode: Schema.NullOr(Schema.Int),
-  lastDurationMs: Schema.Number,
+  lastDurationMs: Schema.Finite,
   lastError: described(Schema.NullOr(Schema.String), "The error of the region's last check")
 }, { description: "A region that sees the monitor failing or slow, with its last check" }) {}
 
-export class OverviewMonitor extends Schema.Class<OverviewMonitor>("OverviewMonitor")({
+export class OverviewMonitor extends Class<OverviewMonitor>("OverviewMonitor")({
   id: MonitorId,
   componentId: ComponentId,
   componentName: Schema.String,
   type: Schema.String,
   url: Schema.String,
-  state: Schema.Literal("down", "degraded"),
+  state: Schema.Literals(["down", "degraded"]),
   /** Down: when the quorum of failures first held (the open down interval's start); degraded: when it became so. */
   since: described(
-    Schema.DateTimeUtc,
+    Schema.DateTimeUtcFromString,
     "Down: when the quorum of failing regions first held (the open down interval's start); degraded: when it became degraded"
   ),
   regions: described(
@@ -61,23 +65,23 @@ export class OverviewMonitor extends Schema.Class<OverviewMonitor>("OverviewMoni
   )
 }, { description: "A monitor that is down or degraded" }) {}
 
-export class OverviewIncident extends Schema.Class<OverviewIncident>("OverviewIncident")({
+export class OverviewIncident extends Class<OverviewIncident>("OverviewIncident")({
   id: IncidentId,
   title: Schema.String,
   status: IncidentStatus,
   severity: IncidentSeverity,
   isPublic: Schema.Boolean,
-  startedAt: described(Schema.DateTimeUtc, "When the incident was opened"),
-  updatedAt: Schema.DateTimeUtc
+  startedAt: described(Schema.DateTimeUtcFromString, "When the incident was opened"),
+  updatedAt: Schema.DateTimeUtcFromString
 }, { description: "An unresolved incident" }) {}
 
-export class OverviewProbe extends Schema.Class<OverviewProbe>("OverviewProbe")({
+export class OverviewProbe extends Class<OverviewProbe>("OverviewProbe")({
   name: Schema.String,
   version: Schema.String,
-  lastSeenAt: described(Schema.DateTimeUtc, "When the server last received a heartbeat from it")
+  lastSeenAt: described(Schema.DateTimeUtcFromString, "When the server last received a heartbeat from it")
 }, { description: "A probe silent for more than 30 seconds" }) {}
 
-export class OverviewProbeRegion extends Schema.Class<OverviewProbeRegion>("OverviewProbeRegion")({
+export class OverviewProbeRegion extends Class<OverviewProbeRegion>("OverviewProbeRegion")({
   region: Schema.String,
   online: described(Schema.Int, "Probes of the region heard from within the last 30 seconds"),
   /** True when no probe of the region is online: quorum counts it as "no data". */
@@ -92,7 +96,7 @@ export class OverviewProbeRegion extends Schema.Class<OverviewProbeRegion>("Over
   )
 }, { description: "A region with at least one offline probe" }) {}
 
-export class OverviewWebhook extends Schema.Class<OverviewWebhook>("OverviewWebhook")({
+export class OverviewWebhook extends Class<OverviewWebhook>("OverviewWebhook")({
   id: WebhookId,
   name: Schema.String,
   url: Schema.String,
@@ -103,13 +107,13 @@ export class OverviewWebhook extends Schema.Class<OverviewWebhook>("OverviewWebh
   retrying: described(Schema.Int, "Deliveries whose attempts failed so far, waiting for their next retry"),
   lastError: described(Schema.NullOr(Schema.String), "The error of the latest failed attempt"),
   lastStatusCode: Schema.NullOr(Schema.Int),
-  lastFailedAt: Schema.NullOr(Schema.DateTimeUtc)
+  lastFailedAt: Schema.NullOr(Schema.DateTimeUtcFromString)
 }, { description: "An active webhook whose deliveries fail" }) {}
 
-export class OverviewMail extends Schema.Class<OverviewMail>("OverviewMail")({
+export class OverviewMail extends Class<OverviewMail>("OverviewMail")({
   waiting: described(Schema.Int, "Mails not sent yet, retries included"),
   retrying: described(Schema.Int, "Waiting mails whose attempts failed so far"),
-  oldestWaitingSince: Schema.NullOr(Schema.DateTimeUtc),
+  oldestWaitingSince: Schema.NullOr(Schema.DateTimeUtcFromString),
   oldestWaitingSeconds: described(Schema.NullOr(Schema.Int), "Age of the oldest waiting mail, in seconds"),
   lastError: described(Schema.NullOr(Schema.String), "The latest error of a mail waiting for a retry"),
   backingUp: described(
@@ -118,7 +122,7 @@ export class OverviewMail extends Schema.Class<OverviewMail>("OverviewMail")({
   )
 }, { description: "Subscriber mail waiting to be sent" }) {}
 
-export class OverviewCounts extends Schema.Class<OverviewCounts>("OverviewCounts")({
+export class OverviewCounts extends Class<OverviewCounts>("OverviewCounts")({
   monitorsDown: Schema.Int,
   monitorsDegraded: Schema.Int,
   incidentsOpen: Schema.Int,
@@ -127,8 +131,8 @@ export class OverviewCounts extends Schema.Class<OverviewCounts>("OverviewCounts
   webhooksFailing: Schema.Int
 }, { description: "Totals of the overview's lists, which are capped" }) {}
 
-export class OverviewReport extends Schema.Class<OverviewReport>("OverviewReport")({
-  generatedAt: Schema.DateTimeUtc,
+export class OverviewReport extends Class<OverviewReport>("OverviewReport")({
+  generatedAt: Schema.DateTimeUtcFromString,
   /** Nothing is down, degraded, open, offline or failing, and mail is not backing up. */
   allClear: described(
     Schema.Boolean,

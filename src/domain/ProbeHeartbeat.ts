@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 
-import { Text } from "./Fields.js"
+import { pattern, Text } from "./Fields.js"
 
 /**
  * A probe's name: 1 to 128 of A-Z, a-z, 0-9, '.', '_', '-'. The default `<hostname>-<pid>` fits;
@@ -14,12 +14,12 @@ import { Text } from "./Fields.js"
  */
 export const probeNamePattern = /^[A-Za-z0-9._-]{1,128}$/
 
-export const ProbeName = Schema.String.pipe(
-  Schema.pattern(probeNamePattern, { message: () => "must be 1-128 of A-Z, a-z, 0-9, '.', '_', '-'" })
+export const ProbeName = Schema.String.check(
+  pattern(probeNamePattern, "must be 1-128 of A-Z, a-z, 0-9, '.', '_', '-'")
 )
 
-const EpochMillis = Schema.Int.pipe(Schema.nonNegative())
-const Count = Schema.Int.pipe(Schema.nonNegative())
+const EpochMillis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 export class ProbeHeartbeat extends Schema.TaggedClass<ProbeHeartbeat>()("ProbeHeartbeat", {
   /** The probe's name (PROBE_NAME): unique among the probes of its region. */
@@ -30,7 +30,7 @@ export class ProbeHeartbeat extends Schema.TaggedClass<ProbeHeartbeat>()("ProbeH
   /** When the probe sent this heartbeat (its clock). */
   sentAt: EpochMillis,
   /** Checks it may run at once (PROBE_CONCURRENCY). */
-  concurrency: Schema.Int.pipe(Schema.between(1, 10_000)),
+  concurrency: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 })),
   /** Checks it ran in the minute before `sentAt`. */
   checksLastMinute: Count,
   /** Average delay between a job's `scheduledAt` and its start, over that minute (ms). */

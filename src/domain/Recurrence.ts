@@ -8,30 +8,34 @@ import { Schema } from "effect"
 
 import { UtcTimestamp } from "./Timestamps.js"
 
-export const RecurrenceFrequency = Schema.Literal("daily", "weekly", "monthly")
+export const RecurrenceFrequency = Schema.Literals(["daily", "weekly", "monthly"])
 export type RecurrenceFrequency = typeof RecurrenceFrequency.Type
 
 export const recurrenceLimits = { interval: { min: 1, max: 52 }, count: { min: 1, max: 1000 } } as const
 
 const fields = {
   frequency: RecurrenceFrequency,
-  interval: Schema.Int.pipe(Schema.between(recurrenceLimits.interval.min, recurrenceLimits.interval.max)),
+  interval: Schema.Int.check(
+    Schema.isBetween({ minimum: recurrenceLimits.interval.min, maximum: recurrenceLimits.interval.max })
+  ),
   /** Total occurrences, the first included. */
-  count: Schema.optional(Schema.Int.pipe(Schema.between(recurrenceLimits.count.min, recurrenceLimits.count.max)))
+  count: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: recurrenceLimits.count.min, maximum: recurrenceLimits.count.max }))
+  )
 }
 
 /** A stored series' rule (`until` read back from the jsonb column as an ISO string). */
 export const Recurrence = Schema.Struct({
   ...fields,
   /** No occurrence starts after it. */
-  until: Schema.optional(Schema.DateTimeUtc)
-}).pipe(Schema.annotations({ identifier: "Recurrence" }))
+  until: Schema.optionalKey(Schema.DateTimeUtcFromString)
+}).annotate({ identifier: "Recurrence" })
 export type Recurrence = typeof Recurrence.Type
 
 /** A rule in a request body: `until` as the API takes timestamps. */
-export const RecurrenceInput = Schema.Struct({ ...fields, until: Schema.optional(UtcTimestamp) }).pipe(
-  Schema.annotations({ identifier: "RecurrenceInput" })
-)
+export const RecurrenceInput = Schema.Struct({ ...fields, until: Schema.optionalKey(UtcTimestamp) }).annotate({
+  identifier: "RecurrenceInput"
+})
 
 /** The rule as it is stored in the jsonb column. */
 export const encodeRecurrence = (rule: Recurrence): string => JSON.stringify(Schema.encodeSync(Recurrence)(rule))
@@ -182,7 +186,7 @@ export const nextOccurrence = (
   now: number,
   timeZone: string
 ): (Span & { readonly index: number }) | undefined => {
-  const until = rule.until === undefined ? undefined : rule.until.epochMillis
+  const until = rule.until === undefined ? undefined : rule.until.epochMilliseconds
   // Start near the answer rather than walk to it: a daily series begun in year 1 has 740,000
   // occurrences. `periods` counts whole periods on the wall clock from the first start to the
   // latest start of an occurrence not ended at `now`; two fewer covers the zone's offset changing

@@ -7,17 +7,18 @@
 import { DateTime, Schema } from "effect"
 
 import type { CheckResult } from "./CheckJob.js"
+import { Class } from "./Named.js"
 import type { ResponseTimeHistogram } from "./ResponseTimeHistogram.js"
 import * as Histogram from "./ResponseTimeHistogram.js"
 
-export const ResponseTimesPeriod = Schema.Literal("24h", "7d", "30d")
+export const ResponseTimesPeriod = Schema.Literals(["24h", "7d", "30d"])
 export type ResponseTimesPeriod = typeof ResponseTimesPeriod.Type
 
 export const defaultResponseTimesPeriod: ResponseTimesPeriod = "24h"
 
 /** Query of the response-time endpoints; without `period`, 24 hours. A struct, so OpenAPI lists it. */
 export const ResponseTimesQuery = Schema.Struct({
-  period: Schema.optional(ResponseTimesPeriod)
+  period: Schema.optionalKey(ResponseTimesPeriod)
 })
 
 export type Granularity = "hour" | "day"
@@ -123,13 +124,13 @@ export const rollUp = (results: ReadonlyArray<Measured>): Array<ResponseTimeRoll
   })
 }
 
-const Ms = Schema.Number.annotations({ description: "milliseconds, to a tenth" })
+const Ms = Schema.Finite.annotate({ description: "milliseconds, to a tenth" })
 
-export class ResponseTimePoint extends Schema.Class<ResponseTimePoint>("ResponseTimePoint")({
+export class ResponseTimePoint extends Class<ResponseTimePoint>("ResponseTimePoint")({
   /** Start of the hour or UTC day. */
-  at: Schema.DateTimeUtc,
+  at: Schema.DateTimeUtcFromString,
   /** Successful checks measured in the bucket. */
-  count: Schema.Number,
+  count: Schema.Finite,
   p50Ms: Ms,
   p95Ms: Ms,
   p99Ms: Ms,
@@ -141,20 +142,20 @@ export class ResponseTimePoint extends Schema.Class<ResponseTimePoint>("Response
   firstByteMs: Schema.NullOr(Ms)
 }) {}
 
-export class RegionResponseTimes extends Schema.Class<RegionResponseTimes>("RegionResponseTimes")({
+export class RegionResponseTimes extends Class<RegionResponseTimes>("RegionResponseTimes")({
   region: Schema.String,
   /** Oldest first; only buckets with checks. */
   points: Schema.Array(ResponseTimePoint)
 }) {}
 
-export class ComponentResponseTimes extends Schema.Class<ComponentResponseTimes>("ComponentResponseTimes")({
+export class ComponentResponseTimes extends Class<ComponentResponseTimes>("ComponentResponseTimes")({
   componentId: Schema.String,
   period: ResponseTimesPeriod,
   /** Sorted by region name. */
   regions: Schema.Array(RegionResponseTimes)
 }) {}
 
-export class MonitorResponseTimes extends Schema.Class<MonitorResponseTimes>("MonitorResponseTimes")({
+export class MonitorResponseTimes extends Class<MonitorResponseTimes>("MonitorResponseTimes")({
   monitorId: Schema.String,
   period: ResponseTimesPeriod,
   regions: Schema.Array(RegionResponseTimes)
@@ -166,7 +167,7 @@ const phaseMean = (total: PhaseTotal) => total.count === 0 ? null : tenth(total.
 /** A bucket's point; the bucket holds at least one check. */
 const pointOf = (bucketStart: number, totals: BucketTotals) =>
   new ResponseTimePoint({
-    at: DateTime.unsafeMake(bucketStart),
+    at: DateTime.makeUnsafe(bucketStart),
     count: totals.histogram.count,
     p50Ms: tenth(Histogram.percentile(totals.histogram, 0.5)!),
     p95Ms: tenth(Histogram.percentile(totals.histogram, 0.95)!),

@@ -1,45 +1,52 @@
-import { Model } from "@effect/sql"
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
+import { Model } from "effect/schema"
 
 import { ComponentId } from "./Component.js"
-import { Text } from "./Fields.js"
+import { pattern, Text } from "./Fields.js"
+import { Generated } from "./ModelFields.js"
+import { Class } from "./Named.js"
 
 export const SubscriberId = Text(1000).pipe(Schema.brand("SubscriberId"))
 export type SubscriberId = typeof SubscriberId.Type
+
+/** How an e-mail address is named and described in the OpenAPI document. */
+const emailAddressDoc = { identifier: "EmailAddress", description: "An e-mail address" }
 
 /**
  * An e-mail address as subscribers give it: trimmed and lower-cased, at most 254 characters,
  * one `@`, a dotted domain and no whitespace or control characters (it goes into mail headers).
  */
-export const EmailAddress = Schema.Trim.pipe(
-  Schema.compose(Schema.Lowercase),
-  Schema.compose(
-    Schema.String.pipe(
-      Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-      Schema.pattern(
+export const EmailAddress = Schema.String.annotate(emailAddressDoc).pipe(
+  Schema.decodeTo(Schema.Trimmed, SchemaTransformation.trim()),
+  Schema.decodeTo(Schema.String.check(Schema.isLowercased()), SchemaTransformation.toLowerCase()),
+  Schema.decodeTo(
+    Schema.String.check(
+      Schema.isMaxLength(254, { message: "must be at most 254 characters" }),
+      pattern(
         /^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+@[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+\.[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+$/,
-        {
-          message: () => "must be an e-mail address"
-        }
+        "must be an e-mail address"
       )
     )
   ),
-  Schema.annotations({ identifier: "EmailAddress", description: "An e-mail address" })
+  Schema.annotate(emailAddressDoc)
 )
 
 /** A subscriber as administrators see it: tokens are never listed. */
 export class Subscriber extends Model.Class<Subscriber>("Subscriber")({
-  id: Model.Generated(SubscriberId),
+  id: Generated(SubscriberId),
   email: Schema.String,
   verified: Schema.Boolean,
   createdAt: Model.DateTimeInsertFromDate,
   verifiedAt: Model.Field({
     select: Schema.NullOr(Schema.DateTimeUtcFromDate),
-    json: Schema.NullOr(Schema.DateTimeUtc)
+    json: Schema.NullOr(Schema.DateTimeUtcFromString)
   }),
   /** The components the subscriber is mailed about; null: every component. */
   componentIds: Schema.NullOr(Schema.Array(Schema.String))
-}) {}
+}) {
+  /** The JSON variant, named `Subscriber.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "Subscriber.json" })
+}
 
 /** Tokens are URL-safe base64 of random bytes; anything else cannot match one. */
 const Token = Text(200)
@@ -50,11 +57,11 @@ export const isToken = Schema.is(Token)
  * The public components a subscriber chooses (at most 100); absent, null or empty: every
  * component, as the page's form with no box ticked.
  */
-export const SubscribedComponents = Schema.NullOr(Schema.Array(ComponentId).pipe(Schema.maxItems(100)))
+export const SubscribedComponents = Schema.NullOr(Schema.Array(ComponentId).check(Schema.isMaxLength(100)))
 
-export class Subscribe extends Schema.Class<Subscribe>("Subscribe")({
+export class Subscribe extends Class<Subscribe>("Subscribe")({
   email: EmailAddress,
-  componentIds: Schema.optional(SubscribedComponents)
+  componentIds: Schema.optionalKey(SubscribedComponents)
 }) {}
 
 /** What the preferences page shows a subscriber: the address and the components chosen (null: all). */
@@ -63,21 +70,21 @@ export interface Preferences {
   readonly componentIds: ReadonlyArray<string> | null
 }
 
-export class SubscribeAccepted extends Schema.Class<SubscribeAccepted>("SubscribeAccepted")({
+export class SubscribeAccepted extends Class<SubscribeAccepted>("SubscribeAccepted")({
   message: Schema.String
 }) {}
 
-export class Verified extends Schema.Class<Verified>("Verified")({
+export class Verified extends Class<Verified>("Verified")({
   verified: Schema.Literal(true),
   email: Schema.String
 }) {}
 
-export class Unsubscribe extends Schema.Class<Unsubscribe>("Unsubscribe")({
+export class Unsubscribe extends Class<Unsubscribe>("Unsubscribe")({
   email: EmailAddress,
   token: Token
 }) {}
 
-export class Unsubscribed extends Schema.Class<Unsubscribed>("Unsubscribed")({
+export class Unsubscribed extends Class<Unsubscribed>("Unsubscribed")({
   unsubscribed: Schema.Literal(true)
 }) {}
 

@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 
 import type { ComponentStatus } from "./Component.js"
+import { Class } from "./Named.js"
 
-export const UptimePeriod = Schema.Literal("24h", "7d", "30d", "90d")
+export const UptimePeriod = Schema.Literals(["24h", "7d", "30d", "90d"])
 export type UptimePeriod = typeof UptimePeriod.Type
 
 /**
@@ -10,7 +11,7 @@ export type UptimePeriod = typeof UptimePeriod.Type
  * OpenAPI generator lists the query parameters of a struct only.
  */
 export const UptimeQuery = Schema.Struct({
-  period: Schema.optional(UptimePeriod)
+  period: Schema.optionalKey(UptimePeriod)
 })
 
 export const defaultUptimePeriod: UptimePeriod = "90d"
@@ -18,11 +19,11 @@ export const defaultUptimePeriod: UptimePeriod = "90d"
 /** The days the status page's uptime bars cover (today included). */
 export const uptimeBarDays = 90
 
-export class UptimeRecord extends Schema.Class<UptimeRecord>("UptimeRecord")({
+export class UptimeRecord extends Class<UptimeRecord>("UptimeRecord")({
   componentId: Schema.String,
   componentName: Schema.String,
   /** Percent, 0–100, with three decimals. */
-  uptimePercentage: Schema.Number,
+  uptimePercentage: Schema.Finite,
   period: UptimePeriod
 }) {}
 

@@ -1,10 +1,12 @@
-import { Model } from "@effect/sql"
 import { Schema } from "effect"
+import { Model } from "effect/schema"
 
-import { HttpUrl, Name, Text } from "./Fields.js"
+import { HttpUrl, Name, NumberFromString, Text } from "./Fields.js"
+import { Generated } from "./ModelFields.js"
+import { Class } from "./Named.js"
 import { EventName } from "./NotificationEvent.js"
 
-export const WebhookType = Schema.Literal("chat_a", "chat_b", "chat_c", "generic")
+export const WebhookType = Schema.Literals(["chat_a", "chat_b", "chat_c", "generic"])
 export type WebhookType = typeof WebhookType.Type
 
 /** Any text without NUL may be asked for (PostgreSQL refuses NUL); unknown ids are 404. */
@@ -13,10 +15,10 @@ export type WebhookId = typeof WebhookId.Type
 
 export const WebhookName = Name(200)
 /** Component ids to filter on (at most 1000, each a short id); null means every component. */
-export const ComponentFilter = Schema.NullOr(Schema.Array(Text(100)).pipe(Schema.maxItems(1000)))
+export const ComponentFilter = Schema.NullOr(Schema.Array(Text(100)).check(Schema.isMaxLength(1000)))
 
 export class Webhook extends Model.Class<Webhook>("Webhook")({
-  id: Model.Generated(WebhookId),
+  id: Generated(WebhookId),
   name: WebhookName,
   url: HttpUrl,
   type: WebhookType,
@@ -31,10 +33,13 @@ export class Webhook extends Model.Class<Webhook>("Webhook")({
   lastError: Schema.NullOr(Schema.String),
   createdAt: Model.DateTimeInsertFromDate,
   updatedAt: Model.DateTimeUpdateFromDate
-}) {}
+}) {
+  /** The JSON variant, named `Webhook.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "Webhook.json" })
+}
 
 /** The creation response: the webhook with its secret, the only time the secret is shown. */
-export class CreatedWebhook extends Schema.Class<CreatedWebhook>("CreatedWebhook")({
+export class CreatedWebhook extends Class<CreatedWebhook>("CreatedWebhook")({
   ...Webhook.json.fields,
   secret: Schema.NullOr(Schema.String)
 }) {}
@@ -43,15 +48,15 @@ export class CreatedWebhook extends Schema.Class<CreatedWebhook>("CreatedWebhook
  * Body of POST /admin/webhooks. Defaults: active, all three toggles on, no component filter.
  * The secret is generated, never chosen.
  */
-export class CreateWebhook extends Schema.Class<CreateWebhook>("CreateWebhook")({
+export class CreateWebhook extends Class<CreateWebhook>("CreateWebhook")({
   name: WebhookName,
   url: HttpUrl,
   type: WebhookType,
-  isActive: Schema.optional(Schema.Boolean),
-  notifyOnIncident: Schema.optional(Schema.Boolean),
-  notifyOnMaintenance: Schema.optional(Schema.Boolean),
-  notifyOnComponentChange: Schema.optional(Schema.Boolean),
-  componentIds: Schema.optional(ComponentFilter)
+  isActive: Schema.optionalKey(Schema.Boolean),
+  notifyOnIncident: Schema.optionalKey(Schema.Boolean),
+  notifyOnMaintenance: Schema.optionalKey(Schema.Boolean),
+  notifyOnComponentChange: Schema.optionalKey(Schema.Boolean),
+  componentIds: Schema.optionalKey(ComponentFilter)
 }) {}
 
 /**
@@ -59,19 +64,19 @@ export class CreateWebhook extends Schema.Class<CreateWebhook>("CreateWebhook")(
  * creation: `type` is accepted only when it is the webhook's own (409 otherwise), so a client
  * that tries to change it hears so instead of a 200 that changed nothing.
  */
-export class UpdateWebhook extends Schema.Class<UpdateWebhook>("UpdateWebhook")({
-  name: Schema.optional(WebhookName),
-  type: Schema.optional(WebhookType),
-  url: Schema.optional(HttpUrl),
-  isActive: Schema.optional(Schema.Boolean),
-  notifyOnIncident: Schema.optional(Schema.Boolean),
-  notifyOnMaintenance: Schema.optional(Schema.Boolean),
-  notifyOnComponentChange: Schema.optional(Schema.Boolean),
-  componentIds: Schema.optional(ComponentFilter)
+export class UpdateWebhook extends Class<UpdateWebhook>("UpdateWebhook")({
+  name: Schema.optionalKey(WebhookName),
+  type: Schema.optionalKey(WebhookType),
+  url: Schema.optionalKey(HttpUrl),
+  isActive: Schema.optionalKey(Schema.Boolean),
+  notifyOnIncident: Schema.optionalKey(Schema.Boolean),
+  notifyOnMaintenance: Schema.optionalKey(Schema.Boolean),
+  notifyOnComponentChange: Schema.optionalKey(Schema.Boolean),
+  componentIds: Schema.optionalKey(ComponentFilter)
 }) {}
 
 /** What one delivery attempt came to (the answer of POST /admin/webhooks/:id/test). */
-export class DeliveryResult extends Schema.Class<DeliveryResult>("DeliveryResult")({
+export class DeliveryResult extends Class<DeliveryResult>("DeliveryResult")({
   success: Schema.Boolean,
   statusCode: Schema.NullOr(Schema.Int),
   durationMs: Schema.Int,
@@ -95,12 +100,15 @@ export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttem
   error: Schema.NullOr(Schema.String),
   durationMs: Schema.Int,
   attemptedAt: Model.DateTimeInsertFromDate
-}) {}
+}) {
+  /** The JSON variant, named `DeliveryAttempt.json` in the OpenAPI document. */
+  static override readonly json = super.json.annotate({ identifier: "DeliveryAttempt.json" })
+}
 
-export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed")
+export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed"])
 
 /** A delivery of one event to one webhook, across its attempts (row of webhook_deliveries). */
-export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
+export class WebhookDelivery extends Class<WebhookDelivery>("WebhookDelivery")({
   /** The delivery id: `webhook-id` and `X-Service-Delivery`, the same on every retry. */
   id: Schema.String,
   eventId: Schema.String,
@@ -111,9 +119,9 @@ export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDeliv
   status: DeliveryStatus,
   /** Attempts made so far. */
   attempts: Schema.Int,
-  nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  nextAttemptAt: Schema.NullOr(Schema.Date),
   lastStatusCode: Schema.NullOr(Schema.Int),
   lastError: Schema.NullOr(Schema.String),
   /** Enqueueing order: deliveries due at the same time go out in this order. */
-  sequence: Schema.NumberFromString
+  sequence: NumberFromString
 }) {}

@@ -21,6 +21,13 @@ import { storable } from "./Fields.js"
 
 const hasOwn = Object.prototype.hasOwnProperty
 
+/**
+ * How the result is built: its bounds are checked here already, so the class constructor skips
+ * the schema's checks (it still confirms the fields' types). Given as parse options, the
+ * constructor uses this one object for every call instead of making its own.
+ */
+const trusted = { parseOptions: { disableChecks: true } } as const
+
 /** What `storable` may refuse: a string without either is storable, which spares its regex the common case. */
 const suspect = /[\u0000\uD800-\uDFFF]/
 
@@ -92,12 +99,12 @@ export const decodeCheckResultFast = (input: unknown): CheckResult | undefined =
     sslDaysLeft
   }
   if (!hasOwn.call(input, "traceparent")) {
-    return new CheckResult(fields, { disableValidation: true })
+    return new CheckResult(fields, trusted)
   }
   // Present, the schema keeps the key: the value when it is a valid traceparent, else undefined.
   const traceparent = (input as { readonly traceparent: unknown }).traceparent
   return new CheckResult({
     ...fields,
     traceparent: typeof traceparent === "string" && isTraceparent(traceparent) ? traceparent : undefined
-  }, { disableValidation: true })
+  }, trusted)
 }

@@ -11,8 +11,8 @@
  */
 import { createHash } from "node:crypto"
 
-import { HttpApp, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpEffect, HttpMiddleware, HttpServerResponse } from "effect/http"
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
@@ -55,5 +55,5 @@ const withPolicy = (response: HttpServerResponse.HttpServerResponse) => {
 
 /** A pre-response handler: the platform sends the app's response before an outer middleware could change it. */
 export const apiDocsPolicy = HttpMiddleware.make((app) =>
-  Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(withPolicy(response))), app)
+  Effect.andThen(HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(withPolicy(response))), app)
 )

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { CurrentPrincipal } from "../domain/Auth.js"
@@ -12,6 +12,7 @@ export const ApiKeysHttp = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
       .handle("list", () => apiKeys.list())
       .handle("create", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => apiKeys.create(payload, principal.userId)))
-      .handle("remove", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => apiKeys.remove(path.id, principal)))
+      .handle("remove", ({ params }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          apiKeys.remove(params.id, principal)))
   }))

@@ -1,5 +1,6 @@
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { sessionCookie } from "../api/Security.js"
@@ -31,7 +32,7 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
             maxAge: config.sessionMaxAge
           })
           // Outlives sessions and sign-out: it marks the browser, not a session (DeviceCookies).
-          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          yield* HttpEffect.appendPreResponseHandler((_request, response) =>
             Effect.orDie(HttpServerResponse.setCookie(response, deviceCookie, signedIn.deviceCookie, {
               httpOnly: true,
               secure: true,

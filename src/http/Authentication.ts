@@ -1,9 +1,9 @@
-import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
+import { HttpServerRequest } from "effect/http"
 
 import { Authentication, sessionCookie } from "../api/Security.js"
 import { AppConfig } from "../Config.js"
-import type { Principal } from "../domain/Auth.js"
+import { CurrentPrincipal, type Principal } from "../domain/Auth.js"
 import { Forbidden, Unauthorized } from "../domain/Errors.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
@@ -60,6 +60,9 @@ export const AuthenticationLive = Layer.effect(
       return yield* token.length > 0 ? bySession(request, token) : noCredentials
     })
 
-    return Authentication.of({ apiKey: () => authenticate, session: () => authenticate })
+    const authenticated = <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(authenticate, (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal))
+
+    return Authentication.of({ apiKey: authenticated, session: authenticated })
   })
-).pipe(Layer.provide([ApiKeys.Default, Sessions.Default]))
+).pipe(Layer.provide([ApiKeys.layer, Sessions.layer]))

@@ -12,9 +12,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 
-import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect } from "effect"
+import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 export const maxBodyBytes = 1024 * 1024
 
@@ -47,7 +47,7 @@ export const refuseDeclaredTooLarge = (request: IncomingMessage, response: Serve
 }
 
 /** Unsized bodies: settles with whether the body went past the limit, once it ended or did. */
-const unsizedBodies = new WeakMap<IncomingMessage, Promise<boolean>>()
+const unsizedBodies = new WeakMap<object, Promise<boolean>>()
 
 /**
  * Counts a chunked body as Node's parser pushes it into the request stream. The parser is told
@@ -90,7 +90,7 @@ export const bodyLimit = HttpMiddleware.make((app) =>
       Effect.promise(() => body),
       (over) =>
         over
-          ? Effect.succeed(HttpServerResponse.unsafeJson(tooLarge, { status: 413, headers: { connection: "close" } }))
+          ? Effect.succeed(HttpServerResponse.jsonUnsafe(tooLarge, { status: 413, headers: { connection: "close" } }))
           : app
     )
   })

@@ -6,8 +6,8 @@
  * whatever the client sent and are never believed, so a client cannot choose its own address
  * (and with no proxy trusted the header is ignored altogether).
  */
-import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { HttpMiddleware, HttpServerRequest } from "effect/http"
 
 import type { AddressList } from "../domain/NetworkAddress.js"
 import { normalizeAddress } from "../domain/NetworkAddress.js"
@@ -47,6 +47,8 @@ export const clientAddressMiddleware = (trusted: TrustedProxies) =>
         Option.match(request.remoteAddress, {
           onNone: () => request,
           onSome: (peer) =>
-            request.modify({ remoteAddress: resolveClientAddress(peer, request.headers["x-forwarded-for"], trusted) })
+            request.modify({
+              remoteAddress: Option.some(resolveClientAddress(peer, request.headers["x-forwarded-for"], trusted))
+            })
         }))
   )

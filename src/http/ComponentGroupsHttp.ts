@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { ComponentGroups } from "../services/catalog/ComponentGroups.js"
@@ -10,6 +10,6 @@ export const ComponentGroupsHttp = HttpApiBuilder.group(Api, "componentGroups", 
     return handlers
       .handle("list", () => groups.list())
       .handle("create", ({ payload }) => groups.create(payload))
-      .handle("update", ({ path, payload }) => groups.update(path.id, payload))
-      .handle("remove", ({ path }) => groups.remove(path.id))
+      .handle("update", ({ params, payload }) => groups.update(params.id, payload))
+      .handle("remove", ({ params }) => groups.remove(params.id))
   }))

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { Components } from "../services/catalog/Components.js"
@@ -10,7 +10,7 @@ export const ComponentsHttp = HttpApiBuilder.group(Api, "components", (handlers)
     return handlers
       .handle("list", () => components.list())
       .handle("create", ({ payload }) => components.create(payload))
-      .handle("update", ({ path, payload }) => components.update(path.id, payload))
-      .handle("remove", ({ path }) => components.remove(path.id))
-      .handle("setStatus", ({ path, payload }) => components.setStatus(path.id, payload.status))
+      .handle("update", ({ params, payload }) => components.update(params.id, payload))
+      .handle("remove", ({ params }) => components.remove(params.id))
+      .handle("setStatus", ({ params, payload }) => components.setStatus(params.id, payload.status))
   }))

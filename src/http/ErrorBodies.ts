@@ -4,8 +4,8 @@
  * routes, unreadable request bodies (malformed JSON) and defects. It runs as a pre-response
  * handler because the platform turns failures into responses before outer middleware runs.
  */
-import { HttpApp, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpEffect, HttpMiddleware, HttpServerResponse } from "effect/http"
 
 const unreadableBody = { _tag: "BadRequest", message: "The request could not be read: the body must be valid JSON" }
 
@@ -37,16 +37,16 @@ const shorten = (text: unknown) =>
  * request): large error bodies get their messages shortened.
  */
 const shortenLargeErrorBody = (response: HttpServerResponse.HttpServerResponse) => {
-  if (response.body._tag !== "Uint8Array" || response.body.body.length < largeErrorBody) return response
+  if (response.body._tag !== "Uint8Array" || response.body.contentLength < largeErrorBody) return response
   try {
-    const body = JSON.parse(new TextDecoder().decode(response.body.body)) as {
+    const body = JSON.parse(response.body.text ?? new TextDecoder().decode(response.body.body)) as {
       message?: unknown
       issues?: Array<{ message?: unknown }>
     }
     const issues = Array.isArray(body.issues)
       ? body.issues.slice(0, 100).map((issue) => ({ ...issue, message: shorten(issue.message) }))
       : undefined
-    return HttpServerResponse.unsafeJson({ ...body, message: shorten(body.message), ...(issues ? { issues } : {}) }, {
+    return HttpServerResponse.jsonUnsafe({ ...body, message: shorten(body.message), ...(issues ? { issues } : {}) }, {
       status: response.status,
       headers: response.headers
     })
@@ -56,13 +56,13 @@ const shortenLargeErrorBody = (response: HttpServerResponse.HttpServerResponse) 
 }
 
 export const errorBodies = HttpMiddleware.make((app) =>
-  Effect.zipRight(
-    HttpApp.appendPreResponseHandler((request, response) =>
+  Effect.andThen(
+    HttpEffect.appendPreResponseHandler((request, response) =>
       Effect.succeed(
         response.status < 400 || response.status === 499
           ? response
           : response.body._tag === "Empty"
-          ? HttpServerResponse.unsafeJson(describe(response.status, request.method, request.url), {
+          ? HttpServerResponse.jsonUnsafe(describe(response.status, request.method, request.url), {
             status: response.status,
             headers: response.headers
           })

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { Health } from "../api/HealthApi.js"
@@ -17,6 +17,6 @@ export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
         sql`select 1`.pipe(
           Effect.timeout("2 seconds"),
           Effect.as(ok),
-          Effect.catchAll(() => Effect.fail(databaseUnavailable))
+          Effect.catch(() => Effect.fail(databaseUnavailable))
         ))
   }))

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { IncidentTemplates } from "../services/catalog/IncidentTemplates.js"
@@ -13,7 +13,7 @@ export const IncidentTemplatesHttp = HttpApiBuilder.group(
       return handlers
         .handle("list", () => templates.list())
         .handle("create", ({ payload }) => templates.create(payload))
-        .handle("update", ({ path, payload }) => templates.update(path.id, payload))
-        .handle("remove", ({ path }) => templates.remove(path.id))
+        .handle("update", ({ params, payload }) => templates.update(params.id, payload))
+        .handle("remove", ({ params }) => templates.remove(params.id))
     })
 )

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { Incidents } from "../services/catalog/Incidents.js"
@@ -10,10 +10,10 @@ export const IncidentsHttp = HttpApiBuilder.group(Api, "incidents", (handlers) =
     return handlers
       .handle("list", () => incidents.list())
       .handle("create", ({ payload }) => incidents.create(payload))
-      .handle("get", ({ path }) => incidents.get(path.id))
-      .handle("update", ({ path, payload }) => incidents.update(path.id, payload))
-      .handle("addUpdate", ({ path, payload }) => incidents.addUpdate(path.id, payload))
-      .handle("resolve", ({ path, payload }) => incidents.resolve(path.id, payload ?? {}))
-      .handle("publish", ({ path }) => incidents.publish(path.id))
-      .handle("setPostmortem", ({ path, payload }) => incidents.setPostmortem(path.id, payload))
+      .handle("get", ({ params }) => incidents.get(params.id))
+      .handle("update", ({ params, payload }) => incidents.update(params.id, payload))
+      .handle("addUpdate", ({ params, payload }) => incidents.addUpdate(params.id, payload))
+      .handle("resolve", ({ params, payload }) => incidents.resolve(params.id, payload ?? {}))
+      .handle("publish", ({ params }) => incidents.publish(params.id))
+      .handle("setPostmortem", ({ params, payload }) => incidents.setPostmortem(params.id, payload))
   }))

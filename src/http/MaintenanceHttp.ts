@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
@@ -10,7 +10,7 @@ export const MaintenanceHttp = HttpApiBuilder.group(Api, "maintenance", (handler
     return handlers
       .handle("list", () => windows.list())
       .handle("create", ({ payload }) => windows.create(payload))
-      .handle("get", ({ path }) => windows.get(path.id))
-      .handle("update", ({ path, payload }) => windows.update(path.id, payload))
-      .handle("cancel", ({ path, urlParams }) => windows.cancel(path.id, { series: urlParams.series }))
+      .handle("get", ({ params }) => windows.get(params.id))
+      .handle("update", ({ params, payload }) => windows.update(params.id, payload))
+      .handle("cancel", ({ params, query }) => windows.cancel(params.id, { series: query.series }))
   }))

@@ -4,15 +4,8 @@
  * a server of its own. METRICS_TOKEN, when set, is asked for as a bearer token. With neither
  * variable set, /metrics is not served (docs/operations.md, "Metrics").
  */
-import type { HttpApp } from "@effect/platform"
-import {
-  HttpApiBuilder,
-  HttpMiddleware,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
+import { HttpMiddleware, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 import { MetricsConfig } from "../Config.js"
 import { httpRequestDuration, httpRequests, labelSets } from "../observability/Metrics.js"
@@ -28,8 +21,8 @@ const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "
 /** Counts one answered request: no Effect and no allocation once its label set exists. */
 export const recordRequest = (method: string, route: string, status: number, seconds: number) => {
   const m = knownMethods.has(method) ? method : "other"
-  httpRequests.unsafeUpdate(1, requestLabels(m, route, String(status)))
-  httpRequestDuration.unsafeUpdate(seconds, durationLabels(m, route))
+  httpRequests.updateUnsafe(1, requestLabels(m, route, String(status)))
+  httpRequestDuration.updateUnsafe(seconds, durationLabels(m, route))
 }
 
 /** The fast path's answers: one fixed route, since they are all public reads. */
@@ -37,37 +30,41 @@ export const recordFastPath = (method: string, status: number, startedAt: number
   recordRequest(method, publicRoute, status, (performance.now() - startedAt) / 1000)
 
 /** Middleware counting every request the Effect app answers (failures by the status they become). */
-export const httpMetrics: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = HttpMiddleware.make((app) =>
-  Effect.withFiberRuntime((fiber) => {
-    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    const startedAt = performance.now()
-    return Effect.onExit(app, (exit) =>
-      Effect.sync(() => {
-        const status = exit._tag === "Success"
-          ? exit.value.status
-          : HttpServerError.causeResponseStripped(exit.cause)[0].status
-        recordRequest(
-          request.method,
-          routeOf(request.method, request.url, status),
-          status,
-          (performance.now() - startedAt) / 1000
-        )
-      }))
-  })
-)
+export const httpMetrics: <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> = HttpMiddleware
+  .make((app) =>
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const startedAt = performance.now()
+      return Effect.onExit(app, (exit) =>
+        Effect.sync(() => {
+          const status = exit._tag === "Success"
+            ? exit.value.status
+            : HttpServerError.causeResponseStripped(exit.cause)[0].status
+          recordRequest(
+            request.method,
+            routeOf(request.method, request.url, status),
+            status,
+            (performance.now() - startedAt) / 1000
+          )
+        }))
+    })
+  )
 
 /** The service's exporter; one per process, whichever server serves it. */
-export const ServiceMetricsExporter = MetricsExporter.Default("status-page")
+export const ServiceMetricsExporter = MetricsExporter.layer("status-page")
 
 /** `GET /metrics` on the main port: when METRICS_TOKEN is set and METRICS_PORT is not. */
-export const MetricsRoute = Layer.unwrapEffect(
+export const MetricsRoute = Layer.unwrap(
   Effect.map(MetricsConfig, ({ port, token }) =>
     Option.isSome(port) || Option.isNone(token)
       ? Layer.empty
-      : HttpApiBuilder.Router.use((router) =>
+      : HttpRouter.use((router) =>
         Effect.gen(function*() {
           const exporter = yield* MetricsExporter
-          yield* router.get(
+          yield* router.add(
+            "GET",
             "/metrics",
             Effect.gen(function*() {
               const request = yield* HttpServerRequest.HttpServerRequest
@@ -89,7 +86,7 @@ export const MetricsRoute = Layer.unwrapEffect(
  * A server of its own on METRICS_PORT (and HOST) answering only `GET /metrics`, for the
  * processes of every role: Prometheus scrapes workers there too.
  */
-export const MetricsServer = Layer.unwrapEffect(
+export const MetricsServer = Layer.unwrap(
   Effect.map(MetricsConfig, ({ host, port, token }) =>
     Option.isNone(port)
       ? Layer.empty

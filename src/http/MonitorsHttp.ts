@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { Monitors } from "../services/monitoring/Monitors.js"
@@ -10,9 +10,9 @@ export const MonitorsHttp = HttpApiBuilder.group(Api, "monitors", (handlers) =>
     return handlers
       .handle("list", () => monitors.list())
       .handle("create", ({ payload }) => monitors.create(payload))
-      .handle("update", ({ path, payload }) => monitors.update(path.id, payload))
-      .handle("results", ({ path, urlParams }) => monitors.results(path.id, urlParams.limit ?? 100))
-      .handle("pause", ({ path }) => monitors.setPaused(path.id, true))
-      .handle("resume", ({ path }) => monitors.setPaused(path.id, false))
-      .handle("remove", ({ path }) => monitors.remove(path.id))
+      .handle("update", ({ params, payload }) => monitors.update(params.id, payload))
+      .handle("results", ({ params, query }) => monitors.results(params.id, query.limit ?? 100))
+      .handle("pause", ({ params }) => monitors.setPaused(params.id, true))
+      .handle("resume", ({ params }) => monitors.setPaused(params.id, false))
+      .handle("remove", ({ params }) => monitors.remove(params.id))
   }))

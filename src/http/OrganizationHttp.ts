@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
@@ -9,5 +9,5 @@ export const OrganizationHttp = HttpApiBuilder.group(Api, "organization", (handl
     const organization = yield* OrganizationProfile
     return handlers
       .handle("get", () => organization.get())
-      .handle("update", ({ path, payload }) => organization.update(path.id, payload))
+      .handle("update", ({ params, payload }) => organization.update(params.id, payload))
   }))

@@ -68,11 +68,12 @@ export const serverWithFastPath = (
   server.setTimeout(timeouts.idle)
   server.on("clientError", answerClientError)
   // `Expect: 100-continue`: an oversized body is refused before the client is asked to send it.
-  server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
+  const checkContinue = (request: IncomingMessage, response: ServerResponse) => {
     if (refuseDeclaredTooLarge(request, response)) return
     response.writeContinue()
     server.emit("request", request, response)
-  })
+  }
+  server.on("checkContinue", checkContinue)
   const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
   const held: Array<[IncomingMessage, ServerResponse]> = []
   server.on("newListener", (event) => {
@@ -80,6 +81,14 @@ export const serverWithFastPath = (
     if (event === "request") setImmediate(() => held.splice(0).forEach((args) => emit("request", ...args)))
   })
   server.emit = ((event: string, ...args: Array<unknown>) => {
+    // NodeHttpServer listens for "checkContinue" too, to send `100 Continue` once the app reads
+    // the body; only the listener above (which makes Node emit the event at all) answers it, so a
+    // request is handled once.
+    if (event === "checkContinue") {
+      const [request, response] = args as [IncomingMessage, ServerResponse]
+      checkContinue(request, response)
+      return true
+    }
     if (event !== "request") return emit(event, ...args)
     const [request, response] = args as [IncomingMessage, ServerResponse]
     if (refuseDeclaredTooLarge(request, response)) return true
@@ -141,7 +150,7 @@ export const answerCached =
  * components' response times.
  */
 export const PublicHttpServer = (options: ListenOptions) =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.gen(function*() {
       const [snapshot, pages, uptime] = [yield* PublicSnapshot, yield* PublicPages, yield* PublicUptime]
       const responseTimes = yield* PublicResponseTimes
@@ -150,5 +159,5 @@ export const PublicHttpServer = (options: ListenOptions) =>
       return NodeHttpServer.layer(() => serverWithFastPath(answerCached(lookup)), options)
     })
   ).pipe(
-    Layer.provide([PublicSnapshot.Default, PublicPages.Default, PublicUptime.Default, PublicResponseTimes.Default])
+    Layer.provide([PublicSnapshot.layer, PublicPages.layer, PublicUptime.layer, PublicResponseTimes.layer])
   )

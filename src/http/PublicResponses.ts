@@ -5,8 +5,8 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
 
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 
 import type { EncodedResponse } from "../services/public/PublicSnapshot.js"
 import { publicMaxAge } from "../services/public/PublicSnapshot.js"

@@ -1,13 +1,13 @@
 /**
- * The request log: one line per response, as @effect/platform's `HttpMiddleware.logger` writes
+ * The request log: one line per response, as effect's `HttpMiddleware.logger` writes
  * it (message, `http.method`, `http.url`, `http.status`, a log span), except that the URL is
  * logged with its secrets redacted. Links in mail carry them: the token of a confirmation link,
  * the address and token of an unsubscribe link. API keys and e-mail addresses go wherever they
  * appear.
  */
-import type { HttpApp } from "@effect/platform"
-import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Context, Effect } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import { HttpMiddleware, HttpServerError, HttpServerRequest } from "effect/http"
 
 export const redactedValue = "REDACTED"
 
@@ -65,35 +65,49 @@ export const redactUrl = (url: string): string => {
     (queryAt === -1 ? "" : `${url[queryAt]}${redactQuery(rest)}`)
 }
 
+/**
+ * The state of the request `HttpMiddleware.withLoggerDisabled` marks. Effect keeps its service
+ * internal (effect/http/internal/requestState.ts); its key reaches the same state.
+ */
+const RequestLogState = Context.Service<{ readonly loggerDisabled: boolean }>(
+  "effect/http/HttpEffect/CurrentRequestState"
+)
+
+/** Numbers the log spans; effect 4 applies a server's middleware to each request, so it lives here. */
+let counter = 0
+
 /** `HttpMiddleware.logger` with `redactUrl`; `HttpMiddleware.withLoggerDisabled` still silences it. */
-export const requestLogger: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = HttpMiddleware.make((app) => {
-  let counter = 0
-  return Effect.withFiberRuntime((fiber) => {
-    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    return Effect.withLogSpan(
-      Effect.flatMap(Effect.exit(app), (exit) => {
-        if (fiber.getFiberRef(HttpMiddleware.loggerDisabled)) return exit
-        const annotations = (status: number) => ({
-          "http.method": request.method,
-          "http.url": redactUrl(request.url),
-          "http.status": status
-        })
-        if (exit._tag === "Failure") {
-          const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
-          return Effect.zipRight(
-            Effect.annotateLogs(
-              Effect.log(cause._tag === "Some" ? cause.value : "Sent HTTP Response"),
-              annotations(response.status)
-            ),
+export const requestLogger: <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> = HttpMiddleware
+  .make((app) =>
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const state = Context.getOrUndefined(fiber.context, RequestLogState)
+      return Effect.withLogSpan(
+        Effect.flatMap(Effect.exit(app), (exit) => {
+          if (state?.loggerDisabled) return exit
+          const annotations = (status: number) => ({
+            "http.method": request.method,
+            "http.url": redactUrl(request.url),
+            "http.status": status
+          })
+          if (exit._tag === "Failure") {
+            const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
+            return Effect.andThen(
+              Effect.annotateLogs(
+                Effect.log(cause._tag === "Some" ? cause.value : "Sent HTTP Response"),
+                annotations(response.status)
+              ),
+              exit
+            )
+          }
+          return Effect.andThen(
+            Effect.annotateLogs(Effect.log("Sent HTTP response"), annotations(exit.value.status)),
             exit
           )
-        }
-        return Effect.zipRight(
-          Effect.annotateLogs(Effect.log("Sent HTTP response"), annotations(exit.value.status)),
-          exit
-        )
-      }),
-      `http.span.${++counter}`
-    )
-  })
-})
+        }),
+        `http.span.${++counter}`
+      )
+    })
+  )

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { defaultResponseTimesPeriod } from "../domain/ResponseTimes.js"
@@ -10,6 +10,6 @@ export const ResponseTimesHttp = HttpApiBuilder.group(Api, "responseTimes", (han
     const responseTimes = yield* ResponseTimes
     return handlers.handle(
       "ofMonitor",
-      ({ path, urlParams }) => responseTimes.ofMonitor(path.id, urlParams.period ?? defaultResponseTimesPeriod)
+      ({ params, query }) => responseTimes.ofMonitor(params.id, query.period ?? defaultResponseTimesPeriod)
     )
   }))

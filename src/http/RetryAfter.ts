@@ -1,5 +1,5 @@
-import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
 
 import { TooManyRequests } from "../domain/Errors.js"
 
@@ -7,7 +7,7 @@ import { TooManyRequests } from "../domain/Errors.js"
 export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.tapError(effect, (error) =>
     error instanceof TooManyRequests
-      ? HttpApp.appendPreResponseHandler((_request, response) =>
+      ? HttpEffect.appendPreResponseHandler((_request, response) =>
         Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfterSeconds)))
       )
       : Effect.void)

@@ -3,7 +3,7 @@
  * marked `Sec-Fetch-Site: cross-site`, or whose `Origin` is neither the public URL's origin
  * nor the host it was sent to, is refused. Reads (GET, HEAD, OPTIONS) are never refused.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 

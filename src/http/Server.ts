@@ -2,8 +2,9 @@
  * The HTTP side: the HttpApi handlers, OpenAPI document at /api/v1/openapi.json, its
  * Swagger page at /docs, the admin dashboard at /admin and the public status page at /. Needs an HttpServer and a migrated database.
  */
-import { HttpApiBuilder, HttpApiSwagger, type HttpApp, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { AppConfig } from "../Config.js"
@@ -30,6 +31,7 @@ import { AdminRoutes } from "../web/admin/AdminRoutes.js"
 import { PublicPages } from "../web/public/PublicPages.js"
 import { PublicRoutes } from "../web/public/PublicRoutes.js"
 import { apiDocsPolicy } from "./ApiDocsPolicy.js"
+import { ApiErrorsLive } from "./ApiErrors.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
@@ -59,6 +61,33 @@ const FirstAdministrator = Layer.effectDiscard(
 )
 
 /**
+ * The services behind the handlers. HttpRouter.serve builds the routes in a fork of the layer
+ * memo map, where a service built for them is not shared with the layers built beside the server
+ * (the workers of a process running several roles, a test's stack): HttpLive builds these first,
+ * outside the fork, so the routes and their neighbours share one of each.
+ */
+const ApiServices = Layer.mergeAll(
+  Components.layer,
+  ComponentGroups.layer,
+  Monitors.layer,
+  PublicSnapshot.layer,
+  PublicUptime.layer,
+  PublicResponseTimes.layer,
+  ResponseTimes.layer,
+  OrganizationProfile.layer,
+  Incidents.layer,
+  IncidentTemplates.layer,
+  MaintenanceWindows.layer,
+  Administrators.layer,
+  ApiKeys.layer,
+  Sessions.layer,
+  Webhooks.layer,
+  Subscriptions.layer,
+  ProbeRegistry.layer,
+  Overview.layer
+)
+
+/**
  * Every group's handlers with the middleware and services they need, over a migrated database.
  * At run time they add their routes to the shared router, so apps that mount our groups under an
  * HttpApi of their own use them too (apiGroupsFor).
@@ -83,30 +112,12 @@ export const ApiHandlers = Layer.mergeAll(
   OverviewHttp,
   ResponseTimesHttp
 ).pipe(
-  Layer.provide([AuthenticationLive, JsonBodiesLive]),
-  Layer.provide([
-    Components.Default,
-    ComponentGroups.Default,
-    Monitors.Default,
-    PublicSnapshot.Default,
-    PublicUptime.Default,
-    PublicResponseTimes.Default,
-    ResponseTimes.Default,
-    OrganizationProfile.Default,
-    Incidents.Default,
-    IncidentTemplates.Default,
-    MaintenanceWindows.Default,
-    Administrators.Default,
-    ApiKeys.Default,
-    Sessions.Default,
-    Webhooks.Default,
-    Subscriptions.Default,
-    ProbeRegistry.Default,
-    Overview.Default
-  ])
+  Layer.provide([AuthenticationLive, JsonBodiesLive, ApiErrorsLive]),
+  Layer.provide(ApiServices)
 )
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(ApiHandlers))
+/** The API's routes, with its OpenAPI document at /api/v1/openapi.json. */
+const ApiLive = HttpApiBuilder.layer(Api, { openapiPath: "/api/v1/openapi.json" }).pipe(Layer.provide(ApiHandlers))
 
 /**
  * The middleware around every request, exported for apps that serve our groups themselves.
@@ -114,21 +125,27 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(ApiHandlers))
  * line of each request, and its span when tracing is on, leave out the secrets its URL may
  * carry (RequestLog).
  */
-export const serverMiddleware = (trustProxy: TrustedProxies) => <E, R>(app: HttpApp.Default<E, R>) =>
+export const serverMiddleware = (trustProxy: TrustedProxies) =>
+<E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+) =>
   httpMetrics(
     requestLogger(redactRequestSpan(clientAddressMiddleware(trustProxy)(errorBodies(bodyLimit(apiDocsPolicy(app))))))
   )
 
-const serve = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => HttpApiBuilder.serve(serverMiddleware(config.trustProxy)))
+/** Every route: the API, its Swagger page at /docs, the dashboard, /metrics and the public pages. */
+const Routes = Layer.mergeAll(
+  ApiLive,
+  HttpApiSwagger.layer(Api, { path: "/docs" }),
+  AdminRoutes,
+  MetricsRoute,
+  PublicRoutes.pipe(Layer.provide([PublicPages.layer, Subscriptions.layer]))
 )
 
-export const HttpLive = serve.pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-  Layer.provide(AdminRoutes),
-  Layer.provide(MetricsRoute),
-  Layer.provide(PublicRoutes.pipe(Layer.provide([PublicPages.Default, Subscriptions.Default]))),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
-  Layer.provide(ApiLive),
-  HttpServer.withLogAddress
-)
+/** The routes served with the middleware, logging the address it listens on. */
+export const HttpLive = Layer.unwrap(
+  Effect.map(
+    AppConfig,
+    (config) => HttpRouter.serve(Routes, { middleware: serverMiddleware(config.trustProxy), disableLogger: true })
+  )
+).pipe(Layer.provide(ApiServices))

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { defaultResponseTimesPeriod } from "../domain/ResponseTimes.js"
@@ -14,7 +14,7 @@ import { toHttpResponse } from "./PublicResponses.js"
 const respond = <E, R>(response: Effect.Effect<EncodedResponse | undefined, E, R>) =>
   Effect.flatMap(
     response,
-    (found) => found === undefined ? Effect.dieMessage("The snapshot lacks a public path") : toHttpResponse(found)
+    (found) => found === undefined ? Effect.die(new Error("The snapshot lacks a public path")) : toHttpResponse(found)
   )
 
 export const StatusHttp = HttpApiBuilder.group(Api, "status", (handlers) =>
@@ -26,16 +26,15 @@ export const StatusHttp = HttpApiBuilder.group(Api, "status", (handlers) =>
     return handlers
       .handle("summary", () => respond(path("")))
       .handle("components", () => respond(path("/components")))
-      .handle("incidents", ({ urlParams }) => respond(snapshot.incidents(urlParams)))
-      .handle("incident", ({ path }) => respond(snapshot.incident(path.id)))
+      .handle("incidents", ({ query }) => respond(snapshot.incidents(query)))
+      .handle("incident", ({ params }) => respond(snapshot.incident(params.id)))
       .handle("maintenance", () => respond(path("/maintenance")))
       .handle("rss", () => respond(path("/rss")))
       .handle("atom", () => respond(path("/atom")))
-      .handle("uptime", ({ urlParams }) =>
-        Effect.flatMap(uptime.get(urlParams.period ?? defaultUptimePeriod), toHttpResponse))
-      .handle("responseTimes", ({ path, urlParams }) =>
+      .handle("uptime", ({ query }) => Effect.flatMap(uptime.get(query.period ?? defaultUptimePeriod), toHttpResponse))
+      .handle("responseTimes", ({ params, query }) =>
         Effect.flatMap(
-          responseTimes.get(path.id, urlParams.period ?? defaultResponseTimesPeriod),
+          responseTimes.get(params.id, query.period ?? defaultResponseTimesPeriod),
           toHttpResponse
         ))
   }))

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
@@ -17,9 +17,9 @@ export const SubscriptionsHttp = HttpApiBuilder.group(Api, "subscriptions", (han
         ).pipe(
           withRetryAfter
         ))
-      .handle("verify", ({ path }) => subscriptions.verify(path.token))
+      .handle("verify", ({ params }) => subscriptions.verify(params.token))
       .handle("unsubscribe", ({ payload }) => subscriptions.unsubscribe(payload.email, payload.token))
-      .handle("oneClickUnsubscribe", ({ urlParams }) => subscriptions.unsubscribe(urlParams.email, urlParams.token))
+      .handle("oneClickUnsubscribe", ({ query }) => subscriptions.unsubscribe(query.email, query.token))
   }))
 
 export const SubscribersHttp = HttpApiBuilder.group(Api, "subscribers", (handlers) =>
@@ -27,5 +27,5 @@ export const SubscribersHttp = HttpApiBuilder.group(Api, "subscribers", (handler
     const subscriptions = yield* Subscriptions
     return handlers
       .handle("list", () => subscriptions.list())
-      .handle("remove", ({ path }) => subscriptions.remove(path.id))
+      .handle("remove", ({ params }) => subscriptions.remove(params.id))
   }))

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
@@ -10,9 +10,9 @@ export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     return handlers
       .handle("list", () => webhooks.list())
       .handle("create", ({ payload }) => webhooks.create(payload))
-      .handle("update", ({ path, payload }) => webhooks.update(path.id, payload))
-      .handle("remove", ({ path }) => webhooks.remove(path.id))
-      .handle("toggle", ({ path }) => webhooks.toggle(path.id))
-      .handle("test", ({ path }) => webhooks.test(path.id))
-      .handle("deliveries", ({ path }) => webhooks.deliveries(path.id))
+      .handle("update", ({ params, payload }) => webhooks.update(params.id, payload))
+      .handle("remove", ({ params }) => webhooks.remove(params.id))
+      .handle("toggle", ({ params }) => webhooks.toggle(params.id))
+      .handle("test", ({ params }) => webhooks.test(params.id))
+      .handle("deliveries", ({ params }) => webhooks.deliveries(params.id))
   }))

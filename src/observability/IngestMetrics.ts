@@ -51,7 +51,7 @@ export class IngestTally {
   }
 
   record() {
-    if (this.stored > 0) resultsStored.unsafeUpdate(this.stored, noLabels)
+    if (this.stored > 0) resultsStored.updateUnsafe(this.stored, noLabels)
     const refused = new Map<string, { region: string; reason: string; count: number }>()
     for (const { reason, report: { region } } of this.refused) {
       const key = `${region}\u0000${reason}`
@@ -60,13 +60,13 @@ export class IngestTally {
       else entry.count++
     }
     for (const { count, reason, region } of refused.values()) {
-      reportsRefused.unsafeUpdate(count, refusedLabels(region, reason))
+      reportsRefused.updateUnsafe(count, refusedLabels(region, reason))
     }
     for (const { count, outcome, region } of this.checks.values()) {
-      checksIngested.unsafeUpdate(count, checkLabels(region, outcome))
+      checksIngested.updateUnsafe(count, checkLabels(region, outcome))
     }
     for (const to of ["up", "degraded", "down"] as const) {
-      if (this.transitions[to] > 0) monitorTransitions.unsafeUpdate(this.transitions[to], transitionLabels(to))
+      if (this.transitions[to] > 0) monitorTransitions.updateUnsafe(this.transitions[to], transitionLabels(to))
     }
   }
 }

@@ -3,24 +3,22 @@
  * turns the registry into Prometheus text. docs/operations.md ("Metrics") lists them with the
  * role that exports each. Labels stay bounded: route templates, regions, outcomes; never ids.
  */
-import type { MetricLabel } from "effect"
-import { Effect, Fiber, Metric, MetricBoundaries, MetricLabel as Label } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Metric } from "effect"
 
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
 const gauge = (name: string, description: string) => Metric.gauge(name, { description })
 
 /** Seconds, from 1 ms to about 65 s. */
-const latencyBuckets = MetricBoundaries.exponential({ start: 0.001, factor: 2, count: 17 })
+const latencyBuckets = Metric.exponentialBoundaries({ start: 0.001, factor: 2, count: 17 })
 /** Seconds, from 10 ms to about 10 minutes: how late a run is published. */
-const lagBuckets = MetricBoundaries.exponential({ start: 0.01, factor: 2, count: 17 })
+const lagBuckets = Metric.exponentialBoundaries({ start: 0.01, factor: 2, count: 17 })
 
 // api
 export const httpRequests = counter("status_page_http_requests_total", "HTTP requests answered, by route and status")
-export const httpRequestDuration = Metric.histogram(
-  "status_page_http_request_duration_seconds",
-  latencyBuckets,
-  "Time from a request's arrival to its response, by route"
-)
+export const httpRequestDuration = Metric.histogram("status_page_http_request_duration_seconds", {
+  boundaries: latencyBuckets,
+  description: "Time from a request's arrival to its response, by route"
+})
 export const snapshotAge = gauge(
   "status_page_public_snapshot_age_seconds",
   "Age of the public snapshot served, in seconds (read at scrape time)"
@@ -28,11 +26,10 @@ export const snapshotAge = gauge(
 
 // scheduler
 export const runsPublished = counter("status_page_scheduler_runs_published_total", "Check runs published as jobs")
-export const schedulerLag = Metric.histogram(
-  "status_page_scheduler_lag_seconds",
-  lagBuckets,
-  "Per scheduler tick with runs due: how long after its slot the oldest run's jobs were published"
-)
+export const schedulerLag = Metric.histogram("status_page_scheduler_lag_seconds", {
+  boundaries: lagBuckets,
+  description: "Per scheduler tick with runs due: how long after its slot the oldest run's jobs were published"
+})
 
 // ingest
 export const checksIngested = counter(
@@ -83,16 +80,27 @@ export const databaseConnections = gauge(
 export const databasePoolMax = gauge("status_page_db_pool_max", "Connections this process's pool may open")
 
 /**
- * Label sets made once and reused: Effect caches a metric's series by the identity of the
- * label array, so a hot path that passes the same array updates without a registry lookup.
+ * The labels of one series, as a metric update reads them: a context holding them as
+ * `Metric.CurrentMetricAttributes`, for `metric.updateUnsafe(value, labels)` (and
+ * `metric.valueUnsafe(labels)` to read the series).
+ */
+export type MetricLabels = Context.Context<never>
+
+/**
+ * Label sets made once and reused: a hot path that passes the same set updates without
+ * building a context or an attribute record (Effect finds the series in the registry by them).
  */
 export const labelSets = <K extends string>(...keys: ReadonlyArray<K>) => {
-  const cache = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  return (...values: ReadonlyArray<string>): ReadonlyArray<MetricLabel.MetricLabel> => {
+  const cache = new Map<string, MetricLabels>()
+  return (...values: ReadonlyArray<string>): MetricLabels => {
     const id = values.join("\u0000")
     let labels = cache.get(id)
     if (labels === undefined) {
-      labels = keys.map((key, i) => Label.make(key, values[i]!))
+      const attributes: Record<string, string> = {}
+      keys.forEach((key, i) => {
+        attributes[key] = values[i]!
+      })
+      labels = Context.make(Metric.CurrentMetricAttributes, attributes)
       cache.set(id, labels)
     }
     return labels
@@ -117,7 +125,7 @@ export const scrapeGauge = (refresh: Effect.Effect<void, unknown>) =>
     Effect.sync(() => {
       const guarded = refresh.pipe(
         Effect.timeout("2 seconds"),
-        Effect.catchAllCause((cause) => Effect.logDebug("a gauge could not be read at scrape time", cause))
+        Effect.catchCause((cause) => Effect.logDebug("a gauge could not be read at scrape time", cause))
       )
       refreshers.add(guarded)
       return guarded
@@ -126,7 +134,7 @@ export const scrapeGauge = (refresh: Effect.Effect<void, unknown>) =>
   )
 
 /** The refresh under way: scrapes arriving meanwhile wait for it, so scrapes never pile up queries. */
-let running: Fiber.RuntimeFiber<void> | undefined
+let running: Fiber.Fiber<void> | undefined
 
 const startRefresh = () => {
   const fiber = Effect.runFork(
@@ -147,10 +155,51 @@ export const snapshotBehind = gauge(
 )
 
 /** The label set of a series without labels, shared so its update skips the registry lookup. */
-export const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
+export const noLabels: MetricLabels = Context.empty()
 
 const attemptLabels = labelSets("outcome", "attempt")
 
 /** Counts one delivery attempt (webhook or mail) by outcome and attempt number. */
 export const countAttempt = (metric: typeof webhookAttempts, outcome: string, attempt: number) =>
-  metric.unsafeUpdate(1, attemptLabels(outcome, attemptLabel(attempt)))
+  metric.updateUnsafe(1, attemptLabels(outcome, attemptLabel(attempt)))
+
+// Effect's own runtime metrics, under the names and with the labels Effect 3 exported them
+// (it counted every fiber by default; Effect 4 counts none unless `Metric.FiberRuntimeMetrics`
+// says how). The counts follow the runtime's fibers, so they vary with Effect's internals.
+const fiberStarted = Metric.counter("effect_fiber_started", { incremental: true })
+const fiberActive = Metric.counter("effect_fiber_active")
+const fiberSuccesses = Metric.counter("effect_fiber_successes", { incremental: true })
+const fiberFailures = Metric.counter("effect_fiber_failures", { incremental: true })
+const fiberLifetimes = Metric.histogram("effect_fiber_lifetimes", {
+  boundaries: Metric.exponentialBoundaries({ start: 0.5, factor: 2, count: 35 }),
+  attributes: { time_unit: "milliseconds" }
+})
+
+/**
+ * When the fibers running in each context began (Date.now), oldest first: a fiber ends in the
+ * context it began in, which siblings forked together share, so the first to end is given the
+ * oldest start (the count and the sum of the lifetimes are exact either way).
+ */
+const fiberStarts = new WeakMap<Context.Context<never>, Array<number>>()
+
+const fiberMetrics: Metric.FiberRuntimeMetricsService = {
+  recordFiberStart(context) {
+    fiberStarted.updateUnsafe(1, context)
+    fiberActive.updateUnsafe(1, context)
+    const starts = fiberStarts.get(context)
+    if (starts === undefined) fiberStarts.set(context, [Date.now()])
+    else starts.push(Date.now())
+  },
+  recordFiberEnd(context, exit) {
+    const starts = fiberStarts.get(context)
+    const startedAt = starts?.shift()
+    if (starts !== undefined && starts.length === 0) fiberStarts.delete(context)
+    if (startedAt !== undefined) fiberLifetimes.updateUnsafe(Date.now() - startedAt, context)
+    fiberActive.updateUnsafe(-1, context)
+    if (Exit.isSuccess(exit)) fiberSuccesses.updateUnsafe(1, context)
+    else fiberFailures.updateUnsafe(1, context)
+  }
+}
+
+/** Counts the fibers of everything built with it (`effect_fiber_*`), as Effect 3 did. */
+export const fiberRuntimeMetrics: Layer.Layer<never> = Layer.succeed(Metric.FiberRuntimeMetrics, fiberMetrics)

@@ -13,6 +13,7 @@ import {
   databaseConnections,
   databasePoolMax,
   labelSets,
+  noLabels,
   outboxBacklog,
   outboxOldest,
   retryBacklog,
@@ -28,25 +29,25 @@ const stateLabels = labelSets("state")
 const channelLabels = labelSets("channel")
 
 /** The pool's size (Database.ts) and the service's connections by state, from pg_stat_activity. */
-export const DatabaseGauges = Layer.scopedDiscard(Effect.gen(function*() {
+export const DatabaseGauges = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* RetryingSqlClient
-  databasePoolMax.unsafeUpdate(poolSize, [])
+  databasePoolMax.updateUnsafe(poolSize, noLabels)
   // The pool itself is private to @effect/sql-pg: the server's view counts every instance's connections.
   const seen = new Set<string>()
   yield* scrapeGauge(Effect.gen(function*() {
     const rows = yield* sql<{ state: string; connections: number }>`
         select coalesce(state, 'unknown') as state, count(*)::int as connections from pg_stat_activity
         where application_name = '@effect/sql-pg' and datname = current_database() group by 1`
-    for (const state of seen) databaseConnections.unsafeUpdate(0, stateLabels(state))
+    for (const state of seen) databaseConnections.updateUnsafe(0, stateLabels(state))
     for (const { connections, state } of rows) {
       seen.add(state)
-      databaseConnections.unsafeUpdate(connections, stateLabels(state))
+      databaseConnections.updateUnsafe(connections, stateLabels(state))
     }
   }))
 }))
 
 /** The dispatcher's backlogs: outbox events not handed over, deliveries waiting for a retry. */
-export const DispatcherGauges = Layer.scopedDiscard(Effect.gen(function*() {
+export const DispatcherGauges = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* RetryingSqlClient
   yield* scrapeGauge(Effect.gen(function*() {
     const [row] = yield* sql<{ backlog: number; oldestSeconds: number; webhooks: number; mails: number }>`
@@ -56,30 +57,30 @@ export const DispatcherGauges = Layer.scopedDiscard(Effect.gen(function*() {
            from outbox_events where delivered_at is null) as oldest_seconds,
         (select count(*)::int from webhook_deliveries where status = 'pending' and attempts > 0) as webhooks,
         (select count(*)::int from mail_deliveries where status = 'pending' and attempts > 0) as mails`
-    outboxBacklog.unsafeUpdate(row!.backlog, [])
-    outboxOldest.unsafeUpdate(row!.oldestSeconds, [])
-    retryBacklog.unsafeUpdate(row!.webhooks, channelLabels("webhook"))
-    retryBacklog.unsafeUpdate(row!.mails, channelLabels("mail"))
+    outboxBacklog.updateUnsafe(row!.backlog, noLabels)
+    outboxOldest.updateUnsafe(row!.oldestSeconds, noLabels)
+    retryBacklog.updateUnsafe(row!.webhooks, channelLabels("webhook"))
+    retryBacklog.updateUnsafe(row!.mails, channelLabels("mail"))
   }))
 }))
 
 /** Each known region's jobs and results streams: length and pending entries (XLEN, XPENDING). */
-export const TransportGauges = Layer.scopedDiscard(Effect.gen(function*() {
+export const TransportGauges = Layer.effectDiscard(Effect.gen(function*() {
   const transport = yield* JobTransport
   yield* scrapeGauge(Effect.gen(function*() {
     for (const { length, pending, region, stream } of yield* transport.backlog()) {
-      streamLength.unsafeUpdate(length, streamLabels(stream, region))
-      streamPending.unsafeUpdate(pending, streamLabels(stream, region))
+      streamLength.updateUnsafe(length, streamLabels(stream, region))
+      streamPending.updateUnsafe(pending, streamLabels(stream, region))
     }
   }))
 }))
 
 /** The public snapshot's age and whether it is behind the latest change. */
-export const SnapshotGauges = Layer.scopedDiscard(Effect.gen(function*() {
+export const SnapshotGauges = Layer.effectDiscard(Effect.gen(function*() {
   const snapshot = yield* PublicSnapshot
   yield* scrapeGauge(Effect.sync(() => {
     const { behind, builtAt } = snapshot.freshness()
-    if (builtAt !== undefined) snapshotAge.unsafeUpdate((Date.now() - builtAt) / 1000, [])
-    snapshotBehind.unsafeUpdate(behind ? 1 : 0, [])
+    if (builtAt !== undefined) snapshotAge.updateUnsafe((Date.now() - builtAt) / 1000, noLabels)
+    snapshotBehind.updateUnsafe(behind ? 1 : 0, noLabels)
   }))
-})).pipe(Layer.provide(PublicSnapshot.Default))
+})).pipe(Layer.provide(PublicSnapshot.layer))

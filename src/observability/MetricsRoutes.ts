@@ -3,7 +3,7 @@
  * (`/api/v1/admin/components/:id`), found from the declaration itself, never the raw URL, so
  * the series stay bounded. What is not an API endpoint gets a fixed label.
  */
-import { HttpApi } from "@effect/platform"
+import { HttpApi } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 

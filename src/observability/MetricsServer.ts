@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { createServer } from "node:http"
 
 import type { Redacted } from "effect"
-import { Effect, Layer, Option, Redacted as R, Runtime } from "effect"
+import { Effect, Layer, Option, Redacted as R } from "effect"
 
 import { isLoopbackHost } from "../domain/NetworkAddress.js"
 import { MetricsExporter, prometheusContentType } from "./MetricsExporter.js"
@@ -57,18 +57,18 @@ export interface MetricsServerOptions {
 
 /** Serves the exporter's `/metrics` on `port` and `host` for as long as the layer lives. */
 export const metricsServer = (options: MetricsServerOptions) =>
-  Layer.scopedDiscard(Effect.gen(function*() {
+  Layer.effectDiscard(Effect.gen(function*() {
     const exporter = yield* MetricsExporter
-    const runtime = yield* Effect.runtime<never>()
+    const runPromise = Effect.runPromiseWith(yield* Effect.context<never>())
     const server = yield* Effect.acquireRelease(
-      Effect.async<ReturnType<typeof createServer>, Error>((resume) => {
+      Effect.callback<ReturnType<typeof createServer>, Error>((resume) => {
         const created = createServer((request, response) =>
-          answerMetrics(request, response, options.token, () => Runtime.runPromise(runtime, exporter.scrape()))
+          answerMetrics(request, response, options.token, () => runPromise(exporter.scrape()))
         )
         created.once("error", (error) => resume(Effect.fail(error)))
         created.listen({ port: options.port, host: options.host }, () => resume(Effect.succeed(created)))
       }),
-      (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
     ).pipe(Effect.orDie)
     const address = server.address()
     const [port, host] = typeof address === "object" && address !== null

@@ -11,33 +11,19 @@
  *   which ingest's batch span links to.
  * - LOG_FORMAT=json: one JSON object per line, with the trace and span ids when tracing is on.
  */
-import {
-  Cause,
-  type ConfigError,
-  Context,
-  Effect,
-  FiberRef,
-  FiberRefs,
-  HashMap,
-  HashSet,
-  Layer,
-  List,
-  Logger,
-  Option,
-  Redacted,
-  Tracer
-} from "effect"
+import { Cause, type Config, Context, Effect, Layer, Logger, Option, Redacted, References, Tracer } from "effect"
 
 import { TelemetryConfig } from "../Config.js"
 import { isTraceparent } from "../domain/CheckJob.js"
+import { fiberRuntimeMetrics } from "./Metrics.js"
 
 /**
  * Whether spans are exported. The code that would make a span per check or per job (the
  * scheduler, the probe, ingest, webhook attempts) reads it once and makes none when false.
  */
-export class TracingEnabled extends Context.Reference<TracingEnabled>()("status-page/observability/TracingEnabled", {
+export const TracingEnabled = Context.Reference<boolean>("status-page/observability/TracingEnabled", {
   defaultValue: () => false
-}) {}
+})
 
 /** The W3C `traceparent` of `span`: what a job or a result carries across Redis. */
 export const traceparentOf = (span: Tracer.AnySpan): string =>
@@ -71,9 +57,8 @@ export const withRemoteParent = <A, E, R>(
   return Effect.useSpan(name, {
     attributes: attributes(),
     kind: "consumer",
-    captureStackTrace: false,
     ...(parent === undefined ? { root: true } : { parent })
-  }, (span) => effect(traceparentOf(span)).pipe(Effect.withParentSpan(span)))
+  }, (span) => effect(traceparentOf(span)).pipe(Effect.withParentSpan(span, { captureStackTrace: false })))
 }
 
 /** Links to the spans the valid `traceparents` name (a batch's span links to each report it stores). */
@@ -81,7 +66,7 @@ export const linksTo = (traceparents: Iterable<string | undefined>): Array<Trace
   const links: Array<Tracer.SpanLink> = []
   for (const traceparent of traceparents) {
     const span = spanOfTraceparent(traceparent)
-    if (span !== undefined) links.push({ _tag: "SpanLink", span, attributes: {} })
+    if (span !== undefined) links.push({ span, attributes: {} })
   }
   return links
 }
@@ -97,9 +82,15 @@ export const startSpan = (
   attributes: Record<string, unknown>,
   nowNanos: bigint
 ): Tracer.Span => {
-  const span = tracer.span(name, Option.none(), Context.empty(), [], nowNanos, kind, {
-    captureStackTrace: false,
-    root: true
+  const span = tracer.span({
+    name,
+    parent: Option.none(),
+    annotations: Context.empty(),
+    links: [],
+    startTime: nowNanos,
+    kind,
+    root: true,
+    sampled: true
   })
   for (const key in attributes) span.attribute(key, attributes[key])
   return span
@@ -147,8 +138,8 @@ const headerAttribute = /^http\.(?:request|response)\.header\.(.+)$/
 /** `tracer`, with the header attributes outside `tracedHeaders` dropped from every span it makes. */
 export const withTracedHeadersOnly = (tracer: Tracer.Tracer): Tracer.Tracer =>
   Tracer.make({
-    span(...args) {
-      const span = tracer.span(...args)
+    span(options) {
+      const span = tracer.span(options)
       const attribute = span.attribute
       span.attribute = (key, value) => {
         const header = headerAttribute.exec(key)
@@ -156,7 +147,7 @@ export const withTracedHeadersOnly = (tracer: Tracer.Tracer): Tracer.Tracer =>
       }
       return span
     },
-    context: (f, fiber) => tracer.context(f, fiber)
+    context: tracer.context
   })
 
 export interface TracingOptions {
@@ -167,19 +158,24 @@ export interface TracingOptions {
 /**
  * The OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, with TracingEnabled; nothing
  * otherwise. The exporter's modules are loaded only then, so a probe without it does not
- * evaluate them. Closing the layer sends the spans still buffered.
+ * evaluate them. Closing the layer sends the spans still buffered. The HTTP server's and
+ * client's spans record the headers of `tracedHeaders` (Effect records none unless told).
  */
-export const tracingLayer = (options: TracingOptions): Layer.Layer<TracingEnabled, ConfigError.ConfigError> =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+export const tracingLayer = (options: TracingOptions): Layer.Layer<never, Config.ConfigError> =>
+  Layer.unwrap(Effect.gen(function*() {
     const config = yield* TelemetryConfig
-    if (Option.isNone(config.otlpEndpoint)) return Layer.empty as Layer.Layer<TracingEnabled>
-    const [{ OtlpTracer }, { OtlpSerialization }, { FetchHttpClient }] = yield* Effect.promise(() =>
-      Promise.all([
-        import("@effect/opentelemetry/OtlpTracer").then((OtlpTracer) => ({ OtlpTracer })),
-        import("@effect/opentelemetry/OtlpSerialization").then((OtlpSerialization) => ({ OtlpSerialization })),
-        import("@effect/platform/FetchHttpClient").then((FetchHttpClient) => ({ FetchHttpClient }))
-      ])
-    )
+    if (Option.isNone(config.otlpEndpoint)) return Layer.empty
+    const [OtlpTracer, OtlpSerialization, OtlpExporter, FetchHttpClient, HttpClient, HttpMiddleware] = yield* Effect
+      .promise(() =>
+        Promise.all([
+          import("effect/observability/OtlpTracer"),
+          import("effect/observability/OtlpSerialization"),
+          import("effect/observability/OtlpExporter"),
+          import("effect/http/FetchHttpClient"),
+          import("effect/http/HttpClient"),
+          import("effect/http/HttpMiddleware")
+        ])
+      )
     const base = config.otlpEndpoint.value.toString().replace(/\/$/, "")
     const tracer = OtlpTracer.make({
       url: `${base}/v1/traces`,
@@ -190,10 +186,19 @@ export const tracingLayer = (options: TracingOptions): Layer.Layer<TracingEnable
       }),
       exportInterval: config.exportDelayMs
     })
-    const exporter = Layer.unwrapScoped(
-      Effect.map(tracer, (otlp) => Layer.setTracer(withTracedHeadersOnly(otlp)))
-    ).pipe(Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson]))
-    return Layer.merge(exporter, Layer.succeed(TracingEnabled, true))
+    const exporter = Layer.effect(Tracer.Tracer, Effect.map(tracer, withTracedHeadersOnly)).pipe(
+      Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson, OtlpExporter.layerFlusher])
+    )
+    const headerFilter = (name: string) => tracedHeaders.has(name)
+    return Layer.mergeAll(
+      exporter,
+      Layer.succeed(TracingEnabled, true),
+      Layer.succeed(HttpMiddleware.TracerHeaderFilter, headerFilter),
+      Layer.succeed(HttpClient.TracerHeaderFilter, headerFilter),
+      // The span names Effect 3 gave (docs/operations.md, "Traces"); v4 names them by the method alone.
+      Layer.succeed(HttpMiddleware.SpanNameGenerator, (request) => `http.server ${request.method}`),
+      Layer.succeed(HttpClient.SpanNameGenerator, (request) => `http.client ${request.method}`)
+    )
   }))
 
 const levelName = (level: string) => level.toLowerCase()
@@ -204,26 +209,28 @@ const levelName = (level: string) => level.toLowerCase()
  * current span when `withTraceIds` (tracing on: otherwise the ids name nothing anyone stored).
  */
 export const jsonLogger = (withTraceIds: boolean): Logger.Logger<unknown, string> =>
-  Logger.make(({ annotations, cause, context, date, logLevel, message, spans }) => {
+  Logger.make(({ cause, date, fiber, logLevel, message }) => {
     const entry: Record<string, unknown> = {
       timestamp: date.toISOString(),
-      level: levelName(logLevel.label),
+      level: levelName(logLevel),
       message: Array.isArray(message) && message.length === 1 ? message[0] : message
     }
-    if (HashMap.size(annotations) > 0) {
+    const annotations = fiber.getRef(References.CurrentLogAnnotations)
+    if (Object.keys(annotations).length > 0) {
       const fields: Record<string, unknown> = {}
-      for (const [key, value] of annotations) fields[key] = value
+      for (const [key, value] of Object.entries(annotations)) fields[key] = value
       entry.annotations = fields
     }
-    if (List.isCons(spans)) {
+    const spans = fiber.getRef(References.CurrentLogSpans)
+    if (spans.length > 0) {
       const now = date.getTime()
       const fields: Record<string, number> = {}
-      for (const span of spans) fields[span.label] = now - span.startTime
+      for (const [label, startTime] of spans) fields[label] = now - startTime
       entry.spans = fields
     }
-    if (!Cause.isEmpty(cause)) entry.cause = Cause.pretty(cause, { renderErrorCause: true })
+    if (cause.reasons.length > 0) entry.cause = Cause.pretty(cause)
     if (withTraceIds) {
-      const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
+      const span = Context.getOption(fiber.context, Tracer.ParentSpan)
       if (Option.isSome(span)) {
         entry.traceId = span.value.traceId
         entry.spanId = span.value.spanId
@@ -247,22 +254,31 @@ const jsonValue = () => {
 }
 
 /**
- * LOG_FORMAT=json: `jsonLogger`, written to stdout, in place of the text loggers (Effect's
- * default, and the pretty one NodeRuntime.runMain puts in its place); text: unchanged.
+ * The process's text logger in place of Effect's default one (the other loggers, such as the one
+ * that records logs on spans, stay). LOG_FORMAT=text: Effect's pretty logger, `[10:00:00.000] INFO
+ * (#12): message` with the fields indented below (effect 3's `runMain` installed it itself; effect
+ * 4's does not); json: `jsonLogger`, written to stdout.
  */
-export const loggingLayer: Layer.Layer<never, ConfigError.ConfigError> = Layer.unwrapEffect(
+export const loggingLayer: Layer.Layer<never, Config.ConfigError> = Layer.unwrap(
   Effect.map(TelemetryConfig, (config) => {
-    if (config.logFormat === "text") return Layer.empty
-    const json = Logger.withConsoleLog(jsonLogger(Option.isSome(config.otlpEndpoint)))
-    return Layer.scopedDiscard(Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
-      loggers.pipe(
-        HashSet.remove(Logger.defaultLogger),
-        HashSet.remove(Logger.prettyLoggerDefault),
-        HashSet.add(json)
-      )))
+    const logger = config.logFormat === "text"
+      ? Logger.consolePretty()
+      : Logger.withConsoleLog(jsonLogger(Option.isSome(config.otlpEndpoint)))
+    return Layer.effect(
+      Logger.CurrentLoggers,
+      Effect.map(Logger.CurrentLoggers, (loggers) => {
+        const replaced = new Set(loggers)
+        replaced.delete(Logger.defaultLogger)
+        replaced.add(logger)
+        return replaced
+      })
+    )
   })
 )
 
-/** Logs and traces for a process whose service name is `serviceName` unless OTEL_SERVICE_NAME says otherwise. */
-export const layer = (options: TracingOptions): Layer.Layer<TracingEnabled, ConfigError.ConfigError> =>
-  Layer.merge(loggingLayer, tracingLayer(options))
+/**
+ * Logs and traces for a process whose service name is `serviceName` unless OTEL_SERVICE_NAME says
+ * otherwise, and the runtime's fiber metrics (`effect_fiber_*`, Metrics.ts).
+ */
+export const layer = (options: TracingOptions): Layer.Layer<never, Config.ConfigError> =>
+  Layer.mergeAll(loggingLayer, tracingLayer(options), fiberRuntimeMetrics)

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import type { ApiKeyId } from "../domain/Auth.js"
 import { ApiKey, UserId } from "../domain/Auth.js"
@@ -9,16 +9,16 @@ import { rowsOf } from "./Rows.js"
 /** What authentication needs of a key: never sent to a client. */
 export class ApiKeyCredential extends Schema.Class<ApiKeyCredential>("ApiKeyCredential")({
   id: Schema.String,
-  keyHash: Schema.Uint8ArrayFromSelf,
+  keyHash: Schema.Uint8Array,
   createdBy: Schema.NullOr(UserId),
-  expiresAt: Schema.NullOr(Schema.DateFromSelf),
-  lastUsedAt: Schema.NullOr(Schema.DateFromSelf)
+  expiresAt: Schema.NullOr(Schema.Date),
+  lastUsedAt: Schema.NullOr(Schema.Date)
 }) {}
 
 const columns = "id, name, prefix, created_at, last_used_at, expires_at"
 
-export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
-  effect: Effect.gen(function*() {
+export class ApiKeysRepo extends Context.Service<ApiKeysRepo>()("ApiKeysRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const keys = rowsOf(ApiKey)
     const credentials = rowsOf(ApiKeyCredential)
@@ -47,4 +47,6 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
         )
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

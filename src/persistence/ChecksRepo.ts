@@ -3,7 +3,7 @@
  * are written with one multi-row statement per batch, deduplicated on (job id, region); a
  * (job id, region) has a result or a miss, never both (migration 0012).
  */
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { type CheckResult, type MissedCheck, type MissReason, schedulerProbe } from "../domain/CheckJob.js"
 import { ComponentId, ComponentStatus } from "../domain/Component.js"
@@ -83,13 +83,13 @@ export interface ComponentMonitors extends StatusSourceRow {
   readonly monitors: ReadonlyArray<readonly [id: string, state: MonitorState]>
 }
 
-const StoredState = Schema.Literal("unknown", "up", "degraded", "down")
+const StoredState = Schema.Literals(["unknown", "up", "degraded", "down"])
 
 export class StatusSourceRow extends Schema.Class<StatusSourceRow>("StatusSourceRow")({
   id: ComponentId,
   name: Schema.String,
   status: ComponentStatus,
-  statusSetBy: Schema.Literal("operator", "monitors")
+  statusSetBy: Schema.Literals(["operator", "monitors"])
 }) {}
 
 class ComponentStatesRow extends Schema.Class<ComponentStatesRow>("ComponentStatesRow")({
@@ -118,8 +118,8 @@ export class RegionCountRow extends Schema.Class<RegionCountRow>("RegionCountRow
 
 class StateRow extends Schema.Class<StateRow>("StateRow")({ state: StoredState }) {}
 
-export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
-  effect: Effect.gen(function*() {
+export class ChecksRepo extends Context.Service<ChecksRepo>()("ChecksRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     // For the statements that answer one JSON value: the client's name transform would walk and
     // copy every nested array of it, on the ingest's hot path, to rename no key.
@@ -207,12 +207,14 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
        * creation and its last resume. The slots come from generate_series,
        * the job ids are jobIdOf's text. The monitors are locked first, in the order ingest locks
        * them, so a result stored meanwhile and a miss of one run take turns (the later sees the
-       * other's row). Answers how many it stored in each region.
+       * other's row). Answers how many it stored in each region. The milliseconds go as bigints:
+       * the client types a number by its value (int4 below 2^31, int8 above), and the elements of
+       * an array parameter must all have one type.
        */
       insertUnpublishedMisses: (runs: ReadonlyArray<UnpublishedRuns>, now: number, since: number) =>
         runs.length === 0 ?
           Effect.succeed<ReadonlyArray<RegionCountRow>>([]) :
-          orUnavailable(sql.withTransaction(Effect.zipRight(
+          orUnavailable(sql.withTransaction(Effect.andThen(
             sql`select 1 from monitors where id = any(${runs.map((r) => r.monitorId)}::text[]) and not paused
               order by id for no key update`,
             regionCounts.all(sql`
@@ -220,8 +222,9 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
               select g.monitor_id, s.region, m.created_at, m.resumed_at,
                      timestamptz 'epoch' + slot * interval '1 millisecond' as scheduled_at,
                      g.monitor_id || ':' || slot as job_id
-              from unnest(${runs.map((r) => r.monitorId)}::text[], ${runs.map((r) => r.from)}::int8[],
-                          ${runs.map((r) => r.before)}::int8[], ${runs.map((r) => r.intervalMs)}::int8[])
+              from unnest(${runs.map((r) => r.monitorId)}::text[], ${runs.map((r) => BigInt(r.from))}::int8[],
+                          ${runs.map((r) => BigInt(r.before))}::int8[],
+                          ${runs.map((r) => BigInt(r.intervalMs))}::int8[])
                      as g (monitor_id, from_ms, before_ms, interval_ms)
               join monitors m on m.id = g.monitor_id and not m.paused
               join monitor_region_state s on s.monitor_id = m.id and s.last_scheduled_at >= ${new Date(since)}
@@ -434,4 +437,6 @@ export class ChecksRepo extends Effect.Service<ChecksRepo>()("ChecksRepo", {
           select count(*)::int as count from deleted`).pipe(Effect.map((row) => row.count))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

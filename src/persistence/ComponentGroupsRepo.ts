@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../domain/ComponentGroup.js"
 import { ComponentGroup } from "../domain/ComponentGroup.js"
@@ -6,8 +6,8 @@ import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
-export class ComponentGroupsRepo extends Effect.Service<ComponentGroupsRepo>()("ComponentGroupsRepo", {
-  effect: Effect.gen(function*() {
+export class ComponentGroupsRepo extends Context.Service<ComponentGroupsRepo>()("ComponentGroupsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const groups = rowsOf(ComponentGroup)
 
@@ -46,4 +46,6 @@ export class ComponentGroupsRepo extends Effect.Service<ComponentGroupsRepo>()("
         )
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

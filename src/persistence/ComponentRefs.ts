@@ -1,5 +1,5 @@
-import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
 
 import type { ComponentId } from "../domain/Component.js"
 import { BadRequest } from "../domain/Errors.js"

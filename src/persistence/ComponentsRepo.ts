@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../domain/Component.js"
 import { Component } from "../domain/Component.js"
@@ -9,8 +9,8 @@ import { definedFields, rowsOf, updateById } from "./Rows.js"
 /** Who is in charge of a component's status (`components.status_set_by`, migration 0010). */
 export type StatusSetBy = "operator" | "monitors"
 
-export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("ComponentsRepo", {
-  effect: Effect.gen(function*() {
+export class ComponentsRepo extends Context.Service<ComponentsRepo>()("ComponentsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const components = rowsOf(Component)
 
@@ -52,7 +52,7 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
           with actor as materialized (select set_config('status_page.actor', ${setBy}, true))
           update components set status = ${status}, updated_at = now() from actor where id = ${id}
           returning components.*`).pipe(
-          Effect.zipLeft(orUnavailable(sql`select set_config('status_page.actor', '', true)`))
+          Effect.tap(orUnavailable(sql`select set_config('status_page.actor', '', true)`))
         ),
 
       /** True when a component was deleted. */
@@ -67,4 +67,6 @@ export class ComponentsRepo extends Effect.Service<ComponentsRepo>()("Components
         )
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -11,10 +11,10 @@ import { access, mkdir } from "node:fs/promises"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 
-import { NodeContext } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
+import { NodeServices } from "@effect/platform-node"
+import { PgClient, PgTypes } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
-import { Context, Duration, Effect, Layer, Option, Redacted, String } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Result, String } from "effect"
 
 import { AppConfig } from "../Config.js"
 import { serveEmbedded, serveOnSocket } from "./EmbeddedServer.js"
@@ -57,10 +57,10 @@ const initdbOnce = async (pgdata: string) => {
  * How long a connection to the embedded database may take to give its password before it is
  * closed; the pool's own take milliseconds. Tests shorten it.
  */
-export class EmbeddedHandshakeTimeout extends Context.Reference<EmbeddedHandshakeTimeout>()(
+export const EmbeddedHandshakeTimeout = Context.Reference<Duration.Duration>(
   "EmbeddedHandshakeTimeout",
   { defaultValue: () => Duration.seconds(2) }
-) {}
+)
 
 /**
  * Starts PGlite under `dataDir` and serves it behind a new random password: on a Unix socket in
@@ -101,36 +101,66 @@ const embeddedServer = (dataDir: string) =>
       )
     )
 
+/**
+ * int8 (bigint) as its decimal text. @effect/sql-pg reads every column in PostgreSQL's binary
+ * format and gives int8 as a JavaScript bigint, where node-postgres (its driver before 4) gave
+ * the text: the repositories read bigserial ids and sequences, and counts, as text
+ * (`Schema.NumberFromString`, `BigInt(id)`), so they keep it. A bigint parameter is written as
+ * the built-in codec writes it. The other types come back as before: timestamptz as a Date,
+ * json and jsonb parsed, numeric as text, arrays as arrays.
+ */
+const int8AsText: PgTypes.Codec<unknown> = {
+  decode: (bytes) => Result.map(PgTypes.decode(bytes, PgTypes.OID.int8, 1), (value) => globalThis.String(value)),
+  encode: (value) => PgTypes.encode(value, PgTypes.OID.int8)
+}
+
+const types = PgTypes.makeRegistry()
+types.register(PgTypes.OID.int8, int8AsText, { arrayOid: PgTypes.OID.int8Array })
+
 /** PgClient (and SqlClient) for the configured database, with camelCase names on the TypeScript side. */
-export const DatabaseClient = Layer.unwrapScoped(
+export const DatabaseClient = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const target = yield* Option.match(config.databaseUrl, {
-      onSome: (url) => Effect.succeed({ url }),
+      // No JIT: the service's statements are short, and PostgreSQL estimates a few of them (the
+      // mail hand-over's) costly enough to compile, a second or more each time.
+      onSome: (url) => Effect.succeed({ url, startupParameters: { jit: "off" } }),
       onNone: () =>
         embeddedServer(config.dataDir).pipe(
           Effect.map(({ password, server }) => ({
+            // A directory (starting with "/") names the socket `.s.PGSQL.<port>` in it.
             host: server.host,
             port: server.port,
             database: "postgres",
             username: "postgres",
-            password
+            password,
+            // The pool's connections share PGlite's one session (EmbeddedSessions): statements
+            // prepared under a name would stay there after their connection is gone, in memory
+            // that never shrinks. Unnamed statements, as node-postgres sent them, leave nothing.
+            prepare: false
           }))
         )
     })
     return PgClient.layer({
       ...target,
+      types,
       maxConnections: poolSize,
+      // node-postgres' pool closed a connection idle this long.
+      idleTimeout: "10 seconds",
       // A database that is down answers 503 quickly instead of hanging requests.
       connectTimeout: "5 seconds",
       transformQueryNames: String.camelToSnake,
       transformResultNames: String.snakeToCamel
-    })
+    }).pipe(
+      // The pool's timers (connect time-out, closing idle connections) run on the real clock, as
+      // node-postgres' did: a test's TestClock moves the service's time, not its sockets'.
+      Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue()))
+    )
   })
 )
 
 /** A migrated database, ready for the repositories. */
 export const Database = Migrations.pipe(
   Layer.provideMerge(DatabaseClient),
-  Layer.provide(NodeContext.layer)
+  Layer.provide(NodeServices.layer)
 )

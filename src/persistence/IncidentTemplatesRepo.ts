@@ -1,5 +1,5 @@
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import type { SqlError } from "effect/sql"
 
 import type { ComponentId } from "../domain/Component.js"
 import { Conflict } from "../domain/Errors.js"
@@ -12,15 +12,15 @@ import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
 /** A name another template has (the unique index on `lower(name)`, SQLSTATE 23505) is a 409. */
-const nameTaken = (name: string | undefined) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+const nameTaken = (name: string | undefined) => <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
   Effect.catchIf(
     effect,
     (error) => sqlState(error) === "23505",
     () => Effect.fail(new Conflict({ message: `An incident template named ${JSON.stringify(name)} already exists` }))
   )
 
-export class IncidentTemplatesRepo extends Effect.Service<IncidentTemplatesRepo>()("IncidentTemplatesRepo", {
-  effect: Effect.gen(function*() {
+export class IncidentTemplatesRepo extends Context.Service<IncidentTemplatesRepo>()("IncidentTemplatesRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const templates = rowsOf(IncidentTemplate)
 
@@ -72,4 +72,6 @@ export class IncidentTemplatesRepo extends Effect.Service<IncidentTemplatesRepo>
         )
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 import type { ComponentId } from "../domain/Component.js"
 import type {
@@ -17,8 +17,8 @@ import { definedFields, rowsOf } from "./Rows.js"
 /** ISO 8601 UTC with milliseconds, as JSON-aggregated timeline entries carry their time. */
 export const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
-export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRepo", {
-  effect: Effect.gen(function*() {
+export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const incidents = rowsOf(Incident)
 
@@ -203,4 +203,6 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("IncidentsRep
         )
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -4,7 +4,7 @@
  * the request), retried while its link works. Times come from the caller (the Effect Clock), so
  * schedules are testable.
  */
-import { Duration, Effect, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
@@ -14,7 +14,7 @@ import { rowsOf } from "./Rows.js"
 export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
   id: Schema.String,
   /** The notification of an event, or the confirmation of a subscription request. */
-  kind: Schema.Literal("notification", "confirmation"),
+  kind: Schema.Literals(["notification", "confirmation"]),
   /** Null for a confirmation. */
   eventId: Schema.NullOr(Schema.String),
   /** The event as NotificationEvent encodes it; null for a confirmation. */
@@ -26,8 +26,8 @@ export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
   verifyToken: Schema.NullOr(Schema.String)
 }) {}
 
-export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("MailDeliveriesRepo", {
-  effect: Effect.gen(function*() {
+export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("MailDeliveriesRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const mails = rowsOf(MailDelivery)
 
@@ -120,4 +120,6 @@ export class MailDeliveriesRepo extends Effect.Service<MailDeliveriesRepo>()("Ma
       }
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -3,13 +3,13 @@
  * anonymous subscription requests write to it, so it may not grow without bound, nor keep the
  * addresses of people who never confirmed.
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 
-export class MailOutboxLogRepo extends Effect.Service<MailOutboxLogRepo>()("MailOutboxLogRepo", {
-  effect: Effect.gen(function*() {
+export class MailOutboxLogRepo extends Context.Service<MailOutboxLogRepo>()("MailOutboxLogRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
 
     return {
@@ -31,4 +31,6 @@ export class MailOutboxLogRepo extends Effect.Service<MailOutboxLogRepo>()("Mail
           returning id`).pipe(Effect.map((rows) => rows.length))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 
 import type { ComponentId, ComponentStatus } from "../domain/Component.js"
 import type { MaintenanceId, MaintenanceStatus } from "../domain/Maintenance.js"
@@ -25,8 +25,8 @@ export interface SeriesPlace {
   readonly occurrence: number
 }
 
-export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("MaintenanceRepo", {
-  effect: Effect.gen(function*() {
+export class MaintenanceRepo extends Context.Service<MaintenanceRepo>()("MaintenanceRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const windows = rowsOf(Maintenance)
 
@@ -98,7 +98,7 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
              from maintenance_windows m cross join organizations o
              where m.status = 'scheduled' and m.reminder_sent_at is null and o.maintenance_reminder_hours > 0
                and m.scheduled_start > ${now})) as at`).pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]?.at ?? null))
+          Effect.map((rows) => Option.fromNullishOr(rows[0]?.at ?? null))
         ),
 
       /**
@@ -162,7 +162,7 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
                  ${series === null ? null : series.occurrence}::int
           from (select gen_random_uuid()::text as id) new
           on conflict (series_id, occurrence) where series_id is not null do nothing
-          returning id`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.id))),
+          returning id`).pipe(Effect.map((rows) => Option.fromNullishOr(rows[0]?.id))),
 
       /** Locks the occurrences of `seriesId` after `occurrence` that have not finished, first first. */
       lockLaterInSeries: (seriesId: MaintenanceId, occurrence: number) =>
@@ -231,4 +231,6 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Maintena
         ).pipe(Effect.map((rows) => rows[0]))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

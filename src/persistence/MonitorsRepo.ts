@@ -1,7 +1,5 @@
-import type { Statement } from "@effect/sql"
-import { Model } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, DateTime, Effect, Either, Option, Order, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Option, Order, Result, Schema } from "effect"
+import type { SqlError, Statement } from "effect/sql"
 
 import { NotFound } from "../domain/Errors.js"
 import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
@@ -16,27 +14,27 @@ class IdRow extends Schema.Class<IdRow>("IdRow")({ id: Schema.String }) {}
 /** Where a monitor belongs and what quorum last decided of it. */
 class PlacementRow extends Schema.Class<PlacementRow>("PlacementRow")({
   componentId: Schema.String,
-  state: Schema.Literal("unknown", "up", "degraded", "down")
+  state: Schema.Literals(["unknown", "up", "degraded", "down"])
 }) {}
 
 /** A stored check as the database returns it. */
 class MonitorResultRow extends Schema.Class<MonitorResultRow>("MonitorResultRow")({
   ...MonitorResult.fields,
-  scheduledAt: Model.DateTimeFromDate,
-  checkedAt: Model.DateTimeFromDate
+  scheduledAt: Schema.DateTimeUtcFromDate,
+  checkedAt: Schema.DateTimeUtcFromDate
 }) {}
 
 /** A stored miss as the database returns it. */
 class MonitorMissRow extends Schema.Class<MonitorMissRow>("MonitorMissRow")({
   ...MonitorMiss.fields,
-  scheduledAt: Model.DateTimeFromDate,
-  recordedAt: Model.DateTimeFromDate
+  scheduledAt: Schema.DateTimeUtcFromDate,
+  recordedAt: Schema.DateTimeUtcFromDate
 }) {}
 
 /** Newest first; regions in name order within one time. */
 const newestFirst = Order.combine(
-  Order.reverse(Order.mapInput(DateTime.Order, (run: MonitorRun) => run.scheduledAt)),
-  Order.mapInput(Order.string, (run: MonitorRun) => run.region)
+  Order.flip(Order.mapInput(DateTime.Order, (run: MonitorRun) => run.scheduledAt)),
+  Order.mapInput(Order.String, (run: MonitorRun) => run.region)
 )
 
 /** The monitor as answered: its stored row and the regions whose data counts at `now`. */
@@ -49,11 +47,11 @@ const withReporting = (stored: StoredMonitor, now: number, offline: ReadonlySet<
     ...stored,
     reportingRegions: reportingRegions(
       stored,
-      stored.regionStates.map((s) => ({ region: s.region, lastScheduledAt: s.lastScheduledAt.epochMillis })),
+      stored.regionStates.map((s) => ({ region: s.region, lastScheduledAt: s.lastScheduledAt.epochMilliseconds })),
       now,
       offline
     ).map((s) => s.region)
-  }, { disableValidation: true })
+  }, { disableChecks: true })
 
 /** A monitor's version for the scheduler (`versions`): its `updated_at` in microseconds, as text. */
 const version = "floor(extract(epoch from updated_at) * 1000000)::bigint::text"
@@ -61,18 +59,18 @@ const version = "floor(extract(epoch from updated_at) * 1000000)::bigint::text"
 const json = (value: unknown) => value === null ? null : JSON.stringify(value)
 
 /** A component deleted between the check and the write is a 404, not a 500. */
-const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Effect<A, SqlError, R>) =>
+const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Effect<A, SqlError.SqlError, R>) =>
   Effect.catchIf(
     query,
     isForeignKeyViolation,
     () => Effect.fail(NotFound.of("Component", definition.componentId))
   )
 
-export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo", {
-  effect: Effect.gen(function*() {
+export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const monitors = rowsOf(StoredMonitor)
-    const decodeMonitor = Schema.decodeUnknownEither(StoredMonitor)
+    const decodeMonitor = Schema.decodeUnknownResult(StoredMonitor)
     const results = rowsOf(MonitorResultRow)
     const misses = rowsOf(MonitorMissRow)
     const ids = rowsOf(IdRow)
@@ -165,7 +163,7 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
                   id: String(row.id),
                   version: String(rowVersion),
                   decode: () =>
-                    Either.map(decodeMonitor({ ...monitor, regionStates: [] }), (stored) =>
+                    Result.map(decodeMonitor({ ...monitor, regionStates: [] }), (stored) =>
                       withReporting(stored, now, new Set()))
                 }
               })
@@ -196,7 +194,7 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
                     greatest(${new Date(createdAt)}::timestamptz,
                              (select max(created_at) + interval '1 microsecond' from monitors)))
             returning id`.pipe(componentGone(definition))
-        ).pipe(thenFind(offline), Effect.flatMap(Effect.orDie))
+        ).pipe(thenFind(offline), Effect.flatMap((inserted) => Effect.orDie(Effect.fromOption(inserted))))
       },
       replace: (id: MonitorId, definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {
         const c = columns(definition)
@@ -289,4 +287,6 @@ export class MonitorsRepo extends Effect.Service<MonitorsRepo>()("MonitorsRepo",
           on conflict (monitor_id) where ended_at is null do nothing`).pipe(Effect.asVoid)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

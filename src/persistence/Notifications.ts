@@ -1,66 +1,57 @@
 /**
  * LISTEN on a PostgreSQL channel over a connection of its own, as a stream that FAILS when the
  * connection is lost (closed, terminated, or silent past a heartbeat), so the caller can listen
- * again. @effect/sql-pg's `listen` swallows its connection's errors: after a database restart
- * or `pg_terminate_backend` its stream would stay open and silent for good.
+ * again. PgClient's `listen` would hold one of the pool's connections for good, and nothing
+ * there notices a connection cut without a FIN: its stream would stay open and silent.
  */
-import { Effect, Redacted, Stream } from "effect"
-import pg from "pg"
+import { PgConnection } from "@effect/sql-pg"
+import { Clock, Effect, type Redacted, Stream } from "effect"
+import type { SqlError } from "effect/sql"
 
 const heartbeatEveryMs = 5_000
 const heartbeatTimeoutMs = 5_000
 
 export class ListenError extends Error {}
 
+/** What went wrong, in the words of the socket or the server beneath the SqlError. */
+const messageOf = (error: SqlError.SqlError): string =>
+  error.reason.cause instanceof Error ? error.reason.cause.message : error.message
+
+/** The connection's timeout and the heartbeat run on the process's clock, as node-postgres' timers did. */
+const realClock = Clock.Clock.defaultValue()
+
 /** Emits each notification's payload; the first element is `undefined`: "listening (again) from now on". */
 export const listen = (
   url: Redacted.Redacted<string>,
   channel: string
 ): Stream.Stream<string | undefined, ListenError> =>
-  Stream.asyncScoped<string | undefined, ListenError>((emit) =>
-    Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const client = new pg.Client({
-            connectionString: Redacted.value(url),
-            keepAlive: true,
-            connectionTimeoutMillis: 5_000
-          })
-          const lost = (reason: string) => void emit.fail(new ListenError(`the LISTEN connection was lost: ${reason}`))
-          client.on("error", (error) => lost(error.message))
-          client.on("end", () => lost("closed"))
-          client.on("notification", (message) => {
-            if (message.channel === channel) void emit.single(message.payload ?? "")
-          })
-          try {
-            await client.connect()
-            await client.query(`listen ${client.escapeIdentifier(channel)}`)
-          } catch (error) {
-            client.removeAllListeners()
-            client.on("error", () => undefined)
-            void client.end().catch(() => undefined)
-            throw error
-          }
-          void emit.single(undefined)
-          // A connection cut without a FIN stays "open": a query that does not answer ends it.
-          const heartbeat = setInterval(() => {
-            const timer = setTimeout(() => lost("heartbeat timed out"), heartbeatTimeoutMs)
-            client.query("select 1").then(() => clearTimeout(timer), (error: Error) => {
-              clearTimeout(timer)
-              lost(error.message)
-            })
-          }, heartbeatEveryMs)
-          return { client, heartbeat }
-        },
-        catch: (cause) =>
-          new ListenError(`LISTEN ${channel} failed: ${cause instanceof Error ? cause.message : String(cause)}`)
-      }),
-      ({ client, heartbeat }) =>
-        Effect.sync(() => {
-          clearInterval(heartbeat)
-          client.removeAllListeners("end")
-          client.on("error", () => undefined)
-          void client.end().catch(() => undefined)
-        })
+  Stream.unwrap(
+    Effect.gen(function*() {
+      const connection = yield* PgConnection.make({ url, connectTimeout: 5_000 })
+      // Pinned, so that the heartbeat's queries run on the session beside the listener.
+      const session = yield* connection.pin
+      const notifications = yield* session.listen(channel)
+      const lost = (reason: string) => new ListenError(`the LISTEN connection was lost: ${reason}`)
+      // A connection cut without a FIN stays "open": a query that does not answer ends it.
+      const heartbeat = session.query("select 1").pipe(
+        Effect.mapError((error) => lost(messageOf(error))),
+        Effect.timeoutOrElse({
+          duration: heartbeatTimeoutMs,
+          orElse: () => Effect.fail(lost("heartbeat timed out"))
+        }),
+        Effect.delay(heartbeatEveryMs),
+        Effect.forever,
+        Effect.provideService(Clock.Clock, realClock)
+      )
+      return Stream.fromQueue(notifications).pipe(
+        Stream.map((notification): string | undefined => notification.payload),
+        // Closed, terminated or broken: the session fails its listeners with what happened.
+        Stream.mapError((error) => lost(messageOf(error))),
+        Stream.merge(Stream.fromEffectDrain(heartbeat)),
+        Stream.prepend([undefined])
+      )
+    }).pipe(
+      Effect.mapError((error) => new ListenError(`LISTEN ${channel} failed: ${messageOf(error)}`)),
+      Effect.provideService(Clock.Clock, realClock)
     )
   )

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 import type { OrganizationId, UpdateOrganization } from "../domain/Organization.js"
 import { Organization } from "../domain/Organization.js"
@@ -9,8 +9,8 @@ import { definedFields, rowsOf, updateById } from "./Rows.js"
 /** The profile a new deployment starts with; the operator edits it with PUT /admin/org/:id. */
 const defaultProfile = { name: "Status", brandColor: "#2563eb", timezone: "UTC" }
 
-export class OrganizationRepo extends Effect.Service<OrganizationRepo>()("OrganizationRepo", {
-  effect: Effect.gen(function*() {
+export class OrganizationRepo extends Context.Service<OrganizationRepo>()("OrganizationRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const organizations = rowsOf(Organization)
 
@@ -28,4 +28,6 @@ export class OrganizationRepo extends Effect.Service<OrganizationRepo>()("Organi
         organizations.first(updateById(sql, "organizations", id, definedFields(changes)))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Duration, Effect, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 
 import type { EventName } from "../domain/Event.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
@@ -10,15 +10,15 @@ export class OutboxRow extends Schema.Class<OutboxRow>("OutboxRow")({
   event: Schema.String,
   payload: Schema.Unknown,
   componentIds: Schema.Array(Schema.String),
-  createdAt: Schema.DateFromSelf
+  createdAt: Schema.Date
 }) {}
 
 /**
  * The outbox: events are appended inside the transaction of the change they describe, so a
  * rolled-back change leaves no event and a committed one never loses its event.
  */
-export class OutboxRepo extends Effect.Service<OutboxRepo>()("OutboxRepo", {
-  effect: Effect.gen(function*() {
+export class OutboxRepo extends Context.Service<OutboxRepo>()("OutboxRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const rows = rowsOf(OutboxRow)
     return {
@@ -54,4 +54,6 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("OutboxRepo", {
                 where id = any(${[...ids]}::bigint[])`.pipe(Effect.asVoid)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

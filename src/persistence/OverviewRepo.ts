@@ -4,8 +4,7 @@
  * small sets: monitors and webhooks (a few thousand rows at most), unresolved incidents, and
  * pending deliveries (partial indexes on `status = 'pending'`).
  */
-import { Model } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { ComponentId } from "../domain/Component.js"
 import { IncidentId, IncidentSeverity, OpenIncidentStatus } from "../domain/Incident.js"
@@ -17,11 +16,11 @@ import { rowsOf } from "./Rows.js"
 /** What one region last found, as the monitor's json aggregate carries it. */
 export const StoredRegionState = Schema.Struct({
   region: Schema.String,
-  lastScheduledAt: Schema.DateTimeUtc,
-  lastCheckedAt: Schema.DateTimeUtc,
+  lastScheduledAt: Schema.DateTimeUtcFromString,
+  lastCheckedAt: Schema.DateTimeUtcFromString,
   lastOk: Schema.Boolean,
   consecutiveFailures: Schema.Int,
-  failingSince: Schema.NullOr(Schema.DateTimeUtc),
+  failingSince: Schema.NullOr(Schema.DateTimeUtcFromString),
   lastStatusCode: Schema.NullOr(Schema.Int),
   lastError: Schema.NullOr(Schema.String),
   lastDurationMs: Schema.Number
@@ -33,10 +32,10 @@ export class ProblemMonitorRow extends Schema.Class<ProblemMonitorRow>("ProblemM
   componentName: Schema.String,
   type: Schema.String,
   url: Schema.String,
-  state: Schema.Literal("down", "degraded"),
+  state: Schema.Literals(["down", "degraded"]),
   regions: Schema.NullOr(Schema.Array(Schema.String)),
   degradedAboveMs: Schema.NullOr(Schema.Int),
-  since: Model.DateTimeFromDate,
+  since: Schema.DateTimeUtcFromDate,
   regionStates: Schema.Array(StoredRegionState),
   total: Schema.Int,
   down: Schema.Int
@@ -48,8 +47,8 @@ export class OpenIncidentRow extends Schema.Class<OpenIncidentRow>("OpenIncident
   status: OpenIncidentStatus,
   severity: IncidentSeverity,
   isPublic: Schema.Boolean,
-  startedAt: Model.DateTimeFromDate,
-  updatedAt: Model.DateTimeFromDate,
+  startedAt: Schema.DateTimeUtcFromDate,
+  updatedAt: Schema.DateTimeUtcFromDate,
   total: Schema.Int
 }) {}
 
@@ -61,14 +60,14 @@ export class FailingWebhookRow extends Schema.Class<FailingWebhookRow>("FailingW
   retrying: Schema.Int,
   lastError: Schema.NullOr(Schema.String),
   lastStatusCode: Schema.NullOr(Schema.Int),
-  lastFailedAt: Schema.NullOr(Model.DateTimeFromDate),
+  lastFailedAt: Schema.NullOr(Schema.DateTimeUtcFromDate),
   total: Schema.Int
 }) {}
 
 export class MailBacklogRow extends Schema.Class<MailBacklogRow>("MailBacklogRow")({
   waiting: Schema.Int,
   retrying: Schema.Int,
-  oldestWaitingSince: Schema.NullOr(Model.DateTimeFromDate),
+  oldestWaitingSince: Schema.NullOr(Schema.DateTimeUtcFromDate),
   lastError: Schema.NullOr(Schema.String)
 }) {}
 
@@ -77,13 +76,13 @@ export class OfflineProbeRow extends Schema.Class<OfflineProbeRow>("OfflineProbe
   region: Schema.String,
   name: Schema.String,
   version: Schema.String,
-  lastSeenAt: Model.DateTimeFromDate,
+  lastSeenAt: Schema.DateTimeUtcFromDate,
   online: Schema.Int,
   offline: Schema.Int
 }) {}
 
-export class OverviewRepo extends Effect.Service<OverviewRepo>()("OverviewRepo", {
-  effect: Effect.gen(function*() {
+export class OverviewRepo extends Context.Service<OverviewRepo>()("OverviewRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const monitors = rowsOf(ProblemMonitorRow)
     const incidents = rowsOf(OpenIncidentRow)
@@ -182,4 +181,6 @@ export class OverviewRepo extends Effect.Service<OverviewRepo>()("OverviewRepo",
           from mail_deliveries where status = 'pending'`).pipe(Effect.map((rows) => rows[0]!))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -3,7 +3,7 @@
  * region at a time, each region in a transaction of its own under a per-region advisory lock: a
  * region is held to its cap of probes exactly, and a region's failure cannot lose another's.
  */
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
@@ -27,9 +27,9 @@ export class ProbeRow extends Schema.Class<ProbeRow>("ProbeRow")({
   region: Schema.String,
   name: Schema.String,
   version: Schema.String,
-  startedAt: Schema.DateFromSelf,
-  sentAt: Schema.DateFromSelf,
-  lastSeenAt: Schema.DateFromSelf,
+  startedAt: Schema.Date,
+  sentAt: Schema.Date,
+  lastSeenAt: Schema.Date,
   concurrency: Schema.Number,
   checksLastMinute: Schema.Number,
   lagMs: Schema.Number,
@@ -38,7 +38,7 @@ export class ProbeRow extends Schema.Class<ProbeRow>("ProbeRow")({
 
 class RegionSeenRow extends Schema.Class<RegionSeenRow>("RegionSeenRow")({
   region: Schema.String,
-  lastSeenAt: Schema.DateFromSelf
+  lastSeenAt: Schema.Date
 }) {}
 
 class NameRow extends Schema.Class<NameRow>("NameRow")({ name: Schema.String }) {}
@@ -64,8 +64,8 @@ const int = (value: number) => Math.min(value, maxInteger)
 const maxMillis = 8_640_000_000_000_000
 const instant = (millis: number) => new Date(Math.min(millis, maxMillis))
 
-export class ProbesRepo extends Effect.Service<ProbesRepo>()("ProbesRepo", {
-  effect: Effect.gen(function*() {
+export class ProbesRepo extends Context.Service<ProbesRepo>()("ProbesRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const probes = rowsOf(ProbeRow)
     const regionsSeen = rowsOf(RegionSeenRow)
@@ -90,7 +90,7 @@ export class ProbesRepo extends Effect.Service<ProbesRepo>()("ProbesRepo", {
           yield* sql`select pg_advisory_xact_lock(${regionLockClass}, hashtext(${region}))`
           const names = records.map((r) => r.name)
           const known = new Set(
-            (yield* Schema.decodeUnknown(Schema.Array(NameRow))(
+            (yield* Schema.decodeUnknownEffect(Schema.Array(NameRow))(
               yield* sql`select name from probes where region = ${region} and name = any(${names}::text[])`
             )).map((row) => row.name)
           )
@@ -98,12 +98,12 @@ export class ProbesRepo extends Effect.Service<ProbesRepo>()("ProbesRepo", {
           let replaced: ReadonlyArray<string> = []
           let refused: ReadonlyArray<string> = []
           if (fresh.length > 0) {
-            const [stored] = yield* Schema.decodeUnknown(Schema.Array(CountRow))(
+            const [stored] = yield* Schema.decodeUnknownEffect(Schema.Array(CountRow))(
               yield* sql`select count(*)::int as count from probes where region = ${region}`
             )
             let room = bounds.maxProbes - (stored?.count ?? 0)
             if (fresh.length > room) {
-              replaced = (yield* Schema.decodeUnknown(Schema.Array(NameRow))(
+              replaced = (yield* Schema.decodeUnknownEffect(Schema.Array(NameRow))(
                 yield* sql`
                   delete from probes where region = ${region} and name in (
                     select name from probes
@@ -156,4 +156,6 @@ export class ProbesRepo extends Effect.Service<ProbesRepo>()("ProbesRepo", {
           returning region`).pipe(Effect.map((rows) => rows.length))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Duration, Effect, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
@@ -8,10 +8,10 @@ import { rowsOf } from "./Rows.js"
  * Fixed-window counters in the database, so every API instance counts the same requests.
  * One statement per hit: concurrent requests cannot both see a window as fresh.
  */
-export class RateLimitRepo extends Effect.Service<RateLimitRepo>()("RateLimitRepo", {
-  effect: Effect.gen(function*() {
+export class RateLimitRepo extends Context.Service<RateLimitRepo>()("RateLimitRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
-    const windows = rowsOf(Schema.Struct({ hits: Schema.Int, windowStartedAt: Schema.DateFromSelf }))
+    const windows = rowsOf(Schema.Struct({ hits: Schema.Int, windowStartedAt: Schema.Date }))
 
     return {
       /** Counts a request for `key` at `now`; returns the hits of the current window, this one included. */
@@ -38,4 +38,6 @@ export class RateLimitRepo extends Effect.Service<RateLimitRepo>()("RateLimitRep
           returning key`).pipe(Effect.map((rows) => rows.length))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

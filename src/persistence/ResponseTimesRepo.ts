@@ -5,7 +5,7 @@
  * added bucket by bucket). Reads return the rows of one period, which the service merges;
  * nothing here reads check_results.
  */
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { bucketCount, perDoubling } from "../domain/ResponseTimeHistogram.js"
 import type { Granularity, ResponseTimeRollup } from "../domain/ResponseTimes.js"
@@ -15,7 +15,7 @@ import { rowsOf } from "./Rows.js"
 class RollupRow extends Schema.Class<RollupRow>("RollupRow")({
   owner: Schema.String,
   region: Schema.String,
-  bucketStart: Schema.DateFromSelf,
+  bucketStart: Schema.Date,
   count: Schema.Number,
   sumMs: Schema.Number,
   minMs: Schema.Number,
@@ -65,8 +65,8 @@ const toBucket = (row: RollupRow): StoredBucket => ({
 const columns = "r.region, r.bucket_start, r.count, r.sum_ms, r.min_ms, r.max_ms, r.buckets, r.dns_sum_ms, " +
   "r.dns_count, r.connect_sum_ms, r.connect_count, r.tls_sum_ms, r.tls_count, r.first_byte_sum_ms, r.first_byte_count"
 
-export class ResponseTimesRepo extends Effect.Service<ResponseTimesRepo>()("ResponseTimesRepo", {
-  effect: Effect.gen(function*() {
+export class ResponseTimesRepo extends Context.Service<ResponseTimesRepo>()("ResponseTimesRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const rollups = rowsOf(RollupRow)
     const owners = rowsOf(OwnerRow)
@@ -200,4 +200,6 @@ export class ResponseTimesRepo extends Effect.Service<ResponseTimesRepo>()("Resp
           select count(*)::int as count from deleted`).pipe(Effect.map((row) => row.count))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -19,32 +19,37 @@
  * Lint forbids taking `SqlClient.SqlClient` or `PgClient.PgClient` anywhere else in src/ (the
  * migrations excepted: the migrator runs its own transactions once, at start).
  */
-import { SqlClient } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
-import { SqlError } from "@effect/sql/SqlError"
-import * as Statement from "@effect/sql/Statement"
-import { Cause, Clock, Effect, Option, Random } from "effect"
+import { Cause, Clock, Effect, Effectable, Option, Random } from "effect"
+import type { SqlConnection } from "effect/sql"
+import { SqlClient, SqlError, Statement } from "effect/sql"
 
-import { isTransactionConflict } from "./DatabaseErrors.js"
+import { isTransactionConflict, recognizeTransactions } from "./DatabaseErrors.js"
 
 /** At most this many runs of a conflicting transaction or statement, the first included. */
 export const maxTries = 6
 
-const isConflict = (error: unknown): error is SqlError => error instanceof SqlError && isTransactionConflict(error)
+/**
+ * A conflict, as @effect/sql-pg reports it: a SqlError whose reason is `DeadlockError` (40P01)
+ * or `SerializationError` (40001), the server's SQLSTATE kept in the reason's cause.
+ */
+const isConflict = (error: unknown): error is SqlError.SqlError =>
+  SqlError.isSqlError(error) && isTransactionConflict(error)
 
 /**
  * The conflict that ended a try, whether it failed as a SqlError or a caller inside the
  * transaction turned it into a defect (`orUnavailable` does); none when the try was interrupted.
  */
-const conflictOf = <E>(cause: Cause.Cause<E>): Option.Option<SqlError> =>
-  Cause.isInterrupted(cause) ?
-    Option.none() :
-    Cause.find(cause, (reason) => {
-      const error = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
-      return isConflict(error) ? Option.some(error) : Option.none()
-    })
+const conflictOf = <E>(cause: Cause.Cause<E>): Option.Option<SqlError.SqlError> => {
+  if (Cause.hasInterrupts(cause)) return Option.none()
+  for (const reason of cause.reasons) {
+    const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
+    if (isConflict(error)) return Option.some(error)
+  }
+  return Option.none()
+}
 
-const realClock = Clock.make()
+/** The clock of the process, whatever Clock the caller's context holds (a test's TestClock). */
+const realClock = Clock.Clock.defaultValue()
 
 /**
  * Runs `effect` again while it ends in a conflict, at most `maxTries` times in all, waiting
@@ -54,61 +59,62 @@ const realClock = Clock.make()
 export const retryingConflicts = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   tries = 1
-): Effect.Effect<A, E | SqlError, R> =>
-  Effect.catchAllCause(effect, (cause) => {
+): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  Effect.catchCause(effect, (cause) => {
     const conflict = conflictOf(cause)
     if (Option.isNone(conflict)) return Effect.failCause(cause)
     if (tries === maxTries) {
-      return Effect.zipRight(
+      return Effect.andThen(
         Effect.logWarning(`A database conflict persisted after ${maxTries} tries`, conflict.value),
         Effect.fail(conflict.value)
       )
     }
     return Random.next.pipe(
       Effect.flatMap((random) => Effect.sleep(10 * 2 ** (tries - 1) * (0.5 + random))),
-      Effect.withClock(realClock),
-      Effect.zipRight(retryingConflicts(effect, tries + 1))
+      Effect.provideService(Clock.Clock, realClock),
+      Effect.andThen(retryingConflicts(effect, tries + 1))
     )
   })
 
-/** The fields of a statement the client makes, which a client of the same behaviour is built from. */
-interface StatementParts {
-  readonly acquirer: Connection.Acquirer
-  readonly compiler: Statement.Compiler
-  readonly spanAttributes: ReadonlyArray<readonly [string, unknown]>
-  readonly transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-}
-
-const partsOf = (client: SqlClient.SqlClient): StatementParts => {
-  const parts = client`select 1` as unknown as Partial<StatementParts>
-  if (parts.acquirer === undefined || parts.compiler === undefined || parts.spanAttributes === undefined) {
-    throw new Error("RetryingSqlClient: this @effect/sql version's statements do not expose their connection")
+/**
+ * A statement of the client whose runs go through `retrying`: the statement itself as an
+ * effect, and `raw`, `values`, `unprepared` and the like. It is the client's statement in every
+ * other respect (the same segments, so it can be interpolated into another statement, and the
+ * same compiled SQL).
+ */
+class RetryingStatement<A> extends Effectable.Class<ReadonlyArray<A>, SqlError.SqlError> {
+  constructor(
+    readonly statement: Statement.Statement<A>,
+    readonly retrying: <X>(run: Effect.Effect<X, SqlError.SqlError>) => Effect.Effect<X, SqlError.SqlError>
+  ) {
+    super()
   }
-  return parts as StatementParts
-}
-
-const retryingConnections = new WeakMap<Connection, Connection>()
-
-/** `connection` with each statement run again on a conflict (a statement outside a transaction). */
-const retryingConnection = (connection: Connection): Connection => {
-  const known = retryingConnections.get(connection)
-  if (known !== undefined) return known
-  const retrying = makeRetryingConnection(connection)
-  retryingConnections.set(connection, retrying)
-  return retrying
-}
-
-const makeRetryingConnection = (connection: Connection): Connection => ({
-  execute: (sql, params, transformRows) => retryingConflicts(connection.execute(sql, params, transformRows)),
-  executeRaw: (sql, params) => retryingConflicts(connection.executeRaw(sql, params)),
-  executeValues: (sql, params) => retryingConflicts(connection.executeValues(sql, params)),
-  executeUnprepared: (sql, params, transformRows) =>
-    retryingConflicts(connection.executeUnprepared(sql, params, transformRows)),
+  asEffect(): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> {
+    return this.retrying(this.statement)
+  }
+  get raw() {
+    return this.retrying(this.statement.raw)
+  }
+  get withoutTransform() {
+    return this.retrying(this.statement.withoutTransform)
+  }
+  get values() {
+    return this.retrying(this.statement.values)
+  }
+  get valuesUnprepared() {
+    return this.retrying(this.statement.valuesUnprepared)
+  }
+  get unprepared() {
+    return this.retrying(this.statement.unprepared)
+  }
   // A stream is a read, and what it has emitted cannot be taken back.
-  executeStream: (sql, params, transformRows) => connection.executeStream(sql, params, transformRows)
-})
-
-const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+  get stream() {
+    return this.statement.stream
+  }
+  compile(withoutTransform?: boolean | undefined) {
+    return this.statement.compile(withoutTransform)
+  }
+}
 
 const wrapped = new WeakMap<SqlClient.SqlClient, SqlClient.SqlClient>()
 
@@ -116,23 +122,38 @@ const wrapped = new WeakMap<SqlClient.SqlClient, SqlClient.SqlClient>()
 export const withConflictRetries = <C extends SqlClient.SqlClient>(client: C): C => {
   const known = wrapped.get(client)
   if (known !== undefined) return known as C
-  const { acquirer, compiler, spanAttributes, transformRows } = partsOf(client)
+  recognizeTransactions(client)
+  const inTransaction = Effect.map(Effect.serviceOption(client.transactionService), Option.isSome)
   // Inside a transaction a conflict aborted the whole of it: the outermost withTransaction retries.
-  const retryingAcquirer: Connection.Acquirer = Effect.flatMap(
-    inTransaction,
-    (inside) => inside ? acquirer : Effect.map(acquirer, retryingConnection)
-  )
-  const statements = Statement.make(retryingAcquirer, compiler, spanAttributes, transformRows)
-  const ownStatementHelpers = { ...statements }
-  const self = Object.assign(statements, client, ownStatementHelpers, {
+  const retrying = <X>(run: Effect.Effect<X, SqlError.SqlError>): Effect.Effect<X, SqlError.SqlError> =>
+    Effect.flatMap(inTransaction, (inside) => inside ? run : retryingConflicts(run))
+  /** The client's statement, each run of it retried on a conflict (a statement outside a transaction). */
+  const retryingStatement = <A>(statement: Statement.Statement<A>): Statement.Statement<A> =>
+    Object.assign(new RetryingStatement(statement, retrying), Statement.fragment(statement.segments))
+
+  function sql<A extends object = SqlConnection.Row>(
+    strings: TemplateStringsArray,
+    ...args: Array<unknown>
+  ): Statement.Statement<A>
+  function sql(value: string): Statement.Identifier
+  function sql<A extends object>(
+    strings: TemplateStringsArray | string,
+    ...args: Array<unknown>
+  ): Statement.Statement<A> | Statement.Identifier {
+    return typeof strings === "string" ? client(strings) : retryingStatement(client<A>(strings, ...args))
+  }
+
+  const self = Object.assign(sql, client, {
+    unsafe: <A extends object>(statement: string, params?: ReadonlyArray<unknown> | undefined) =>
+      retryingStatement(client.unsafe<A>(statement, params)),
     withTransaction: <R, E, A>(effect: Effect.Effect<A, E, R>) =>
       Effect.flatMap(
         inTransaction,
         (inside) => inside ? client.withTransaction(effect) : retryingConflicts(client.withTransaction(effect))
       ),
     withoutTransforms: () => withConflictRetries(client.withoutTransforms())
-  }) as unknown as C
-  ;(self as { safe: unknown }).safe = self
+  })
+  Object.defineProperty(self, "safe", { value: self, enumerable: true })
   wrapped.set(client, self)
   return self
 }

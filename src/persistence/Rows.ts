@@ -1,21 +1,22 @@
 /** Decoding query results into domain schemas, with the database errors of DatabaseErrors.ts. */
-import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
 
 import { orUnavailable } from "./DatabaseErrors.js"
 
-export const rowsOf = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(schema))
-  const all = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) => orUnavailable(Effect.flatMap(query, decode))
+export const rowsOf = <S extends Schema.Top>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(Schema.Array(schema))
+  const all = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+    orUnavailable(Effect.flatMap(query, (rows) => decode(rows)))
   return {
     all,
     first: <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-      Effect.map(all(query), (rows): Option.Option<A> => Option.fromNullable(rows[0])),
+      Effect.map(all(query), (rows): Option.Option<S["Type"]> => Option.fromNullishOr(rows[0])),
     /** For statements that always return a row (`insert ... returning`). */
     one: <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
       Effect.flatMap(
         all(query),
-        (rows) => rows.length > 0 ? Effect.succeed(rows[0]!) : Effect.dieMessage("Expected a row")
+        (rows) => rows.length > 0 ? Effect.succeed(rows[0]!) : Effect.die(new Error("Expected a row"))
       )
   }
 }

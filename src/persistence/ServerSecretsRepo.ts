@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto"
 
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
-class SecretRow extends Schema.Class<SecretRow>("SecretRow")({ value: Schema.Uint8ArrayFromSelf }) {}
+class SecretRow extends Schema.Class<SecretRow>("SecretRow")({ value: Schema.Uint8Array }) {}
 
 /** Random keys the service makes once and every instance shares (migration 0036). */
-export class ServerSecretsRepo extends Effect.Service<ServerSecretsRepo>()("ServerSecretsRepo", {
-  effect: Effect.gen(function*() {
+export class ServerSecretsRepo extends Context.Service<ServerSecretsRepo>()("ServerSecretsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const secrets = rowsOf(SecretRow)
     return {
@@ -28,4 +28,6 @@ export class ServerSecretsRepo extends Effect.Service<ServerSecretsRepo>()("Serv
         })
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { UserId } from "../domain/Auth.js"
 import { orUnavailable } from "./DatabaseErrors.js"
@@ -8,12 +8,12 @@ import { rowsOf } from "./Rows.js"
 export class SessionRow extends Schema.Class<SessionRow>("SessionRow")({
   id: Schema.String,
   userId: UserId,
-  lastSeenAt: Schema.DateFromSelf,
-  expiresAt: Schema.DateFromSelf
+  lastSeenAt: Schema.Date,
+  expiresAt: Schema.Date
 }) {}
 
-export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo", {
-  effect: Effect.gen(function*() {
+export class SessionsRepo extends Context.Service<SessionsRepo>()("SessionsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const sessions = rowsOf(SessionRow)
     return {
@@ -32,4 +32,6 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         orUnavailable(sql`delete from sessions where expires_at <= ${now} or last_seen_at <= ${idleSince}`)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

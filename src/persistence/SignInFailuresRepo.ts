@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Schema } from "effect"
+import { Context, Data, Duration, Effect, Layer, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
@@ -7,7 +7,7 @@ import { rowsOf } from "./Rows.js"
 export class FailureCount extends Schema.Class<FailureCount>("FailureCount")({
   key: Schema.String,
   failures: Schema.Number,
-  windowEndsAt: Schema.DateFromSelf
+  windowEndsAt: Schema.Date
 }) {}
 
 /** How many failures a counter allows per window, and how long its windows last. */
@@ -26,8 +26,8 @@ export interface Counter {
 class Refused extends Data.TaggedError("Refused") {}
 
 /** Fixed-window counters of failed sign-ins, shared by every API instance. */
-export class SignInFailuresRepo extends Effect.Service<SignInFailuresRepo>()("SignInFailuresRepo", {
-  effect: Effect.gen(function*() {
+export class SignInFailuresRepo extends Context.Service<SignInFailuresRepo>()("SignInFailuresRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const counts = rowsOf(FailureCount)
 
@@ -97,4 +97,6 @@ export class SignInFailuresRepo extends Effect.Service<SignInFailuresRepo>()("Si
           returning key`).pipe(Effect.map((rows) => rows.length))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,8 +1,10 @@
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import type { SqlError } from "effect/sql"
 
+import { BadRequest } from "../domain/Errors.js"
 import type { SubscriberId } from "../domain/Subscriber.js"
 import { Subscriber } from "../domain/Subscriber.js"
-import { orUnavailable } from "./DatabaseErrors.js"
+import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { MailDelivery } from "./MailDeliveriesRepo.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
@@ -17,8 +19,8 @@ const subscriberColumns = `id, email, verified_at is not null as verified, creat
   componentIdsOf("subscribers")
 }`
 
-export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("SubscribersRepo", {
-  effect: Effect.gen(function*() {
+export class SubscribersRepo extends Context.Service<SubscribersRepo>()("SubscribersRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const subscribers = rowsOf(Subscriber)
     const verifiedEmail = rowsOf(Schema.Struct({ email: Schema.String }))
@@ -44,6 +46,16 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
               on c.id = any(${chosen}::text[]) and c.is_public
             on conflict do nothing)`
     }
+    /**
+     * A chosen component deleted between the caller's check and this write is gone when the
+     * foreign key is checked: the caller's 400 for an unknown component, not a 500.
+     */
+    const componentDeleted = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
+      Effect.catchIf(
+        statement,
+        isForeignKeyViolation,
+        () => Effect.fail(new BadRequest({ message: "Unknown componentIds: a chosen component was just deleted" }))
+      )
     const queuedConfirmation = rowsOf(
       Schema.Struct({ id: Schema.String, attempts: Schema.Int, email: Schema.String, unsubscribeToken: Schema.String })
     )
@@ -68,7 +80,7 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
         readonly unsubscribeToken: string
         readonly claimedUntil: Date
       }) =>
-        queuedConfirmation.first(sql`
+        queuedConfirmation.first(componentDeleted(sql`
           with subscriber as (
             insert into subscribers (email, verify_token_hash, verify_expires_at, unsubscribe_token, all_components)
             values (${request.email}, ${request.tokenHash}, ${request.expiresAt}, ${request.unsubscribeToken},
@@ -89,7 +101,7 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
             select 'confirmation', id, ${request.token}, ${request.claimedUntil} from subscriber
             returning id, attempts)
           select queued.id, queued.attempts, subscriber.email, subscriber.unsubscribe_token
-          from queued cross join subscriber`).pipe(
+          from queued cross join subscriber`)).pipe(
           Effect.map(Option.map((queued) =>
             new MailDelivery({
               ...queued,
@@ -148,13 +160,13 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
             select id from subscribers where email = ${email} and unsubscribe_token = ${unsubscribeToken}
             for update`)
           if (locked.length === 0) return false
-          yield* ids.all(sql`
+          yield* ids.all(componentDeleted(sql`
             with subscriber as (
               update subscribers set all_components = ${componentIds === null}, updated_at = now()
               where id = ${locked[0]!.id}
               returning id),
             ${chooseComponents(componentIds)}
-            select id from subscriber`)
+            select id from subscriber`))
           return true
         })).pipe(orUnavailable),
 
@@ -180,4 +192,6 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Subscrib
           returning id`).pipe(Effect.map((rows) => rows.length))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { ComponentStatus } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
@@ -40,17 +40,17 @@ const TotalsRow = Schema.Struct({
 
 class BucketRow extends Schema.Class<BucketRow>("BucketRow")({
   componentId: Schema.String,
-  bucketStart: Schema.DateFromSelf,
+  bucketStart: Schema.Date,
   observedSeconds: Schema.Number,
   downtimeSeconds: Schema.Number
 }) {}
 
 class DirtyRow extends Schema.Class<DirtyRow>("DirtyRow")({
   lastId: Schema.NullOr(Schema.NumberFromString),
-  since: Schema.NullOr(Schema.DateFromSelf)
+  since: Schema.NullOr(Schema.Date)
 }) {}
 
-class WatermarkRow extends Schema.Class<WatermarkRow>("WatermarkRow")({ latest: Schema.NullOr(Schema.DateFromSelf) }) {}
+class WatermarkRow extends Schema.Class<WatermarkRow>("WatermarkRow")({ latest: Schema.NullOr(Schema.Date) }) {}
 
 export interface RollupRow {
   readonly componentId: string
@@ -64,8 +64,8 @@ const week = 7 * 24 * 3_600_000
 /** Rows per insert statement (about 100 bytes each of JSON). */
 const insertChunk = 5000
 
-export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
-  effect: Effect.gen(function*() {
+export class UptimeRepo extends Context.Service<UptimeRepo>()("UptimeRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const plain = sql.withoutTransforms()
     const ms = (column: string) => plain.literal(`floor(extract(epoch from ${column}) * 1000)::float8`)
@@ -188,4 +188,6 @@ export class UptimeRepo extends Effect.Service<UptimeRepo>()("UptimeRepo", {
         orUnavailable(sql`delete from uptime_rollups where granularity = ${granularity} and bucket_start < ${before}`)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

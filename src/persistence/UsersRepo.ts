@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import { UserId } from "../domain/Auth.js"
 import { orUnavailable } from "./DatabaseErrors.js"
@@ -15,8 +15,8 @@ export class UserRow extends Schema.Class<UserRow>("UserRow")({
 /** E-mail addresses are compared case-insensitively: they are stored lower-cased. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
-  effect: Effect.gen(function*() {
+export class UsersRepo extends Context.Service<UsersRepo>()("UsersRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const users = rowsOf(UserRow)
     return {
@@ -42,4 +42,6 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
         })))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

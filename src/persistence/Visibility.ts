@@ -5,8 +5,8 @@
  * updated. (Nothing else writes these columns: an incident's `is_public` cannot even be written,
  * it follows from `chosen_public` and `published`.)
  */
-import type { Statement } from "@effect/sql"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import type { Statement } from "effect/sql"
 
 import type { ComponentId } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
@@ -31,8 +31,8 @@ const items = {
 
 export type VisibleItem = keyof typeof items
 
-export class Visibility extends Effect.Service<Visibility>()("Visibility", {
-  effect: Effect.gen(function*() {
+export class Visibility extends Context.Service<Visibility>()("Visibility", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     /** Whether `ids` name a public component (ids of deleted components name none). */
     const namesPublic = (ids: ReadonlyArray<ComponentId>) =>
@@ -102,4 +102,6 @@ export class Visibility extends Effect.Service<Visibility>()("Visibility", {
         })
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -2,7 +2,7 @@
  * Deliveries of events to webhooks and the log of their attempts: the operations the
  * dispatcher runs. Times come from the caller (the Effect Clock), so schedules are testable.
  */
-import { Duration, Effect, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
@@ -82,7 +82,7 @@ export const afterAttempt = (outcome: AttemptOutcome): WebhookDelivery =>
     nextAttemptAt: outcome.result.success ? null : outcome.retryAt,
     lastStatusCode: outcome.result.statusCode,
     lastError: clipError(outcome.result.error)
-  }, { disableValidation: true })
+  }, { disableChecks: true })
 
 /**
  * The webhooks' counters after a batch of outcomes, applied in the batch's order as one
@@ -113,12 +113,12 @@ const counterChanges = (outcomes: ReadonlyArray<AttemptOutcome>) => {
   return [...changes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
-export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>()("WebhookDeliveriesRepo", {
-  effect: Effect.gen(function*() {
+export class WebhookDeliveriesRepo extends Context.Service<WebhookDeliveriesRepo>()("WebhookDeliveriesRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const deliveries = rowsOf(WebhookDelivery)
     const attempts = rowsOf(DeliveryAttempt)
-    const decodeClaimed = Schema.decodeUnknown(
+    const decodeClaimed = Schema.decodeUnknownEffect(
       Schema.Array(Schema.Struct({ ...WebhookDelivery.fields, ...ClaimTarget.fields }))
     )
 
@@ -354,4 +354,6 @@ export class WebhookDeliveriesRepo extends Effect.Service<WebhookDeliveriesRepo>
           limit ${limit}`)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

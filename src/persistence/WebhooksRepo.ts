@@ -1,5 +1,5 @@
-import type { SqlClient, Statement } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import type { SqlClient, Statement } from "effect/sql"
 
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
@@ -37,8 +37,8 @@ export const receivesEvent = (sql: SqlClient.SqlClient, toggle: Statement.Fragme
                        else w.notify_on_component_change end
     and (w.component_ids is null or w.component_ids ?| array(select jsonb_array_elements_text(${componentIds})))`
 
-export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo", {
-  effect: Effect.gen(function*() {
+export class WebhooksRepo extends Context.Service<WebhooksRepo>()("WebhooksRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const webhooks = rowsOf(Webhook)
     const recipients = rowsOf(Recipient)
@@ -78,7 +78,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
        * dispatcher held would close a cycle with it (a deadlock the fuzzer met as a 500).
        */
       remove: (id: WebhookId) =>
-        orUnavailable(sql.withTransaction(Effect.zipRight(
+        orUnavailable(sql.withTransaction(Effect.andThen(
           sql`select from webhook_deliveries where webhook_id = ${id} order by id for update`,
           sql`delete from webhooks where id = ${id} returning id`
         ))).pipe(Effect.map((rows) => rows.length > 0)),
@@ -91,4 +91,6 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo",
           order by created_at, id`)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

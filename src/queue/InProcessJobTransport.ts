@@ -41,6 +41,18 @@ interface StreamConsumer<A> extends Consumer<A> {
   readonly claimFromSilent: (max: number, silentMs: number) => Effect.Effect<ReadonlyArray<Delivery<A>>>
 }
 
+/** Up to `max` messages the queue holds now, without waiting (none when it is empty). */
+const takeUpTo = <A>(queue: Queue.Queue<A>, max: number) =>
+  Effect.sync(() => {
+    const taken: Array<A> = []
+    while (taken.length < max) {
+      const next = Queue.takeUnsafe(queue)
+      if (next === undefined || next._tag === "Failure") break
+      taken.push(next.value)
+    }
+    return taken
+  })
+
 /** A stream with consumer groups. A group created later does not see earlier messages (Redis `$`). */
 const makeStream = <A>(capacity: number) =>
   Effect.sync(() => {
@@ -68,7 +80,7 @@ const makeStream = <A>(capacity: number) =>
             values.map((value, index) => ({ id: `${sequence + index + 1}`, value, receivedAt }))
           ), {
           discard: true
-        })).pipe(Effect.zipLeft(Effect.sync(() => (sequence += values.length))))
+        })).pipe(Effect.tap(Effect.sync(() => (sequence += values.length))))
 
     const consumer = (groupName: string, name: string): Effect.Effect<StreamConsumer<A>, never, Scope.Scope> =>
       Effect.gen(function*() {
@@ -92,7 +104,7 @@ const makeStream = <A>(capacity: number) =>
               if (isStale(entry, now)) stale.push(entry.delivery)
             }
             return deliver(stale)
-          }).pipe(Effect.zipLeft(seen))
+          }).pipe(Effect.tap(seen))
         // Closing the scope hands back what this member holds: a sibling's next claim takes it.
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
@@ -111,10 +123,10 @@ const makeStream = <A>(capacity: number) =>
                 Effect.flatMap(Option.match({
                   onNone: () => Effect.succeed<ReadonlyArray<Delivery<A>>>([]),
                   onSome: (first) =>
-                    Effect.flatMap(Queue.takeUpTo(g.queue, Math.max(0, max - 1)), (rest) => deliver([first, ...rest]))
+                    Effect.flatMap(takeUpTo(g.queue, Math.max(0, max - 1)), (rest) => deliver([first, ...rest]))
                 }))
               )
-            }).pipe(Effect.zipLeft(seen), (read) => Effect.zipRight(seen, read)),
+            }).pipe(Effect.tap(seen), (read) => Effect.andThen(seen, read)),
           claimStale: (max, minIdleMs) => claim(max, (entry, now) => now - entry.deliveredAt >= minIdleMs),
           claimFromSilent: (max, silentMs) =>
             claim(max, (entry, now) =>
@@ -129,13 +141,13 @@ const makeStream = <A>(capacity: number) =>
                   entry.deliveredAt = now
                 }
               }
-            }).pipe(Effect.zipLeft(seen)),
+            }).pipe(Effect.tap(seen)),
           ack: (ids) =>
             Effect.sync(() => {
               for (const id of ids) {
                 g.pending.delete(id)
               }
-            }).pipe(Effect.zipLeft(seen))
+            }).pipe(Effect.tap(seen))
         }
       })
 
@@ -168,7 +180,7 @@ export const localRegion = "local"
 export const make = (options: InProcessTransportOptions = {}) =>
   Effect.gen(function*() {
     const capacity = options.capacity ?? 100_000
-    const jobStreams = new Map<string, Effect.Effect.Success<ReturnType<typeof makeStream<CheckJob>>>>()
+    const jobStreams = new Map<string, Effect.Success<ReturnType<typeof makeStream<CheckJob>>>>()
     const jobStream = (region: string) =>
       Effect.gen(function*() {
         const existing = jobStreams.get(region)

@@ -34,7 +34,7 @@ import type { ProbeHeartbeat } from "../domain/ProbeHeartbeat.js"
 
 export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {
   message: Schema.String,
-  cause: Schema.optional(Schema.Defect)
+  cause: Schema.optionalKey(Schema.Defect())
 }) {}
 
 /**
@@ -129,7 +129,9 @@ export interface StreamBacklog {
   readonly pending: number
 }
 
-export class JobTransport extends Context.Tag("status-page/queue/JobTransport")<JobTransport, JobTransportShape>() {}
+export class JobTransport
+  extends Context.Service<JobTransport, JobTransportShape>()("status-page/queue/JobTransport")
+{}
 
 /** The consumer group that ingest reads results with. */
 export const ingestGroup = "ingest"
@@ -197,7 +199,7 @@ export const resultConsumerOf = (consumer: Consumer<RegionMessage>): ResultConsu
       }
       // A heartbeat left pending is claimed and kept again later: harmless, never worth failing the read.
       yield* consumer.ack(beats).pipe(
-        Effect.catchAll((error) =>
+        Effect.catch((error) =>
           Effect.logWarning("acknowledging heartbeats failed").pipe(Effect.annotateLogs({ error: error.message }))
         )
       )

@@ -5,7 +5,7 @@ import { QueueConfig } from "../Config.js"
 import * as InProcessJobTransport from "./InProcessJobTransport.js"
 import * as RedisJobTransport from "./RedisJobTransport.js"
 
-export const JobTransportLive = Layer.unwrapEffect(
+export const JobTransportLive = Layer.unwrap(
   Effect.map(QueueConfig, (config) =>
     Option.match(config.redisUrl, {
       onNone: () => InProcessJobTransport.layer(),

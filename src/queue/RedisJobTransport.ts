@@ -120,8 +120,8 @@ export const make = (options: RedisTransportOptions) =>
     })
   })
 
-export const layer = (options: RedisTransportOptions) => Layer.scoped(JobTransport, make(options))
+export const layer = (options: RedisTransportOptions) => Layer.effect(JobTransport, make(options))
 
 /** The transport at `url` with the prefix given and REDIS_CA_FILE from the configuration. */
 export const layerConfig = (options: Omit<RedisTransportOptions, "ca">) =>
-  Layer.unwrapEffect(Effect.map(readRedisCa, (ca) => layer(ca === undefined ? options : { ...options, ca })))
+  Layer.unwrap(Effect.map(readRedisCa, (ca) => layer(ca === undefined ? options : { ...options, ca })))

@@ -9,7 +9,7 @@
 import * as dns from "node:dns"
 import type { LookupFunction } from "node:net"
 
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 
 import { defaultOutboundDeny } from "../Config.js"
 import { type AddressList, normalizeAddress, parseAddressList } from "../domain/NetworkAddress.js"
@@ -67,4 +67,4 @@ export const outboundGuard = (deny: AddressList, resolve: Resolve = dns.lookup):
 }
 
 /** The guard of the default OUTBOUND_DENY, for checks run without one of their own. */
-export const defaultOutboundGuard = outboundGuard(Either.getOrThrow(parseAddressList(defaultOutboundDeny)))
+export const defaultOutboundGuard = outboundGuard(Result.getOrThrow(parseAddressList(defaultOutboundDeny)))

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from "node:crypto"
 
-import { Effect, FiberRef, Option, PubSub, Schedule, Schema, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Option, PubSub, Schedule, Schema, Stream } from "effect"
 
 import { AppConfig } from "../Config.js"
 import { IdString } from "../domain/Fields.js"
@@ -43,12 +43,12 @@ export const maxTouchedIncidents = 16
  * A notice is anyone's who may NOTIFY: its ids are ones PostgreSQL can compare, and few.
  */
 export const Touched = Schema.Struct({
-  components: Schema.optional(Schema.Boolean),
-  incidents: Schema.optional(
-    Schema.Union(Schema.Array(IdString).pipe(Schema.maxItems(maxTouchedIncidents)), Schema.Literal("all"))
+  components: Schema.optionalKey(Schema.Boolean),
+  incidents: Schema.optionalKey(
+    Schema.Union([Schema.Array(IdString).check(Schema.isMaxLength(maxTouchedIncidents)), Schema.Literal("all")])
   ),
-  maintenance: Schema.optional(Schema.Boolean),
-  organization: Schema.optional(Schema.Boolean)
+  maintenance: Schema.optionalKey(Schema.Boolean),
+  organization: Schema.optionalKey(Schema.Boolean)
 })
 export type Touched = typeof Touched.Type
 
@@ -73,14 +73,16 @@ export const mergeTouched = (a: Touched, b: Touched): Touched => {
 }
 
 /** What the change being committed has said it touched (StateChanges.commit's own; none outside one). */
-const said = FiberRef.unsafeMake<{ touched: Touched | undefined } | undefined>(undefined)
+const Said = Context.Reference<{ touched: Touched | undefined } | undefined>("StateChanges/said", {
+  defaultValue: () => undefined
+})
 
 /**
  * Says, inside a change that StateChanges.commit runs, what it touches of the public state (said
  * several times: all of it). A change that says nothing touched everything.
  */
 export const touch = (touched: Touched) =>
-  Effect.flatMap(FiberRef.get(said), (saying) =>
+  Effect.flatMap(Said, (saying) =>
     Effect.sync(() => {
       if (saying !== undefined) {
         saying.touched = saying.touched === undefined ? touched : mergeTouched(saying.touched, touched)
@@ -91,7 +93,7 @@ export const touch = (touched: Touched) =>
 export const touchesComponents = touch({ components: true })
 
 /** A NOTIFY's payload: who sent it and what it touched. */
-const Notice = Schema.parseJson(Schema.Struct({ from: Schema.String, touched: Touched }))
+const Notice = Schema.fromJsonString(Schema.Struct({ from: Schema.String, touched: Touched }))
 const encodeNotice = Schema.encodeOption(Notice)
 const decodeNotice = Schema.decodeUnknownOption(Notice)
 /** PostgreSQL refuses payloads of 8,000 bytes and more: a longer list is sent as "everything". */
@@ -111,8 +113,20 @@ const readNotice = (payload: string | undefined): { readonly from: string | unde
 /** How long a write's response waits at most for the read side to show it; it never fails the write. */
 const appliedWait = "2 seconds"
 
-export class StateChanges extends Effect.Service<StateChanges>()("StateChanges", {
-  scoped: Effect.gen(function*() {
+/**
+ * Runs `effect` in a fiber of its own, so that interrupting the caller (a timeout) does not wait
+ * for it: the interruption is sent to it and the caller goes on (what v3 called `disconnect`).
+ */
+const disconnect = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      Effect.forkDetach(restore(effect)),
+      (fiber) => Effect.onInterrupt(restore(Fiber.join(fiber)), () => Effect.sync(() => fiber.interruptUnsafe()))
+    )
+  )
+
+export class StateChanges extends Context.Service<StateChanges>()("StateChanges", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const { databaseUrl } = yield* AppConfig
     const sharedDatabase = Option.isSome(databaseUrl)
@@ -138,9 +152,9 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
      */
     const awaitApplied = Effect.suspend(() =>
       readSides.size === 0 ? Effect.void : Effect.forEach(readSides, (side) => side.catchUp, { discard: true }).pipe(
-        Effect.disconnect,
+        disconnect,
         Effect.timeout(appliedWait),
-        Effect.catchAllDefect((defect) => Effect.logError("Showing a committed change to the public failed", defect)),
+        Effect.catchDefect((defect) => Effect.logError("Showing a committed change to the public failed", defect)),
         Effect.ignore
       )
     )
@@ -153,7 +167,7 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
         Stream.map(readNotice),
         Stream.filter((notice) => notice.from !== instance),
         Stream.runForEach((notice) => bump(notice.touched)),
-        Effect.tapErrorCause((cause) => Effect.logWarning("Listening for changes failed; retrying", cause)),
+        Effect.tapCause((cause) => Effect.logWarning("Listening for changes failed; retrying", cause)),
         Effect.retry(Schedule.spaced("1 second")),
         Effect.forkScoped
       )
@@ -182,10 +196,10 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
         // Each try starts afresh: a transaction run again (a deadlock victim) says again what it touches.
         const transaction = sql.withTransaction(Effect.suspend(() => {
           saying.touched = undefined
-          return Effect.zipLeft(Effect.locally(change, said, saying), Effect.suspend(() => notifyOthers(touched())))
+          return Effect.tap(Effect.provideService(change, Said, saying), () => notifyOthers(touched()))
         }))
         return orUnavailable(transaction).pipe(
-          Effect.tap(() => Effect.zipRight(bump(touched()), awaitApplied))
+          Effect.tap(() => Effect.andThen(bump(touched()), awaitApplied))
         )
       })
 
@@ -224,4 +238,6 @@ export class StateChanges extends Effect.Service<StateChanges>()("StateChanges",
       subscribe: PubSub.subscribe(pubsub)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -9,7 +9,7 @@
  * slot runs; the slots skipped are recorded as missed (`scheduler-away`), so every run due has a
  * result or a miss (docs/monitor-fleet.md, "Scheduler").
  */
-import { Array as Arr, Clock, Duration, Effect, Either, Layer, Schedule, type Scope } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Layer, Result, Schedule, type Scope } from "effect"
 
 import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
@@ -81,23 +81,22 @@ const templateOf = (monitor: Monitor) =>
     intervalSeconds: monitor.intervalSeconds,
     regions: monitor.regions,
     // The fields of one type; null ones are left out of the job (the behaviour before them).
-    method: monitor.method ?? undefined,
-    headers: monitor.headers ?? undefined,
-    body: monitor.body ?? undefined,
-    expectedStatusCodes: monitor.expectedStatusCodes ?? undefined,
-    bodyContains: monitor.bodyContains ?? undefined,
-    bodyNotContains: monitor.bodyNotContains ?? undefined,
-    dnsRecordType: monitor.dnsRecordType ?? undefined,
-    dnsExpectedValues: monitor.dnsExpectedValues ?? undefined
+    ...(monitor.method != null ? { method: monitor.method } : {}),
+    ...(monitor.headers != null ? { headers: monitor.headers } : {}),
+    ...(monitor.body != null ? { body: monitor.body } : {}),
+    ...(monitor.expectedStatusCodes != null ? { expectedStatusCodes: monitor.expectedStatusCodes } : {}),
+    ...(monitor.bodyContains != null ? { bodyContains: monitor.bodyContains } : {}),
+    ...(monitor.bodyNotContains != null ? { bodyNotContains: monitor.bodyNotContains } : {}),
+    ...(monitor.dnsRecordType != null ? { dnsRecordType: monitor.dnsRecordType } : {}),
+    ...(monitor.dnsExpectedValues != null ? { dnsExpectedValues: monitor.dnsExpectedValues } : {})
   })
 
 /**
  * How a recording of the runs not published is retried: from 1 s, doubling up to 30 s, for as
  * long as the look-back (a database away for longer leaves a gap, as a longer stop does).
  */
-const recordRetry = Schedule.exponential("1 second").pipe(
-  Schedule.union(Schedule.spaced("30 seconds")),
-  Schedule.upTo(unpublishedLookBack)
+const recordRetry = Schedule.min([Schedule.exponential("1 second"), Schedule.spaced("30 seconds")]).pipe(
+  Schedule.while(({ elapsed }) => elapsed < Duration.toMillis(unpublishedLookBack))
 )
 
 /**
@@ -129,29 +128,29 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
     for (const { decode, id, version } of yield* monitors.findEach(changed)) {
       const existing = entries.get(id)
       const monitor = decode()
-      const key = Either.isRight(monitor) ? definitionKey(monitor.right) : undefined
+      const key = Result.isSuccess(monitor) ? definitionKey(monitor.success) : undefined
       // A change to what the check does not carry (its threshold, its quorum, its state) does not reschedule it.
       if (existing !== undefined && existing.key === key) {
         existing.version = version
         continue
       }
-      const template = Either.flatMap(monitor, templateOf)
-      if (Either.isLeft(template)) {
+      const template = Result.flatMap(monitor, templateOf)
+      if (Result.isFailure(template)) {
         // Probes would drop its jobs as undecodable: say why once per change instead.
         entries.delete(id)
         invalid.set(id, version)
         yield* Effect.logWarning("monitor is not a valid check; not scheduled").pipe(
           // Masked: a row written outside the API may hold a credential in a header value or the body.
-          Effect.annotateLogs({ monitorId: id, error: formatMonitorError(template.left) })
+          Effect.annotateLogs({ monitorId: id, error: formatMonitorError(template.failure) })
         )
         continue
       }
       invalid.delete(id)
-      const intervalMs = template.right.check.intervalSeconds * 1000
+      const intervalMs = template.success.check.intervalSeconds * 1000
       const offset = slotOffset(id, intervalMs)
       // A new or changed monitor is checked at its current slot, so it is measured at once.
       entries.set(id, {
-        template: template.right,
+        template: template.success,
         intervalMs,
         offset,
         key: key!,
@@ -172,10 +171,10 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
   // With tracing on, each run's span is the root of its check's trace; its job carries it (TracingEnabled).
   const tracing = yield* TracingEnabled
   const tracer = yield* Effect.tracer
-  const clock = yield* Effect.clock
+  const clock = yield* Clock.Clock
   const publishTraced = (due: ReadonlyArray<ScheduledRun>) =>
     Effect.suspend(() => {
-      const start = clock.unsafeCurrentTimeNanos()
+      const start = clock.currentTimeNanosUnsafe()
       const spans = due.map(({ scheduledAt, template: { check } }) =>
         startSpan(tracer, "CheckScheduler.dispatch", "producer", {
           "monitor.id": check.monitorId,
@@ -187,7 +186,7 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
       return transport.publishRuns(due.map((run, i) => ({ ...run, traceparent: traceparentOf(spans[i]!) }))).pipe(
         Effect.onExit((exit) =>
           Effect.sync(() => {
-            const end = clock.unsafeCurrentTimeNanos()
+            const end = clock.currentTimeNanosUnsafe()
             for (const span of spans) span.end(end, exit)
           })
         )
@@ -209,7 +208,7 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
       for (const chunk of Arr.chunksOf(runs, unpublishedChunk)) {
         // Counted per chunk as it commits: a retry after a failed chunk stores (and counts) only the rest.
         for (const { count, region } of yield* checks.insertUnpublishedMisses(chunk, now, since)) {
-          checksIngested.unsafeUpdate(count, checkLabels(region, "missed"))
+          checksIngested.updateUnsafe(count, checkLabels(region, "missed"))
           recorded += count
         }
       }
@@ -221,7 +220,7 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
         Effect.logWarning(`${what}: recording the runs not published failed; retrying`, cause)
       ),
       Effect.retry(recordRetry),
-      Effect.catchAll((cause) => Effect.logWarning(`${what}: recording the runs not published gave up`, cause)),
+      Effect.catch((cause) => Effect.logWarning(`${what}: recording the runs not published gave up`, cause)),
       Effect.forkIn(recordings)
     )
 
@@ -252,8 +251,8 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
     yield* (tracing ? publishTraced(due) : transport.publishRuns(due))
     // Counted per tick, not per run: the oldest run's lag stands for the tick's.
     if (due.length > 0) {
-      runsPublished.unsafeUpdate(due.length, noLabels)
-      schedulerLag.unsafeUpdate(((yield* Clock.currentTimeMillis) - oldest) / 1000, noLabels)
+      runsPublished.updateUnsafe(due.length, noLabels)
+      schedulerLag.updateUnsafe(((yield* Clock.currentTimeMillis) - oldest) / 1000, noLabels)
     }
     if (skipped.length > 0) yield* recordUnpublished(skipped, now, "Scheduler fell behind")
   })
@@ -277,12 +276,12 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
   // A failed one (the database away a moment while the lock's connection lives, a pooled
   // connection terminated: failures or defects) is a warning, and the next runs on schedule.
   yield* reload.pipe(
-    Effect.catchAllCause((cause) => Effect.logWarning("Reloading the monitors failed; retrying in 5 s", cause)),
+    Effect.catchCause((cause) => Effect.logWarning("Reloading the monitors failed; retrying in 5 s", cause)),
     Effect.schedule(Schedule.spaced(reloadEvery)),
     Effect.forkScoped
   )
   yield* tick
-  return yield* tick.pipe(Effect.schedule(Schedule.spaced(tickEvery)), Effect.zipRight(Effect.never))
+  return yield* tick.pipe(Effect.schedule(Schedule.spaced(tickEvery)), Effect.andThen(Effect.never))
 })
 
 /** Waits for the advisory lock on a connection of its own, then schedules while it holds it. */
@@ -302,11 +301,11 @@ const lead = Effect.fnUntraced(function*(recordings: Scope.Scope) {
   return yield* Effect.raceFirst(Effect.scoped(scheduleWhileLeader(recordings)), heartbeat)
 }, Effect.scoped)
 
-export const CheckScheduler = Layer.scopedDiscard(
+export const CheckScheduler = Layer.effectDiscard(
   Effect.flatMap(Effect.scope, lead).pipe(
-    Effect.catchAllCause((cause) => Effect.logWarning("Scheduler stopped; standing by to take over again", cause)),
+    Effect.catchCause((cause) => Effect.logWarning("Scheduler stopped; standing by to take over again", cause)),
     Effect.repeat(Schedule.spaced("1 second")),
     Effect.annotateLogs("fiber", "check-scheduler"),
     Effect.forkScoped
   )
-).pipe(Layer.provide([MonitorsRepo.Default, ChecksRepo.Default]))
+).pipe(Layer.provide([MonitorsRepo.layer, ChecksRepo.layer]))

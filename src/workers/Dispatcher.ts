@@ -19,7 +19,7 @@
  * (a lease of a dispatcher that died, another instance's retries): an idle dispatcher costs a
  * few statements every 10 s rather than three a second. Several instances may run at once.
  */
-import { Duration, Effect, Either, Layer, Queue } from "effect"
+import { Duration, Effect, Layer, PubSub, Queue, Result } from "effect"
 
 import type { NotificationEvent } from "../domain/NotificationEvent.js"
 import type { OutboxRow } from "../persistence/OutboxRepo.js"
@@ -51,7 +51,7 @@ const handedOverDeliveries = 16 * webhookSlots
 /** SMTP exchanges in flight at once. */
 const mailSlots = 8
 
-export const Dispatcher = Layer.scopedDiscard(
+export const Dispatcher = Layer.effectDiscard(
   Effect.gen(function*() {
     const outbox = yield* OutboxRepo
     const webhooks = yield* WebhookDeliveries
@@ -61,8 +61,8 @@ export const Dispatcher = Layer.scopedDiscard(
     const outboxChanged = yield* Queue.sliding<void>(1)
 
     const notifications = yield* changes.subscribe
-    yield* Queue.take(notifications).pipe(
-      Effect.zipRight(Queue.offer(outboxChanged, undefined)),
+    yield* PubSub.take(notifications).pipe(
+      Effect.andThen(Queue.offer(outboxChanged, undefined)),
       Effect.forever,
       Effect.forkScoped
     )
@@ -93,10 +93,10 @@ export const Dispatcher = Layer.scopedDiscard(
       Effect.gen(function*() {
         const events: Array<NotificationEvent> = []
         for (const row of rows) {
-          yield* Either.match(toNotificationEvent(row), {
-            onLeft: (error) =>
+          yield* Result.match(toNotificationEvent(row), {
+            onFailure: (error) =>
               Effect.logError(`Outbox event ${row.id} (${row.event}) cannot be converted; skipped`, error),
-            onRight: (event) => Effect.sync(() => events.push(event))
+            onSuccess: (event) => Effect.sync(() => events.push(event))
           })
         }
         return events
@@ -121,7 +121,7 @@ export const Dispatcher = Layer.scopedDiscard(
       Effect.withSpan("Dispatcher.handOver"),
       // Short database work: finish it rather than cut a query short at shutdown.
       Effect.uninterruptible,
-      Effect.catchAllCause((cause) =>
+      Effect.catchCause((cause) =>
         Effect.logWarning("Handing over outbox events failed; retrying", cause).pipe(Effect.as(undefined))
       )
     )
@@ -141,6 +141,6 @@ export const Dispatcher = Layer.scopedDiscard(
   })
 ).pipe(
   Layer.provide(
-    Layer.mergeAll(OutboxRepo.Default, WebhookDeliveries.Default, MailDeliveries.Default, StateChanges.Default)
+    Layer.mergeAll(OutboxRepo.layer, WebhookDeliveries.layer, MailDeliveries.layer, StateChanges.layer)
   )
 )

@@ -28,12 +28,17 @@ const keepOutboxLog = Duration.hours(verificationHours)
 
 /** Repeats a batched delete until a batch comes back short; the total deleted. */
 const drain = <E, R>(deleteBatch: Effect.Effect<number, E, R>) =>
-  Effect.iterate({ total: 0, last: batch }, {
-    while: ({ last }) => last === batch,
-    body: ({ total }) => Effect.map(deleteBatch, (last) => ({ total: total + last, last }))
-  }).pipe(Effect.map(({ total }) => total))
+  Effect.gen(function*() {
+    let total = 0
+    let last = batch
+    while (last === batch) {
+      last = yield* deleteBatch
+      total += last
+    }
+    return total
+  })
 
-export const Housekeeping = Layer.scopedDiscard(
+export const Housekeeping = Layer.effectDiscard(
   Effect.gen(function*() {
     const limiter = yield* RateLimiter
     const throttle = yield* SignInThrottle
@@ -65,7 +70,7 @@ export const Housekeeping = Layer.scopedDiscard(
       })
     }).pipe(
       // A failed pass (database away) is retried on the next one.
-      Effect.catchAllCause((cause) => Effect.logWarning("Housekeeping pass failed", cause)),
+      Effect.catchCause((cause) => Effect.logWarning("Housekeeping pass failed", cause)),
       Effect.withSpan("Housekeeping.pass"),
       // Shutdown interrupts between passes, never inside a statement (see MaintenanceClock).
       Effect.uninterruptible
@@ -78,11 +83,11 @@ export const Housekeeping = Layer.scopedDiscard(
   })
 ).pipe(
   Layer.provide([
-    RateLimiter.Default,
-    SignInThrottle.Default,
-    SubscribersRepo.Default,
-    ProbesRepo.Default,
-    ResponseTimesRepo.Default,
-    MailOutboxLogRepo.Default
+    RateLimiter.layer,
+    SignInThrottle.layer,
+    SubscribersRepo.layer,
+    ProbesRepo.layer,
+    ResponseTimesRepo.layer,
+    MailOutboxLogRepo.layer
   ])
 )

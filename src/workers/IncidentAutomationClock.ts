@@ -9,16 +9,16 @@ import { Effect, Layer, Schedule } from "effect"
 
 import { IncidentAutomation } from "../services/monitoring/IncidentAutomation.js"
 
-export const IncidentAutomationClock = Layer.scopedDiscard(
+export const IncidentAutomationClock = Layer.effectDiscard(
   Effect.gen(function*() {
     const automation = yield* IncidentAutomation
     const tick = automation.advanceAll.pipe(
       // A failed pass (database away) is retried on the next tick.
-      Effect.catchAllCause((cause) => Effect.logWarning("Automatic incidents: pass failed", cause)),
+      Effect.catchCause((cause) => Effect.logWarning("Automatic incidents: pass failed", cause)),
       Effect.withLogSpan("incident-automation"),
       // Shutdown interrupts between passes, never inside a transaction (see MaintenanceClock).
       Effect.uninterruptible
     )
     yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced("5 seconds")))
   })
-).pipe(Layer.provide(IncidentAutomation.Default))
+).pipe(Layer.provide(IncidentAutomation.layer))

@@ -12,8 +12,8 @@
  */
 import { hostname } from "node:os"
 
-import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Queue, Result, Schedule } from "effect"
+import type { SqlError } from "effect/sql"
 
 import { AppConfig, QueueConfig } from "../Config.js"
 import type { ProbeReport } from "../domain/CheckJob.js"
@@ -36,18 +36,18 @@ const batchSize = 500
  * test's TestClock must not hold ingest up.
  */
 export const batchWindow = Duration.seconds(1)
-type IngestError = Effect.Effect.Error<ReturnType<ResultIngest["ingest"]>>
+type IngestError = Effect.Error<ReturnType<ResultIngest["Service"]["ingest"]>>
 const retentionBatch = 10_000
 
 /** The kind of the defect that failed a batch, and its SQLSTATE when PostgreSQL sent one. */
 const defectOf = (cause: Cause.Cause<unknown>): { readonly kind: string; readonly state: string | undefined } => {
-  const defect = Option.getOrUndefined(Cause.dieOption(cause)) as { _tag?: unknown; name?: unknown } | undefined
+  const defect = Result.getOrUndefined(Cause.findDefect(cause)) as { _tag?: unknown; name?: unknown } | undefined
   const kind = typeof defect?._tag === "string"
     ? defect._tag
     : typeof defect?.name === "string"
     ? defect.name
     : "unknown"
-  return { kind, state: kind === "SqlError" ? sqlState(defect as SqlError) : undefined }
+  return { kind, state: kind === "SqlError" ? sqlState(defect as SqlError.SqlError) : undefined }
 }
 
 /**
@@ -58,7 +58,7 @@ const defectOf = (cause: Cause.Cause<unknown>): { readonly kind: string; readonl
  * PostgreSQL's word.
  */
 export const isPoisoned = (cause: Cause.Cause<unknown>) => {
-  if (Cause.isFailure(cause) || Cause.isInterrupted(cause)) return false
+  if (Cause.hasFails(cause) || Cause.hasInterrupts(cause)) return false
   const { state } = defectOf(cause)
   return state !== undefined && (state.startsWith("22") || state.startsWith("23"))
 }
@@ -76,9 +76,9 @@ const consume = Effect.gen(function*() {
   // unrecorded (the database is away) are lost: the next ones, 10 s later, say the same.
   const heartbeatsRead = yield* Queue.sliding<void>(1)
   yield* Queue.take(heartbeatsRead).pipe(
-    Effect.zipRight(Effect.suspend(() => consumer.takeHeartbeats())),
+    Effect.andThen(Effect.suspend(() => consumer.takeHeartbeats())),
     Effect.flatMap((beats) => registry.recordHeartbeats(beats)),
-    Effect.catchAllCause((cause) => Effect.logWarning("Recording probe heartbeats failed", cause)),
+    Effect.catchCause((cause) => Effect.logWarning("Recording probe heartbeats failed", cause)),
     Effect.forever,
     Effect.annotateLogs("fiber", "probe-heartbeats"),
     Effect.forkScoped
@@ -106,7 +106,7 @@ const consume = Effect.gen(function*() {
   const split = (deliveries: Deliveries, cause: Cause.Cause<unknown>) => {
     if (deliveries.length > 1) {
       const half = Math.ceil(deliveries.length / 2)
-      return Effect.zipRight(store(deliveries.slice(0, half)), store(deliveries.slice(half)))
+      return Effect.andThen(store(deliveries.slice(0, half)), store(deliveries.slice(half)))
     }
     // One report PostgreSQL refuses: acknowledged and logged, named by its job and region only.
     const report = deliveries[0]!.value
@@ -118,20 +118,20 @@ const consume = Effect.gen(function*() {
         delivery: deliveries[0]!.id,
         failure: state === undefined ? kind : `${kind} ${state}`
       }),
-      Effect.zipRight(ack(deliveries))
+      Effect.andThen(ack(deliveries))
     )
   }
 
-  const liveClock = Clock.make()
+  const liveClock = Clock.Clock.defaultValue()
   const step = Effect.gen(function*() {
-    const began = liveClock.unsafeCurrentTimeMillis()
+    const began = liveClock.currentTimeMillisUnsafe()
     const deliveries = yield* consumer.read(batchSize, 1000)
     yield* store(deliveries)
     yield* Queue.offer(heartbeatsRead, undefined)
     if (deliveries.length > 0 && deliveries.length < batchSize) {
-      const waited = liveClock.unsafeCurrentTimeMillis() - began
+      const waited = liveClock.currentTimeMillisUnsafe() - began
       yield* Effect.sleep(Duration.millis(Math.max(0, Duration.toMillis(batchWindow) - waited))).pipe(
-        Effect.withClock(liveClock)
+        Effect.provideService(Clock.Clock, liveClock)
       )
     }
     const now = yield* Clock.currentTimeMillis
@@ -142,9 +142,9 @@ const consume = Effect.gen(function*() {
   })
   // A failed batch stays pending and is claimed again later, by this instance or another.
   return yield* step.pipe(
-    Effect.catchAllCause((cause) =>
+    Effect.catchCause((cause) =>
       Effect.logWarning("Storing results failed; they stay pending", cause).pipe(
-        Effect.zipRight(Effect.sleep("1 second"))
+        Effect.andThen(Effect.sleep("1 second"))
       )
     ),
     Effect.forever
@@ -163,14 +163,14 @@ export const deleteOldChecks = Effect.gen(function*() {
   }
 })
 
-export const IngestConsumer = Layer.scopedDiscard(
+export const IngestConsumer = Layer.effectDiscard(
   Effect.gen(function*() {
     yield* consume.pipe(Effect.annotateLogs("fiber", "ingest"), Effect.forkScoped)
     yield* deleteOldChecks.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("Deleting old results failed", cause)),
+      Effect.catchCause((cause) => Effect.logWarning("Deleting old results failed", cause)),
       Effect.repeat(Schedule.spaced("1 hour")),
       Effect.annotateLogs("fiber", "results-retention"),
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide([ResultIngest.Default, ChecksRepo.Default, ProbeRegistry.Default]))
+).pipe(Layer.provide([ResultIngest.layer, ChecksRepo.layer, ProbeRegistry.layer]))

@@ -9,7 +9,7 @@
  * it: a window being moved by one is skipped by the others (FOR UPDATE SKIP LOCKED) and its
  * status is re-checked under the lock.
  */
-import { Clock, DateTime, Duration, Effect, Layer, Option, Queue } from "effect"
+import { Clock, DateTime, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 
 import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
 import { StateChanges } from "../services/StateChanges.js"
@@ -22,14 +22,14 @@ const longestSleep = Duration.seconds(10)
 /** A pass that failed (database away) or left something due (another instance held it) is tried again this soon. */
 const retrySoon = Duration.seconds(1)
 
-export const MaintenanceClock = Layer.scopedDiscard(
+export const MaintenanceClock = Layer.effectDiscard(
   Effect.gen(function*() {
     const windows = yield* MaintenanceWindows
     const changes = yield* StateChanges
     // A sliding queue of one: changes made while a pass runs collapse into one more pass.
     const changed = yield* Queue.sliding<void>(1)
     const notices = yield* changes.subscribe
-    yield* Queue.take(notices).pipe(
+    yield* PubSub.take(notices).pipe(
       Effect.flatMap((touched) =>
         touched.maintenance === true || touched.organization === true ? Queue.offer(changed, undefined) : Effect.void
       ),
@@ -43,12 +43,12 @@ export const MaintenanceClock = Layer.scopedDiscard(
       yield* windows.runDue(now)
       const next = yield* windows.nextDue(now)
       if (Option.isNone(next)) return longestSleep
-      if (next.value.epochMillis <= now.epochMillis) return retrySoon
-      const wait = next.value.epochMillis - (yield* Clock.currentTimeMillis)
+      if (next.value.epochMilliseconds <= now.epochMilliseconds) return retrySoon
+      const wait = next.value.epochMilliseconds - (yield* Clock.currentTimeMillis)
       return Duration.min(Duration.millis(Math.max(0, wait)), longestSleep)
     }).pipe(
       // A failed pass (database away) is retried soon.
-      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("Maintenance clock pass failed", cause), retrySoon)),
+      Effect.catchCause((cause) => Effect.as(Effect.logWarning("Maintenance clock pass failed", cause), retrySoon)),
       Effect.withLogSpan("maintenance-clock"),
       // Shutdown interrupts the clock between passes, never inside a query or transaction
       // (cancelling a query on the embedded PGlite can stall the connections it shares).
@@ -60,4 +60,4 @@ export const MaintenanceClock = Layer.scopedDiscard(
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide(Layer.merge(MaintenanceWindows.Default, StateChanges.Default)))
+).pipe(Layer.provide(Layer.merge(MaintenanceWindows.layer, StateChanges.layer)))

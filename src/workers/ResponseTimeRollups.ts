@@ -10,14 +10,14 @@ export const foldInterval = Duration.seconds(10)
  * daily rollups at start and then every 10 s, off ingest's transactions. A failed fold (database
  * away) is logged; its rows stay pending and the next fold takes them.
  */
-export const ResponseTimeRollups = Layer.scopedDiscard(
+export const ResponseTimeRollups = Layer.effectDiscard(
   Effect.gen(function*() {
     const responseTimes = yield* ResponseTimes
     yield* responseTimes.fold().pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("Folding response times failed; retrying in 10 s", cause)),
+      Effect.catchCause((cause) => Effect.logWarning("Folding response times failed; retrying in 10 s", cause)),
       Effect.repeat(Schedule.spaced(foldInterval)),
       Effect.annotateLogs("fiber", "response-time-rollups"),
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide(ResponseTimes.Default))
+).pipe(Layer.provide(ResponseTimes.layer))

@@ -4,7 +4,7 @@
  * a row written behind the API's back may hold a credential in either (a header value with a
  * line break, a body too long for a job): the log says which field, never what it held.
  */
-import { ParseResult } from "effect"
+import { type Schema, SchemaIssue } from "effect"
 
 import { maskedHeaderValue } from "../domain/Monitor.js"
 
@@ -26,38 +26,51 @@ const withoutSecrets = (value: unknown): unknown => {
   return copy
 }
 
-const redact = (issue: ParseResult.ParseIssue, secret: boolean): ParseResult.ParseIssue => {
+/** The input an issue reports (only when decoded with `reportInput`), masked, as a rebuilt issue takes it. */
+const inputOf = (issue: SchemaIssue.Issue, actual: (value: unknown) => unknown) =>
+  SchemaIssue.hasInput(issue)
+    ? { input: actual(issue.input), options: { reportInput: true } }
+    : { input: undefined, options: undefined }
+
+const redact = (issue: SchemaIssue.Issue, secret: boolean): SchemaIssue.Issue => {
   const actual = (value: unknown) => (secret ? mask(value) : withoutSecrets(value))
+  const { input, options } = inputOf(issue, actual)
   switch (issue._tag) {
-    case "Type":
-      return new ParseResult.Type(issue.ast, actual(issue.actual), issue.message)
+    case "InvalidType":
+      return new SchemaIssue.InvalidType(issue.ast, input, options)
+    case "InvalidValue":
+      return new SchemaIssue.InvalidValue(issue.annotations, input, options)
     case "Forbidden":
-      return new ParseResult.Forbidden(issue.ast, actual(issue.actual), issue.message)
-    case "Unexpected":
-      return new ParseResult.Unexpected(actual(issue.actual), issue.message)
-    case "Missing":
+      return new SchemaIssue.Forbidden(issue.annotations, input, options)
+    case "UnexpectedKey":
+      return new SchemaIssue.UnexpectedKey(issue.ast, input, options)
+    case "OneOf":
+      return new SchemaIssue.OneOf(issue.ast, issue.successes, input, options)
+    case "MissingKey":
       return issue
     case "Pointer": {
-      const path = Array.isArray(issue.path) ? issue.path : [issue.path]
-      const below = secret || path.some((key) => secretFields.includes(key))
-      return new ParseResult.Pointer(issue.path, actual(issue.actual), redact(issue.issue, below))
+      const below = secret || issue.path.some((key) => secretFields.includes(key))
+      return new SchemaIssue.Pointer(issue.path, redact(issue.issue, below))
     }
-    case "Refinement":
-      return new ParseResult.Refinement(issue.ast, actual(issue.actual), issue.kind, redact(issue.issue, secret))
-    case "Transformation":
-      return new ParseResult.Transformation(issue.ast, actual(issue.actual), issue.kind, redact(issue.issue, secret))
+    case "Filter":
+      return new SchemaIssue.Filter(issue.filter, redact(issue.issue, secret), input, options)
+    case "Encoding":
+      return new SchemaIssue.Encoding(issue.ast, redact(issue.issue, secret), input, options)
     case "Composite": {
-      const issues = Array.isArray(issue.issues)
-        ? issue.issues.map((inner) => redact(inner, secret)) as [
-          ParseResult.ParseIssue,
-          ...Array<ParseResult.ParseIssue>
-        ]
-        : redact(issue.issues as ParseResult.ParseIssue, secret)
-      return new ParseResult.Composite(issue.ast, actual(issue.actual), issues, actual(issue.output))
+      const [first, ...rest] = issue.issues
+      return new SchemaIssue.Composite(
+        issue.ast,
+        [redact(first, secret), ...rest.map((inner) => redact(inner, secret))],
+        input,
+        options
+      )
     }
+    case "AnyOf":
+      return new SchemaIssue.AnyOf(issue.ast, issue.issues.map((inner) => redact(inner, secret)), input, options)
   }
 }
 
-/** The error's tree (TreeFormatter), with header values and the body masked. */
-export const formatMonitorError = (error: ParseResult.ParseError): string =>
-  ParseResult.TreeFormatter.formatIssueSync(redact(error.issue, false))
+const formatIssue = SchemaIssue.makeFormatterDefault()
+
+/** The error's issues (the default formatter), with header values and the body masked. */
+export const formatMonitorError = (error: Schema.SchemaError): string => formatIssue(redact(error.issue, false))

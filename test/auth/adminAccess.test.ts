@@ -3,7 +3,8 @@
  * answers without valid credentials: none at all, a forged key, an expired key, a bad cookie.
  */
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, TestClock } from "effect"
+import { DateTime, Effect } from "effect"
+import { TestClock } from "effect/testing"
 
 import { ApiClient, sendAnonymous, sendJson, TestServer } from "../support/TestServer.js"
 

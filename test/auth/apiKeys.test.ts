@@ -1,9 +1,12 @@
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, FastCheck, TestClock } from "effect"
+import { DateTime, Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 
 import { Api } from "../../src/api/Api.js"
 import { generateApiKey } from "../../src/services/auth/ApiKeys.js"
@@ -113,11 +116,11 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       expect(yield* statusWith(`bearer ${key}`)).toBe(200)
 
       const forgeries = new Set<string>()
-      FastCheck.assert(
-        FastCheck.property(
-          FastCheck.stringMatching(/^[A-Za-z0-9]{20}$/),
-          FastCheck.integer({ min: 0, max: 31 }),
-          FastCheck.integer({ min: 1, max: 31 }),
+      fc.assert(
+        fc.property(
+          fc.stringMatching(/^[A-Za-z0-9]{20}$/),
+          fc.integer({ min: 0, max: 31 }),
+          fc.integer({ min: 1, max: 31 }),
           (rest, position, cut) => {
             forgeries.add(key.slice(0, 12) + rest) // real prefix, invented remainder
             const altered = key.split("")
@@ -187,7 +190,7 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       const withOld = yield* clientWithKey(old.key)
       const fresh = yield* withOld.apiKeys.create({ payload: { name: "v2" } })
       const withNew = yield* clientWithKey(fresh.key)
-      yield* withNew.apiKeys.remove({ path: { id: old.id } })
+      yield* withNew.apiKeys.remove({ params: { id: old.id } })
       expect(yield* statusWith(`Bearer ${old.key}`)).toBe(401)
       expect(yield* statusWith(`Bearer ${fresh.key}`)).toBe(200)
     }))

@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 
 import { signInLimits } from "../../src/services/auth/SignInThrottle.js"
 import { adminEmail, adminPassword, adminVariables, sessionCookieHeader, signIn } from "../support/Auth.js"

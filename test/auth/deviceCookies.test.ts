@@ -1,8 +1,9 @@
 import { createHmac, randomBytes } from "node:crypto"
 
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, TestClock } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { Administrators } from "../../src/services/auth/Administrators.js"
 import { deviceCookieMaxAge } from "../../src/services/auth/DeviceCookies.js"
@@ -169,7 +170,7 @@ it.layer(WithSmallLimits)("device cookies", (it) => {
       const before = yield* knownDevice("198.51.100.50")
       // The same password set again: a new hash all the same, as after any reset.
       const reset = Effect.flatMap(Administrators, (admins) => admins.resetPassword(adminEmail, adminPassword))
-      expect(yield* reset.pipe(Effect.provide(Administrators.Default))).toBe(true)
+      expect(yield* reset.pipe(Effect.provide(Administrators.layer))).toBe(true)
       yield* lockAccountFrom("192.0.6")
       expect((yield* signInFrom("198.51.100.50", adminPassword, before)).status).toBe(429)
     }))

@@ -5,7 +5,8 @@
  * (auth.test.ts tests the defaults).
  */
 import { expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 
 import { adminVariables, sessionCookieHeader, signIn } from "../support/Auth.js"
 import { sendAnonymous, TestServer } from "../support/TestServer.js"

@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 
 import { SignInLimits, signInLimits } from "../../src/services/auth/SignInThrottle.js"
 import { adminEmail, adminPassword, adminVariables, signIn } from "../support/Auth.js"

@@ -27,7 +27,7 @@ export interface AutocannonOptions {
 }
 
 export const autocannon = (url: string, options: AutocannonOptions) =>
-  Effect.async<AutocannonResult, Error>((resume) => {
+  Effect.callback<AutocannonResult, Error>((resume) => {
     const args = ["--json", "-c", String(options.connections), "-d", String(options.seconds)]
     if (options.rate !== undefined && options.rate > 0) args.push("-R", String(options.rate))
     for (const header of options.headers ?? []) args.push("-H", header)

@@ -379,7 +379,7 @@ const measureService = async (
   const scope = Effect.runSync(Scope.make())
   try {
     const database = configuration === "postgres"
-      ? await Effect.runPromise(Scope.extend(freshDatabaseUrl, scope))
+      ? await Effect.runPromise(Scope.provide(freshDatabaseUrl, scope))
       : undefined
     console.log(`\n== ${configuration}, ${monitors} monitors: npm start ==`)
     const service = await npmStart({

@@ -30,9 +30,9 @@ import { writeFile } from "node:fs/promises"
 import { Session } from "node:inspector/promises"
 import { createRequire } from "node:module"
 
-import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { Redis } from "ioredis"
 
 import { CheckResult, jobIdOf } from "../../src/domain/CheckJob.js"
@@ -45,6 +45,7 @@ import { ResponseTimes } from "../../src/services/monitoring/ResponseTimes.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
+import { replaceDefaultLogger } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 /** node-postgres (what @effect/sql-pg runs on), typed for the little used here; it ships no types. */
@@ -78,14 +79,15 @@ const entryMillis = (id: string) => Number(id.slice(0, id.indexOf("-")))
 
 /** Records when the scheduler says it is active; prints warnings and errors only. */
 const activeAt: Array<number> = []
-const BenchLogger = Logger.replace(
-  Logger.defaultLogger,
+const BenchLogger = replaceDefaultLogger(
   Logger.make((options) => {
     const text = Array.isArray(options.message) ? options.message.join(" ") : String(options.message)
     if (text.startsWith("Scheduler active")) activeAt.push(performance.timeOrigin + performance.now())
-    if (LogLevel.greaterThanEqual(options.logLevel, LogLevel.Warning)) {
+    if (LogLevel.isGreaterThanOrEqualTo(options.logLevel, "Warn")) {
       console.error(
-        `[${options.logLevel.label}] ${text}${Cause.isEmpty(options.cause) ? "" : `\n${Cause.pretty(options.cause)}`}`
+        `[${options.logLevel.toUpperCase()}] ${text}${
+          options.cause.reasons.length === 0 ? "" : `\n${Cause.pretty(options.cause)}`
+        }`
       )
     }
   })
@@ -110,7 +112,7 @@ const seed = Effect.gen(function*() {
 const startScheduler = (context: Context.Context<never>) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    yield* Layer.buildWithScope(CheckScheduler, scope).pipe(Effect.provide(context))
+    yield* Layer.buildWithScope(Layer.fresh(CheckScheduler), scope).pipe(Effect.provide(context))
     return scope
   })
 
@@ -274,7 +276,7 @@ const ingestBench = (databaseUrl: string) =>
         statusCode: i % 97 !== 0 ? 200 : 503,
         error: i % 97 !== 0 ? null : "expected status 200, got 503",
         sslDaysLeft: null
-      }, { disableValidation: true })
+      }, { disableChecks: true })
     })
     console.log(
       `\n== Ingest: ${
@@ -529,18 +531,18 @@ const main = Effect.gen(function*() {
   const context = yield* Layer.build(
     Layer.mergeAll(
       HttpLive.pipe(Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" }))),
-      ResultIngest.Default,
-      ResponseTimes.Default,
-      Uptime.Default,
+      ResultIngest.layer,
+      ResponseTimes.layer,
+      Uptime.layer,
       RedisJobTransport.layer({ url: redisUrl, prefix })
     ).pipe(
       Layer.provideMerge(Database),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url }))),
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url }))),
       Layer.provide(BenchLogger)
     )
   )
   const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
+  if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("expected a TCP address"))
   yield* Effect.gen(function*() {
     yield* seed
     if (runs("scheduler") || runs("burst")) yield* schedulerBench(redis)

@@ -250,7 +250,7 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
   const users = await aclUsers(admin, prefix)
   let db: pg.Client | undefined
   try {
-    const database = await Effect.runPromise(Scope.extend(freshDatabaseUrl, scope))
+    const database = await Effect.runPromise(Scope.provide(freshDatabaseUrl, scope))
     console.log(`\n== ${count(monitors)} monitors at ${intervalSeconds} s, regions ${regions.join(", ")} ==`)
     const serviceArgs = [
       ...serviceNodeOptions,

@@ -49,7 +49,7 @@ const checks = Number(process.env.BENCH_CHECKS ?? 10_000)
 const concurrency = Number(process.env.PROBE_CONCURRENCY ?? 64)
 const loadRate = 30
 const region = "bench"
-const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
+const encodeJob = Schema.encodeSync(Schema.fromJsonString(CheckJob))
 
 const MB = 1024 * 1024
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`

@@ -18,8 +18,8 @@ import type { IncomingHttpHeaders } from "node:http"
 import { createServer, get } from "node:http"
 import type { AddressInfo } from "node:net"
 
-import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
 import pg from "pg"
 
 import { CreateApiKey } from "../../src/domain/Auth.js"
@@ -27,6 +27,7 @@ import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 import { autocannon, type AutocannonResult, incidentHistorySql } from "./Autocannon.js"
 
@@ -167,14 +168,14 @@ const main = Effect.gen(function*() {
   const service = yield* Layer.build(HttpLive.pipe(
     Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(Database),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url }))),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url }))),
+    Layer.provideMerge(minimumLogLevel("Warn"))
   ))
   const address = Context.get(service, HttpServer.HttpServer).address
-  if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
+  if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("expected a TCP address"))
   const serviceBase = `http://127.0.0.1:${address.port}`
   apiKey = (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
-    Effect.provide(ApiKeys.Default),
+    Effect.provide(ApiKeys.layer),
     Effect.provide(service)
   )).key
   yield* seed(serviceBase)

@@ -2,7 +2,7 @@
  * Microbenchmark of decoding a results stream's entries in process (`npx tsx
  * test/bench/resultDecode.ts`): BENCH_RESULTS (300,000) distinct results as probes send them
  * (JSON.stringify of a CheckResult; 2 % failures with an error, a few with a traceparent), decoded
- * by the schema alone (Schema.parseJson over the union of result, miss and heartbeat: ingest's
+ * by the schema alone (Schema.fromJsonString over the union of result, miss and heartbeat: ingest's
  * decoder before the hand-written one), by ingest's decoder (`decodeResultEntry`), and by
  * JSON.parse alone (the floor). BENCH_ROUNDS (5) rounds, alternated, so load drift hits both;
  * it prints µs per result of each round and the median, with the load average. It measures and
@@ -39,12 +39,12 @@ const texts = Array.from({ length: count }, (_, i) => {
       error: failed ? "expected status 200, got 503 Service Unavailable" : null,
       sslDaysLeft: null,
       ...(i % 100 === 1 ? { traceparent: `00-${"ab".repeat(16)}-${"cd".repeat(8)}-01` } : {})
-    }, { disableValidation: true })
+    }, { disableChecks: true })
   )
 })
 
 const schemaDecode = Schema.decodeUnknownOption(
-  Schema.parseJson(Schema.Union(CheckResult, MissedCheck, ProbeHeartbeat))
+  Schema.fromJsonString(Schema.Union([CheckResult, MissedCheck, ProbeHeartbeat]))
 )
 
 const decoders: ReadonlyArray<readonly [string, (text: string) => unknown]> = [

@@ -20,8 +20,8 @@ import { type ChildProcess, fork } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-import { SqlClient } from "@effect/sql"
-import { ConfigProvider, DateTime, Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import type { IncidentEvent } from "../../src/domain/NotificationEvent.js"
 import { Database } from "../../src/persistence/Database.js"
@@ -31,6 +31,7 @@ import { Webhooks } from "../../src/services/notifications/webhooks/Webhooks.js"
 import { WebhookSender } from "../../src/services/notifications/webhooks/WebhookSender.js"
 import { StateChanges } from "../../src/services/StateChanges.js"
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
+import { minimumLogLevel, removeDefaultLogger } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -55,7 +56,7 @@ interface Receivers {
 }
 const startReceivers = (count: number) =>
   Effect.acquireRelease(
-    Effect.async<ChildProcess & { urls: ReadonlyArray<string> }>((resume) => {
+    Effect.callback<ChildProcess & { urls: ReadonlyArray<string> }>((resume) => {
       const child = fork(fileURLToPath(new URL("./webhookReceivers.ts", import.meta.url)), [], {
         execArgv: ["--import", "tsx"]
       })
@@ -71,7 +72,7 @@ const startReceivers = (count: number) =>
       pid: child.pid,
       urls: child.urls,
       receipts: (keys, perKey) =>
-        Effect.async((resume) => {
+        Effect.callback((resume) => {
           const id = nextId++
           const onMessage = (message: { type: string; id: number; receipts: Record<string, Array<number>> }) => {
             if (message.type !== "receipts" || message.id !== id) return
@@ -249,7 +250,7 @@ const program = Effect.gen(function*() {
         const event: IncidentEvent = {
           id: `bare-${i}`,
           event: "incident.created",
-          occurredAt: DateTime.unsafeNow(),
+          occurredAt: DateTime.nowUnsafe(),
           componentIds: [],
           data: incidentData(title)
         }
@@ -265,7 +266,7 @@ const program = Effect.gen(function*() {
       const signed = signEach ? [] : deliveries.map(build)
       const started = now()
       // `concurrency` requests in flight, each next one started from the callback of the last, as the dispatcher's work pump does.
-      yield* Effect.async<void>((resume) => {
+      yield* Effect.callback<void>((resume) => {
         let next = 0
         let finished = 0
         const launch = () => {
@@ -355,8 +356,8 @@ const program = Effect.gen(function*() {
 
   // Warm-up: connections, JIT, the dispatcher's first claims.
   yield* run("warmup", 20, 20, 1).pipe(
-    Effect.provide(Logger.remove(Logger.defaultLogger)),
-    Effect.zipRight(Effect.sync(() => console.log("(warm-up above)\n")))
+    Effect.provide(removeDefaultLogger),
+    Effect.andThen(Effect.sync(() => console.log("(warm-up above)\n")))
   )
   yield* run("fanout", 200, 1, rounds)
   yield* run("burst", 5, 1000, 1)
@@ -364,21 +365,21 @@ const program = Effect.gen(function*() {
 
 const App = Layer.mergeAll(
   Dispatcher,
-  Webhooks.Default,
-  OutboxRepo.Default,
-  StateChanges.Default,
-  WebhookSender.Default
+  Webhooks.layer,
+  OutboxRepo.layer,
+  StateChanges.layer,
+  WebhookSender.layer
 ).pipe(
   Layer.provideMerge(Database),
   Layer.provide(
-    Layer.unwrapScoped(
+    Layer.unwrap(
       Effect.map(
         freshDatabaseUrl,
-        ({ url }) => Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, PUBLIC_URL: publicUrl }))
+        ({ url }) => ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url, PUBLIC_URL: publicUrl }))
       )
     )
   ),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  Layer.provideMerge(minimumLogLevel("Warn"))
 )
 
 Effect.runPromise(program.pipe(Effect.provide(App), Effect.scoped)).then(

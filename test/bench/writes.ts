@@ -26,15 +26,17 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-import { HttpServer } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
+import { HttpServer } from "effect/http"
 
 import { CreateApiKey } from "../../src/domain/Auth.js"
 import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
+import { sqlStatements } from "../../src/persistence/Migrations.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 import { autocannon, type AutocannonResult, incidentHistorySql } from "./Autocannon.js"
 
@@ -188,7 +190,7 @@ const anchorWriter = (sql: PgClient.PgClient, components: ReadonlyArray<string>,
     sql`insert into outbox_events (event, payload, component_ids)
         values (${event}, ${JSON.stringify({ bench: true })}::jsonb, ${[...componentIds]}::text[])`
   const timelineEntry = (id: string, status: string, message: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       sql`insert into incident_updates (incident_id, status, message) values (${id}, ${status}, ${message})`,
       sql`update incidents set status = ${status}, updated_at = now(),
             resolved_at = case when ${status} = 'resolved' then now() else resolved_at end
@@ -213,17 +215,17 @@ const anchorWriter = (sql: PgClient.PgClient, components: ReadonlyArray<string>,
     if (kind === "component status") {
       const id = components[Math.floor(n / 2) % components.length]!
       const status = Math.floor(n / 2 / components.length) % 2 === 0 ? "degraded" : "operational"
-      return Effect.zipRight(
+      return Effect.andThen(
         sql`update components set status = ${status}, updated_at = now() where id = ${id}`,
         outbox("component.status_changed", [id])
       )
     }
     if (kind === "incident update") {
       const id = seeded[Math.floor(n / cycle.length) % seeded.length]!
-      return Effect.zipRight(timelineEntry(id, "identified", marker), outbox("incident.updated", []))
+      return Effect.andThen(timelineEntry(id, "identified", marker), outbox("incident.updated", []))
     }
     const id = open.shift()
-    return id === undefined ? Effect.void : Effect.zipRight(
+    return id === undefined ? Effect.void : Effect.andThen(
       timelineEntry(id, "resolved", marker),
       outbox("incident.resolved", [])
     )
@@ -248,7 +250,14 @@ const adminReader = (base: string, apiKey: string, incidents: ReadonlyArray<stri
   return { kind: "admin read", answered: performance.now() } satisfies Timed
 }
 
-const seedHistory = (sql: PgClient.PgClient) => sql.unsafe(incidentHistorySql)
+// One statement per query (the extended protocol): the history's statements in one transaction,
+// as node-postgres ran the text in one simple query.
+const seedHistory = (sql: PgClient.PgClient) =>
+  sql.withTransaction(
+    Effect.forEach(sqlStatements(incidentHistorySql), (statement) => sql.unsafe(statement).unprepared, {
+      discard: true
+    })
+  )
 
 const fixed = (n: number, width = 8) => (n < 10 ? n.toFixed(1) : n.toFixed(0)).padStart(width)
 
@@ -268,10 +277,10 @@ const instance = (config: Layer.Layer<never>) =>
       Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(Database),
       Layer.provide(config),
-      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+      Layer.provideMerge(minimumLogLevel("Warn"))
     ))
     const address = Context.get(service, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
+    if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("expected a TCP address"))
     return { base: `http://127.0.0.1:${address.port}`, service }
   })
 
@@ -307,7 +316,7 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
     const sql = Context.get(service, PgClient.PgClient)
     const apiKey = (yield* Effect.flatMap(ApiKeys, (keys) =>
       keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
-        Effect.provide(ApiKeys.Default),
+        Effect.provide(ApiKeys.layer),
         Effect.provide(service)
       )).key
 
@@ -376,11 +385,11 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
       // Rotate which goes first, so none always runs on a warmer machine.
       const order = (["anchor", "service", "adminRead"] as const).map((_, i, all) => all[(i + round - 1) % all.length]!)
       for (const side of order) {
-        const load = yield* Effect.fork(readLoad(`${base}/api/v1/status`, duration + 1))
+        const load = yield* Effect.forkChild(readLoad(`${base}/api/v1/status`, duration + 1))
         yield* Effect.promise(() => sleep(500))
         const samples = yield* Effect.promise(() => openLoop(duration, sides[side]))
         totals[side].push(...samples)
-        reads.push(yield* Effect.orDie(load.await.pipe(Effect.flatten)))
+        reads.push(yield* Effect.orDie(Fiber.await(load).pipe(Effect.flatten)))
       }
     }
     console.log("                       count   p50 ms  p99 ms  max ms")
@@ -407,11 +416,11 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
     ]
     const loads = yield* Effect.forEach(
       [base, other.base],
-      (at) => Effect.fork(readLoad(`${at}/api/v1/status`, secondInstance + 1))
+      (at) => Effect.forkChild(readLoad(`${at}/api/v1/status`, secondInstance + 1))
     )
     yield* Effect.promise(() => sleep(500))
     const samples = yield* Effect.promise(() => openLoop(secondInstance, (n) => writers[n % 2]!.write(n)))
-    const bothReads = yield* Effect.forEach(loads, (load) => Effect.orDie(load.await.pipe(Effect.flatten)))
+    const bothReads = yield* Effect.forEach(loads, (load) => Effect.orDie(Fiber.await(load).pipe(Effect.flatten)))
     console.log(`\n${label}, two instances: ${rate} writes/s for ${secondInstance} s, alternating between them`)
     console.log("                       count   p50 ms  p99 ms  max ms")
     printSamples("service write (HTTP)", samples)
@@ -422,7 +431,7 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
 const postgres = Effect.flatMap(freshDatabaseUrl, ({ url }) =>
   run(
     "PostgreSQL",
-    Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url })),
+    ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url })),
     seconds,
     twoInstancesSeconds
   ))
@@ -432,11 +441,11 @@ const embedded = Effect.acquireRelease(
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 ).pipe(
   Effect.flatMap((dir) =>
-    run("Embedded (PGlite)", Layer.setConfigProvider(ConfigProvider.fromJson({ DATA_DIR: dir })), embeddedSeconds, 0)
+    run("Embedded (PGlite)", ConfigProvider.layer(ConfigProvider.fromUnknown({ DATA_DIR: dir })), embeddedSeconds, 0)
   )
 )
 
-Effect.runPromise(Effect.scoped(Effect.zipRight(
+Effect.runPromise(Effect.scoped(Effect.andThen(
   Effect.scoped(postgres),
   embeddedSeconds > 0 ? Effect.scoped(embedded) : Effect.void
 ))).catch((error) => {

@@ -10,10 +10,10 @@ it.layer(TestServer())("component status events", (it) => {
       const client = yield* ApiClient
       const db = yield* client.components.create({ payload: { name: "Database" } })
       const mark = yield* outboxMark
-      yield* client.components.setStatus({ path: { id: db.id }, payload: { status: "degraded" } })
-      yield* client.components.setStatus({ path: { id: db.id }, payload: { status: "degraded" } })
-      yield* client.components.update({ path: { id: db.id }, payload: { description: "Primary" } })
-      yield* client.components.update({ path: { id: db.id }, payload: { status: "major_outage", name: "DB" } })
+      yield* client.components.setStatus({ params: { id: db.id }, payload: { status: "degraded" } })
+      yield* client.components.setStatus({ params: { id: db.id }, payload: { status: "degraded" } })
+      yield* client.components.update({ params: { id: db.id }, payload: { description: "Primary" } })
+      yield* client.components.update({ params: { id: db.id }, payload: { status: "major_outage", name: "DB" } })
       const events = yield* outboxSince(mark)
       expect(events.map((e) => [e.event, e.payload, e.componentIds])).toEqual([
         [

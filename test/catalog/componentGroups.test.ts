@@ -29,11 +29,11 @@ it.layer(TestServer())("component groups", (it) => {
       expect((yield* client.componentGroups.list()).map((group) => group.name)).toEqual(["First", "Platform", "Last"])
 
       const updated = yield* client.componentGroups.update({
-        path: { id: first.id },
+        params: { id: first.id },
         payload: { description: "The first ones", isPublic: false }
       })
       expect(updated).toMatchObject({ name: "First", description: "The first ones", displayOrder: -5, isPublic: false })
-      const unchanged = yield* client.componentGroups.update({ path: { id: first.id }, payload: {} })
+      const unchanged = yield* client.componentGroups.update({ params: { id: first.id }, payload: {} })
       expect(unchanged.updatedAt).toEqual(updated.updatedAt)
 
       for (const [method, body] of [["PUT", { name: "x" }], ["DELETE", undefined]] as const) {
@@ -66,7 +66,7 @@ it.layer(TestServer())("component groups", (it) => {
       expect(db.groupId).toBe(group.id)
       const cache = yield* client.components.create({ payload: { name: "Cache" } })
       expect(cache.groupId).toBeNull()
-      const moved = yield* client.components.update({ path: { id: cache.id }, payload: { groupId: group.id } })
+      const moved = yield* client.components.update({ params: { id: cache.id }, payload: { groupId: group.id } })
       expect(moved.groupId).toBe(group.id)
 
       const unknownOnCreate = yield* sendJson("POST", "/api/v1/admin/components", { name: "X", groupId: "nope" })
@@ -78,7 +78,7 @@ it.layer(TestServer())("component groups", (it) => {
       const kept = (yield* client.components.list()).find((c) => c.id === cache.id)
       expect(kept?.groupId).toBe(group.id)
 
-      const ungrouped = yield* client.components.update({ path: { id: cache.id }, payload: { groupId: null } })
+      const ungrouped = yield* client.components.update({ params: { id: cache.id }, payload: { groupId: null } })
       expect(ungrouped.groupId).toBeNull()
 
       const removed = yield* sendJson("DELETE", `${groups}/${group.id}`)
@@ -129,13 +129,13 @@ it.layer(TestServer())("component groups", (it) => {
       ).toMatchObject({ groupId: shown.id })
 
       // Changes show at once in the public summary (the write waits for the snapshot).
-      yield* client.components.setStatus({ path: { id: web.id }, payload: { status: "major_outage" } })
-      yield* client.componentGroups.update({ path: { id: early.id }, payload: { isPublic: false } })
+      yield* client.components.setStatus({ params: { id: web.id }, payload: { status: "major_outage" } })
+      yield* client.componentGroups.update({ params: { id: early.id }, payload: { isPublic: false } })
       const changed = yield* sendAnonymous("GET", "/api/v1/status")
       expect(changed.body.groups).toEqual([
         { id: shown.id, name: "Shown", status: "major_outage", componentIds: [web.id, api.id] }
       ])
-      yield* client.componentGroups.remove({ path: { id: shown.id } })
+      yield* client.componentGroups.remove({ params: { id: shown.id } })
       const afterDelete = yield* sendAnonymous("GET", "/api/v1/status")
       expect(afterDelete.body.groups).toEqual([])
     }))

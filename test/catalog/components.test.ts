@@ -25,10 +25,13 @@ it.layer(TestServer())("components", (it) => {
       expect(names.indexOf("API")).toBeLessThan(names.indexOf("Web app"))
       expect(names.indexOf("Web app")).toBeLessThan(names.indexOf("Last"))
 
-      const updated = yield* client.components.update({ path: { id: api.id }, payload: { description: "Public API" } })
+      const updated = yield* client.components.update({
+        params: { id: api.id },
+        payload: { description: "Public API" }
+      })
       expect(updated).toMatchObject({ name: "API", description: "Public API", status: "degraded", displayOrder: -1 })
 
-      const unchanged = yield* client.components.update({ path: { id: api.id }, payload: {} })
+      const unchanged = yield* client.components.update({ params: { id: api.id }, payload: {} })
       expect(unchanged.description).toBe("Public API")
     }))
 
@@ -36,10 +39,10 @@ it.layer(TestServer())("components", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const db = yield* client.components.create({ payload: { name: "Database" } })
-      const patched = yield* client.components.setStatus({ path: { id: db.id }, payload: { status: "major_outage" } })
+      const patched = yield* client.components.setStatus({ params: { id: db.id }, payload: { status: "major_outage" } })
       expect(patched.status).toBe("major_outage")
 
-      yield* client.components.remove({ path: { id: db.id } })
+      yield* client.components.remove({ params: { id: db.id } })
       const after = yield* client.components.list()
       expect(after.find((c) => c.id === db.id)).toBeUndefined()
 

@@ -4,9 +4,9 @@
  * widget), and none of its changes writes an event, so no mail or webhook tells of it; publishing
  * shows it as its components allow and writes one `incident.created` with the timeline so far.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 import type { IncidentId } from "../../src/domain/Incident.js"
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
@@ -76,7 +76,7 @@ const mailsAbout = (title: string) =>
   Effect.map(Smtp, (smtp) => smtp.messages.filter((mail) => (mail.parsed.subject ?? "").includes(title)))
 
 it.layer(WithDispatcher)("draft incidents", (it) => {
-  it.scoped("a draft is hidden and silent through its changes; publishing shows it and tells once", () =>
+  it.effect("a draft is hidden and silent through its changes; publishing shows it and tells once", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       yield* subscribe
@@ -95,9 +95,9 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
       expect(created.status).toBe(201)
       expect(created.body).toMatchObject({ published: false, source: "manual", monitorId: null, automation: null })
       const alpha = created.body.id as IncidentId
-      yield* client.incidents.update({ path: { id: alpha }, payload: { severity: "major" } })
+      yield* client.incidents.update({ params: { id: alpha }, payload: { severity: "major" } })
       const updated = yield* client.incidents.addUpdate({
-        path: { id: alpha },
+        params: { id: alpha },
         payload: { status: "identified", message: "Draft-alpha cause found" }
       })
       expect(updated).toMatchObject({ published: false, status: "identified", severity: "major" })
@@ -106,12 +106,12 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
       const beta = yield* client.incidents.create({
         payload: { title: "Draft-beta search down", message: "Draft-beta looking", published: false }
       })
-      yield* client.incidents.update({ path: { id: beta.id }, payload: { title: "Draft-beta search is down" } })
+      yield* client.incidents.update({ params: { id: beta.id }, payload: { title: "Draft-beta search is down" } })
       yield* client.incidents.addUpdate({
-        path: { id: beta.id },
+        params: { id: beta.id },
         payload: { status: "monitoring", message: "Draft-beta fix deployed" }
       })
-      const resolvedBeta = yield* client.incidents.resolve({ path: { id: beta.id }, payload: { message: "Gone" } })
+      const resolvedBeta = yield* client.incidents.resolve({ params: { id: beta.id }, payload: { message: "Gone" } })
       expect(resolvedBeta).toMatchObject({ published: false, status: "resolved" })
 
       // Operators see both drafts as such.
@@ -120,7 +120,7 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
         ["Draft-beta search is down", false],
         ["Draft-alpha checkout errors", false]
       ])
-      expect((yield* client.incidents.get({ path: { id: alpha } })).published).toBe(false)
+      expect((yield* client.incidents.get({ params: { id: alpha } })).published).toBe(false)
 
       // The public sees neither, and the badge and widget are exactly as before.
       yield* expectHidden("Draft-alpha", alpha)
@@ -159,7 +159,7 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
         "Draft-alpha cause found"
       ])
       expect((yield* client.status.summary()).activeIncidents.map((i) => i.id)).toContain(alpha)
-      expect((yield* client.status.incidents({ urlParams: {} })).map((i) => i.id)).toContain(alpha)
+      expect((yield* client.status.incidents({ query: {} })).map((i) => i.id)).toContain(alpha)
       for (const path of [`/incidents/${alpha}`, "/", "/api/v1/status/rss", "/api/v1/status/atom"]) {
         const response = yield* sendJson("GET", path)
         expect(response.status, path).toBe(200)
@@ -189,7 +189,7 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
       expect(yield* outboxSince(afterPublish)).toEqual([])
 
       // From now on A's changes are told as usual.
-      yield* client.incidents.resolve({ path: { id: alpha }, payload: { message: "Draft-alpha fixed" } })
+      yield* client.incidents.resolve({ params: { id: alpha }, payload: { message: "Draft-alpha fixed" } })
       expect((yield* outboxSince(afterPublish)).map((row) => row.event)).toEqual(["incident.resolved"])
       yield* eventually(mailsAbout("Draft-alpha"), (list) => list.length >= 2)
       yield* eventually(Effect.sync(() => hook.received.length), (n) => n >= 2)
@@ -208,7 +208,7 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
       ])
     }))
 
-  it.scoped("a published draft is as public as its components; a component's isPublic never publishes a draft", () =>
+  it.effect("a published draft is as public as its components; a component's isPublic never publishes a draft", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       yield* subscribe
@@ -221,7 +221,7 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
       const onPrivate = yield* client.incidents.create({
         payload: { title: "Draft-private ledger", message: "x", componentIds: [internal.id], published: false }
       })
-      const publishedPrivate = yield* client.incidents.publish({ path: { id: onPrivate.id } })
+      const publishedPrivate = yield* client.incidents.publish({ params: { id: onPrivate.id } })
       expect(publishedPrivate.published).toBe(true)
       yield* expectHidden("Draft-private", onPrivate.id)
       // It is told to the operators' webhook only (as any private incident): one incident.created.
@@ -237,19 +237,19 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
       const onShown = yield* client.incidents.create({
         payload: { title: "Draft-delta search", message: "x", componentIds: [shown.id], published: false }
       })
-      yield* client.components.update({ path: { id: internal.id }, payload: { isPublic: true } })
-      yield* client.components.update({ path: { id: shown.id }, payload: { isPublic: false } })
-      yield* client.components.update({ path: { id: shown.id }, payload: { isPublic: true } })
+      yield* client.components.update({ params: { id: internal.id }, payload: { isPublic: true } })
+      yield* client.components.update({ params: { id: shown.id }, payload: { isPublic: false } })
+      yield* client.components.update({ params: { id: shown.id }, payload: { isPublic: true } })
       yield* expectHidden("Draft-gamma", onInternal.id)
       yield* expectHidden("Draft-delta", onShown.id)
       expect(yield* outboxSince(afterPrivate)).toEqual([])
       for (const id of [onInternal.id, onShown.id]) {
-        expect((yield* client.incidents.get({ path: { id } })).published).toBe(false)
+        expect((yield* client.incidents.get({ params: { id } })).published).toBe(false)
       }
 
       // Publishing decides from the components as they are now: "Ledger" is public.
-      yield* client.incidents.publish({ path: { id: onInternal.id } })
-      const detail = yield* client.status.incident({ path: { id: onInternal.id } })
+      yield* client.incidents.publish({ params: { id: onInternal.id } })
+      const detail = yield* client.status.incident({ params: { id: onInternal.id } })
       expect(detail.componentIds).toEqual([internal.id])
       // Its mail is there: the private one published before had its turn and was not mailed.
       yield* eventually(mailsAbout("Draft-gamma"), (list) => list.length >= 1)

@@ -5,9 +5,10 @@
  * them back as monitors and maintenance allow, and any operator change hands an incident a
  * monitor opened over to the operators.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, Layer, TestClock } from "effect"
+import { Clock, DateTime, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import type { ComponentId } from "../../src/domain/Component.js"
 import type { IncidentId } from "../../src/domain/Incident.js"
@@ -19,7 +20,7 @@ import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
 // Ingest and the maintenance transitions are driven by hand, minute by minute on the TestClock.
-const Stack = Layer.mergeAll(ResultIngest.Default, MaintenanceWindows.Default).pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.mergeAll(ResultIngest.layer, MaintenanceWindows.layer).pipe(Layer.provideMerge(TestServer()))
 
 const base = "/api/v1/admin/incidents"
 
@@ -55,7 +56,7 @@ const rounds = (outcomes: ReadonlyArray<Record<string, boolean>>) =>
   Effect.forEach(outcomes, (round) =>
     Effect.gen(function*() {
       yield* TestClock.adjust("1 minute")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       yield* (yield* ResultIngest).ingest(
         Object.entries(round).map(([monitorId, ok]) => checkResult(monitorId, "local", slotOf(monitorId, now - 30), ok))
       )
@@ -76,7 +77,7 @@ it.layer(Stack)("incident impact", (it) => {
       const web = yield* component("Web")
       const search = yield* component("Search")
       const listed = yield* component("Listed")
-      yield* client.components.setStatus({ path: { id: search.id }, payload: { status: "degraded" } })
+      yield* client.components.setStatus({ params: { id: search.id }, payload: { status: "degraded" } })
       const mark = yield* outboxMark
 
       const created = yield* sendJson("POST", base, {
@@ -163,7 +164,7 @@ it.layer(Stack)("incident impact", (it) => {
       expect(yield* outboxSince(mark)).toEqual([])
       expect((yield* statusOf(api.id))?.status).toBe("operational")
       expect((yield* client.incidents.list()).length).toBe(incidentsBefore)
-      expect(yield* client.incidents.get({ path: { id: target.id } })).toMatchObject({
+      expect(yield* client.incidents.get({ params: { id: target.id } })).toMatchObject({
         severity: "minor",
         status: "investigating",
         componentIds: [],
@@ -183,7 +184,7 @@ it.layer(Stack)("incident impact", (it) => {
 
       const putMark = yield* outboxMark
       const put = yield* client.incidents.update({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { componentStatuses: { [web.id]: "major_outage" } }
       })
       expect(put.componentIds).toEqual(sorted([api.id, web.id]))
@@ -193,14 +194,14 @@ it.layer(Stack)("incident impact", (it) => {
 
       // componentIds replaces the list; the components whose status is set are named with it.
       const replaced = yield* client.incidents.update({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { componentIds: [api.id], componentStatuses: { [search.id]: "degraded" } }
       })
       expect(replaced.componentIds).toEqual(sorted([api.id, search.id]))
 
       const updateMark = yield* outboxMark
       const updated = yield* client.incidents.addUpdate({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: {
           status: "identified",
           message: "Found it",
@@ -227,7 +228,7 @@ it.layer(Stack)("incident impact", (it) => {
         payload: { title: "Kept", message: "x", componentStatuses: impact }
       })
       const keptMark = yield* outboxMark
-      yield* client.incidents.resolve({ path: { id: kept.id }, payload: { message: "Done" } })
+      yield* client.incidents.resolve({ params: { id: kept.id }, payload: { message: "Done" } })
       expect((yield* statusOf(api.id))?.status).toBe("major_outage")
       expect((yield* statusOf(web.id))?.status).toBe("degraded")
       expect(yield* statusChanges(keptMark)).toEqual([])
@@ -263,7 +264,7 @@ it.layer(Stack)("incident impact", (it) => {
         expect(refused.body.issues, status).toEqual([{ path: ["restoreComponents"], message: expect.any(String) }])
       }
       expect(yield* outboxSince(refusedMark)).toEqual([])
-      expect((yield* client.incidents.get({ path: { id: byUpdate.id } })).updates).toHaveLength(1)
+      expect((yield* client.incidents.get({ params: { id: byUpdate.id } })).updates).toHaveLength(1)
       // False is no request to restore: any status takes it.
       const notRestoring = yield* sendJson("POST", `${base}/${byUpdate.id}/updates`, {
         status: "monitoring",
@@ -282,17 +283,17 @@ it.layer(Stack)("incident impact", (it) => {
       })
       expect(both.status).toBe(400)
       expect(both.body.issues).toEqual([{ path: ["componentStatuses"], message: expect.any(String) }])
-      expect((yield* client.incidents.get({ path: { id: byUpdate.id } })).status).toBe("monitoring")
+      expect((yield* client.incidents.get({ params: { id: byUpdate.id } })).status).toBe("monitoring")
       // An empty map sets nothing: a PUT with nothing else changes nothing and writes no event.
       const emptyMark = yield* outboxMark
-      const before = yield* client.incidents.get({ path: { id: byUpdate.id } })
+      const before = yield* client.incidents.get({ params: { id: byUpdate.id } })
       const empty = yield* sendJson("PUT", `${base}/${byUpdate.id}`, { componentStatuses: {} })
       expect(empty.status).toBe(200)
       expect(empty.body.updatedAt).toBe(DateTime.formatIso(before.updatedAt))
       expect(yield* outboxSince(emptyMark)).toEqual([])
 
       const resolvedByUpdate = yield* client.incidents.addUpdate({
-        path: { id: byUpdate.id },
+        params: { id: byUpdate.id },
         payload: { status: "resolved", message: "Fixed", restoreComponents: true }
       })
       expect(resolvedByUpdate.status).toBe("resolved")
@@ -327,7 +328,7 @@ it.layer(Stack)("incident impact", (it) => {
       expect(yield* statusOf(checkout.id)).toEqual({ status: "major_outage", setBy: "operator" })
 
       const mark = yield* outboxMark
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: { restoreComponents: true } })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: { restoreComponents: true } })
       expect(yield* statusOf(checkout.id)).toEqual({ status: "partial_outage", setBy: "monitors" })
       expect(yield* statusOf(plain.id)).toEqual({ status: "operational", setBy: "operator" })
       expect(yield* statusChanges(mark)).toEqual(sorted([
@@ -358,7 +359,7 @@ it.layer(Stack)("incident impact", (it) => {
         }
       })
       const mark = yield* outboxMark
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: { restoreComponents: true } })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: { restoreComponents: true } })
       expect((yield* statusOf(database.id))?.status).toBe("maintenance")
       expect((yield* statusOf(api.id))?.status).toBe("operational")
       expect(yield* statusChanges(mark)).toEqual([`${api.id}: partial_outage -> operational`])
@@ -382,7 +383,7 @@ it.layer(Stack)("incident impact", (it) => {
 
       // Restored while the window runs: maintenance, which the window then hands back at its end
       // (docs/status-model.md, "Impact"); the component must not stay in the incident's outage.
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: { restoreComponents: true } })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: { restoreComponents: true } })
       expect((yield* statusOf(database.id))?.status).toBe("maintenance")
       yield* maintenanceTick(10)
       expect((yield* statusOf(database.id))?.status).toBe("operational")
@@ -408,21 +409,21 @@ it.layer(Stack)("incident impact", (it) => {
           yield* sql`insert into incident_components (incident_id, component_id) values (${row!.id}, ${checkout.id})`
           yield* sql`insert into incident_updates (incident_id, status, message)
                      values (${row!.id}, 'investigating', 'Our checks fail')`
-          const incident = yield* client.incidents.get({ path: { id: row!.id } })
+          const incident = yield* client.incidents.get({ params: { id: row!.id } })
           expect(incident).toMatchObject({ source: "monitor", monitorId: monitor.id, automation: "active" })
           return incident
         })
       const automationOf = (id: IncidentId) =>
-        Effect.map(client.incidents.get({ path: { id } }), (incident) => incident.automation)
+        Effect.map(client.incidents.get({ params: { id } }), (incident) => incident.automation)
 
       const edited = yield* automatic("Edited")
       // An empty PUT changes nothing, so hands nothing over; a refused change neither.
-      yield* client.incidents.update({ path: { id: edited.id }, payload: {} })
+      yield* client.incidents.update({ params: { id: edited.id }, payload: {} })
       expect(yield* automationOf(edited.id)).toBe("active")
       const refused = yield* sendJson("PUT", `${base}/${edited.id}`, { componentStatuses: { nope: "degraded" } })
       expect(refused.status).toBe(400)
       expect(yield* automationOf(edited.id)).toBe("active")
-      const put = yield* client.incidents.update({ path: { id: edited.id }, payload: { severity: "critical" } })
+      const put = yield* client.incidents.update({ params: { id: edited.id }, payload: { severity: "critical" } })
       expect(put.automation).toBe("handed_over")
 
       const updated = yield* automatic("Updated")
@@ -434,30 +435,30 @@ it.layer(Stack)("incident impact", (it) => {
       expect(refusedUpdate.status).toBe(400)
       expect(yield* automationOf(updated.id)).toBe("active")
       const added = yield* client.incidents.addUpdate({
-        path: { id: updated.id },
+        params: { id: updated.id },
         payload: { status: "identified", message: "We found it" }
       })
       expect(added.automation).toBe("handed_over")
 
       const resolvedByUpdate = yield* automatic("Resolved by update")
       const closed = yield* client.incidents.addUpdate({
-        path: { id: resolvedByUpdate.id },
+        params: { id: resolvedByUpdate.id },
         payload: { status: "resolved", message: "Done" }
       })
       expect(closed).toMatchObject({ status: "resolved", automation: "handed_over" })
 
       const resolved = yield* automatic("Resolved")
-      const patched = yield* client.incidents.resolve({ path: { id: resolved.id }, payload: null })
+      const patched = yield* client.incidents.resolve({ params: { id: resolved.id }, payload: null })
       expect(patched).toMatchObject({ status: "resolved", automation: "handed_over" })
 
       const draft = yield* automatic("Draft", false)
-      const published = yield* client.incidents.publish({ path: { id: draft.id } })
+      const published = yield* client.incidents.publish({ params: { id: draft.id } })
       expect(published).toMatchObject({ published: true, automation: "active" })
 
       // A manual incident has no automation to hand over.
       const manual = yield* client.incidents.create({ payload: { title: "Manual", message: "x" } })
       expect(manual).toMatchObject({ source: "manual", monitorId: null, automation: null })
-      expect((yield* client.incidents.update({ path: { id: manual.id }, payload: { severity: "major" } })).automation)
+      expect((yield* client.incidents.update({ params: { id: manual.id }, payload: { severity: "major" } })).automation)
         .toBeNull()
     }))
 })

@@ -5,9 +5,9 @@
  * does a resolved incident or one that no longer names the component. Over the real API and
  * database.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 import type { ComponentId } from "../../src/domain/Component.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
@@ -33,7 +33,7 @@ const statusChanges = (mark: string) =>
 const resolveRestoring = (id: string) =>
   Effect.flatMap(
     ApiClient,
-    (client) => client.incidents.resolve({ path: { id: id as never }, payload: { restoreComponents: true } })
+    (client) => client.incidents.resolve({ params: { id: id as never }, payload: { restoreComponents: true } })
   )
 
 it.layer(TestServer())("incident impact holds", (it) => {
@@ -79,14 +79,14 @@ it.layer(TestServer())("incident impact holds", (it) => {
       })
       // Then sets Search's status with an update, and Web's with a PUT it later takes back.
       yield* client.incidents.addUpdate({
-        path: { id: about.id },
+        params: { id: about.id },
         payload: { status: "identified", message: "y", componentStatuses: { [search.id]: "degraded" } }
       })
       yield* client.incidents.update({
-        path: { id: about.id },
+        params: { id: about.id },
         payload: { componentStatuses: { [web.id]: "degraded" } }
       })
-      yield* client.incidents.update({ path: { id: about.id }, payload: { componentIds: [api.id, search.id] } })
+      yield* client.incidents.update({ params: { id: about.id }, payload: { componentIds: [api.id, search.id] } })
 
       const outage = yield* client.incidents.create({
         payload: {
@@ -102,7 +102,7 @@ it.layer(TestServer())("incident impact holds", (it) => {
       expect(yield* statusOf(search.id)).toBe("major_outage")
 
       // A resolved incident holds nothing.
-      yield* client.incidents.resolve({ path: { id: about.id }, payload: {} })
+      yield* client.incidents.resolve({ params: { id: about.id }, payload: {} })
       const again = yield* client.incidents.create({
         payload: { title: "Again", message: "x", componentStatuses: { [search.id]: "major_outage" } }
       })

@@ -38,7 +38,7 @@ it.layer(TestServer())("incident templates", (it) => {
       expect(unchanged.body.updatedAt).toBe(created.body.updatedAt)
 
       const updated = yield* client.incidentTemplates.update({
-        path: { id: created.body.id },
+        params: { id: created.body.id },
         payload: { severity: "major", componentIds: [] }
       })
       expect(updated).toMatchObject({ name: "Database down", title: "Database unavailable", severity: "major" })
@@ -148,7 +148,7 @@ it.layer(TestServer())("incident templates", (it) => {
       })
       expect([...template.componentIds].sort()).toEqual([kept.id, gone.id].sort())
 
-      yield* client.components.remove({ path: { id: gone.id } })
+      yield* client.components.remove({ params: { id: gone.id } })
       const [listed] = (yield* client.incidentTemplates.list()).filter((t) => t.id === template.id)
       expect(listed!.componentIds).toEqual([kept.id])
       const incident = yield* client.incidents.create({ payload: { templateId: template.id } })

@@ -42,7 +42,7 @@ it.layer(TestServer())("incidents", (it) => {
       expect(defaults.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
 
       const updated = yield* client.incidents.update({
-        path: { id: created.id },
+        params: { id: created.id },
         payload: { severity: "critical", componentIds: [web.id, api.id] }
       })
       expect(updated).toMatchObject({ title: "Slow API", severity: "critical", status: "investigating" })
@@ -56,7 +56,7 @@ it.layer(TestServer())("incidents", (it) => {
       expect(withUpdate.body.status).toBe("identified")
       expect(withUpdate.body.updates.map((u: any) => u.message)).toEqual(["Looking into it", "Found the cause"])
 
-      const resolved = yield* client.incidents.resolve({ path: { id: created.id }, payload: { message: "Fixed" } })
+      const resolved = yield* client.incidents.resolve({ params: { id: created.id }, payload: { message: "Fixed" } })
       expect(resolved.status).toBe("resolved")
       expect(resolved.resolvedAt).not.toBeNull()
       expect(resolved.updates.map((u) => [u.status, u.message])).toEqual([
@@ -67,7 +67,7 @@ it.layer(TestServer())("incidents", (it) => {
 
       // An update with status `resolved` resolves too; an empty resolve body is accepted.
       const byUpdate = yield* client.incidents.addUpdate({
-        path: { id: defaults.body.id },
+        params: { id: defaults.body.id },
         payload: { status: "resolved", message: "Gone" }
       })
       expect(byUpdate.status).toBe("resolved")
@@ -110,7 +110,7 @@ it.layer(TestServer())("incidents", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const incident = yield* client.incidents.create({ payload: { title: "Done", message: "x" } })
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: null })
       const mark = yield* outboxMark
       for (
         const [method, url, body] of [
@@ -125,12 +125,12 @@ it.layer(TestServer())("incidents", (it) => {
         expect(response.body._tag).toBe("Conflict")
       }
       // An empty PUT changes nothing and announces nothing.
-      expect((yield* client.incidents.update({ path: { id: incident.id }, payload: {} })).updatedAt).toEqual(
-        (yield* client.incidents.get({ path: { id: incident.id } })).updatedAt
+      expect((yield* client.incidents.update({ params: { id: incident.id }, payload: {} })).updatedAt).toEqual(
+        (yield* client.incidents.get({ params: { id: incident.id } })).updatedAt
       )
       // A resolved incident can still be corrected.
       const renamed = yield* client.incidents.update({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { title: "Done (renamed)" }
       })
       expect(renamed).toMatchObject({ title: "Done (renamed)", status: "resolved" })

@@ -1,6 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { expect, it, layer } from "@effect/vitest"
-import { DateTime, Deferred, Duration, Effect, Fiber, Layer, TestClock, TestServices } from "effect"
+import { DateTime, Deferred, Duration, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
 import {
@@ -19,8 +20,8 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const db = yield* client.components.create({ payload: { name: "Database" } })
-      const start = DateTime.unsafeMake("2031-03-01T02:00:00Z")
-      const end = DateTime.unsafeMake("2031-03-01T04:00:00Z")
+      const start = DateTime.makeUnsafe("2031-03-01T02:00:00Z")
+      const end = DateTime.makeUnsafe("2031-03-01T04:00:00Z")
       const mark = yield* outboxMark
       const created = yield* sendJson("POST", "/api/v1/admin/maintenance", {
         title: "Database upgrade",
@@ -53,7 +54,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
 
       const id = created.body.id
       const moved = yield* client.maintenance.update({
-        path: { id },
+        params: { id },
         payload: { description: "Minor version", scheduledEnd: DateTime.add(end, { hours: 1 }) }
       })
       expect(moved).toMatchObject({ title: "Database upgrade", description: "Minor version", status: "scheduled" })
@@ -135,7 +136,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
 
       const cancelled = yield* sendJson("DELETE", `/api/v1/admin/maintenance/${id}`)
       expect(cancelled.status).toBe(204)
-      expect((yield* client.maintenance.get({ path: { id } })).status).toBe("cancelled")
+      expect((yield* client.maintenance.get({ params: { id } })).status).toBe("cancelled")
       expect((yield* client.maintenance.list()).map((w) => w.id)).toContain(id)
       for (const [method, body] of [["DELETE", undefined], ["PUT", { title: "again" }]] as const) {
         const response = yield* sendJson(method, `/api/v1/admin/maintenance/${id}`, body)
@@ -160,19 +161,22 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
         Effect.map(client.components.list(), (list) => list.find((c) => c.id === id)?.status)
 
       yield* TestClock.adjust(Duration.seconds(59))
-      expect((yield* client.maintenance.get({ path: { id: window.id } })).status).toBe("scheduled")
+      expect((yield* client.maintenance.get({ params: { id: window.id } })).status).toBe("scheduled")
       yield* eventually(
-        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined)
+        Effect.map(
+          client.maintenance.get({ params: { id: window.id } }),
+          (w) => w.status === "in_progress" || undefined
+        )
       )
       expect(yield* statusOf(degraded.id)).toBe("maintenance")
       expect(yield* statusOf(touched.id)).toBe("maintenance")
 
       // The operator takes over one component during the window.
-      yield* client.components.setStatus({ path: { id: touched.id }, payload: { status: "major_outage" } })
+      yield* client.components.setStatus({ params: { id: touched.id }, payload: { status: "major_outage" } })
 
       yield* TestClock.adjust(Duration.minutes(9))
       yield* eventually(
-        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "completed" || undefined)
+        Effect.map(client.maintenance.get({ params: { id: window.id } }), (w) => w.status === "completed" || undefined)
       )
       expect(yield* statusOf(degraded.id)).toBe("degraded")
       expect(yield* statusOf(touched.id)).toBe("major_outage")
@@ -212,7 +216,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
         client.maintenance.create({ payload: { title, scheduledStart, scheduledEnd, componentIds: [cache.id] } })
       const first = yield* windowOf("First half", DateTime.add(now, { minutes: 1 }), handover)
       const second = yield* windowOf("Second half", handover, DateTime.add(now, { minutes: 10 }))
-      const statusOf = (id: typeof first.id) => Effect.map(client.maintenance.get({ path: { id } }), (w) => w.status)
+      const statusOf = (id: typeof first.id) => Effect.map(client.maintenance.get({ params: { id } }), (w) => w.status)
       const summarySince = (mark: string) =>
         Effect.map(outboxSince(mark), (events) =>
           events.map((e) =>
@@ -257,19 +261,22 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
         }
       })
       yield* eventually(
-        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status === "in_progress" || undefined)
+        Effect.map(
+          client.maintenance.get({ params: { id: window.id } }),
+          (w) => w.status === "in_progress" || undefined
+        )
       )
       for (const body of [{ scheduledStart: iso(DateTime.add(now, { minutes: 5 })) }, { componentIds: [] }]) {
         expect((yield* sendJson("PUT", `/api/v1/admin/maintenance/${window.id}`, body)).status).toBe(409)
       }
       const longer = yield* client.maintenance.update({
-        path: { id: window.id },
+        params: { id: window.id },
         payload: { scheduledEnd: DateTime.add(now, { hours: 2 }) }
       })
       expect(longer.status).toBe("in_progress")
 
       const mark = yield* outboxMark
-      yield* client.maintenance.cancel({ path: { id: window.id }, urlParams: {} })
+      yield* client.maintenance.cancel({ params: { id: window.id }, query: {} })
       expect((yield* client.components.list()).find((c) => c.id === web.id)?.status).toBe("operational")
       expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual([
         "component.status_changed operational",
@@ -279,7 +286,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
 })
 
 // No clock fiber: the transitions are run by hand, as one of several instances would.
-it.layer(MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer())))(
+it.layer(MaintenanceWindows.layer.pipe(Layer.provideMerge(TestServer())))(
   "maintenance on several instances",
   (it) => {
     it.effect("a window ending while another instance starts a covering window waits for that start", () =>
@@ -302,7 +309,7 @@ it.layer(MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer())))(
           }
         })
         yield* windows.runDue(now)
-        expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("in_progress")
+        expect((yield* client.maintenance.get({ params: { id: first.id } })).status).toBe("in_progress")
         const mark = yield* outboxMark
 
         // The other instance holds the second window while starting it (the component already
@@ -314,22 +321,22 @@ it.layer(MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer())))(
           yield* Deferred.succeed(locked, undefined)
           yield* Deferred.await(release)
           yield* sql`update maintenance_windows set status = 'in_progress' where id = ${second.id}`
-        })).pipe(Effect.fork)
+        })).pipe(Effect.forkChild)
         yield* Deferred.await(locked)
-        const thisInstance = yield* Effect.fork(windows.runDue(handover))
+        const thisInstance = yield* Effect.forkChild(windows.runDue(handover))
         // Let it get as far as it goes: blocked on the lock, or done.
         for (let round = 0; round < 100; round++) {
           const [waiting] = yield* sql<{ count: number }>`
           select count(*)::int as count from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock'`
-          if (waiting!.count > 0 || (yield* Fiber.poll(thisInstance))._tag === "Some") break
-          yield* TestServices.provideLive(Effect.sleep("20 millis"))
+          if (waiting!.count > 0 || thisInstance.pollUnsafe() !== undefined) break
+          yield* TestClock.withLive(Effect.sleep("20 millis"))
         }
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(otherInstance)
         yield* Fiber.join(thisInstance)
 
-        expect((yield* client.maintenance.get({ path: { id: first.id } })).status).toBe("completed")
+        expect((yield* client.maintenance.get({ params: { id: first.id } })).status).toBe("completed")
         expect((yield* client.components.list()).find((c) => c.id === queue.id)?.status).toBe("maintenance")
         expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual([
           "maintenance.completed completed"
@@ -357,10 +364,10 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance clock, woken by change
       yield* realPause(300)
       yield* TestClock.adjust("1999 millis")
       yield* realPause(300)
-      expect((yield* client.maintenance.get({ path: { id: window.id } })).status).toBe("scheduled")
+      expect((yield* client.maintenance.get({ params: { id: window.id } })).status).toBe("scheduled")
       yield* TestClock.adjust("1 millis")
       const started = yield* eventuallyInRealTime(
-        Effect.map(client.maintenance.get({ path: { id: window.id } }), (w) => w.status),
+        Effect.map(client.maintenance.get({ params: { id: window.id } }), (w) => w.status),
         (status) => status === "in_progress"
       )
       expect(started).toBe("in_progress")
@@ -370,7 +377,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance clock, woken by change
     Effect.gen(function*() {
       const client = yield* ApiClient
       const org = yield* client.organization.get()
-      yield* client.organization.update({ path: { id: org.id }, payload: { maintenanceReminderHours: 0 } })
+      yield* client.organization.update({ params: { id: org.id }, payload: { maintenanceReminderHours: 0 } })
       const now = yield* DateTime.now
       const window = yield* client.maintenance.create({
         payload: {
@@ -382,7 +389,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance clock, woken by change
       const mark = yield* outboxMark
       yield* realPause(300)
       // Nothing due for hours: the clock sleeps its 10 s; the TestClock does not move.
-      yield* client.organization.update({ path: { id: org.id }, payload: { maintenanceReminderHours: 24 } })
+      yield* client.organization.update({ params: { id: org.id }, payload: { maintenanceReminderHours: 24 } })
       const reminders = yield* eventuallyInRealTime(
         Effect.map(outboxSince(mark), (events) => events.filter((e) => e.event === "maintenance.reminder")),
         (events) => events.length > 0
@@ -425,7 +432,7 @@ layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("ma
           in_progress: "maintenance",
           completed: "operational"
         }
-        const windowStatus = Effect.map(client.maintenance.get({ path: { id: soon.id } }), (w) => w.status)
+        const windowStatus = Effect.map(client.maintenance.get({ params: { id: soon.id } }), (w) => w.status)
         const seen = new Set<string>()
         const whileRunning: Array<string | undefined> = []
         const deadline = Date.now() + 15_000
@@ -442,7 +449,7 @@ layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("ma
         expect(seen).toContain("in_progress")
         expect(seen).toContain("completed")
         expect(whileRunning.length).toBeGreaterThan(0)
-        expect((yield* client.maintenance.get({ path: { id: past.id } })).status).toBe("completed")
+        expect((yield* client.maintenance.get({ params: { id: past.id } })).status).toBe("completed")
         expect((yield* client.components.list()).find((c) => c.id === api.id)?.status).toBe("operational")
         const events = yield* outboxSince("0")
         expect(events.filter((e) => e.payload.id === past.id).map((e) => e.event)).toEqual([

@@ -10,18 +10,18 @@ import { MaintenanceWindows, maxPastStartDays } from "../../src/services/catalog
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
-const Stack = MaintenanceWindows.Default.pipe(Layer.provideMerge(TestServer()))
+const Stack = MaintenanceWindows.layer.pipe(Layer.provideMerge(TestServer()))
 
 const setTimeZone = (timezone: string) =>
   Effect.gen(function*() {
     const client = yield* ApiClient
     const org = yield* client.organization.get()
-    yield* client.organization.update({ path: { id: org.id }, payload: { timezone } })
+    yield* client.organization.update({ params: { id: org.id }, payload: { timezone } })
   })
 
 /** Runs the clock's pass at `iso`. */
 const tickAt = (iso: string) =>
-  Effect.flatMap(MaintenanceWindows, (windows) => windows.runDue(DateTime.unsafeMake(iso)))
+  Effect.flatMap(MaintenanceWindows, (windows) => windows.runDue(DateTime.makeUnsafe(iso)))
 
 /** The series' windows, in order, as `start–end status`. */
 const seriesOf = (seriesId: string) =>
@@ -29,7 +29,7 @@ const seriesOf = (seriesId: string) =>
     const client = yield* ApiClient
     return (yield* client.maintenance.list())
       .filter((w) => w.seriesId === seriesId)
-      .toSorted((a, b) => a.scheduledStart.epochMillis - b.scheduledStart.epochMillis)
+      .toSorted((a, b) => a.scheduledStart.epochMilliseconds - b.scheduledStart.epochMilliseconds)
   })
 
 const summary = (
@@ -211,7 +211,7 @@ it.layer(Stack)("recurring maintenance", (it) => {
       })
       expect(oneOff).toMatchObject({ recurrence: null, seriesId: null })
       expect((yield* sendJson("DELETE", `/api/v1/admin/maintenance/${oneOff.id}?series=true`)).status).toBe(204)
-      expect((yield* client.maintenance.get({ path: { id: oneOff.id as any } })).status).toBe("cancelled")
+      expect((yield* client.maintenance.get({ params: { id: oneOff.id as any } })).status).toBe("cancelled")
     }))
 
   it.effect("refuses bad rules (400 naming the field), and changing a series' rule", () =>

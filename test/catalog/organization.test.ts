@@ -17,7 +17,7 @@ it.layer(TestServer())("organization", (it) => {
       })
 
       const renamed = yield* client.organization.update({
-        path: { id: org.id },
+        params: { id: org.id },
         payload: { name: "Acme", logoUrl: "https://acme.example/logo.png", timezone: "America/Argentina/Buenos_Aires" }
       })
       expect(renamed).toMatchObject({
@@ -29,13 +29,13 @@ it.layer(TestServer())("organization", (it) => {
       })
 
       const recoloured = yield* client.organization.update({
-        path: { id: org.id },
+        params: { id: org.id },
         payload: { brandColor: "#FF00aa", logoUrl: null }
       })
       expect(recoloured).toMatchObject({ name: "Acme", brandColor: "#FF00aa", logoUrl: null })
       for (const hours of [0, 720, 48]) {
         const reminding = yield* client.organization.update({
-          path: { id: org.id },
+          params: { id: org.id },
           payload: { maintenanceReminderHours: hours }
         })
         expect(reminding).toMatchObject({ name: "Acme", maintenanceReminderHours: hours })

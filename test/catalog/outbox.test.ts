@@ -8,7 +8,7 @@ import { StateChanges } from "../../src/services/StateChanges.js"
 import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
-const Changes = Layer.mergeAll(StateChanges.Default, OutboxRepo.Default)
+const Changes = Layer.mergeAll(StateChanges.layer, OutboxRepo.layer)
 
 it.layer(TestServer())("outbox", (it) => {
   it.effect("an event commits with its change and disappears with a change that fails or dies after it", () =>
@@ -19,14 +19,14 @@ it.layer(TestServer())("outbox", (it) => {
       const data = { id: "c1", name: "Probe", previousStatus: "operational", status: "degraded" }
 
       const failed = yield* Effect.exit(changes.commit(
-        Effect.zipRight(
+        Effect.andThen(
           outbox.append("component.status_changed", data, ["c1"]),
           Effect.fail(new BadRequest({ message: "no" }))
         )
       ))
       expect(Exit.isFailure(failed)).toBe(true)
       const died = yield* Effect.exit(changes.commit(
-        Effect.zipRight(outbox.append("component.status_changed", data, ["c1"]), Effect.dieMessage("crash"))
+        Effect.andThen(outbox.append("component.status_changed", data, ["c1"]), Effect.die(new Error("crash")))
       ))
       expect(Exit.isFailure(died)).toBe(true)
       expect(yield* outboxSince(mark)).toEqual([])
@@ -37,7 +37,7 @@ it.layer(TestServer())("outbox", (it) => {
       expect((yield* outboxSince(mark)).map((e) => [e.event, e.payload, e.componentIds])).toEqual([
         ["component.status_changed", data, ["c1"]]
       ])
-    }).pipe(Effect.provide(Changes)))
+    }).pipe(Effect.provide(Changes, { local: true })))
 
   it.effect("a refused incident update changes nothing and announces nothing", () =>
     Effect.gen(function*() {
@@ -48,14 +48,14 @@ it.layer(TestServer())("outbox", (it) => {
       })
       const mark = yield* outboxMark
       // The title is valid, the component is not: the whole update is refused.
-      const refused = yield* Effect.either(
+      const refused = yield* Effect.result(
         client.incidents.update({
-          path: { id: incident.id },
+          params: { id: incident.id },
           payload: { title: "After", componentIds: [ComponentId.make("missing")] }
         })
       )
-      expect(refused._tag).toBe("Left")
-      const after = yield* client.incidents.get({ path: { id: incident.id } })
+      expect(refused._tag).toBe("Failure")
+      const after = yield* client.incidents.get({ params: { id: incident.id } })
       expect(after).toMatchObject({ title: "Before", componentIds: [component.id] })
       expect(yield* outboxSince(mark)).toEqual([])
     }))

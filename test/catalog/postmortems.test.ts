@@ -26,7 +26,7 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("postmortems"
       })
       expect(unknown.status).toBe(404)
 
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: null })
       for (
         const body of [
           { body: "   ", published: false },
@@ -48,17 +48,17 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("postmortems"
     Effect.gen(function*() {
       const client = yield* ApiClient
       const incident = yield* client.incidents.create({ payload: { title: "Slow API", message: "Looking" } })
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: null })
       const detailPath = `/api/v1/status/incidents/${incident.id}`
 
       // A draft: the admin API shows it, no public surface or event does.
       const mark = yield* outboxMark
       const draft = yield* client.incidents.setPostmortem({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { body: "Draft text", published: false }
       })
       expect(draft.postmortem).toMatchObject({ body: "Draft text", published: false, publishedAt: null })
-      expect((yield* client.incidents.get({ path: { id: incident.id } })).postmortem?.body).toBe("Draft text")
+      expect((yield* client.incidents.get({ params: { id: incident.id } })).postmortem?.body).toBe("Draft text")
       expect((yield* sendJson("GET", detailPath)).body.postmortem).toBeNull()
       expect((yield* sendJson("GET", `/incidents/${incident.id}`)).body).not.toContain("Draft text")
       expect((yield* sendJson("GET", "/api/v1/status/rss")).body).not.toContain("Draft text")
@@ -66,7 +66,7 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("postmortems"
 
       // Publishing: public everywhere, one incident.updated saying so.
       const published = yield* client.incidents.setPostmortem({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { body: markdown, published: true }
       })
       const publishedAt = published.postmortem?.publishedAt
@@ -74,7 +74,7 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("postmortems"
       expect(published.postmortem?.published).toBe(true)
       const detail = (yield* sendJson("GET", detailPath)).body
       expect(detail.postmortem).toEqual({ body: markdown, publishedAt: expect.any(String) })
-      expect(new Date(detail.postmortem.publishedAt).getTime()).toBe(publishedAt!.epochMillis)
+      expect(new Date(detail.postmortem.publishedAt).getTime()).toBe(publishedAt!.epochMilliseconds)
       // The list items carry no postmortem.
       expect((yield* sendJson("GET", "/api/v1/status/incidents")).body[0]).not.toHaveProperty("postmortem")
 
@@ -112,20 +112,20 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("postmortems"
       // An edit while published fires nothing and keeps publishedAt.
       const afterPublish = yield* outboxMark
       const edited = yield* client.incidents.setPostmortem({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { body: "Edited", published: true }
       })
-      expect(edited.postmortem?.publishedAt?.epochMillis).toBe(publishedAt!.epochMillis)
+      expect(edited.postmortem?.publishedAt?.epochMilliseconds).toBe(publishedAt!.epochMilliseconds)
       expect((yield* sendJson("GET", detailPath)).body.postmortem.body).toBe("Edited")
       expect(yield* outboxSince(afterPublish)).toEqual([])
 
       // Unpublishing hides it again, keeping publishedAt for the admin.
       const hidden = yield* client.incidents.setPostmortem({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { body: "Edited", published: false }
       })
       expect(hidden.postmortem).toMatchObject({ published: false })
-      expect(hidden.postmortem?.publishedAt?.epochMillis).toBe(publishedAt!.epochMillis)
+      expect(hidden.postmortem?.publishedAt?.epochMilliseconds).toBe(publishedAt!.epochMilliseconds)
       expect((yield* sendJson("GET", detailPath)).body.postmortem).toBeNull()
       expect((yield* sendJson("GET", "/api/v1/status/atom")).body).not.toContain("Edited")
       expect(yield* outboxSince(afterPublish)).toEqual([])

@@ -14,7 +14,7 @@
  * number of runs of each seed.
  */
 import { it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 
 import { visibilityCommands } from "../support/VisibilityCommands.js"
 import { VisibilityModel } from "../support/VisibilityModel.js"

@@ -6,7 +6,7 @@
 import type { LookupAddress } from "node:dns"
 
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { ConfigProvider, Effect } from "effect"
 
 import { ProbeConfig } from "../../probes/ProbeConfig.js"
 import { AppConfig, environment } from "../../src/Config.js"
@@ -16,7 +16,10 @@ const metadata = ["169.254.169.254", "169.254.0.1", "fe80::1", "fd00:ec2::254", 
 const elsewhere = ["127.0.0.1", "10.0.0.1", "192.168.1.1", "8.8.8.8", "::1", "fd00:ec2::253", "2001:db8::1"]
 
 const denyOf = (variables: Record<string, string>) =>
-  AppConfig.pipe(Effect.map((config) => config.outboundDeny), Effect.withConfigProvider(environment(variables)))
+  AppConfig.pipe(
+    Effect.map((config) => config.outboundDeny),
+    Effect.provideService(ConfigProvider.ConfigProvider, environment(variables))
+  )
 
 describe("OUTBOUND_DENY", () => {
   it.effect("denies the link-local and metadata ranges by default, and nothing else", () =>
@@ -27,7 +30,7 @@ describe("OUTBOUND_DENY", () => {
         for (const address of elsewhere) expect(deny.includes(address), address).toBe(false)
       }
       // The probes read the same variable with the same default.
-      const probe = yield* ProbeConfig.pipe(Effect.withConfigProvider(environment({})))
+      const probe = yield* ProbeConfig.pipe(Effect.provideService(ConfigProvider.ConfigProvider, environment({})))
       expect(probe.outboundDeny.includes("169.254.169.254")).toBe(true)
     }))
 
@@ -70,7 +73,7 @@ describe("OUTBOUND_DENY", () => {
         (hostname, _options, callback) => callback(null, answers[hostname] ?? [])
       )
       const lookup = (hostname: string, all: boolean) =>
-        Effect.async<unknown, Error>((resume) =>
+        Effect.callback<unknown, Error>((resume) =>
           guard.lookup(
             hostname,
             { all },

@@ -5,13 +5,13 @@
  * test/probes/probeSettings.unit.test.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Option } from "effect"
+import { ConfigProvider, Duration, Effect, Exit, Option } from "effect"
 
 import { ProbeConfig } from "../../probes/ProbeConfig.js"
 import { AppConfig, environment } from "../../src/Config.js"
 
 const read = <A, E>(config: Effect.Effect<A, E>, env: Record<string, string>) =>
-  config.pipe(Effect.withConfigProvider(environment(env)))
+  config.pipe(Effect.provideService(ConfigProvider.ConfigProvider, environment(env)))
 
 describe("settings", () => {
   it.effect("reads SESSION_IDLE_TIMEOUT, SESSION_MAX_AGE and RESULTS_RETENTION_DAYS, with their defaults", () =>

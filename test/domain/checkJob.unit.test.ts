@@ -1,6 +1,6 @@
 /** The job, result and miss schemas: stable ids, staleness, and the JSON on the wire. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 
 import { runCheck } from "../../probes/checks/runCheck.js"
 import {
@@ -36,12 +36,12 @@ describe("status code lists", () => {
   })
 
   it("decode only codes and ranges within 100-599, low to high", () => {
-    const decode = Schema.decodeUnknownEither(StatusCodeSpec)
+    const decode = Schema.decodeUnknownResult(StatusCodeSpec)
     for (const valid of ["100", "204", "200-299", "599", "301-301"]) {
-      expect(Either.isRight(decode(valid)), valid).toBe(true)
+      expect(Result.isSuccess(decode(valid)), valid).toBe(true)
     }
     for (const invalid of ["99", "600", "2xx", "299-200", "200-", " 200", "200-600", 200]) {
-      expect(Either.isLeft(decode(invalid)), String(invalid)).toBe(true)
+      expect(Result.isFailure(decode(invalid)), String(invalid)).toBe(true)
     }
   })
 })
@@ -51,9 +51,9 @@ describe("check jobs", () => {
     Effect.gen(function*() {
       const job = CheckJob.forRun(check, 1_700_000_000_000)
       expect(job.id).toBe("m1:1700000000000")
-      const json = yield* Schema.encode(Schema.parseJson(CheckJob))(job)
-      expect(yield* Schema.decodeUnknown(Schema.parseJson(CheckJob))(json)).toEqual(job)
-      const forged = yield* Effect.flip(Schema.decodeUnknown(CheckJob)({ ...job, id: "m1:1" }))
+      const json = yield* Schema.encodeEffect(Schema.fromJsonString(CheckJob))(job)
+      expect(yield* Schema.decodeUnknownEffect(Schema.fromJsonString(CheckJob))(json)).toEqual(job)
+      const forged = yield* Effect.flip(Schema.decodeUnknownEffect(CheckJob)({ ...job, id: "m1:1" }))
       expect(forged.message).toContain("id must be monitorId:scheduledAt")
     }))
 
@@ -69,8 +69,11 @@ describe("check jobs", () => {
       const limited = CheckJob.forRun({ ...check, regions: ["eu-west", "us-east"] }, 0)
       expect(limited.isFor("eu-west")).toBe(true)
       expect(limited.isFor("ap-south")).toBe(false)
-      const json = yield* Schema.encode(Schema.parseJson(CheckJob))(limited)
-      expect((yield* Schema.decodeUnknown(Schema.parseJson(CheckJob))(json)).regions).toEqual(["eu-west", "us-east"])
+      const json = yield* Schema.encodeEffect(Schema.fromJsonString(CheckJob))(limited)
+      expect((yield* Schema.decodeUnknownEffect(Schema.fromJsonString(CheckJob))(json)).regions).toEqual([
+        "eu-west",
+        "us-east"
+      ])
     }))
 
   it.effect("results round-trip through JSON", () =>
@@ -89,8 +92,8 @@ describe("check jobs", () => {
         error: "expected status 200, got 503",
         sslDaysLeft: null
       })
-      const json = yield* Schema.encode(Schema.parseJson(CheckResult))(result)
-      expect(yield* Schema.decodeUnknown(Schema.parseJson(CheckResult))(json)).toEqual(result)
+      const json = yield* Schema.encodeEffect(Schema.fromJsonString(CheckResult))(result)
+      expect(yield* Schema.decodeUnknownEffect(Schema.fromJsonString(CheckResult))(json)).toEqual(result)
     }))
 
   it.effect("results and misses share the results stream: JSON.stringify is their encoding, `_tag` tells them apart", () =>
@@ -121,17 +124,19 @@ describe("check jobs", () => {
           reason: "late"
         })
       )
-      const wire = Schema.parseJson(ProbeReport)
+      const wire = Schema.fromJsonString(ProbeReport)
       for (const report of [result, miss]) {
         // The transport's `plain` codec writes JSON.stringify: it must be what the schema encodes.
-        expect(JSON.parse(JSON.stringify(report))).toEqual(JSON.parse(yield* Schema.encode(wire)(report)))
-        expect(yield* Schema.decodeUnknown(wire)(JSON.stringify(report))).toEqual(report)
+        expect(JSON.parse(JSON.stringify(report))).toEqual(JSON.parse(yield* Schema.encodeEffect(wire)(report)))
+        expect(yield* Schema.decodeUnknownEffect(wire)(JSON.stringify(report))).toEqual(report)
       }
       // A result's JSON is what it was before misses existed: no tag.
       expect(JSON.parse(JSON.stringify(result))).not.toHaveProperty("_tag")
-      expect(isMissed(yield* Schema.decodeUnknown(wire)(JSON.stringify(miss)))).toBe(true)
-      expect(isMissed(yield* Schema.decodeUnknown(wire)(JSON.stringify(result)))).toBe(false)
-      expect(Either.isLeft(Schema.decodeUnknownEither(wire)(JSON.stringify({ ...miss, reason: "bored" })))).toBe(true)
+      expect(isMissed(yield* Schema.decodeUnknownEffect(wire)(JSON.stringify(miss)))).toBe(true)
+      expect(isMissed(yield* Schema.decodeUnknownEffect(wire)(JSON.stringify(result)))).toBe(false)
+      expect(Result.isFailure(Schema.decodeUnknownResult(wire)(JSON.stringify({ ...miss, reason: "bored" })))).toBe(
+        true
+      )
     }))
 
   it.effect("a job template writes the job's JSON: the same text as JSON.stringify, decoded to the same job", () =>
@@ -167,20 +172,21 @@ describe("check jobs", () => {
         { ...check, type: "dns", url: "example.com", regions: undefined, dnsExpectedValues: ["a", "B"] }
       ] as const
       for (const definition of definitions) {
-        const template = yield* JobTemplate.make(definition)
+        const template = yield* Effect.fromResult(JobTemplate.make(definition))
         for (const scheduledAt of [0, 1_700_000_000_000, Number.MAX_SAFE_INTEGER]) {
           const job = CheckJob.forRun(definition, scheduledAt)
           expect(template.job(scheduledAt)).toEqual(job)
           expect(template.encode(scheduledAt)).toBe(JSON.stringify(job))
-          expect(yield* Schema.decodeUnknown(Schema.parseJson(CheckJob))(template.encode(scheduledAt))).toEqual(job)
+          expect(yield* Schema.decodeUnknownEffect(Schema.fromJsonString(CheckJob))(template.encode(scheduledAt)))
+            .toEqual(job)
         }
       }
     }))
 
   it("a job template refuses an invalid check, and a scheduledAt that is not epoch milliseconds", () => {
-    expect(Either.isLeft(JobTemplate.make({ ...check, expectedStatusCode: 42 }))).toBe(true)
-    expect(Either.isLeft(JobTemplate.make({ ...check, url: "" }))).toBe(true)
-    expect(Either.isLeft(JobTemplate.make({ ...check, intervalSeconds: 0 }))).toBe(true)
+    expect(Result.isFailure(JobTemplate.make({ ...check, expectedStatusCode: 42 }))).toBe(true)
+    expect(Result.isFailure(JobTemplate.make({ ...check, url: "" }))).toBe(true)
+    expect(Result.isFailure(JobTemplate.make({ ...check, intervalSeconds: 0 }))).toBe(true)
     const tooManyHeaders = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-h${i}`, "v"]))
     const invalid: Array<Record<string, unknown>> = [
       { method: "PUT" },
@@ -201,12 +207,14 @@ describe("check jobs", () => {
       { type: "smtp" }
     ]
     for (const fields of invalid) {
-      expect(Either.isLeft(JobTemplate.make({ ...check, ...fields } as never)), JSON.stringify(fields)).toBe(true)
+      expect(Result.isFailure(JobTemplate.make({ ...check, ...fields } as never)), JSON.stringify(fields)).toBe(true)
     }
     // At the limits: accepted.
     const twentyHeaders = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x-h${i}`, "v".repeat(1024)]))
-    expect(Either.isRight(JobTemplate.make({ ...check, headers: twentyHeaders, body: "b".repeat(65_536) }))).toBe(true)
-    const template = Either.getOrThrow(JobTemplate.make(check))
+    expect(Result.isSuccess(JobTemplate.make({ ...check, headers: twentyHeaders, body: "b".repeat(65_536) }))).toBe(
+      true
+    )
+    const template = Result.getOrThrow(JobTemplate.make(check))
     expect(() => template.encode(1.5)).toThrow(RangeError)
     expect(() => template.encode(-1)).toThrow(RangeError)
     expect(() => template.encode(Number.NaN)).toThrow(RangeError)
@@ -214,7 +222,7 @@ describe("check jobs", () => {
 })
 
 describe("a probe's outcome", () => {
-  it.scoped("is within what ingest decodes: a status code outside 100-599 is left out, the check failed on it", () =>
+  it.effect("is within what ingest decodes: a status code outside 100-599 is left out, the check failed on it", () =>
     Effect.gen(function*() {
       const target = yield* tcpServer((socket) => {
         socket.once("data", () => socket.end("HTTP/1.1 999 Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
@@ -222,8 +230,8 @@ describe("a probe's outcome", () => {
       const job = CheckJob.forRun({ ...check, url: `http://127.0.0.1:${target.port}/` }, 60_000)
       const outcome = yield* runCheck(job)
       expect(outcome).toMatchObject({ ok: false, statusCode: null, error: "expected status 200, got 999" })
-      expect(Schema.decodeUnknownEither(CheckOutcome)(outcome)._tag).toBe("Right")
+      expect(Schema.decodeUnknownResult(CheckOutcome)(outcome)._tag).toBe("Success")
       const result = { jobId: job.id, monitorId: job.monitorId, region: "eu", probe: "eu-1", scheduledAt: 60_000 }
-      expect(Schema.decodeUnknownEither(CheckResult)({ ...result, checkedAt: 60_005, ...outcome })._tag).toBe("Right")
+      expect(Schema.decodeUnknownResult(CheckResult)({ ...result, checkedAt: 60_005, ...outcome })._tag).toBe("Success")
     }))
 })

@@ -5,7 +5,8 @@
  * stream's entry accepts exactly what the schema alone accepts, and yields the same value.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc, Option, Schema } from "effect"
+import { Option, Schema } from "effect"
+import * as fc from "fast-check"
 
 import {
   CheckResult,
@@ -22,9 +23,9 @@ import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { decodeResultEntry } from "../../src/queue/RedisJobTransport.js"
 import { hostileValue, RawJson, toJsonText, withKey } from "../system/fuzz/values.js"
 
-const union = Schema.Union(CheckResult, MissedCheck, ProbeHeartbeat)
+const union = Schema.Union([CheckResult, MissedCheck, ProbeHeartbeat])
 /** Ingest's decoder before the hand-written one. */
-const schemaDecodeText = Schema.decodeUnknownOption(Schema.parseJson(union))
+const schemaDecodeText = Schema.decodeUnknownOption(Schema.fromJsonString(union))
 const schemaDecodeValue = Schema.decodeUnknownOption(union)
 
 const prototypes = new Map<unknown, string>([

@@ -85,7 +85,7 @@ describe("regionsOf", () => {
     ])
     expect(regions.map((region) => region.region)).toEqual(["eu-west", "us-east"])
     const [eu] = regions
-    expect(eu!.points.map((point) => point.at.epochMillis)).toEqual([midnight, midnight + hour])
+    expect(eu!.points.map((point) => point.at.epochMilliseconds)).toEqual([midnight, midnight + hour])
     const merged = merge(fromDurations([100, 120]), fromDurations([1000]))
     expect(eu!.points[1]).toMatchObject({
       count: 3,

@@ -205,9 +205,9 @@ describe("result admission", () => {
   })
 
   it("caps the strings of a report when it is decoded", () => {
-    const decode = Schema.decodeUnknownEither(ProbeReport)
+    const decode = Schema.decodeUnknownResult(ProbeReport)
     const valid = { ...checkResult("m1", "eu", now, false) }
-    expect(decode({ ...valid, error: "x".repeat(errorMaxLength) })._tag).toBe("Right")
+    expect(decode({ ...valid, error: "x".repeat(errorMaxLength) })._tag).toBe("Success")
     for (
       const [field, value] of [
         ["error", "x".repeat(errorMaxLength + 1)],
@@ -217,57 +217,60 @@ describe("result admission", () => {
         ["region", "r".repeat(64)]
       ] as const
     ) {
-      expect(decode({ ...valid, [field]: value })._tag, field).toBe("Left")
+      expect(decode({ ...valid, [field]: value })._tag, field).toBe("Failure")
     }
-    expect(decode({ ...miss("m1", "eu", now), probe: "p".repeat(129) })._tag).toBe("Left")
+    expect(decode({ ...miss("m1", "eu", now), probe: "p".repeat(129) })._tag).toBe("Failure")
   })
 })
 
 describe("report decoding", () => {
-  const decode = Schema.decodeUnknownEither(ProbeReport)
+  const decode = Schema.decodeUnknownResult(ProbeReport)
   const valid = { ...checkResult("m1", "eu", now, false) }
   const missed = { ...miss("m1", "eu", now) }
   const day = 24 * 60 * minute
 
   it("refuses what PostgreSQL would refuse: a NUL or an unpaired surrogate in any string, a time past any Date", () => {
     for (const field of ["error", "probe", "monitorId", "jobId", "region"] as const) {
-      expect(decode({ ...valid, [field]: "x\u0000" })._tag, `${field} with NUL`).toBe("Left")
-      expect(decode({ ...valid, [field]: "x\uD800" })._tag, `${field} with a lone surrogate`).toBe("Left")
+      expect(decode({ ...valid, [field]: "x\u0000" })._tag, `${field} with NUL`).toBe("Failure")
+      expect(decode({ ...valid, [field]: "x\uD800" })._tag, `${field} with a lone surrogate`).toBe("Failure")
     }
-    expect(decode({ ...missed, probe: "p\u0000" })._tag).toBe("Left")
-    expect(decode({ ...missed, region: "\uDC00" })._tag).toBe("Left")
+    expect(decode({ ...missed, probe: "p\u0000" })._tag).toBe("Failure")
+    expect(decode({ ...missed, region: "\uDC00" })._tag).toBe("Failure")
     // A pair is fine: an emoji in an error is text.
-    expect(decode({ ...valid, error: "down \uD83D\uDD25" })._tag).toBe("Right")
-    expect(decode({ ...valid, scheduledAt: 9e15, checkedAt: 9e15, jobId: jobIdOf("m1", 9e15) })._tag).toBe("Left")
+    expect(decode({ ...valid, error: "down \uD83D\uDD25" })._tag).toBe("Success")
+    expect(decode({ ...valid, scheduledAt: 9e15, checkedAt: 9e15, jobId: jobIdOf("m1", 9e15) })._tag).toBe("Failure")
   })
 
   it("refuses absurd numbers: status codes outside 100-599, out-of-range days left, endless durations", () => {
     for (const statusCode of [99, 600, 2 ** 31, -1, 200.5]) {
-      expect(decode({ ...valid, statusCode })._tag, String(statusCode)).toBe("Left")
+      expect(decode({ ...valid, statusCode })._tag, String(statusCode)).toBe("Failure")
     }
-    for (const statusCode of [100, 599, null]) expect(decode({ ...valid, statusCode })._tag).toBe("Right")
+    for (const statusCode of [100, 599, null]) expect(decode({ ...valid, statusCode })._tag).toBe("Success")
     for (const sslDaysLeft of [2 ** 31, -(2 ** 31), 3_000_001]) {
-      expect(decode({ ...valid, sslDaysLeft })._tag, String(sslDaysLeft)).toBe("Left")
+      expect(decode({ ...valid, sslDaysLeft })._tag, String(sslDaysLeft)).toBe("Failure")
     }
     // The last day a certificate can carry, 9999-12-31, is within the bound.
     const farthest = Math.ceil((Date.UTC(9999, 11, 31) - now) / day)
-    expect(decode({ ...valid, sslDaysLeft: farthest })._tag).toBe("Right")
-    expect(decode({ ...valid, sslDaysLeft: -farthest })._tag).toBe("Right")
+    expect(decode({ ...valid, sslDaysLeft: farthest })._tag).toBe("Success")
+    expect(decode({ ...valid, sslDaysLeft: -farthest })._tag).toBe("Success")
     for (const durationMs of [1.5e308, maxReportedMs + 0.01, -1]) {
-      expect(decode({ ...valid, durationMs })._tag, String(durationMs)).toBe("Left")
+      expect(decode({ ...valid, durationMs })._tag, String(durationMs)).toBe("Failure")
       for (const timing of ["dnsMs", "connectMs", "tlsMs", "firstByteMs"] as const) {
-        expect(decode({ ...valid, timings: { ...valid.timings, [timing]: durationMs } })._tag, timing).toBe("Left")
+        expect(decode({ ...valid, timings: { ...valid.timings, [timing]: durationMs } })._tag, timing).toBe("Failure")
       }
     }
     expect(decode({ ...valid, durationMs: maxReportedMs, timings: { ...valid.timings, dnsMs: maxReportedMs } })._tag)
-      .toBe("Right")
+      .toBe("Success")
   })
 
   it("refuses a check started or a miss recorded more than two days from its run", () => {
     for (
-      const [offset, tag] of [[reportWindowMs, "Right"], [-reportWindowMs, "Right"], [reportWindowMs + 1, "Left"], [
+      const [offset, tag] of [[reportWindowMs, "Success"], [-reportWindowMs, "Success"], [
+        reportWindowMs + 1,
+        "Failure"
+      ], [
         -reportWindowMs - 1,
-        "Left"
+        "Failure"
       ]] as const
     ) {
       expect(decode({ ...valid, checkedAt: now + offset })._tag, `checked ${offset}`).toBe(tag)

@@ -3,9 +3,9 @@
  * each must be a 4xx with the `{ _tag, message }` body, and the OpenAPI document must describe
  * what the service answers.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 
 import { sendJson, TestServer } from "../support/TestServer.js"
 
@@ -49,7 +49,9 @@ it.layer(TestServer())("bad input", (it) => {
       expect(response.status).toBe(400)
       expect(JSON.stringify(response.body).length).toBeLessThan(20_000)
       expect(response.body._tag).toBe("HttpApiDecodeError")
-      expect(response.body.message).toContain("(shortened)")
+      // Effect 4's messages do not quote the refused value; v3's did, and ErrorBodies cut them to 1,000
+      // characters ("… (shortened)"). Either way no message carries the value at length.
+      expect(response.body.message).not.toContain("x".repeat(1_000))
       expect(response.body.issues.length).toBeGreaterThan(0)
     }))
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Option } from "effect"
+import { ConfigProvider, Effect, Option, Result } from "effect"
 
 import { AppConfig } from "../../src/Config.js"
 import { parseAddressList } from "../../src/domain/NetworkAddress.js"
@@ -8,7 +8,7 @@ import { resolveClientAddress } from "../../src/http/ClientAddress.js"
 import { subscribeLimits } from "../../src/services/notifications/Subscriptions.js"
 import { sendJson, TestServer } from "../support/TestServer.js"
 
-const trusted = (text: string) => Either.getOrThrow(parseAddressList(text))
+const trusted = (text: string) => Result.getOrThrow(parseAddressList(text))
 
 describe("client address", () => {
   it("normalizes the forms proxies and sockets write addresses in", () => {
@@ -44,7 +44,7 @@ describe("client address", () => {
     expect(["11.0.0.1", "::2", "192.0.2.11"].map(proxies.includes)).toEqual([false, false, false])
     expect(trusted("").isEmpty).toBe(true)
     for (const bad of ["10.0.0.0/33", "::/129", "10.0.0.0/8/1", "proxy.internal", "10.0.0.0/", "10.0.0.0/x"]) {
-      expect(parseAddressList(bad)).toEqual(Either.left(`"${bad}" is not an IP address or CIDR range`))
+      expect(parseAddressList(bad)).toEqual(Result.fail(`"${bad}" is not an IP address or CIDR range`))
     }
   })
 
@@ -70,7 +70,10 @@ describe("client address", () => {
   it.effect("refuses to start with a TRUST_PROXY entry that is not an address or range", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(AppConfig).pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["TRUST_PROXY", "10.0.0.0/8, proxy.internal"]])))
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnvRecord({ TRUST_PROXY: "10.0.0.0/8, proxy.internal" })
+        )
       )
       expect(String(error)).toContain(`"proxy.internal" is not an IP address or CIDR range`)
     }))

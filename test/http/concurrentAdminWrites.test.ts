@@ -41,13 +41,15 @@
  * transactionConflicts.test.ts forces deadlocks deterministically). Set CONCURRENT_WRITES_VERBOSE=1
  * to print the statuses each operation got and PostgreSQL's count of deadlocks so far.
  */
-import { type HttpApiEndpoint, type HttpApiGroup, HttpClient } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Cause, Effect, Either, HashMap, Layer, Logger, LogLevel, Option, Schema, type Scope } from "effect"
+import { Cause, Effect, Layer, Logger, LogLevel, Result, Schema, type Scope } from "effect"
+import { HttpClient } from "effect/http"
+import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { SqlClient } from "effect/sql"
 
 import { Api } from "../../src/api/Api.js"
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
+import { logAnnotations, replaceDefaultLogger } from "../support/Logs.js"
 import type { Answer } from "../support/Receiver.js"
 import { receiver } from "../support/Receiver.js"
 import { testConfig } from "../support/TestDatabase.js"
@@ -56,15 +58,15 @@ import { Anonymous, ApiClient, sendJson, TestStack } from "../support/TestServer
 // ---------------------------------------------------------------------------------------------
 // The API's write endpoints, by reflection
 
-type Endpoint = HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+type Endpoint = HttpApiEndpoint.Top
 
 const writeMethods: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
 /** Every endpoint of the API, as `group.endpoint`. */
 const endpoints: ReadonlyMap<string, Endpoint> = new Map(
-  (Object.values(Api.groups) as unknown as ReadonlyArray<HttpApiGroup.HttpApiGroup.AnyWithProps>).flatMap((group) =>
+  (Object.values(Api.groups) as unknown as ReadonlyArray<HttpApiGroup.Top>).flatMap((group) =>
     (Object.values(group.endpoints) as ReadonlyArray<Endpoint>).map((endpoint) =>
-      [`${group.identifier}.${endpoint.name}`, endpoint] as const
+      [`${group.identifier}.${endpoint.identifier}`, endpoint] as const
     )
   )
 )
@@ -194,12 +196,12 @@ const send = (op: Op, ids: Ids, round: number) =>
           ))
     yield* Effect.sleep(Math.floor(Math.random() * (op.jitterMs ?? (op.terminal ? terminalJitterMs : jitterMs))))
     const response = yield* request.pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: "20 seconds",
-        onTimeout: () =>
-          "no answer within 20 s"
+        orElse: () =>
+          Effect.fail("no answer within 20 s")
       }),
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.succeed({ status: 0, body: String(error) })
       )
     )
@@ -212,7 +214,7 @@ const made = (key: string, body: unknown, id?: string) =>
     const endpoint = endpointOf(key)
     const response = yield* sendJson(endpoint.method as "POST" | "PUT", urlOf(key, id), body)
     if (response.status >= 300) {
-      return yield* Effect.dieMessage(`setup ${key} answered ${response.status}: ${JSON.stringify(response.body)}`)
+      return yield* Effect.die(new Error(`setup ${key} answered ${response.status}: ${JSON.stringify(response.body)}`))
     }
     return response.body as { readonly id: string } & Record<string, unknown>
   })
@@ -249,9 +251,12 @@ const violationsOf = (outcomes: ReadonlyArray<Outcome>): Array<string> => {
         violations.push(`${where(o)} answered ${o.status} with ${JSON.stringify(o.body)}`)
       }
     } else if (o.status !== 204) {
-      const schema = endpointOf(o.op.endpoint).successSchema as Schema.Schema<unknown, unknown>
-      const decoded = Schema.decodeUnknownEither(schema)(o.body)
-      if (Either.isLeft(decoded)) violations.push(`${where(o)} answered a body its schema refuses: ${decoded.left}`)
+      // The endpoint's success schemas, as JSON codecs (v4 keeps them so).
+      const schema = Schema.Union([...endpointOf(o.op.endpoint).success] as Array<Schema.Codec<unknown, unknown>>)
+      const decoded = Schema.decodeUnknownResult(schema)(o.body)
+      if (Result.isFailure(decoded)) {
+        violations.push(`${where(o)} answered a body its schema refuses: ${decoded.failure}`)
+      }
     }
   }
   const groups = new Map<string, { readonly exact: boolean; successes: number; ops: Set<string> }>()
@@ -533,7 +538,7 @@ const incidents: Scenario = {
   check: (ids, outcomes) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      const incident = yield* client.incidents.get({ path: { id: ids.incident as never } })
+      const incident = yield* client.incidents.get({ params: { id: ids.incident as never } })
       expect(incident).toMatchObject({ status: "resolved", published: true })
       expect(incident.resolvedAt).not.toBeNull()
       // No write lost or doubled: the first entry, one per accepted update, and one resolution, last.
@@ -606,7 +611,7 @@ const maintenance: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      expect(yield* client.maintenance.get({ path: { id: ids.window as never } })).toMatchObject({
+      expect(yield* client.maintenance.get({ params: { id: ids.window as never } })).toMatchObject({
         status: "cancelled"
       })
       expect((yield* client.maintenance.list()).filter((w) => w.id === ids.window)).toHaveLength(1)
@@ -1038,8 +1043,8 @@ const componentNeighbours: Scenario = {
       expect((yield* client.incidents.list()).filter((i) => i.componentIds.includes(component))).toEqual([])
       expect((yield* client.maintenance.list()).filter((w) => w.componentIds.includes(component))).toEqual([])
       expect((yield* client.incidentTemplates.list()).filter((t) => t.componentIds.includes(component))).toEqual([])
-      expect((yield* client.incidents.get({ path: { id: ids.incident as never } })).status).toBe("identified")
-      expect((yield* client.maintenance.get({ path: { id: ids.window as never } })).status).toBe("scheduled")
+      expect((yield* client.incidents.get({ params: { id: ids.incident as never } })).status).toBe("identified")
+      expect((yield* client.maintenance.get({ params: { id: ids.window as never } })).status).toBe("scheduled")
     })
 }
 
@@ -1068,16 +1073,17 @@ const serverErrors: Array<string> = []
  * the request log of every other answer (Info) is dropped.
  */
 const serverLog = Logger.make<unknown, void>((options) => {
-  const annotation = (key: string) => Option.getOrUndefined(HashMap.get(options.annotations, key))
+  const annotations = logAnnotations(options)
+  const annotation = (key: string) => annotations[key]
   const status = annotation("http.status")
   if (typeof status === "number" && status >= 500) {
     const messages = Array.isArray(options.message) ? options.message : [options.message]
     const text = messages.map((m) => Cause.isCause(m) ? Cause.pretty(m) : String(m)).join(" ")
-    const cause = Cause.isEmpty(options.cause) ? "" : ` ${Cause.pretty(options.cause)}`
+    const cause = options.cause.reasons.length === 0 ? "" : ` ${Cause.pretty(options.cause)}`
     serverErrors.push(
       `${annotation("http.method")} ${annotation("http.url")} ${status}: ${text}${cause}`.slice(0, 2000)
     )
-  } else if (LogLevel.greaterThanEqual(options.logLevel, LogLevel.Warning)) {
+  } else if (LogLevel.isGreaterThanOrEqualTo(options.logLevel, "Warn")) {
     Logger.defaultLogger.log(options)
   }
 })
@@ -1088,8 +1094,8 @@ const serverLog = Logger.make<unknown, void>((options) => {
  * request log's line of a 5xx reaches `serverLog`.
  */
 const Stack = Dispatcher.pipe(
-  Layer.provideMerge(TestStack(testConfig(), LogLevel.Info)),
-  Layer.provide(Logger.replace(Logger.defaultLogger, serverLog))
+  Layer.provideMerge(TestStack(testConfig(), "Info")),
+  Layer.provideMerge(replaceDefaultLogger(serverLog))
 )
 
 layer(Stack, { excludeTestServices: true })("concurrent admin writes", (it) => {
@@ -1109,6 +1115,6 @@ layer(Stack, { excludeTestServices: true })("concurrent admin writes", (it) => {
   })
 
   for (const scenario of scenarios) {
-    it.scoped(scenario.resource, () => race(scenario), 30_000)
+    it.effect(scenario.resource, () => race(scenario), 30_000)
   }
 })

@@ -3,8 +3,8 @@
  * every group (tag) has a description, every operation a summary and a description. Built from
  * the API declaration alone, as the server builds it: no database, no server.
  */
-import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
+import { OpenApi } from "effect/http-api"
 
 import { Api } from "../../src/api/Api.js"
 

@@ -1,6 +1,6 @@
-import { HttpClient } from "@effect/platform"
 import { expect, it, layer } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
+import { HttpClient } from "effect/http"
 
 import { ApiClient, DatabaseProxy, sendJson, TestServer, TestStackBehindProxy } from "../support/TestServer.js"
 

@@ -2,9 +2,10 @@
  * What the service writes to its log and keeps of its mail while the links in that mail do their
  * work: the full stack without SMTP_URL (mail kept in mail_outbox_log), every log line captured.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, HashMap, Layer, Logger, LogLevel, TestClock } from "effect"
+import { Effect, Layer, Logger } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
@@ -13,6 +14,7 @@ import type { MailedEvent } from "../../src/services/notifications/mail/Subscrib
 import { notificationMail } from "../../src/services/notifications/mail/SubscriberMail.js"
 import { sampleEvents, sender } from "../notifications/SampleEvents.js"
 import { eventually } from "../support/Eventually.js"
+import { logAnnotations, minimumLogLevel, replaceDefaultLogger } from "../support/Logs.js"
 import { testConfig } from "../support/TestDatabase.js"
 import { sendJson, TestHttpServer } from "../support/TestServer.js"
 
@@ -24,21 +26,22 @@ interface LogLine {
 }
 
 const lines: Array<LogLine> = []
-const capture = Logger.make<unknown, void>(({ annotations, message }) => {
+const capture = Logger.make<unknown, void>((options) => {
   lines.push({
-    message: JSON.stringify(message),
-    annotations: Object.fromEntries(HashMap.toEntries(annotations))
+    message: JSON.stringify(options.message),
+    annotations: { ...logAnnotations(options) }
   })
 })
 
 /** The production HTTP stack with every log line, request lines included, kept in `lines`. */
 const Stack = HttpLive.pipe(
   Layer.provideMerge(TestHttpServer),
-  Layer.provideMerge(Mailer.Default),
+  Layer.provideMerge(Mailer.layer),
   Layer.provideMerge(Database),
   Layer.provideMerge(testConfig({ PUBLIC_URL: "https://status.example.test" })),
-  Layer.provide(Logger.replace(Logger.defaultLogger, capture)),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Debug)),
+  // Merged, not only provided: the suite's tests log through `capture` too, as they did in v3.
+  Layer.provideMerge(replaceDefaultLogger(capture)),
+  Layer.provideMerge(minimumLogLevel("Debug")),
   Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now())))
 )
 

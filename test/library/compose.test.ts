@@ -3,10 +3,11 @@
  * own PgClient and a fresh database, started as its own process on a loopback port (any free
  * one, read from its log) and called through its typed client (HttpApiClient.make(AcmeApi)).
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema, String } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 
 import { AcmeApi } from "../../examples/compose/AcmeApi.js"
 import { CreateApiKey } from "../../src/api/index.js"
@@ -34,10 +35,10 @@ const acmeApp = Effect.gen(function*() {
 /** An API key made through our ApiKeys service, on the app's database. */
 const createApiKey = (databaseUrl: string) =>
   Effect.gen(function*() {
-    const input = yield* Schema.decodeUnknown(CreateApiKey)({ name: "compose test" })
+    const input = yield* Schema.decodeUnknownEffect(CreateApiKey)({ name: "compose test" })
     return (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(input, null))).key
   }).pipe(
-    Effect.provide(ApiKeys.Default.pipe(Layer.provide(PgClient.layer({
+    Effect.provide(ApiKeys.layer.pipe(Layer.provide(PgClient.layer({
       url: Redacted.make(databaseUrl),
       transformQueryNames: String.camelToSnake,
       transformResultNames: String.snakeToCamel

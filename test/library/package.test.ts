@@ -133,7 +133,7 @@ describe("the packed library", () => {
     await writeFile(
       join(project, "program.ts"),
       `
-import { HttpApi } from "@effect/platform"
+import { HttpApi } from "effect/http-api"
 import { Layer } from "effect"
 import { apiGroupsFor, Migrations, Roles } from "status-page-service"
 import { Api, type Component } from "status-page-service/api"

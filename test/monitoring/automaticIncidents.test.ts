@@ -4,9 +4,10 @@
  * brings the same incident back, and the wait resolves it; operators can take it over; drafts
  * reach no one; an outage an operator closed is not reopened.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Deferred, Effect, Layer, Redacted, Stream, TestClock } from "effect"
+import { Clock, Deferred, Effect, Layer, Redacted, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { CheckResult, jobIdOf } from "../../src/domain/CheckJob.js"
 import { sqlState } from "../../src/persistence/DatabaseErrors.js"
@@ -19,7 +20,7 @@ import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
-const Stack = Layer.mergeAll(ResultIngest.Default, IncidentAutomation.Default).pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.mergeAll(ResultIngest.layer, IncidentAutomation.layer).pipe(Layer.provideMerge(TestServer()))
 
 const regions = ["ap-south", "eu-west", "us-east"] as const
 
@@ -36,7 +37,7 @@ const timedOut = (monitorId: string, region: string, scheduledAt: number) =>
 const round = (monitorId: string, failing: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     yield* TestClock.adjust("1 minute")
-    const scheduledAt = slotOf(monitorId, (yield* TestClock.currentTimeMillis) - 30)
+    const scheduledAt = slotOf(monitorId, (yield* Clock.currentTimeMillis) - 30)
     yield* (yield* ResultIngest).ingest(regions.map((region) =>
       !failing.includes(region)
         ? checkResult(monitorId, region, scheduledAt, true)
@@ -104,7 +105,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       const events = (yield* outboxSince(mark)).map((row) => row.event)
       expect(events).toEqual(["component.status_changed", "incident.created"])
       // The public sees it.
-      const publicIncident = yield* client.status.incident({ path: { id: opened!.id } })
+      const publicIncident = yield* client.status.incident({ params: { id: opened!.id } })
       expect(publicIncident.updates).toHaveLength(1)
 
       // Still down: nothing more. Worse: still the same incident.
@@ -241,7 +242,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* round(monitorId, [...regions])
       const [opened] = yield* incidentsOf(monitorId)
       yield* client.incidents.addUpdate({
-        path: { id: opened!.id },
+        params: { id: opened!.id },
         payload: { status: "identified", message: "A bad deploy; rolling back." }
       })
       expect((yield* incidentsOf(monitorId))[0]!.automation).toBe("handed_over")
@@ -259,7 +260,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       })
 
       // The operator resolves it while the monitor is still down: the outage is not reopened.
-      yield* client.incidents.resolve({ path: { id: opened!.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: opened!.id }, payload: null })
       yield* round(monitorId, [...regions])
       yield* (yield* IncidentAutomation).advanceAll
       expect((yield* incidentsOf(monitorId)).map((i) => i.status)).toEqual(["resolved"])
@@ -278,14 +279,17 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* (yield* IncidentAutomation).advanceAll
       expect(yield* incidentsOf(quiet.monitorId)).toEqual([])
       // Switched on while down: the next pass opens the incident for the outage under way.
-      yield* client.monitors.update({ path: { id: quiet.monitorId as never }, payload: { incidentPolicy: "publish" } })
+      yield* client.monitors.update({
+        params: { id: quiet.monitorId as never },
+        payload: { incidentPolicy: "publish" }
+      })
       yield* (yield* IncidentAutomation).advanceAll
       expect((yield* incidentsOf(quiet.monitorId)).map((i) => i.status)).toEqual(["investigating"])
 
       const gone = yield* setup("Gone")
       yield* round(gone.monitorId, [...regions])
       const [orphan] = yield* incidentsOf(gone.monitorId)
-      yield* client.monitors.remove({ path: { id: gone.monitorId as never } })
+      yield* client.monitors.remove({ params: { id: gone.monitorId as never } })
       const [after] = (yield* client.incidents.list()).filter((i) => i.id === orphan!.id)
       expect(after).toMatchObject({ monitorId: null, automation: "handed_over", status: "investigating" })
 
@@ -293,13 +297,13 @@ it.layer(Stack)("automatic incidents", (it) => {
       const removed = yield* setup("Removed")
       yield* round(removed.monitorId, [...regions])
       const [left] = yield* incidentsOf(removed.monitorId)
-      yield* client.components.remove({ path: { id: removed.component.id } })
+      yield* client.components.remove({ params: { id: removed.component.id } })
       const [leftAfter] = (yield* client.incidents.list()).filter((i) => i.id === left!.id)
       expect(leftAfter).toMatchObject({ monitorId: null, automation: "handed_over" })
 
       const paused = yield* setup("Paused")
       yield* round(paused.monitorId, [...regions])
-      yield* client.monitors.pause({ path: { id: paused.monitorId as never } })
+      yield* client.monitors.pause({ params: { id: paused.monitorId as never } })
       yield* TestClock.adjust("1 hour")
       yield* (yield* IncidentAutomation).advanceAll
       expect((yield* incidentsOf(paused.monitorId)).map((i) => i.status)).toEqual(["investigating"])
@@ -336,7 +340,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       expect(created.body).toMatchObject({ incidentPolicy: "off", incidentTemplateId: null, resolveAfterSeconds: 300 })
     }))
 
-  it.scoped("an outage's commits say what they touch: its component's status, then the incident it opens", () =>
+  it.effect("an outage's commits say what they touch: its component's status, then the incident it opens", () =>
     Effect.gen(function*() {
       const { monitorId } = yield* setup("Touching")
       // What each commit announces (StateChanges' NOTIFY): the public snapshot reads again only that.

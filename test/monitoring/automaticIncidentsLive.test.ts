@@ -45,7 +45,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "150 seconds" })("automatic i
         })
         /** The monitor's incident as the public reads it. */
         const publicIncident = Effect.map(
-          client.status.incidents({ urlParams: {} }),
+          client.status.incidents({ query: {} }),
           (page) => page.filter((incident) => incident.componentIds.includes(component.id))
         )
         const statusIs = (status: string) => <A extends { status: string }>(found: ReadonlyArray<A>) =>
@@ -67,7 +67,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "150 seconds" })("automatic i
         target.answer(200)
         yield* eventually(publicIncident, statusIs("monitoring"), 20_000)
         const [resolved] = yield* eventually(publicIncident, statusIs("resolved"), 40_000)
-        const detail = yield* client.status.incident({ path: { id: resolved!.id } })
+        const detail = yield* client.status.incident({ params: { id: resolved!.id } })
         expect(detail.updates.map((update) => update.status)).toEqual([
           "investigating",
           "monitoring",

@@ -45,7 +45,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("fleet in one
         state: "down",
         regionStates: [{ region: "local", ok: false, lastStatusCode: 503 }]
       })
-      const results = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
+      const results = yield* client.monitors.results({ params: { id: monitor.id }, query: {} })
       expect(results[0]).toMatchObject({ region: "local", ok: false, statusCode: 503, error: expect.any(String) })
 
       target.answer(200)

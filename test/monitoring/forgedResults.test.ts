@@ -12,9 +12,10 @@
  */
 import { randomUUID } from "node:crypto"
 
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, HashMap, Layer, Logger, Metric, MetricLabel, TestClock } from "effect"
+import { Clock, Context, Effect, Layer, Logger, Metric } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import type { Redis } from "ioredis"
 
 import { CheckResult, jobIdOf, MissedCheck, type ProbeReport } from "../../src/domain/CheckJob.js"
@@ -26,6 +27,7 @@ import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { checkResult, slotFrom, slotOf } from "../support/CheckResults.js"
 import { eventually } from "../support/Eventually.js"
+import { addLogger, logAnnotations } from "../support/Logs.js"
 import { aclUser, redisPrefix, redisUrl } from "../support/Redis.js"
 import { storedRuns } from "../support/StoredRuns.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
@@ -42,18 +44,18 @@ const skew = minute
 
 /** The lines of the refusal log. */
 const refusalLines: Array<Record<string, unknown>> = []
-const capture = Logger.make(({ annotations, message }) => {
-  const text = Array.isArray(message) ? message[0] : message
+const capture = Logger.make((options) => {
+  const text = Array.isArray(options.message) ? options.message[0] : options.message
   if (typeof text === "string" && text.includes("refused")) {
-    refusalLines.push(Object.fromEntries(HashMap.toEntries(annotations)))
+    refusalLines.push({ ...logAnnotations(options) })
   }
 })
 
 class RawRedis
-  extends Effect.Tag("test/ForgedRawRedis")<RawRedis, { readonly prefix: string; readonly redis: Redis }>()
+  extends Context.Service<RawRedis, { readonly prefix: string; readonly redis: Redis }>()("test/ForgedRawRedis")
 {}
 
-const Prefixed = Layer.unwrapScoped(
+const Prefixed = Layer.unwrap(
   Effect.map(
     redisPrefix,
     ({ prefix, redis }) =>
@@ -62,10 +64,10 @@ const Prefixed = Layer.unwrapScoped(
 )
 
 const Stack = IngestConsumer.pipe(
-  Layer.provideMerge(Uptime.Default),
+  Layer.provideMerge(Uptime.layer),
   Layer.provideMerge(Prefixed),
   Layer.provideMerge(TestServer()),
-  Layer.provide(Logger.add(capture))
+  Layer.provide(addLogger(capture))
 )
 
 /** Whether ingest has read and acknowledged everything on `region`'s results stream. */
@@ -85,11 +87,7 @@ const consumed = (region: string) =>
 /** The refusals counted for `region` and `reason`. */
 const refusedCount = (region: string, reason: string) =>
   Effect.map(
-    Metric.value(
-      reportsRefused.pipe(
-        Metric.taggedWithLabels([MetricLabel.make("region", region), MetricLabel.make("reason", reason)])
-      )
-    ),
+    Metric.value(reportsRefused.pipe(Metric.withAttributes({ region, reason }))),
     (state) => state.count
   )
 
@@ -97,7 +95,7 @@ const failing = (monitorId: string, region: string, at: number): ProbeReport =>
   new CheckResult({ ...checkResult(monitorId, region, at, false), probe: "forger-1" })
 
 it.layer(Stack, { timeout: "120 seconds" })("forged results", (it) => {
-  it.scoped("a region's probe cannot rewrite a monitor's past, flood it, or date runs before it existed", () =>
+  it.effect("a region's probe cannot rewrite a monitor's past, flood it, or date runs before it existed", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
@@ -119,7 +117,7 @@ it.layer(Stack, { timeout: "120 seconds" })("forged results", (it) => {
       yield* TestClock.adjust("10 minutes")
       const component = yield* client.components.create({ payload: { name: "Checkout" } })
       // The server's clock is the suite's TestClock, which stands still until adjusted.
-      const createdAt = yield* TestClock.currentTimeMillis
+      const createdAt = yield* Clock.currentTimeMillis
       const monitor = yield* client.monitors.create({
         payload: {
           componentId: component.id,
@@ -130,7 +128,7 @@ it.layer(Stack, { timeout: "120 seconds" })("forged results", (it) => {
         }
       })
       yield* TestClock.adjust("1 minute")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const latest = slotOf(monitor.id, now)
 
       // The forged reports, on the forger's own results stream, as its ACL user.

@@ -4,7 +4,8 @@
  * charge of an outage they found and an operator's status stays the operator's.
  */
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, Layer, TestClock } from "effect"
+import { Clock, DateTime, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
@@ -15,7 +16,7 @@ import { ApiClient, TestServer } from "../support/TestServer.js"
 
 // The maintenance clock is driven by hand (runDue) rather than run as a fiber: the rounds below
 // move the TestClock a minute at a time.
-const Stack = Layer.mergeAll(ResultIngest.Default, MaintenanceWindows.Default).pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.mergeAll(ResultIngest.layer, MaintenanceWindows.layer).pipe(Layer.provideMerge(TestServer()))
 
 /** The result of the monitor's run at or just before `at` (ingest admits runs on its slots only). */
 const result = (monitorId: string, at: number, ok: boolean) =>
@@ -37,7 +38,7 @@ const rounds = (monitorId: string, outcomes: ReadonlyArray<boolean>) =>
   Effect.forEach(outcomes, (ok) =>
     Effect.gen(function*() {
       yield* TestClock.adjust("1 minute")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       yield* (yield* ResultIngest).ingest([result(monitorId, now - 30, ok)])
     }), { discard: true })
 
@@ -104,7 +105,7 @@ it.layer(Stack)("maintenance and the monitors", (it) => {
   it.effect("an operator's status comes back as the operator's: the monitors leave it alone", () =>
     Effect.gen(function*() {
       const { client, component, monitor, statusOf } = yield* monitored
-      yield* client.components.setStatus({ path: { id: component.id }, payload: { status: "degraded" } })
+      yield* client.components.setStatus({ params: { id: component.id }, payload: { status: "degraded" } })
       yield* scheduleSoon("Tune", [component.id], 3)
       yield* maintenanceTick(1)
       yield* maintenanceTick(2)
@@ -128,7 +129,7 @@ it.layer(Stack)("maintenance and the monitors", (it) => {
       })
       yield* maintenanceTick(0)
       expect(yield* statusOf).toBe("maintenance")
-      yield* client.maintenance.cancel({ path: { id: window.id }, urlParams: {} })
+      yield* client.maintenance.cancel({ params: { id: window.id }, query: {} })
       expect(yield* statusOf).toBe("major_outage")
       yield* rounds(monitor.id, [true])
       expect(yield* statusOf).toBe("operational")

@@ -4,9 +4,9 @@
  * masked in every answer and kept by an update that sends the mask; the jobs the real scheduler
  * publishes carry the fields (with the real header values).
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import type { CheckJob } from "../../src/domain/CheckJob.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
@@ -33,7 +33,7 @@ const startScheduler = Effect.gen(function*() {
       })
   })
   yield* Layer.buildWithScope(
-    CheckScheduler.pipe(Layer.provide(Layer.succeed(JobTransport, transport))),
+    Layer.fresh(CheckScheduler.pipe(Layer.provide(Layer.succeed(JobTransport, transport)))),
     yield* Effect.scope
   )
   return { jobsOf: (monitorId: string) => jobs.filter((job) => job.monitorId === monitorId) }
@@ -110,15 +110,15 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
 
       // The mask keeps a value (its name compared case-insensitively); a new value replaces; a left-out name goes.
       const updated = yield* client.monitors.update({
-        path: { id: created.id },
+        params: { id: created.id },
         payload: { headers: { authorization: "********", "X-Trace": "1" } }
       })
       expect(updated.headers).toEqual({ authorization: "********", "X-Trace": "********" })
       expect(yield* storedHeaders(created.id)).toEqual({ authorization: "Bearer s3cret", "X-Trace": "1" })
       // An update without headers leaves them alone; null removes them.
-      yield* client.monitors.update({ path: { id: created.id }, payload: { degradedAboveMs: null } })
+      yield* client.monitors.update({ params: { id: created.id }, payload: { degradedAboveMs: null } })
       expect(yield* storedHeaders(created.id)).toEqual({ authorization: "Bearer s3cret", "X-Trace": "1" })
-      const cleared = yield* client.monitors.update({ path: { id: created.id }, payload: { headers: null } })
+      const cleared = yield* client.monitors.update({ params: { id: created.id }, payload: { headers: null } })
       expect(cleared).toMatchObject({ headers: null, degradedAboveMs: null })
       // The mask names a header that has no stored value: refused, nothing changes.
       const unknown = yield* sendJson("PUT", `/api/v1/admin/monitors/${created.id}`, {
@@ -137,11 +137,11 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
       })
       expect(monitor).toMatchObject({ expectedStatusCode: 204, expectedStatusCodes: ["204"] })
       const ranged = yield* client.monitors.update({
-        path: { id: monitor.id },
+        params: { id: monitor.id },
         payload: { expectedStatusCodes: ["200-299"] }
       })
       expect(ranged).toMatchObject({ expectedStatusCode: null, expectedStatusCodes: ["200-299"] })
-      const single = yield* client.monitors.update({ path: { id: monitor.id }, payload: { expectedStatusCode: 301 } })
+      const single = yield* client.monitors.update({ params: { id: monitor.id }, payload: { expectedStatusCode: 301 } })
       expect(single).toMatchObject({ expectedStatusCode: 301, expectedStatusCodes: ["301"] })
       const both = yield* sendJson("PUT", `/api/v1/admin/monitors/${monitor.id}`, {
         expectedStatusCode: 200,
@@ -167,7 +167,7 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
         expectedStatusCodes: null
       })
       const mx = yield* client.monitors.update({
-        path: { id: dns.id },
+        params: { id: dns.id },
         payload: { dnsRecordType: "MX", dnsExpectedValues: ["mx1.example.com."], url: "_dmarc.example.com" }
       })
       expect(mx).toMatchObject({
@@ -177,7 +177,7 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
       })
 
       const http = yield* client.monitors.update({
-        path: { id: dns.id },
+        params: { id: dns.id },
         payload: { type: "http", url: "https://example.com", headers: { "X-Key": "k" } }
       })
       expect(http).toMatchObject({
@@ -188,7 +188,7 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
         headers: { "X-Key": "********" }
       })
       const tcp = yield* client.monitors.update({
-        path: { id: dns.id },
+        params: { id: dns.id },
         payload: { type: "tcp", url: "example.com:25" }
       })
       expect(tcp).toMatchObject({ method: null, headers: null, expectedStatusCodes: null, expectedStatusCode: null })
@@ -272,17 +272,17 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
       expect(fewer.body).toMatchObject({ _tag: "BadRequest", issues: [{ path: ["quorum"] }] })
       // Switching from POST back to GET takes the body with it, or is refused.
       const post = yield* client.monitors.update({
-        path: { id: monitor.id },
+        params: { id: monitor.id },
         payload: { method: "POST", body: "x", quorum: "any" }
       })
       expect(post).toMatchObject({ method: "POST", body: "x", quorum: "any" })
       const getWithBody = yield* sendJson("PUT", `/api/v1/admin/monitors/${monitor.id}`, { method: "GET" })
       expect(getWithBody.body).toMatchObject({ _tag: "BadRequest", issues: [{ path: ["body"] }] })
-      expect(yield* client.monitors.update({ path: { id: monitor.id }, payload: { method: "GET", body: null } }))
+      expect(yield* client.monitors.update({ params: { id: monitor.id }, payload: { method: "GET", body: null } }))
         .toMatchObject({ method: "GET", body: null })
     }))
 
-  it.scoped("the scheduler's jobs carry the check fields with the real header values; an edit reschedules", () =>
+  it.effect("the scheduler's jobs carry the check fields with the real header values; an edit reschedules", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const { id: componentId } = yield* component
@@ -336,7 +336,7 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
 
       // A changed body, the header kept by its mask: published again at once with both.
       yield* client.monitors.update({
-        path: { id: http.id },
+        params: { id: http.id },
         payload: { body: "ping 2", headers: { Authorization: "********" } }
       })
       const republished = () => scheduler.jobsOf(http.id).some((job) => job.body === "ping 2")

@@ -4,9 +4,10 @@
  * component `degraded` (no downtime); a region whose probes all went silent leaves
  * `reportingRegions` and the quorum until it is heard from again.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, TestClock } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import type { ServiceUnavailable } from "../../src/domain/Errors.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
@@ -15,7 +16,7 @@ import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { checkResult, slotFrom, slotOf } from "../support/CheckResults.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
-const Stack = Layer.mergeAll(ResultIngest.Default, ProbeRegistry.Default).pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.mergeAll(ResultIngest.layer, ProbeRegistry.layer).pipe(Layer.provideMerge(TestServer()))
 
 /** A check of `region` due at `scheduledAt`: a success taking `durationMs`, or a 503. */
 const check = (monitorId: string, region: string, scheduledAt: number, outcome: number | "fail") =>
@@ -85,7 +86,7 @@ it.layer(Stack)("degraded monitors and reporting regions", (it) => {
       expect(interval?.endedAt).toBeInstanceOf(Date)
 
       // A slower threshold: fast again, up and operational.
-      yield* client.monitors.update({ path: { id: monitor.id }, payload: { degradedAboveMs: 1000 } })
+      yield* client.monitors.update({ params: { id: monitor.id }, payload: { degradedAboveMs: 1000 } })
       yield* round(monitor.id, { eu: 900, us: 900, ap: 900 })
       expect((yield* get).state).toBe("up")
       expect(yield* status).toBe("operational")

@@ -5,9 +5,10 @@
  */
 import { readFileSync } from "node:fs"
 
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Array as Arr, Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { jobIdOf } from "../../src/domain/CheckJob.js"
 import { migrationsDirectory } from "../../src/persistence/Migrations.js"
@@ -19,7 +20,7 @@ import { ApiClient, TestServer } from "../support/TestServer.js"
 
 const hour = 3_600_000
 
-const Stack = Layer.mergeAll(ResultIngest.Default, Uptime.Default).pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.mergeAll(ResultIngest.layer, Uptime.layer).pipe(Layer.provideMerge(TestServer()))
 
 /** The result of the monitor's run at or just before `at` (ingest admits runs on its slots only). */
 const result = (monitorId: string, at: number, ok: boolean) =>
@@ -29,7 +30,7 @@ const result = (monitorId: string, at: number, ok: boolean) =>
 const round = (outcomes: Record<string, boolean>) =>
   Effect.gen(function*() {
     yield* TestClock.adjust("1 minute")
-    const now = yield* TestClock.currentTimeMillis
+    const now = yield* Clock.currentTimeMillis
     yield* (yield* ResultIngest).ingest(Object.entries(outcomes).map(([id, ok]) => result(id, now - 30, ok)))
   })
 
@@ -83,8 +84,8 @@ it.layer(Stack)("removing and moving monitors", (it) => {
       expect(yield* statusOf(checkout.id)).toBe("partial_outage")
 
       const mark = yield* outboxMark
-      const deletedAt = yield* TestClock.currentTimeMillis
-      yield* client.monitors.remove({ path: { id: down! } })
+      const deletedAt = yield* Clock.currentTimeMillis
+      yield* client.monitors.remove({ params: { id: down! } })
 
       // Past downtime stays, closed at the deletion.
       const intervals = yield* intervalsOf(down!)
@@ -110,8 +111,8 @@ it.layer(Stack)("removing and moving monitors", (it) => {
       expect(yield* statusOf(search.id)).toBe("major_outage")
 
       const mark = yield* outboxMark
-      const deletedAt = yield* TestClock.currentTimeMillis
-      yield* client.monitors.remove({ path: { id: only! } })
+      const deletedAt = yield* Clock.currentTimeMillis
+      yield* client.monitors.remove({ params: { id: only! } })
       expect((yield* intervalsOf(only!)).map((i) => i.endedAt)).toEqual([new Date(deletedAt)])
       expect(yield* statusOf(search.id)).toBe("operational")
       expect(yield* statusEvents(mark)).toEqual([
@@ -129,12 +130,12 @@ it.layer(Stack)("removing and moving monitors", (it) => {
       const { component: mail, monitors: [first, second] } = yield* component(2)
       yield* round({ [first!]: false, [second!]: false })
       expect(yield* statusOf(mail.id)).toBe("major_outage")
-      yield* client.components.setStatus({ path: { id: mail.id }, payload: { status: "degraded" } })
+      yield* client.components.setStatus({ params: { id: mail.id }, payload: { status: "degraded" } })
 
       const mark = yield* outboxMark
-      const deletedAt = yield* TestClock.currentTimeMillis
-      yield* client.monitors.remove({ path: { id: first! } })
-      yield* client.monitors.remove({ path: { id: second! } })
+      const deletedAt = yield* Clock.currentTimeMillis
+      yield* client.monitors.remove({ params: { id: first! } })
+      yield* client.monitors.remove({ params: { id: second! } })
       // The intervals end all the same; the status is the operator's.
       expect((yield* intervalsOf(first!)).map((i) => i.endedAt)).toEqual([new Date(deletedAt)])
       expect((yield* intervalsOf(second!)).map((i) => i.endedAt)).toEqual([new Date(deletedAt)])
@@ -152,8 +153,8 @@ it.layer(Stack)("removing and moving monitors", (it) => {
       expect(yield* statusOf(to.id)).toBe("operational")
 
       const mark = yield* outboxMark
-      const movedAt = yield* TestClock.currentTimeMillis
-      const moved = yield* client.monitors.update({ path: { id: moving! }, payload: { componentId: to.id } })
+      const movedAt = yield* Clock.currentTimeMillis
+      const moved = yield* client.monitors.update({ params: { id: moving! }, payload: { componentId: to.id } })
       expect(moved).toMatchObject({ componentId: to.id, state: "down" })
 
       // Still failing: its downtime now counts for the new component, from the move on.
@@ -186,7 +187,7 @@ it.layer(Stack)("removing and moving monitors", (it) => {
       const { component: api, monitors: [down] } = yield* component(1)
       yield* round({ [down!]: false })
       const mark = yield* outboxMark
-      yield* client.monitors.update({ path: { id: down! }, payload: { componentId: api.id, intervalSeconds: 120 } })
+      yield* client.monitors.update({ params: { id: down! }, payload: { componentId: api.id, intervalSeconds: 120 } })
       expect((yield* intervalsOf(down!)).map((i) => i.endedAt)).toEqual([null])
       expect(yield* statusOf(api.id)).toBe("major_outage")
       expect(yield* statusEvents(mark)).toEqual([])
@@ -201,15 +202,15 @@ it.layer(Stack)("removing and moving monitors", (it) => {
           const { component: first, monitors: [deleted, moved, left] } = yield* component(3)
           const { component: second, monitors: [gone] } = yield* component(1)
           yield* round({ [deleted!]: false, [moved!]: false, [left!]: false, [gone!]: false })
-          const now = yield* TestClock.currentTimeMillis
+          const now = yield* Clock.currentTimeMillis
           const ingest = yield* ResultIngest
           yield* Effect.all([
             ingest.ingest([deleted!, moved!, left!, gone!].map((id) => result(id, now + 30, true))),
-            client.monitors.remove({ path: { id: deleted! } }),
-            client.monitors.update({ path: { id: moved! }, payload: { componentId: second.id } }).pipe(
+            client.monitors.remove({ params: { id: deleted! } }),
+            client.monitors.update({ params: { id: moved! }, payload: { componentId: second.id } }).pipe(
               Effect.catchTag("NotFound", () => Effect.void) // the component went first
             ),
-            client.components.remove({ path: { id: second.id } })
+            client.components.remove({ params: { id: second.id } })
           ], { concurrency: "unbounded", discard: true })
           // No interval left open on a component its monitor is not on.
           const stray = yield* sql<{ count: number }>`
@@ -225,12 +226,12 @@ it.layer(Stack)("removing and moving monitors", (it) => {
       const sql = yield* SqlClient.SqlClient
       const { component: legacy, monitors: [kept] } = yield* component(1)
       yield* round({ [kept!]: false })
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       // Deleted by the old code: the rows stayed, the monitors did not.
       const [checked, unchecked] = [`gone-${Math.random()}`, `gone-${Math.random()}`]
       yield* sql`insert into monitor_downtime ${
         sql.insert(
-          [checked, unchecked].map((monitorId) => ({
+          Arr.map([checked, unchecked] as const, (monitorId) => ({
             monitorId,
             componentId: legacy.id,
             startedAt: new Date(now - hour)
@@ -238,7 +239,7 @@ it.layer(Stack)("removing and moving monitors", (it) => {
         )
       }`
       yield* sql`insert into check_results ${
-        sql.insert([now - 50 * 60_000, now - 40 * 60_000].map((at) => ({
+        sql.insert(Arr.map([now - 50 * 60_000, now - 40 * 60_000] as const, (at) => ({
           jobId: jobIdOf(checked, at),
           region: "local",
           monitorId: checked,

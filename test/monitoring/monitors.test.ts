@@ -49,7 +49,7 @@ it.layer(TestServer())("monitors", (it) => {
         payload: { componentId, type: "http", url: "http://example.com", expectedStatusCode: 204 }
       })
       const slower = yield* client.monitors.update({
-        path: { id: monitor.id },
+        params: { id: monitor.id },
         payload: { intervalSeconds: 300, failureThreshold: 5 }
       })
       expect(slower).toMatchObject({
@@ -60,12 +60,12 @@ it.layer(TestServer())("monitors", (it) => {
       })
 
       const tcp = yield* client.monitors.update({
-        path: { id: monitor.id },
+        params: { id: monitor.id },
         payload: { type: "tcp", url: "tcp://example.com:443" }
       })
       expect(tcp).toMatchObject({ type: "tcp", expectedStatusCode: null })
       const back = yield* client.monitors.update({
-        path: { id: monitor.id },
+        params: { id: monitor.id },
         payload: { type: "http", url: "https://example.com" }
       })
       expect(back.expectedStatusCode).toBe(200)
@@ -82,7 +82,7 @@ it.layer(TestServer())("monitors", (it) => {
       const monitor = yield* client.monitors.create({
         payload: { componentId: owner.id, type: "tcp", url: "a.example:80" }
       })
-      yield* client.components.remove({ path: { id: owner.id } })
+      yield* client.components.remove({ params: { id: owner.id } })
       expect((yield* client.monitors.list()).map((m) => m.id)).not.toContain(monitor.id)
     }))
 
@@ -155,7 +155,7 @@ it.layer(TestServer())("monitors", (it) => {
       expect(noCode.body).toMatchObject({ _tag: "BadRequest", issues: [{ path: ["expectedStatusCode"] }] })
       // Region names are what PROBE_REGION allows.
       const regions = ["eu_west-2", "r".repeat(63)]
-      expect((yield* client.monitors.update({ path: { id: monitor.id }, payload: { regions } })).regions).toEqual(
+      expect((yield* client.monitors.update({ params: { id: monitor.id }, payload: { regions } })).regions).toEqual(
         regions
       )
     }))

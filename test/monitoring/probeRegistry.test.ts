@@ -8,9 +8,10 @@
  * region's heartbeats failing does not lose another's; a region heard from while a read of the
  * offline regions is under way counts at once.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Deferred, Duration, Effect, Either, Fiber, Layer, Schema, TestClock } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Layer, Result, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { forgetProbeAfter } from "../../src/domain/Probe.js"
 import { offlineAfter, ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
@@ -29,7 +30,7 @@ import { ApiClient, TestServer } from "../support/TestServer.js"
 
 /** A heartbeat of `name` sent now (by the TestClock), started `startedAt`. */
 const beat = (region: string, name: string, fields: Partial<ConstructorParameters<typeof ProbeHeartbeat>[0]> = {}) =>
-  Effect.map(TestClock.currentTimeMillis, (now) => ({
+  Effect.map(Clock.currentTimeMillis, (now) => ({
     region,
     heartbeat: new ProbeHeartbeat({
       name,
@@ -62,13 +63,13 @@ const names = (prefix: string, count: number, from = 0) =>
   Array.from({ length: count }, (_, i) => `${prefix}-${from + i}`)
 
 /** Waits past the offlineRegions cache so the next read is fresh. */
-const pastCache = TestClock.adjust(Duration.sum(offlineRegionsCacheTtl, "1 second"))
+const pastCache = TestClock.adjust(Duration.sum(offlineRegionsCacheTtl, Duration.seconds(1)))
 
-it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe registry", (it) => {
+it.layer(ProbeRegistry.layer.pipe(Layer.provideMerge(TestServer())))("probe registry", (it) => {
   it.effect("a heartbeat makes a probe online, by the server's clock; 30 s of silence makes it offline", () =>
     Effect.gen(function*() {
       const registry = yield* ProbeRegistry
-      const received = yield* TestClock.currentTimeMillis
+      const received = yield* Clock.currentTimeMillis
       // The probe's clock is an hour behind: lastSeenAt is the server's time, not sentAt.
       const wrongClock = yield* beat("online-test", "p1", { sentAt: received - 3_600_000 })
       yield* registry.recordHeartbeats([wrongClock])
@@ -141,7 +142,7 @@ it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe re
 
       // The probe restarts on a new version: one row, the new run's figures.
       yield* TestClock.adjust("5 seconds")
-      const restartedAt = yield* TestClock.currentTimeMillis
+      const restartedAt = yield* Clock.currentTimeMillis
       const restarted = yield* beat("restart", "r1", { version: "1.1.0", startedAt: restartedAt, checksLastMinute: 0 })
       yield* registry.recordHeartbeats([restarted])
       const probes = (yield* registry.list()).filter((p) => p.region === "restart")
@@ -166,7 +167,7 @@ it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe re
   it.effect("one batch with several heartbeats of a probe keeps the latest", () =>
     Effect.gen(function*() {
       const registry = yield* ProbeRegistry
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const older = yield* beat("batch", "b1", { sentAt: now - 10_000, checksLastMinute: 1 })
       const newer = yield* beat("batch", "b1", { sentAt: now, checksLastMinute: 2 })
       yield* registry.recordHeartbeats([newer, older, yield* beat("batch", "b2"), yield* beat("batch-other", "b1")])
@@ -199,9 +200,9 @@ it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe re
       lagMs: 0,
       inFlight: 0
     }
-    const decode = Schema.decodeUnknownEither(ProbeHeartbeat)
-    expect(Either.isRight(decode(wire))).toBe(true)
-    expect(Either.isRight(decode({ ...wire, name: "x".repeat(128), version: "v".repeat(64) }))).toBe(true)
+    const decode = Schema.decodeUnknownResult(ProbeHeartbeat)
+    expect(Result.isSuccess(decode(wire))).toBe(true)
+    expect(Result.isSuccess(decode({ ...wire, name: "x".repeat(128), version: "v".repeat(64) }))).toBe(true)
     for (
       const bad of [
         { name: "x\u0000" },
@@ -215,7 +216,7 @@ it.layer(ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer())))("probe re
         { version: "v".repeat(65) }
       ]
     ) {
-      expect(Either.isLeft(decode({ ...wire, ...bad })), JSON.stringify(bad)).toBe(true)
+      expect(Result.isFailure(decode({ ...wire, ...bad })), JSON.stringify(bad)).toBe(true)
     }
   })
 
@@ -314,17 +315,17 @@ let held: { readonly read: Deferred.Deferred<void>; readonly release: Deferred.D
 const HeldReads = Layer.effect(
   ProbesRepo,
   Effect.map(ProbesRepo, (repo) =>
-    ProbesRepo.make({
+    ProbesRepo.of({
       ...repo,
       lastSeenByRegion: () =>
         Effect.tap(repo.lastSeenByRegion(), () => {
           const hold = held
           return hold === undefined
             ? Effect.void
-            : Effect.zipRight(Deferred.succeed(hold.read, undefined), Deferred.await(hold.release))
+            : Effect.andThen(Deferred.succeed(hold.read, undefined), Deferred.await(hold.release))
         })
     }))
-).pipe(Layer.provide(ProbesRepo.Default))
+).pipe(Layer.provide(ProbesRepo.layer))
 
 it.layer(TestServer())(
   "probe registry, a read under way",
@@ -333,14 +334,14 @@ it.layer(TestServer())(
       Effect.gen(function*() {
         // A registry of its own (the server has one), over the repository whose reads can be held.
         const registry = yield* ProbeRegistry.pipe(
-          Effect.provide(ProbeRegistry.DefaultWithoutDependencies.pipe(Layer.provide(HeldReads)))
+          Effect.provide(ProbeRegistry.layerWithoutDependencies.pipe(Layer.provide(HeldReads)), { local: true })
         )
         yield* registry.recordHeartbeats([yield* beat("comeback", "c1")])
         yield* TestClock.adjust(Duration.millis(offlineAfter + 1))
         // A read finds the region silent; before it answers, the region's heartbeat is stored.
         const hold = { read: yield* Deferred.make<void>(), release: yield* Deferred.make<void>() }
         held = hold
-        const reading = yield* Effect.fork(registry.offlineRegions())
+        const reading = yield* Effect.forkChild(registry.offlineRegions())
         yield* Deferred.await(hold.read)
         held = undefined
         yield* registry.recordHeartbeats([yield* beat("comeback", "c1")])
@@ -352,7 +353,7 @@ it.layer(TestServer())(
   }
 )
 
-it.layer(Housekeeping.pipe(Layer.provideMerge(ProbeRegistry.Default), Layer.provideMerge(TestServer())))(
+it.layer(Housekeeping.pipe(Layer.provideMerge(ProbeRegistry.layer), Layer.provideMerge(TestServer())))(
   "probe registry housekeeping",
   (it) => {
     it.effect("forgets probes silent for 7 days and keeps the others", () =>
@@ -361,7 +362,7 @@ it.layer(Housekeeping.pipe(Layer.provideMerge(ProbeRegistry.Default), Layer.prov
         const sql = yield* SqlClient.SqlClient
         yield* registry.recordHeartbeats([yield* beat("kept", "k1"), yield* beat("forgotten", "f1")])
         // The last heartbeat of f1 was 7 days and a minute ago, of k1 6 days ago.
-        const now = yield* TestClock.currentTimeMillis
+        const now = yield* Clock.currentTimeMillis
         const forgetMillis = Duration.toMillis(forgetProbeAfter)
         yield* sql`update probes set last_seen_at = ${new Date(now - forgetMillis - 60_000)} where name = 'f1'`
         yield* sql`update probes set last_seen_at = ${new Date(now - forgetMillis + 86_400_000)} where name = 'k1'`
@@ -377,7 +378,7 @@ it.layer(Housekeeping.pipe(Layer.provideMerge(ProbeRegistry.Default), Layer.prov
   }
 )
 
-it.layer(ResultIngest.Default.pipe(Layer.provideMerge(ProbeRegistry.Default), Layer.provideMerge(TestServer())))(
+it.layer(ResultIngest.layer.pipe(Layer.provideMerge(ProbeRegistry.layer), Layer.provideMerge(TestServer())))(
   "probe registry and quorum",
   (it) => {
     it.effect("ingest leaves out a region whose probes are all offline: no data, not a failing region", () =>
@@ -399,7 +400,7 @@ it.layer(ResultIngest.Default.pipe(Layer.provideMerge(ProbeRegistry.Default), La
 
         // Both regions online: one failure of two is no majority (nor is one success). The clock
         // moves to one of the monitor's slots (every 60 s, shifted by its id): runs are admitted only there.
-        const clock = yield* TestClock.currentTimeMillis
+        const clock = yield* Clock.currentTimeMillis
         const start = slotAt(monitor.id, 60_000, clock + 59_999)
         yield* TestClock.adjust(start - clock)
         yield* registry.recordHeartbeats([yield* beat("quorum-a", "a1"), yield* beat("quorum-b", "b1")])

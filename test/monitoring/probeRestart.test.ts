@@ -8,9 +8,9 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { CheckJob } from "../../src/domain/CheckJob.js"
 import { slotAt } from "../../src/domain/Slots.js"
@@ -19,19 +19,20 @@ import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { type Service, startService } from "../support/ChildProcess.js"
 import { eventually, realPause } from "../support/Eventually.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { storedRuns } from "../support/StoredRuns.js"
 import { LiveTestServer } from "../support/TestServer.js"
 
 const claimIdleMs = 500
 
-class Prefix extends Context.Tag("test/RestartPrefix")<Prefix, string>() {}
-const PrefixLive = Layer.scoped(Prefix, Effect.map(redisPrefix, ({ prefix }) => prefix))
+class Prefix extends Context.Service<Prefix, string>()("test/RestartPrefix") {}
+const PrefixLive = Layer.effect(Prefix, Effect.map(redisPrefix, ({ prefix }) => prefix))
 
 /** A target that never answers its first `hung` requests (the doomed probe's checks stay in flight). */
-class Target extends Context.Tag("test/RestartTarget")<Target, { url: string; requests: () => number }>() {}
+class Target extends Context.Service<Target, { url: string; requests: () => number }>()("test/RestartTarget") {}
 const hung = 3
-const TargetLive = Layer.scoped(
+const TargetLive = Layer.effect(
   Target,
   Effect.acquireRelease(
     Effect.promise(async () => {
@@ -52,9 +53,9 @@ const TargetLive = Layer.scoped(
 
 const Fleet = IngestConsumer.pipe(
   Layer.provideMerge(
-    Layer.unwrapEffect(Effect.map(Prefix, (prefix) => RedisJobTransport.layer({ url: redisUrl, prefix })))
+    Layer.unwrap(Effect.map(Prefix, (prefix) => RedisJobTransport.layer({ url: redisUrl, prefix })))
   ),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)),
+  Layer.provide(minimumLogLevel("Warn")),
   Layer.provideMerge(LiveTestServer({ QUEUE_CLAIM_IDLE_MS: String(claimIdleMs) })),
   Layer.provideMerge(PrefixLive),
   Layer.merge(TargetLive)
@@ -82,7 +83,7 @@ const startProbe = (name: string) =>
         })
     )
     const ready = yield* eventually(Effect.sync(() => probe.output().includes("probe ready")), (ok) => ok, 30_000)
-    if (!ready) return yield* Effect.dieMessage(`${name} did not start:\n${probe.output()}`)
+    if (!ready) return yield* Effect.die(new Error(`${name} did not start:\n${probe.output()}`))
     return probe
   })
 
@@ -119,7 +120,7 @@ const monitorsOf = (list: ReadonlyArray<CheckJob>) =>
   })
 
 layer(Fleet, { excludeTestServices: true, timeout: "90 seconds" })("a region without a live probe", (it) => {
-  it.scoped(
+  it.effect(
     "a probe started after the interval records the backlog as misses: one per run, no result",
     () =>
       Effect.gen(function*() {

@@ -3,14 +3,15 @@
  * documented shape, sorted by region then name, `online` by the server's clock.
  */
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { ProbeRegistry } from "../../src/services/monitoring/ProbeRegistry.js"
 import { adminVariables, sessionCookieHeader } from "../support/Auth.js"
 import { ApiClient, sendAnonymous, sendJson, TestServer } from "../support/TestServer.js"
 
-const Stack = ProbeRegistry.Default.pipe(Layer.provideMerge(TestServer(adminVariables)))
+const Stack = ProbeRegistry.layer.pipe(Layer.provideMerge(TestServer(adminVariables)))
 
 const heartbeat = (region: string, name: string, startedAt: number, sentAt: number) => ({
   region,
@@ -47,10 +48,10 @@ it.layer(Stack)("probes API", (it) => {
   it.effect("lists every probe in the documented shape, by region then name, online or not", () =>
     Effect.gen(function*() {
       const registry = yield* ProbeRegistry
-      const start = yield* TestClock.currentTimeMillis
+      const start = yield* Clock.currentTimeMillis
       yield* registry.recordHeartbeats([heartbeat("us-east", "use-1", start - 5_000, start)])
       yield* TestClock.adjust("40 seconds")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       yield* registry.recordHeartbeats([
         heartbeat("us-east", "use-0", now - 1_000, now),
         heartbeat("eu-west", "euw-2", now - 1_000, now),

@@ -8,19 +8,20 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
 import { expect, layer } from "@effect/vitest"
-import { DateTime, Effect, Layer, Logger, LogLevel } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { eventually, realPause } from "../support/Eventually.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { OwnRedisLive, OwnRedisServer } from "../support/RedisServer.js"
 import { ApiClient, LiveTestServer, sendAnonymous } from "../support/TestServer.js"
 
-class Target extends Effect.Tag("test/RestartTarget")<Target, { url: string; requests: () => number }>() {}
+class Target extends Context.Service<Target, { url: string; requests: () => number }>()("test/RestartTarget") {}
 
-const TargetLive = Layer.scoped(
+const TargetLive = Layer.effect(
   Target,
   Effect.acquireRelease(
     Effect.promise(async () => {
@@ -36,7 +37,7 @@ const TargetLive = Layer.scoped(
   )
 )
 
-const Transport = Layer.unwrapEffect(Effect.map(OwnRedisServer, (redis) => RedisJobTransport.layer({ url: redis.url })))
+const Transport = Layer.unwrap(Effect.map(OwnRedisServer, (redis) => RedisJobTransport.layer({ url: redis.url })))
 
 const Fleet = Layer.mergeAll(
   CheckScheduler,
@@ -45,7 +46,7 @@ const Fleet = Layer.mergeAll(
 ).pipe(
   Layer.provide(Transport),
   // The outage makes every fiber log its failed attempts; the assertions say what matters.
-  Layer.provide(Logger.minimumLogLevel(LogLevel.None)),
+  Layer.provide(minimumLogLevel("None")),
   Layer.provideMerge(LiveTestServer({ QUEUE_CLAIM_IDLE_MS: "2000" })),
   Layer.provideMerge(OwnRedisLive),
   Layer.merge(TargetLive)

@@ -4,9 +4,11 @@
  * once; the public endpoint, the admin endpoint and the status page's chart answer from those
  * rollups alone; housekeeping drops expired rollups.
  */
-import { SqlClient } from "@effect/sql"
+import { PgTypes } from "@effect/sql-pg"
 import { expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Layer, TestClock } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import type { CheckResult } from "../../src/domain/CheckJob.js"
 import { bucketBounds, bucketCount, relativeError } from "../../src/domain/ResponseTimeHistogram.js"
@@ -21,7 +23,7 @@ import { checkResult, slotFrom } from "../support/CheckResults.js"
 import { asleepUntil, eventually, realPause } from "../support/Eventually.js"
 import { ApiClient, sendAnonymous, sendJson, TestServer } from "../support/TestServer.js"
 
-const Stack = Layer.mergeAll(ResultIngest.Default, ResponseTimes.Default, ResponseTimesRepo.Default, ChecksRepo.Default)
+const Stack = Layer.mergeAll(ResultIngest.layer, ResponseTimes.layer, ResponseTimesRepo.layer, ChecksRepo.layer)
   .pipe(Layer.provideMerge(TestServer()))
 
 /**
@@ -132,44 +134,44 @@ it.layer(Stack)("response times", (it) => {
 
       // The typed client decodes the same answer.
       const client = yield* ApiClient
-      const daily = yield* client.status.responseTimes({ path: { id: component.id }, urlParams: { period: "30d" } })
+      const daily = yield* client.status.responseTimes({ params: { id: component.id }, query: { period: "30d" } })
       expect(daily.period).toBe("30d")
       expect(daily.regions.map((region) => ({
         region: region.region,
-        days: region.points.map((point) => [point.at.epochMillis, point.count])
+        days: region.points.map((point) => [point.at.epochMilliseconds, point.count])
       }))).toEqual([
         { region: "eu-west", days: [[at(-day), 4], [at(0), 2]] },
         { region: "us-east", days: [[at(0), 2]] }
       ])
-      const week = yield* client.status.responseTimes({ path: { id: component.id }, urlParams: { period: "7d" } })
+      const week = yield* client.status.responseTimes({ params: { id: component.id }, query: { period: "7d" } })
       expect(week.regions.map((region) => region.points.length)).toEqual([3, 1])
 
       // Raw checks are not read: with them gone, the answers are the same once the cache expires.
       const sql = yield* SqlClient.SqlClient
       yield* sql`delete from check_results where monitor_id = ${monitor.id}`
       yield* TestClock.adjust("5 seconds")
-      const again = yield* client.status.responseTimes({ path: { id: component.id }, urlParams: { period: "30d" } })
+      const again = yield* client.status.responseTimes({ params: { id: component.id }, query: { period: "30d" } })
       expect(again.regions).toEqual(daily.regions)
 
       // The admin endpoint answers per monitor, the same figures.
-      const ofMonitor = yield* client.responseTimes.ofMonitor({ path: { id: monitor.id }, urlParams: {} })
+      const ofMonitor = yield* client.responseTimes.ofMonitor({ params: { id: monitor.id }, query: {} })
       expect(ofMonitor.monitorId).toBe(monitor.id)
       expect(ofMonitor.regions).toEqual(
-        (yield* client.status.responseTimes({ path: { id: component.id }, urlParams: {} })).regions
+        (yield* client.status.responseTimes({ params: { id: component.id }, query: {} })).regions
       )
     }))
 
   it.effect("a window moves with the clock: hours older than 24 leave the 24h answer", () =>
     Effect.gen(function*() {
       const { component, monitor } = yield* monitored("Search")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const hourStart = Math.floor(now / hour) * hour
       yield* ingestAndFold([run(monitor.id, "eu-west", hourStart, 80)])
       const client = yield* ApiClient
       const points = (period: "24h" | "7d") =>
         Effect.map(
-          client.status.responseTimes({ path: { id: component.id }, urlParams: { period } }),
-          (answer) => answer.regions.flatMap((region) => region.points.map((point) => point.at.epochMillis))
+          client.status.responseTimes({ params: { id: component.id }, query: { period } }),
+          (answer) => answer.regions.flatMap((region) => region.points.map((point) => point.at.epochMilliseconds))
         )
       expect(yield* points("24h")).toEqual([hourStart])
       yield* TestClock.adjust(23 * hour)
@@ -195,7 +197,7 @@ it.layer(Stack)("response times", (it) => {
       const { component: shown } = yield* monitored("Shown then hidden")
       const url = `/api/v1/status/components/${shown.id}/response-times`
       expect((yield* sendAnonymous("GET", url)).status).toBe(200)
-      yield* client.components.update({ path: { id: shown.id }, payload: { isPublic: false } })
+      yield* client.components.update({ params: { id: shown.id }, payload: { isPublic: false } })
       expect((yield* sendAnonymous("GET", url)).status).toBe(404)
 
       const { component: open } = yield* monitored("Open")
@@ -219,7 +221,7 @@ it.layer(Stack)("response times", (it) => {
       const { component, monitor } = yield* monitored("Storefront <API>")
       const client = yield* ApiClient
       const plain = yield* client.components.create({ payload: { name: "No monitors here" } })
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const hourStart = Math.floor(now / hour) * hour
       yield* ingestAndFold([
         run(monitor.id, "eu-west", hourStart - 2 * hour, 120),
@@ -255,7 +257,7 @@ it.layer(Stack)("response times", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored("Old")
       const sql = yield* SqlClient.SqlClient
-      const start = yield* TestClock.currentTimeMillis
+      const start = yield* Clock.currentTimeMillis
       yield* ingestAndFold([run(monitor.id, "eu-west", Math.floor(start / minute) * minute, 90)])
       const stored = () =>
         Effect.map(
@@ -266,7 +268,7 @@ it.layer(Stack)("response times", (it) => {
       expect(yield* stored()).toEqual(["day", "hour"])
       // A pass runs as housekeeping starts: it is started after each move of the clock.
       const afterPass = (done: (rows: Array<string>) => boolean) =>
-        eventually(stored(), done).pipe(Effect.provide(Housekeeping), Effect.scoped)
+        eventually(stored(), done).pipe(Effect.provide(Housekeeping, { local: true }), Effect.scoped)
       yield* TestClock.adjust(keepHourlyMillis - hour)
       expect(yield* afterPass((rows) => rows.length === 2)).toEqual(["day", "hour"])
       yield* TestClock.adjust(2 * hour)
@@ -280,7 +282,7 @@ it.layer(Stack)("response times", (it) => {
       const { monitor } = yield* monitored("Exact")
       const repo = yield* ResponseTimesRepo
       const responseTimes = yield* ResponseTimes
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const hourStart = Math.floor(now / hour) * hour
       // Three batches over two regions, hours and (for the daily rows) days, with failures and a phase missing.
       const batches = [0, 1, 2].map((batch) =>
@@ -338,7 +340,9 @@ it.layer(Stack)("response times", (it) => {
       const sql = yield* SqlClient.SqlClient
       yield* sql`
         insert into response_time_pending (monitor_id, region, scheduled_at, duration_ms)
-        select ${monitor.id}, 'eu-west', ${new Date(scheduledAt)}, d from unnest(${durations}::float8[]) as d`
+        select ${monitor.id}, 'eu-west', ${new Date(scheduledAt)}, d from unnest(${
+        durations.map((d) => PgTypes.float8(d))
+      }::float8[]) as d`
       expect(yield* (yield* ResponseTimes).fold()).toBe(durations.length)
 
       const [expected] = rollUp(durations.map((durationMs) => ({
@@ -360,7 +364,7 @@ it.layer(Stack)("response times", (it) => {
     Effect.gen(function*() {
       const kept = yield* monitored("Kept")
       const gone = yield* monitored("Gone")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const minuteStart = Math.floor(now / minute) * minute
       yield* (yield* ResultIngest).ingest([
         run(kept.monitor.id, "eu-west", minuteStart, 100),
@@ -372,7 +376,7 @@ it.layer(Stack)("response times", (it) => {
         select monitor_id from response_time_pending
         where monitor_id in (${kept.monitor.id}, ${gone.monitor.id}) order by monitor_id`
       expect((yield* pending).length).toBe(3)
-      yield* (yield* ApiClient).monitors.remove({ path: { id: gone.monitor.id } })
+      yield* (yield* ApiClient).monitors.remove({ params: { id: gone.monitor.id } })
 
       expect(yield* (yield* ResponseTimes).fold()).toBe(1)
       expect(yield* pending).toEqual([])
@@ -385,7 +389,7 @@ it.layer(Stack)("response times", (it) => {
   it.effect("folds running at once count each row once", () =>
     Effect.gen(function*() {
       const monitors = yield* Effect.all([1, 2, 3, 4].map((i) => monitored(`Busy ${i}`)))
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const hourStart = Math.floor(now / hour) * hour
       const results = monitors.flatMap(({ monitor }, m) =>
         Array.from({ length: 150 }, (_, i) =>
@@ -422,7 +426,7 @@ it.layer(Stack)("response times", (it) => {
     Effect.gen(function*() {
       const held = yield* monitored("Held")
       const free = yield* monitored("Free")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const minuteStart = Math.floor(now / minute) * minute
       yield* (yield* ResultIngest).ingest([
         run(held.monitor.id, "eu-west", minuteStart, 100),
@@ -433,7 +437,7 @@ it.layer(Stack)("response times", (it) => {
       // Another transaction locks the monitor as ingest does, until told to finish.
       const locked = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+      const holder = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function*() {
         yield* sql`select id from monitors where id = ${held.monitor.id} for update`
         yield* Deferred.succeed(locked, undefined)
         yield* Deferred.await(release)
@@ -459,7 +463,7 @@ it.layer(Stack)("response times", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored("Folded by the fiber")
       const sql = yield* SqlClient.SqlClient
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const minuteStart = Math.floor(now / minute) * minute
       const ingest = yield* ResultIngest
       yield* ingest.ingest([run(monitor.id, "eu-west", minuteStart, 100)])
@@ -480,6 +484,6 @@ it.layer(Stack)("response times", (it) => {
         expect(yield* counted).toBe(1)
         yield* TestClock.adjust(Duration.millis(1))
         expect(yield* eventually(counted, (count) => count === 2)).toBe(2)
-      }).pipe(Effect.provide(ResponseTimeRollups), Effect.scoped)
+      }).pipe(Effect.provide(ResponseTimeRollups, { local: true }), Effect.scoped)
     }))
 })

@@ -5,9 +5,10 @@
  * and daily ones older than 400 days (docs/monitor-fleet.md, "Uptime"). What must be gone and
  * what must stay is computed from the times the test chose and the clock, never read back.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Chunk, DateTime, Effect, Layer, TestClock } from "effect"
+import { Array as Arr, Clock, DateTime, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
 import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
@@ -15,7 +16,7 @@ import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
-import { asleepUntil, eventually } from "../support/Eventually.js"
+import { asleepUntil, eventually, testClockSleeps } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
@@ -25,16 +26,16 @@ const day = 24 * hour
 const floorTo = (at: number, length: number) => Math.floor(at / length) * length
 
 /** The TestClock's pending wake-ups. */
-const sleeps = Effect.map(TestClock.sleeps(), Chunk.toReadonlyArray)
+const sleeps = testClockSleeps
 
 // Ingest reads from Redis (a stream prefix of its own), whose blocking reads wait in real time:
 // on the TestClock only the retention pass sleeps.
-const Transport = Layer.unwrapScoped(
+const Transport = Layer.unwrap(
   Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix }))
 )
 const retentionDays = 3
 const ResultsStack = IngestConsumer.pipe(
-  Layer.provideMerge(ChecksRepo.Default),
+  Layer.provideMerge(ChecksRepo.layer),
   Layer.provideMerge(Transport),
   Layer.provideMerge(TestServer({ RESULTS_RETENTION_DAYS: String(retentionDays) }))
 )
@@ -42,7 +43,7 @@ const ResultsStack = IngestConsumer.pipe(
 it.layer(ResultsStack)("retention of raw results", (it) => {
   it.effect("RESULTS_RETENTION_DAYS=3: each hourly pass deletes the runs scheduled more than 3 days before it", () =>
     Effect.gen(function*() {
-      const start = yield* TestClock.currentTimeMillis
+      const start = yield* Clock.currentTimeMillis
       // The pass at start-up is over; the next one is due in an hour.
       yield* asleepUntil(start + hour)
 
@@ -72,7 +73,7 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
 
       /** The runs the API lists. */
       const listed = Effect.map(
-        client.monitors.results({ path: { id: monitor.id }, urlParams: {} }),
+        client.monitors.results({ params: { id: monitor.id }, query: {} }),
         (runs) => runs.map((run) => `${run.outcome} ${run.region} ${DateTime.toEpochMillis(run.scheduledAt)}`).sort()
       )
       const all = scheduled.flatMap((at) => [`checked eu ${at}`, `missed us ${at}`]).sort()
@@ -102,7 +103,7 @@ it.layer(RollupsStack)("retention of uptime rollups", (it) => {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
       const component = yield* client.components.create({ payload: { name: "Rolled up" } })
-      const start = yield* TestClock.currentTimeMillis
+      const start = yield* Clock.currentTimeMillis
 
       /**
        * Moves the clock to `at` with one pass of the aggregation in its last minute: the clock
@@ -112,7 +113,7 @@ it.layer(RollupsStack)("retention of uptime rollups", (it) => {
        */
       const passBefore = (at: number) =>
         Effect.gen(function*() {
-          yield* TestClock.adjust(at - minute - (yield* TestClock.currentTimeMillis))
+          yield* TestClock.adjust(at - minute - (yield* Clock.currentTimeMillis))
           const armed = yield* eventually(sleeps, (list) => list.some((t) => t > at - minute && t <= at), 10_000)
           expect(armed.some((t) => t > at - minute && t <= at), "the aggregation re-armed").toBe(true)
           yield* TestClock.adjust(minute)
@@ -122,13 +123,16 @@ it.layer(RollupsStack)("retention of uptime rollups", (it) => {
       // Half past the next hour, and the hour after it on the same day.
       let firstPass = floorTo(start, hour) + hour + 30 * minute
       if (firstPass + hour > floorTo(firstPass, day) + day) firstPass += hour
-      const hourly = [46, 47, 48, 49].map((hours) => floorTo(firstPass, hour) - hours * hour)
-      const daily = [398, 399, 400, 401].map((days) => floorTo(firstPass, day) - days * day)
+      const hourly = Arr.map([46, 47, 48, 49] as const, (hours) => floorTo(firstPass, hour) - hours * hour)
+      const daily = Arr.map([398, 399, 400, 401] as const, (days) => floorTo(firstPass, day) - days * day)
       yield* sql`insert into uptime_rollups ${
-        sql.insert([
-          ...hourly.map((at) => ({ granularity: "hour", bucketStart: new Date(at) })),
-          ...daily.map((at) => ({ granularity: "day", bucketStart: new Date(at) }))
-        ].map((row) => ({ ...row, componentId: component.id, observedSeconds: 3600, downtimeSeconds: 0 })))
+        sql.insert(Arr.map(
+          Arr.appendAll(
+            Arr.map(hourly, (at) => ({ granularity: "hour", bucketStart: new Date(at) })),
+            Arr.map(daily, (at) => ({ granularity: "day", bucketStart: new Date(at) }))
+          ),
+          (row) => ({ ...row, componentId: component.id, observedSeconds: 3600, downtimeSeconds: 0 })
+        ))
       }`
 
       const stored = Effect.map(

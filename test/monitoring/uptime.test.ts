@@ -1,6 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Array as Arr, Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
@@ -21,7 +22,7 @@ const rewriteHistory = (componentId: string, now: number, changes: ReadonlyArray
     yield* sql`update components set created_at = ${created} where id = ${componentId}`
     yield* sql`delete from component_status_history where component_id = ${componentId}`
     yield* sql`insert into component_status_history ${
-      sql.insert([[created.getTime(), "operational"] as const, ...changes].map(([at, status]) => ({
+      sql.insert(Arr.map(Arr.prepend(changes, [created.getTime(), "operational"] as const), ([at, status]) => ({
         componentId,
         status,
         startedAt: new Date(at)
@@ -37,23 +38,23 @@ it.layer(Stack)("uptime", (it) => {
       yield* client.components.create({ payload: { name: "Hidden", isPublic: false } })
       yield* TestClock.adjust("1 minute")
 
-      const records = yield* client.status.uptime({ urlParams: {} })
+      const records = yield* client.status.uptime({ query: {} })
       expect(records).toEqual([{ componentId: shown.id, componentName: "Shown", uptimePercentage: 100, period: "90d" }])
       for (const period of ["24h", "7d", "30d", "90d"] as const) {
-        expect((yield* client.status.uptime({ urlParams: { period } }))[0]?.period).toBe(period)
+        expect((yield* client.status.uptime({ query: { period } }))[0]?.period).toBe(period)
       }
       for (const bad of ["1h", "90D", "", "90d&period=7d"]) {
         const response = yield* sendJson("GET", `/api/v1/status/uptime?period=${bad}`)
         expect(response.status, bad).toBe(400)
       }
-      yield* client.components.remove({ path: { id: shown.id } })
+      yield* client.components.remove({ params: { id: shown.id } })
     }))
 
   it.effect("weighs a past outage over the period, from rollups only", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const component = yield* client.components.create({ payload: { name: "Checkout" } })
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       // A 36-minute major outage and a 60-minute partial one, ending three hours ago.
       yield* rewriteHistory(component.id, now, [
         [now - 5 * hour, "major_outage"],
@@ -62,7 +63,7 @@ it.layer(Stack)("uptime", (it) => {
       ])
       const downtime = 36 * 60 + 0.3 * 60 * 60
       const uptime = (period: "24h" | "7d") =>
-        Effect.map(client.status.uptime({ urlParams: { period } }), (records) =>
+        Effect.map(client.status.uptime({ query: { period } }), (records) =>
           records.find((r) => r.componentId === component.id)!)
       yield* asleepUntil(now + minute)
       yield* TestClock.adjust("1 minute") // the aggregation fiber runs
@@ -87,12 +88,12 @@ it.layer(Stack)("uptime", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const component = yield* client.components.create({ payload: { name: "Search" } })
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       yield* rewriteHistory(component.id, now, [[now, "major_outage"]])
       yield* asleepUntil(now + minute)
       yield* TestClock.adjust("2 minutes")
       const record = yield* eventually(
-        Effect.map(client.status.uptime({ urlParams: { period: "24h" } }), (records) =>
+        Effect.map(client.status.uptime({ query: { period: "24h" } }), (records) =>
           records.find((r) => r.componentId === component.id)!),
         (found) =>
           found.uptimePercentage < 100
@@ -101,16 +102,16 @@ it.layer(Stack)("uptime", (it) => {
     }))
 })
 
-it.layer(Uptime.Default.pipe(Layer.provideMerge(TestServer())))("uptime refreshes", (it) => {
+it.layer(Uptime.layer.pipe(Layer.provideMerge(TestServer())))("uptime refreshes", (it) => {
   it.effect("finish an hour once after it closes, then leave it alone unless a change is dated in it", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
       const uptime = yield* Uptime
       const component = yield* client.components.create({ payload: { name: "Ledger" } })
-      yield* rewriteHistory(component.id, yield* TestClock.currentTimeMillis, [])
+      yield* rewriteHistory(component.id, yield* Clock.currentTimeMillis, [])
       // The next hour's start at least a minute ahead: the test moves the clock to a minute before it.
-      const closing = Math.ceil(((yield* TestClock.currentTimeMillis) + minute) / hour) * hour
+      const closing = Math.ceil(((yield* Clock.currentTimeMillis) + minute) / hour) * hour
       const observed = (bucketStart: number) =>
         Effect.map(
           sql<{ observedSeconds: number }>`
@@ -120,7 +121,7 @@ it.layer(Uptime.Default.pipe(Layer.provideMerge(TestServer())))("uptime refreshe
         )
       const refreshAt = (at: number) =>
         Effect.gen(function*() {
-          yield* TestClock.adjust(at - (yield* TestClock.currentTimeMillis))
+          yield* TestClock.adjust(at - (yield* Clock.currentTimeMillis))
           yield* uptime.refresh
         })
 

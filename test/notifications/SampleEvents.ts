@@ -5,7 +5,7 @@ import type { NotificationEvent, Sender } from "../../src/domain/NotificationEve
 
 export const sender: Sender = { name: "Acme Cloud", url: "https://status.acme.test" }
 
-const at = (iso: string) => DateTime.unsafeMake(iso)
+const at = (iso: string) => DateTime.makeUnsafe(iso)
 
 const incident = {
   id: "inc_1",

@@ -4,9 +4,9 @@
  * notification mail links to (its GET changes nothing; its POST changes the components or
  * unsubscribes, and a wrong token changes nothing).
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
 import { eventually, realPause } from "../support/Eventually.js"
@@ -16,7 +16,9 @@ import { sendJson } from "../support/TestServer.js"
 
 const post = (path: string, body: unknown) =>
   sendJson("POST", path, body).pipe(
-    Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    Effect.tap((response) =>
+      Effect.sync(() => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    )
   )
 
 const createComponent = (name: string, isPublic = true) =>

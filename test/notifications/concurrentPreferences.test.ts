@@ -4,10 +4,10 @@
  * saves, posted through the real preferences form, queue behind it; PostgreSQL's own view of who
  * waits for a lock says when both are waiting.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { SqlClient } from "effect/sql"
 
 import { eventually } from "../support/Eventually.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
@@ -49,7 +49,7 @@ const waitingOnSubscribers = (count: number) =>
     ))
 
 it.layer(TestServer())("concurrent preference saves", (it) => {
-  it.scoped("two saves of one subscriber's components: the last one wins whole", () =>
+  it.effect("two saves of one subscriber's components: the last one wins whole", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
@@ -78,12 +78,12 @@ it.layer(TestServer())("concurrent preference saves", (it) => {
           yield* Deferred.succeed(holding, undefined)
           yield* Deferred.await(release)
           yield* run("commit")
-        }).pipe(Effect.scoped, Effect.fork)
+        }).pipe(Effect.scoped, Effect.forkChild)
         yield* Deferred.await(holding)
 
         const saves = yield* Effect.all([save(email, token, [api!.id]), save(email, token, [web!.id])], {
           concurrency: "unbounded"
-        }).pipe(Effect.fork)
+        }).pipe(Effect.forkChild)
         yield* waitingOnSubscribers(2)
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(holder)

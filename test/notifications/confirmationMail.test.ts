@@ -4,9 +4,10 @@
  * than notification mail is, as long as its link works. A real SMTP server that refuses, then
  * accepts; the dispatcher role on the suite's TestClock.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
 import { eventually, realPause } from "../support/Eventually.js"
@@ -100,7 +101,7 @@ it.layer(WithDispatcher)("confirmation mail", (it) => {
       expect(yield* mailsTo(email)).toHaveLength(1)
 
       const client = yield* ApiClient
-      expect(yield* client.subscriptions.verify({ path: { token } })).toEqual({ verified: true, email })
+      expect(yield* client.subscriptions.verify({ params: { token } })).toEqual({ verified: true, email })
       // Confirmed: the mail's row goes with the used token.
       expect(yield* confirmations(email)).toEqual([])
     }))

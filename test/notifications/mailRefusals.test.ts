@@ -4,9 +4,10 @@
  * webhook schedule. The row says why (its error and the reply code) and the attempt is counted
  * as `refused`. A real SMTP server that answers 550; the dispatcher on the suite's TestClock.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Metric, MetricLabel, TestClock } from "effect"
+import { Effect, Metric } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { mailAttempts } from "../../src/observability/Metrics.js"
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
@@ -41,9 +42,9 @@ const tick = (seconds: number) =>
 
 /** Mail attempts counted with `outcome` as the first attempt. */
 const firstAttempts = (outcome: string) =>
-  Metric.value(
-    Metric.taggedWithLabels(mailAttempts, [MetricLabel.make("outcome", outcome), MetricLabel.make("attempt", "1")])
-  ).pipe(Effect.map((state) => state.count))
+  Metric.value(Metric.withAttributes(mailAttempts, { outcome, attempt: "1" })).pipe(
+    Effect.map((state) => state.count)
+  )
 
 const refusedForGood = (kind: string) => ({
   kind,

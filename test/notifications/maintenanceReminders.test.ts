@@ -6,7 +6,8 @@
  * clocks run the pass at once, not when a pass runs again after a restart.
  */
 import { expect, it } from "@effect/vitest"
-import { DateTime, Duration, Effect, Layer, TestClock } from "effect"
+import { DateTime, Duration, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 
 import type { MaintenanceId } from "../../src/domain/Maintenance.js"
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
@@ -18,18 +19,20 @@ import type { ReceivedRequest } from "../support/Receiver.js"
 import { answerWith, receiver } from "../support/Receiver.js"
 import { ApiClient, sendJson } from "../support/TestServer.js"
 
-const Stack = withSmtp(Layer.merge(Dispatcher, MaintenanceWindows.Default))
+const Stack = withSmtp(Layer.merge(Dispatcher, MaintenanceWindows.layer))
 
 const post = (path: string, body: unknown) =>
   sendJson("POST", path, body).pipe(
-    Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    Effect.tap((response) =>
+      Effect.sync(() => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    )
   )
 
 const setOrganization = (payload: { maintenanceReminderHours?: number; timezone?: string }) =>
   Effect.gen(function*() {
     const client = yield* ApiClient
     const org = yield* client.organization.get()
-    yield* client.organization.update({ path: { id: org.id }, payload })
+    yield* client.organization.update({ params: { id: org.id }, payload })
   })
 
 /**
@@ -37,10 +40,10 @@ const setOrganization = (payload: { maintenanceReminderHours?: number; timezone?
  * TestClock's now (which the API reads when a window is scheduled): moving the TestClock years
  * on would run the stack's once-a-second fibers for every second in between.
  */
-const pass = (iso: string) => Effect.flatMap(MaintenanceWindows, (windows) => windows.runDue(DateTime.unsafeMake(iso)))
+const pass = (iso: string) => Effect.flatMap(MaintenanceWindows, (windows) => windows.runDue(DateTime.makeUnsafe(iso)))
 
 /** The pass of another instance: a MaintenanceWindows of its own, as a second process or a restarted one has. */
-const passOfAnotherInstance = (iso: string) => pass(iso).pipe(Effect.provide(MaintenanceWindows.Default))
+const passOfAnotherInstance = (iso: string) => pass(iso).pipe(Effect.provide(MaintenanceWindows.layer, { local: true }))
 
 const createWindow = (title: string, start: string, end: string, componentIds: ReadonlyArray<string>) =>
   Effect.map(
@@ -72,7 +75,7 @@ const mailsTo = (email: string) =>
   Effect.map(Smtp, (smtp) => smtp.messages.filter((mail) => mail.envelopeTo.includes(email)))
 
 it.layer(Stack)("maintenance reminders", (it) => {
-  it.scoped("one reminder per window to every webhook format and by mail, never twice", () =>
+  it.effect("one reminder per window to every webhook format and by mail, never twice", () =>
     Effect.gen(function*() {
       yield* setOrganization({ maintenanceReminderHours: 24, timezone: "Europe/Paris" })
       yield* subscribe("reader@example.test")
@@ -158,7 +161,7 @@ it.layer(Stack)("maintenance reminders", (it) => {
       expect(reminderMails).toHaveLength(1)
     }))
 
-  it.scoped("0 turns reminders off; turned on again, a window inside the horizon is reminded", () =>
+  it.effect("0 turns reminders off; turned on again, a window inside the horizon is reminded", () =>
     Effect.gen(function*() {
       yield* setOrganization({ maintenanceReminderHours: 0 })
       const id = yield* createWindow("Quiet upgrade", "2031-06-03T00:00:00Z", "2031-06-03T01:00:00Z", [])
@@ -174,7 +177,7 @@ it.layer(Stack)("maintenance reminders", (it) => {
       yield* setOrganization({ maintenanceReminderHours: 24 })
     }))
 
-  it.scoped("a window scheduled inside the horizon gets none; one whose start moves is reminded of the new start", () =>
+  it.effect("a window scheduled inside the horizon gets none; one whose start moves is reminded of the new start", () =>
     Effect.gen(function*() {
       yield* setOrganization({ maintenanceReminderHours: 24 })
       const client = yield* ApiClient
@@ -195,14 +198,14 @@ it.layer(Stack)("maintenance reminders", (it) => {
       expect(yield* remindersSince(mark)).toEqual([later])
 
       // Another title changes nothing; a later start is reminded again when it comes near.
-      yield* client.maintenance.update({ path: { id: later }, payload: { title: "Planned, renamed" } })
+      yield* client.maintenance.update({ params: { id: later }, payload: { title: "Planned, renamed" } })
       yield* pass("2031-07-02T00:00:01Z")
       expect(yield* remindersSince(mark)).toEqual([later])
       yield* client.maintenance.update({
-        path: { id: later },
+        params: { id: later },
         payload: {
-          scheduledStart: DateTime.unsafeMake("2031-07-05T00:00:00Z"),
-          scheduledEnd: DateTime.unsafeMake("2031-07-05T01:00:00Z")
+          scheduledStart: DateTime.makeUnsafe("2031-07-05T00:00:00Z"),
+          scheduledEnd: DateTime.makeUnsafe("2031-07-05T01:00:00Z")
         }
       })
       yield* pass("2031-07-02T00:00:02Z")

@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 
 import { subscribeLimits } from "../../src/services/notifications/Subscriptions.js"
 import { sendJson, TestServer } from "../support/TestServer.js"

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto"
 
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { SqlClient, type SqlError } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, TestClock } from "effect"
+import { DateTime, Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { SqlClient, type SqlError } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { MailDeliveries } from "../../src/services/notifications/mail/MailDeliveries.js"
 import { publicUrl, Smtp, withSmtp } from "../support/MailStack.js"
@@ -11,7 +12,7 @@ import type { CapturedMail } from "../support/SmtpCapture.js"
 import { ApiClient, sendJson } from "../support/TestServer.js"
 import { mailedEvents, sampleEvents } from "./SampleEvents.js"
 
-const WithMail = withSmtp(MailDeliveries.Default)
+const WithMail = withSmtp(MailDeliveries.layer)
 
 /** The mails to `email` so far, waiting until there are `count`. */
 const mailsTo = (email: string, count: number) =>
@@ -61,11 +62,13 @@ it.layer(WithMail)("subscriptions", (it) => {
       const smtp = yield* Smtp
       const sql = yield* SqlClient.SqlClient
       yield* client.subscriptions.subscribe({ payload: { email: "erin@example.test" } })
-      yield* client.subscriptions.verify({ path: { token: verifyToken((yield* mailsTo("erin@example.test", 1))[0]!) } })
+      yield* client.subscriptions.verify({
+        params: { token: verifyToken((yield* mailsTo("erin@example.test", 1))[0]!) }
+      })
       const event = (id: string) => ({
         id,
         event: "incident.created" as const,
-        occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+        occurredAt: DateTime.makeUnsafe("2026-03-01T10:00:00.000Z"),
         componentIds: [],
         data: {
           id: `inc-${id}`,
@@ -147,7 +150,7 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect(stored!.verifyTokenHash).toBe(createHash("sha256").update(token).digest("hex"))
       expect(stored!.row).not.toContain(token)
 
-      expect(yield* client.subscriptions.verify({ path: { token } })).toEqual({
+      expect(yield* client.subscriptions.verify({ params: { token } })).toEqual({
         verified: true,
         email: "alice@example.test"
       })
@@ -188,7 +191,7 @@ it.layer(WithMail)("subscriptions", (it) => {
 
       yield* client.subscriptions.subscribe({ payload: { email: "bob@example.test" } })
       const thirdToken = verifyToken((yield* mailsTo("bob@example.test", 3))[2]!)
-      expect((yield* client.subscriptions.verify({ path: { token: thirdToken } })).email).toBe("bob@example.test")
+      expect((yield* client.subscriptions.verify({ params: { token: thirdToken } })).email).toBe("bob@example.test")
     }))
 
   it.effect("notification mail carries the unsubscribe link and one-click headers; both unsubscribe", () =>
@@ -197,13 +200,13 @@ it.layer(WithMail)("subscriptions", (it) => {
       const mail = yield* MailDeliveries
       for (const email of ["carol@example.test", "dave@example.test"]) {
         yield* client.subscriptions.subscribe({ payload: { email } })
-        yield* client.subscriptions.verify({ path: { token: verifyToken((yield* mailsTo(email, 1))[0]!) } })
+        yield* client.subscriptions.verify({ params: { token: verifyToken((yield* mailsTo(email, 1))[0]!) } })
       }
       // What the dispatcher does with a committed event: one mail per verified subscriber, then send.
       const incidentCreated = {
         id: "evt_mail",
         event: "incident.created",
-        occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+        occurredAt: DateTime.makeUnsafe("2026-03-01T10:00:00.000Z"),
         componentIds: [],
         data: {
           id: "inc",
@@ -275,7 +278,7 @@ it.layer(WithMail)("subscriptions", (it) => {
       const sql = yield* SqlClient.SqlClient
       yield* client.subscriptions.subscribe({ payload: { email: "frank@example.test" } })
       yield* client.subscriptions.verify({
-        path: { token: verifyToken((yield* mailsTo("frank@example.test", 1))[0]!) }
+        params: { token: verifyToken((yield* mailsTo("frank@example.test", 1))[0]!) }
       })
       // The eight kinds of event, about no particular component, handed over and sent as the dispatcher does.
       yield* storePublicSubjects(sampleEvents)

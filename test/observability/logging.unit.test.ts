@@ -1,11 +1,15 @@
-/** LOG_FORMAT=json: one JSON object per line, with level, message, annotations and trace ids. */
+/**
+ * LOG_FORMAT=json: one JSON object per line, with level, message, annotations and trace ids;
+ * text: Effect's pretty logger.
+ */
 import { Cause, ConfigProvider, Effect, Layer, Logger } from "effect"
 import { afterEach, describe, expect, it, vi } from "vitest"
 
 import * as Telemetry from "../../src/observability/Telemetry.js"
+import { replaceDefaultLogger } from "../support/Logs.js"
 
 const withLogFormat = (variables: Record<string, string>) =>
-  Telemetry.loggingLayer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(variables))))
+  Telemetry.loggingLayer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(variables))))
 
 /**
  * Runs `effect` with the logger LOG_FORMAT and the endpoint choose, inside `outer` (the loggers
@@ -55,17 +59,22 @@ describe("LOG_FORMAT", () => {
     expect(entries[2]!.traceId).toBeUndefined()
   })
 
-  it("json replaces the pretty logger NodeRuntime.runMain installs: one line per event, JSON only", () => {
-    const lines = linesOf({ LOG_FORMAT: "json" }, program, Logger.pretty)
+  it("json replaces only the text logger: the process's other loggers stay, and no line is written twice", () => {
+    const other: Array<string> = []
+    const recording = Logger.layer([Logger.make(({ message }) => other.push(String(message)))], {
+      mergeWithExisting: true
+    })
+    const lines = linesOf({ LOG_FORMAT: "json" }, program, recording)
     expect(lines).toHaveLength(3)
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow()
+    expect(other).toEqual(["probe ready", "a \"quoted\"\nmessage", "storing failed"])
   })
 
   it("json with tracing on: the trace and span ids of the current span", () => {
     const lines = linesOf(
       { LOG_FORMAT: "json", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" },
       Effect.logInfo("inside").pipe(
-        Effect.zipRight(Effect.currentSpan),
+        Effect.andThen(Effect.currentSpan),
         Effect.flatMap((span) => Effect.logInfo(`span ${span.traceId} ${span.spanId}`)),
         Effect.withSpan("CheckScheduler.dispatch"),
         Effect.orDie
@@ -77,10 +86,13 @@ describe("LOG_FORMAT", () => {
     expect(traceId).toMatch(/^[0-9a-f]{32}$/)
   })
 
-  it("text (the default): the logfmt lines as before", () => {
+  it("text (the default): Effect's pretty lines, the fields indented below the message", () => {
     const lines = linesOf({}, program)
-    expect(lines).toHaveLength(3)
-    expect(lines[0]).toMatch(/^timestamp=\S+ level=INFO fiber=#\d+ message="probe ready" concurrency=32 region=eu$/)
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(#\d+\): probe ready$/)
+    expect(lines.slice(1, 3)).toEqual(["region: eu", "concurrency: 32"])
+    expect(lines[3]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN \(#\d+\) probe-agent=\d+ms: a "quoted"\nmessage$/)
+    expect(lines[4]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] ERROR \(#\d+\): storing failed$/)
+    expect(lines[5]).toContain("Error: boom")
     expect(() => JSON.parse(lines[0]!)).toThrow()
   })
 
@@ -89,7 +101,7 @@ describe("LOG_FORMAT", () => {
     const logger = Logger.map(Telemetry.jsonLogger(false), (line) => out.push(line))
     Effect.runSync(
       Effect.log({ nested: { value: 1n } }, new Error("oops"), 42).pipe(
-        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+        Effect.provide(replaceDefaultLogger(logger))
       )
     )
     expect(JSON.parse(out[0]!)).toMatchObject({

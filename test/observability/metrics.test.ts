@@ -6,21 +6,23 @@
  */
 import { randomUUID } from "node:crypto"
 
-import { HttpServer } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Effect, Layer, Logger } from "effect"
+import { HttpServer } from "effect/http"
+import type { NetAddress } from "effect/net"
 
 import { MetricsServer } from "../../src/http/MetricsHttp.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
 import { metricsUrlIn } from "../support/ChildProcess.js"
+import { minimumLogLevel, replaceDefaultLogger } from "../support/Logs.js"
 import { parseMetrics } from "../support/Prometheus.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
 
 const token = "metrics-token-for-the-suite"
 
 const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
-  const address = server.address as HttpServer.TcpAddress
+  const address = server.address as NetAddress.InetAddress
   return `http://127.0.0.1:${address.port}`
 })
 
@@ -73,7 +75,7 @@ const recordingLogger = () => {
   })
   return {
     lines,
-    layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.Info))
+    layer: Layer.merge(replaceDefaultLogger(logger), minimumLogLevel("Info"))
   }
 }
 
@@ -90,14 +92,14 @@ layer(LiveTestServer({ METRICS_TOKEN: token, METRICS_PORT: "9" }), {
         expect((yield* scrape(`${base}/metrics`, token)).status).toBe(404)
         // Any free port: the server logs the one it got.
         const log = recordingLogger()
-        yield* Layer.build(MetricsServer.pipe(
-          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
+        yield* Layer.build(Layer.fresh(MetricsServer.pipe(
+          Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({
             METRICS_PORT: "0",
             METRICS_TOKEN: token,
             HOST: "127.0.0.1"
           }))),
           Layer.provide(log.layer)
-        ))
+        )))
         const own = metricsUrlIn(log.lines.join(""))
         expect(own, log.lines.join("")).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/)
         expect((yield* scrape(own!)).status).toBe(401)
@@ -115,7 +117,7 @@ const familyValue = (text: string, name: string, labels: Record<string, string> 
     .filter((m) => Object.entries(labels).every(([key, value]) => m.labels?.[key] === value))
     .reduce((sum, m) => sum + Number(m.value), 0) ?? 0
 
-const IngestStack = ResultIngest.Default.pipe(Layer.provideMerge(LiveTestServer({ METRICS_TOKEN: token })))
+const IngestStack = ResultIngest.layer.pipe(Layer.provideMerge(LiveTestServer({ METRICS_TOKEN: token })))
 
 layer(IngestStack, { excludeTestServices: true, timeout: "60 seconds" })("ingest metrics", (it) => {
   it.effect("counts stored checks by region and outcome, and the quorum transitions", () =>

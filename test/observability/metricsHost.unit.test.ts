@@ -7,10 +7,11 @@ import type { AddressInfo } from "node:net"
 import { Server } from "node:net"
 
 import { expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Effect, Layer, Logger } from "effect"
 import { vi } from "vitest"
 
 import { MetricsServer } from "../../src/http/MetricsHttp.js"
+import { minimumLogLevel, replaceDefaultLogger } from "../support/Logs.js"
 
 /**
  * Starts the metrics server of `env` for the test's scope; answers the address it bound, as the
@@ -21,12 +22,12 @@ const start = (env: Record<string, string>) =>
   Effect.gen(function*() {
     const lines: Array<{ readonly level: string; readonly message: string }> = []
     const logger = Logger.make(({ logLevel, message }) => {
-      lines.push({ level: logLevel.label, message: (Array.isArray(message) ? message : [message]).join(" ") })
+      lines.push({ level: logLevel, message: (Array.isArray(message) ? message : [message]).join(" ") })
     })
     const addresses = vi.spyOn(Server.prototype, "address")
     const bound = yield* Layer.build(MetricsServer.pipe(
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(env))),
-      Layer.provide(Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.Info)))
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env))),
+      Layer.provide(Layer.merge(replaceDefaultLogger(logger), minimumLogLevel("Info")))
     )).pipe(
       Effect.map(() => addresses.mock.results.at(-1)?.value as AddressInfo),
       Effect.ensuring(Effect.sync(() => addresses.mockRestore()))
@@ -36,14 +37,14 @@ const start = (env: Record<string, string>) =>
       url: `http://127.0.0.1:${bound.port}/metrics`,
       /** The line that tells an operator where the metrics are. */
       logged: lines.some((line) => line.message === `Metrics on port ${bound.port} at ${bound.address}`),
-      warnings: lines.filter((line) => line.level === "WARN").map((line) => line.message)
+      warnings: lines.filter((line) => line.level === "Warn").map((line) => line.message)
     }
   })
 
 const scrape = (url: string, token?: string) =>
   Effect.promise(() => fetch(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }))
 
-it.scoped("without METRICS_TOKEN, METRICS_PORT listens on loopback, even with HOST on every interface", () =>
+it.effect("without METRICS_TOKEN, METRICS_PORT listens on loopback, even with HOST on every interface", () =>
   Effect.gen(function*() {
     for (const env of [{ METRICS_PORT: "0" }, { METRICS_PORT: "0", HOST: "0.0.0.0" }]) {
       const server = yield* start(env)
@@ -54,7 +55,7 @@ it.scoped("without METRICS_TOKEN, METRICS_PORT listens on loopback, even with HO
     }
   }))
 
-it.scoped("METRICS_HOST beyond loopback without a token is obeyed, with a warning", () =>
+it.effect("METRICS_HOST beyond loopback without a token is obeyed, with a warning", () =>
   Effect.gen(function*() {
     const server = yield* start({ METRICS_PORT: "0", METRICS_HOST: "0.0.0.0" })
     expect(server.address).toBe("0.0.0.0")
@@ -63,7 +64,7 @@ it.scoped("METRICS_HOST beyond loopback without a token is obeyed, with a warnin
     expect((yield* scrape(server.url)).status).toBe(200)
   }))
 
-it.scoped("with METRICS_TOKEN it listens on HOST, as before, and warns of nothing", () =>
+it.effect("with METRICS_TOKEN it listens on HOST, as before, and warns of nothing", () =>
   Effect.gen(function*() {
     const token = "metrics-host-token"
     const server = yield* start({ METRICS_PORT: "0", METRICS_TOKEN: token, HOST: "0.0.0.0" })

@@ -17,7 +17,7 @@ import { metricsUrl, type Service, startService } from "../support/ChildProcess.
 import { parseMetrics, valueOf } from "../support/Prometheus.js"
 import { redisUrl } from "../support/Redis.js"
 
-const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
+const encodeJob = Schema.encodeSync(Schema.fromJsonString(CheckJob))
 const prefix = `test:${randomUUID()}:`
 const redis = new Redis(redisUrl)
 let probe: Service

@@ -11,9 +11,10 @@
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 
-import { HttpServer } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
+import type { NetAddress } from "effect/net"
 
 import { SnapshotGauges } from "../../src/observability/MetricsGauges.js"
 import { poolSize } from "../../src/persistence/Database.js"
@@ -33,13 +34,13 @@ interface Fixture {
   readonly closedPort: number
   readonly smtp: SmtpCapture
 }
-class Env extends Context.Tag("test/Env")<Env, Fixture>() {}
+class Env extends Context.Service<Env, Fixture>()("test/Env") {}
 
-const Service = Layer.unwrapScoped(Effect.gen(function*() {
+const Service = Layer.unwrap(Effect.gen(function*() {
   const smtp = yield* smtpCapture
   const closedPort = yield* Effect.promise(freePort)
   // ResultIngest is for the test: a forged report.
-  return Layer.mergeAll(Roles, SnapshotGauges, ResultIngest.Default).pipe(
+  return Layer.mergeAll(Roles, SnapshotGauges, ResultIngest.layer).pipe(
     Layer.provideMerge(LiveTestServer({
       ROLES: "scheduler,ingest,dispatcher",
       METRICS_TOKEN: token,
@@ -52,7 +53,7 @@ const Service = Layer.unwrapScoped(Effect.gen(function*() {
 }))
 
 const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
-  const address = server.address as HttpServer.TcpAddress
+  const address = server.address as NetAddress.InetAddress
   return `http://127.0.0.1:${address.port}`
 })
 
@@ -105,7 +106,7 @@ layer(Service, { excludeTestServices: true, timeout: "60 seconds" })("metrics of
         }
       })
       // An event for the webhook, whose first attempt is refused and retried after 5 s.
-      yield* client.components.setStatus({ path: { id: component.id }, payload: { status: "degraded" } })
+      yield* client.components.setStatus({ params: { id: component.id }, payload: { status: "degraded" } })
       yield* client.subscriptions.subscribe({ payload: { email: "metrics@example.test" } })
       // The public page builds the public snapshot, whose age the api role reports.
       const base = yield* baseUrl
@@ -114,7 +115,7 @@ layer(Service, { excludeTestServices: true, timeout: "60 seconds" })("metrics of
       // A report of a run nobody scheduled (no such monitor), as a forged one would be.
       yield* (yield* ResultIngest).ingest([checkResult(randomUUID(), "local", Date.now(), false)])
 
-      const families = yield* eventually(Effect.zipLeft(scrape, realPause(200)), caughtUp, 30_000)
+      const families = yield* eventually(Effect.tap(scrape, realPause(200)), caughtUp, 30_000)
       expect(caughtUp(families)).toBe(true)
 
       // Every family of docs/operations.md's table (and of the in-process probe's but jobs

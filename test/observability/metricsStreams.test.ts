@@ -23,18 +23,18 @@ const gauge = (text: string, name: string, region: string) =>
   )
 
 const transports = {
-  redis: Layer.unwrapScoped(
+  redis: Layer.unwrap(
     Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix }))
   ),
   "in-process": InProcessJobTransport.layer()
 }
 
 for (const [name, transport] of Object.entries(transports)) {
-  const Stack = Layer.merge(TransportGauges, MetricsExporter.Default("status-page")).pipe(
+  const Stack = Layer.merge(TransportGauges, MetricsExporter.layer("status-page")).pipe(
     Layer.provideMerge(Layer.orDie(transport))
   )
   layer(Stack, { timeout: "30 seconds" })(`stream gauges (${name})`, (it) => {
-    it.scoped("report a region's jobs stream: its length and the entries read but not acknowledged", () =>
+    it.effect("report a region's jobs stream: its length and the entries read but not acknowledged", () =>
       Effect.gen(function*() {
         const queue = yield* JobTransport
         const region = `r${Math.floor(Math.random() * 1e6)}`

@@ -11,10 +11,10 @@ it.live("concurrent scrapes share one refresh; the next scrape refreshes again",
   Effect.gen(function*() {
     let runs = 0
     const release = yield* Deferred.make<void>()
-    yield* scrapeGauge(Effect.zipRight(Effect.sync(() => runs++), Deferred.await(release)))
+    yield* scrapeGauge(Effect.andThen(Effect.sync(() => runs++), Deferred.await(release)))
     const scrapes = yield* Effect.forEach(
       Array.from({ length: 20 }),
-      () => Effect.fork(refreshScrapeGauges)
+      () => Effect.forkChild(refreshScrapeGauges)
     )
     yield* Effect.sleep("50 millis")
     expect(runs).toBe(1)

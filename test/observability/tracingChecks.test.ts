@@ -31,7 +31,7 @@ interface Fixture {
   readonly target: string
   readonly probe: Service
 }
-class Env extends Context.Tag("test/Env")<Env, Fixture>() {}
+class Env extends Context.Service<Env, Fixture>()("test/Env") {}
 
 const target = Effect.acquireRelease(
   Effect.promise(async () => {
@@ -74,7 +74,7 @@ const probeAgent = (sink: OtlpSink, prefix: string) =>
       })
   )
 
-const Stack = Layer.unwrapScoped(Effect.gen(function*() {
+const Stack = Layer.unwrap(Effect.gen(function*() {
   const sink = yield* otlpSink
   const { prefix, redis } = yield* redisPrefix
   const server = yield* target
@@ -157,7 +157,12 @@ layer(Stack, { excludeTestServices: true, timeout: "90 seconds" })("a check's tr
       })
       expect(ingest!.service).toBe("status-page")
       // The check's SQL: the batch's statements are children of ingest's span.
-      expect(sink.spans.some((span) => span.name === "sql.execute" && span.parentSpanId !== undefined)).toBe(true)
+      expect(
+        sink.spans.some((span) =>
+          typeof span.attributes["db.query.text"] === "string" && span.parentSpanId !== undefined
+        )
+      )
+        .toBe(true)
 
       // What crossed Redis: the job carried the scheduler's span, the result the probe's.
       const jobs = yield* entries(redis, `${prefix}jobs:${region}`)
@@ -166,7 +171,7 @@ layer(Stack, { excludeTestServices: true, timeout: "90 seconds" })("a check's tr
       const results = yield* entries(redis, `${prefix}results:${region}`)
       const result = results.find((entry) => entry.jobId === job?.id)
       expect(result?.traceparent).toBe(`00-${check!.traceId}-${check!.spanId}-01`)
-      const stored = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
+      const stored = yield* client.monitors.results({ params: { id: monitor.id }, query: {} })
       expect(stored.length).toBeGreaterThan(0)
     }))
 
@@ -244,7 +249,7 @@ layer(Stack, { excludeTestServices: true, timeout: "90 seconds" })("a check's tr
       }
       yield* Effect.promise(() => redis.xadd(`${prefix}results:elsewhere`, "*", "result", JSON.stringify(result)))
       const stored = yield* eventually(
-        client.monitors.results({ path: { id: monitor.id }, urlParams: {} }),
+        client.monitors.results({ params: { id: monitor.id }, query: {} }),
         (list) => list.length > 0,
         15_000
       )

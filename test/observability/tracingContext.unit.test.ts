@@ -13,8 +13,8 @@ const template = JobTemplate.make({
   timeoutMs: 1000,
   expectedStatusCode: 200,
   intervalSeconds: 60
-}).pipe((either) => (either._tag === "Right" ? either.right : undefined))!
-const decodeJob = Schema.decodeUnknownSync(Schema.parseJson(CheckJob))
+}).pipe((result) => (result._tag === "Success" ? result.success : undefined))!
+const decodeJob = Schema.decodeUnknownSync(Schema.fromJsonString(CheckJob))
 
 describe("traceparent in jobs and results", () => {
   it("the scheduler's JSON of a traced run is JSON.stringify of its job, and decodes to it", () => {

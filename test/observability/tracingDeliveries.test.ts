@@ -13,9 +13,9 @@ import { answerWith, receiver } from "../support/Receiver.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
 import { type OtlpSink, otlpSink, tracingTo } from "./tracingSink.js"
 
-class Sink extends Context.Tag("test/Sink")<Sink, OtlpSink>() {}
+class Sink extends Context.Service<Sink, OtlpSink>()("test/Sink") {}
 
-const Stack = Layer.unwrapScoped(Effect.map(otlpSink, (sink) =>
+const Stack = Layer.unwrap(Effect.map(otlpSink, (sink) =>
   Dispatcher.pipe(
     Layer.provideMerge(LiveTestServer()),
     Layer.provide(tracingTo(sink, "status-page")),
@@ -25,7 +25,7 @@ const Stack = Layer.unwrapScoped(Effect.map(otlpSink, (sink) =>
 const secret = "hook-secret-that-must-not-leak"
 
 layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("delivery traces", (it) => {
-  it.scoped("each webhook attempt is a client span with the delivery id and attempt, no URL, in error when it failed", () =>
+  it.effect("each webhook attempt is a client span with the delivery id and attempt, no URL, in error when it failed", () =>
     Effect.gen(function*() {
       const sink = yield* Sink
       const client = yield* ApiClient
@@ -40,7 +40,7 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("delivery tra
         payload: { name: "failing", url: `${target.url}/fail?token=${secret}`, type: "generic" }
       })
       const component = yield* client.components.create({ payload: { name: "Traced" } })
-      yield* client.components.setStatus({ path: { id: component.id }, payload: { status: "degraded" } })
+      yield* client.components.setStatus({ params: { id: component.id }, payload: { status: "degraded" } })
 
       const attempts = yield* eventually(
         Effect.sync(() => sink.spans.filter((span) => span.name === "WebhookDeliveries.attempt")),
@@ -52,7 +52,7 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("delivery tra
       // The span ends with the request; its outcome is recorded by the next batch, a moment later.
       const deliveryOf = (id: typeof delivered.id) =>
         eventually(
-          Effect.map(client.webhooks.deliveries({ path: { id } }), (list) => list.find((d) => d.attempt === 1)),
+          Effect.map(client.webhooks.deliveries({ params: { id } }), (list) => list.find((d) => d.attempt === 1)),
           (delivery) => delivery !== undefined,
           15_000
         )

@@ -17,17 +17,17 @@ import { type OtlpSink, otlpSink } from "./tracingSink.js"
 
 const region = "quiet"
 
-class Env extends Context.Tag("test/Env")<
+class Env extends Context.Service<
   Env,
   { readonly sink: OtlpSink; readonly redis: Redis; readonly prefix: string }
->() {}
+>()("test/Env") {}
 
 /** The telemetry layer as the service builds it, from a configuration without an endpoint. */
 const telemetryWithoutEndpoint = Telemetry.layer({ serviceName: "status-page" }).pipe(
-  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ OTEL_SERVICE_NAME: "quiet", LOG_FORMAT: "text" })))
+  Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ OTEL_SERVICE_NAME: "quiet", LOG_FORMAT: "text" })))
 )
 
-const Stack = Layer.unwrapScoped(Effect.gen(function*() {
+const Stack = Layer.unwrap(Effect.gen(function*() {
   const sink = yield* otlpSink
   const { prefix, redis } = yield* redisPrefix
   const transport = RedisJobTransport.layer({ url: redisUrl, prefix })

@@ -116,7 +116,7 @@ export const otlpSink = Effect.acquireRelease(
 /** Tracing configured as OTEL_EXPORTER_OTLP_ENDPOINT would configure it, with spans sent every 50 ms. */
 export const tracingTo = (sink: OtlpSink, serviceName: string) =>
   Telemetry.tracingLayer({ serviceName }).pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
       OTEL_BSP_SCHEDULE_DELAY: "50"
     })))

@@ -5,7 +5,8 @@
  * registry, silence through the TestClock).
  */
 import { expect, it } from "@effect/vitest"
-import { Context, DateTime, Effect, Layer, TestClock } from "effect"
+import { Clock, Context, DateTime, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 
 import type { NotificationEvent } from "../../src/domain/NotificationEvent.js"
 import { overviewLimits } from "../../src/domain/Overview.js"
@@ -21,14 +22,14 @@ import { answerWith, receiver } from "../support/Receiver.js"
 import { type SmtpCapture, smtpCapture } from "../support/SmtpCapture.js"
 import { ApiClient, sendAnonymous, sendJson, TestServer } from "../support/TestServer.js"
 
-class Smtp extends Context.Tag("test/Smtp")<Smtp, SmtpCapture>() {}
+class Smtp extends Context.Service<Smtp, SmtpCapture>()("test/Smtp") {}
 
-const Stack = Layer.unwrapScoped(
+const Stack = Layer.unwrap(
   Effect.map(smtpCapture, (capture) =>
     Layer.mergeAll(
-      ResultIngest.Default,
-      WebhookDeliveries.Default,
-      ProbeRegistry.Default,
+      ResultIngest.layer,
+      WebhookDeliveries.layer,
+      ProbeRegistry.layer,
       Layer.succeed(Smtp, capture)
     ).pipe(Layer.provideMerge(TestServer({ SMTP_URL: capture.url }))))
 )
@@ -55,21 +56,21 @@ it.layer(Stack)("operators' overview", (it) => {
         webhooks: [],
         mail: { waiting: 0, retrying: 0, oldestWaitingSince: null, backingUp: false }
       })
-      expect(DateTime.toEpochMillis(fresh.generatedAt)).toBe(yield* TestClock.currentTimeMillis)
+      expect(DateTime.toEpochMillis(fresh.generatedAt)).toBe(yield* Clock.currentTimeMillis)
 
       const anonymous = yield* sendAnonymous("GET", "/api/v1/admin/overview")
       expect(anonymous.status).toBe(401)
       expect(anonymous.body._tag).toBe("Unauthorized")
     }))
 
-  it.scoped("shows what is wrong: a down monitor with its regions' errors, an open incident, a failing webhook, mail backing up and a silent probe", () =>
+  it.effect("shows what is wrong: a down monitor with its regions' errors, an open incident, a failing webhook, mail backing up and a silent probe", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const ingest = yield* ResultIngest
-      const clockAtStart = yield* TestClock.currentTimeMillis
+      const clockAtStart = yield* Clock.currentTimeMillis
 
       // A monitor two regions see failing.
-      const { component, failedAt, monitor } = yield* failingMonitor((yield* TestClock.currentTimeMillis) - 30_000)
+      const { component, failedAt, monitor } = yield* failingMonitor((yield* Clock.currentTimeMillis) - 30_000)
 
       // A monitor whose only region answers slower than its degradedAboveMs (12.5 ms > 10 ms).
       const search = yield* client.components.create({ payload: { name: "Search" } })
@@ -82,16 +83,16 @@ it.layer(Stack)("operators' overview", (it) => {
           degradedAboveMs: 10
         }
       })
-      const slowAt = slotAt(slow.id, 60_000, (yield* TestClock.currentTimeMillis) - 30_000)
+      const slowAt = slotAt(slow.id, 60_000, (yield* Clock.currentTimeMillis) - 30_000)
       yield* ingest.ingest([checkResult(slow.id, "us-east", slowAt, true)])
-      const degradedAt = yield* TestClock.currentTimeMillis
+      const degradedAt = yield* Clock.currentTimeMillis
 
       // An open incident, and a resolved one the overview leaves out.
       const incident = yield* client.incidents.create({
         payload: { title: "Checkout errors", severity: "major", message: "Payments fail", componentIds: [component.id] }
       })
       const resolved = yield* client.incidents.create({ payload: { title: "Old trouble", message: "Gone" } })
-      yield* client.incidents.resolve({ path: { id: resolved.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: resolved.id }, payload: null })
 
       // A webhook whose receiver answers 500: one delivery given up after its four attempts (5, 10
       // and 20 s apart), the next one's first attempt failed and waiting for a retry.
@@ -121,7 +122,7 @@ it.layer(Stack)("operators' overview", (it) => {
       expect(outcomes).toEqual(["1:pending:500", "2:pending:500", "3:pending:500", "4:failed:500"])
       yield* deliveries.enqueue(event(2))
       expect((yield* deliveries.deliverDue()).map((d) => `${d.attempts}:${d.status}`)).toEqual(["1:pending"])
-      const lastFailedAt = yield* TestClock.currentTimeMillis
+      const lastFailedAt = yield* Clock.currentTimeMillis
       expect(target.received).toHaveLength(5)
 
       // A confirmation mail the SMTP server refuses for now (451): it waits for a retry.
@@ -135,7 +136,7 @@ it.layer(Stack)("operators' overview", (it) => {
       yield* heartbeat("eu-west", "eu-west-1")
       yield* heartbeat("us-east", "us-east-1")
       yield* heartbeat("us-east", "us-east-2")
-      const lastHeard = yield* TestClock.currentTimeMillis
+      const lastHeard = yield* Clock.currentTimeMillis
       // Silence for more than 30 s is offline; mail waiting for over a minute is backing up.
       yield* TestClock.adjust("120 seconds")
       yield* heartbeat("us-east", "us-east-2")
@@ -170,7 +171,7 @@ it.layer(Stack)("operators' overview", (it) => {
           status: "failing",
           consecutiveFailures: 1,
           failingSince,
-          lastCheckedAt: DateTime.unsafeMake(failedAt + 20),
+          lastCheckedAt: DateTime.makeUnsafe(failedAt + 20),
           lastStatusCode: 503,
           lastDurationMs: 12.5,
           lastError: "expected status 200, got 503"
@@ -184,7 +185,7 @@ it.layer(Stack)("operators' overview", (it) => {
         status: "slow",
         consecutiveFailures: 0,
         failingSince: null,
-        lastCheckedAt: DateTime.unsafeMake(slowAt + 20),
+        lastCheckedAt: DateTime.makeUnsafe(slowAt + 20),
         lastStatusCode: 200,
         lastDurationMs: 12.5,
         lastError: null
@@ -201,14 +202,14 @@ it.layer(Stack)("operators' overview", (it) => {
           online: 0,
           regionOffline: true,
           offlineCount: 1,
-          offline: [{ name: "eu-west-1", version: "1.2.3", lastSeenAt: DateTime.unsafeMake(lastHeard) }]
+          offline: [{ name: "eu-west-1", version: "1.2.3", lastSeenAt: DateTime.makeUnsafe(lastHeard) }]
         },
         {
           region: "us-east",
           online: 1,
           regionOffline: false,
           offlineCount: 1,
-          offline: [{ name: "us-east-1", version: "1.2.3", lastSeenAt: DateTime.unsafeMake(lastHeard) }]
+          offline: [{ name: "us-east-1", version: "1.2.3", lastSeenAt: DateTime.makeUnsafe(lastHeard) }]
         }
       ])
 
@@ -231,16 +232,16 @@ it.layer(Stack)("operators' overview", (it) => {
       // when the stack started, so at most that far behind it) has moved on since.
       expect(report.mail.oldestWaitingSeconds).toBeGreaterThanOrEqual(60)
       expect(report.mail.oldestWaitingSeconds).toBeLessThanOrEqual(
-        ((yield* TestClock.currentTimeMillis) - clockAtStart) / 1000
+        ((yield* Clock.currentTimeMillis) - clockAtStart) / 1000
       )
 
       // Once both regions succeed again the down monitor leaves the overview; resolving clears the incident.
-      const recoveredAt = slotAt(monitor.id, 60_000, (yield* TestClock.currentTimeMillis) - 1_000)
+      const recoveredAt = slotAt(monitor.id, 60_000, (yield* Clock.currentTimeMillis) - 1_000)
       yield* ingest.ingest([
         checkResult(monitor.id, "eu-west", recoveredAt, true),
         checkResult(monitor.id, "us-east", recoveredAt, true)
       ])
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: null })
       const after = yield* overview
       expect(after.monitors.map((m) => m.id)).toEqual([slow.id])
       expect(after.incidents).toEqual([])
@@ -254,7 +255,7 @@ it.layer(Stack)("operators' overview", (it) => {
         yield* heartbeat("crowded", `crowded-${n}`)
         yield* TestClock.adjust("1 second")
       }
-      const lastHeard = (yield* TestClock.currentTimeMillis) - 1_000
+      const lastHeard = (yield* Clock.currentTimeMillis) - 1_000
       yield* TestClock.adjust("60 seconds")
       yield* heartbeat("crowded", "crowded-live")
 

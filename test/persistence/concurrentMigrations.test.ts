@@ -5,12 +5,13 @@
  */
 import { readdirSync } from "node:fs"
 
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Deferred, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
+import { Cause, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Database } from "../../src/persistence/Database.js"
 import { migrationsDirectory } from "../../src/persistence/Migrations.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
 const instances = 5
@@ -44,14 +45,14 @@ const whyNot = (cause: Cause.Cause<unknown>) => {
 /** Starts one instance's database layer on `url` in `scope`: its Migrations run as the service's do. */
 const startInstance = (url: string, scope: Scope.Scope) =>
   Layer.buildWithScope(
-    Database.pipe(
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url }))),
-      Layer.provide(Logger.minimumLogLevel(LogLevel.Error))
-    ),
+    Layer.fresh(Database.pipe(
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url }))),
+      Layer.provide(minimumLogLevel("Error"))
+    )),
     scope
   )
 
-it.scoped(
+it.effect(
   `${instances} instances starting together on a fresh database all start, and migrate it once`,
   () =>
     Effect.gen(function*() {
@@ -74,9 +75,9 @@ it.scoped(
             return yield* startInstance(shared.url, yield* Effect.scope)
           }).pipe(Effect.exit),
         { concurrency: "unbounded" }
-      ).pipe(Effect.fork)
+      ).pipe(Effect.forkChild)
       yield* Deferred.succeed(go, undefined)
-      const outcomes = yield* Effect.flatten(started.await)
+      const outcomes = yield* Fiber.join(started)
 
       // Every instance started: none failed on a migration another one was applying.
       expect(outcomes.map((exit) => Exit.isSuccess(exit) ? "started" : whyNot(exit.cause))).toEqual(
@@ -88,7 +89,7 @@ it.scoped(
         expect(yield* schemaOf.pipe(Effect.provide(context))).toEqual(reference)
       }
       // And the migrations table names each file once.
-      const sql = yield* Effect.provide(SqlClient.SqlClient, contexts[0]!)
+      const sql = Context.get(contexts[0]!, SqlClient.SqlClient)
       const applied = yield* sql<{ migrationId: number; name: string }>`
       select migration_id, name from effect_sql_migrations order by migration_id`
       expect(applied.map(({ migrationId, name }) => `${String(migrationId).padStart(4, "0")}_${name}.sql`)).toEqual(

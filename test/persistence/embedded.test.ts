@@ -7,18 +7,19 @@ import net from "node:net"
 import os from "node:os"
 import * as Path from "node:path"
 
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import pg from "pg"
 
 import { Database } from "../../src/persistence/Database.js"
 import { serveEmbedded, serveOnSocket } from "../../src/persistence/EmbeddedServer.js"
 import { squatter as squatterOf, startupMessage } from "../support/EmbeddedAddress.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 
-const Embedded = Database.pipe(Layer.provide(embeddedConfig()), Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+const Embedded = Database.pipe(Layer.provide(embeddedConfig()), Layer.provide(minimumLogLevel("Warn")))
 
 layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite sessions", (it) => {
   it.effect("concurrent statements next to transactions all succeed, each with its own parameters", () =>
@@ -29,7 +30,7 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
         Array.from({ length: 100 }, (_, i) => i),
         (i) =>
           sql.withTransaction(
-            Effect.zipRight(sql`insert into embedded_a values (${i})`, sql`select count(*) from embedded_a`)
+            Effect.andThen(sql`insert into embedded_a values (${i})`, sql`select count(*) from embedded_a`)
           ),
         { concurrency: 2, discard: true }
       )
@@ -55,7 +56,7 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
         Array.from({ length: 50 }, (_, i) => i),
         (i) =>
           sql.withTransaction(
-            Effect.zipRight(sql`insert into embedded_b values ('rolled back', ${i})`, Effect.fail("undo" as const))
+            Effect.andThen(sql`insert into embedded_b values ('rolled back', ${i})`, Effect.fail("undo" as const))
           ).pipe(Effect.flip),
         { concurrency: 2, discard: true }
       )

@@ -3,13 +3,14 @@
  * start (where it is served on loopback TCP, every local user reaches it). The service itself
  * works through it as before.
  */
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger } from "effect"
+import { Context, Effect, Layer, Logger } from "effect"
+import { SqlClient } from "effect/sql"
 import pg from "pg"
 
 import { Database } from "../../src/persistence/Database.js"
 import { type EmbeddedAddress, embeddedAddress } from "../support/EmbeddedAddress.js"
+import { replaceDefaultLogger } from "../support/Logs.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 
 /** The service's embedded database, and where it listens. */
@@ -17,9 +18,9 @@ const embeddedService = Effect.gen(function*() {
   const lines: Array<string> = []
   const capture = Logger.make(({ message }) => lines.push(String(message)))
   const context = yield* Layer.build(
-    Database.pipe(Layer.provide(embeddedConfig()), Layer.provide(Logger.replace(Logger.defaultLogger, capture)))
+    Database.pipe(Layer.provide(embeddedConfig()), Layer.provide(replaceDefaultLogger(capture)))
   )
-  return { sql: yield* Effect.provide(SqlClient.SqlClient, context), address: embeddedAddress(lines) }
+  return { sql: Context.get(context, SqlClient.SqlClient), address: embeddedAddress(lines) }
 })
 
 /**

@@ -10,24 +10,25 @@ import { chmod, mkdir, mkdtemp, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Either, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Context, Duration, Effect, Layer, Logger, Result } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Database, EmbeddedHandshakeTimeout } from "../../src/persistence/Database.js"
 import { type EmbeddedAddress, embeddedAddress, squatter } from "../support/EmbeddedAddress.js"
+import { replaceDefaultLogger } from "../support/Logs.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 import { ApiClient, TestStack } from "../support/TestServer.js"
 
 /** Keeps the log in `logged`, to read where the database listens. */
 const keepLog = (logged: Array<string>) =>
-  Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message))))
+  replaceDefaultLogger(Logger.make(({ message }) => logged.push(String(message))))
 
 /** The HTTP stack on the embedded default, with `handshake` as the deadline to authenticate. */
-const embeddedStack = (handshake: Duration.DurationInput, logged: Array<string>) =>
-  TestStack(embeddedConfig(), LogLevel.Info).pipe(
+const embeddedStack = (handshake: Duration.Input, logged: Array<string>) =>
+  TestStack(embeddedConfig(), "Info").pipe(
     Layer.provide(keepLog(logged)),
-    Layer.provide(Layer.succeed(EmbeddedHandshakeTimeout, Duration.decode(handshake)))
+    Layer.provide(Layer.succeed(EmbeddedHandshakeTimeout, Duration.fromInputUnsafe(handshake)))
   )
 
 /** `count` connections that never authenticate, half of them waiting at the password request; closed after the test. */
@@ -45,8 +46,8 @@ const concurrentWrites = (label: string) =>
       Array.from({ length: 12 }, (_, i) => i),
       (i) =>
         client.components.create({ payload: { name: `${label} ${i}` } }).pipe(
-          Effect.either,
-          Effect.map(Either.match({ onLeft: (error) => String(error), onRight: () => "created" }))
+          Effect.result,
+          Effect.map(Result.match({ onFailure: (error) => String(error), onSuccess: () => "created" }))
         ),
       { concurrency: "unbounded" }
     )
@@ -117,7 +118,7 @@ layer(embeddedStack("1 minute", longDeadlineLog), { excludeTestServices: true, t
         })
     )
 
-    it.scoped("32 connections that never authenticate hold no slot: concurrent admin writes all succeed", () =>
+    it.effect("32 connections that never authenticate hold no slot: concurrent admin writes all succeed", () =>
       Effect.gen(function*() {
         const open = yield* squatters(embeddedAddress(longDeadlineLog), 32)
         expect(yield* concurrentWrites("Squatted")).toEqual(Array.from({ length: 12 }, () => "created"))
@@ -131,7 +132,7 @@ const shortDeadlineLog: Array<string> = []
 layer(embeddedStack("300 millis", shortDeadlineLog), { excludeTestServices: true, timeout: 60_000 })(
   "the embedded database with a short handshake deadline",
   (it) => {
-    it.scoped("closes connections that never authenticate at the deadline; the service's own stay", () =>
+    it.effect("closes connections that never authenticate at the deadline; the service's own stay", () =>
       Effect.gen(function*() {
         const open = yield* squatters(embeddedAddress(shortDeadlineLog), 32)
         expect(yield* allClosed(open)).toBe(0)
@@ -155,12 +156,12 @@ describe("the embedded database under a DATA_DIR too long for a socket's path", 
         const address = yield* Effect.scoped(Effect.gen(function*() {
           const context = yield* Layer.build(
             Database.pipe(
-              Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATA_DIR: dataDir }))),
+              Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATA_DIR: dataDir }))),
               Layer.provide(keepLog(logged))
             )
           )
           const address = embeddedAddress(logged)
-          const sql = yield* Effect.provide(SqlClient.SqlClient, context)
+          const sql = Context.get(context, SqlClient.SqlClient)
           expect(yield* sql<{ one: number }>`select 1 as one`).toEqual([{ one: 1 }])
           expect(Path.dirname(Path.dirname(address.socketPath!))).toBe(tmpdir())
           const directory = yield* Effect.promise(() => stat(Path.dirname(address.socketPath!)))

@@ -6,18 +6,19 @@
  * probe registry's offline regions, which ingest asks inside its transaction) are made without
  * such a wait.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Layer, Logger, LogLevel } from "effect"
+import { Deferred, Duration, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Database } from "../../src/persistence/Database.js"
 import { ProbeRegistry } from "../../src/services/monitoring/ProbeRegistry.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 
-const Embedded = ProbeRegistry.Default.pipe(
+const Embedded = ProbeRegistry.layer.pipe(
   Layer.provideMerge(Database),
   Layer.provide(embeddedConfig()),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  Layer.provide(minimumLogLevel("Warn"))
 )
 
 layer(Embedded, { excludeTestServices: true, timeout: 60_000 })(
@@ -36,10 +37,10 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })(
           // The other fiber's read is on its way to the session this transaction holds.
           yield* Effect.sleep(Duration.millis(200))
           return yield* registry.offlineRegions()
-        })).pipe(Effect.fork)
+        })).pipe(Effect.forkChild)
         yield* Deferred.await(inTransaction)
         const outside = yield* registry.offlineRegions().pipe(
-          Effect.fork,
+          Effect.forkChild,
           Effect.tap(() => Deferred.succeed(outsideStarted, undefined))
         )
         const inside = yield* Fiber.join(transaction).pipe(Effect.timeout(Duration.seconds(10)))

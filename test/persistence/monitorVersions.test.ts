@@ -4,14 +4,14 @@
  * state transitions do not, so a monitor going down or up does not make the next reload read
  * every monitor again.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { MonitorsRepo } from "../../src/persistence/MonitorsRepo.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
-it.layer(MonitorsRepo.Default.pipe(Layer.provideMerge(TestServer())))("a monitor's version", (it) => {
+it.layer(MonitorsRepo.layer.pipe(Layer.provideMerge(TestServer())))("a monitor's version", (it) => {
   it.effect("changes with every write of its definition, not with its state", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
@@ -42,7 +42,7 @@ it.layer(MonitorsRepo.Default.pipe(Layer.provideMerge(TestServer())))("a monitor
       yield* sql`update monitors set state = 'up', state_changed_at = now() where id = ${monitor.id}`
       yield* expectChanged(false)
 
-      yield* client.monitors.update({ path: { id: monitor.id }, payload: { url: "http://127.0.0.1:9/b" } })
+      yield* client.monitors.update({ params: { id: monitor.id }, payload: { url: "http://127.0.0.1:9/b" } })
       yield* expectChanged(true)
       // Behind the API's back, even without touching updated_at.
       yield* sql`update monitors set url = 'http://127.0.0.1:9/c' where id = ${monitor.id}`

@@ -5,9 +5,9 @@
  * not retried; a conflict that outlasts the tries is a 503 (`orUnavailable`), never a defect. The
  * tries are counted with a sequence, which a rollback does not undo.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Database } from "../../src/persistence/Database.js"
 import { orUnavailable } from "../../src/persistence/DatabaseErrors.js"

@@ -6,9 +6,9 @@
  * one of its deliveries) no longer happens. Real deadlocks on the real database, sequenced with
  * Deferreds and PostgreSQL's own view of who waits for a lock.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { StateChanges } from "../../src/services/StateChanges.js"
 import { eventually } from "../support/Eventually.js"
@@ -35,7 +35,7 @@ const foreignWriter = (
     yield* Deferred.await(release)
     if (then !== undefined) yield* run(then)
     yield* run(["commit", []])
-  }).pipe(Effect.fork)
+  }).pipe(Effect.forkChild)
 
 /** Waits until a connection of the app waits for a row lock in a statement like `query`. */
 const waitingForLock = (query: string) =>
@@ -68,7 +68,7 @@ const deadlocks = Effect.flatMap(
     )
 )
 
-it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction conflicts", (it) => {
+it.layer(Layer.provideMerge(StateChanges.layer, TestServer()))("transaction conflicts", (it) => {
   it.effect("a deadlock victim is run again and both changes land", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
@@ -102,7 +102,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
       expect(rows.map((row) => row.description)).toEqual([winner, winner])
     }), 30_000)
 
-  it.scoped(
+  it.effect(
     "an incident template created while an operator's change locks its components the other way is not a 500",
     () =>
       Effect.gen(function*() {
@@ -125,7 +125,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
         yield* Deferred.await(holding)
         const created = yield* client.incidentTemplates.create({
           payload: { name: "Both", title: "Both down", message: "Down", componentIds: [low!.id, high!.id] }
-        }).pipe(Effect.fork)
+        }).pipe(Effect.forkChild)
         // The create waits for `high`: then the writer closes the cycle.
         yield* waitingForLock("%from components where id = any%")
         yield* Deferred.succeed(release, undefined)
@@ -136,7 +136,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
     30_000
   )
 
-  it.scoped(
+  it.effect(
     "a webhook deleted while the dispatcher records one of its deliveries is deleted, not a 500",
     () =>
       Effect.gen(function*() {
@@ -152,7 +152,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
           ["update webhooks set consecutive_failures = consecutive_failures + 1 where id = $1", [webhook]]
         )
         yield* Deferred.await(recorded)
-        const deleted = yield* Effect.fork(sendJson("DELETE", `/api/v1/admin/webhooks/${webhook}`))
+        const deleted = yield* Effect.forkChild(sendJson("DELETE", `/api/v1/admin/webhooks/${webhook}`))
         yield* waitingForLock("%webhook%")
         yield* Deferred.succeed(counted, undefined)
         yield* Fiber.join(dispatcher)
@@ -162,7 +162,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
     30_000
   )
 
-  it.scoped("a webhook's delete that a real deadlock aborts is run again and lands", () =>
+  it.effect("a webhook's delete that a real deadlock aborts is run again and lands", () =>
     Effect.gen(function*() {
       const { delivery, webhook } = yield* webhookWithDelivery
       const before = yield* deadlocks
@@ -178,7 +178,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
         ["select from webhook_deliveries where id = $1 for update", [delivery]]
       )
       yield* Deferred.await(holding)
-      const deleted = yield* Effect.fork(sendJson("DELETE", `/api/v1/admin/webhooks/${webhook}`))
+      const deleted = yield* Effect.forkChild(sendJson("DELETE", `/api/v1/admin/webhooks/${webhook}`))
       yield* waitingForLock("%delete from webhooks%")
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(writer)
@@ -189,7 +189,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
       expect((yield* sendJson("GET", `/api/v1/admin/webhooks/${webhook}`)).status).toBe(404)
     }), 30_000)
 
-  it.scoped(
+  it.effect(
     "an incident change that names a component deleted meanwhile leaves it out, not a 500",
     () =>
       Effect.gen(function*() {
@@ -208,7 +208,7 @@ it.layer(Layer.provideMerge(StateChanges.Default, TestServer()))("transaction co
         const release = yield* Deferred.make<void>()
         const remover = yield* foreignWriter(["delete from components where id = $1", [deleted.id]], holding, release)
         yield* Deferred.await(holding)
-        const updated = yield* Effect.fork(
+        const updated = yield* Effect.forkChild(
           sendJson("PUT", `/api/v1/admin/incidents/${incident.id}`, {
             componentStatuses: { [kept.id]: "major_outage" }
           })

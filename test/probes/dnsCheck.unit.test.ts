@@ -25,8 +25,12 @@ const zone: DnsZone = {
   "broken.example.test": "servfail"
 }
 
+/** `self` reading its configuration from `env` alone. */
+const withEnvironment = (env: Record<string, string>) =>
+  Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env))
+
 describe("dns check", () => {
-  it.scoped("resolves each record type and passes when every expected value is among the answers", () =>
+  it.effect("resolves each record type and passes when every expected value is among the answers", () =>
     Effect.gen(function*() {
       const server = yield* dnsServer(zone)
       const options = { servers: [server.server] }
@@ -73,7 +77,7 @@ describe("dns check", () => {
       ])
     }))
 
-  it.scoped("says what was expected and what came back when an expected value is missing", () =>
+  it.effect("says what was expected and what came back when an expected value is missing", () =>
     Effect.gen(function*() {
       const server = yield* dnsServer(zone)
       const options = { servers: [server.server] }
@@ -97,7 +101,7 @@ describe("dns check", () => {
       )
     }))
 
-  it.scoped("compares a text answer that looks like a zoned IPv6 address as text, and refuses a zone in an address", () =>
+  it.effect("compares a text answer that looks like a zoned IPv6 address as text, and refuses a zone in an address", () =>
     Effect.gen(function*() {
       const server = yield* dnsServer(zone)
       const options = { servers: [server.server] }
@@ -130,7 +134,7 @@ describe("dns check", () => {
       expect(malformed.error).toMatch(/^AAAA lookup of zone\.example\.test failed: .*is not a function/)
     }))
 
-  it.scoped("reports NXDOMAIN, a name without records of the type, and SERVFAIL", () =>
+  it.effect("reports NXDOMAIN, a name without records of the type, and SERVFAIL", () =>
     Effect.gen(function*() {
       const server = yield* dnsServer(zone)
       const options = { servers: [server.server] }
@@ -146,7 +150,7 @@ describe("dns check", () => {
       })
     }))
 
-  it.scoped("enforces the time-out on a server that does not answer", () =>
+  it.effect("enforces the time-out on a server that does not answer", () =>
     Effect.gen(function*() {
       const server = yield* dnsServer(zone)
       const outcome = yield* dnsCheck({ url: "silent.example.test", timeoutMs: 300 }, { servers: [server.server] })
@@ -167,12 +171,10 @@ describe("dns check", () => {
       expect(dnsName(`${"a".repeat(64)}.test`)).toBeUndefined()
     }))
 
-  it.scoped("runs as a job's check, asking the probe's PROBE_DNS_SERVERS", () =>
+  it.effect("runs as a job's check, asking the probe's PROBE_DNS_SERVERS", () =>
     Effect.gen(function*() {
       const server = yield* dnsServer(zone)
-      const config = yield* ProbeConfig.pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PROBE_DNS_SERVERS", ` ${server.server} `]])))
-      )
+      const config = yield* ProbeConfig.pipe(withEnvironment({ PROBE_DNS_SERVERS: ` ${server.server} ` }))
       expect(config.dnsServers).toEqual([server.server])
       const job = CheckJob.forRun({
         monitorId: "m1",
@@ -200,13 +202,9 @@ describe("dns check", () => {
       for (const invalid of ["dns.example", "127.0.0.1:0", "127.0.0.1:70000", "[127.0.0.1]:53", "1.2.3"]) {
         expect(parseDnsServers(invalid), invalid).toBeUndefined()
       }
-      const unset = yield* ProbeConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+      const unset = yield* ProbeConfig.pipe(withEnvironment({}))
       expect(unset.dnsServers).toEqual([])
-      const refused = yield* Effect.exit(
-        ProbeConfig.pipe(
-          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PROBE_DNS_SERVERS", "dns.example"]])))
-        )
-      )
+      const refused = yield* Effect.exit(ProbeConfig.pipe(withEnvironment({ PROBE_DNS_SERVERS: "dns.example" })))
       expect(Exit.isFailure(refused)).toBe(true)
       expect(String(refused)).toContain("PROBE_DNS_SERVERS")
     }))

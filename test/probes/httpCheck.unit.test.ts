@@ -12,7 +12,7 @@ import { makeCa, makeLeaf, startHttpsServer } from "../support/Certificates.js"
 import { closedPort, httpServer } from "../support/Servers.js"
 
 describe("http check", () => {
-  it.scoped("passes on the expected status, on a fresh connection each time, with timing phases", () =>
+  it.effect("passes on the expected status, on a fresh connection each time, with timing phases", () =>
     Effect.gen(function*() {
       const target = yield* httpServer((_request, response) => response.end("hello"))
       const first = yield* httpCheck({ url: `${target.url}/health`, timeoutMs: 2000, expectedStatusCode: 200 })
@@ -35,7 +35,7 @@ describe("http check", () => {
       expect(target.connections()).toBe(2)
     }))
 
-  it.scoped("fails on another status, and does not follow redirects", () =>
+  it.effect("fails on another status, and does not follow redirects", () =>
     Effect.gen(function*() {
       const paths: Array<string> = []
       const target = yield* httpServer((request, response) => {
@@ -60,7 +60,7 @@ describe("http check", () => {
       expect(expectedRedirect).toMatchObject({ ok: true, statusCode: 301 })
     }))
 
-  it.scoped("enforces the time-out on a silent server and on a body that never ends", () =>
+  it.effect("enforces the time-out on a silent server and on a body that never ends", () =>
     Effect.gen(function*() {
       const target = yield* httpServer((request, response) => {
         if (request.url === "/drip") {
@@ -106,7 +106,7 @@ describe("http check", () => {
       expect(untrusted.error).toContain("UNABLE_TO_VERIFY_LEAF_SIGNATURE")
     }).pipe(Effect.scoped))
 
-  it.scoped("sends GET, HEAD and POST, with the monitor's headers, and a POST's body with its content type", () =>
+  it.effect("sends GET, HEAD and POST, with the monitor's headers, and a POST's body with its content type", () =>
     Effect.gen(function*() {
       const seen: Array<{ method: string; headers: IncomingHttpHeaders; body: string }> = []
       const target = yield* httpServer((request, response) => {
@@ -167,7 +167,7 @@ describe("http check", () => {
       expect(getWithBody).not.toHaveProperty("transfer-encoding")
     }))
 
-  it.scoped("passes on any of the expected codes and ranges, and says which were expected when it fails", () =>
+  it.effect("passes on any of the expected codes and ranges, and says which were expected when it fails", () =>
     Effect.gen(function*() {
       const target = yield* httpServer((request, response) => response.writeHead(Number(request.url!.slice(1))).end())
       const check = (status: number, expectedStatusCodes: Array<string> | null) =>
@@ -188,7 +188,7 @@ describe("http check", () => {
       expect(yield* check(204, null)).toMatchObject({ ok: false, error: "expected status 200, got 204" })
     }))
 
-  it.scoped("finds bodyContains across chunks, and fails on bodyNotContains, saying what it looked for", () =>
+  it.effect("finds bodyContains across chunks, and fails on bodyNotContains, saying what it looked for", () =>
     Effect.gen(function*() {
       const target = yield* httpServer((_request, response) => {
         response.writeHead(200, { "content-type": "text/html" })
@@ -212,7 +212,7 @@ describe("http check", () => {
       })
     }))
 
-  it.scoped("reads at most the first 1 MB of a body, then drops the connection", () =>
+  it.effect("reads at most the first 1 MB of a body, then drops the connection", () =>
     Effect.gen(function*() {
       let closedEarly = 0
       const target = yield* httpServer((request, response) => {
@@ -247,7 +247,7 @@ describe("http check", () => {
       })
     }))
 
-  it.scoped("caps the error at 1000 characters, and never echoes a header's value", () =>
+  it.effect("caps the error at 1000 characters, and never echoes a header's value", () =>
     Effect.gen(function*() {
       const target = yield* httpServer((_request, response) => response.end("nothing to see"))
       const needle = "€".repeat(1024)

@@ -4,7 +4,7 @@
  * address 127.0.0.2 stands in for the metadata service: nothing here leaves the machine.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Result } from "effect"
 
 import { httpCheck } from "../../probes/checks/http.js"
 import { sslExpiryCheck } from "../../probes/checks/sslExpiry.js"
@@ -18,7 +18,7 @@ import { outboundGuard, type Resolve } from "../../src/services/OutboundGuard.js
 import { readAll } from "../queue/transportContract.js"
 import { httpServer } from "../support/Servers.js"
 
-const guardOf = (deny: string, resolve?: Resolve) => outboundGuard(Either.getOrThrow(parseAddressList(deny)), resolve)
+const guardOf = (deny: string, resolve?: Resolve) => outboundGuard(Result.getOrThrow(parseAddressList(deny)), resolve)
 
 /** An HTTP server answering 200 on `host` (at `port`, or a free one), counting the connections it accepted. */
 const server = (host: string, port?: number) =>
@@ -33,7 +33,7 @@ const outcomesFor = (host: string, port: number, options: Parameters<typeof http
   })
 
 describe("OUTBOUND_DENY in the checks", () => {
-  it.scoped("http, tcp and ssl_expiry checks to a denied address fail with the reason and never connect", () =>
+  it.effect("http, tcp and ssl_expiry checks to a denied address fail with the reason and never connect", () =>
     Effect.gen(function*() {
       const target = yield* server("127.0.0.2")
       const outcomes = yield* outcomesFor("127.0.0.2", target.port, { outbound: guardOf("127.0.0.2/32") })
@@ -60,7 +60,7 @@ describe("OUTBOUND_DENY in the checks", () => {
       expect(target.connections()).toBe(1)
     }))
 
-  it.scoped("a name that resolves to a denied address is refused after DNS", () =>
+  it.effect("a name that resolves to a denied address is refused after DNS", () =>
     Effect.gen(function*() {
       const target = yield* server("127.0.0.1")
       // Every loopback address denied: whichever of its addresses `localhost` gives, it is refused.
@@ -74,7 +74,7 @@ describe("OUTBOUND_DENY in the checks", () => {
       expect(target.connections()).toBe(0)
     }))
 
-  it.scoped("a name is checked each time it is resolved, so rebinding it to a denied address does not pass", () =>
+  it.effect("a name is checked each time it is resolved, so rebinding it to a denied address does not pass", () =>
     Effect.gen(function*() {
       const allowed = yield* server("127.0.0.1")
       const denied = yield* server("127.0.0.2", allowed.port)
@@ -119,6 +119,9 @@ describe("OUTBOUND_DENY in the checks", () => {
       Effect.provide(
         ProbeAgent.layerConfig({ region: "local", name: "p1" }).pipe(Layer.provideMerge(InProcessJobTransport.layer()))
       ),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OUTBOUND_DENY", "127.0.0.2/32"]])))
+      Effect.provideService(
+        ConfigProvider.ConfigProvider,
+        ConfigProvider.fromEnvRecord({ OUTBOUND_DENY: "127.0.0.2/32" })
+      )
     ))
 })

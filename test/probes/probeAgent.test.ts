@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs"
 
 import { describe, expect, it } from "@effect/vitest"
-import { Array as Arr, Clock, ConfigProvider, Effect, HashMap, Layer, Logger, TestClock, TestServices } from "effect"
+import { Array as Arr, Clock, ConfigProvider, Effect, Layer, Logger, Result } from "effect"
+import { TestClock } from "effect/testing"
 
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
 import { CheckJob, isMissed } from "../../src/domain/CheckJob.js"
@@ -14,6 +15,7 @@ import { JobTransport } from "../../src/queue/JobTransport.js"
 import { JobTransportLive } from "../../src/queue/JobTransportLive.js"
 import { readAll } from "../queue/transportContract.js"
 import { eventually } from "../support/Eventually.js"
+import { logAnnotations, replaceDefaultLogger } from "../support/Logs.js"
 import { httpServer } from "../support/Servers.js"
 
 const packageVersion = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -52,7 +54,10 @@ describe("probe agent (in-process transport)", () => {
       const stale = httpJob("stale", `${target.url}/stale`, Date.now() - 61_000)
       yield* queue.publishJobs([...fresh, failing, stale])
 
-      const [results, misses] = Arr.partition((yield* readAll(ingest, 12)).map((d) => d.value), isMissed)
+      const [results, misses] = Arr.partition(
+        (yield* readAll(ingest, 12)).map((d) => d.value),
+        (report) => isMissed(report) ? Result.fail(report) : Result.succeed(report)
+      )
       expect(results.map((r) => r.jobId).sort()).toEqual([...fresh, failing].map((j) => j.id).sort())
       // Not run: one miss instead, stamped with the region and the probe that gave it up.
       expect(misses).toEqual([
@@ -83,9 +88,9 @@ describe("probe agent (in-process transport)", () => {
       // The agent's clock (periods, lag, staleness) is the TestClock: it moves only when told to.
       yield* TestClock.setTime(Date.now())
       const lines: Array<Record<string, unknown>> = []
-      const capture = Logger.make(({ annotations, message }) => {
-        if (Array.isArray(message) && message[0] === "probe stats") {
-          lines.push(Object.fromEntries(HashMap.toEntries(annotations)))
+      const capture = Logger.make((options) => {
+        if (Array.isArray(options.message) && options.message[0] === "probe stats") {
+          lines.push({ ...logAnnotations(options) })
         }
       })
       const target = yield* httpServer((request, response) =>
@@ -95,7 +100,7 @@ describe("probe agent (in-process transport)", () => {
       const ingest = yield* queue.resultConsumer("ingest-test")
       yield* Layer.buildWithScope(
         ProbeAgent.layer({ ...agentOptions, statsEvery: "10 seconds" }).pipe(
-          Layer.provide(Logger.replace(Logger.defaultLogger, capture))
+          Layer.provide(replaceDefaultLogger(capture))
         ),
         yield* Effect.scope
       )
@@ -106,7 +111,7 @@ describe("probe agent (in-process transport)", () => {
         httpJob("c", `${target.url}/up`, now - 120_000)
       ])
       // Counted before it is reported: once the three reports are in, the period holds them.
-      expect(yield* TestServices.provideLive(readAll(ingest, 3))).toHaveLength(3)
+      expect(yield* TestClock.withLive(readAll(ingest, 3))).toHaveLength(3)
       expect(lines).toEqual([])
       yield* TestClock.adjust("10 seconds")
       yield* eventually(Effect.sync(() => lines.length), (n) => n >= 1)
@@ -137,7 +142,7 @@ describe("probe heartbeats", () => {
       const ingest = yield* queue.resultConsumer("ingest-test")
       /** The heartbeats that reached ingest since the last call. */
       const heartbeats = Effect.gen(function*() {
-        expect(yield* TestServices.provideLive(ingest.read(10, 50))).toEqual([])
+        expect(yield* TestClock.withLive(ingest.read(10, 50))).toEqual([])
         return (yield* ingest.takeHeartbeats()).map(({ heartbeat, region }) => ({ region, ...heartbeat }))
       })
       yield* Layer.buildWithScope(ProbeAgent.layer(agentOptions), yield* Effect.scope)
@@ -161,7 +166,7 @@ describe("probe heartbeats", () => {
         httpJob("b", `${target.url}/`, startedAt - 5_000),
         httpJob("late", `${target.url}/`, startedAt - 120_000)
       ])
-      expect(yield* TestServices.provideLive(readAll(ingest, 3))).toHaveLength(3)
+      expect(yield* TestClock.withLive(readAll(ingest, 3))).toHaveLength(3)
       yield* TestClock.adjust("10 seconds")
       const [second] = yield* eventually(heartbeats, (beats) => beats.length > 0)
       // Two checks run (the late job is a miss, not a check), 4 s late on average.
@@ -191,6 +196,6 @@ describe("in-process probe as the service composes it without REDIS_URL", () => 
     }).pipe(
       Effect.scoped,
       Effect.provide(ProbeAgent.InProcessProbeLive.pipe(Layer.provideMerge(JobTransportLive))),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PROBE_CONCURRENCY", "2"]])))
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord({ PROBE_CONCURRENCY: "2" }))
     ))
 })

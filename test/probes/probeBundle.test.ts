@@ -23,9 +23,9 @@ import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { httpServer } from "../support/Servers.js"
 
 const region = "bundle-test"
-const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
-const decodeReport = Schema.decodeUnknownOption(Schema.parseJson(ProbeReport))
-const decodeHeartbeat = Schema.decodeUnknownOption(Schema.parseJson(ProbeHeartbeat))
+const encodeJob = Schema.encodeSync(Schema.fromJsonString(CheckJob))
+const decodeReport = Schema.decodeUnknownOption(Schema.fromJsonString(ProbeReport))
+const decodeHeartbeat = Schema.decodeUnknownOption(Schema.fromJsonString(ProbeHeartbeat))
 /** The version the bundle must report: package.json's, inlined at build time. */
 const packageVersion = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   readonly version: string
@@ -66,7 +66,7 @@ const startProbe = (file: string, env: Record<string, string>) =>
   )
 
 describe("the bundled probe (dist/probe.mjs)", () => {
-  it.scoped("is a file and its chunks that import nothing but node's own modules and each other", () =>
+  it.effect("is a file and its chunks that import nothing but node's own modules and each other", () =>
     Effect.gen(function*() {
       const bundle = yield* yield* built
       // The metafile's paths are relative to the project.
@@ -99,7 +99,7 @@ describe("the bundled probe (dist/probe.mjs)", () => {
       const inOutput = outputs.flatMap(([, output]) =>
         Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map(([input]) => input)
       )
-      expect(inOutput.filter((input) => /node_modules\/(effect\/dist\/esm\/index\.js|fast-check\/)/.test(input)))
+      expect(inOutput.filter((input) => /node_modules\/(effect\/dist\/index\.js|fast-check\/)/.test(input)))
         .toEqual([])
       // Node's modules come by `require` (the banner's), none by an import statement, whose facade
       // would read every export: on node 24, http's would load undici.
@@ -139,7 +139,7 @@ describe("the bundled probe (dist/probe.mjs)", () => {
       .toThrow("a.ts: \"effect\" has no export Nothing")
   })
 
-  it.scoped("runs with plain node and answers a job on its region's stream", () =>
+  it.effect("runs with plain node and answers a job on its region's stream", () =>
     Effect.gen(function*() {
       const bundle = yield* yield* built
       expect(nodeModulesAbove(bundle.dir)).toEqual([])

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 
-import { Array as Arr, Schema } from "effect"
+import { Array as Arr, Result, Schema } from "effect"
 import { Redis } from "ioredis"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 
@@ -20,8 +20,8 @@ import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { projectRoot, type Service } from "../support/ChildProcess.js"
 import { redisUrl } from "../support/Redis.js"
 
-const encodeJob = Schema.encodeSync(Schema.parseJson(CheckJob))
-const decodeMessage = Schema.decodeUnknownSync(Schema.parseJson(Schema.Union(ProbeReport, ProbeHeartbeat)))
+const encodeJob = Schema.encodeSync(Schema.fromJsonString(CheckJob))
+const decodeMessage = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Union([ProbeReport, ProbeHeartbeat])))
 
 let redis: Redis
 let prefix: string
@@ -124,7 +124,7 @@ const messages = async (regions: ReadonlyArray<string>) =>
 const reports = async (regions: ReadonlyArray<string> = ["eu", "us"]) =>
   Arr.partition(
     (await messages(regions)).filter((message): message is ProbeReport => !(message instanceof ProbeHeartbeat)),
-    isMissed
+    (report) => isMissed(report) ? Result.fail(report) : Result.succeed(report)
   )
 const results = async () => (await reports())[0]
 const reportCount = async () => (await reports()).flat().length

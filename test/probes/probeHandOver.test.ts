@@ -27,7 +27,7 @@ const claimIdleMs = 600_000
 /** Shorter than the default 5 s, so the tests need not wait that long. */
 const siblingSilentMs = 1_000
 
-const decodeReport = Schema.decodeUnknownSync(Schema.parseJson(ProbeReport))
+const decodeReport = Schema.decodeUnknownSync(Schema.fromJsonString(ProbeReport))
 
 /** A probe agent of region `region` on a transport of its own; `stop` closes it as SIGTERM does. */
 const startAgent = (url: string, prefix: string, region: string, name: string) =>
@@ -50,7 +50,7 @@ const httpJob = (monitorId: string, url: string, region: string, scheduledAt = D
   )
 
 layer(LiveTestServer(), { excludeTestServices: true, timeout: "60 seconds" })("probes handing jobs over", (it) => {
-  it.scoped("a probe that is slow but alive keeps its jobs: its sibling, looking for silent ones, takes none", () =>
+  it.effect("a probe that is slow but alive keeps its jobs: its sibling, looking for silent ones, takes none", () =>
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
       const region = "eu"
@@ -86,7 +86,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "60 seconds" })("p
       expect(reports.every((report) => report instanceof CheckResult && report.ok)).toBe(true)
     }))
 
-  it.scoped("a probe leaving with jobs it could not deliver hands them back: a sibling takes them at once", () =>
+  it.effect("a probe leaving with jobs it could not deliver hands them back: a sibling takes them at once", () =>
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
       const region = `r${randomUUID().slice(0, 8)}`
@@ -129,7 +129,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "60 seconds" })("p
       expect(claimed.map((delivery) => delivery.value.id).sort()).toEqual(jobs.map((job) => job.id).sort())
     }))
 
-  it.scoped("a job run by a probe that stalled and by the sibling that took it over is stored once", () =>
+  it.effect("a job run by a probe that stalled and by the sibling that took it over is stored once", () =>
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
       const region = "eu"
@@ -142,7 +142,12 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "60 seconds" })("p
       yield* Layer.buildWithScope(
         IngestConsumer.pipe(Layer.provide(RedisJobTransport.layer({ url: redisUrl, prefix }))),
         yield* Effect.scope
-      ).pipe(Effect.withConfigProvider(ConfigProvider.fromJson({ QUEUE_CLAIM_IDLE_MS: String(claimIdleMs) })))
+      ).pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromUnknown({ QUEUE_CLAIM_IDLE_MS: String(claimIdleMs) })
+        )
+      )
       // The stalled probe takes the monitor's latest run, then goes silent.
       const job = httpJob(monitor.id, target.url, region, slotOf(monitor.id, Date.now()))
       const jobs = `${prefix}jobs:${region}`
@@ -182,7 +187,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "60 seconds" })("p
       const done = yield* eventually(ingestGroup, (info) => info?.get("lag") === 0 && info.get("pending") === 0, 10_000)
       expect([done?.get("lag"), done?.get("pending")]).toEqual([0, 0])
       expect(yield* storedRuns([monitor.id])).toEqual([{ jobId: job.id, region, results: 1, misses: 0 }])
-      const [listed, ...others] = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
+      const [listed, ...others] = yield* client.monitors.results({ params: { id: monitor.id }, query: {} })
       expect(others).toEqual([])
       expect(listed).toMatchObject({ outcome: "checked", region, probe: "sibling" })
     }))

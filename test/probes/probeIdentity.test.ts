@@ -70,7 +70,9 @@ const serviceRoles = <E, R>(url: string, prefix: string, roles: Layer.Layer<neve
       roles.pipe(Layer.provide(RedisJobTransport.layer({ url, prefix }))),
       yield* Effect.scope
     )
-  }).pipe(Effect.withConfigProvider(ConfigProvider.fromJson({ QUEUE_CLAIM_IDLE_MS: "1000" })))
+  }).pipe(
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ QUEUE_CLAIM_IDLE_MS: "1000" }))
+  )
 
 const monitored = (regions: ReadonlyArray<string> | null, url = "https://example.com") =>
   Effect.gen(function*() {
@@ -83,14 +85,14 @@ const monitored = (regions: ReadonlyArray<string> | null, url = "https://example
   })
 
 layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("probe identity", (it) => {
-  it.scoped("docs/operations.md gives the ACL rules the tests use", () =>
+  it.effect("docs/operations.md gives the ACL rules the tests use", () =>
     Effect.sync(() => {
       const operations = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8")
       expect(operations).toContain(probeAclCommand("probe-eu-west-1", "<password>", "", "eu-west"))
       expect(operations).toContain(serviceAclCommand("status-page", "<password>", ""))
     }))
 
-  it.scoped("a probe of region A can neither read B's jobs nor write B's results, nor add jobs, nor read results", () =>
+  it.effect("a probe of region A can neither read B's jobs nor write B's results, nor add jobs, nor read results", () =>
     Effect.gen(function*() {
       const { a, admin, b, prefix, userA } = yield* regionsWithUsers
       const asA = yield* connectAs(userA.url)
@@ -137,7 +139,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       expect((yield* Effect.promise(() => admin.xpending(`${prefix}jobs:${b}`, b)))[0]).toBe(0)
     }))
 
-  it.scoped("a probe whose user predates +xpending still works: a silent sibling's jobs wait for the claim time", () =>
+  it.effect("a probe whose user predates +xpending still works: a silent sibling's jobs wait for the claim time", () =>
     Effect.gen(function*() {
       const { a, admin, prefix } = yield* regionsWithUsers
       const before = yield* aclUser(
@@ -160,7 +162,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       expect((yield* probe.claimStale(10, 100)).map((d) => d.value.id)).toEqual([job!.id])
     }))
 
-  it.scoped("a probe authenticated as its region's user runs that region's checks end to end", () =>
+  it.effect("a probe authenticated as its region's user runs that region's checks end to end", () =>
     Effect.gen(function*() {
       const { a, admin, b, prefix, service, userA } = yield* regionsWithUsers
       const hits: Array<string> = []
@@ -180,7 +182,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       // The scheduler publishes the monitor's current slot to A and B; only A has a probe.
       const [run] = yield* eventually(storedRuns([monitor.id]), (runs) => runs.length > 0, 30_000)
       expect(run).toEqual({ jobId: expect.stringMatching(`^${monitor.id}:\\d+$`), region: a, results: 1, misses: 0 })
-      const [listed] = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
+      const [listed] = yield* client.monitors.results({ params: { id: monitor.id }, query: {} })
       expect(listed).toMatchObject({ outcome: "checked", region: a, probe: "probe-a-1", ok: true })
       expect(hits).toContain("/checked")
       // Without INFO in its rules, nothing it ran was refused: its connections skipped the ready check.
@@ -201,7 +203,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       ])
     }))
 
-  it.scoped("reports of runs that were not scheduled change nothing in the database", () =>
+  it.effect("reports of runs that were not scheduled change nothing in the database", () =>
     Effect.gen(function*() {
       const { a, admin, b, prefix, service, userA } = yield* regionsWithUsers
       const { client, component, monitor } = yield* monitored([a, b])
@@ -258,7 +260,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       expect(state?.state).not.toBe("down")
       expect(state?.regionStates.map((r) => [r.region, r.consecutiveFailures])).toEqual([[a, 0]])
       expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
-      const runs = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
+      const runs = yield* client.monitors.results({ params: { id: monitor.id }, query: {} })
       expect(runs.map((r) => [r.region, DateTime.toEpochMillis(r.scheduledAt)])).toEqual([[a, genuine.scheduledAt]])
     }))
 })

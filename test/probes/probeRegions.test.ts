@@ -33,8 +33,7 @@ const transports: ReadonlyArray<readonly [string, () => Layer.Layer<JobTransport
   ["in-process", () => InProcessJobTransport.layer()],
   [
     "redis streams",
-    () =>
-      Layer.unwrapScoped(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix })))
+    () => Layer.unwrap(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix })))
   ]
 ]
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 import { describe, expect, it } from "@effect/vitest"
-import { Array as Arr, ConfigProvider, Effect, Exit, Layer } from "effect"
+import { Array as Arr, ConfigProvider, Effect, Exit, Layer, Result } from "effect"
 
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
 import { CheckJob, isMissed } from "../../src/domain/CheckJob.js"
@@ -50,9 +50,12 @@ const probeWith = (variables: Record<string, string>, jobs: ReadonlyArray<CheckJ
     yield* Layer.buildWithScope(
       ProbeAgent.layerConfig({ readBlockMs: 100 }).pipe(Layer.provide(Layer.succeed(JobTransport, transport))),
       yield* Effect.scope
-    ).pipe(Effect.withConfigProvider(ConfigProvider.fromJson(variables)))
+    ).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(variables)))
     yield* transport.publishJobs(jobs)
-    const [results, misses] = Arr.partition((yield* readAll(ingest, jobs.length)).map((d) => d.value), isMissed)
+    const [results, misses] = Arr.partition(
+      (yield* readAll(ingest, jobs.length)).map((d) => d.value),
+      (report) => isMissed(report) ? Result.fail(report) : Result.succeed(report)
+    )
     expect(misses).toEqual([])
     expect(results).toHaveLength(jobs.length)
     return new Map(results.map((result) => [result.monitorId, result]))

@@ -4,7 +4,8 @@
  * for another name, or close to expiry.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 
 import { sslExpiryCheck } from "../../probes/checks/sslExpiry.js"
 import { makeCa, makeLeaf, type Pem, startHttpsServer } from "../support/Certificates.js"
@@ -38,7 +39,7 @@ describe("ssl_expiry check", () => {
       expect(relaxed).toMatchObject({ ok: true, sslDaysLeft: 10 })
     }).pipe(Effect.scoped))
 
-  it.scoped("counts the days left from the clock (TestClock 20 days ahead)", () =>
+  it.effect("counts the days left from the clock (TestClock 20 days ahead)", () =>
     Effect.gen(function*() {
       const ca = yield* Effect.promise(makeCa)
       const server = yield* serve(yield* Effect.promise(() => makeLeaf({ ca, daysLeft: 30 })))
@@ -70,7 +71,7 @@ describe("ssl_expiry check", () => {
       expect(mismatch.error).toContain("ERR_TLS_CERT_ALTNAME_INVALID")
     }).pipe(Effect.scoped))
 
-  it.scoped("times out on a server that never completes the handshake", () =>
+  it.effect("times out on a server that never completes the handshake", () =>
     Effect.gen(function*() {
       const silent = yield* tcpServer(() => undefined)
       const outcome = yield* sslExpiryCheck({ url: `127.0.0.1:${silent.port}`, timeoutMs: 300 })

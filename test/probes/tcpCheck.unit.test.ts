@@ -6,7 +6,7 @@ import { parseTcpTarget, tcpCheck } from "../../probes/checks/tcp.js"
 import { closedPort, tcpServer } from "../support/Servers.js"
 
 describe("tcp check", () => {
-  it.scoped("connects to tcp://host:port and host:port and reports the connect time", () =>
+  it.effect("connects to tcp://host:port and host:port and reports the connect time", () =>
     Effect.gen(function*() {
       let accepted = 0
       const target = yield* tcpServer((socket) => {

@@ -22,9 +22,9 @@ const incident = (id: string, createdAt: number, fields: { status?: IncidentStat
     severity: "minor",
     message: "x",
     componentIds: [],
-    createdAt: DateTime.unsafeMake(createdAt),
-    updatedAt: DateTime.unsafeMake(createdAt),
-    resolvedAt: fields.resolvedAt === undefined ? null : DateTime.unsafeMake(fields.resolvedAt),
+    createdAt: DateTime.makeUnsafe(createdAt),
+    updatedAt: DateTime.makeUnsafe(createdAt),
+    resolvedAt: fields.resolvedAt === undefined ? null : DateTime.makeUnsafe(fields.resolvedAt),
     updates: [],
     postmortem: null
   })
@@ -35,7 +35,7 @@ const bar = ({ postmortem: _postmortem, updates: _updates, ...fields }: PublicIn
 const held = (details: ReadonlyArray<PublicIncidentDetail>, complete: boolean): HeldIncidents => ({
   details,
   complete,
-  bars: details.filter((detail) => detail.resolvedAt === null || detail.resolvedAt.epochMillis >= now - 91 * day)
+  bars: details.filter((detail) => detail.resolvedAt === null || detail.resolvedAt.epochMilliseconds >= now - 91 * day)
     .map(bar)
 })
 const ids = (patched: HeldIncidents | undefined) => patched?.details.map((detail) => detail.id)
@@ -99,7 +99,7 @@ describe("patchHeld", () => {
     // millisecond as the oldest of the newest (the database tells them apart, not the snapshot).
     const lately = new PublicIncidentDetail({
       ...resolved("lately", now - 500 * day),
-      updatedAt: DateTime.unsafeMake(now - 1000)
+      updatedAt: DateTime.makeUnsafe(now - 1000)
     })
     const tie = resolved("r99a", now - heldResolved * day)
     const older = resolved("older", now - 400 * day)

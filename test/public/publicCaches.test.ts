@@ -5,14 +5,16 @@
  */
 import { gunzipSync } from "node:zlib"
 
-import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
-import { Effect, HashMap, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { Effect, Layer, Logger } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { TestClock } from "effect/testing"
 
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { PublicUptime } from "../../src/services/public/PublicUptime.js"
 import { PublicPages } from "../../src/web/public/PublicPages.js"
 import { eventually } from "../support/Eventually.js"
+import { logAnnotations, replaceDefaultLogger } from "../support/Logs.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
 /**
@@ -21,14 +23,14 @@ import { ApiClient, TestServer } from "../support/TestServer.js"
  * holds"): which path answered shows in the log.
  */
 const loggedUrls: Array<string> = []
-const requestLog = Logger.make(({ annotations }) => {
-  const url = HashMap.get(annotations, "http.url")
-  if (Option.isSome(url)) loggedUrls.push(String(url.value))
+const requestLog = Logger.make((options) => {
+  const annotations = logAnnotations(options)
+  if ("http.url" in annotations) loggedUrls.push(String(annotations["http.url"]))
 })
 
-const Stack = Layer.mergeAll(PublicPages.Default, PublicUptime.Default, Uptime.Default).pipe(
-  Layer.provideMerge(TestServer({}, LogLevel.Info)),
-  Layer.provide(Logger.replace(Logger.defaultLogger, requestLog))
+const Stack = Layer.mergeAll(PublicPages.layer, PublicUptime.layer, Uptime.layer).pipe(
+  Layer.provideMerge(TestServer({}, "Info")),
+  Layer.provide(replaceDefaultLogger(requestLog))
 )
 
 const get = (url: string, headers: Record<string, string> = {}) =>
@@ -81,7 +83,7 @@ it.layer(Stack)("public caches for the fast path", (it) => {
       expect(uptime.cachedNow(url)).toBeDefined()
 
       // A change of what is public: once the snapshot is rebuilt, the next read has the new name.
-      yield* client.components.update({ path: { id: component.id }, payload: { name: "Renamed" } })
+      yield* client.components.update({ params: { id: component.id }, payload: { name: "Renamed" } })
       expect(uptime.cachedNow(url)).toBeUndefined()
       expect(JSON.parse((yield* get(url)).body)).toContainEqual(
         expect.objectContaining({ componentId: component.id, componentName: "Renamed" })

@@ -1,10 +1,10 @@
 import { request as httpRequest } from "node:http"
 
-import { Reactivity } from "@effect/experimental"
-import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Context, DateTime, Effect, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientRequest, HttpServer } from "effect/http"
+import { Reactivity } from "effect/reactivity"
 import { XMLParser, XMLValidator } from "fast-xml-parser"
 
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
@@ -35,20 +35,20 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
         payload: { title: "General", status: "monitoring", severity: "none", message: "Watching" }
       })
       yield* client.incidents.addUpdate({
-        path: { id: first.id },
+        params: { id: first.id },
         payload: { status: "identified", message: "Cause found" }
       })
-      yield* client.incidents.resolve({ path: { id: first.id }, payload: { message: "Fixed" } })
+      yield* client.incidents.resolve({ params: { id: first.id }, payload: { message: "Fixed" } })
 
-      const listed = yield* client.status.incidents({ urlParams: {} })
+      const listed = yield* client.status.incidents({ query: {} })
       expect(listed.map((i) => i.title)).toEqual(["General", "Web down"])
       expect(listed[1]).toMatchObject({ componentIds: [web.id], status: "resolved", message: "Fixed" })
       expect(listed.map((i) => i.id)).not.toContain(hidden.id)
-      expect((yield* client.status.incidents({ urlParams: { limit: 1 } })).map((i) => i.title)).toEqual(["General"])
-      expect((yield* client.status.incidents({ urlParams: { limit: 1, offset: 1 } })).map((i) => i.title)).toEqual([
+      expect((yield* client.status.incidents({ query: { limit: 1 } })).map((i) => i.title)).toEqual(["General"])
+      expect((yield* client.status.incidents({ query: { limit: 1, offset: 1 } })).map((i) => i.title)).toEqual([
         "Web down"
       ])
-      expect((yield* client.status.incidents({ urlParams: { status: "resolved" } })).map((i) => i.title)).toEqual([
+      expect((yield* client.status.incidents({ query: { status: "resolved" } })).map((i) => i.title)).toEqual([
         "Web down"
       ])
 
@@ -114,7 +114,7 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
           scheduledEnd: DateTime.add(now, { days: 2 })
         }
       })
-      yield* client.maintenance.cancel({ path: { id: cancelled.id }, urlParams: {} })
+      yield* client.maintenance.cancel({ params: { id: cancelled.id }, query: {} })
 
       const listed = yield* client.status.maintenance()
       expect(listed.map((w) => w.title)).toEqual(["Sooner", "Later"])
@@ -161,7 +161,7 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       const client = yield* ApiClient
       const incident = yield* client.incidents.create({ payload: { title: "Feed <test> & co", message: "Started" } })
       yield* client.incidents.addUpdate({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { status: "monitoring", message: "Latest \u0001news" }
       })
 
@@ -189,7 +189,7 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       expect(entry.link["@_href"]).toBe(`https://status.example.com/incidents/${incident.id}`)
 
       // The guid does not change with later updates.
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: null })
       const later = parser.parse((yield* get("/api/v1/status/rss")).text).rss.channel
       const same = later.item.find((i: any) => i.guid["#text"] === item.guid["#text"])
       expect(same.description).toBe("resolved: This incident has been resolved.")
@@ -204,18 +204,18 @@ it.layer(TestServer({ PUBLIC_URL: "https://status.example.com" }))("public incid
       }
       const newest = created.toReversed().slice(0, 20).map((incident) => incident.id)
       // The exact path (the snapshot's pre-encoded list) and a query through the router.
-      const listed = yield* client.status.incidents({ urlParams: {} })
+      const listed = yield* client.status.incidents({ query: {} })
       expect(listed.map((incident) => incident.id)).toEqual(newest)
       const routed = yield* get("/api/v1/status/incidents?offset=0")
       expect(JSON.parse(routed.text).map((incident: { id: string }) => incident.id)).toEqual(newest)
-      const more = yield* client.status.incidents({ urlParams: { limit: 21 } })
+      const more = yield* client.status.incidents({ query: { limit: 21 } })
       expect(more.map((incident) => incident.id)).toEqual(created.toReversed().map((incident) => incident.id))
     }))
 })
 
 /** A plain GET on a port, outside any Effect HttpClient. */
 const raw = (port: number, path: string) =>
-  Effect.async<{ status: number; body: string }>((resume) => {
+  Effect.callback<{ status: number; body: string }>((resume) => {
     const req = httpRequest({ host: "127.0.0.1", port, path }, (res) => {
       let body = ""
       res.setEncoding("utf8").on("data", (chunk) => (body += chunk)).on("end", () =>
@@ -228,13 +228,13 @@ const raw = (port: number, path: string) =>
 layer(Layer.empty, { excludeTestServices: true })("snapshot across instances", (it) => {
   const twoInstances = Effect.gen(function*() {
     const database = yield* freshDatabaseUrl
-    const instance = TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: database.url })))
+    const instance = TestStack(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: database.url })))
     // Each Layer.build has its own memo map: two servers, two snapshots, two StateChanges.
     const a = yield* Layer.build(instance)
     const b = yield* Layer.build(instance)
     const portOf = (context: Context.Context<HttpServer.HttpServer>) => {
       const address = Context.get(context, HttpServer.HttpServer).address
-      return address._tag === "TcpAddress" ? address.port : 0
+      return address._tag === "UnixPathAddress" ? 0 : address.port
     }
     expect(portOf(a)).not.toBe(portOf(b))
     // B builds its snapshot first.
@@ -264,7 +264,7 @@ layer(Layer.empty, { excludeTestServices: true })("snapshot across instances", (
     return { database, seenByB }
   })
 
-  it.scoped(
+  it.effect(
     "a change through one instance reaches another's public reads through LISTEN/NOTIFY",
     () =>
       Effect.gen(function*() {
@@ -277,7 +277,7 @@ layer(Layer.empty, { excludeTestServices: true })("snapshot across instances", (
     60_000
   )
 
-  it.scoped(
+  it.effect(
     "an instance listens again after its connections were terminated (a database restart)",
     () =>
       Effect.gen(function*() {

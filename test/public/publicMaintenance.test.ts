@@ -4,7 +4,8 @@
  * driven by TestClock.
  */
 import { expect, it } from "@effect/vitest"
-import { DateTime, Duration, Effect, TestClock } from "effect"
+import { DateTime, Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
 
 import { eventuallyOnTestClock as eventually } from "../support/Eventually.js"
 import { scheduleSoon } from "../support/Maintenance.js"
@@ -20,8 +21,8 @@ it.layer(withMaintenanceClock(TestServer()))("public maintenance", (it) => {
       const window = yield* client.maintenance.create({
         payload: {
           title: "Certificate rotation",
-          scheduledStart: DateTime.unsafeMake("2031-05-01T02:00:00Z"),
-          scheduledEnd: DateTime.unsafeMake("2031-05-01T03:00:00Z"),
+          scheduledStart: DateTime.makeUnsafe("2031-05-01T02:00:00Z"),
+          scheduledEnd: DateTime.makeUnsafe("2031-05-01T03:00:00Z"),
           componentIds: [web.id]
         }
       })
@@ -52,7 +53,7 @@ it.layer(withMaintenanceClock(TestServer()))("public maintenance", (it) => {
 
       // A change moves updatedAt on the public side too; createdAt stays.
       yield* client.maintenance.update({
-        path: { id: window.id },
+        params: { id: window.id },
         payload: { title: "Certificate rotation (extended)" }
       })
       const changed = (yield* sendJson("GET", `/api/v1/admin/maintenance/${window.id}`)).body
@@ -83,7 +84,7 @@ it.layer(withMaintenanceClock(TestServer()))("public maintenance", (it) => {
 
       yield* TestClock.adjust(Duration.minutes(9))
       yield* eventually(Effect.map(listed, (item) => item === undefined || undefined))
-      expect((yield* client.maintenance.get({ path: { id: window.id } })).status).toBe("completed")
+      expect((yield* client.maintenance.get({ params: { id: window.id } })).status).toBe("completed")
       expect(yield* inSummary).toBeUndefined()
       expect((yield* client.status.summary()).status).toBe("operational")
     }))

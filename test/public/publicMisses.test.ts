@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto"
 
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { heldResolved } from "../../src/services/public/PublicStatus.js"
 import { ApiClient, DatabaseProxy, sendJson, TestStackBehindProxy } from "../support/TestServer.js"

@@ -4,9 +4,9 @@
  * snapshot shows it, and incidents older than the snapshot holds are read on demand with the
  * same answers.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
-import { Effect, Fiber, Option } from "effect"
+import { Effect, Fiber } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 
 import { heldResolved } from "../../src/services/public/PublicStatus.js"
 import { eventually } from "../support/Eventually.js"
@@ -23,7 +23,7 @@ const get = (url: string, headers: Record<string, string> = {}) =>
 const getJson = (url: string) => Effect.map(get(url), (response) => JSON.parse(response.text))
 
 it.layer(TestServer())("public snapshot freshness", (it) => {
-  it.scoped("serves the previous snapshot while a refresh is held up, and answers the write once the refresh is done", () =>
+  it.effect("serves the previous snapshot while a refresh is held up, and answers the write once the refresh is done", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const incident = yield* client.incidents.create({ payload: { title: "Held up", message: "Before" } })
@@ -41,22 +41,22 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
 
       // The write commits; its response waits for the refresh.
       const write = yield* client.incidents.addUpdate({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { status: "identified", message: "During" }
-      }).pipe(Effect.fork)
+      }).pipe(Effect.forkChild)
       // Readers meanwhile get the previous snapshot at once: the fast path and the Effect handlers.
       for (let i = 0; i < 5; i++) {
         expect(yield* messages).toEqual(["Before"])
         expect((yield* get("/api/v1/status/incidents?limit=5")).status).toBe(200)
         expect((yield* get("/")).status).toBe(200)
       }
-      expect(Option.isNone(yield* Fiber.poll(write))).toBe(true)
+      expect(write.pollUnsafe()).toBeUndefined()
 
       yield* release
       yield* Fiber.join(write)
       // Read-your-writes: the response came once the snapshot included the change.
       expect(yield* messages).toEqual(["During"])
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: null })
     }))
 
   it.effect("shows each write in the public reads as soon as its response arrives", () =>
@@ -65,7 +65,7 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       const incident = yield* client.incidents.create({ payload: { title: "Read your writes", message: "Started" } })
       for (let i = 0; i < 10; i++) {
         yield* client.incidents.addUpdate({
-          path: { id: incident.id },
+          params: { id: incident.id },
           payload: { status: "monitoring", message: `Note ${i}` }
         })
         const detail = yield* getJson(`/api/v1/status/incidents/${incident.id}`)
@@ -75,11 +75,11 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
           `Note ${i}`
         )
       }
-      yield* client.incidents.resolve({ path: { id: incident.id }, payload: null })
+      yield* client.incidents.resolve({ params: { id: incident.id }, payload: null })
       expect((yield* getJson("/api/v1/status")).activeIncidents).toEqual([])
     }))
 
-  it.scoped("answers for incidents older than the snapshot holds from the database: paging, filters, details, history, feeds", () =>
+  it.effect("answers for incidents older than the snapshot holds from the database: paging, filters, details, history, feeds", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* ownConnection
@@ -150,7 +150,7 @@ it.layer(TestServer())("public snapshot freshness", (it) => {
       expect(page.text).toContain(`Entry 2 of ${old}`)
 
       // An old incident changed now is among the feeds' latest items.
-      yield* client.incidents.update({ path: { id: oldest as never }, payload: { title: "Old incident, renamed" } })
+      yield* client.incidents.update({ params: { id: oldest as never }, payload: { title: "Old incident, renamed" } })
       expect((yield* get("/api/v1/status/rss")).text).toContain("Old incident, renamed")
       expect(JSON.parse((yield* get(`/api/v1/status/incidents/${oldest}`)).text).title).toBe("Old incident, renamed")
     }))

@@ -4,10 +4,10 @@
  * fails from then on, and a write that has committed answers as committed whatever its refresh
  * met.
  */
-import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, LogLevel, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { Reactivity } from "effect/reactivity"
 
 import { eventually } from "../support/Eventually.js"
 import { holdTableLock, ownConnection } from "../support/TableLock.js"
@@ -18,17 +18,17 @@ import { sendJson, TestStack } from "../support/TestServer.js"
  * The stack on a database whose sessions wait at most 300 ms for a lock, as an operator may set
  * it: a statement that waits longer is cancelled (SQLSTATE 55P03), which is no lost connection.
  */
-const Stack = Layer.unwrapScoped(
+const Stack = Layer.unwrap(
   Effect.gen(function*() {
     const database = yield* freshDatabaseUrl
     const admin = yield* PgClient.make({ url: Redacted.make(database.url), maxConnections: 1 })
     yield* admin.unsafe(`alter database "${database.name}" set lock_timeout = '300ms'`)
     return TestStack(
       Layer.merge(
-        Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: database.url })),
+        ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: database.url })),
         Layer.succeed(TestDatabaseUrl, database.url)
       ),
-      LogLevel.None
+      "None"
     )
   }).pipe(Effect.provide(Reactivity.layer))
 )
@@ -39,7 +39,7 @@ const componentNames = Effect.map(
 )
 
 layer(Stack, { excludeTestServices: true })("read side failures", (it) => {
-  it.scoped("a notice naming an incident id PostgreSQL cannot compare is read as touching everything", () =>
+  it.effect("a notice naming an incident id PostgreSQL cannot compare is read as touching everything", () =>
     Effect.gen(function*() {
       const sql = yield* ownConnection
       const created = yield* sendJson("POST", "/api/v1/admin/components", { name: "Before notice" })
@@ -58,7 +58,7 @@ layer(Stack, { excludeTestServices: true })("read side failures", (it) => {
       expect(yield* componentNames).toContain("After notice")
     }))
 
-  it.scoped("a write whose refresh the database cancels answers as committed, and shows with the next", () =>
+  it.effect("a write whose refresh the database cancels answers as committed, and shows with the next", () =>
     Effect.gen(function*() {
       const incident = yield* sendJson("POST", "/api/v1/admin/incidents", { title: "Cancelled refresh", message: "1" })
       expect(incident.status).toBe(201)

@@ -4,11 +4,11 @@
  * to: the same public answers as a snapshot built afresh from the database, on the instance
  * that took the writes and on one that followed them through LISTEN/NOTIFY.
  */
-import { Reactivity } from "@effect/experimental"
-import { HttpServer } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Context, DateTime, Effect, Layer, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import { Reactivity } from "effect/reactivity"
 
 import type { ComponentId, ComponentStatus } from "../../src/domain/Component.js"
 import type { IncidentId } from "../../src/domain/Incident.js"
@@ -21,10 +21,10 @@ import { ApiClient, TestStack } from "../support/TestServer.js"
 const instanceOn = (url: string) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(
-      TestStack(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url })))
+      TestStack(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url })))
     )
     const address = Context.get(context, HttpServer.HttpServer).address
-    const port = address._tag === "TcpAddress" ? address.port : 0
+    const port = address._tag === "UnixPathAddress" ? 0 : address.port
     const read = (path: string) =>
       Effect.promise(async () => {
         const response = await fetch(`http://127.0.0.1:${port}${path}`)
@@ -40,7 +40,7 @@ const instanceOn = (url: string) =>
 const statuses: ReadonlyArray<ComponentStatus> = ["degraded", "partial_outage", "major_outage", "operational"]
 
 layer(Layer.empty, { excludeTestServices: true })("read your writes", (it) => {
-  it.scoped(
+  it.effect(
     "each write shows in the public reads of the instance that took it as soon as it answers, while others write",
     () =>
       Effect.gen(function*() {
@@ -59,20 +59,20 @@ layer(Layer.empty, { excludeTestServices: true })("read your writes", (it) => {
             expect((yield* summary).activeIncidents.map((active: { id: string }) => active.id)).toContain(incident.id)
             for (let i = 0; i < 6; i++) {
               const status = statuses[(n + i) % statuses.length]!
-              yield* client.components.setStatus({ path: { id: component.id }, payload: { status } })
+              yield* client.components.setStatus({ params: { id: component.id }, payload: { status } })
               const shown = (yield* summary).components.find((c: { id: string }) => c.id === component.id)
               expect(shown.status).toBe(status)
 
               const message = `Operator ${n}, note ${i}`
               yield* client.incidents.addUpdate({
-                path: { id: incident.id },
+                params: { id: incident.id },
                 payload: { status: "identified", message }
               })
               const active = (yield* summary).activeIncidents.find((a: { id: string }) => a.id === incident.id)
               expect(active.message).toBe(message)
               expect((yield* detail(incident.id)).updates.at(-1).message).toBe(message)
 
-              yield* client.incidents.update({ path: { id: incident.id }, payload: { title: `Incident ${n}.${i}` } })
+              yield* client.incidents.update({ params: { id: incident.id }, payload: { title: `Incident ${n}.${i}` } })
               expect((yield* detail(incident.id)).title).toBe(`Incident ${n}.${i}`)
             }
             // Statuses set by an incident show with it.
@@ -82,28 +82,28 @@ layer(Layer.empty, { excludeTestServices: true })("read your writes", (it) => {
             const during = yield* summary
             expect(during.activeIncidents.map((active: { id: string }) => active.id)).toContain(outage.id)
             expect(during.components.find((c: { id: string }) => c.id === component.id).status).toBe("major_outage")
-            yield* client.incidents.resolve({ path: { id: outage.id }, payload: { restoreComponents: true } })
+            yield* client.incidents.resolve({ params: { id: outage.id }, payload: { restoreComponents: true } })
             const after = yield* summary
             expect(after.activeIncidents.map((active: { id: string }) => active.id)).not.toContain(outage.id)
             expect(after.components.find((c: { id: string }) => c.id === component.id).status).toBe("operational")
             expect((yield* detail(outage.id)).status).toBe("resolved")
 
             // Naming only a private component hides the incident at once.
-            yield* client.incidents.update({ path: { id: incident.id }, payload: { componentIds: [hidden.id] } })
+            yield* client.incidents.update({ params: { id: incident.id }, payload: { componentIds: [hidden.id] } })
             expect((yield* summary).activeIncidents.map((active: { id: string }) => active.id)).not.toContain(
               incident.id
             )
             expect((yield* detail(incident.id))._tag).toBe("NotFound")
 
-            yield* client.components.update({ path: { id: component.id }, payload: { name: `Renamed ${n}` } })
+            yield* client.components.update({ params: { id: component.id }, payload: { name: `Renamed ${n}` } })
             const names = (yield* json("/api/v1/status/components")).map((c: { name: string }) => c.name)
             expect(names).toContain(`Renamed ${n}`)
             const day = 24 * 3600 * 1000
             const window = yield* client.maintenance.create({
               payload: {
                 title: `Window ${n}`,
-                scheduledStart: DateTime.unsafeMake(Date.now() + day),
-                scheduledEnd: DateTime.unsafeMake(Date.now() + day + 3600 * 1000),
+                scheduledStart: DateTime.makeUnsafe(Date.now() + day),
+                scheduledEnd: DateTime.makeUnsafe(Date.now() + day + 3600 * 1000),
                 componentIds: [component.id]
               }
             })
@@ -115,7 +115,7 @@ layer(Layer.empty, { excludeTestServices: true })("read your writes", (it) => {
     120_000
   )
 
-  it.scoped(
+  it.effect(
     "a snapshot refreshed change by change answers as one built afresh, here and on an instance that followed",
     () =>
       Effect.gen(function*() {
@@ -166,56 +166,60 @@ layer(Layer.empty, { excludeTestServices: true })("read your writes", (it) => {
           payload: { title: "Draft", message: "Not yet", published: false }
         })
         const postmortem = yield* b.client.incidents.create({ payload: { title: "Postmortem", message: "x" } })
-        yield* b.client.incidents.resolve({ path: { id: postmortem.id }, payload: null })
+        yield* b.client.incidents.resolve({ params: { id: postmortem.id }, payload: null })
         const group = yield* a.client.componentGroups.create({ payload: { name: "Core" } })
         const day = 24 * 3600 * 1000
         const window = yield* b.client.maintenance.create({
           payload: {
             title: "Upgrade",
-            scheduledStart: DateTime.unsafeMake(Date.now() + day),
-            scheduledEnd: DateTime.unsafeMake(Date.now() + day + 3600 * 1000),
+            scheduledStart: DateTime.makeUnsafe(Date.now() + day),
+            scheduledEnd: DateTime.makeUnsafe(Date.now() + day + 3600 * 1000),
             componentIds: [web.id]
           }
         })
         const setStatus = (id: ComponentId, status: ComponentStatus) =>
-          a.client.components.setStatus({ path: { id }, payload: { status } })
+          a.client.components.setStatus({ params: { id }, payload: { status } })
 
         // Showing or hiding a component touches everything.
-        yield* a.client.components.update({ path: { id: hidden.id }, payload: { isPublic: true } })
-        yield* a.client.components.update({ path: { id: hidden.id }, payload: { isPublic: false } })
+        yield* a.client.components.update({ params: { id: hidden.id }, payload: { isPublic: true } })
+        yield* a.client.components.update({ params: { id: hidden.id }, payload: { isPublic: false } })
 
         // Then changes of every kind at once, through both instances, each touching a part.
         yield* Effect.all([
           Effect.forEach(statuses, (status) => setStatus(web.id, status)),
-          Effect.zipRight(
+          Effect.andThen(
             a.client.incidents.addUpdate({
-              path: { id: open.id },
+              params: { id: open.id },
               payload: { status: "monitoring", message: "Better" }
             }),
-            a.client.incidents.update({ path: { id: open.id }, payload: { title: "Open, renamed" } })
+            a.client.incidents.update({ params: { id: open.id }, payload: { title: "Open, renamed" } })
           ),
           b.client.incidents.addUpdate({
-            path: { id: impact.id },
+            params: { id: impact.id },
             payload: { status: "resolved", message: "Fixed", restoreComponents: true }
           }),
           // Hidden while some incidents are not held: the snapshot reads its incidents again (one
           // that was not held may now be among the newest resolved ones).
-          b.client.incidents.update({ path: { id: toHide.id }, payload: { componentIds: [hidden.id] } }),
-          a.client.incidents.update({ path: { id: "old-002" as IncidentId }, payload: { componentIds: [hidden.id] } }),
-          a.client.incidents.publish({ path: { id: draft.id } }),
+          b.client.incidents.update({ params: { id: toHide.id }, payload: { componentIds: [hidden.id] } }),
+          a.client.incidents.update({
+            params: { id: "old-002" as IncidentId },
+            payload: { componentIds: [hidden.id] }
+          }),
+          a.client.incidents.publish({ params: { id: draft.id } }),
           b.client.incidents.setPostmortem({
-            path: { id: postmortem.id },
+            params: { id: postmortem.id },
             payload: { body: "## What happened\n\nA cable.", published: true }
           }),
           // Old incidents the snapshot holds, and one it does not.
-          a.client.incidents.update({ path: { id: "old-001" as IncidentId }, payload: { title: "Old, renamed" } }),
-          b.client.incidents.update({ path: { id: `old-${old}` as IncidentId }, payload: { severity: "major" } }),
-          a.client.components.update({ path: { id: api.id }, payload: { name: "API v2", groupId: group.id } }),
-          b.client.componentGroups.update({ path: { id: group.id }, payload: { name: "Core services" } }),
-          a.client.maintenance.update({ path: { id: window.id }, payload: { title: "Upgrade, moved" } }),
+          a.client.incidents.update({ params: { id: "old-001" as IncidentId }, payload: { title: "Old, renamed" } }),
+          b.client.incidents.update({ params: { id: `old-${old}` as IncidentId }, payload: { severity: "major" } }),
+          a.client.components.update({ params: { id: api.id }, payload: { name: "API v2", groupId: group.id } }),
+          b.client.componentGroups.update({ params: { id: group.id }, payload: { name: "Core services" } }),
+          a.client.maintenance.update({ params: { id: window.id }, payload: { title: "Upgrade, moved" } }),
           Effect.flatMap(
             b.client.organization.get(),
-            (organization) => b.client.organization.update({ path: { id: organization.id }, payload: { name: "Acme" } })
+            (organization) =>
+              b.client.organization.update({ params: { id: organization.id }, payload: { name: "Acme" } })
           )
         ], { concurrency: "unbounded" })
 

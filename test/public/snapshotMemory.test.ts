@@ -9,11 +9,12 @@ import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer } from "effect"
 
 import { Database } from "../../src/persistence/Database.js"
 import { Components } from "../../src/services/catalog/Components.js"
 import { PublicSnapshot } from "../../src/services/public/PublicSnapshot.js"
+import { minimumLogLevel } from "../support/Logs.js"
 import { testConfig } from "../support/TestDatabase.js"
 
 setFlagsFromString("--expose-gc")
@@ -27,10 +28,10 @@ const fullCollection = Effect.promise(async () => {
   }
 })
 
-const Stack = Layer.mergeAll(PublicSnapshot.Default, Components.Default).pipe(
+const Stack = Layer.mergeAll(PublicSnapshot.layer, Components.layer).pipe(
   Layer.provideMerge(Database),
   Layer.provide(testConfig()),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  Layer.provideMerge(minimumLogLevel("Warn"))
 )
 
 layer(Stack, { excludeTestServices: true, timeout: 60_000 })("public snapshot memory", (it) => {

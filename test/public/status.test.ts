@@ -39,9 +39,9 @@ it.layer(TestServer())("public status", (it) => {
       expect(summary.components.map((c) => c.name)).toEqual(["Web", "API"])
 
       // Making it public makes it count; hiding it again removes it.
-      yield* client.components.update({ path: { id: secret.id }, payload: { isPublic: true } })
+      yield* client.components.update({ params: { id: secret.id }, payload: { isPublic: true } })
       expect((yield* client.status.summary()).status).toBe("major_outage")
-      yield* client.components.update({ path: { id: secret.id }, payload: { isPublic: false } })
+      yield* client.components.update({ params: { id: secret.id }, payload: { isPublic: false } })
       expect((yield* client.status.components()).map((c) => c.id)).not.toContain(secret.id)
     }))
 
@@ -49,7 +49,7 @@ it.layer(TestServer())("public status", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       for (const existing of yield* client.components.list()) {
-        yield* client.components.remove({ path: { id: existing.id } })
+        yield* client.components.remove({ params: { id: existing.id } })
       }
       const probe = yield* client.components.create({ payload: { name: "Probe" } })
       const other = yield* client.components.create({ payload: { name: "Other" } })
@@ -61,9 +61,9 @@ it.layer(TestServer())("public status", (it) => {
         "major_outage"
       ]
       for (const [rank, worse] of order.entries()) {
-        yield* client.components.setStatus({ path: { id: probe.id }, payload: { status: worse } })
+        yield* client.components.setStatus({ params: { id: probe.id }, payload: { status: worse } })
         for (const better of order.slice(0, rank + 1)) {
-          yield* client.components.setStatus({ path: { id: other.id }, payload: { status: better } })
+          yield* client.components.setStatus({ params: { id: other.id }, payload: { status: better } })
           expect((yield* client.status.summary()).status, `${worse} with ${better}`).toBe(worse)
         }
       }

@@ -3,9 +3,10 @@
  * days before the period's first week. These tests hold it to the plain sum of the daily rows,
  * the statement the read ran before, through every way the daily rows change.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import type { UptimePeriod } from "../../src/domain/Uptime.js"
 import { uptimePercentage } from "../../src/domain/UptimeCalculation.js"
@@ -14,7 +15,7 @@ import { UptimeRepo } from "../../src/persistence/UptimeRepo.js"
 import { periodBuckets, Uptime } from "../../src/services/monitoring/Uptime.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
 
-const Stack = Layer.mergeAll(Uptime.Default, UptimeRepo.Default).pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.mergeAll(Uptime.layer, UptimeRepo.layer).pipe(Layer.provideMerge(TestServer()))
 
 const hour = 3_600_000
 const day = 24 * hour
@@ -23,7 +24,7 @@ const periods: ReadonlyArray<UptimePeriod> = ["24h", "7d", "30d", "90d"]
 /** What every period's read returned before the weekly sums: each component's rows summed as they join it. */
 const summedFromRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const now = yield* TestClock.currentTimeMillis
+  const now = yield* Clock.currentTimeMillis
   const expected: Array<{ period: UptimePeriod; componentId: string; uptimePercentage: number }> = []
   for (const period of periods) {
     const { count, granularity } = periodBuckets[period]
@@ -95,7 +96,7 @@ it.layer(Stack)("uptime periods", (it) => {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
       const repo = yield* UptimeRepo
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       const [steady, patchy, hidden, doomed] = yield* Effect.forEach(
         [{ name: "Steady" }, { name: "Patchy" }, { name: "Hidden", isPublic: false }, { name: "Doomed" }],
         (payload) => client.components.create({ payload })
@@ -135,7 +136,7 @@ it.layer(Stack)("uptime periods", (it) => {
       yield* check
       // Retention, then a component deleted with its rollups.
       yield* repo.prune("day", new Date(now - 80 * day))
-      yield* client.components.remove({ path: { id: doomed!.id } })
+      yield* client.components.remove({ params: { id: doomed!.id } })
       const last = yield* check
       expect(last.map((record) => record.componentId)).not.toContain(doomed!.id)
       // Each day of the week in turn: a period starts on a Monday, the first day of a week, once in seven.

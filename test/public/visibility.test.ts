@@ -5,9 +5,9 @@
  * component hides what names only it, and showing it again shows them. Nothing else works the
  * visibility out again from the components that remain.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Dispatcher } from "../../src/workers/Dispatcher.js"
 import { eventually } from "../support/Eventually.js"
@@ -51,7 +51,7 @@ const publicTitles = (prefix: string) =>
   Effect.gen(function*() {
     const client = yield* ApiClient
     const summary = yield* client.status.summary()
-    const listed = yield* client.status.incidents({ urlParams: {} })
+    const listed = yield* client.status.incidents({ query: {} })
     const windows = yield* client.status.maintenance()
     const titles = (items: ReadonlyArray<{ readonly title: string }>) =>
       items.map((item) => item.title).filter((title) => title.startsWith(prefix))
@@ -64,7 +64,7 @@ const publicTitles = (prefix: string) =>
   })
 
 it.layer(WithDispatcher)("private stays private", (it) => {
-  it.scoped("deleting a private component leaves its incident and window private everywhere, mail included", () =>
+  it.effect("deleting a private component leaves its incident and window private everywhere, mail included", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
@@ -94,12 +94,12 @@ it.layer(WithDispatcher)("private stays private", (it) => {
       const deleted = yield* sendJson("DELETE", `/api/v1/admin/components/${secretComponent.id}`)
       expect(deleted.status).toBe(204)
       // The links are gone, the items are not, and they stay private.
-      expect((yield* client.incidents.get({ path: { id: incident.id } })).componentIds).toEqual([])
+      expect((yield* client.incidents.get({ params: { id: incident.id } })).componentIds).toEqual([])
       yield* expectHidden("SECRET", incident.id, window.id)
 
       // The next update goes to the operators' webhook, not to subscribers.
       yield* client.incidents.addUpdate({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { status: "identified", message: "SECRET cause found" }
       })
       // A public incident afterwards is mailed: once its mail is there, the one before was decided.
@@ -118,7 +118,7 @@ it.layer(WithDispatcher)("private stays private", (it) => {
       expect(hooks.some((hook) => JSON.parse(hook.body).data.message === "SECRET cause found")).toBe(true)
     }))
 
-  it.scoped("nothing works visibility out again: a next occurrence, an empty update, a template, publishing", () =>
+  it.effect("nothing works visibility out again: a next occurrence, an empty update, a template, publishing", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
@@ -153,21 +153,21 @@ it.layer(WithDispatcher)("private stays private", (it) => {
         false
       ])
       for (const component of [forIncident, forWindow, forTemplate, forDraft]) {
-        yield* client.components.remove({ path: { id: component!.id } })
+        yield* client.components.remove({ params: { id: component!.id } })
       }
 
       // An update naming no more components, the series going on, a template, a publication.
       const updated = yield* client.incidents.addUpdate({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { status: "identified", message: "x", componentStatuses: {} }
       })
-      yield* client.maintenance.cancel({ path: { id: weekly.id }, urlParams: {} })
+      yield* client.maintenance.cancel({ params: { id: weekly.id }, query: {} })
       const next = (yield* client.maintenance.list()).find((window) =>
         window.seriesId === weekly.id && window.status === "scheduled"
       )
       // A form sends a template's (now empty) components back with a fix of its title: no choice.
       const edited = yield* client.incidentTemplates.update({
-        path: { id: template.id },
+        params: { id: template.id },
         payload: { title: "LEAK from template, edited", componentIds: [] }
       })
       expect(edited.isPublic).toBe(false)
@@ -178,7 +178,7 @@ it.layer(WithDispatcher)("private stays private", (it) => {
         payload: { templateId: template.id, componentStatuses: { [alsoPrivate.id]: "degraded" } }
       })
       expect([withStatus.isPublic, withStatus.componentIds]).toEqual([false, [alsoPrivate.id]])
-      const published = yield* client.incidents.publish({ path: { id: draft.id } })
+      const published = yield* client.incidents.publish({ params: { id: draft.id } })
       expect([updated.isPublic, next?.isPublic, fromTemplate.isPublic, published.isPublic]).toEqual([
         false,
         false,
@@ -229,7 +229,7 @@ it.layer(WithDispatcher)("private stays private", (it) => {
       }
       expect(yield* publicTitles("On ")).toEqual(everything)
 
-      yield* client.components.update({ path: { id: search.id }, payload: { isPublic: false } })
+      yield* client.components.update({ params: { id: search.id }, payload: { isPublic: false } })
       expect(yield* publicTitles("On ")).toEqual({
         active: ["On nothing", "On search and other"],
         listed: ["On nothing", "On search and other"],
@@ -237,11 +237,11 @@ it.layer(WithDispatcher)("private stays private", (it) => {
         windows: []
       })
       // Still public through "Other", which alone is named on the public side.
-      const shared = (yield* client.status.incidents({ urlParams: {} })).find((i) => i.title === "On search and other")
+      const shared = (yield* client.status.incidents({ query: {} })).find((i) => i.title === "On search and other")
       expect(shared?.componentIds).toEqual([other.id])
 
       // Showing it again is an administrator's act too.
-      yield* client.components.update({ path: { id: search.id }, payload: { isPublic: true } })
+      yield* client.components.update({ params: { id: search.id }, payload: { isPublic: true } })
       expect(yield* publicTitles("On ")).toEqual(everything)
     }))
 
@@ -262,20 +262,20 @@ it.layer(WithDispatcher)("private stays private", (it) => {
           componentIds: [internal.id]
         }
       })
-      yield* client.components.remove({ path: { id: internal.id } })
+      yield* client.components.remove({ params: { id: internal.id } })
       // A title change keeps the visibility.
-      yield* client.incidents.update({ path: { id: incident.id }, payload: { title: "Still internal" } })
-      yield* client.maintenance.update({ path: { id: window.id }, payload: { title: "Still internal window" } })
+      yield* client.incidents.update({ params: { id: incident.id }, payload: { title: "Still internal" } })
+      yield* client.maintenance.update({ params: { id: window.id }, payload: { title: "Still internal window" } })
       const before = yield* publicTitles("Still")
       expect(before.listed).not.toContain("Still internal")
       expect(before.windows).not.toContain("Still internal window")
 
       // Sending back the components it names (none now), as a form does, chooses nothing.
-      yield* client.incidents.update({ path: { id: incident.id }, payload: { componentIds: [] } })
+      yield* client.incidents.update({ params: { id: incident.id }, payload: { componentIds: [] } })
       expect((yield* publicTitles("Still")).listed).not.toContain("Still internal")
 
-      yield* client.incidents.update({ path: { id: incident.id }, payload: { isPublic: true } })
-      yield* client.maintenance.update({ path: { id: window.id }, payload: { componentIds: [shown.id] } })
+      yield* client.incidents.update({ params: { id: incident.id }, payload: { isPublic: true } })
+      yield* client.maintenance.update({ params: { id: window.id }, payload: { componentIds: [shown.id] } })
       const after = yield* publicTitles("Still")
       expect(after.listed).toContain("Still internal")
       expect(after.windows).toContain("Still internal window")

@@ -64,7 +64,10 @@ describe("redis streams over TLS", () => {
       }).pipe(
         Effect.scoped,
         Effect.provide(transport),
-        Effect.withConfigProvider(ConfigProvider.fromJson({ REDIS_CA_FILE: server.caFile }))
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromUnknown({ REDIS_CA_FILE: server.caFile })
+        )
       )
     }).pipe(Effect.scoped))
 
@@ -93,7 +96,7 @@ describe("redis streams over TLS", () => {
       const exit = yield* Effect.exit(
         Layer.build(RedisJobTransport.layerConfig({ url: `rediss://127.0.0.1:${server.port}` })).pipe(
           Effect.scoped,
-          Effect.withConfigProvider(ConfigProvider.fromJson({ REDIS_CA_FILE: missing }))
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ REDIS_CA_FILE: missing }))
         )
       )
       expect(String(Exit.isFailure(exit) ? exit.cause : "")).toContain(`REDIS_CA_FILE ${missing} cannot be read`)

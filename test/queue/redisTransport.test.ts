@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto"
 
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 
 import { CheckJob, errorMaxLength } from "../../src/domain/CheckJob.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
@@ -13,7 +13,7 @@ import { heartbeatOf, jobsFor, readAll, resultFor, runsFor, transportContract } 
 
 transportContract(
   "redis streams",
-  () => Layer.unwrapScoped(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix })))
+  () => Layer.unwrap(Effect.map(redisPrefix, ({ prefix }) => RedisJobTransport.layer({ url: redisUrl, prefix })))
 )
 
 describe("redis streams transport", () => {
@@ -29,7 +29,7 @@ describe("redis streams transport", () => {
       expect(yield* idle.read(10, 100)).toEqual([])
       expect((yield* idle.takeHeartbeats()).map((beat) => beat.region)).toEqual(["eu"])
       const worker = yield* queue.jobConsumer("us", "worker")
-      const blocked = yield* Effect.fork(idle.read(10, 30_000))
+      const blocked = yield* Effect.forkChild(idle.read(10, 30_000))
       // Redis shows the reader's connection (named after the consumer) blocked in XREADGROUP.
       const isBlocked = Effect.promise(async () =>
         (await redis.client("LIST") as string).split("\n").some((line) =>
@@ -45,7 +45,7 @@ describe("redis streams transport", () => {
       yield* worker.ack(received.map((d) => d.id))
       expect(yield* Effect.promise(() => redis.xpending(`${prefix}jobs:us`, "us"))).toEqual([0, null, null, null])
       // All while the read was still blocked; a result wakes it.
-      expect(Option.isNone(yield* Fiber.poll(blocked))).toBe(true)
+      expect(yield* Effect.sync(() => blocked.pollUnsafe())).toBeUndefined()
       yield* queue.publishResults([checkResult("m", "eu", 0, true)])
       expect((yield* Fiber.join(blocked)).map((d) => d.value.monitorId)).toEqual(["m"])
     }).pipe(Effect.scoped))
@@ -190,7 +190,7 @@ describe("redis streams transport", () => {
       const join = (name: string) =>
         Effect.gen(function*() {
           const scope = yield* Scope.make()
-          const consumer = yield* queue.jobConsumer("eu", name).pipe(Scope.extend(scope))
+          const consumer = yield* queue.jobConsumer("eu", name).pipe(Scope.provide(scope))
           return { consumer, leave: Scope.close(scope, Exit.void) }
         })
       const done = yield* join("done")
@@ -222,7 +222,7 @@ describe("redis streams transport", () => {
       const sibling = yield* queue.jobConsumer("eu", "sibling")
       // The first read of a consumer looks at what it holds; the next one blocks for new jobs.
       expect(yield* consumer.read(10, 10)).toEqual([])
-      const reading = yield* Effect.fork(consumer.read(10, 2_000))
+      const reading = yield* Effect.forkChild(consumer.read(10, 2_000))
       const isBlocked = Effect.promise(async () =>
         (await redis.client("LIST") as string).split("\n").some((line) =>
           line.includes(` name=status-page-eu-${name} `) && / flags=\w*b/.test(line)

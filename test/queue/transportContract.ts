@@ -8,7 +8,7 @@
  * per region), never pending.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, type Layer, Scope } from "effect"
+import { Effect, Exit, type Layer, Result, Scope } from "effect"
 
 import { CheckJob, CheckResult, JobTemplate, MissedCheck, type ScheduledRun } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
@@ -61,14 +61,14 @@ export const announce = (...regions: ReadonlyArray<string>) =>
 /** The runs of `jobsFor(count, monitor)`, as the scheduler publishes them. */
 export const runsFor = (count: number, monitor = "m"): Array<ScheduledRun> =>
   jobsFor(count, monitor).map((job) => ({
-    template: Either.getOrThrow(JobTemplate.make({
+    template: Result.getOrThrow(JobTemplate.make({
       monitorId: job.monitorId,
       type: job.type,
       url: job.url,
       timeoutMs: job.timeoutMs,
       expectedStatusCode: job.expectedStatusCode,
       intervalSeconds: job.intervalSeconds,
-      regions: job.regions
+      ...(job.regions === undefined ? {} : { regions: job.regions })
     })),
     scheduledAt: job.scheduledAt
   }))
@@ -111,7 +111,7 @@ const member = (region: string, name: string) =>
     const queue = yield* JobTransport
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const consumer = yield* queue.jobConsumer(region, name).pipe(Scope.extend(scope))
+    const consumer = yield* queue.jobConsumer(region, name).pipe(Scope.provide(scope))
     return { consumer, leave: Scope.close(scope, Exit.void) }
   })
 

@@ -20,7 +20,7 @@ export interface BrowserStack {
   readonly stack: LiveStack
   readonly browser: Browser
   /** Runs `request` with the stack's API client (the suite's API key). */
-  readonly api: <A, E>(request: (client: Effect.Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>) => Promise<A>
+  readonly api: <A, E>(request: (client: Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>) => Promise<A>
   /** A page on the dashboard screen `screen`, signed in. */
   readonly openScreen: (screen: string) => Promise<Page>
 }
@@ -72,7 +72,7 @@ export const useBrowserStackWithSmtp = (
   let smtp: SmtpCapture | undefined
   const scope = Effect.runSync(Scope.make())
   const suite = useBrowserStack(variables, async () => {
-    smtp = await Effect.runPromise(Scope.extend(smtpCapture, scope))
+    smtp = await Effect.runPromise(Scope.provide(smtpCapture, scope))
     return { SMTP_URL: smtp.url, MAIL_FROM: "Status <status@example.test>" }
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))

@@ -98,7 +98,7 @@ const answer = (query: Buffer, zone: DnsZone, seen: Array<{ name: string; type: 
 
 export const dnsServer = (zone: DnsZone) =>
   Effect.acquireRelease(
-    Effect.async<
+    Effect.callback<
       { socket: dgram.Socket; port: number; server: string; queries: Array<{ name: string; type: string }> }
     >(
       (resume) => {
@@ -115,7 +115,7 @@ export const dnsServer = (zone: DnsZone) =>
       }
     ),
     ({ socket }) =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         socket.close(() => resume(Effect.void))
       })
   )

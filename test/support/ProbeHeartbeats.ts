@@ -1,4 +1,4 @@
-import { Effect, TestClock } from "effect"
+import { Clock, Effect } from "effect"
 
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { ProbeRegistry } from "../../src/services/monitoring/ProbeRegistry.js"
@@ -6,7 +6,7 @@ import { ProbeRegistry } from "../../src/services/monitoring/ProbeRegistry.js"
 /** Probe `name` of `region`, up for a minute, reports in now (by the TestClock), as ingest hands it to the registry. */
 export const recordHeartbeat = (region: string, name: string) =>
   Effect.gen(function*() {
-    const now = yield* TestClock.currentTimeMillis
+    const now = yield* Clock.currentTimeMillis
     yield* (yield* ProbeRegistry).recordHeartbeats([{
       region,
       heartbeat: new ProbeHeartbeat({

@@ -33,7 +33,7 @@ export const resetConnection: Answer = (_, __, raw) => {
 
 export const receiver = (answer: Answer) =>
   Effect.acquireRelease(
-    Effect.async<{ url: string; received: Array<ReceivedRequest>; close: () => void }>((resume) => {
+    Effect.callback<{ url: string; received: Array<ReceivedRequest>; close: () => void }>((resume) => {
       const received: Array<ReceivedRequest> = []
       const server = createServer((request, response) => {
         const chunks: Array<Buffer> = []

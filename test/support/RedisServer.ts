@@ -78,7 +78,7 @@ export const spawnRedisServer = async (args: (port: number) => ReadonlyArray<str
   }
 }
 
-export class OwnRedisServer extends Context.Tag("test/OwnRedisServer")<OwnRedisServer, OwnRedis>() {}
+export class OwnRedisServer extends Context.Service<OwnRedisServer, OwnRedis>()("test/OwnRedisServer") {}
 
 /**
  * `aclUsers`: ACL rules per user (after `user <name>`), kept in an ACL file so that a restart
@@ -140,7 +140,7 @@ export const startOwnRedis = async (
 }
 
 /** The server for the life of the layer; killed at the end whatever state the test left it in. */
-export const OwnRedisLive = Layer.scoped(
+export const OwnRedisLive = Layer.effect(
   OwnRedisServer,
   Effect.acquireRelease(Effect.promise(() => startOwnRedis()), (redis) => Effect.promise(redis.stop))
 )

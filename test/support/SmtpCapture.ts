@@ -33,7 +33,7 @@ export interface SmtpCapture {
 }
 
 export const smtpCapture = Effect.acquireRelease(
-  Effect.async<{ capture: SmtpCapture; server: SMTPServer }>((resume) => {
+  Effect.callback<{ capture: SmtpCapture; server: SMTPServer }>((resume) => {
     const messages: Array<CapturedMail> = []
     const held: Array<CapturedMail> = []
     let holding = false

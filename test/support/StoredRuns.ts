@@ -1,6 +1,6 @@
 /** What ingest stored for runs of these monitors: per (job, region), how many results and misses. */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 export interface StoredRun {
   readonly jobId: string

@@ -5,14 +5,14 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 
-export class SwitchableTarget extends Effect.Tag("test/SwitchableTarget")<
+export class SwitchableTarget extends Context.Service<
   SwitchableTarget,
   { readonly url: string; readonly answer: (status: number) => void }
->() {}
+>()("test/SwitchableTarget") {}
 
-export const SwitchableTargetLive = Layer.scoped(
+export const SwitchableTargetLive = Layer.effect(
   SwitchableTarget,
   Effect.acquireRelease(
     Effect.promise(async () => {

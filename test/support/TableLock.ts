@@ -3,9 +3,9 @@
  * suite's database: what stalls the service's next read of that table (a refresh, a query) while
  * its writes, which do not read it, go through.
  */
-import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { Deferred, Effect, Fiber, Redacted } from "effect"
+import { Reactivity } from "effect/reactivity"
 
 import { TestDatabaseUrl } from "./TestDatabase.js"
 
@@ -23,10 +23,10 @@ export const holdTableLock = (table: string) =>
     const release = yield* Deferred.make<void>()
     const holder = yield* sql.withTransaction(
       sql.unsafe(`lock table ${table} in access exclusive mode`).pipe(
-        Effect.zipRight(Deferred.succeed(locked, undefined)),
-        Effect.zipRight(Deferred.await(release))
+        Effect.andThen(Deferred.succeed(locked, undefined)),
+        Effect.andThen(Deferred.await(release))
       )
-    ).pipe(Effect.fork)
+    ).pipe(Effect.forkChild)
     yield* Deferred.await(locked)
-    return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(holder))
+    return Effect.andThen(Deferred.succeed(release, undefined), Fiber.join(holder))
   })

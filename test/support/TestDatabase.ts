@@ -8,9 +8,9 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
+import { Reactivity } from "effect/reactivity"
 
 export const adminUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -32,23 +32,23 @@ export const freshDatabaseUrl = Effect.acquireRelease(
 ).pipe(Effect.orDie)
 
 /** The URL of the suite's database, for tests that inspect it directly. */
-export class TestDatabaseUrl extends Context.Tag("test/TestDatabaseUrl")<TestDatabaseUrl, string>() {}
+export class TestDatabaseUrl extends Context.Service<TestDatabaseUrl, string>()("test/TestDatabaseUrl") {}
 
 /** Configuration for the app under test: a fresh database plus the given variables. */
 export const testConfig = (variables: Record<string, string> = {}) =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.map(freshDatabaseUrl, ({ url }) =>
       Layer.merge(
-        Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url, ...variables })),
+        ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url, ...variables })),
         Layer.succeed(TestDatabaseUrl, url)
       ))
   )
 
 /** Configuration for the embedded default (no DATABASE_URL): PGlite under a fresh directory, removed afterwards. */
 export const embeddedConfig = (variables: Record<string, string> = {}) =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.acquireRelease(
       Effect.promise(() => mkdtemp(join(tmpdir(), "sps-embedded-"))),
       (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-    ).pipe(Effect.map((dir) => Layer.setConfigProvider(ConfigProvider.fromJson({ DATA_DIR: dir, ...variables }))))
+    ).pipe(Effect.map((dir) => ConfigProvider.layer(ConfigProvider.fromUnknown({ DATA_DIR: dir, ...variables }))))
   )

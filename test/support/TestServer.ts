@@ -4,9 +4,11 @@
  * (`sendJson`). Both carry an API key created for the suite; `Anonymous` is the same client
  * without credentials. The server's Clock is the suite's TestClock, set to the real time.
  */
-import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
+import { ConfigProvider, Context, Effect, Layer, type LogLevel } from "effect"
+import { HttpClient, HttpClientRequest, HttpServer } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import { TestClock } from "effect/testing"
 
 import { Api } from "../../src/api/Api.js"
 import { CreateApiKey } from "../../src/domain/Auth.js"
@@ -15,16 +17,18 @@ import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { MaintenanceClock } from "../../src/workers/MaintenanceClock.js"
+import { RecordingTestClock } from "./Eventually.js"
+import { minimumLogLevel } from "./Logs.js"
 import { tcpProxy } from "./TcpProxy.js"
 import { freshDatabaseUrl, testConfig } from "./TestDatabase.js"
 
-export class Anonymous extends Context.Tag("test/Anonymous")<Anonymous, HttpClient.HttpClient>() {}
-export class SuiteApiKey extends Context.Tag("test/SuiteApiKey")<SuiteApiKey, string>() {}
+export class Anonymous extends Context.Service<Anonymous, HttpClient.HttpClient>()("test/Anonymous") {}
+export class SuiteApiKey extends Context.Service<SuiteApiKey, string>()("test/SuiteApiKey") {}
 
 /** The production server (with its public fast path) on a loopback port, and a client pointed at it. */
 export const TestHttpServer = HttpServer.layerTestClient.pipe(
-  Layer.provide(NodeHttpClient.layerWithoutAgent),
-  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+  Layer.provide(NodeHttpClient.layerNodeHttpNoAgent),
+  Layer.provide(NodeHttpClient.layerAgentOptions({ keepAlive: false })),
   Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" }))
 )
 
@@ -41,7 +45,7 @@ const Authenticated = Layer.effectContext(
       Context.add(SuiteApiKey, key)
     )
   })
-).pipe(Layer.provide(ApiKeys.Default))
+).pipe(Layer.provide(ApiKeys.layer))
 
 /**
  * The API, authenticated, over the configuration `config` provides (DATABASE_URL at least); the
@@ -50,31 +54,32 @@ const Authenticated = Layer.effectContext(
  * long TestClock.adjust into thousands of rounds of queries. Logs below `logLevel` are dropped (a
  * suite that reads the request log, at Info, asks for it and provides its own Logger).
  */
-export const TestStack = <A, E>(config: Layer.Layer<A, E>, logLevel: LogLevel.LogLevel = LogLevel.Warning) =>
+export const TestStack = <A, E>(config: Layer.Layer<A, E>, logLevel: LogLevel.LogLevel = "Warn") =>
   Authenticated.pipe(
     Layer.provideMerge(HttpLive),
     Layer.provideMerge(TestHttpServer),
     Layer.provideMerge(Database),
     Layer.provideMerge(config),
-    Layer.provide(Logger.minimumLogLevel(logLevel))
+    // Merged, not only provided: the suite's tests log at the stack's level too.
+    Layer.provideMerge(minimumLogLevel(logLevel))
   )
 
 /** Cuts and restores the connection between the app of `TestStackBehindProxy` and PostgreSQL. */
-export class DatabaseProxy extends Context.Tag("test/DatabaseProxy")<
+export class DatabaseProxy extends Context.Service<
   DatabaseProxy,
   { readonly cut: () => Promise<void>; readonly restore: () => Promise<void> }
->() {}
+>()("test/DatabaseProxy") {}
 
 /** A test stack on a fresh database that it reaches through a proxy the test can cut; logs dropped. */
-export const TestStackBehindProxy = Layer.unwrapScoped(
+export const TestStackBehindProxy = Layer.unwrap(
   Effect.gen(function*() {
     const database = yield* freshDatabaseUrl
     const url = new URL(database.url)
     const proxy = yield* tcpProxy(Number(url.port || 5432), url.hostname)
     url.port = String(proxy.port)
     const app = TestStack(
-      Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url.toString() })),
-      LogLevel.None
+      ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url.toString() })),
+      "None"
     )
     return Layer.merge(app, Layer.succeed(DatabaseProxy, proxy))
   })
@@ -83,9 +88,16 @@ export const TestStackBehindProxy = Layer.unwrapScoped(
 /** For suites on real time (`excludeTestServices`): a fresh database plus `variables`. */
 export const LiveTestServer = (variables: Record<string, string> = {}) => TestStack(testConfig(variables))
 
-/** For `it.layer`: a fresh database plus `variables`, and the TestClock set to now. */
+/**
+ * For `it.layer`: a fresh database plus `variables`, and the TestClock set to now. The clock is
+ * the suite's TestClock seen through `RecordingTestClock`, for the stack and the tests alike, so
+ * that `asleepUntil` sees the sleeps pending on it.
+ */
 export const TestServer = (variables: Record<string, string> = {}, logLevel?: LogLevel.LogLevel) =>
-  TestStack(testConfig(variables), logLevel).pipe(Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))))
+  TestStack(testConfig(variables), logLevel).pipe(
+    Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))),
+    Layer.provideMerge(RecordingTestClock)
+  )
 
 /** A test stack that also runs the maintenance clock. */
 export const withMaintenanceClock = <A, E, R>(stack: Layer.Layer<A, E, R>) =>
@@ -123,7 +135,7 @@ export const sendJson = (
       headers: response.headers,
       body: text.length > 0 && response.headers["content-type"]?.includes("json") ? JSON.parse(text) : text
     }
-  }).pipe(Effect.scoped)
+  })
 
 /** `sendJson` without credentials. */
 export const sendAnonymous = (...args: Parameters<typeof sendJson>) =>

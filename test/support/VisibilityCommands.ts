@@ -5,7 +5,8 @@
  * gives it the next label (`c1`, `i2`, `m1`, `t1`). Once run, an act reads as what it did:
  * `createComponent(c1, private)`, `deleteComponent(c1)`, `cancelOccurrence(m1#2)`.
  */
-import { type Duration, FastCheck as fc } from "effect"
+import type { Duration } from "effect"
+import * as fc from "fast-check"
 
 import type { ModelWindow, VisibilityModel } from "./VisibilityModel.js"
 import type { Command, VisibilityRun } from "./VisibilityRun.js"
@@ -196,7 +197,7 @@ const patchTemplate = fc.tuple(index, picks).map(([n, ids]) =>
 
 const createWindow = fc.tuple(
   picks,
-  fc.constantFrom<Duration.DurationInput>("10 minutes", "3 hours", "2 days"),
+  fc.constantFrom<Duration.Input>("10 minutes", "3 hours", "2 days"),
   fc.constantFrom(...(["weekly", "daily", "weekly", "none"] as const))
 ).map(([ids, startsIn, recurrence]) =>
   new Act(
@@ -234,7 +235,7 @@ const cancelSeries = index.map((n) =>
   )
 )
 
-const advanceClock = fc.constantFrom<Duration.DurationInput>("15 minutes", "2 hours", "1 day", "8 days")
+const advanceClock = fc.constantFrom<Duration.Input>("15 minutes", "2 hours", "1 day", "8 days")
   .map((by) => new Act(`advanceClock(${by})`, () => true, (m, r) => r.advanceClock(m, by)))
 
 /**

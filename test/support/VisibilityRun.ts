@@ -5,28 +5,16 @@
  * each act the comparison of every public surface and the subscriber mail with `VisibilityModel`
  * (`VisibilitySurfaces`). A failure names the steps so far and the surface that differed.
  */
-import { SqlClient } from "@effect/sql"
-import {
-  Cause,
-  Clock,
-  ConfigProvider,
-  DateTime,
-  Duration,
-  Effect,
-  Exit,
-  type FastCheck as fc,
-  Layer,
-  Logger,
-  ManagedRuntime,
-  Option,
-  TestClock,
-  TestContext
-} from "effect"
+import { Cause, Clock, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock, TestConsole } from "effect/testing"
+import type * as fc from "fast-check"
 
 import { OutboxRepo } from "../../src/persistence/OutboxRepo.js"
 import { MaintenanceWindows } from "../../src/services/catalog/MaintenanceWindows.js"
 import { MailDeliveries } from "../../src/services/notifications/mail/MailDeliveries.js"
 import { StateChanges } from "../../src/services/StateChanges.js"
+import { removeDefaultLogger } from "./Logs.js"
 import { freshDatabaseUrl } from "./TestDatabase.js"
 import { TestStack } from "./TestServer.js"
 import type { VisibilityModel } from "./VisibilityModel.js"
@@ -34,27 +22,23 @@ import { compareSurfaces, expectAnswer, Mismatch, syncWindows } from "./Visibili
 
 export type Command = fc.AsyncCommand<VisibilityModel, VisibilityRun, false>
 
-/**
- * A fresh database as `TestServer` makes one, without PostgreSQL's JIT: the mail hand-over's
- * statement is estimated costly enough to be compiled, which takes a second per step here.
- */
-const config = Layer.unwrapScoped(Effect.map(freshDatabaseUrl, ({ url }) => {
-  const withoutJit = new URL(url)
-  withoutJit.searchParams.set("options", "-c jit=off")
-  return Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: withoutJit.toString() }))
-}))
+/** A fresh database as `TestServer` makes one. */
+const config = Layer.unwrap(Effect.map(
+  freshDatabaseUrl,
+  ({ url }) => ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url }))
+))
 
 const Stack = Layer.mergeAll(
-  MaintenanceWindows.Default,
-  MailDeliveries.Default,
-  OutboxRepo.Default,
-  StateChanges.Default
+  MaintenanceWindows.layer,
+  MailDeliveries.layer,
+  OutboxRepo.layer,
+  StateChanges.layer
 ).pipe(
   Layer.provideMerge(TestStack(config)),
   Layer.provide(Layer.effectDiscard(TestClock.setTime(Date.now()))),
-  Layer.provideMerge(TestContext.TestContext.pipe(Layer.provide(Logger.remove(Logger.defaultLogger))))
+  Layer.provideMerge(Layer.mergeAll(TestConsole.layer, TestClock.layer(), removeDefaultLogger))
 )
-type Services = Layer.Layer.Success<typeof Stack>
+type Services = Layer.Success<typeof Stack>
 
 const statuses = (labels: ReadonlyArray<string> | undefined, model: VisibilityModel) =>
   labels === undefined
@@ -136,11 +120,11 @@ export class VisibilityRun {
     this.trace.push(description)
     this.stats.steps++
     const exit = await this.runtime.runPromiseExit(
-      act.pipe(Effect.zipRight(syncWindows(model, this)), Effect.zipRight(compareSurfaces(model, this)))
+      act.pipe(Effect.andThen(syncWindows(model, this)), Effect.andThen(compareSurfaces(model, this)))
     )
     if (Exit.isSuccess(exit)) return
     const steps = this.trace.map((line, index) => `  ${index + 1}. ${line}`).join("\n")
-    const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+    const failure = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
     const what = !(failure instanceof Mismatch)
       ? Cause.pretty(exit.cause)
       : `surface ${failure.surface} differs from the model:\n  ${failure.detail}`
@@ -151,7 +135,7 @@ export class VisibilityRun {
     return this.step(
       model,
       `createComponent(${c}, ${isPublic ? "public" : "private"})`,
-      Effect.gen(this, function*() {
+      Effect.gen({ self: this }, function*() {
         const created = yield* expectAnswer("POST", "/api/v1/admin/components", 201, {
           name: `Component [${c}]`,
           isPublic
@@ -199,7 +183,7 @@ export class VisibilityRun {
     return this.step(
       model,
       description,
-      Effect.gen(this, function*() {
+      Effect.gen({ self: this }, function*() {
         const created = yield* expectAnswer("POST", "/api/v1/admin/incidents", 201, {
           title: `Incident [${i}]`,
           message: `Looking into [${i}]`,
@@ -278,7 +262,7 @@ export class VisibilityRun {
     return this.step(
       model,
       `createTemplate(${t}, componentIds ${listText(componentIds)})`,
-      Effect.gen(this, function*() {
+      Effect.gen({ self: this }, function*() {
         const created = yield* expectAnswer("POST", "/api/v1/admin/incident-templates", 201, {
           name: `Template [${t}]`,
           title: `From template [${t}]`,
@@ -308,13 +292,13 @@ export class VisibilityRun {
     model: VisibilityModel,
     w: string,
     componentIds: ReadonlyArray<string>,
-    startsIn: Duration.DurationInput,
+    startsIn: Duration.Input,
     recurrence: "weekly" | "daily" | "none"
   ) {
     return this.step(
       model,
       `createWindow(${w}, componentIds ${listText(componentIds)}, starts in ${startsIn}, ${recurrence})`,
-      Effect.gen(this, function*() {
+      Effect.gen({ self: this }, function*() {
         const start = (yield* Clock.currentTimeMillis) + Duration.toMillis(startsIn)
         const created = yield* expectAnswer("POST", "/api/v1/admin/maintenance", 201, {
           title: `Maintenance [${w}]`,
@@ -365,13 +349,13 @@ export class VisibilityRun {
   }
 
   /** Moves the TestClock on and runs the maintenance clock's pass then, as its fiber would. */
-  advanceClock(model: VisibilityModel, by: Duration.DurationInput) {
+  advanceClock(model: VisibilityModel, by: Duration.Input) {
     return this.step(
       model,
       `advanceClock(${by})`,
       Effect.gen(function*() {
         yield* TestClock.adjust(by)
-        const now = DateTime.unsafeMake(yield* Clock.currentTimeMillis)
+        const now = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
         const windows = yield* MaintenanceWindows
         yield* Effect.orDie(windows.runDue(now))
         yield* Effect.orDie(windows.runDue(now))

@@ -6,8 +6,8 @@
  * and subscriber mail (the dispatcher's hand-over, run here) for exactly the events of public
  * items, rendered without private names.
  */
-import { SqlClient } from "@effect/sql"
-import { Data, Duration, Effect, Either } from "effect"
+import { Data, Duration, Effect, Result } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { OutboxRepo } from "../../src/persistence/OutboxRepo.js"
 import { toNotificationEvent } from "../../src/services/notifications/dispatcher/OutboxEvents.js"
@@ -301,7 +301,7 @@ const compareMail = (model: VisibilityModel, secrets: Map<string, string>, stats
     const sql = yield* SqlClient.SqlClient
     const rows = yield* Effect.orDie(outbox.claimPending(1000, Duration.minutes(1)))
     const events = rows.flatMap((row) =>
-      Either.match(toNotificationEvent(row), { onLeft: () => [], onRight: (e) => [e] })
+      Result.match(toNotificationEvent(row), { onFailure: () => [], onSuccess: (e) => [e] })
     )
     yield* Effect.orDie(mails.enqueueMany(events))
     yield* Effect.orDie(outbox.markDispatched(rows.map((row) => row.id)))

@@ -69,7 +69,7 @@ export interface TestBed {
 
 export const startTestBed = async (): Promise<TestBed> => {
   const scope = Effect.runSync(Scope.make())
-  const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.extend(effect, scope))
+  const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.provide(effect, scope))
   const started: Array<ManagedProcess> = []
   const closers: Array<() => Promise<void>> = []
   const close = async () => {

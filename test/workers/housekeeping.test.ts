@@ -1,6 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, TestClock } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { Housekeeping, housekeepingInterval } from "../../src/workers/Housekeeping.js"
 import { adminVariables, signIn } from "../support/Auth.js"
@@ -13,13 +14,13 @@ const Stack = Housekeeping.pipe(Layer.provideMerge(TestServer({ ...adminVariable
 const subscribe = (email: string, client: string) =>
   Effect.tap(
     sendJson("POST", "/api/v1/subscribe", { email }, { "x-forwarded-for": client }),
-    (response) => expect(response.status).toBe(202)
+    (response) => Effect.sync(() => expect(response.status).toBe(202))
   )
 
 const wrongSignIn = (email: string, client: string) =>
   Effect.tap(
     signIn(email, "not the password at all", { "x-forwarded-for": client }),
-    (response) => expect(response.status).toBe(401)
+    (response) => Effect.sync(() => expect(response.status).toBe(401))
   )
 
 const keys = (table: "rate_limits" | "signin_failures") =>

@@ -4,9 +4,10 @@
  * confirms (used, replaced, expired) and any kept mail after 48 hours; a pending link's mail
  * stays, so a developer can still confirm from the table. The real stack, the suite's TestClock.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { Housekeeping, housekeepingInterval } from "../../src/workers/Housekeeping.js"
 import { eventually } from "../support/Eventually.js"
@@ -19,7 +20,7 @@ const subscribe = (email: string) =>
   Effect.tap(
     // A client of its own each time, clear of the per-client limit.
     sendJson("POST", "/api/v1/subscribe", { email }, { "x-forwarded-for": `203.0.113.${++client}` }),
-    (response) => expect(response.status).toBe(202)
+    (response) => Effect.sync(() => expect(response.status).toBe(202))
   )
 
 interface Kept {

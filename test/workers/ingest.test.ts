@@ -2,9 +2,10 @@
  * Results into state: dedupe, per-region streaks, region quorum, component status and its
  * event; misses stored beside them, one result or one miss per (job, region).
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, TestClock } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { CheckResult, jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
 import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
@@ -15,7 +16,7 @@ import { outboxMark, outboxSince } from "../support/Outbox.js"
 import { storedRuns } from "../support/StoredRuns.js"
 import { ApiClient, sendJson, TestServer } from "../support/TestServer.js"
 
-const Stack = ResultIngest.Default.pipe(Layer.provideMerge(TestServer()))
+const Stack = ResultIngest.layer.pipe(Layer.provideMerge(TestServer()))
 
 const result = checkResult
 
@@ -48,7 +49,7 @@ const rounds = (monitorId: string, outcomes: Record<string, ReadonlyArray<boolea
     const count = Math.max(...Object.values(outcomes).map((o) => o.length))
     for (let i = 0; i < count; i++) {
       yield* TestClock.adjust("1 minute")
-      const now = yield* TestClock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       yield* ingest.ingest(
         Object.entries(outcomes).flatMap(([region, list]) =>
           i < list.length ? [result(monitorId, region, slotOf(monitorId, now), list[i]!)] : []
@@ -62,7 +63,7 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      const now = slotOf(monitor.id, yield* Clock.currentTimeMillis)
       const once = result(monitor.id, "eu", now, true)
       yield* ingest.ingest([once, once])
       yield* ingest.ingest([once])
@@ -77,7 +78,7 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { client, component, monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      const now = slotOf(monitor.id, yield* Clock.currentTimeMillis)
       const missed = miss(monitor.id, "eu", now)
       yield* ingest.ingest([missed, missed])
       yield* ingest.ingest([missed])
@@ -104,7 +105,7 @@ it.layer(Stack)("ingest", (it) => {
       const ingest = yield* ResultIngest
       // Past runs, since the monitor exists: ingest refuses runs dated ahead of its clock (beyond the skew).
       yield* TestClock.adjust("5 minutes")
-      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      const now = slotOf(monitor.id, yield* Clock.currentTimeMillis)
       const [late, early, together, reversed] = [now - 240_000, now - 180_000, now - 120_000, now - 60_000]
       // A slow probe ran it after all: its result comes after the miss a sibling recorded.
       yield* ingest.ingest([miss(monitor.id, "eu", late)])
@@ -133,7 +134,7 @@ it.layer(Stack)("ingest", (it) => {
       // Five rounds of the six runs before now: past runs that ingest still admits.
       for (let round = 0; round < 5; round++) {
         yield* TestClock.adjust("6 minutes")
-        const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+        const now = slotOf(monitor.id, yield* Clock.currentTimeMillis)
         const runs = Array.from({ length: 6 }, (_, i) => now - i * 60_000)
         yield* Effect.forEach(runs, (at) =>
           ingest.ingest([miss(monitor.id, "eu", at)]).pipe(
@@ -149,17 +150,17 @@ it.layer(Stack)("ingest", (it) => {
     Effect.gen(function*() {
       const { client, monitor } = yield* monitored
       const ingest = yield* ResultIngest
-      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      const now = slotOf(monitor.id, yield* Clock.currentTimeMillis)
       yield* ingest.ingest([result(monitor.id, "eu", now, false), miss(monitor.id, "us", now)])
       yield* ingest.ingest([miss(monitor.id, "eu", now + 60_000), result(monitor.id, "us", now + 60_000, true)])
-      const runs = yield* client.monitors.results({ path: { id: monitor.id }, urlParams: {} })
+      const runs = yield* client.monitors.results({ params: { id: monitor.id }, query: {} })
       expect(runs.map((run) => [run.outcome, run.region])).toEqual([["missed", "eu"], ["checked", "us"], [
         "checked",
         "eu"
       ], ["missed", "us"]])
       expect(runs[0]).toMatchObject({ outcome: "missed", probe: "eu-2", reason: "late" })
       expect(runs[1]).toMatchObject({ outcome: "checked", ok: true, statusCode: 200 })
-      expect(yield* client.monitors.results({ path: { id: monitor.id }, urlParams: { limit: 3 } })).toEqual(
+      expect(yield* client.monitors.results({ params: { id: monitor.id }, query: { limit: 3 } })).toEqual(
         runs.slice(0, 3)
       )
     }))
@@ -169,13 +170,13 @@ it.layer(Stack)("ingest", (it) => {
       const { monitor } = yield* monitored
       const ingest = yield* ResultIngest
       // Stored when they were fresh, eight days before the others.
-      const old = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      const old = slotOf(monitor.id, yield* Clock.currentTimeMillis)
       yield* ingest.ingest([result(monitor.id, "eu", old, true), miss(monitor.id, "us", old)])
       yield* TestClock.adjust(Duration.days(8))
-      const now = slotOf(monitor.id, yield* TestClock.currentTimeMillis)
+      const now = slotOf(monitor.id, yield* Clock.currentTimeMillis)
       yield* ingest.ingest([result(monitor.id, "eu", now, true), miss(monitor.id, "us", now)])
       expect((yield* storedRuns([monitor.id])).map((run) => run.jobId)).toContain(jobIdOf(monitor.id, old))
-      yield* deleteOldChecks.pipe(Effect.provide(ChecksRepo.Default))
+      yield* deleteOldChecks.pipe(Effect.provide(ChecksRepo.layer))
       expect(yield* storedRuns([monitor.id])).toEqual([
         { jobId: jobIdOf(monitor.id, now), region: "eu", results: 1, misses: 0 },
         { jobId: jobIdOf(monitor.id, now), region: "us", results: 0, misses: 1 }
@@ -242,7 +243,7 @@ it.layer(Stack)("ingest", (it) => {
       const { client, component, monitor } = yield* monitored
       yield* rounds(monitor.id, { local: [false, false] })
       expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
-      yield* client.components.setStatus({ path: { id: component.id }, payload: { status: "degraded" } })
+      yield* client.components.setStatus({ params: { id: component.id }, payload: { status: "degraded" } })
       yield* rounds(monitor.id, { local: [true, true] })
       expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("degraded")
     }))
@@ -255,7 +256,7 @@ it.layer(Stack)("ingest", (it) => {
       })
       const ingest = yield* ResultIngest
       const mark = yield* outboxMark
-      const clock = yield* TestClock.currentTimeMillis
+      const clock = yield* Clock.currentTimeMillis
       const now = slotOf(monitor.id, clock)
       const limitedNow = slotOf(limited.id, clock)
       const century = 100 * 525_960 * 60_000

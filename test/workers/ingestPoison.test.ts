@@ -4,9 +4,10 @@
  * fails. Here PostgreSQL refuses the reports of one probe (a CHECK constraint the test adds to
  * its own database); the batch comes from two regions' streams at once, as ingest reads them.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import type { Redis } from "ioredis"
 
 import { CheckResult } from "../../src/domain/CheckJob.js"
@@ -22,9 +23,11 @@ import { ApiClient, TestServer } from "../support/TestServer.js"
 const minute = 60_000
 
 /** The test's Redis prefix and a raw client, to look at the pending lists. */
-class RawRedis extends Effect.Tag("test/RawRedis")<RawRedis, { readonly prefix: string; readonly redis: Redis }>() {}
+class RawRedis
+  extends Context.Service<RawRedis, { readonly prefix: string; readonly redis: Redis }>()("test/RawRedis")
+{}
 
-const Prefixed = Layer.unwrapScoped(
+const Prefixed = Layer.unwrap(
   Effect.map(
     redisPrefix,
     ({ prefix, redis }) =>
@@ -47,7 +50,7 @@ it.layer(Stack, { timeout: "60 seconds" })("ingest of a batch PostgreSQL refuses
 
       // Seven runs back, since the monitor exists and within the bound ingest admits results in (7 minutes).
       yield* TestClock.adjust("7 minutes")
-      const latest = slotAt(monitor.id, minute, yield* TestClock.currentTimeMillis)
+      const latest = slotAt(monitor.id, minute, yield* Clock.currentTimeMillis)
       const runs = Array.from({ length: 6 }, (_, i) => latest - i * minute)
       const good = runs.flatMap((
         at

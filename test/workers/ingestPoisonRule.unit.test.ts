@@ -3,14 +3,15 @@
  * (IngestConsumer.isPoisoned): only PostgreSQL's own refusal of the data. A connection lost in
  * the middle of a batch once dropped a report that a sibling would have stored.
  */
-import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, FiberId } from "effect"
+import { Cause } from "effect"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
 
 import { databaseUnavailable } from "../../src/persistence/DatabaseErrors.js"
 import { isPoisoned } from "../../src/workers/IngestConsumer.js"
 
-const died = (cause: unknown) => Cause.die(new SqlError({ cause, message: "query failed" }))
+const died = (cause: unknown) =>
+  Cause.die(new SqlError({ reason: new UnknownError({ cause, message: "query failed" }) }))
 
 describe("a poisoned batch", () => {
   it("is one PostgreSQL refused for its data: a data exception or a constraint violation", () => {
@@ -27,6 +28,6 @@ describe("a poisoned batch", () => {
     expect(isPoisoned(died({ code: "40001" }))).toBe(false)
     expect(isPoisoned(Cause.die(new Error("a bug")))).toBe(false)
     expect(isPoisoned(Cause.fail(databaseUnavailable))).toBe(false)
-    expect(isPoisoned(Cause.interrupt(FiberId.none))).toBe(false)
+    expect(isPoisoned(Cause.interrupt())).toBe(false)
   })
 })

@@ -7,9 +7,9 @@
  */
 import { hostname } from "node:os"
 
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { jobIdOf } from "../../src/domain/CheckJob.js"
 import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
@@ -46,7 +46,7 @@ const startIngestProcess = (databaseUrl: string, prefix: string) =>
   )
 
 layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("ingest take-over", (it) => {
-  it.scoped(
+  it.effect(
     "results a SIGKILLed ingest read and never acknowledged are claimed by a sibling and stored once",
     () =>
       Effect.gen(function*() {
@@ -69,7 +69,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("i
         const victim = yield* startIngestProcess(proxied.toString(), prefix)
         const victimName = `ingest-${hostname()}-${victim.child.pid}`
         const publisher = yield* RedisJobTransport.make({ url: redisUrl, prefix })
-        const listed = client.monitors.results({ path: { id: monitor.id }, urlParams: { limit: 500 } })
+        const listed = client.monitors.results({ params: { id: monitor.id }, query: { limit: 500 } })
 
         // What the probes found: a first run, stored by the victim while it reaches its database...
         const start = slotOf(monitor.id, Date.now()) - (count + 1) * 60_000
@@ -99,10 +99,13 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("i
 
         // A sibling ingest, on the database directly.
         yield* Layer.buildWithScope(
-          IngestConsumer.pipe(Layer.provide(RedisJobTransport.layer({ url: redisUrl, prefix }))),
+          Layer.fresh(IngestConsumer.pipe(Layer.provide(RedisJobTransport.layer({ url: redisUrl, prefix })))),
           yield* Effect.scope
         ).pipe(
-          Effect.withConfigProvider(ConfigProvider.fromJson({ QUEUE_CLAIM_IDLE_MS: String(claimIdleMs) }))
+          Effect.provideService(
+            ConfigProvider.ConfigProvider,
+            ConfigProvider.fromUnknown({ QUEUE_CLAIM_IDLE_MS: String(claimIdleMs) })
+          )
         )
 
         // Every published result is listed, once, as it was found.
@@ -110,7 +113,9 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("i
         const expected = runs.map((result) => `${result.jobId} ${result.region} ${result.ok}`).sort()
         expect(
           stored.map((run) =>
-            `${jobIdOf(monitor.id, run.scheduledAt.epochMillis)} ${run.region} ${run.outcome === "checked" && run.ok}`
+            `${jobIdOf(monitor.id, run.scheduledAt.epochMilliseconds)} ${run.region} ${
+              run.outcome === "checked" && run.ok
+            }`
           ).sort()
         ).toEqual(expected)
       }),

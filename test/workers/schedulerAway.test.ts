@@ -9,10 +9,11 @@
  */
 import { randomUUID } from "node:crypto"
 
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Metric, Redacted, String, TestClock } from "effect"
+import { Clock, Effect, Layer, Redacted, String } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { jobIdOf } from "../../src/domain/CheckJob.js"
 import { checkLabels, checksIngested } from "../../src/observability/Metrics.js"
@@ -36,11 +37,11 @@ const minute = 60 * second
 /** `status_page_checks_total` of `region`'s misses, in this process. */
 const missedCount = (region: string) =>
   Effect.map(
-    Metric.value(Metric.taggedWithLabels(checksIngested, checkLabels(region, "missed"))),
+    Effect.sync(() => checksIngested.valueUnsafe(checkLabels(region, "missed"))),
     (state) => state.count
   )
 
-const withIngest = <A, E>(stack: Layer.Layer<A, E>) => ResultIngest.Default.pipe(Layer.provideMerge(stack))
+const withIngest = <A, E>(stack: Layer.Layer<A, E>) => ResultIngest.layer.pipe(Layer.provideMerge(stack))
 const Stack = withIngest(TestServer())
 /** The embedded default (PGlite), the TestClock set to now as TestServer does. */
 const Embedded = withIngest(
@@ -95,7 +96,7 @@ const missesOf = (monitorIds: ReadonlyArray<string>) =>
  * The lines starting with `what` the scheduler logged, once there is one (it logs the count
  * when it has recorded), or none after 20 s (real time).
  */
-const recorded = (scheduler: Effect.Effect.Success<typeof startScheduler>, what: string) =>
+const recorded = (scheduler: Effect.Success<typeof startScheduler>, what: string) =>
   eventually(
     Effect.sync(() => scheduler.lines().filter((line) => line.message.startsWith(what))),
     (lines) => lines.length > 0,
@@ -181,8 +182,8 @@ const takeOverAfterGap = () =>
     for (const id of [narrowed!, paused!]) for (const region of ["eu", "us"]) yield* ran(id, region, lastRun)
     for (const id of [resumed!, checked!, raced!]) yield* ran(id, "eu", lastRun)
     // `narrowed` runs in `eu` only from now on; `paused` is paused.
-    yield* client.monitors.update({ path: { id: narrowed! }, payload: { regions: ["eu"] } })
-    yield* client.monitors.pause({ path: { id: paused! } })
+    yield* client.monitors.update({ params: { id: narrowed! }, payload: { regions: ["eu"] } })
+    yield* client.monitors.pause({ params: { id: paused! } })
 
     // The gap: no scheduler for six minutes.
     yield* TestClock.adjust(6 * minute)
@@ -260,7 +261,7 @@ const takeOverAfterGap = () =>
       expected.filter((m) => m.monitorId === everywhere!).length - 1
     )
     // The history lists the others with their reason and probe.
-    const history = yield* client.monitors.results({ path: { id: everywhere! }, urlParams: { limit: 500 } })
+    const history = yield* client.monitors.results({ params: { id: everywhere! }, query: { limit: 500 } })
     const listed = history.filter((run) => run.outcome === "missed")
     expect(listed).toHaveLength(expected.filter((m) => m.monitorId === everywhere!).length - 1)
     expect(new Set(listed.map((run) => `${run.probe} ${run.reason}`))).toEqual(
@@ -270,18 +271,18 @@ const takeOverAfterGap = () =>
 
 // Each test on a database of its own: a scheduler records the runs of every monitor there, and logs their count.
 it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, on taking over", (it) => {
-  it.scoped(
+  it.effect(
     "a take-over after a gap records the slots skipped as missed, in each region with a run since the look-back",
     takeOverAfterGap
   )
 })
 
 it.layer(Embedded, { timeout: "120 seconds" })("runs no scheduler published, on the embedded PGlite", (it) => {
-  it.scoped("a take-over after a gap records the slots skipped as missed, as on PostgreSQL", takeOverAfterGap)
+  it.effect("a take-over after a gap records the slots skipped as missed, as on PostgreSQL", takeOverAfterGap)
 })
 
 it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, after a stall", (it) => {
-  it.scoped("stalled longer than an interval, the scheduler records the slots it skipped as missed", () =>
+  it.effect("stalled longer than an interval, the scheduler records the slots it skipped as missed", () =>
     Effect.gen(function*() {
       const ingest = yield* ResultIngest
       const interval = 10 * second
@@ -324,7 +325,7 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, after 
 })
 
 it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, when leadership ends first", (it) => {
-  it.scoped(
+  it.effect(
     "a take-over cut off from the database before it recorded the slots it skipped records them once it is back",
     () =>
       Effect.gen(function*() {
@@ -389,7 +390,7 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, when l
 it.layer(Stack, { timeout: "120 seconds" })(
   "runs no scheduler published, when the first publish fails part-way",
   (it) => {
-    it.scoped(
+    it.effect(
       "a take-over whose first publish reaches one region of two records the slots it skipped all the same",
       () =>
         Effect.gen(function*() {

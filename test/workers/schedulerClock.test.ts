@@ -5,9 +5,10 @@
  * scheduler stalled mid-tick). The expected jobs come from the monitors the test made, the
  * clock, and the slot rule (`slotAt`): never from what the scheduler stored or sent.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, TestClock } from "effect"
+import { Clock, Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { MonitorId } from "../../src/domain/Monitor.js"
 import { slotAt } from "../../src/workers/CheckScheduler.js"
@@ -57,7 +58,7 @@ const monitors = (count: number, intervalSeconds: number) =>
   })
 
 it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", (it) => {
-  it.scoped("an edited target, then an edited interval, take effect at once; the old definition is not published again", () =>
+  it.effect("an edited target, then an edited interval, take effect at once; the old definition is not published again", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const [monitor] = yield* monitors(1, 30)
@@ -72,14 +73,14 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
       ])
 
       // A new target: the current slot runs again toward it, within a reload (5 s), well before the next slot.
-      yield* client.monitors.update({ path: { id }, payload: { url: "http://127.0.0.1:9/moved" } })
+      yield* client.monitors.update({ params: { id }, payload: { url: "http://127.0.0.1:9/moved" } })
       const moved = () => scheduler.jobsOf(id).some((job) => job.url.endsWith("/moved"))
       expect(yield* stepUntil(moved)).toBe(true)
       yield* advanceTo(a + 61 * second)
 
       // A longer interval: its slots are every other one of the 30 s slots, from the current one.
       const editedAt = yield* Clock.currentTimeMillis
-      yield* client.monitors.update({ path: { id }, payload: { intervalSeconds: 60 } })
+      yield* client.monitors.update({ params: { id }, payload: { intervalSeconds: 60 } })
       expect(yield* stepUntil(() => scheduler.jobsOf(id).some((job) => job.intervalSeconds === 60))).toBe(true)
       const b = slotAt(id, 60 * second, editedAt)
       yield* advanceTo(b + 121 * second)
@@ -95,7 +96,7 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
       ])
     }))
 
-  it.scoped("a deleted monitor is no longer scheduled; the others keep every slot", () =>
+  it.effect("a deleted monitor is no longer scheduled; the others keep every slot", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const [deleted, kept] = yield* monitors(2, 30)
@@ -104,7 +105,7 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
       const scheduler = yield* startScheduler
       yield* advanceTo(a + 31 * second)
 
-      yield* client.monitors.remove({ path: { id: deleted!.id } })
+      yield* client.monitors.remove({ params: { id: deleted!.id } })
       // Created after the deletion: once the scheduler publishes it, it has reloaded past the deletion.
       const [marker] = yield* monitors(1, 30)
       expect(yield* stepUntil(() => scheduler.jobsOf(marker!.id).length > 0)).toBe(true)
@@ -119,7 +120,7 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
       expect(markerSlots).toEqual(slotsBetween(marker!.id, 30, markerSlots[0]!, end))
     }))
 
-  it.scoped("monitor rows that are no valid check are skipped and logged once; the others run; fixed, one runs", () =>
+  it.effect("monitor rows that are no valid check are skipped and logged once; the others run; fixed, one runs", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
@@ -155,7 +156,7 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
       // Fixed 1 s after one of its slots: it runs at that slot, within a reload, then at every slot.
       const fixedAt = yield* Clock.currentTimeMillis
       expect(fixedAt).toBe(x + 31 * second)
-      yield* client.monitors.update({ path: { id: invalid }, payload: { url: "http://127.0.0.1:9/fixed" } })
+      yield* client.monitors.update({ params: { id: invalid }, payload: { url: "http://127.0.0.1:9/fixed" } })
       expect(yield* stepUntil(() => scheduler.jobsOf(invalid).length > 0)).toBe(true)
       yield* advanceTo(x + 121 * second)
       const end = yield* Clock.currentTimeMillis
@@ -174,7 +175,7 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
       expect(scheduler.jobsOf(unreadable!.id)).toEqual([])
     }))
 
-  it.scoped("behind by several slots, it publishes only each monitor's latest slot, then keeps every slot", () =>
+  it.effect("behind by several slots, it publishes only each monitor's latest slot, then keeps every slot", () =>
     Effect.gen(function*() {
       const [fast, slow] = [(yield* monitors(1, 10))[0]!.id, (yield* monitors(1, 60))[0]!.id]
       const startedAt = yield* Clock.currentTimeMillis

@@ -13,7 +13,7 @@ import { ApiClient, LiveTestServer } from "../support/TestServer.js"
 const Stack = InProcessJobTransport.layer().pipe(Layer.provideMerge(LiveTestServer()))
 
 layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("scheduler fail-over", (it) => {
-  it.scoped(
+  it.effect(
     "a standby scheduler takes over when the active one stops, and loses no slot",
     () =>
       Effect.gen(function*() {
@@ -28,7 +28,7 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("scheduler fa
         const context = yield* Effect.context<never>()
         const start = Effect.gen(function*() {
           const scope = yield* Scope.make()
-          yield* Layer.buildWithScope(CheckScheduler, scope).pipe(Effect.provide(context))
+          yield* Layer.buildWithScope(Layer.fresh(CheckScheduler), scope).pipe(Effect.provide(context))
           return scope
         })
         /** The monitor's jobs read within `millis` (until the first, unless `all`). */

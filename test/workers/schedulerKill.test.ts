@@ -16,14 +16,14 @@ import { projectRoot, type Service } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
-let scope: Scope.CloseableScope
+let scope: Scope.Closeable
 let databaseUrl: string
 let ownRedis: Awaited<ReturnType<typeof startOwnRedis>>
 const children: Array<Service> = []
 
 beforeAll(async () => {
   scope = Effect.runSync(Scope.make())
-  databaseUrl = (await Effect.runPromise(Scope.extend(freshDatabaseUrl, scope))).url
+  databaseUrl = (await Effect.runPromise(Scope.provide(freshDatabaseUrl, scope))).url
   ownRedis = await startOwnRedis()
 })
 

@@ -4,10 +4,10 @@
  * while the connection holding its lock lives on, the reload fails, is logged, and the next one
  * after the database is back picks up a monitor created meanwhile, in the same leadership.
  */
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Redacted, String } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { slotAt } from "../../src/workers/CheckScheduler.js"
 import { realPause, stepUntil } from "../support/Eventually.js"
@@ -21,7 +21,7 @@ const minute = 60_000
 const applicationName = "scheduler-under-test"
 
 it.layer(TestServer(), { timeout: "120 seconds" })("the scheduler's reload", (it) => {
-  it.scoped("a reload that fails is a warning, and the next one picks up a new monitor in the same leadership", () =>
+  it.effect("a reload that fails is a warning, and the next one picks up a new monitor in the same leadership", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient

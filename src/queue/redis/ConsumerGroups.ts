@@ -91,7 +91,7 @@ export const makeConsumerGroups = (
           )
         )
       }),
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.logWarning("could not remove idle consumers").pipe(Effect.annotateLogs({ error: error.message }))
       )
     )

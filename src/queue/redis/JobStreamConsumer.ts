@@ -4,7 +4,7 @@
  * time: taking back what a previous run of the same name held, taking over what a silent
  * sibling holds, and handing back what it holds when it leaves.
  */
-import { Effect, Runtime } from "effect"
+import { Effect } from "effect"
 import type { Redis } from "ioredis"
 
 import type { Delivery, QueueError } from "../JobTransport.js"
@@ -43,7 +43,7 @@ export const jobStreamConsumer = <A>(
   Effect.gen(function*() {
     yield* createGroup(key, group, from)
     yield* forgetIdleConsumers(key, group, name)
-    const runtime = yield* Effect.runtime<never>()
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
     let claimCursor = "0-0"
     /** Where reading this name's own pending entries goes on from; undefined once all are read. */
     let ownCursor: string | undefined = "0-0"
@@ -101,7 +101,7 @@ export const jobStreamConsumer = <A>(
         }
       }).pipe(
         Effect.timeout(readerCloseMs),
-        Effect.catchAll((error) =>
+        Effect.catch((error) =>
           Effect.logWarning("leaving the consumer group failed; a sibling claims what is left").pipe(
             Effect.annotateLogs({ stream: key, group, consumer: name, error: error.message })
           )
@@ -130,7 +130,7 @@ export const jobStreamConsumer = <A>(
      * it brings then is handed back at once, for a sibling to claim.
      */
     const readNew = (max: number, blockMs: number) =>
-      Effect.async<Array<[string, Array<StreamEntry>]> | null, QueueError>((resume) => {
+      Effect.callback<Array<[string, Array<StreamEntry>]> | null, QueueError>((resume) => {
         let abandoned = false
         ;(reader.xreadgroup("GROUP", group, name, "COUNT", max, "BLOCK", blockMs, "STREAMS", key, ">") as Promise<
           Array<[string, Array<StreamEntry>]> | null
@@ -141,9 +141,9 @@ export const jobStreamConsumer = <A>(
             }
             const ids = (reply?.[0]?.[1] ?? []).map(([id]) => id)
             if (ids.length > 0) {
-              Runtime.runFork(runtime)(
+              runFork(
                 handBack(ids).pipe(
-                  Effect.catchAll((error) =>
+                  Effect.catch((error) =>
                     Effect.logWarning("handing back a read's late entries failed").pipe(
                       Effect.annotateLogs({ stream: key, count: ids.length, error: error.message })
                     )
@@ -279,7 +279,7 @@ export const jobStreamConsumer = <A>(
         Effect.catchIf((error) =>
           error.message.includes("NOPERM"), (error) =>
           Effect.sync(() => (pendingRefused = true)).pipe(
-            Effect.zipRight(
+            Effect.andThen(
               Effect.logWarning(
                 "this probe's Redis user may not run XPENDING: a dead sibling's jobs wait QUEUE_CLAIM_IDLE_MS; add +xpending to its ACL rules (docs/operations.md)"
               ).pipe(Effect.annotateLogs({ stream: key, error: error.message }))

@@ -79,7 +79,7 @@ export const makeKnownRegions = (
     if (Date.now() - regions.at >= regionsRefreshMs && !refreshing) {
       refreshing = true
       return scanRegions.pipe(
-        Effect.catchAll((error) =>
+        Effect.catch((error) =>
           Effect.logWarning("listing the known regions failed").pipe(Effect.annotateLogs({ error: error.message }))
         ),
         Effect.ensuring(Effect.sync(() => (refreshing = false))),

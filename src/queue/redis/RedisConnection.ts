@@ -84,7 +84,7 @@ export const connect = (
   )
 
 /** REDIS_CA_FILE: a PEM file of CA certificates trusted for `rediss://` besides the system's. */
-export const RedisCaFile = Config.option(Config.string("REDIS_CA_FILE"))
+export const RedisCaFile = Config.option(Config.String("REDIS_CA_FILE"))
 
 /** The extra CA of REDIS_CA_FILE, read once at start-up; a file that cannot be read stops the start with its path. */
 export const readRedisCa = Effect.flatMap(RedisCaFile, (file) =>

@@ -14,7 +14,7 @@ import type { StreamKeys } from "./StreamKeys.js"
 
 /** A wait in real time: what a blocking read waits, which the TestClock does not move. */
 const realSleep = (ms: number) =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     const timer = setTimeout(() => resume(Effect.void), ms)
     return Effect.sync(() => clearTimeout(timer))
   })
@@ -55,8 +55,8 @@ export const resultStreamsConsumer = (
         [...found].filter((region) => !joined.has(region)),
         (region) =>
           createGroup(resultsKey(region), ingestGroup, "0", false).pipe(
-            Effect.zipRight(forgetIdleConsumers(resultsKey(region), ingestGroup, name)),
-            Effect.zipRight(Effect.sync(() => joined.add(region))),
+            Effect.andThen(forgetIdleConsumers(resultsKey(region), ingestGroup, name)),
+            Effect.andThen(Effect.sync(() => joined.add(region))),
             Effect.catchIf((error) => error.message.includes("requires the key to exist"), () => Effect.void)
           ),
         { discard: true }
@@ -102,7 +102,7 @@ export const resultStreamsConsumer = (
     const rejoinOnNoGroup = <B>(empty: B) => (self: Effect.Effect<B, QueueError>) =>
       Effect.catchIf(self, (error) => error.message.includes("NOGROUP"), () =>
         Effect.sync(() => joined.clear()).pipe(
-          Effect.zipRight(Effect.flatMap(scanRegions, (found) => join(found.existing))),
+          Effect.andThen(Effect.flatMap(scanRegions, (found) => join(found.existing))),
           Effect.as(empty)
         ))
 

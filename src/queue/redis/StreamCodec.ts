@@ -23,19 +23,19 @@ export interface StreamCodec<A> {
 /**
  * `plain`: the values are their own JSON encoding (no transformation in the schema) and are
  * built valid, so JSON.stringify encodes them; Schema.encode would validate each again, which
- * costs more than the XADD. Decoding always validates: the text is parsed (as Schema.parseJson
+ * costs more than the XADD. Decoding always validates: the text is parsed (as Schema.fromJsonString
  * does), then given to `fast` when there is one, and to the schema when `fast` gives nothing.
  * `fast` must accept only what the schema accepts, and yield the same value.
  */
 const codec = <A, I>(
   field: string,
   maxLength: number,
-  schema: Schema.Schema<A, I>,
+  schema: Schema.Codec<A, I>,
   options: { readonly plain?: boolean; readonly fast?: (parsed: unknown) => A | undefined } = {}
 ): StreamCodec<A> => {
   const encode = options.plain === true
     ? (value: A) => JSON.stringify(value)
-    : Schema.encodeSync(Schema.parseJson(schema))
+    : Schema.encodeSync(Schema.fromJsonString(schema))
   const decodeParsed = Schema.decodeUnknownOption(schema)
   const fast = options.fast
   return {
@@ -72,7 +72,7 @@ export const jobCodec = codec("job", maxEntryLength.job, CheckJob, { plain: true
 export const resultCodec = codec<ProbeMessage, unknown>(
   "result",
   maxEntryLength.result,
-  Schema.Union(CheckResult, MissedCheck, ProbeHeartbeat) as Schema.Schema<ProbeMessage, unknown>,
+  Schema.Union([CheckResult, MissedCheck, ProbeHeartbeat]) as Schema.Codec<ProbeMessage, unknown>,
   { plain: true, fast: decodeCheckResultFast }
 )
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto"
 
-import { Effect, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 
 import { AppConfig } from "../../Config.js"
 import type { SignIn, UserId } from "../../domain/Auth.js"
@@ -26,8 +26,8 @@ export const checkPasswordStrength = (password: string) =>
     ? Effect.void
     : Effect.fail(new BadRequest({ message: `A password needs at least ${minimumPasswordLength} characters` }))
 
-export class Administrators extends Effect.Service<Administrators>()("Administrators", {
-  effect: Effect.gen(function*() {
+export class Administrators extends Context.Service<Administrators>()("Administrators", {
+  make: Effect.gen(function*() {
     const users = yield* UsersRepo
     const passwords = yield* Passwords
     const sessions = yield* Sessions
@@ -93,12 +93,9 @@ export class Administrators extends Effect.Service<Administrators>()("Administra
         return yield* users.setPassword(email, yield* passwords.hash(password))
       })
     } as const
-  }),
-  dependencies: [
-    UsersRepo.Default,
-    Passwords.Default,
-    Sessions.Default,
-    SignInThrottle.Default,
-    DeviceCookies.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([UsersRepo.layer, Passwords.layer, Sessions.layer, SignInThrottle.layer, DeviceCookies.layer])
+  )
+}

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 
-import { Clock, DateTime, Effect } from "effect"
+import { Clock, Context, DateTime, Effect, Layer } from "effect"
 
 import type { ApiKeyId, CreateApiKey, Principal, UserId } from "../../domain/Auth.js"
 import { apiKeyPattern, apiKeyPrefixLength, CreatedApiKey } from "../../domain/Auth.js"
@@ -41,8 +41,8 @@ export const lastUsedPrecisionMillis = 60_000
 const invalid: KeyCheck = { _tag: "Invalid" }
 const expired: KeyCheck = { _tag: "Expired" }
 
-export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
-  effect: Effect.gen(function*() {
+export class ApiKeys extends Context.Service<ApiKeys>()("ApiKeys", {
+  make: Effect.gen(function*() {
     const repo = yield* ApiKeysRepo
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
@@ -96,6 +96,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         if (!(yield* repo.remove(id))) return yield* NotFound.of("API key", id)
       })
     } as const
-  }),
-  dependencies: [ApiKeysRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ApiKeysRepo.layer))
+}

@@ -9,7 +9,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 
 import type { UserId } from "../../domain/Auth.js"
 import { ServerSecretsRepo } from "../../persistence/ServerSecretsRepo.js"
@@ -26,17 +26,20 @@ interface DeviceUser {
   readonly passwordHash: string
 }
 
-export class DeviceCookies extends Effect.Service<DeviceCookies>()("DeviceCookies", {
-  effect: Effect.gen(function*() {
+export class DeviceCookies extends Context.Service<DeviceCookies>()("DeviceCookies", {
+  make: Effect.gen(function*() {
     const secrets = yield* ServerSecretsRepo
     const users = yield* UsersRepo
 
     // Read once per process, when first needed: a failed read (database away) is tried again.
     let key: Buffer | undefined
     const signingKey = Effect.suspend(() =>
-      key !== undefined ? Effect.succeed(key) : Effect.tap(secrets.obtain("device-cookies"), (read) => {
-        key = read
-      })
+      key !== undefined ?
+        Effect.succeed(key) :
+        Effect.tap(secrets.obtain("device-cookies"), (read) =>
+          Effect.sync(() => {
+            key = read
+          }))
     )
     // The user's password hash is signed in too: a new password (a reset after a compromise)
     // revokes every device cookie issued before it.
@@ -71,6 +74,7 @@ export class DeviceCookies extends Effect.Service<DeviceCookies>()("DeviceCookie
         return Number(expires) * 1000 > (yield* Clock.currentTimeMillis) ? Option.some(nonce) : Option.none<string>()
       })
     } as const
-  }),
-  dependencies: [ServerSecretsRepo.Default, UsersRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([ServerSecretsRepo.layer, UsersRepo.layer]))
+}

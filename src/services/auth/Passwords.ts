@@ -5,7 +5,7 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 
-import { Context, Effect } from "effect"
+import { Context, Effect, Layer, Semaphore } from "effect"
 
 import { TooManyRequests } from "../../domain/Errors.js"
 
@@ -16,7 +16,7 @@ const maxmem = 256 * 1024 * 1024
 // Uninterruptible: a started hash runs to its end anyway, so it keeps its permit until then
 // (a client that hangs up must not make room for another hash while its own still runs).
 const derive = (password: string, salt: Buffer, params: typeof cost) =>
-  Effect.uninterruptible(Effect.async<Buffer>((resume) => {
+  Effect.uninterruptible(Effect.callback<Buffer>((resume) => {
     scrypt(
       password.normalize("NFC"),
       salt,
@@ -29,16 +29,17 @@ const derive = (password: string, salt: Buffer, params: typeof cost) =>
 export const minimumPasswordLength = 12
 
 /** How many hashes run at once, and how many password checks may wait for one. */
-export class PasswordHashing extends Context.Reference<PasswordHashing>()("PasswordHashing", {
-  defaultValue: () => ({ concurrency: 2, maxWaiting: 16 })
-}) {}
+export const PasswordHashing = Context.Reference<{ readonly concurrency: number; readonly maxWaiting: number }>(
+  "PasswordHashing",
+  { defaultValue: () => ({ concurrency: 2, maxWaiting: 16 }) }
+)
 
 const busy = new TooManyRequests({ message: "Too many sign-ins at once; try again in a second", retryAfterSeconds: 1 })
 
-export class Passwords extends Effect.Service<Passwords>()("Passwords", {
-  effect: Effect.gen(function*() {
+export class Passwords extends Context.Service<Passwords>()("Passwords", {
+  make: Effect.gen(function*() {
     const { concurrency, maxWaiting } = yield* PasswordHashing
-    const permits = yield* Effect.makeSemaphore(concurrency)
+    const permits = yield* Semaphore.make(concurrency)
     let checks = 0 // running or waiting
 
     /** Runs a password check under a permit, or fails with TooManyRequests when the queue is full. */
@@ -71,4 +72,6 @@ export class Passwords extends Effect.Service<Passwords>()("Passwords", {
 
     return { hash, verify, decoy } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 
 import { TooManyRequests } from "../../domain/Errors.js"
 import { RateLimitRepo } from "../../persistence/RateLimitRepo.js"
@@ -9,8 +9,8 @@ export interface RateLimit {
   readonly window: Duration.Duration
 }
 
-export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
-  effect: Effect.gen(function*() {
+export class RateLimiter extends Context.Service<RateLimiter>()("RateLimiter", {
+  make: Effect.gen(function*() {
     const repo = yield* RateLimitRepo
     return {
       /** Counts a request against `key`; fails with TooManyRequests past the limit. */
@@ -35,6 +35,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
         return yield* repo.removeEndedBefore(new Date(now), batch)
       })
     } as const
-  }),
-  dependencies: [RateLimitRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(RateLimitRepo.layer))
+}

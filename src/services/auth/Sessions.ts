@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto"
 
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 
 import { AppConfig } from "../../Config.js"
 import type { UserId } from "../../domain/Auth.js"
@@ -15,8 +15,8 @@ export const sessionCookie = "__Host-session"
 
 const digest = (token: string) => createHash("sha256").update(token).digest()
 
-export class Sessions extends Effect.Service<Sessions>()("Sessions", {
-  effect: Effect.gen(function*() {
+export class Sessions extends Context.Service<Sessions>()("Sessions", {
+  make: Effect.gen(function*() {
     const repo = yield* SessionsRepo
     const config = yield* AppConfig
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
@@ -59,6 +59,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         token.length === 0 ? Effect.void : Effect.asVoid(repo.removeByTokenHash(digest(token)))
       )
     } as const
-  }),
-  dependencies: [SessionsRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(SessionsRepo.layer))
+}

@@ -16,7 +16,7 @@
  * sign-in takes its attempt back and clears its account-and-client (or device) counter; an
  * attempt refused before its hash (the queue in front of scrypt is full) is taken back too.
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, Option } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Option } from "effect"
 
 import { TooManyRequests } from "../../domain/Errors.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
@@ -34,9 +34,9 @@ export const signInLimits = {
 } satisfies Record<string, FailureRule>
 
 /** The limits in force: `signInLimits`, unless a test provides others. */
-export class SignInLimits extends Context.Reference<SignInLimits>()("SignInLimits", {
-  defaultValue: (): typeof signInLimits => signInLimits
-}) {}
+export const SignInLimits = Context.Reference<typeof signInLimits>("SignInLimits", {
+  defaultValue: () => signInLimits
+})
 
 /** A window that ended longer ago than this no longer doubles the next one; its row can go. */
 export const backOffMemory = Duration.days(1)
@@ -72,8 +72,8 @@ const deviceCounter = (limits: typeof signInLimits, device: string): Counter => 
   rule: limits.perDevice
 })
 
-export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThrottle", {
-  effect: Effect.gen(function*() {
+export class SignInThrottle extends Context.Service<SignInThrottle>()("SignInThrottle", {
+  make: Effect.gen(function*() {
     const repo = yield* SignInFailuresRepo
     const limits = yield* SignInLimits
 
@@ -127,7 +127,7 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThro
           ],
         { discard: true }
       ).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("A sign-in attempt could not be given back", cause))
+        Effect.catchCause((cause) => Effect.logWarning("A sign-in attempt could not be given back", cause))
       )
     }
 
@@ -145,8 +145,7 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThro
             // up, so hanging up is no way around the limits.
             Exit.match({
               onSuccess: (user) => Option.isSome(user) ? settle(attempt, reservation, true) : Effect.void,
-              onFailure: (cause) =>
-                Option.isSome(Cause.failureOption(cause)) ? settle(attempt, reservation, false) : Effect.void
+              onFailure: (cause) => Cause.hasFails(cause) ? settle(attempt, reservation, false) : Effect.void
             })
           )),
 
@@ -156,6 +155,7 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThro
         return yield* repo.removeEndedBefore(new Date(now - Duration.toMillis(backOffMemory)), batch)
       })
     } as const
-  }),
-  dependencies: [SignInFailuresRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(SignInFailuresRepo.layer))
+}

@@ -13,14 +13,14 @@ export const makeAnnouncer = <Id extends string, A extends { readonly componentI
     readonly what: string
     readonly find: (id: Id) => Effect.Effect<Option.Option<A>, E, R>
     readonly eventData: (row: A) => object
-    readonly outbox: OutboxRepo
+    readonly outbox: OutboxRepo["Service"]
   }
 ) => {
   /** The row as the running transaction sees it; a row gone under its own lock is a defect, not a 404. */
   const reload = (id: Id) =>
     Effect.flatMap(
       options.find(id),
-      Option.match({ onNone: () => Effect.dieMessage(`${options.what} ${id} vanished`), onSome: Effect.succeed })
+      Option.match({ onNone: () => Effect.die(new Error(`${options.what} ${id} vanished`)), onSome: Effect.succeed })
     )
 
   const announce = (event: EventName, id: Id) =>

@@ -6,7 +6,7 @@ import type { OutboxRepo } from "../../persistence/OutboxRepo.js"
 /** Appends `component.status_changed` when a write changed the status, in the write's transaction. */
 type StatusOf = Pick<Component, "id" | "name" | "status">
 
-export const recordStatusChange = (outbox: OutboxRepo, before: StatusOf, after: StatusOf) =>
+export const recordStatusChange = (outbox: OutboxRepo["Service"], before: StatusOf, after: StatusOf) =>
   before.status === after.status
     ? Effect.void
     : outbox.append(

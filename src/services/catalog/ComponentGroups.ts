@@ -1,5 +1,5 @@
 /** Component groups: the headings the public page shows components under. */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../../domain/ComponentGroup.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
@@ -11,13 +11,13 @@ import { StateChanges, touchesComponents } from "../StateChanges.js"
  * the transaction ends so that a concurrent delete cannot leave the component pointing at nothing.
  * An unknown group is 404, as an unknown `componentId` is for a monitor.
  */
-export const groupExists = (groups: ComponentGroupsRepo, groupId: string | null | undefined) =>
+export const groupExists = (groups: ComponentGroupsRepo["Service"], groupId: string | null | undefined) =>
   groupId === undefined || groupId === null
     ? Effect.void
     : groups.findByIdForShare(groupId).pipe(orNotFound("Component group", groupId), Effect.asVoid)
 
-export class ComponentGroups extends Effect.Service<ComponentGroups>()("ComponentGroups", {
-  effect: Effect.gen(function*() {
+export class ComponentGroups extends Context.Service<ComponentGroups>()("ComponentGroups", {
+  make: Effect.gen(function*() {
     const repo = yield* ComponentGroupsRepo
     const changes = yield* StateChanges
 
@@ -26,22 +26,25 @@ export class ComponentGroups extends Effect.Service<ComponentGroups>()("Componen
     return {
       list: Effect.fn("ComponentGroups.list")(() => repo.findAll()),
       create: Effect.fn("ComponentGroups.create")((input: CreateComponentGroup) =>
-        changes.commit(Effect.zipRight(touchesComponents, repo.insert(input)))
+        changes.commit(Effect.andThen(touchesComponents, repo.insert(input)))
       ),
       /** A partial update; `{}` changes nothing, `updatedAt` included. */
       update: Effect.fn("ComponentGroups.update")((id: ComponentGroupId, update: UpdateComponentGroup) =>
         changes.commit(
-          Effect.zipRight(touchesComponents, repo.update(id, update)).pipe(orNotFound("Component group", id))
+          Effect.andThen(touchesComponents, repo.update(id, update)).pipe(orNotFound("Component group", id))
         )
       ),
       /** Its components are not deleted: they become ungrouped. */
       remove: Effect.fn("ComponentGroups.remove")((id: ComponentGroupId) =>
-        changes.commit(Effect.zipRight(touchesComponents, repo.remove(id))).pipe(
+        changes.commit(Effect.andThen(touchesComponents, repo.remove(id))).pipe(
           Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component group", id)),
           Effect.asVoid
         )
       )
     } as const
-  }),
-  dependencies: [ComponentGroupsRepo.Default, StateChanges.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([ComponentGroupsRepo.layer, StateChanges.layer])
+  )
+}

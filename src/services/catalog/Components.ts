@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 
 import type {
   Component,
@@ -16,8 +16,8 @@ import { StateChanges, touch, touchedEverything, touchesComponents } from "../St
 import { recordStatusChange } from "./ComponentEvents.js"
 import { groupExists } from "./ComponentGroups.js"
 
-export class Components extends Effect.Service<Components>()("Components", {
-  effect: Effect.gen(function*() {
+export class Components extends Context.Service<Components>()("Components", {
+  make: Effect.gen(function*() {
     const repo = yield* ComponentsRepo
     const groups = yield* ComponentGroupsRepo
     const visibility = yield* Visibility
@@ -46,12 +46,12 @@ export class Components extends Effect.Service<Components>()("Components", {
       get: Effect.fn("Components.get")((id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id))),
       create: Effect.fn("Components.create")((input: CreateComponent) =>
         changes.commit(touchesComponents.pipe(
-          Effect.zipRight(groupExists(groups, input.groupId)),
-          Effect.zipRight(repo.insert(input))
+          Effect.andThen(groupExists(groups, input.groupId)),
+          Effect.andThen(repo.insert(input))
         ))
       ),
       update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) =>
-        write(id, Effect.zipRight(groupExists(groups, update.groupId), repo.update(id, update)))
+        write(id, Effect.andThen(groupExists(groups, update.groupId), repo.update(id, update)))
       ),
       setStatus: Effect.fn("Components.setStatus")((id: ComponentId, status: ComponentStatus) =>
         write(id, repo.setStatus(id, status))
@@ -67,12 +67,15 @@ export class Components extends Effect.Service<Components>()("Components", {
         )
       )
     } as const
-  }),
-  dependencies: [
-    ComponentsRepo.Default,
-    ComponentGroupsRepo.Default,
-    Visibility.Default,
-    OutboxRepo.Default,
-    StateChanges.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      ComponentsRepo.layer,
+      ComponentGroupsRepo.layer,
+      Visibility.layer,
+      OutboxRepo.layer,
+      StateChanges.layer
+    ])
+  )
+}

@@ -4,7 +4,7 @@
  * `component.status_changed` per component whose status changed. An incident holds the components
  * whose status it set while it is open: resolving another one gives them nothing back.
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 
 import type { ComponentId, ComponentStatus } from "../../domain/Component.js"
 import { BadRequest } from "../../domain/Errors.js"
@@ -18,14 +18,14 @@ import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
 import { recordStatusChange } from "./ComponentEvents.js"
 
-export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentImpact", {
-  effect: Effect.gen(function*() {
+export class IncidentImpact extends Context.Service<IncidentImpact>()("IncidentImpact", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const components = yield* ComponentsRepo
     const checks = yield* ChecksRepo
     const outbox = yield* OutboxRepo
 
-    type Locked = Effect.Effect.Success<ReturnType<typeof components.findByIdForUpdate>>
+    type Locked = Effect.Success<ReturnType<typeof components.findByIdForUpdate>>
 
     /** Locks components in id order (the order every writer of several takes); `before` is none for an unknown id. */
     const lockEach = <A, E, R>(
@@ -116,6 +116,9 @@ export class IncidentImpact extends Effect.Service<IncidentImpact>()("IncidentIm
             yield* setStatus(before, statusFromMonitors(monitors), "monitors")
           })).pipe(Effect.asVoid)
     } as const
-  }),
-  dependencies: [ComponentsRepo.Default, ChecksRepo.Default, OutboxRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([ComponentsRepo.layer, ChecksRepo.layer, OutboxRepo.layer])
+  )
+}

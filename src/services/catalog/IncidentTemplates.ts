@@ -1,5 +1,5 @@
 /** Incident templates, and opening an incident from one (`fill`). */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
@@ -22,8 +22,8 @@ export interface NewIncident {
   readonly template?: IncidentTemplateId
 }
 
-export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("IncidentTemplates", {
-  effect: Effect.gen(function*() {
+export class IncidentTemplates extends Context.Service<IncidentTemplates>()("IncidentTemplates", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const repo = yield* IncidentTemplatesRepo
     const visibility = yield* Visibility
@@ -101,6 +101,9 @@ export class IncidentTemplates extends Effect.Service<IncidentTemplates>()("Inci
         return incident
       })
     } as const
-  }),
-  dependencies: [IncidentTemplatesRepo.Default, Visibility.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([IncidentTemplatesRepo.layer, Visibility.layer])
+  )
+}

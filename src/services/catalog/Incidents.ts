@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, Conflict, NotFound, orNotFound } from "../../domain/Errors.js"
@@ -80,8 +80,8 @@ export interface AutomaticIncident {
   readonly published: boolean
 }
 
-export class Incidents extends Effect.Service<Incidents>()("Incidents", {
-  effect: Effect.gen(function*() {
+export class Incidents extends Context.Service<Incidents>()("Incidents", {
+  make: Effect.gen(function*() {
     const repo = yield* IncidentsRepo
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
@@ -135,7 +135,7 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
 
     /** Names the incident's components anew, as an operator chose them, and decides its visibility by them. */
     const chooseComponents = (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
-      Effect.zipRight(repo.setComponents(id, componentIds), visibility.choose("incident", id, componentIds))
+      Effect.andThen(repo.setComponents(id, componentIds), visibility.choose("incident", id, componentIds))
 
     const notBothImpacts = new BadRequest({
       message: "Give componentStatuses or restoreComponents, not both: one would undo the other",
@@ -345,13 +345,16 @@ export class Incidents extends Effect.Service<Incidents>()("Incidents", {
           })
       }
     } as const
-  }),
-  dependencies: [
-    IncidentsRepo.Default,
-    OutboxRepo.Default,
-    StateChanges.Default,
-    IncidentTemplates.Default,
-    IncidentImpact.Default,
-    Visibility.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      IncidentsRepo.layer,
+      OutboxRepo.layer,
+      StateChanges.layer,
+      IncidentTemplates.layer,
+      IncidentImpact.layer,
+      Visibility.layer
+    ])
+  )
+}

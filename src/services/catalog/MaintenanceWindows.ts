@@ -1,4 +1,4 @@
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
@@ -25,7 +25,7 @@ export const maintenanceEventData = (window: Maintenance) => {
 }
 
 const checkOrder = (fields: WindowFields) =>
-  DateTime.greaterThan(fields.scheduledEnd, fields.scheduledStart)
+  DateTime.isGreaterThan(fields.scheduledEnd, fields.scheduledStart)
     ? Effect.succeed(fields)
     : Effect.fail(
       new BadRequest({
@@ -38,7 +38,7 @@ const checkOrder = (fields: WindowFields) =>
 export const maxPastStartDays = 365
 
 const checkRecentStart = (scheduledStart: DateTime.Utc, now: DateTime.Utc) =>
-  DateTime.lessThan(scheduledStart, DateTime.subtract(now, { days: maxPastStartDays }))
+  DateTime.isLessThan(scheduledStart, DateTime.subtract(now, { days: maxPastStartDays }))
     ? Effect.fail(
       new BadRequest({
         message: `scheduledStart must not be more than ${maxPastStartDays} days in the past`,
@@ -49,7 +49,7 @@ const checkRecentStart = (scheduledStart: DateTime.Utc, now: DateTime.Utc) =>
 
 /** A series whose `until` comes before its first start would have no occurrence. */
 const checkUntil = (input: CreateMaintenance) =>
-  input.recurrence?.until !== undefined && DateTime.lessThan(input.recurrence.until, input.scheduledStart)
+  input.recurrence?.until !== undefined && DateTime.isLessThan(input.recurrence.until, input.scheduledStart)
     ? Effect.fail(
       new BadRequest({
         message: "recurrence.until must not be before scheduledStart",
@@ -61,8 +61,8 @@ const checkUntil = (input: CreateMaintenance) =>
 const finished = (window: Maintenance) =>
   new Conflict({ message: `Maintenance ${JSON.stringify(window.id)} is ${window.status} and can no longer change` })
 
-export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("MaintenanceWindows", {
-  effect: Effect.gen(function*() {
+export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("MaintenanceWindows", {
+  make: Effect.gen(function*() {
     const repo = yield* MaintenanceRepo
     const components = yield* ComponentsRepo
     const outbox = yield* OutboxRepo
@@ -101,7 +101,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
      * starting at `now` is waited for first, so that it counts.
      */
     const leaveMaintenance = (window: Maintenance, now: DateTime.Utc) =>
-      Effect.zipRight(
+      Effect.andThen(
         repo.awaitStarting(window.id, DateTime.toDateUtc(now)),
         Effect.forEach(inLockOrder(window.componentIds), (componentId: ComponentId) =>
           Effect.gen(function*() {
@@ -129,18 +129,18 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         const org = yield* organizations.find()
         const timeZone = Option.match(org, { onNone: () => "UTC", onSome: (o) => o.timezone })
         const next = nextOccurrence(
-          { start: first.value.scheduledStart.epochMillis, end: first.value.scheduledEnd.epochMillis },
+          { start: first.value.scheduledStart.epochMilliseconds, end: first.value.scheduledEnd.epochMilliseconds },
           recurrence,
           occurrence,
-          now.epochMillis,
+          now.epochMilliseconds,
           timeZone
         )
         if (next === undefined) return
         const created = yield* repo.insert({
           title: window.title,
           description: window.description,
-          scheduledStart: DateTime.unsafeMake(next.start),
-          scheduledEnd: DateTime.unsafeMake(next.end)
+          scheduledStart: DateTime.makeUnsafe(next.start),
+          scheduledEnd: DateTime.makeUnsafe(next.end)
         }, { recurrence, seriesId, occurrence: next.index })
         if (Option.isNone(created)) return
         // The occurrence it follows decides, not the components that remain of its list.
@@ -167,8 +167,8 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
         const found = yield* repo.lockDue(id)
         if (Option.isNone(found)) return
         const window = found.value
-        const ended = DateTime.lessThanOrEqualTo(window.scheduledEnd, now)
-        if (window.status === "scheduled" && DateTime.lessThanOrEqualTo(window.scheduledStart, now)) {
+        const ended = DateTime.isLessThanOrEqualTo(window.scheduledEnd, now)
+        if (window.status === "scheduled" && DateTime.isLessThanOrEqualTo(window.scheduledStart, now)) {
           yield* repo.setStatus(id, ended ? "completed" : "in_progress")
           // A window whose whole span passed unseen (the service was down) starts and completes
           // at once; its components never showed maintenance, so they are left alone.
@@ -228,7 +228,7 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           const recurrence = input.recurrence ?? null
           const created = yield* repo.insert(fields, recurrence === null ? null : { recurrence, occurrence: 0 })
           const id = yield* Option.match(created, {
-            onNone: () => Effect.dieMessage("A new window was not inserted"),
+            onNone: () => Effect.die(new Error("A new window was not inserted")),
             onSome: Effect.succeed
           })
           yield* repo.setComponents(id, componentIds)
@@ -312,14 +312,14 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
        * pass at `now` left due (another instance held the window).
        */
       nextDue: (now: DateTime.Utc) =>
-        Effect.map(repo.nextDue(DateTime.toDateUtc(now)), Option.map(DateTime.unsafeFromDate)),
+        Effect.map(repo.nextDue(DateTime.toDateUtc(now)), Option.map(DateTime.fromDateUnsafe)),
 
       /**
        * Runs every transition due at `now`, then sends the reminders due at `now`; each window in
        * its own transaction.
        */
       runDue: (now: DateTime.Utc) =>
-        Effect.zipRight(
+        Effect.andThen(
           repo.due(DateTime.toDateUtc(now)).pipe(
             Effect.flatMap((ids) => Effect.forEach(ids, (id) => transition(id, now), { discard: true }))
           ),
@@ -328,13 +328,16 @@ export class MaintenanceWindows extends Effect.Service<MaintenanceWindows>()("Ma
           )
         )
     } as const
-  }),
-  dependencies: [
-    MaintenanceRepo.Default,
-    ComponentsRepo.Default,
-    OrganizationRepo.Default,
-    OutboxRepo.Default,
-    StateChanges.Default,
-    Visibility.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      MaintenanceRepo.layer,
+      ComponentsRepo.layer,
+      OrganizationRepo.layer,
+      OutboxRepo.layer,
+      StateChanges.layer,
+      Visibility.layer
+    ])
+  )
+}

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option, Semaphore } from "effect"
 
 import { orNotFound } from "../../domain/Errors.js"
 import type { Organization, OrganizationId, UpdateOrganization } from "../../domain/Organization.js"
@@ -13,13 +13,13 @@ import { StateChanges, touch } from "../StateChanges.js"
  * find the cache stale at the same moment (the dispatcher's attempts right after a commit) wait
  * for one read instead of each making their own.
  */
-export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("OrganizationProfile", {
-  effect: Effect.gen(function*() {
+export class OrganizationProfile extends Context.Service<OrganizationProfile>()("OrganizationProfile", {
+  make: Effect.gen(function*() {
     const repo = yield* OrganizationRepo
     const changes = yield* StateChanges
     yield* repo.ensureExists()
     let cached: { readonly version: number; readonly profile: Organization } | undefined
-    const reading = yield* Effect.makeSemaphore(1)
+    const reading = yield* Semaphore.make(1)
     const fresh = () =>
       cached !== undefined && cached.version === changes.version() ? Effect.succeed(cached.profile) : undefined
 
@@ -28,7 +28,7 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
       const version = changes.version()
       return repo.find().pipe(
         Effect.flatMap(Option.match({
-          onNone: () => Effect.dieMessage("The organization row is missing"),
+          onNone: () => Effect.die(new Error("The organization row is missing")),
           onSome: (profile) => Effect.sync(() => (cached = { version, profile }, profile))
         }))
       )
@@ -38,12 +38,15 @@ export class OrganizationProfile extends Effect.Service<OrganizationProfile>()("
       get: () => Effect.suspend(() => fresh() ?? reading.withPermits(1)(Effect.suspend(() => fresh() ?? load))),
       // The organization's name titles the public feeds.
       update: Effect.fn("OrganizationProfile.update")((id: OrganizationId, update: UpdateOrganization) =>
-        changes.commit(Effect.zipRight(touch({ organization: true }), repo.update(id, update))).pipe(
+        changes.commit(Effect.andThen(touch({ organization: true }), repo.update(id, update))).pipe(
           Effect.ensuring(Effect.sync(() => (cached = undefined))),
           orNotFound("Organization", id)
         )
       )
     } as const
-  }),
-  dependencies: [OrganizationRepo.Default, StateChanges.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([OrganizationRepo.layer, StateChanges.layer])
+  )
+}

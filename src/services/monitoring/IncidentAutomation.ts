@@ -8,8 +8,8 @@
  * of several instances take turns and a step is never taken twice; the unique index of migration
  * 0026 keeps a second open incident out whatever happens.
  */
-import type { Statement } from "@effect/sql"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import type { Statement } from "effect/sql"
 
 import {
   type AutomationStep,
@@ -38,8 +38,8 @@ import { ProbeRegistry } from "./ProbeRegistry.js"
 class AutomationRow extends Schema.Class<AutomationRow>("AutomationRow")({
   id: Schema.String,
   componentId: Schema.String,
-  state: Schema.Literal("unknown", "up", "degraded", "down"),
-  stateChangedAt: Schema.NullOr(Schema.DateFromSelf),
+  state: Schema.Literals(["unknown", "up", "degraded", "down"]),
+  stateChangedAt: Schema.NullOr(Schema.Date),
   paused: Schema.Boolean,
   intervalSeconds: Schema.Number,
   regions: Schema.NullOr(Schema.Array(Schema.String)),
@@ -47,16 +47,16 @@ class AutomationRow extends Schema.Class<AutomationRow>("AutomationRow")({
   incidentTemplateId: Schema.NullOr(Schema.String),
   resolveAfterSeconds: Schema.Number,
   incidentId: Schema.NullOr(Schema.String),
-  automation: Schema.NullOr(Schema.Literal("active", "handed_over")),
-  monitorUpSince: Schema.NullOr(Schema.DateFromSelf),
-  monitorNotedAt: Schema.NullOr(Schema.DateFromSelf),
+  automation: Schema.NullOr(Schema.Literals(["active", "handed_over"])),
+  monitorUpSince: Schema.NullOr(Schema.Date),
+  monitorNotedAt: Schema.NullOr(Schema.Date),
   monitorRelapses: Schema.NullOr(Schema.Number),
   covered: Schema.Boolean
 }) {}
 
 class FindingRow extends Schema.Class<FindingRow>("FindingRow")({
   region: Schema.String,
-  lastScheduledAt: Schema.DateFromSelf,
+  lastScheduledAt: Schema.Date,
   lastOk: Schema.Boolean,
   lastStatusCode: Schema.NullOr(Schema.Number),
   lastError: Schema.NullOr(Schema.String)
@@ -67,7 +67,7 @@ class OpeningRow extends Schema.Class<OpeningRow>("OpeningRow")({
   componentStatus: Schema.String,
   templateTitle: Schema.NullOr(Schema.String),
   templateMessage: Schema.NullOr(Schema.String),
-  templateSeverity: Schema.NullOr(Schema.Literal("none", "minor", "major", "critical"))
+  templateSeverity: Schema.NullOr(Schema.Literals(["none", "minor", "major", "critical"]))
 }) {}
 
 const viewOf = (row: AutomationRow): AutomationView => ({
@@ -87,8 +87,8 @@ const viewOf = (row: AutomationRow): AutomationView => ({
   covered: row.covered
 })
 
-export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("IncidentAutomation", {
-  effect: Effect.gen(function*() {
+export class IncidentAutomation extends Context.Service<IncidentAutomation>()("IncidentAutomation", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const incidents = yield* Incidents
     const changes = yield* StateChanges
@@ -220,7 +220,7 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
           candidates.filter((row) => nextStep(viewOf(row), now) !== "none"),
           (row) =>
             advance(row.id).pipe(
-              Effect.catchAllCause((cause) =>
+              Effect.catchCause((cause) =>
                 Effect.logWarning("Automatic incidents: a monitor's step failed; retried on the next pass", cause)
                   .pipe(Effect.annotateLogs({ monitorId: row.id }))
               )
@@ -242,6 +242,9 @@ export class IncidentAutomation extends Effect.Service<IncidentAutomation>()("In
           union select monitor_id from incidents where source = 'monitor' and status <> 'resolved'
         )`).pipe(Effect.withSpan("IncidentAutomation.advanceAll"))
     } as const
-  }),
-  dependencies: [Incidents.Default, StateChanges.Default, ProbeRegistry.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([Incidents.layer, StateChanges.layer, ProbeRegistry.layer])
+  )
+}

@@ -5,7 +5,7 @@
  * stays) and the components it leaves and joins have their status decided again from their
  * monitors, as ingest decides it, in the same transaction.
  */
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
@@ -96,8 +96,8 @@ const statusCodes = (
     : { codes: null, issues: [] }
 }
 
-export class Monitors extends Effect.Service<Monitors>()("Monitors", {
-  effect: Effect.gen(function*() {
+export class Monitors extends Context.Service<Monitors>()("Monitors", {
+  make: Effect.gen(function*() {
     const repo = yield* MonitorsRepo
     const components = yield* ComponentsRepo
     const checks = yield* ChecksRepo
@@ -290,7 +290,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
 
       /** The newest stored checks of every region. */
       results: Effect.fn("Monitors.results")((id: MonitorId, limit: number) =>
-        Effect.zipRight(get(id), repo.recentRuns(id, limit))
+        Effect.andThen(get(id), repo.recentRuns(id, limit))
       ),
 
       /**
@@ -308,7 +308,7 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
           if (paused) yield* repo.endDowntime(id, now)
           yield* repo.setPaused(id, paused, now)
           if (paused) yield* applyMonitorStatus(checks, outbox, componentId)
-        })).pipe(Effect.zipRight(get(id)))
+        })).pipe(Effect.andThen(get(id)))
       ),
 
       /** Deletes a monitor; its past downtime stays in the uptime history, its open interval ends now. */
@@ -322,14 +322,17 @@ export class Monitors extends Effect.Service<Monitors>()("Monitors", {
         }))
       )
     } as const
-  }),
-  dependencies: [
-    MonitorsRepo.Default,
-    ComponentsRepo.Default,
-    ChecksRepo.Default,
-    OutboxRepo.Default,
-    StateChanges.Default,
-    ProbeRegistry.Default,
-    IncidentTemplatesRepo.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      MonitorsRepo.layer,
+      ComponentsRepo.layer,
+      ChecksRepo.layer,
+      OutboxRepo.layer,
+      StateChanges.layer,
+      ProbeRegistry.layer,
+      IncidentTemplatesRepo.layer
+    ])
+  )
+}

@@ -10,7 +10,7 @@
  * most `maxProbesListed` of them. A region sending more names cannot grow it, nor crowd out
  * another region's probes.
  */
-import { Cause, Clock, DateTime, Duration, Effect, Exit, Ref } from "effect"
+import { Cause, Clock, Context, DateTime, Duration, Effect, Exit, Layer, Ref } from "effect"
 
 import type { ServiceUnavailable } from "../../domain/Errors.js"
 import { ProbeView } from "../../domain/Probe.js"
@@ -58,8 +58,8 @@ const logBounded = (region: string, replaced: ReadonlyArray<string>, refused: Re
     )
   ], { discard: true })
 
-export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistry", {
-  effect: Effect.gen(function*() {
+export class ProbeRegistry extends Context.Service<ProbeRegistry>()("ProbeRegistry", {
+  make: Effect.gen(function*() {
     const repo = yield* ProbesRepo
 
     // The last answer and until when it holds: the cache period, or until an online region's
@@ -155,7 +155,7 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
           // Nothing stored at all (the database is away): the caller hears of it.
           if (failed.length > 0 && failed.length === outcomes.length) return yield* Effect.failCause(failed[0]!.cause)
           for (const { cause, region } of failed) {
-            if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+            if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
             yield* Effect.logWarning("storing a region's probe heartbeats failed", cause).pipe(
               Effect.annotateLogs({ region })
             )
@@ -172,8 +172,8 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
               name: row.name,
               region: row.region,
               version: row.version,
-              startedAt: DateTime.unsafeFromDate(row.startedAt),
-              lastSeenAt: DateTime.unsafeFromDate(row.lastSeenAt),
+              startedAt: DateTime.fromDateUnsafe(row.startedAt),
+              lastSeenAt: DateTime.fromDateUnsafe(row.lastSeenAt),
               online: now - row.lastSeenAt.getTime() <= offlineAfter,
               checksLastMinute: row.checksLastMinute,
               concurrency: row.concurrency,
@@ -189,6 +189,8 @@ export class ProbeRegistry extends Effect.Service<ProbeRegistry>()("ProbeRegistr
        */
       offlineRegions: (): Effect.Effect<ReadonlySet<string>, ServiceUnavailable> => readOffline
     } as const
-  }),
-  dependencies: [ProbesRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide(ProbesRepo.layer))
+}

@@ -4,7 +4,7 @@
  * (ResponseTimeRollups, every 10 s), and readers get percentiles per region and bucket merged
  * from those rollups alone, so a read costs the same however many checks were stored.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 
 import { NotFound } from "../../domain/Errors.js"
 import type { RegionResponseTimes, ResponseTimesPeriod } from "../../domain/ResponseTimes.js"
@@ -36,8 +36,8 @@ const byOwner = (buckets: ReadonlyArray<StoredBucket>) => {
   return owned
 }
 
-export class ResponseTimes extends Effect.Service<ResponseTimes>()("ResponseTimes", {
-  effect: Effect.gen(function*() {
+export class ResponseTimes extends Context.Service<ResponseTimes>()("ResponseTimes", {
+  make: Effect.gen(function*() {
     const repo = yield* ResponseTimesRepo
 
     /**
@@ -92,6 +92,7 @@ export class ResponseTimes extends Effect.Service<ResponseTimes>()("ResponseTime
         } satisfies RecentResponseTimes
       })
     } as const
-  }),
-  dependencies: [ResponseTimesRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ResponseTimesRepo.layer))
+}

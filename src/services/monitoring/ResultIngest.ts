@@ -5,7 +5,7 @@
  * with `component.status_changed` in the outbox, then lets the monitors' incident policies act
  * (IncidentAutomation). Misses are "no data": they move nothing.
  */
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 
 import { AppConfig, QueueConfig } from "../../Config.js"
 import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
@@ -46,7 +46,7 @@ const monitorsMayMove = (component: StatusSourceRow) =>
  * A component left without monitors goes back to operational if they had set its status:
  * nothing observes it any more.
  */
-export const applyMonitorStatus = (repo: ChecksRepo, outbox: OutboxRepo, componentId: string) =>
+export const applyMonitorStatus = (repo: ChecksRepo["Service"], outbox: OutboxRepo["Service"], componentId: string) =>
   Effect.gen(function*() {
     const locked = yield* repo.lockComponentStatus(componentId)
     if (Option.isNone(locked) || !monitorsMayMove(locked.value)) return
@@ -78,8 +78,8 @@ const logRefused = (line: RefusalLine) =>
 /** How often each probe's refusals are logged at most. */
 const refusalLogEvery = Duration.minutes(1)
 
-export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest", {
-  scoped: Effect.gen(function*() {
+export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest", {
+  make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const repo = yield* ChecksRepo
     const outbox = yield* OutboxRepo
@@ -110,7 +110,7 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
         refusals.add(refused)
         if (flushing) return Effect.void
         flushing = true
-        return Effect.sleep(refusalLogEvery).pipe(Effect.zipRight(flushRefusals), Effect.forkIn(scope), Effect.asVoid)
+        return Effect.sleep(refusalLogEvery).pipe(Effect.andThen(flushRefusals), Effect.forkIn(scope), Effect.asVoid)
       })
 
     /**
@@ -241,7 +241,7 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
           yield* Effect.forEach(
             yield* componentsToMove(componentIds),
             (componentId) =>
-              changes.commit(Effect.zipRight(touchesComponents, applyMonitorStatus(repo, outbox, componentId))),
+              changes.commit(Effect.andThen(touchesComponents, applyMonitorStatus(repo, outbox, componentId))),
             { discard: true }
           )
           // After the components moved: an incident's severity and title follow the component's
@@ -249,7 +249,7 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
           // by the IncidentAutomationClock.
           if (transitioned.length > 0) {
             yield* automation.advance(transitioned).pipe(
-              Effect.catchAllCause((cause) => Effect.logWarning("Automatic incidents: pass failed after ingest", cause))
+              Effect.catchCause((cause) => Effect.logWarning("Automatic incidents: pass failed after ingest", cause))
             )
           }
         }).pipe(Effect.withSpan("ResultIngest.ingest", {
@@ -258,12 +258,15 @@ export class ResultIngest extends Effect.Service<ResultIngest>()("ResultIngest",
           links: tracing ? linksTo(reports.map((report) => isMissed(report) ? undefined : report.traceparent)) : []
         }))
     } as const
-  }),
-  dependencies: [
-    ChecksRepo.Default,
-    OutboxRepo.Default,
-    StateChanges.Default,
-    ProbeRegistry.Default,
-    IncidentAutomation.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      ChecksRepo.layer,
+      OutboxRepo.layer,
+      StateChanges.layer,
+      ProbeRegistry.layer,
+      IncidentAutomation.layer
+    ])
+  )
+}

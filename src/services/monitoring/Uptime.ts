@@ -3,7 +3,7 @@
  * (so a service that was down catches up) through the current, unfinished one; `read` sums
  * the buckets of a period. Reading never touches check results or intervals.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 
 import type { UptimePeriod } from "../../domain/Uptime.js"
 import { UptimeRecord } from "../../domain/Uptime.js"
@@ -34,8 +34,8 @@ export const periodBuckets: Record<UptimePeriod, { granularity: Granularity; cou
   "90d": { granularity: "day", count: 90 }
 }
 
-export class Uptime extends Effect.Service<Uptime>()("Uptime", {
-  effect: Effect.gen(function*() {
+export class Uptime extends Context.Service<Uptime>()("Uptime", {
+  make: Effect.gen(function*() {
     const repo = yield* UptimeRepo
     let refreshes = 0
     /**
@@ -125,10 +125,11 @@ export class Uptime extends Effect.Service<Uptime>()("Uptime", {
             componentName: row.componentName,
             uptimePercentage: uptimePercentage(row.observedSeconds, row.downtimeSeconds),
             period
-          }, { disableValidation: true })
+          }, { disableChecks: true })
         )
       })
     } as const
-  }),
-  dependencies: [UptimeRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(UptimeRepo.layer))
+}

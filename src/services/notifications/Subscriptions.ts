@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from "node:crypto"
 
-import { Clock, Duration, Effect, FiberSet, Option } from "effect"
+import { Clock, Context, Duration, Effect, FiberSet, Layer, Option } from "effect"
 
 import { BadRequest, NotFound } from "../../domain/Errors.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
@@ -39,7 +39,7 @@ export const hashToken = (token: string) => createHash("sha256").update(token, "
  * reader learns nothing of it. Empty means every component (null).
  */
 const checkPublicComponents = (
-  repo: SubscribersRepo,
+  repo: SubscribersRepo["Service"],
   componentIds: ReadonlyArray<string> | null | undefined
 ) =>
   Effect.gen(function*() {
@@ -60,8 +60,8 @@ const checkPublicComponents = (
 
 const noSubscription = () => new NotFound({ message: "No subscription matches this address and token" })
 
-export class Subscriptions extends Effect.Service<Subscriptions>()("Subscriptions", {
-  scoped: Effect.gen(function*() {
+export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptions", {
+  make: Effect.gen(function*() {
     const repo = yield* SubscribersRepo
     const limiter = yield* RateLimiter
     const mails = yield* MailDeliveries
@@ -99,8 +99,10 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
           yield* FiberSet.run(
             background,
             mails.attempt(confirmation.value).pipe(
-              Effect.catchAll((error) => Effect.logWarning("Sending a confirmation mail failed", error))
-            )
+              Effect.catch((error) => Effect.logWarning("Sending a confirmation mail failed", error))
+            ),
+            // Started after the answer, as before: the request does not wait for any of the mail's work.
+            { startImmediately: false }
           )
         }
         return accepted
@@ -156,6 +158,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("Subscription
         )
       )
     } as const
-  }),
-  dependencies: [SubscribersRepo.Default, RateLimiter.Default, MailDeliveries.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([SubscribersRepo.layer, RateLimiter.layer, MailDeliveries.layer])
+  )
+}

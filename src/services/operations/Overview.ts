@@ -4,7 +4,7 @@
  * probes per region, with the region's counts); the answer's time, which probes are offline and
  * the waiting mail's age come from the Effect Clock.
  */
-import { DateTime, Duration, Effect } from "effect"
+import { Context, DateTime, Duration, Effect, Layer } from "effect"
 
 import {
   mailBackingUpAfter,
@@ -77,7 +77,7 @@ const probeRegions = (rows: ReadonlyArray<OfflineProbeRow>): ReadonlyArray<Overv
 const mailOf = (row: MailBacklogRow, now: DateTime.Utc) => {
   const oldestWaitingSeconds = row.oldestWaitingSince === null
     ? null
-    : Math.max(0, Math.floor(DateTime.distance(row.oldestWaitingSince, now) / 1000))
+    : Math.max(0, Math.floor(Duration.toMillis(DateTime.distance(row.oldestWaitingSince, now)) / 1000))
   return new OverviewMail({
     waiting: row.waiting,
     retrying: row.retrying,
@@ -89,8 +89,8 @@ const mailOf = (row: MailBacklogRow, now: DateTime.Utc) => {
   })
 }
 
-export class Overview extends Effect.Service<Overview>()("Overview", {
-  effect: Effect.gen(function*() {
+export class Overview extends Context.Service<Overview>()("Overview", {
+  make: Effect.gen(function*() {
     const repo = yield* OverviewRepo
 
     return {
@@ -161,6 +161,7 @@ export class Overview extends Effect.Service<Overview>()("Overview", {
           })
         }).pipe(Effect.withSpan("Overview.report"))
     } as const
-  }),
-  dependencies: [OverviewRepo.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(OverviewRepo.layer))
+}

@@ -83,7 +83,7 @@ const items = (source: FeedSource): ReadonlyArray<Item> =>
       // Dated by its start, or by its end once completed.
       updated: window.status === "completed" ? window.scheduledEnd : window.scheduledStart
     }))
-  ].toSorted((a, b) => b.updated.epochMillis - a.updated.epochMillis).slice(0, maxItems)
+  ].toSorted((a, b) => b.updated.epochMilliseconds - a.updated.epochMilliseconds).slice(0, maxItems)
 
 const rfc822 = (at: DateTime.Utc) => DateTime.toDateUtc(at).toUTCString()
 

@@ -5,7 +5,7 @@
  * the snapshot's call, so an unknown or private id is 404 without a query, and the cache holds
  * public components only.
  */
-import { Deferred, Duration, Effect } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer } from "effect"
 
 import { NotFound } from "../../domain/Errors.js"
 import { ComponentResponseTimes, defaultResponseTimesPeriod, ResponseTimesPeriod } from "../../domain/ResponseTimes.js"
@@ -18,7 +18,7 @@ const isPeriod = (value: string): value is ResponseTimesPeriod => ResponseTimesP
 const prefix = "/api/v1/status/components/"
 const suffix = "/response-times"
 
-type ReadError = Effect.Effect.Error<ReturnType<ResponseTimes["ofComponent"]>>
+type ReadError = Effect.Error<ReturnType<ResponseTimes["Service"]["ofComponent"]>>
 
 interface Entry {
   readonly response: EncodedResponse
@@ -47,12 +47,12 @@ const requestOfUrl = (url: string): { componentId: string; period: ResponseTimes
 const isPublic = (snapshot: Snapshot, componentId: string) =>
   snapshot.state.components.some((component) => component.id === componentId)
 
-export class PublicResponseTimes extends Effect.Service<PublicResponseTimes>()("PublicResponseTimes", {
-  effect: Effect.gen(function*() {
+export class PublicResponseTimes extends Context.Service<PublicResponseTimes>()("PublicResponseTimes", {
+  make: Effect.gen(function*() {
     const responseTimes = yield* ResponseTimes
     const snapshots = yield* PublicSnapshot
     // The service's Clock, read synchronously by the fast path (a TestClock in tests).
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     /** Answers of the snapshot they were read under, by `componentId|period`: public components only. */
     let entries: { snapshot: Snapshot | undefined; byKey: Map<string, Entry> } = {
       snapshot: undefined,
@@ -63,7 +63,7 @@ export class PublicResponseTimes extends Effect.Service<PublicResponseTimes>()("
 
     const current = (snapshot: Snapshot | undefined, key: string) => {
       const entry = entries.snapshot === snapshot ? entries.byKey.get(key) : undefined
-      return entry !== undefined && clock.unsafeCurrentTimeMillis() - entry.readAt < maxAge ? entry.response : undefined
+      return entry !== undefined && clock.currentTimeMillisUnsafe() - entry.readAt < maxAge ? entry.response : undefined
     }
 
     // Uninterruptible: the readers waiting on it must get an answer.
@@ -74,7 +74,7 @@ export class PublicResponseTimes extends Effect.Service<PublicResponseTimes>()("
           if (underway !== undefined) return yield* restore(Deferred.await(underway))
           const done = yield* Deferred.make<EncodedResponse, ReadError>()
           reads.set(key, done)
-          const readAt = clock.unsafeCurrentTimeMillis()
+          const readAt = clock.currentTimeMillisUnsafe()
           const outcome = yield* Effect.exit(
             Effect.map(
               responseTimes.ofComponent(componentId, period),
@@ -111,6 +111,7 @@ export class PublicResponseTimes extends Effect.Service<PublicResponseTimes>()("
           : current(snapshots.latest(), `${request.componentId}|${request.period}`)
       }
     } as const
-  }),
-  dependencies: [ResponseTimes.Default, PublicSnapshot.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([ResponseTimes.layer, PublicSnapshot.layer]))
+}

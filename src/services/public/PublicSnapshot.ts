@@ -24,7 +24,7 @@
 import { createHash } from "node:crypto"
 import { gzipSync } from "node:zlib"
 
-import { DateTime, Deferred, Effect, Exit, FiberId, Option, Queue, Schedule, Schema } from "effect"
+import { Context, DateTime, Deferred, Effect, Exit, Layer, Option, PubSub, Schedule, Schema, Semaphore } from "effect"
 
 import { AppConfig } from "../../Config.js"
 import { PublicComponent } from "../../domain/Component.js"
@@ -67,7 +67,7 @@ export const encodeResponse = (text: string, contentType: string): EncodedRespon
   }
 }
 
-export const encodedJson = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
+export const encodedJson = <A, I>(schema: Schema.Codec<A, I>, value: A) =>
   encodeResponse(JSON.stringify(Schema.encodeSync(schema)(value)), "application/json")
 
 const IncidentList = Schema.Array(PublicIncident)
@@ -122,7 +122,7 @@ export interface Snapshot {
  */
 const unchangedKey = (incident: PublicIncidentDetail) =>
   JSON.stringify([
-    incident.updatedAt.epochMillis,
+    incident.updatedAt.epochMilliseconds,
     incident.updates.length,
     incident.updates.at(-1)?.id,
     incident.status,
@@ -141,12 +141,12 @@ export interface IncidentsQuery {
   readonly status?: IncidentStatus | undefined
 }
 
-export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnapshot", {
-  scoped: Effect.gen(function*() {
+export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSnapshot", {
+  make: Effect.gen(function*() {
     const publicStatus = yield* PublicStatus
     const changes = yield* StateChanges
     const { publicUrl } = yield* AppConfig
-    const rebuildLock = yield* Effect.makeSemaphore(1)
+    const rebuildLock = yield* Semaphore.make(1)
     const tracker = yield* changes.registerReadSide(Effect.suspend(() => catchUp))
 
     let current: { readonly version: number; readonly snapshot: Snapshot } | undefined
@@ -224,10 +224,12 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
         DateTime.now,
         (parts, now) => build(assemble(parts), now, previous?.snapshot)
       ).pipe(
-        Effect.tap((snapshot) => {
-          current = { version, snapshot }
-          builtAt = Date.now()
-        }),
+        Effect.tap((snapshot) =>
+          Effect.sync(() => {
+            current = { version, snapshot }
+            builtAt = Date.now()
+          })
+        ),
         Effect.onError(() => Effect.sync(() => tracker.giveBack(touched)))
       )
     }))
@@ -248,19 +250,15 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
         Effect.logWarning("Refreshing the public snapshot failed; trying again in a second", error)
       ),
       Effect.retry(Schedule.spaced("1 second")),
-      Effect.catchAllCause((cause) => Effect.logError("Refreshing the public snapshot failed", cause))
+      Effect.catchCause((cause) => Effect.logError("Refreshing the public snapshot failed", cause))
     )
     const notifications = yield* changes.subscribe
     yield* refresh.pipe(
-      Effect.zipRight(
-        Effect.forever(
-          Queue.take(notifications).pipe(Effect.zipRight(Queue.takeAll(notifications)), Effect.zipRight(refresh))
-        )
-      ),
+      Effect.andThen(Effect.forever(PubSub.takeAll(notifications).pipe(Effect.andThen(refresh)))),
       Effect.forkScoped
     )
 
-    type IndexError = Effect.Effect.Error<typeof publicStatus.incidentIndex>
+    type IndexError = Effect.Error<typeof publicStatus.incidentIndex>
     /** The index of the snapshot that asked last, being read or read; readers asking meanwhile share the read. */
     let index: { readonly snapshot: Snapshot; readonly read: Deferred.Deferred<IncidentIndex, IndexError> } | undefined
 
@@ -272,7 +270,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
     const indexOf = (snapshot: Snapshot) =>
       Effect.suspend(() => {
         if (index?.snapshot === snapshot) return Deferred.await(index.read)
-        const mine = { snapshot, read: Deferred.unsafeMake<IncidentIndex, IndexError>(FiberId.none) }
+        const mine = { snapshot, read: Deferred.makeUnsafe<IncidentIndex, IndexError>() }
         index = mine
         return publicStatus.incidentIndex.pipe(
           Effect.onExit((exit) => {
@@ -367,6 +365,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("PublicSnap
       /** How many public incidents there are (the history's page count). */
       incidentCount
     } as const
-  }),
-  dependencies: [PublicStatus.Default, StateChanges.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([PublicStatus.layer, StateChanges.layer]))
+}

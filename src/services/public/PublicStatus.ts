@@ -1,4 +1,4 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 
 import type { Component } from "../../domain/Component.js"
 import { PublicComponent, worstStatus } from "../../domain/Component.js"
@@ -99,6 +99,9 @@ export const holdsPage = (state: PublicState, page: IncidentsPage) =>
   (page.status !== undefined && page.status !== "resolved") ||
   page.offset + page.limit <= heldResolved
 
+/** Constructor options for values decoded from the database: their checks are not run again. */
+const trusted = { disableChecks: true } as const
+
 /**
  * The repository's public incident rows already name only public components. They were decoded
  * from the database, so the constructors skip validating them again (it dominated a rebuild).
@@ -117,11 +120,11 @@ const toPublic = (row: Incident) =>
     updates: row.updates,
     // The public rows hold a postmortem only when it is published.
     postmortem: row.postmortem?.published === true && row.postmortem.publishedAt
-      ? new PublicPostmortem({ body: row.postmortem.body, publishedAt: row.postmortem.publishedAt }, true)
+      ? new PublicPostmortem({ body: row.postmortem.body, publishedAt: row.postmortem.publishedAt }, trusted)
       : null
-  }, true)
+  }, trusted)
 const withoutTimeline = ({ postmortem: _postmortem, updates: _, ...incident }: PublicIncidentDetail) =>
-  new PublicIncident(incident, true)
+  new PublicIncident(incident, trusted)
 
 /**
  * The public state made of `parts`: what is public of them, and what follows from it. The parts
@@ -143,7 +146,7 @@ export const assemble = (parts: PublicParts): PublicState => {
       status: row.status,
       displayOrder: row.displayOrder,
       groupId: row.groupId !== null && publicGroupIds.has(row.groupId) ? row.groupId : null
-    }, true)
+    }, trusted)
   )
   // A group without a public component is not shown.
   const publicGroups = groupRows.flatMap((row) => {
@@ -154,7 +157,7 @@ export const assemble = (parts: PublicParts): PublicState => {
         name: row.name,
         status: worstStatus(members.map((component) => component.status)),
         componentIds: members.map((component) => component.id)
-      }, true)
+      }, trusted)
     ]
   })
   const publicWindows = windowRows.map((row) =>
@@ -170,18 +173,18 @@ export const assemble = (parts: PublicParts): PublicState => {
       seriesId: row.seriesId,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt
-    }, true)
+    }, trusted)
   )
   const upcoming = publicWindows
     .filter((window) => window.status === "scheduled" || window.status === "in_progress")
-    .toSorted((a, b) => a.scheduledStart.epochMillis - b.scheduledStart.epochMillis)
+    .toSorted((a, b) => a.scheduledStart.epochMilliseconds - b.scheduledStart.epochMilliseconds)
   const summary = new StatusSummary({
     status: worstStatus(publicComponents.map((component) => component.status)),
     components: publicComponents,
     groups: publicGroups,
     activeIncidents: incidents.details.filter((incident) => incident.status !== "resolved").map(withoutTimeline),
     upcomingMaintenance: upcoming
-  }, true)
+  }, trusted)
   return {
     parts,
     organizationName: Option.match(org, { onNone: () => "Status", onSome: (o) => o.name }),
@@ -191,7 +194,7 @@ export const assemble = (parts: PublicParts): PublicState => {
     }),
     summary,
     components: publicComponents,
-    componentCreatedAt: new Map(componentRows.map((row) => [row.id, row.createdAt.epochMillis])),
+    componentCreatedAt: new Map(componentRows.map((row) => [row.id, row.createdAt.epochMilliseconds])),
     incidents: incidents.details,
     complete: incidents.complete,
     barIncidents: incidents.bars,
@@ -203,7 +206,7 @@ const dayMillis = 24 * 3600 * 1000
 
 /** Whether an incident belongs among the uptime bars' incidents (findPublicOpenWithin's rule). */
 const inBars = (incident: PublicIncident, now: number) =>
-  incident.resolvedAt === null || incident.resolvedAt.epochMillis >= now - (uptimeBarDays + 1) * dayMillis
+  incident.resolvedAt === null || incident.resolvedAt.epochMilliseconds >= now - (uptimeBarDays + 1) * dayMillis
 
 /**
  * `list` with `incident` in it: in its place if held (its creation never moves), else where
@@ -212,9 +215,10 @@ const inBars = (incident: PublicIncident, now: number) =>
 const placed = <A extends PublicIncident>(list: ReadonlyArray<A>, incident: A): ReadonlyArray<A> => {
   const at = list.findIndex((held) => held.id === incident.id)
   if (at >= 0) return list.with(at, incident)
-  const created = incident.createdAt.epochMillis
+  const created = incident.createdAt.epochMilliseconds
   const before = list.findIndex((held) =>
-    held.createdAt.epochMillis < created || (held.createdAt.epochMillis === created && held.id < incident.id)
+    held.createdAt.epochMilliseconds < created ||
+    (held.createdAt.epochMilliseconds === created && held.id < incident.id)
   )
   return before < 0 ? [...list, incident] : list.toSpliced(before, 0, incident)
 }
@@ -231,11 +235,11 @@ const nthGreatest = (values: ReadonlyArray<number>, n: number) =>
  */
 const withinBounds = (details: ReadonlyArray<PublicIncidentDetail>) => {
   const resolved = details.filter((detail) => detail.status === "resolved")
-  const created = nthGreatest(resolved.map((detail) => detail.createdAt.epochMillis), heldResolved)
-  const updated = nthGreatest(details.map((detail) => detail.updatedAt.epochMillis), feedItems)
+  const created = nthGreatest(resolved.map((detail) => detail.createdAt.epochMilliseconds), heldResolved)
+  const updated = nthGreatest(details.map((detail) => detail.updatedAt.epochMilliseconds), feedItems)
   return details.filter((detail) =>
-    detail.status !== "resolved" || detail.createdAt.epochMillis >= created ||
-    detail.updatedAt.epochMillis >= updated
+    detail.status !== "resolved" || detail.createdAt.epochMilliseconds >= created ||
+    detail.updatedAt.epochMilliseconds >= updated
   )
 }
 
@@ -275,8 +279,8 @@ export const patchHeld = (
  * bounded (recent incidents); `incident` and `incidentsPage` read older ones, `incidentIndex`
  * lists them all.
  */
-export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus", {
-  effect: Effect.gen(function*() {
+export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus", {
+  make: Effect.gen(function*() {
     const components = yield* ComponentsRepo
     const groups = yield* ComponentGroupsRepo
     const incidents = yield* IncidentsRepo
@@ -354,12 +358,15 @@ export class PublicStatus extends Effect.Service<PublicStatus>()("PublicStatus",
         Effect.map(incidents.findPublicPage(page), (rows) => rows.map(toPublic))
       )
     } as const
-  }),
-  dependencies: [
-    ComponentsRepo.Default,
-    ComponentGroupsRepo.Default,
-    IncidentsRepo.Default,
-    MaintenanceRepo.Default,
-    OrganizationRepo.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      ComponentsRepo.layer,
+      ComponentGroupsRepo.layer,
+      IncidentsRepo.layer,
+      MaintenanceRepo.layer,
+      OrganizationRepo.layer
+    ])
+  )
+}

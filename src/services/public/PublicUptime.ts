@@ -9,7 +9,7 @@
  * seconds after it reaches the rollups. `maxAge` is the `max-age` public responses already
  * carry, so no reader waits longer than a cache in between would make it.
  */
-import { Deferred, Duration, Effect, Schema } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer, Schema } from "effect"
 
 import { UptimePeriod, UptimeRecord } from "../../domain/Uptime.js"
 import { defaultUptimePeriod } from "../../domain/Uptime.js"
@@ -22,7 +22,7 @@ const UptimeRecords = Schema.Array(UptimeRecord)
 const isPeriod = Schema.is(UptimePeriod)
 const path = "/api/v1/status/uptime"
 
-type ReadError = Effect.Effect.Error<ReturnType<Uptime["read"]>>
+type ReadError = Effect.Error<ReturnType<Uptime["Service"]["read"]>>
 
 interface Entry {
   readonly response: EncodedResponse
@@ -38,12 +38,12 @@ const periodOfUrl = (url: string): UptimePeriod | undefined => {
   return period !== undefined && isPeriod(period) ? period : undefined
 }
 
-export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime", {
-  effect: Effect.gen(function*() {
+export class PublicUptime extends Context.Service<PublicUptime>()("PublicUptime", {
+  make: Effect.gen(function*() {
     const uptime = yield* Uptime
     const snapshots = yield* PublicSnapshot
     // The service's Clock, read synchronously by the fast path (a TestClock in tests).
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const entries = new Map<UptimePeriod, Entry>()
     /** The read under way per period: readers arriving meanwhile share its result, or its failure. */
     const reads = new Map<UptimePeriod, Deferred.Deferred<EncodedResponse, ReadError>>()
@@ -51,7 +51,7 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
     const current = (period: UptimePeriod) => {
       const entry = entries.get(period)
       return entry !== undefined && entry.snapshot === snapshots.latest() && entry.refreshes === uptime.refreshes() &&
-          clock.unsafeCurrentTimeMillis() - entry.readAt < maxAge
+          clock.currentTimeMillisUnsafe() - entry.readAt < maxAge
         ? entry.response
         : undefined
     }
@@ -65,7 +65,7 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
           const done = yield* Deferred.make<EncodedResponse, ReadError>()
           reads.set(period, done)
           const entry = {
-            readAt: clock.unsafeCurrentTimeMillis(),
+            readAt: clock.currentTimeMillisUnsafe(),
             snapshot: snapshots.latest(),
             refreshes: uptime.refreshes()
           }
@@ -93,6 +93,7 @@ export class PublicUptime extends Effect.Service<PublicUptime>()("PublicUptime",
         return period === undefined ? undefined : current(period)
       }
     } as const
-  }),
-  dependencies: [Uptime.Default, PublicSnapshot.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Uptime.layer, PublicSnapshot.layer]))
+}

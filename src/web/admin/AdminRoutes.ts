@@ -4,8 +4,8 @@
  * anything else revalidates by ETag; the shell itself always revalidates, so a deploy shows at
  * once. The shell's CSP allows only this origin's scripts, styles and API.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 import { type AdminAsset, buildAdminBundle } from "./AdminBundle.js"
 import { adminShell } from "./AdminShell.js"
@@ -45,7 +45,7 @@ const serveAsset = (asset: AdminAsset) =>
       : HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
   })
 
-export const AdminRoutes = HttpApiBuilder.Router.use((router) =>
+export const AdminRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const bundle = yield* buildAdminBundle.pipe(Effect.orDie)
     const shell = HttpServerResponse.text(adminShell(bundle), {
@@ -57,8 +57,8 @@ export const AdminRoutes = HttpApiBuilder.Router.use((router) =>
         "x-frame-options": "DENY"
       }
     })
-    yield* router.get("/admin", Effect.succeed(shell))
-    yield* router.get("/admin/app.js", serveAsset(bundle.script))
-    yield* router.get("/admin/app.css", serveAsset(bundle.stylesheet))
+    yield* router.add("GET", "/admin", Effect.succeed(shell))
+    yield* router.add("GET", "/admin/app.js", serveAsset(bundle.script))
+    yield* router.add("GET", "/admin/app.css", serveAsset(bundle.stylesheet))
   })
 )

@@ -4,7 +4,7 @@
  * response-time charts' hourly points are read from the rollups at most once a minute: uptime
  * moves every minute, not at every view.
  */
-import { Clock, Deferred, Effect, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Option, Semaphore } from "effect"
 
 import { AppConfig } from "../../Config.js"
 import type { PublicComponent } from "../../domain/Component.js"
@@ -72,17 +72,17 @@ const htmlPage = (page: RenderedPage) => encodePage(page.html, htmlContentType, 
 /** Embeds (badge, widget) are read from other sites' pages. */
 const embeddable = { "access-control-allow-origin": "*" }
 
-export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
-  scoped: Effect.gen(function*() {
+export class PublicPages extends Context.Service<PublicPages>()("PublicPages", {
+  make: Effect.gen(function*() {
     const snapshots = yield* PublicSnapshot
     const uptime = yield* Uptime
     const responseTimes = yield* ResponseTimes
     const { publicUrl } = yield* AppConfig
-    const uptimeLock = yield* Effect.makeSemaphore(1)
+    const uptimeLock = yield* Semaphore.make(1)
     const drawBars = uptimeBarRenderer()
     const drawCharts = responseTimeChartRenderer()
     // The service's Clock, read synchronously by the fast path (a TestClock in tests).
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
 
     let uptimeRead: {
       readonly at: number
@@ -203,7 +203,7 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
         const key = fastPathKeys.get(url)
         if (key === undefined || cache === undefined || cache.snapshot !== snapshots.latest()) return undefined
         if (
-          cache.uptimeAt !== uptimeRead?.at || clock.unsafeCurrentTimeMillis() - cache.uptimeAt >= uptimeRefreshMillis
+          cache.uptimeAt !== uptimeRead?.at || clock.currentTimeMillisUnsafe() - cache.uptimeAt >= uptimeRefreshMillis
         ) return undefined
         return cache.done.get(key)
       },
@@ -268,6 +268,9 @@ export class PublicPages extends Effect.Service<PublicPages>()("PublicPages", {
       /** The snapshot's state, for the pages that answer forms and e-mail links. */
       state: Effect.map(snapshots.get, (snapshot) => snapshot.state)
     } as const
-  }),
-  dependencies: [PublicSnapshot.Default, Uptime.Default, ResponseTimes.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([PublicSnapshot.layer, Uptime.layer, ResponseTimes.layer])
+  )
+}

@@ -6,8 +6,8 @@
  * badge (`/badge.svg`) and the widget (`/widget.json`). All of it works without JavaScript: the
  * forms are plain HTML forms.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 import { AppConfig } from "../../Config.js"
 import type { PublicComponentGroup } from "../../domain/ComponentGroup.js"
@@ -46,8 +46,8 @@ const unavailable = HttpServerResponse.text(
 const searchParam = (request: HttpServerRequest.HttpServerRequest, name: string) =>
   new URL(request.url, "http://localhost").searchParams.get(name) ?? undefined
 
-const decodeEmail = Schema.decodeUnknownEither(EmailAddress)
-const decodeComponents = Schema.decodeUnknownEither(SubscribedComponents)
+const decodeEmail = Schema.decodeUnknownResult(EmailAddress)
+const decodeComponents = Schema.decodeUnknownResult(SubscribedComponents)
 
 /** How many components a subscriber may choose (SubscribedComponents); more is every component, in effect. */
 const maxChosen = 100
@@ -71,7 +71,7 @@ const chosenComponents = (
     if (ids.size > maxChosen) return "tooMany"
   }
   if (ids.size > maxChosen) return "tooMany"
-  return Either.getOrElse(decodeComponents([...ids]), () => "refused" as const) ?? []
+  return Result.getOrElse(decodeComponents([...ids]), () => "refused" as const) ?? []
 }
 
 const choiceRefusals = {
@@ -81,7 +81,7 @@ const choiceRefusals = {
 
 const componentsRefused = choiceRefusals.refused
 
-export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
+export const PublicRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const pages = yield* PublicPages
     const subscriptions = yield* Subscriptions
@@ -92,7 +92,7 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
       page.pipe(
         // A cached page, with ETag revalidation (304) and gzip for clients that accept it.
         Effect.flatMap((found) => found ? toHttpResponse(found) : Effect.succeed(notFound)),
-        Effect.catchAll(() => Effect.succeed(unavailable))
+        Effect.catch(() => Effect.succeed(unavailable))
       )
 
     /** A page answering a form or a link, in the frame of the status page. */
@@ -114,32 +114,37 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
         }
         const body = yield* request.text
         return yield* handle(new URLSearchParams(body))
-      }).pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
+      }).pipe(Effect.catch(() => Effect.succeed(unavailable)))
 
-    yield* router.get("/", cachedOr404(pages.status))
-    yield* router.get(
+    yield* router.add("GET", "/", cachedOr404(pages.status))
+    yield* router.add(
+      "GET",
       "/incidents/:id",
       Effect.flatMap(HttpRouter.params, (params) => cachedOr404(pages.incident(params.id ?? "")))
     )
-    yield* router.get(
+    yield* router.add(
+      "GET",
       "/maintenance/:id",
       Effect.flatMap(HttpRouter.params, (params) => cachedOr404(pages.maintenance(params.id ?? "")))
     )
-    yield* router.get(
+    yield* router.add(
+      "GET",
       "/history",
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const page = searchParam(request, "page") ?? "1"
         return /^[1-9]\d{0,5}$/.test(page) ? cachedOr404(pages.history(Number(page))) : Effect.succeed(notFound)
       })
     )
-    yield* router.get(
+    yield* router.add(
+      "GET",
       "/badge.svg",
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         cachedOr404(pages.badge(searchParam(request, "component"))))
     )
-    yield* router.get("/widget.json", cachedOr404(pages.widget))
+    yield* router.add("GET", "/widget.json", cachedOr404(pages.widget))
 
-    yield* router.post(
+    yield* router.add(
+      "POST",
       "/subscribe",
       sameSiteForm((form) =>
         Effect.gen(function*() {
@@ -154,10 +159,12 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
               (page) =>
                 personalResponse(page, 400)
             )
-          if (email._tag === "Left") return yield* refuse("email", "Enter an e-mail address, such as name@example.com.")
+          if (Result.isFailure(email)) {
+            return yield* refuse("email", "Enter an e-mail address, such as name@example.com.")
+          }
           if (typeof chosen === "string") return yield* refuse("componentIds", choiceRefusals[chosen])
           const client = Option.getOrElse(request.remoteAddress, () => "unknown")
-          return yield* subscriptions.subscribe(email.right, client, componentIds).pipe(
+          return yield* subscriptions.subscribe(email.success, client, componentIds).pipe(
             Effect.flatMap((accepted) => pages.statusWithForm({ _tag: "Done", message: accepted.message, ok: true })),
             Effect.map((page) => personalResponse(page)),
             Effect.catchTag("TooManyRequests", (error) =>
@@ -182,7 +189,8 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
     }, 404)
 
     // The link in the mail shows a button; only its POST confirms, so a scanner that follows links confirms nobody.
-    yield* router.get(
+    yield* router.add(
+      "GET",
       "/subscribe/verify/:token",
       Effect.flatMap(HttpRouter.params, (params) => {
         const token = params.token ?? ""
@@ -197,11 +205,12 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
               }, 200)
               : confirmationNotValid
           ),
-          Effect.catchAll(() => Effect.succeed(unavailable))
+          Effect.catch(() => Effect.succeed(unavailable))
         )
       })
     )
-    yield* router.post(
+    yield* router.add(
+      "POST",
       "/subscribe/verify",
       sameSiteForm((form) =>
         subscriptions.verify(form.get("token") ?? "").pipe(
@@ -231,34 +240,35 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
       notice: PreferencesNotice,
       status = 200
     ) =>
-      Effect.map(pages.state, (state) =>
-        personalResponse(preferencesPage(state, { email, token, componentIds, notice }), status))
+      Effect.map(
+        pages.state,
+        (state) => personalResponse(preferencesPage(state, { email, token, componentIds, notice }), status)
+      )
 
     // The link in every notification mail: the page only reads; its forms post.
-    yield* router.get(
+    yield* router.add(
+      "GET",
       "/subscription",
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const email = decodeEmail(searchParam(request, "email") ?? "")
         const token = searchParam(request, "token") ?? ""
-        return (email._tag === "Left" || token === ""
+        return (Result.isFailure(email) || token === ""
           ? answer({
             title: "Link not valid",
             message: "This link is incomplete. Use the link from the latest e-mail.",
             ok: false
           }, 400)
-          : subscriptions.preferences(email.right, token).pipe(
-            Effect.flatMap((found) =>
-              preferencesAnswer(found.email, token, found.componentIds, { _tag: "None" })
-            ),
+          : subscriptions.preferences(email.success, token).pipe(
+            Effect.flatMap((found) => preferencesAnswer(found.email, token, found.componentIds, { _tag: "None" })),
             Effect.catchTag("NotFound", () => linkNotValid)
           ))
-          .pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
+          .pipe(Effect.catch(() => Effect.succeed(unavailable)))
       })
     )
     /** Saves a subscriber's choice from the preferences form and shows the page again with what was saved. */
     const save = (email: string, token: string, componentIds: ReadonlyArray<string>) =>
       subscriptions.choose(email, token, componentIds).pipe(
-        Effect.zipRight(subscriptions.preferences(email, token)),
+        Effect.andThen(subscriptions.preferences(email, token)),
         Effect.flatMap((saved) =>
           Effect.flatMap(pages.state, (state) => {
             const nameOf = new Map(state.components.map((component) => [component.id, component.name]))
@@ -278,11 +288,12 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
         })
       )
 
-    yield* router.post(
+    yield* router.add(
+      "POST",
       "/subscription",
       sameSiteForm((form) => {
         // Addresses are stored as EmailAddress normalizes them (trimmed, lower case).
-        const email = Either.getOrElse(decodeEmail(form.get("email") ?? ""), () => "")
+        const email = Result.getOrElse(decodeEmail(form.get("email") ?? ""), () => "")
         const token = form.get("token") ?? ""
         if (form.get("action") === "unsubscribe") {
           return subscriptions.unsubscribe(email, token).pipe(
@@ -301,7 +312,8 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
       })
     )
 
-    yield* router.get(
+    yield* router.add(
+      "GET",
       "/unsubscribe",
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const email = searchParam(request, "email")
@@ -318,15 +330,16 @@ export const PublicRoutes = HttpApiBuilder.Router.use((router) =>
             message: "This unsubscribe link is incomplete. Use the link from the latest e-mail.",
             ok: false
           }, 400))
-          .pipe(Effect.catchAll(() => Effect.succeed(unavailable)))
+          .pipe(Effect.catch(() => Effect.succeed(unavailable)))
       })
     )
-    yield* router.post(
+    yield* router.add(
+      "POST",
       "/unsubscribe",
       sameSiteForm((form) =>
         // Addresses are stored as EmailAddress normalizes them (trimmed, lower case).
         subscriptions.unsubscribe(
-          Either.getOrElse(decodeEmail(form.get("email") ?? ""), () => ""),
+          Result.getOrElse(decodeEmail(form.get("email") ?? ""), () => ""),
           form.get("token") ?? ""
         ).pipe(
           Effect.flatMap(() =>

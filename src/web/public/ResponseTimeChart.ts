@@ -20,7 +20,7 @@ const hour = 3_600_000
 export const p95Series = (regions: ReadonlyArray<RegionResponseTimes>): Array<ChartSeries> =>
   regions.map((region) => ({
     region: region.region,
-    points: region.points.map((point) => ({ at: point.at.epochMillis, value: point.p95Ms, count: point.count }))
+    points: region.points.map((point) => ({ at: point.at.epochMilliseconds, value: point.p95Ms, count: point.count }))
   }))
 
 /** An id made of the characters an id attribute and a fragment take without escaping. */
@@ -68,10 +68,10 @@ const table = (name: string, series: ReadonlyArray<ChartSeries>, time: TimeForma
     series.map(seriesSummary).map((summary) =>
       html`<tr><th scope="row">${summary.region}</th><td>${
         summary.latest &&
-        html`${formatMs(summary.latest.value)} (hour from ${time(DateTime.unsafeMake(summary.latest.at))})`
+        html`${formatMs(summary.latest.value)} (hour from ${time(DateTime.makeUnsafe(summary.latest.at))})`
       }</td><td>${
         summary.highest &&
-        html`${formatMs(summary.highest.value)} (hour from ${time(DateTime.unsafeMake(summary.highest.at))})`
+        html`${formatMs(summary.highest.value)} (hour from ${time(DateTime.makeUnsafe(summary.highest.at))})`
       }</td><td>${summary.checks}</td></tr>`
     )
   }</tbody></table></div>`

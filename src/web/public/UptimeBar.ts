@@ -111,8 +111,8 @@ const componentDays = (inputs: BarInputs, component: BarComponent) => {
 /** The incidents that were open on the day starting at `start`. */
 const touchingDay = (incidents: ReadonlyArray<BarIncident>, start: number, now: number) =>
   incidents.filter((incident) =>
-    incident.createdAt.epochMillis < start + day &&
-    (incident.resolvedAt?.epochMillis ?? now) >= start
+    incident.createdAt.epochMilliseconds < start + day &&
+    (incident.resolvedAt?.epochMilliseconds ?? now) >= start
   )
 
 const dayText = (label: string, uptime: DayUptime, touching: ReadonlyArray<BarIncident>, lowest: boolean) =>
@@ -224,7 +224,7 @@ const barKey = (inputs: BarInputs, component: BarComponent) => [
   component.createdAt ?? null,
   (inputs.incidentsOf.get(component.id) ?? []).map((
     incident
-  ) => [incident.title, incident.createdAt.epochMillis, incident.resolvedAt?.epochMillis ?? null])
+  ) => [incident.title, incident.createdAt.epochMilliseconds, incident.resolvedAt?.epochMilliseconds ?? null])
 ]
 
 /**

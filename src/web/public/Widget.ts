@@ -23,8 +23,8 @@ export class Widget extends Schema.Class<Widget>("Widget")({
       id: Schema.String,
       title: Schema.String,
       status: MaintenanceStatus,
-      scheduledStart: Schema.DateTimeUtc,
-      scheduledEnd: Schema.DateTimeUtc,
+      scheduledStart: Schema.DateTimeUtcFromString,
+      scheduledEnd: Schema.DateTimeUtcFromString,
       url: Schema.String
     })
   )

@@ -15,7 +15,9 @@ import { LiveTestServer, sendJson } from "../../support/TestServer.js"
 
 const post = (path: string, body: unknown) =>
   sendJson("POST", path, body).pipe(
-    Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    Effect.tap((response) =>
+      Effect.sync(() => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    )
   )
 const createComponent = (name: string) =>
   Effect.map(post("/api/v1/admin/components", { name }), (r) => r.body.id as string)
@@ -23,7 +25,7 @@ const createComponent = (name: string) =>
 layer(Dispatcher.pipe(Layer.provideMerge(LiveTestServer())), { excludeTestServices: true })(
   "dispatcher in real time",
   (it) => {
-    it.scoped("a receiver that hangs does not delay deliveries to another", () =>
+    it.effect("a receiver that hangs does not delay deliveries to another", () =>
       Effect.gen(function*() {
         const cmp = yield* createComponent("Hang")
         // Never answers: each request stays open until the dispatcher gives up on it (10 s).
@@ -55,14 +57,14 @@ layer(Dispatcher.pipe(Layer.provideMerge(LiveTestServer())), { excludeTestServic
         )
       }))
 
-    it.scoped("two dispatchers on one database deliver each event to each webhook once", () =>
+    it.effect("two dispatchers on one database deliver each event to each webhook once", () =>
       Effect.gen(function*() {
         const url = yield* TestDatabaseUrl
         // A second instance: its own layer build, so its own pool, StateChanges (LISTEN) and fibers.
-        yield* Layer.build(Dispatcher.pipe(
+        yield* Layer.build(Layer.fresh(Dispatcher.pipe(
           Layer.provide(Database),
-          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url })))
-        ))
+          Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url })))
+        )))
         const cmp = yield* createComponent("Twice")
         const targets = [yield* receiver(answerWith(200)), yield* receiver(answerWith(200))]
         for (const target of targets) {

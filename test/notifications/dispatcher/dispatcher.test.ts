@@ -5,9 +5,10 @@
  */
 import { createHmac } from "node:crypto"
 
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import { Dispatcher } from "../../../src/workers/Dispatcher.js"
 import { eventually, realPause } from "../../support/Eventually.js"
@@ -21,7 +22,9 @@ const WithDispatcher = withSmtp(Dispatcher)
 
 const post = (path: string, body: unknown) =>
   sendJson("POST", path, body).pipe(
-    Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    Effect.tap((response) =>
+      Effect.sync(() => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    )
   )
 
 const createWebhook = (body: Record<string, unknown>) => Effect.map(post("/api/v1/admin/webhooks", body), (r) => r.body)
@@ -60,7 +63,7 @@ const answersInTurn = (...statuses: ReadonlyArray<number>): Answer => {
 const hmac = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
 
 it.layer(WithDispatcher)("dispatcher", (it) => {
-  it.scoped("an incident reaches the matching webhooks, signed and in their format, and nobody else", () =>
+  it.effect("an incident reaches the matching webhooks, signed and in their format, and nobody else", () =>
     Effect.gen(function*() {
       const api = yield* createComponent("API")
       const web = yield* createComponent("Web")
@@ -125,7 +128,7 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       expect(chatTarget.received).toHaveLength(1)
     }))
 
-  it.scoped("maintenance and component events carry the contract's data", () =>
+  it.effect("maintenance and component events carry the contract's data", () =>
     Effect.gen(function*() {
       const db = yield* createComponent("Database")
       const target = yield* receiver(answerWith(200))
@@ -156,7 +159,7 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       expect(changed.data).toEqual({ id: db, name: "Database", previousStatus: "operational", status: "degraded" })
     }))
 
-  it.scoped("a failed delivery is retried after 5 s and 10 s with the same delivery id", () =>
+  it.effect("a failed delivery is retried after 5 s and 10 s with the same delivery id", () =>
     Effect.gen(function*() {
       const cmp = yield* createComponent("Flaky")
       const target = yield* receiver(answersInTurn(500, 500, 200))
@@ -190,7 +193,7 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       expect(yield* deliveryAfter(hook.id, 3)).toMatchObject({ status: "delivered", nextAttemptAt: null })
     }))
 
-  it.scoped("a verified subscriber is mailed about incidents; a pending one is not", () =>
+  it.effect("a verified subscriber is mailed about incidents; a pending one is not", () =>
     Effect.gen(function*() {
       const smtp = yield* Smtp
       const before = smtp.messages.length
@@ -251,7 +254,7 @@ it.layer(WithDispatcher)("dispatcher", (it) => {
       expect(later.map((m) => m.parsed.subject)).toEqual([expect.stringContaining("Search slow")])
     }))
 
-  it.scoped("a refused mail is retried when due, 5 s later, without waiting for the pump's idle poll", () =>
+  it.effect("a refused mail is retried when due, 5 s later, without waiting for the pump's idle poll", () =>
     Effect.gen(function*() {
       const smtp = yield* Smtp
       const sql = yield* SqlClient.SqlClient

@@ -12,20 +12,22 @@ import { Webhooks } from "../../../src/services/notifications/webhooks/Webhooks.
 import { StateChanges } from "../../../src/services/StateChanges.js"
 import { Dispatcher } from "../../../src/workers/Dispatcher.js"
 import { eventually } from "../../support/Eventually.js"
+import { addLogger, minimumLogLevel } from "../../support/Logs.js"
 import { answerWith, receiver } from "../../support/Receiver.js"
 import { embeddedConfig } from "../../support/TestDatabase.js"
 
 /** What was logged at WARN or worse: on this path, anything is a defect. */
 const warnings: Array<string> = []
-const RecordWarnings = Logger.add(Logger.make(({ logLevel, message }) => {
-  if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) warnings.push(String(message))
+const RecordWarnings = addLogger(Logger.make(({ logLevel, message }) => {
+  if (LogLevel.isGreaterThanOrEqualTo(logLevel, "Warn")) warnings.push(String(message))
 }))
 
-const Embedded = Layer.mergeAll(Dispatcher, Webhooks.Default, OutboxRepo.Default, StateChanges.Default).pipe(
+const Embedded = Layer.mergeAll(Dispatcher, Webhooks.layer, OutboxRepo.layer, StateChanges.layer).pipe(
   Layer.provideMerge(Database),
   Layer.provide(embeddedConfig({ PUBLIC_URL: "https://status.example.test" })),
-  Layer.provide(RecordWarnings),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  // Merged, not only provided: the services the tests call log through the tests' fibers.
+  Layer.provideMerge(RecordWarnings),
+  Layer.provideMerge(minimumLogLevel("Warn"))
 )
 
 const incident = (id: string, componentIds: Array<string>) => ({
@@ -38,7 +40,7 @@ const incident = (id: string, componentIds: Array<string>) => ({
 })
 
 layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("dispatcher on embedded PGlite", (it) => {
-  it.scoped("delivers committed events to their webhooks at the first hand-over", () =>
+  it.effect("delivers committed events to their webhooks at the first hand-over", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const outbox = yield* OutboxRepo

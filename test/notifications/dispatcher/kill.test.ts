@@ -23,7 +23,7 @@ const waitUntil = async (done: () => boolean, timeoutMs: number, what: string) =
 describe("dispatcher crash", () => {
   it("delivers every committed event at least once after SIGKILL and restart, with stable delivery ids", async () => {
     const scope = Effect.runSync(Scope.make())
-    const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.extend(effect, scope))
+    const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.provide(effect, scope))
     try {
       const { url } = await run(freshDatabaseUrl)
       // Before the crash requests hang (in flight when the process dies); afterwards they succeed.

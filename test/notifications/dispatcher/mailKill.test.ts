@@ -39,7 +39,7 @@ describe("dispatcher crash while sending mail", () => {
     "mails every subscriber about every incident after SIGKILL in the DATA phase; only mail in flight twice",
     async () => {
       const scope = Effect.runSync(Scope.make())
-      const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.extend(effect, scope))
+      const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.provide(effect, scope))
       try {
         const { url } = await run(freshDatabaseUrl)
         const smtp = await run(smtpCapture)

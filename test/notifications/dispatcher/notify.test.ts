@@ -3,9 +3,9 @@
  * by its poll (after 10 s without a look): here its clock (the suite's TestClock) stands still,
  * so the poll never runs and only the notification can wake it.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Database } from "../../../src/persistence/Database.js"
 import { Dispatcher } from "../../../src/workers/Dispatcher.js"
@@ -16,7 +16,9 @@ import { sendJson, TestServer } from "../../support/TestServer.js"
 
 const post = (path: string, body: unknown) =>
   sendJson("POST", path, body).pipe(
-    Effect.tap((response) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    Effect.tap((response) =>
+      Effect.sync(() => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300))
+    )
   )
 
 /** Sessions of the test database whose last statement was a LISTEN: the instances that listen. */
@@ -29,16 +31,16 @@ const listeners = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   ))
 
 it.layer(TestServer())("dispatcher across instances", (it) => {
-  it.scoped("a dispatcher of another instance delivers a commit it was told of by NOTIFY, its poll standing still", () =>
+  it.effect("a dispatcher of another instance delivers a commit it was told of by NOTIFY, its poll standing still", () =>
     Effect.gen(function*() {
       const before = yield* listeners
       const url = yield* TestDatabaseUrl
       // The API's instance has no dispatcher; this second instance (its own pool, StateChanges
       // and fibers, on the TestClock) has one.
-      yield* Layer.build(Dispatcher.pipe(
+      yield* Layer.build(Layer.fresh(Dispatcher.pipe(
         Layer.provide(Database),
-        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url })))
-      ))
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url })))
+      )))
       yield* eventually(listeners, (n) => n > before)
 
       const target = yield* receiver(answerWith(200))

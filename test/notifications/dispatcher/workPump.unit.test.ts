@@ -5,15 +5,17 @@
  * every `idlePoll`, not every second.
  */
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, Logger, TestClock } from "effect"
+import { Clock, Effect } from "effect"
+import { TestClock } from "effect/testing"
 
 import { effectWork, startWorkPump } from "../../../src/services/notifications/dispatcher/WorkPump.js"
+import { removeDefaultLogger } from "../../support/Logs.js"
 
 const pumpOver = (database: Array<string>, started: Array<string>) =>
   Effect.gen(function*() {
     // Each item takes 100 ms of test time: two slots get through 20 a second.
     const start = yield* effectWork("test", (item: string) =>
-      Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")))
+      Effect.andThen(Effect.sync(() => started.push(item)), Effect.sleep("100 millis")))
     return yield* startWorkPump({
       name: "test",
       slots: 2,
@@ -27,7 +29,7 @@ const pumpOver = (database: Array<string>, started: Array<string>) =>
 
 const items = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 
-it.scoped("handed-over items run in order, two at a time", () =>
+it.effect("handed-over items run in order, two at a time", () =>
   Effect.gen(function*() {
     const started: Array<string> = []
     const pump = yield* pumpOver([], started)
@@ -40,7 +42,7 @@ it.scoped("handed-over items run in order, two at a time", () =>
     expect(pump.waiting()).toBe(0)
   }))
 
-it.scoped("a retry that comes due while handed-over items wait runs at the next poll, ahead of them", () =>
+it.effect("a retry that comes due while handed-over items wait runs at the next poll, ahead of them", () =>
   Effect.gen(function*() {
     const database: Array<string> = []
     const started: Array<string> = []
@@ -61,7 +63,7 @@ it.scoped("a retry that comes due while handed-over items wait runs at the next 
     expect(started.filter((item) => item !== "retry")).toEqual(items("h", 100))
   }))
 
-it.scoped("under a steady stream of handed-over items, retries due in the database get half the throughput", () =>
+it.effect("under a steady stream of handed-over items, retries due in the database get half the throughput", () =>
   Effect.gen(function*() {
     const database: Array<string> = []
     const started: Array<string> = []
@@ -81,7 +83,7 @@ it.scoped("under a steady stream of handed-over items, retries due in the databa
     expect(started.length - retriesStarted()).toBeGreaterThan(20)
   }))
 
-it.scoped("with nothing handed over, the pump claims as many items as it has free workers", () =>
+it.effect("with nothing handed over, the pump claims as many items as it has free workers", () =>
   Effect.gen(function*() {
     const database = items("d", 5)
     const started: Array<string> = []
@@ -115,7 +117,7 @@ it.effect("items started by plain callbacks: one done at once, one that throws, 
       yield* pump.handOver(["instant0", "broken0", "instant1", "slow0", "broken1", "slow1", "slow2"])
       expect(started).toEqual(["instant0", "broken0", "instant1", "slow0", "broken1", "slow1"])
       expect(pump.waiting()).toBe(1)
-    }).pipe(Effect.scoped, Effect.provide(Logger.remove(Logger.defaultLogger)))
+    }).pipe(Effect.scoped, Effect.provide(removeDefaultLogger))
     expect(abandoned.sort()).toEqual(["slow0", "slow1"])
   }))
 
@@ -149,7 +151,7 @@ const idlePump = (database: ReturnType<typeof timedDatabase>, started: Array<str
     })
   })
 
-it.scoped("an idle pump looks every 10 s, not every second, and finds work nobody told it of", () =>
+it.effect("an idle pump looks every 10 s, not every second, and finds work nobody told it of", () =>
   Effect.gen(function*() {
     const database = timedDatabase()
     const started: Array<string> = []
@@ -168,7 +170,7 @@ it.scoped("an idle pump looks every 10 s, not every second, and finds work nobod
     expect(database.claims() - before).toBe(6)
   }))
 
-it.scoped("a retry the pump was told of is claimed when it comes due, between idle polls", () =>
+it.effect("a retry the pump was told of is claimed when it comes due, between idle polls", () =>
   Effect.gen(function*() {
     const database = timedDatabase()
     const started: Array<string> = []
@@ -191,14 +193,14 @@ it.scoped("a retry the pump was told of is claimed when it comes due, between id
     expect(database.claims()).toBe(3)
   }))
 
-it.scoped("a retry that comes due while every slot is busy is claimed once a slot frees, not at the next idle poll", () =>
+it.effect("a retry that comes due while every slot is busy is claimed once a slot frees, not at the next idle poll", () =>
   Effect.gen(function*() {
     const database = timedDatabase()
     const started: Array<string> = []
     // Each item takes 2 s: one slot, busy from the start.
     const start = yield* effectWork(
       "test",
-      (item: string) => Effect.zipRight(Effect.sync(() => started.push(item)), Effect.sleep("2 seconds"))
+      (item: string) => Effect.andThen(Effect.sync(() => started.push(item)), Effect.sleep("2 seconds"))
     )
     const pump = yield* startWorkPump({
       name: "busy",

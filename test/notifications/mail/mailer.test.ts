@@ -1,9 +1,10 @@
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Database } from "../../../src/persistence/Database.js"
 import { Mailer } from "../../../src/services/notifications/mail/Mailer.js"
+import { minimumLogLevel } from "../../support/Logs.js"
 import { smtpCapture } from "../../support/SmtpCapture.js"
 import { testConfig } from "../../support/TestDatabase.js"
 
@@ -15,9 +16,9 @@ const message = {
   headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" }
 }
 
-const quiet = Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+const quiet = Layer.provideMerge(minimumLogLevel("Warn"))
 
-it.layer(Mailer.Default.pipe(Layer.provideMerge(Database), Layer.provide(testConfig()), quiet))(
+it.layer(Mailer.layer.pipe(Layer.provideMerge(Database), Layer.provide(testConfig()), quiet))(
   "mailer without SMTP_URL",
   (it) => {
     it.effect("keeps the mail in the database", () =>
@@ -39,7 +40,7 @@ it.layer(Mailer.Default.pipe(Layer.provideMerge(Database), Layer.provide(testCon
 it.effect("mailer with SMTP_URL sends both parts over SMTP from MAIL_FROM", () =>
   Effect.gen(function*() {
     const smtp = yield* smtpCapture
-    const layer = Mailer.Default.pipe(
+    const layer = Mailer.layer.pipe(
       Layer.provide(Database),
       Layer.provide(testConfig({ SMTP_URL: smtp.url, MAIL_FROM: "Status <status@example.test>" })),
       quiet

@@ -63,7 +63,7 @@ describe("subscriber mail", () => {
       event: {
         id: "e",
         event: "incident.updated",
-        occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+        occurredAt: DateTime.makeUnsafe("2026-03-01T10:00:00.000Z"),
         componentIds: [],
         data: {
           id: "i",

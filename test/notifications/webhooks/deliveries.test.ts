@@ -3,9 +3,10 @@
  * schedule (driven by the TestClock) and the webhook's failure counters, against real
  * receivers and a real database.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Effect, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { Clock, DateTime, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 
 import type { NotificationEvent } from "../../../src/domain/NotificationEvent.js"
 import { Database } from "../../../src/persistence/Database.js"
@@ -13,26 +14,27 @@ import { OrganizationProfile } from "../../../src/services/catalog/OrganizationP
 import { WebhookDeliveries } from "../../../src/services/notifications/webhooks/WebhookDeliveries.js"
 import { Webhooks } from "../../../src/services/notifications/webhooks/Webhooks.js"
 import { StateChanges } from "../../../src/services/StateChanges.js"
+import { minimumLogLevel } from "../../support/Logs.js"
 import type { Answer } from "../../support/Receiver.js"
 import { answerWith, receiver } from "../../support/Receiver.js"
 import { testConfig } from "../../support/TestDatabase.js"
 
 const Services = Layer.mergeAll(
-  Webhooks.Default,
-  WebhookDeliveries.Default,
-  OrganizationProfile.Default,
-  StateChanges.Default
+  Webhooks.layer,
+  WebhookDeliveries.layer,
+  OrganizationProfile.layer,
+  StateChanges.layer
 ).pipe(
   Layer.provideMerge(Database),
   Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  Layer.provideMerge(minimumLogLevel("Warn"))
 )
 
 let sequence = 0
 const incident = (componentIds: ReadonlyArray<string>): NotificationEvent => ({
   id: `evt_${++sequence}`,
   event: "incident.created",
-  occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+  occurredAt: DateTime.makeUnsafe("2026-03-01T10:00:00.000Z"),
   componentIds,
   data: { id: "inc", title: "Outage", status: "investigating", severity: "critical", componentIds, message: "Down" }
 })
@@ -65,7 +67,7 @@ it.layer(Services)("webhook deliveries", (it) => {
       const maintenance: NotificationEvent = {
         id: `evt_${++sequence}`,
         event: "maintenance.scheduled",
-        occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+        occurredAt: DateTime.makeUnsafe("2026-03-01T10:00:00.000Z"),
         componentIds: ["db"],
         data: {
           id: "m",
@@ -82,7 +84,7 @@ it.layer(Services)("webhook deliveries", (it) => {
       yield* Effect.forEach([all, apiOnly, noIncidents, inactive], (hook) => webhooks.remove(hook.id))
     }))
 
-  it.scoped("a hand-over's claimed deliveries go out at once; one whose lease no longer covers an attempt is left to its lease", () =>
+  it.effect("a hand-over's claimed deliveries go out at once; one whose lease no longer covers an attempt is left to its lease", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const deliveries = yield* WebhookDeliveries
@@ -109,7 +111,7 @@ it.layer(Services)("webhook deliveries", (it) => {
       )
     }))
 
-  it.scoped("attempts whose outcome still waits to be recorded when the service stops are recorded before it ends", () =>
+  it.effect("attempts whose outcome still waits to be recorded when the service stops are recorded before it ends", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const sql = yield* SqlClient.SqlClient
@@ -126,9 +128,9 @@ it.layer(Services)("webhook deliveries", (it) => {
         const { claimed } = yield* deliveries.enqueueMany([event], 300)
         // As the work pump starts them: each done once its request is over and its outcome queued.
         const sent = (ready: (typeof claimed)[number]) =>
-          Effect.async<void>((resume) => void deliveries.start(ready, () => resume(Effect.void)))
+          Effect.callback<void>((resume) => void deliveries.start(ready, () => resume(Effect.void)))
         yield* Effect.forEach(claimed, sent, { concurrency: 64, discard: true })
-      }).pipe(Effect.provide(WebhookDeliveries.Default), Effect.scoped)
+      }).pipe(Effect.provide(WebhookDeliveries.layer, { local: true }), Effect.scoped)
       expect(target.received).toHaveLength(300)
       const statuses = yield* sql<{ status: string; count: number }>`
         select status, count(*)::integer as count from webhook_deliveries where event_id = ${event.id} group by status`
@@ -136,7 +138,7 @@ it.layer(Services)("webhook deliveries", (it) => {
       yield* Effect.forEach(hooks, (hook) => webhooks.remove(hook.id), { discard: true })
     }))
 
-  it.scoped("retries after 5 s and 10 s with the same delivery id, and a success resets the failure count", () =>
+  it.effect("retries after 5 s and 10 s with the same delivery id, and a success resets the failure count", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const deliveries = yield* WebhookDeliveries
@@ -173,13 +175,13 @@ it.layer(Services)("webhook deliveries", (it) => {
       ])
     }))
 
-  it.scoped("gives up after 3 retries, counts the failure with its error, and resets on the next success", () =>
+  it.effect("gives up after 3 retries, counts the failure with its error, and resets on the next success", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const deliveries = yield* WebhookDeliveries
       const target = yield* receiver(answersInTurn(500, 500, 500, 500, 200))
       const hook = yield* webhooks.create({ name: "down", url: target.url, type: "chat_a", componentIds: ["down"] })
-      const enqueuedAt = yield* TestClock.currentTimeMillis
+      const enqueuedAt = yield* Clock.currentTimeMillis
       yield* deliveries.enqueue(incident(["down"]))
 
       // Each attempt comes due exactly when the contract says (5, 10 and 20 s after the last
@@ -214,7 +216,7 @@ it.layer(Services)("webhook deliveries", (it) => {
       expect((yield* webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({ consecutiveFailures: 0 })
     }))
 
-  it.scoped("a webhook disabled after the event was enqueued receives nothing", () =>
+  it.effect("a webhook disabled after the event was enqueued receives nothing", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const deliveries = yield* WebhookDeliveries
@@ -229,7 +231,7 @@ it.layer(Services)("webhook deliveries", (it) => {
       expect((yield* webhooks.list()).find((w) => w.id === hook.id)?.consecutiveFailures).toBe(0)
     }))
 
-  it.scoped("a delivery to a webhook disabled meanwhile is ended even when the service stops at once", () =>
+  it.effect("a delivery to a webhook disabled meanwhile is ended even when the service stops at once", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const sql = yield* SqlClient.SqlClient
@@ -249,14 +251,14 @@ it.layer(Services)("webhook deliveries", (it) => {
         const [ready] = yield* deliveries.claimDue(10)
         expect(ready!.target.isActive).toBe(false)
         deliveries.start(ready!, () => {})
-      }).pipe(Effect.provide(WebhookDeliveries.Default), Effect.scoped)
+      }).pipe(Effect.provide(WebhookDeliveries.layer, { local: true }), Effect.scoped)
       const [row] = yield* sql<{ status: string; lastError: string }>`
         select status, last_error from webhook_deliveries where event_id = ${event.id}`
       expect(row).toEqual({ status: "failed", lastError: "Webhook disabled before delivery" })
       expect(target.received).toHaveLength(0)
     }))
 
-  it.scoped("a delivery that cannot be attempted does not hold up the others", () =>
+  it.effect("a delivery that cannot be attempted does not hold up the others", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const deliveries = yield* WebhookDeliveries
@@ -268,13 +270,13 @@ it.layer(Services)("webhook deliveries", (it) => {
         values ('evt_broken', 'incident.created', '{"not":"an event"}'::jsonb, ${hook.id}, ${new Date(0)})`
       yield* deliveries.enqueue(incident(["mixed"]))
       const attempted = yield* deliveries.deliverDue().pipe(
-        Effect.provide(Logger.minimumLogLevel(LogLevel.None))
+        Effect.provide(minimumLogLevel("None"))
       )
       expect(attempted.map((d) => [d.eventId === "evt_broken", d.status])).toEqual([[false, "delivered"]])
       expect(target.received).toHaveLength(1)
     }))
 
-  it.scoped("a hand-over reads the organization's profile again after a change, and its attempts send what it read", () =>
+  it.effect("a hand-over reads the organization's profile again after a change, and its attempts send what it read", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       const deliveries = yield* WebhookDeliveries
@@ -296,7 +298,7 @@ it.layer(Services)("webhook deliveries", (it) => {
         }
       })
       const rename = (to: string) =>
-        Effect.zipRight(sql`update organizations set name = ${to}`, changes.commit(Effect.void))
+        Effect.andThen(sql`update organizations set name = ${to}`, changes.commit(Effect.void))
 
       // A committed change leaves the profile in memory stale: the hand-over reads it again.
       yield* rename("Read by the hand-over")

@@ -108,7 +108,7 @@ describe("webhook formats", () => {
     const huge: NotificationEvent = {
       id: "evt_big",
       event: "incident.updated",
-      occurredAt: DateTime.unsafeMake("2026-03-01T10:00:00.000Z"),
+      occurredAt: DateTime.makeUnsafe("2026-03-01T10:00:00.000Z"),
       componentIds: [],
       data: {
         id: "inc_big",

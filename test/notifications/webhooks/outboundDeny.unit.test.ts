@@ -27,8 +27,8 @@ const deliverTo = (url: string) =>
 /** A WebhookSender configured as the service configures it, with OUTBOUND_DENY set to `deny`. */
 const withDeny = (deny: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(
-    Effect.provide(WebhookSender.Default),
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OUTBOUND_DENY", deny]])))
+    Effect.provide(WebhookSender.layer),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ OUTBOUND_DENY: deny }))
   )
 
 describe("WebhookSender and OUTBOUND_DENY", () => {

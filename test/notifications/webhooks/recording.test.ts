@@ -4,9 +4,9 @@
  * outcome as one after the other, and the organization profile served from memory until a
  * change is announced.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 import type { EventName } from "../../../src/domain/NotificationEvent.js"
 import { DeliveryResult } from "../../../src/domain/Webhook.js"
@@ -16,17 +16,18 @@ import { WebhooksRepo } from "../../../src/persistence/WebhooksRepo.js"
 import { OrganizationProfile } from "../../../src/services/catalog/OrganizationProfile.js"
 import { StateChanges } from "../../../src/services/StateChanges.js"
 import { eventually } from "../../support/Eventually.js"
+import { minimumLogLevel } from "../../support/Logs.js"
 import { testConfig } from "../../support/TestDatabase.js"
 
 const Base = Layer.mergeAll(
-  WebhookDeliveriesRepo.Default,
-  WebhooksRepo.Default,
-  OrganizationProfile.Default,
-  StateChanges.Default
+  WebhookDeliveriesRepo.layer,
+  WebhooksRepo.layer,
+  OrganizationProfile.layer,
+  StateChanges.layer
 ).pipe(
   Layer.provideMerge(Database),
   Layer.provide(testConfig({ PUBLIC_URL: "https://status.example.test" })),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  Layer.provideMerge(minimumLogLevel("Warn"))
 )
 
 // StateChanges listens in the background and, once it does, tells every reader to look again:

@@ -53,7 +53,7 @@ describe("WebhookSender", () => {
       // A receiver is a third party: no trace context goes out with the delivery.
       expect(request!.headers["traceparent"]).toBeUndefined()
       expect(request!.headers["b3"]).toBeUndefined()
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("does not sign chat formats", () =>
     Effect.gen(function*() {
@@ -61,13 +61,13 @@ describe("WebhookSender", () => {
       expect((yield* deliverTo(target.url)).success).toBe(true)
       expect(target.received[0]!.headers["x-service-signature"]).toBeUndefined()
       expect(JSON.parse(target.received[0]!.body).attachments).toHaveLength(1)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("fails on a 500 answer", () =>
     Effect.gen(function*() {
       const target = yield* receiver(answerWith(500))
       expect(yield* deliverTo(target.url)).toMatchObject({ success: false, statusCode: 500, error: "HTTP 500" })
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("fails on a redirect and does not follow it", () =>
     Effect.gen(function*() {
@@ -78,7 +78,7 @@ describe("WebhookSender", () => {
       // The Location is not echoed into the error.
       expect(result.error).toBe("HTTP 301: redirect (3xx) not followed")
       expect(elsewhere.received).toHaveLength(0)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("fails when the receiver does not answer within the time-out", () =>
     Effect.gen(function*() {
@@ -90,7 +90,7 @@ describe("WebhookSender", () => {
       expect(result.durationMs).toBeGreaterThanOrEqual(290)
       expect(result.durationMs).toBeLessThan(5000)
       expect(target.received).toHaveLength(1)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("fails when the connection is reset or refused", () =>
     Effect.gen(function*() {
@@ -105,7 +105,7 @@ describe("WebhookSender", () => {
       const refused = yield* deliverTo(gone.url)
       expect(refused).toMatchObject({ success: false, statusCode: null })
       expect(refused.error).toMatch(/ECONNREFUSED/)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("keeps the connection to a receiver alive between deliveries", () =>
     Effect.gen(function*() {
@@ -117,7 +117,7 @@ describe("WebhookSender", () => {
       for (let i = 0; i < 3; i++) expect((yield* deliverTo(target.url)).success).toBe(true)
       expect(target.received).toHaveLength(3)
       expect(new Set(ports).size).toBe(1)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("delivers again on a new connection when the receiver closed the kept-alive one", () =>
     Effect.gen(function*() {
@@ -131,7 +131,7 @@ describe("WebhookSender", () => {
       // The same request twice (same body, same delivery id), the second time answered.
       expect(target.received).toHaveLength(3)
       expect(target.received[2]!.body).toBe(target.received[1]!.body)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("a request cut short by the time-out on a kept-alive connection is not sent again", () =>
     Effect.gen(function*() {
@@ -148,7 +148,7 @@ describe("WebhookSender", () => {
       // Destroying it at the time-out resets the reused connection: that is not the receiver's doing.
       yield* Effect.sleep("300 millis")
       expect(target.received).toHaveLength(2)
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("an address the HTTP client refuses fails at once as a connection failure", () =>
     Effect.gen(function*() {
@@ -157,7 +157,7 @@ describe("WebhookSender", () => {
         expect(result, url).toMatchObject({ success: false, statusCode: null })
         expect(result.error, url).toMatch(/^Connection failed: /)
       }
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 
   it.live("goes by the status line: a large or unfinished answer body does not change the outcome", () =>
     Effect.gen(function*() {
@@ -173,5 +173,5 @@ describe("WebhookSender", () => {
       })
       const result = yield* deliverTo(unfinished.url).pipe(Effect.provideService(DeliveryTimeout, Duration.millis(300)))
       expect(result).toMatchObject({ success: false, statusCode: 502, error: "HTTP 502" })
-    }).pipe(Effect.scoped, Effect.provide(WebhookSender.Default)))
+    }).pipe(Effect.scoped, Effect.provide(WebhookSender.layer)))
 })

@@ -62,7 +62,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         })
 
         const renamed = yield* client.webhooks.update({
-          path: { id: hook.id },
+          params: { id: hook.id },
           payload: { name: "Teams ops", notifyOnMaintenance: false }
         })
         expect(renamed).toMatchObject({
@@ -71,14 +71,17 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
           notifyOnMaintenance: false,
           notifyOnIncident: true
         })
-        const filtered = yield* client.webhooks.update({ path: { id: hook.id }, payload: { componentIds: ["a", "b"] } })
+        const filtered = yield* client.webhooks.update({
+          params: { id: hook.id },
+          payload: { componentIds: ["a", "b"] }
+        })
         expect(filtered.componentIds).toEqual(["a", "b"])
-        const unfiltered = yield* client.webhooks.update({ path: { id: hook.id }, payload: { componentIds: null } })
+        const unfiltered = yield* client.webhooks.update({ params: { id: hook.id }, payload: { componentIds: null } })
         expect(unfiltered).toMatchObject({ componentIds: null, name: "Teams ops" })
-        expect((yield* client.webhooks.update({ path: { id: hook.id }, payload: {} })).name).toBe("Teams ops")
+        expect((yield* client.webhooks.update({ params: { id: hook.id }, payload: {} })).name).toBe("Teams ops")
         // The type is fixed: its own is accepted, another is a 409 that changes nothing, an unknown one a 400.
         expect(
-          (yield* client.webhooks.update({ path: { id: hook.id }, payload: { type: "chat_c", name: "Teams" } })).name
+          (yield* client.webhooks.update({ params: { id: hook.id }, payload: { type: "chat_c", name: "Teams" } })).name
         ).toBe("Teams")
         const retyped = yield* sendJson("PUT", `/api/v1/admin/webhooks/${hook.id}`, {
           type: "generic",
@@ -95,8 +98,8 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         })
         expect((yield* sendJson("PUT", "/api/v1/admin/webhooks/unknown-id", { type: "generic" })).status).toBe(404)
 
-        expect((yield* client.webhooks.toggle({ path: { id: hook.id } })).isActive).toBe(false)
-        expect((yield* client.webhooks.toggle({ path: { id: hook.id } })).isActive).toBe(true)
+        expect((yield* client.webhooks.toggle({ params: { id: hook.id } })).isActive).toBe(false)
+        expect((yield* client.webhooks.toggle({ params: { id: hook.id } })).isActive).toBe(true)
 
         const removed = yield* sendJson("DELETE", `/api/v1/admin/webhooks/${hook.id}`)
         expect(removed.status).toBe(204)
@@ -178,7 +181,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         const good = yield* receiver(answerWith(200))
         const created = yield* client.webhooks.create({ payload: { name: "Signed", url: good.url, type: "generic" } })
 
-        const result = yield* client.webhooks.test({ path: { id: created.id } })
+        const result = yield* client.webhooks.test({ params: { id: created.id } })
         expect(result).toMatchObject({ success: true, statusCode: 200, error: null })
         expect(good.received).toHaveLength(1)
         const [request] = good.received
@@ -193,7 +196,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         })
 
         const bad = yield* receiver(answerWith(500))
-        const failing = yield* client.webhooks.update({ path: { id: created.id }, payload: { url: bad.url } })
+        const failing = yield* client.webhooks.update({ params: { id: created.id }, payload: { url: bad.url } })
         const failed = yield* sendJson("POST", `/api/v1/admin/webhooks/${failing.id}/test`)
         expect(failed.status).toBe(200)
         expect(failed.body).toMatchObject({ success: false, statusCode: 500, error: "HTTP 500" })
@@ -202,7 +205,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         const after = (yield* client.webhooks.list()).find((w) => w.id === created.id)
         expect(after).toMatchObject({ consecutiveFailures: 0, lastError: null })
 
-        const log = yield* client.webhooks.deliveries({ path: { id: created.id } })
+        const log = yield* client.webhooks.deliveries({ params: { id: created.id } })
         expect(
           log.map((attempt) => [attempt.event, attempt.test, attempt.success, attempt.statusCode, attempt.attempt])
         )
@@ -216,7 +219,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         let answer: (() => void) | undefined
         const slow = yield* receiver((_, response) => (answer = () => response.writeHead(204).end()))
         const hook = yield* client.webhooks.create({ payload: { name: "Going away", url: slow.url, type: "generic" } })
-        const testing = yield* Effect.fork(sendJson("POST", `/api/v1/admin/webhooks/${hook.id}/test`))
+        const testing = yield* Effect.forkChild(sendJson("POST", `/api/v1/admin/webhooks/${hook.id}/test`))
         yield* eventually(Effect.sync(() => answer), (ready) => ready !== undefined)
         expect((yield* sendJson("DELETE", `/api/v1/admin/webhooks/${hook.id}`)).status).toBe(204)
         answer!()
@@ -230,7 +233,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         const client = yield* ApiClient
         const target = yield* receiver(answerWith(200))
         const hook = yield* client.webhooks.create({ payload: { name: "Discord", url: target.url, type: "chat_b" } })
-        expect((yield* client.webhooks.test({ path: { id: hook.id } })).success).toBe(true)
+        expect((yield* client.webhooks.test({ params: { id: hook.id } })).success).toBe(true)
         const body = JSON.parse(target.received[0]!.body)
         expect(body.embeds[0].title).toBe("[Test] New incident: Test notification")
         expect(target.received[0]!.headers["x-service-signature"]).toBeUndefined()

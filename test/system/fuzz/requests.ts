@@ -3,7 +3,7 @@
  * turn, so each sees valid, invalid, hostile and malformed input and missing and forged
  * credentials.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 
 import type { Operation, Parameter } from "./openapi.js"
 import type { Context, UnsubscribeLink } from "./values.js"

@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders } from "node:http"
 import { Agent, request as httpRequest } from "node:http"
 import { gunzipSync } from "node:zlib"
 
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 
 import type { FindingKind, RawResponse } from "./checks.js"
 import { makeChecker } from "./checks.js"

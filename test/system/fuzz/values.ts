@@ -3,7 +3,7 @@
  * operation's JSON schemas (with hints by field name where the schema alone cannot say what the
  * service accepts), invalid variants of them, and hostile values.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 
 import type { JsonSchema } from "./openapi.js"
 

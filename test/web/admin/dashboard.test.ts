@@ -145,7 +145,7 @@ describe("admin dashboard", () => {
 
   it("creates a generic webhook, shows its secret once and tests it against a real receiver", async () => {
     const scope = Effect.runSync(Scope.make())
-    const hook = await Effect.runPromise(Scope.extend(receiver(answerWith(204)), scope))
+    const hook = await Effect.runPromise(Scope.provide(receiver(answerWith(204)), scope))
     const payments = await api((client) => client.components.create({ payload: { name: "Payments" } }))
     try {
       const page = await openScreen("webhooks")
@@ -418,9 +418,10 @@ describe("admin dashboard", () => {
     const local = await page.evaluate(
       () => [new Date("2031-03-10T09:00").toISOString(), new Date("2031-03-10T11:00").toISOString()]
     )
-    expect([created.scheduledStart, created.scheduledEnd].map((at) => new Date(at.epochMillis).toISOString())).toEqual(
-      local
-    )
+    expect([created.scheduledStart, created.scheduledEnd].map((at) => new Date(at.epochMilliseconds).toISOString()))
+      .toEqual(
+        local
+      )
 
     const row = page.getByRole("row").filter({ hasText: "Database upgrade" })
     await row.getByRole("button", { name: "Edit" }).click()
@@ -434,7 +435,7 @@ describe("admin dashboard", () => {
     await row.getByRole("button", { name: "Cancel window" }).click()
     await row.getByRole("button", { name: "Cancel Database upgrade" }).click()
     await expectStatusMessage(page, "Database upgrade was cancelled.")
-    expect((await api((client) => client.maintenance.get({ path: { id: created.id } }))).status).toBe("cancelled")
+    expect((await api((client) => client.maintenance.get({ params: { id: created.id } }))).status).toBe("cancelled")
     await page.close()
   })
 
@@ -444,13 +445,13 @@ describe("admin dashboard", () => {
       client.maintenance.create({
         payload: {
           title: "Vault rotation",
-          scheduledStart: DateTime.unsafeMake("2031-04-01T09:00:00Z"),
-          scheduledEnd: DateTime.unsafeMake("2031-04-01T10:00:00Z"),
+          scheduledStart: DateTime.makeUnsafe("2031-04-01T09:00:00Z"),
+          scheduledEnd: DateTime.makeUnsafe("2031-04-01T10:00:00Z"),
           componentIds: [hidden.id]
         }
       })
     )
-    await api((client) => client.components.remove({ path: { id: hidden.id } }))
+    await api((client) => client.components.remove({ params: { id: hidden.id } }))
 
     const page = await openScreen("maintenance")
     const row = page.getByRole("row").filter({ hasText: "Vault rotation" })
@@ -461,7 +462,7 @@ describe("admin dashboard", () => {
     await expectStatusMessage(page, "Vault rotation was saved.")
     await page.close()
 
-    expect((await api((client) => client.maintenance.get({ path: { id: window.id } }))).description).toBe(
+    expect((await api((client) => client.maintenance.get({ params: { id: window.id } }))).description).toBe(
       "Keys are rotated."
     )
     const listed = await api((client) => client.status.maintenance())

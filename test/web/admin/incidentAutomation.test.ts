@@ -20,7 +20,7 @@ const componentStatus = async (id: string) =>
   (await api((client) => client.components.list())).find((component) => component.id === id)?.status
 
 const publicIncidentTitles = async () =>
-  (await api((client) => client.status.incidents({ urlParams: {} }))).map((incident) => incident.title)
+  (await api((client) => client.status.incidents({ query: {} }))).map((incident) => incident.title)
 
 describe("dashboard incident automation", () => {
   it("opens a draft that sets a component's status, publishes it, and resolves it restoring the component", async () => {
@@ -90,7 +90,7 @@ describe("dashboard incident automation", () => {
           checkResult(monitor.id, "us-east", failedAt, false)
         ])
         return monitor.id
-      }).pipe(Effect.provide(ResultIngest.Default))
+      }).pipe(Effect.provide(ResultIngest.layer))
     )
     const opened = (await api((client) => client.incidents.list())).find((incident) => incident.monitorId === monitorId)
     expect(opened).toMatchObject({ source: "monitor", automation: "active", published: false })

@@ -51,11 +51,11 @@ describe("dashboard recurring maintenance", () => {
     const series = async () =>
       (await api((client) => client.maintenance.list()))
         .filter((window) => window.seriesId === first.id)
-        .toSorted((a, b) => a.scheduledStart.epochMillis - b.scheduledStart.epochMillis)
+        .toSorted((a, b) => a.scheduledStart.epochMilliseconds - b.scheduledStart.epochMilliseconds)
     const [cancelled, next] = await series()
     expect(cancelled!.status).toBe("cancelled")
     expect(next!.status).toBe("scheduled")
-    expect(next!.scheduledStart.epochMillis - first.scheduledStart.epochMillis).toBeGreaterThanOrEqual(
+    expect(next!.scheduledStart.epochMilliseconds - first.scheduledStart.epochMilliseconds).toBeGreaterThanOrEqual(
       14 * 24 * 3600_000 - 3600_000
     )
 

@@ -5,7 +5,8 @@
  * and a webhook whose receiver answers 500, each linking to its screen.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, Exit, Layer, Scope, TestClock, TestContext } from "effect"
+import { DateTime, Effect, Exit, Layer, Scope } from "effect"
+import { TestClock } from "effect/testing"
 
 import type { NotificationEvent } from "../../../src/domain/NotificationEvent.js"
 import { ProbeRegistry } from "../../../src/services/monitoring/ProbeRegistry.js"
@@ -28,7 +29,7 @@ afterAll(async () => {
 })
 
 /** What the API process does not run: ingest, webhook deliveries and the registry, over the stack's database. */
-const workers = Layer.mergeAll(ResultIngest.Default, WebhookDeliveries.Default, ProbeRegistry.Default)
+const workers = Layer.mergeAll(ResultIngest.layer, WebhookDeliveries.layer, ProbeRegistry.layer)
 
 describe("dashboard overview", () => {
   it("opens on the overview, all clear, then shows what went wrong by itself, each item linking to its screen", async () => {
@@ -61,7 +62,7 @@ describe("dashboard overview", () => {
     await expectAccessible(page)
 
     // Things go wrong behind the page's back.
-    const target = await Effect.runPromise(Scope.extend(receiver(answerWith(500)), receivers))
+    const target = await Effect.runPromise(Scope.provide(receiver(answerWith(500)), receivers))
     await suite.stack.run(
       Effect.gen(function*() {
         const client = yield* ApiClient
@@ -76,8 +77,8 @@ describe("dashboard overview", () => {
         })
         // A heartbeat the server received a minute ago: the probe has been silent since.
         yield* TestClock.setTime(Date.now() - 60_000).pipe(
-          Effect.zipRight(recordHeartbeat("ap-south", "ap-south-1")),
-          Effect.provide(TestContext.TestContext)
+          Effect.andThen(recordHeartbeat("ap-south", "ap-south-1")),
+          Effect.provide(TestClock.layer())
         )
         // A webhook whose receiver answers 500: the first attempt of a delivery fails.
         yield* client.webhooks.create({ payload: { name: "Ops chat", url: target.url, type: "generic" } })

@@ -4,9 +4,9 @@
  * and refreshing itself every heartbeat period (the page's timers run on Playwright's clock, so
  * no real 10 s wait).
  */
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { heartbeatEvery, ProbeHeartbeat } from "../../../src/domain/ProbeHeartbeat.js"
 import { ProbeRegistry } from "../../../src/services/monitoring/ProbeRegistry.js"
@@ -32,7 +32,7 @@ const heartbeats = (...probes: ReadonlyArray<{ region: string; name: string; ver
           lagMs: 18,
           inFlight: 2
         })
-      })))).pipe(Effect.provide(ProbeRegistry.Default))
+      })))).pipe(Effect.provide(ProbeRegistry.layer))
   )
 }
 

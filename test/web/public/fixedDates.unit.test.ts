@@ -134,7 +134,7 @@ const utcText = (at: number) => {
 }
 
 const iso = (at: number) => new Date(at).toISOString()
-const utc = (at: number) => DateTime.unsafeMake(at)
+const utc = (at: number) => DateTime.makeUnsafe(at)
 
 /**
  * What the page shows at `at`, as the snapshot would hold it: API (in group Core) since long

@@ -4,9 +4,10 @@
  * user text as text, the same visibility as the public maintenance API, and its state following
  * the maintenance clock (driven by TestClock).
  */
-import { HttpClientRequest } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
-import { DateTime, Duration, Effect, TestClock } from "effect"
+import { DateTime, Duration, Effect } from "effect"
+import { HttpClientRequest } from "effect/http"
+import { TestClock } from "effect/testing"
 import { XMLParser } from "fast-xml-parser"
 
 import { eventuallyOnTestClock as eventually } from "../../support/Eventually.js"
@@ -43,15 +44,15 @@ it.layer(withMaintenanceClock(TestServer({ PUBLIC_URL: publicUrl })))("public ma
     Effect.gen(function*() {
       const client = yield* ApiClient
       const org = yield* client.organization.get()
-      yield* client.organization.update({ path: { id: org.id }, payload: { name: "Acme", timezone: "Asia/Tokyo" } })
+      yield* client.organization.update({ params: { id: org.id }, payload: { name: "Acme", timezone: "Asia/Tokyo" } })
       const edge = yield* client.components.create({ payload: { name: "<b>Edge</b> & co" } })
       const internal = yield* client.components.create({ payload: { name: "Internal tooling", isPublic: false } })
       const window = yield* client.maintenance.create({
         payload: {
           title: "<script>alert(1)</script> upgrade",
           description: "Read-only for <img src=x onerror=alert(2)> ten minutes.",
-          scheduledStart: DateTime.unsafeMake("2031-03-01T02:00:00Z"),
-          scheduledEnd: DateTime.unsafeMake("2031-03-01T04:00:00Z"),
+          scheduledStart: DateTime.makeUnsafe("2031-03-01T02:00:00Z"),
+          scheduledEnd: DateTime.makeUnsafe("2031-03-01T04:00:00Z"),
           componentIds: [edge.id, internal.id]
         }
       })
@@ -94,14 +95,14 @@ it.layer(withMaintenanceClock(TestServer({ PUBLIC_URL: publicUrl })))("public ma
       const client = yield* ApiClient
       const hidden = yield* client.components.create({ payload: { name: "Hidden", isPublic: false } })
       const times = {
-        scheduledStart: DateTime.unsafeMake("2031-04-01T00:00:00Z"),
-        scheduledEnd: DateTime.unsafeMake("2031-04-01T01:00:00Z")
+        scheduledStart: DateTime.makeUnsafe("2031-04-01T00:00:00Z"),
+        scheduledEnd: DateTime.makeUnsafe("2031-04-01T01:00:00Z")
       }
       const privateOnly = yield* client.maintenance.create({
         payload: { title: "Private work", ...times, componentIds: [hidden.id] }
       })
       const cancelled = yield* client.maintenance.create({ payload: { title: "Called off", ...times } })
-      yield* client.maintenance.cancel({ path: { id: cancelled.id }, urlParams: {} })
+      yield* client.maintenance.cancel({ params: { id: cancelled.id }, query: {} })
       const general = yield* client.maintenance.create({ payload: { title: "General work", ...times } })
 
       const listed = (yield* client.status.maintenance()).map((item) => item.id)

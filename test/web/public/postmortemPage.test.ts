@@ -26,7 +26,7 @@ describe("postmortem on the public incident page", () => {
     const incident = await suite.api((client) =>
       client.incidents.create({ payload: { title: "Login outage", message: "Logins fail." } })
     )
-    await suite.api((client) => client.incidents.resolve({ path: { id: incident.id }, payload: null }))
+    await suite.api((client) => client.incidents.resolve({ params: { id: incident.id }, payload: null }))
 
     const admin = await suite.openScreen("incidents")
     await admin.getByRole("button", { name: "Write postmortem of Login outage" }).click()

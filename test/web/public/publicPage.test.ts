@@ -3,9 +3,9 @@
  * port: what a visitor (or an embedding site) receives, conditional requests, and that user
  * text is always text.
  */
-import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { Uptime } from "../../../src/services/monitoring/Uptime.js"
 import { startLiveStack } from "../../support/LiveStack.js"
@@ -25,7 +25,7 @@ afterAll(async () => {
 })
 
 const api = <A, E>(
-  request: (client: Effect.Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>,
+  request: (client: Effect.Success<typeof ApiClient>) => Effect.Effect<A, E>,
   on: Stack = stack
 ) => on.run(Effect.flatMap(ApiClient, request))
 
@@ -41,7 +41,7 @@ const eventuallyContains = async (path: string, text: string, on: Stack = stack)
 /** Names the organization as these tests expect it. */
 const nameOrganization = async (name: string) => {
   const org = await api((client) => client.organization.get())
-  await api((client) => client.organization.update({ path: { id: org.id }, payload: { name } }))
+  await api((client) => client.organization.update({ params: { id: org.id }, payload: { name } }))
 }
 
 const postForm = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
@@ -69,7 +69,7 @@ describe("public status page: uptime bars", () => {
     )
     await api((client) => client.components.create({ payload: { name: "Internal tooling", isPublic: false } }), fresh)
     await new Promise((resolve) => setTimeout(resolve, 1100))
-    await fresh.run(Effect.flatMap(Uptime, (uptime) => uptime.refresh).pipe(Effect.provide(Uptime.Default)))
+    await fresh.run(Effect.flatMap(Uptime, (uptime) => uptime.refresh).pipe(Effect.provide(Uptime.layer)))
 
     const page = await eventuallyContains("/", "Storage", fresh)
     expect(page).not.toContain("Internal tooling")
@@ -92,7 +92,7 @@ describe("public status page", () => {
     const org = await api((client) => client.organization.get())
     await api((client) =>
       client.organization.update({
-        path: { id: org.id },
+        params: { id: org.id },
         payload: {
           name: "Acme",
           brandColor: "#ffd700",
@@ -166,11 +166,11 @@ describe("public status page", () => {
     )
     await api((client) =>
       client.incidents.addUpdate({
-        path: { id: incident.id },
+        params: { id: incident.id },
         payload: { status: "identified", message: "A stuck worker." }
       })
     )
-    await api((client) => client.incidents.resolve({ path: { id: incident.id }, payload: null }))
+    await api((client) => client.incidents.resolve({ params: { id: incident.id }, payload: null }))
     const page = await eventuallyContains(`/incidents/${incident.id}`, "Resolved")
     const order = ["Resolved", "A stuck worker.", "Jobs are delayed."].map((text) => page.indexOf(text))
     expect(order.every((at) => at > 0)).toBe(true)
@@ -209,7 +209,7 @@ describe("public status page", () => {
       .toBe(304)
 
     await api((client) =>
-      client.components.setStatus({ path: { id: component.id }, payload: { status: "partial_outage" } })
+      client.components.setStatus({ params: { id: component.id }, payload: { status: "partial_outage" } })
     )
     expect(await eventuallyContains(`/badge.svg?component=${component.id}`, "partial outage")).toContain(
       "Badge API: partial outage"

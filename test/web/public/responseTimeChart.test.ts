@@ -54,7 +54,7 @@ describe("response-time charts in a browser", () => {
         // What the ingest role's fiber does every 10 s.
         yield* (yield* ResponseTimes).fold()
         return monitor.id
-      }).pipe(Effect.provide([ChecksRepo.Default, ResponseTimes.Default]))
+      }).pipe(Effect.provide([ChecksRepo.layer, ResponseTimes.layer]))
     )
 
     const page = await suite.browser.context.newPage()

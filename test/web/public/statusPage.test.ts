@@ -195,7 +195,7 @@ describe("public status page in a browser", () => {
 
   it("weighs under 100 kB transferred with 25 components, and keeps readable text on a light brand colour", async () => {
     const org = await api((client) => client.organization.get())
-    await api((client) => client.organization.update({ path: { id: org.id }, payload: { brandColor: "#f5f5a0" } }))
+    await api((client) => client.organization.update({ params: { id: org.id }, payload: { brandColor: "#f5f5a0" } }))
     // Whatever the tests before made: at least 25 public components, the last one made here.
     const existing = (await api((client) => client.components.list())).filter((c) => c.isPublic).length
     const added = Math.max(1, 25 - existing)

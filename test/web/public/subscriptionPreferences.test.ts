@@ -3,9 +3,9 @@
  * the subscribe form's component checkboxes, the preferences page a mail links to (accessible,
  * and working without JavaScript), and the components in the dashboard's subscriber list.
  */
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 import { expectAccessible, launchBrowser, openAdminScreen, screenshot } from "../../support/Browser.js"
 import { useBrowserStackWithSmtp } from "../../support/BrowserStack.js"

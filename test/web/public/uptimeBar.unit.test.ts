@@ -13,7 +13,7 @@ import { uptimeBarRenderer } from "../../../src/web/public/UptimeBar.js"
 const day = 86_400_000
 const now = Date.UTC(2026, 10, 23, 12)
 const today = Date.UTC(2026, 10, 23)
-const at = (millis: number) => DateTime.unsafeMake(millis)
+const at = (millis: number) => DateTime.makeUnsafe(millis)
 const component = (id: string, status: ComponentStatus = "operational", createdAt?: number): BarComponent => ({
   id,
   name: id,

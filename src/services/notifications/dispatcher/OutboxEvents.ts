@@ -9,7 +9,7 @@ import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import type { OutboxRow } from "../../../persistence/OutboxRepo.js"
 
 // Fields the formats do not know are dropped; the tests compare payloads with the outbox rows.
-const decodeEvent = Schema.decodeUnknownEither(NotificationEvent)
+const decodeEvent = Schema.decodeUnknownResult(NotificationEvent)
 
 export const toNotificationEvent = (row: OutboxRow) =>
   decodeEvent({

@@ -18,7 +18,7 @@
  * fiber per item through `effectWork`. Claims stay Effects: one statement per batch.
  */
 import type { Scope } from "effect"
-import { Cause, Duration, Effect, FiberSet, Queue, Runtime } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Queue } from "effect"
 
 /** Abandons an item under way when the pump stops: its `done` need not be called. */
 export type Abandon = () => void
@@ -34,9 +34,9 @@ export interface WorkPump<A> {
    */
   readonly start: (item: A, done: () => void) => Abandon
   /** While claimed items wait for a slot: how often the claimer claims a share all the same. */
-  readonly pollInterval: Duration.DurationInput
+  readonly pollInterval: Duration.Input
   /** Otherwise: the longest the claimer goes without looking. */
-  readonly idlePoll: Duration.DurationInput
+  readonly idlePoll: Duration.Input
 }
 
 export interface RunningWorkPump<A> {
@@ -61,26 +61,26 @@ export const effectWork = <A, R>(name: string, work: (item: A) => Effect.Effect<
   Effect.map(FiberSet.makeRuntime<R>(), (run) => (item: A, done: () => void): Abandon => {
     const fiber = run(
       work(item).pipe(
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(`${name}: an item failed`, cause)
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(`${name}: an item failed`, cause)
         ),
         Effect.ensuring(Effect.sync(done))
       )
     )
-    return () => fiber.unsafeInterruptAsFork(fiber.id())
+    return () => fiber.interruptUnsafe(fiber.id)
   })
 
 /** Starts the pump; it runs until the scope closes, which abandons the items under way. */
 export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPump<A>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<never>()
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
     // Claimed items waiting for a slot, in order: those claimed from the database go first.
     const fromDatabase: Array<A> = []
     const handedOver: Array<A> = []
     const underWay = new Set<{ abandon: Abandon }>()
     // A sliding queue of one: wake-ups that arrive while the claimer works collapse into one more look.
     const wakeUps = yield* Queue.sliding<void>(1)
-    const wakeClaimer = () => void wakeUps.unsafeOffer(undefined)
+    const wakeClaimer = () => void Queue.offerUnsafe(wakeUps, undefined)
     let busy = 0
     let stopped = false
     let starting = false
@@ -91,11 +91,11 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     let claimBacklog = false
     // Set by the poll: the claimer looks even while handed-over items wait.
     let pollDue = false
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const pollMillis = Duration.toMillis(pump.pollInterval)
     const idleMillis = Duration.toMillis(pump.idlePoll)
     // When the claimer last claimed (or was told to poll): the polls count from there.
-    let lastLook = clock.unsafeCurrentTimeMillis()
+    let lastLook = clock.currentTimeMillisUnsafe()
     // Times something comes due (`dueAt`), rounded up to `dueResolution`, so a burst of retries
     // is a few entries; and the earliest of them.
     const dueTimes = new Set<number>()
@@ -123,7 +123,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       try {
         entry = { abandon: pump.start(item, done) }
       } catch (error) {
-        Runtime.runFork(runtime)(Effect.logError(`${pump.name}: an item failed to start`, error))
+        runFork(Effect.logError(`${pump.name}: an item failed to start`, error))
         return done()
       }
       if (!finished) underWay.add(entry)
@@ -147,7 +147,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
         for (const item of items) line.push(item)
         startWaiting()
         // Items left waiting: the timer polls every `pollInterval` from now on.
-        if (waiting() > 0) timerChanged.unsafeOffer(undefined)
+        if (waiting() > 0) Queue.offerUnsafe(timerChanged, undefined)
       })
 
     /** Forgets the due times a look at `now` covers. */
@@ -171,12 +171,12 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
       const limit = waiting() > 0 ? Math.max(claimBatch, Math.floor(startedSincePoll / 2)) : free()
       // No slot free: look again once enough are.
       if (limit <= 0) return Effect.sync(() => (claimBacklog = true))
-      lastLook = clock.unsafeCurrentTimeMillis()
+      lastLook = clock.currentTimeMillisUnsafe()
       forgetDueUpTo(lastLook)
       return pump.claim(limit).pipe(
         // A claim is one short statement: let it finish rather than cut a query short.
         Effect.uninterruptible,
-        Effect.catchAllCause((cause) =>
+        Effect.catchCause((cause) =>
           Effect.logWarning(`${pump.name}: claiming work failed`, cause).pipe(Effect.as([]))
         ),
         Effect.flatMap((items) => {
@@ -200,7 +200,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
      * come in.
      */
     const pollTimer = Effect.gen(function*() {
-      const now = clock.unsafeCurrentTimeMillis()
+      const now = clock.currentTimeMillisUnsafe()
       const next = Math.min(earliestDue, lastLook + (waiting() > 0 ? pollMillis : idleMillis))
       if (next > now) {
         yield* Effect.raceFirst(Queue.take(timerChanged), Effect.sleep(Duration.millis(next - now)))
@@ -213,7 +213,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
     })
     yield* pollTimer.pipe(Effect.forever, Effect.forkScoped)
     yield* claimIfFree.pipe(
-      Effect.zipRight(Queue.take(wakeUps)),
+      Effect.andThen(Queue.take(wakeUps)),
       Effect.forever,
       Effect.withLogSpan(pump.name),
       Effect.forkScoped
@@ -225,7 +225,7 @@ export const startWorkPump = <A>(pump: WorkPump<A>): Effect.Effect<RunningWorkPu
         dueTimes.add(at)
         if (at < earliestDue) {
           earliestDue = at
-          timerChanged.unsafeOffer(undefined)
+          Queue.offerUnsafe(timerChanged, undefined)
         }
       },
       handOver: (items) => (items.length === 0 ? Effect.void : enqueue(handedOver, items)),

@@ -7,7 +7,7 @@
  * the process that took it; a failed one is retried by the dispatcher while its link works.
  * A mail the server refuses for good (a 5xx reply to it) is not retried: it would be refused again.
  */
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 
 import { AppConfig } from "../../../Config.js"
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
@@ -27,10 +27,10 @@ const sendTimeout = Duration.seconds(30)
 export const claimLease = Duration.sum(sendTimeout, Duration.seconds(15))
 
 const encodeEvent = Schema.encodeSync(NotificationEvent)
-const decodeEvent = Schema.decodeUnknown(NotificationEvent)
+const decodeEvent = Schema.decodeUnknownEffect(NotificationEvent)
 
-export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDeliveries", {
-  effect: Effect.gen(function*() {
+export class MailDeliveries extends Context.Service<MailDeliveries>()("MailDeliveries", {
+  make: Effect.gen(function*() {
     const config = yield* AppConfig
     const repo = yield* MailDeliveriesRepo
     const organization = yield* OrganizationProfile
@@ -59,12 +59,12 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
               timeZone: profile.timezone
             })
           const failure = yield* restore(mailer.send(message)).pipe(
-            Effect.timeoutFail({
+            Effect.timeoutOrElse({
               duration: sendTimeout,
-              onTimeout: () => `No answer from the mail server within ${Duration.format(sendTimeout)}`
+              orElse: () => Effect.fail(`No answer from the mail server within ${Duration.format(sendTimeout)}`)
             }),
             Effect.as(null),
-            Effect.catchAll((failure) =>
+            Effect.catch((failure) =>
               Effect.succeed({
                 // A refusal quotes the recipient: kept out of the log and the row like any address.
                 error: withoutEmailAddresses(typeof failure === "string" ? failure : failure.message),
@@ -125,6 +125,9 @@ export class MailDeliveries extends Effect.Service<MailDeliveries>()("MailDelive
 
       attempt
     } as const
-  }),
-  dependencies: [MailDeliveriesRepo.Default, OrganizationProfile.Default, Mailer.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([MailDeliveriesRepo.layer, OrganizationProfile.layer, Mailer.layer])
+  )
+}

@@ -3,7 +3,7 @@
  * mail is logged (its subject) and kept in the `mail_outbox_log` table instead, so the embedded
  * default shows what would have been sent, its `secrets` replaced by `REDACTED`.
  */
-import { Effect, Option, Redacted, Schema } from "effect"
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import nodemailer from "nodemailer"
 
 import { AppConfig } from "../../../Config.js"
@@ -46,13 +46,13 @@ export const keptCopy = (message: MailMessage): MailMessage => {
 export class MailError extends Schema.TaggedError<MailError>()("MailError", {
   message: Schema.String,
   /** The mail server's reply code, when it answered (`550`); absent for a timeout or a lost connection. */
-  replyCode: Schema.optional(Schema.Int),
+  replyCode: Schema.optionalKey(Schema.Int),
   /**
    * The server refused this mail for good (a 5xx reply to its envelope or data, RFC 5321):
    * sending it again would be refused again. A refusal of the session (authentication, greeting)
    * is not: it is the service's configuration, and every mail waits for its repair.
    */
-  permanent: Schema.optional(Schema.Boolean)
+  permanent: Schema.optionalKey(Schema.Boolean)
 }) {}
 
 /** What nodemailer attaches to an SMTP failure (NodemailerError): the step that failed and the reply. */
@@ -74,8 +74,8 @@ export const mailErrorOf = (cause: unknown): MailError => {
   })
 }
 
-export class Mailer extends Effect.Service<Mailer>()("Mailer", {
-  scoped: Effect.gen(function*() {
+export class Mailer extends Context.Service<Mailer>()("Mailer", {
+  make: Effect.gen(function*() {
     const config = yield* AppConfig
     const sql = yield* RetryingSqlClient
 
@@ -84,7 +84,7 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
       // The subject only: the address and the links stay in the table.
       return Effect.logInfo(`Mail (no SMTP_URL, kept in mail_outbox_log): ${message.subject}`).pipe(
         // The link's hash as the subscriber keeps it, computed as MailDeliveriesRepo compares it.
-        Effect.zipRight(orUnavailable(sql`
+        Effect.andThen(orUnavailable(sql`
           insert into mail_outbox_log (to_address, subject, text_body, html_body, headers, verify_token_hash)
           values (${message.to}, ${message.subject}, ${message.text}, ${message.html},
                   ${JSON.stringify(message.headers)}::jsonb,
@@ -119,4 +119,6 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
 
     return { send: (message: MailMessage) => send(message).pipe(Effect.withSpan("Mailer.send")) } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -8,7 +8,7 @@
  * Effect steps of an attempt cost about as much as the request. What touches the database (the
  * claims, the records, a rare cancellation) stays in Effect, a statement per batch.
  */
-import { Cause, Clock, Duration, Effect, Exit, FiberId, FiberSet, Option, Queue, Schema } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, FiberSet, Layer, Option, Queue, Schema } from "effect"
 
 import { AppConfig } from "../../../Config.js"
 import type { Sender } from "../../../domain/NotificationEvent.js"
@@ -43,7 +43,9 @@ const recordBatchSize = 256
  * How long outcomes that nobody awaits gather before they are recorded. A batching delay, so it
  * runs on the wall clock: service time (a TestClock in tests) must not hold outcomes back.
  */
-const recordGathering = Effect.sleep(Duration.millis(20)).pipe(Effect.withClock(Clock.make()))
+const recordGathering = Effect.sleep(Duration.millis(20)).pipe(
+  Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())
+)
 /** Attempts whose outcome waits to be recorded, at most (then the next ones hold their slot until there is room). */
 const recordBacklog = 4 * recordBatchSize
 
@@ -71,8 +73,8 @@ type Recorded = (exit: Exit.Exit<Option.Option<WebhookDelivery>, unknown>) => vo
 
 const leftAlone = Exit.succeed(Option.none<WebhookDelivery>())
 
-export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("WebhookDeliveries", {
-  scoped: Effect.gen(function*() {
+export class WebhookDeliveries extends Context.Service<WebhookDeliveries>()("WebhookDeliveries", {
+  make: Effect.gen(function*() {
     const config = yield* AppConfig
     const webhooks = yield* WebhooksRepo
     const deliveries = yield* WebhookDeliveriesRepo
@@ -81,13 +83,13 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
     // What an attempt runs as an Effect (a cancellation, a log line): the service's close waits for it.
     const run = yield* FiberSet.makeRuntime<never>()
     // Read once: the attempts run outside any fiber, and claims and attempts must agree on the time.
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const tracing = yield* TracingEnabled
     const tracer = yield* Effect.tracer
     const timeout = yield* DeliveryTimeout
     const claimLease = Duration.sum(timeout, leaseMargin)
     const attemptNeedsMs = Duration.toMillis(timeout) + attemptMargin
-    const now = Effect.sync(() => new Date(clock.unsafeCurrentTimeMillis()))
+    const now = Effect.sync(() => new Date(clock.currentTimeMillisUnsafe()))
     const senderOf = Effect.map(
       organization.get(),
       (profile): Sender => ({ name: profile.name, url: config.publicUrl })
@@ -121,12 +123,12 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       if (item.outcome.retryAt !== null) dueAgain(item.outcome.retryAt)
       if (closed) {
         slotFree()
-        return item.recorded?.(Exit.interrupt(FiberId.none))
+        return item.recorded?.(Exit.interrupt())
       }
       pending.push(item)
       if (pending.length <= recordBacklog) slotFree()
       else heldSlots.push(slotFree)
-      outcomesQueued.unsafeOffer(undefined)
+      Queue.offerUnsafe(outcomesQueued, undefined)
     }
 
     const takeBatch = () => {
@@ -175,16 +177,16 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           (error) =>
             Effect.logWarning(`${batch.length} webhook attempts could not be recorded: the database is unavailable`)
               .pipe(
-                Effect.zipRight(Effect.sync(() => batch.forEach(({ recorded }) => recorded?.(Exit.fail(error)))))
+                Effect.andThen(Effect.sync(() => batch.forEach(({ recorded }) => recorded?.(Exit.fail(error)))))
               )
         ),
         // One bad row must not cost the others their record: then each goes on its own.
-        Effect.catchAllCause((cause) =>
+        Effect.catchCause((cause) =>
           Effect.logWarning(
             `Recording ${batch.length} webhook attempts at once failed; recording them one by one`,
             cause
           ).pipe(
-            Effect.zipRight(recordOneByOne(batch))
+            Effect.andThen(recordOneByOne(batch))
           )
         )
       )
@@ -207,8 +209,8 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       }
     }).pipe(
       // A bug here must not stop the recording for good: the outcomes still queued are taken next time.
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
           : Effect.logError("Recording webhook attempts failed", cause)
       )
@@ -253,7 +255,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
      */
     const startAttempt = (ready: ReadyDelivery, slotFree: () => void, recorded?: Recorded): Abandon => {
       const { claimedUntil, delivery, sender, target } = ready
-      const startedAt = clock.unsafeCurrentTimeMillis()
+      const startedAt = clock.currentTimeMillisUnsafe()
       // A claim that waited too long to cover a whole attempt is left alone: once its lease
       // runs out it is claimed again (here or by another dispatcher), never sent by two at once.
       if (claimedUntil.getTime() - startedAt < attemptNeedsMs) {
@@ -297,14 +299,14 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
           "webhook.id": delivery.webhookId,
           "webhook.type": target.type,
           "webhook.attempt": delivery.attempts + 1
-        }, clock.unsafeCurrentTimeNanos())
+        }, clock.currentTimeNanosUnsafe())
         : undefined
       return webhookSender.post(request, timeout, (result) => {
         if (span !== undefined) {
           if (result.statusCode !== null) span.attribute("http.response.status_code", result.statusCode)
-          span.end(clock.unsafeCurrentTimeNanos(), result.success ? Exit.void : Exit.fail(result.error))
+          span.end(clock.currentTimeNanosUnsafe(), result.success ? Exit.void : Exit.fail(result.error))
         }
-        const finishedAt = new Date(clock.unsafeCurrentTimeMillis())
+        const finishedAt = new Date(clock.currentTimeMillisUnsafe())
         const retryAt = result.success ? null : Option.getOrNull(nextAttemptAt(delivery.attempts + 1, finishedAt))
         countAttempt(webhookAttempts, result.success ? "delivered" : "failed", delivery.attempts + 1)
         queueOutcome({ outcome: { delivery, result, attemptedAt: finishedAt, retryAt }, recorded }, slotFree)
@@ -313,7 +315,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
 
     /** Attempts a claimed delivery and returns it as recorded (none: left alone, its claim too old). */
     const attempt = (ready: ReadyDelivery) =>
-      Effect.async<Option.Option<WebhookDelivery>, unknown>((resume) => {
+      Effect.callback<Option.Option<WebhookDelivery>, unknown>((resume) => {
         const abandon = startAttempt(ready, () => {}, resume)
         return Effect.sync(abandon)
       })
@@ -408,7 +410,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
             due,
             (ready) =>
               attempt(ready).pipe(
-                Effect.catchAllCause((cause) =>
+                Effect.catchCause((cause) =>
                   Effect.logError(`Webhook delivery ${ready.delivery.id} could not be attempted`, cause).pipe(
                     Effect.as(Option.none<WebhookDelivery>())
                   )
@@ -424,11 +426,14 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("Webh
       /** `attempt` for the dispatcher's work pump: `done` once the request is over and its outcome queued. */
       start: (ready: ReadyDelivery, done: () => void): Abandon => startAttempt(ready, done)
     } as const
-  }),
-  dependencies: [
-    WebhooksRepo.Default,
-    WebhookDeliveriesRepo.Default,
-    OrganizationProfile.Default,
-    WebhookSender.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      WebhooksRepo.layer,
+      WebhookDeliveriesRepo.layer,
+      OrganizationProfile.layer,
+      WebhookSender.layer
+    ])
+  )
+}

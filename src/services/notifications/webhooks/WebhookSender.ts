@@ -4,7 +4,7 @@
  * connection error, an address that OUTBOUND_DENY refuses, or the time-out
  * (docs/notifications.md). It never fails as an Effect: the outcome is data the caller records.
  *
- * The request is made with `node:http(s)` directly rather than through @effect/platform's
+ * The request is made with `node:http(s)` directly rather than through effect's
  * HttpClient: per request that client cost about three times the CPU of the request itself
  * (a client span with an attribute per header, trace headers sent to third parties, two
  * forked fibers, a response wrapper registered for finalization), which bounded how many
@@ -14,7 +14,7 @@
 import * as http from "node:http"
 import * as https from "node:https"
 
-import { Context, Duration, Effect } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 
 import { AppConfig } from "../../../Config.js"
 import type { AttemptResult } from "../../../domain/Webhook.js"
@@ -23,9 +23,9 @@ import { type OutboundGuard, outboundGuard } from "../../OutboundGuard.js"
 import type { DeliveryRequest } from "./DeliveryRequest.js"
 
 /** How long a receiver may take to answer; tests shorten it. */
-export class DeliveryTimeout extends Context.Reference<DeliveryTimeout>()("DeliveryTimeout", {
+export const DeliveryTimeout = Context.Reference<Duration.Duration>("DeliveryTimeout", {
   defaultValue: () => Duration.seconds(10)
-}) {}
+})
 
 /** Error texts are stored and shown to operators: keep them short. */
 const clip = (text: string) => (text.length > 500 ? `${text.slice(0, 499)}…` : text)
@@ -165,8 +165,8 @@ const post = (
   }
 }
 
-export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSender", {
-  scoped: Effect.gen(function*() {
+export class WebhookSender extends Context.Service<WebhookSender>()("WebhookSender", {
+  make: Effect.gen(function*() {
     const guard = outboundGuard((yield* AppConfig).outboundDeny)
     const agents = yield* Effect.acquireRelease(
       Effect.sync((): Agents => ({
@@ -182,11 +182,17 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
       /** One POST with the DeliveryTimeout in force; interrupting it abandons the request. */
       send: (delivery: DeliveryRequest): Effect.Effect<DeliveryResult> =>
         Effect.flatMap(DeliveryTimeout, (timeout) =>
-          Effect.async<DeliveryResult>((resume) => {
+          Effect.callback<DeliveryResult>((resume) => {
+            // Resumed on the next tick: Effect 4 runs the caller on at once, and node:http hands
+            // the kept-alive connection back to its agent on the next tick after the answer ends.
             const abandon = post(agents, delivery, timeout, (result) =>
-              resume(Effect.succeed(new DeliveryResult(result, { disableValidation: true }))))
+              process.nextTick(() =>
+                resume(Effect.succeed(new DeliveryResult(result, { disableChecks: true })))
+              ))
             return Effect.sync(abandon)
           }))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,7 +1,7 @@
 /** The admin side of webhooks: configuration, the test send and the delivery log. */
 import { randomUUID } from "node:crypto"
 
-import { Clock, DateTime, Effect } from "effect"
+import { Clock, Context, DateTime, Effect, Layer } from "effect"
 
 import { AppConfig } from "../../../Config.js"
 import { Conflict, NotFound, orNotFound } from "../../../domain/Errors.js"
@@ -35,8 +35,8 @@ const sampleIncident = (organization: string, at: DateTime.Utc): IncidentEvent =
   }
 })
 
-export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
-  effect: Effect.gen(function*() {
+export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
+  make: Effect.gen(function*() {
     const config = yield* AppConfig
     const repo = yield* WebhooksRepo
     const deliveries = yield* WebhookDeliveriesRepo
@@ -78,7 +78,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         const webhook = yield* get(id)
         const profile = yield* organization.get()
         const now = yield* Clock.currentTimeMillis
-        const event = sampleIncident(profile.name, DateTime.unsafeMake(now))
+        const event = sampleIncident(profile.name, DateTime.makeUnsafe(now))
         const result = yield* sender.send(buildDeliveryRequest({
           target: webhook,
           event,
@@ -91,14 +91,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
       }),
 
       deliveries: Effect.fn("Webhooks.deliveries")((id: WebhookId) =>
-        get(id).pipe(Effect.zipRight(deliveries.recentAttempts(id, recentAttemptsShown)))
+        get(id).pipe(Effect.andThen(deliveries.recentAttempts(id, recentAttemptsShown)))
       )
     } as const
-  }),
-  dependencies: [
-    WebhooksRepo.Default,
-    WebhookDeliveriesRepo.Default,
-    OrganizationProfile.Default,
-    WebhookSender.Default
-  ]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      WebhooksRepo.layer,
+      WebhookDeliveriesRepo.layer,
+      OrganizationProfile.layer,
+      WebhookSender.layer
+    ])
+  )
+}

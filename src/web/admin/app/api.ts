@@ -3,14 +3,15 @@
  * (`src/api/Api.ts`) over the browser's fetch. The session cookie rides along (same origin),
  * so no endpoint string is written here and the dashboard cannot drift from the API.
  */
-import { FetchHttpClient, HttpApiClient } from "@effect/platform"
 import { Effect, Exit, ManagedRuntime } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 
 import { Api } from "../../../api/Api.js"
 import { describeFailure, type Failure } from "./failure.js"
 
 const makeClient = HttpApiClient.make(Api)
-export type ApiClient = Effect.Effect.Success<typeof makeClient>
+export type ApiClient = Effect.Success<typeof makeClient>
 
 const runtime = ManagedRuntime.make(FetchHttpClient.layer)
 const client = runtime.runPromise(makeClient)

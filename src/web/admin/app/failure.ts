@@ -3,7 +3,8 @@
  * the failure names fields: the server's `issues` (HttpApiDecodeError, BadRequest) and the
  * typed client's own check of the payload against the same schemas before sending it.
  */
-import { Cause, Option, ParseResult } from "effect"
+import { Cause, Option, Schema, SchemaIssue } from "effect"
+import { HttpClientError } from "effect/http"
 
 export interface Failure {
   readonly kind: "unauthorized" | "other"
@@ -39,12 +40,29 @@ const withIssues = (message: string, issues: ReadonlyArray<Issue>): Failure => {
   }
 }
 
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A schema error's issues, one per offending value, each with its path (property keys) and message. */
+const issuesOf = (error: Schema.SchemaError): ReadonlyArray<Issue> =>
+  formatIssues(error.issue).issues.map(({ message, path }) => ({
+    message,
+    path: (path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment)
+  }))
+
+/** The client's failures before any answer came: the request could not be sent. */
+const requestFailures: ReadonlySet<string> = new Set(["TransportError", "EncodeError", "InvalidUrlError"])
+
 const hasTag = (error: unknown): error is { readonly _tag: string; readonly message?: unknown } =>
   typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string"
 
 const describeError = (error: unknown): Failure => {
-  if (ParseResult.isParseError(error)) {
-    return withIssues("The form has invalid values.", ParseResult.ArrayFormatter.formatErrorSync(error))
+  if (Schema.isSchemaError(error)) {
+    return withIssues("The form has invalid values.", issuesOf(error))
+  }
+  if (HttpClientError.isHttpClientError(error)) {
+    return requestFailures.has(error.reason._tag)
+      ? { kind: "other", message: "The server cannot be reached. Check the connection and try again.", fields: {} }
+      : { kind: "other", message: "The server gave an unexpected answer. Try again in a moment.", fields: {} }
   }
   if (!hasTag(error)) return { kind: "other", message: "Something unexpected went wrong.", fields: {} }
   const message = typeof error.message === "string" && error.message.length > 0 ? sentence(error.message) : ""
@@ -56,17 +74,13 @@ const describeError = (error: unknown): Failure => {
     }
     case "Unauthorized":
       return { kind: "unauthorized", message: message || "Please sign in.", fields: {} }
-    case "RequestError":
-      return { kind: "other", message: "The server cannot be reached. Check the connection and try again.", fields: {} }
-    case "ResponseError":
-      return { kind: "other", message: "The server gave an unexpected answer. Try again in a moment.", fields: {} }
     default:
       return { kind: "other", message: message || `The request failed (${error._tag}).`, fields: {} }
   }
 }
 
 export const describeFailure = (cause: Cause.Cause<unknown>): Failure =>
-  Option.match(Cause.failureOption(cause), {
+  Option.match(Cause.findErrorOption(cause), {
     onNone: () => ({ kind: "other", message: "Something unexpected went wrong.", fields: {} }),
     onSome: describeError
   })

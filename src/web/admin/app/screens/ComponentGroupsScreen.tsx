@@ -33,7 +33,7 @@ const GroupForm = (props: {
     const initial = props.initial
     const outcome = await submit((api) =>
       initial
-        ? api.componentGroups.update({ path: { id: initial.id }, payload })
+        ? api.componentGroups.update({ params: { id: initial.id }, payload })
         : api.componentGroups.create({ payload })
     )
     if (outcome.ok) {
@@ -90,7 +90,7 @@ const GroupRow = (props: {
   const members = props.components.filter((component) => component.groupId === group.id)
 
   const remove = async () => {
-    const outcome = await call((api) => api.componentGroups.remove({ path: { id: group.id } }))
+    const outcome = await call((api) => api.componentGroups.remove({ params: { id: group.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`The group ${group.name} was deleted; its components are ungrouped.`)
   }

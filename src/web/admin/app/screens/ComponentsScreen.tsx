@@ -39,7 +39,7 @@ const ComponentForm = (props: {
     const payload = { name: name.trim(), description, status, isPublic, groupId: groupId === "" ? null : groupId }
     const initial = props.initial
     const outcome = await submit((api) =>
-      initial ? api.components.update({ path: { id: initial.id }, payload }) : api.components.create({ payload })
+      initial ? api.components.update({ params: { id: initial.id }, payload }) : api.components.create({ payload })
     )
     if (outcome.ok) {
       if (!initial) {
@@ -117,14 +117,14 @@ const ComponentRow = (props: {
   const group = props.groups.find((candidate) => candidate.id === component.groupId)
 
   const changeStatus = async (status: ComponentStatus) => {
-    const outcome = await call((api) => api.components.setStatus({ path: { id: component.id }, payload: { status } }))
+    const outcome = await call((api) => api.components.setStatus({ params: { id: component.id }, payload: { status } }))
     setFailure(outcome.ok ? null : outcome.failure)
     // On failure the menu shows a status the server did not take: show the stored one again.
     if (outcome.ok) props.onChanged(`${component.name} is now ${componentStatusLabel[status].toLowerCase()}.`)
     else props.reload()
   }
   const remove = async () => {
-    const outcome = await call((api) => api.components.remove({ path: { id: component.id } }))
+    const outcome = await call((api) => api.components.remove({ params: { id: component.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`${component.name} was deleted.`)
   }

@@ -43,7 +43,7 @@ const TemplateForm = (props: {
     const initial = props.initial
     const outcome = await submit((api) =>
       initial
-        ? api.incidentTemplates.update({ path: { id: initial.id }, payload })
+        ? api.incidentTemplates.update({ params: { id: initial.id }, payload })
         : api.incidentTemplates.create({ payload })
     )
     if (outcome.ok) {
@@ -126,7 +126,7 @@ const TemplateRow = (props: {
   const [failure, setFailure] = useState<Failure | null>(null)
 
   const remove = async () => {
-    const outcome = await call((api) => api.incidentTemplates.remove({ path: { id: template.id } }))
+    const outcome = await call((api) => api.incidentTemplates.remove({ params: { id: template.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`The template ${template.name} was deleted.`)
   }

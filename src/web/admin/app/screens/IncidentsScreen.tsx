@@ -70,6 +70,7 @@ const NewIncident = (
     // template's components unchanged it sends the template's id instead of them: the incident then
     // takes the template's visibility, which its remaining components alone may not tell.
     const templateComponents = template !== undefined && sameComponents(componentIds, template.componentIds)
+    const chosen = chosenStatusesOf(componentStatuses, componentIds)
     const payload = {
       title: title.trim(),
       status,
@@ -77,7 +78,7 @@ const NewIncident = (
       message: message.trim(),
       ...(templateComponents ? { templateId: template.id } : { componentIds }),
       // Only the chosen components' statuses: unticking a component drops its status.
-      componentStatuses: chosenStatusesOf(componentStatuses, componentIds),
+      ...(chosen === undefined ? {} : { componentStatuses: chosen }),
       published: !draft
     }
     const outcome = await submit((api) => api.incidents.create({ payload }))
@@ -173,14 +174,15 @@ const PostUpdate = (
 
   const onSubmit = async (event: Event) => {
     event.preventDefault()
+    const chosen = chosenStatusesOf(componentStatuses, incident.componentIds)
     const payload = {
       status,
       message: message.trim(),
-      componentStatuses: chosenStatusesOf(componentStatuses, incident.componentIds),
+      ...(chosen === undefined ? {} : { componentStatuses: chosen }),
       // The API takes restoreComponents only with status resolved.
-      restoreComponents: resolving && restoreComponents ? true : undefined
+      ...(resolving && restoreComponents ? { restoreComponents: true } : {})
     }
-    const outcome = await submit((api) => api.incidents.addUpdate({ path: { id: incident.id }, payload }))
+    const outcome = await submit((api) => api.incidents.addUpdate({ params: { id: incident.id }, payload }))
     if (outcome.ok) props.onPosted(outcome.value)
   }
 
@@ -272,14 +274,14 @@ const IncidentRow = (props: {
 
   const resolve = async () => {
     const outcome = await call((api) =>
-      api.incidents.resolve({ path: { id: incident.id }, payload: restoreComponents ? { restoreComponents } : null })
+      api.incidents.resolve({ params: { id: incident.id }, payload: restoreComponents ? { restoreComponents } : null })
     )
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`${incident.title} was resolved.`)
   }
 
   const publish = async () => {
-    const outcome = await call((api) => api.incidents.publish({ path: { id: incident.id } }))
+    const outcome = await call((api) => api.incidents.publish({ params: { id: incident.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`${incident.title} was published.`)
   }

@@ -112,9 +112,9 @@ const WindowForm = (props: {
     // The form holds strings: decoding them with the API's own schema names any bad field before sending.
     const outcome = await submit((api) =>
       initial
-        ? Effect.flatMap(Schema.decodeUnknown(UpdateMaintenance)(payload), (decoded) =>
-          api.maintenance.update({ path: { id: initial.id }, payload: decoded }))
-        : Effect.flatMap(Schema.decodeUnknown(CreateMaintenance)(payload), (decoded) =>
+        ? Effect.flatMap(Schema.decodeUnknownEffect(UpdateMaintenance)(payload), (decoded) =>
+          api.maintenance.update({ params: { id: initial.id }, payload: decoded }))
+        : Effect.flatMap(Schema.decodeUnknownEffect(CreateMaintenance)(payload), (decoded) =>
           api.maintenance.create({ payload: decoded }))
     )
     if (outcome.ok) {
@@ -245,7 +245,7 @@ const WindowRow = (props: {
 
   const cancel = async (series: boolean) => {
     const outcome = await call((api) =>
-      api.maintenance.cancel({ path: { id: window.id }, urlParams: series ? { series: true } : {} })
+      api.maintenance.cancel({ params: { id: window.id }, query: series ? { series: true } : {} })
     )
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) {
@@ -356,7 +356,7 @@ const MaintenanceView = () => {
               </thead>
               <tbody>
                 {windows
-                  .toSorted((a, b) => b.scheduledStart.epochMillis - a.scheduledStart.epochMillis)
+                  .toSorted((a, b) => b.scheduledStart.epochMilliseconds - a.scheduledStart.epochMilliseconds)
                   .map((window) => (
                     <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />
                   ))}

@@ -29,6 +29,10 @@ import type { Screen } from "./Screen.js"
 const monitorTypes = optionsOf(monitorTypeLabel)
 
 type MonitorJson = typeof Monitor.json.Type
+/** `T` with its possibly-undefined properties optional and never undefined: what leaving them out makes. */
+type LeftOut<T,> =
+  & { readonly [K in keyof T as undefined extends T[K] ? never : K]: T[K] }
+  & { readonly [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> }
 type ComponentJson = typeof Component.json.Type
 type TemplateJson = typeof IncidentTemplate.json.Type
 
@@ -158,11 +162,11 @@ const MonitorForm = (props: {
     }
     // Left-out fields keep their defaults (create) or stored values (update).
     const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as
-      & typeof payload
+      & LeftOut<typeof payload>
       & { url: string }
     const outcome = await submit((api) =>
       initial
-        ? api.monitors.update({ path: { id: initial.id }, payload: defined })
+        ? api.monitors.update({ params: { id: initial.id }, payload: defined })
         : api.monitors.create({ payload: defined })
     )
     if (outcome.ok) props.onSaved(outcome.value)
@@ -392,8 +396,8 @@ const MonitorRow = (props: {
   const pauseOrResume = async () => {
     const outcome = await call((api) =>
       monitor.paused
-        ? api.monitors.resume({ path: { id: monitor.id } })
-        : api.monitors.pause({ path: { id: monitor.id } })
+        ? api.monitors.resume({ params: { id: monitor.id } })
+        : api.monitors.pause({ params: { id: monitor.id } })
     )
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) {
@@ -401,7 +405,7 @@ const MonitorRow = (props: {
     }
   }
   const remove = async () => {
-    const outcome = await call((api) => api.monitors.remove({ path: { id: monitor.id } }))
+    const outcome = await call((api) => api.monitors.remove({ params: { id: monitor.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`The monitor of ${monitor.url} was deleted.`)
   }

@@ -27,7 +27,7 @@ export const PostmortemEditor = (
   const onSubmit = async (event: Event) => {
     event.preventDefault()
     const outcome = await submit((api) =>
-      api.incidents.setPostmortem({ path: { id: incident.id }, payload: { body, published } })
+      api.incidents.setPostmortem({ params: { id: incident.id }, payload: { body, published } })
     )
     if (outcome.ok) props.onSaved(outcome.value)
   }

@@ -99,7 +99,7 @@ const ProbesView = () => {
     const outcome = await call((api) => api.probes.list())
     if (outcome.ok) {
       setProbes(outcome.value)
-      setUpdatedAt(DateTime.unsafeNow())
+      setUpdatedAt(DateTime.nowUnsafe())
     }
     setFailure(outcome.ok ? null : outcome.failure)
   }, [])

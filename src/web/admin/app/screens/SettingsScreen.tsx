@@ -37,8 +37,8 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
     }
     const outcome = await submit((api) =>
       Effect.flatMap(
-        Schema.decodeUnknown(UpdateOrganization)(payload),
-        (decoded) => api.organization.update({ path: { id: organization.id }, payload: decoded })
+        Schema.decodeUnknownEffect(UpdateOrganization)(payload),
+        (decoded) => api.organization.update({ params: { id: organization.id }, payload: decoded })
       )
     )
     if (outcome.ok) setMessage("The organization profile was saved.")
@@ -136,7 +136,7 @@ const ApiKeys = () => {
     const expiry = expiresAt === "" ? undefined : new Date(expiresAt)
     const payload = expiry === undefined || Number.isNaN(expiry.getTime())
       ? { name: name.trim() }
-      : { name: name.trim(), expiresAt: DateTime.unsafeMake(expiry) }
+      : { name: name.trim(), expiresAt: DateTime.makeUnsafe(expiry) }
     const outcome = await submit((api) => api.apiKeys.create({ payload }))
     if (outcome.ok) {
       setCreated(outcome.value)
@@ -146,7 +146,7 @@ const ApiKeys = () => {
     }
   }
   const remove = async (key: ApiKeyJson) => {
-    const outcome = await call((api) => api.apiKeys.remove({ path: { id: key.id } }))
+    const outcome = await call((api) => api.apiKeys.remove({ params: { id: key.id } }))
     setRowFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) {
       setMessage(`The key ${key.name} was deleted.`)

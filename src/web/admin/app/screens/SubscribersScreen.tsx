@@ -19,7 +19,7 @@ const SubscribersView = () => {
   const [failure, setFailure] = useState<Failure | null>(null)
 
   const remove = async (subscriber: SubscriberJson) => {
-    const outcome = await call((api) => api.subscribers.remove({ path: { id: subscriber.id } }))
+    const outcome = await call((api) => api.subscribers.remove({ params: { id: subscriber.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) {
       setMessage(`${subscriber.email} was removed.`)

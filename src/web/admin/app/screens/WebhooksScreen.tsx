@@ -27,7 +27,7 @@ const describeResult = (result: DeliveryResult) =>
     } after ${result.durationMs} ms.`
 
 const Deliveries = ({ webhook }: { readonly webhook: WebhookJson }) => {
-  const [loaded] = useLoad((api) => api.webhooks.deliveries({ path: { id: webhook.id } }))
+  const [loaded] = useLoad((api) => api.webhooks.deliveries({ params: { id: webhook.id } }))
   return (
     <Loading loaded={loaded}>
       {(attempts) =>
@@ -80,7 +80,7 @@ const WebhookRow = (props: {
   const test = async () => {
     setTesting(true)
     setTestResult(null)
-    const outcome = await call((api) => api.webhooks.test({ path: { id: webhook.id } }))
+    const outcome = await call((api) => api.webhooks.test({ params: { id: webhook.id } }))
     setTesting(false)
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) {
@@ -89,12 +89,12 @@ const WebhookRow = (props: {
     }
   }
   const toggle = async () => {
-    const outcome = await call((api) => api.webhooks.toggle({ path: { id: webhook.id } }))
+    const outcome = await call((api) => api.webhooks.toggle({ params: { id: webhook.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`${webhook.name} is now ${outcome.value.isActive ? "active" : "paused"}.`)
   }
   const remove = async () => {
-    const outcome = await call((api) => api.webhooks.remove({ path: { id: webhook.id } }))
+    const outcome = await call((api) => api.webhooks.remove({ params: { id: webhook.id } }))
     setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) props.onChanged(`${webhook.name} was deleted.`)
   }

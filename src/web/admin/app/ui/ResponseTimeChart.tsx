@@ -33,7 +33,7 @@ type Answer = typeof MonitorResponseTimes.Type
 const seriesOf = (answer: Answer): Array<ChartSeries> =>
   answer.regions.map((region) => ({
     region: region.region,
-    points: region.points.map((point) => ({ at: point.at.epochMillis, value: point.p95Ms, count: point.count }))
+    points: region.points.map((point) => ({ at: point.at.epochMilliseconds, value: point.p95Ms, count: point.count }))
   }))
 
 const Chart = (props: { readonly id: string; readonly name: string; readonly answer: Answer }) => {
@@ -127,7 +127,7 @@ export const ResponseTimeChart = (props: { readonly monitorId: MonitorId; readon
   const [failure, setFailure] = useState<Failure | null>(null)
   useEffect(() => {
     let current = true
-    void call((api) => api.responseTimes.ofMonitor({ path: { id: props.monitorId }, urlParams: { period } })).then(
+    void call((api) => api.responseTimes.ofMonitor({ params: { id: props.monitorId }, query: { period } })).then(
       (outcome) => {
         if (!current) return
         setAnswer(outcome.ok ? outcome.value : null)
