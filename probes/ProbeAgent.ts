@@ -27,14 +27,14 @@
  */
 import { Clock, Duration, Effect, FiberSet, Layer, Schedule } from "effect"
 
-import { QueueConfig } from "../src/Config.js"
 import type { CheckJob, ProbeReport } from "../src/domain/CheckJob.js"
 import { CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
 import { heartbeatEvery, ProbeHeartbeat, probeNamePattern } from "../src/domain/ProbeHeartbeat.js"
-import { scrapeGauge } from "../src/observability/Metrics.js"
-import { TracingEnabled, withRemoteParent } from "../src/observability/Telemetry.js"
 import { type Delivery, JobTransport } from "../src/queue/JobTransport.js"
-import { outboundGuard } from "../src/services/OutboundGuard.js"
+import { QueueConfig } from "../src/runtime/Config.js"
+import { outboundGuard } from "../src/runtime/OutboundGuard.js"
+import { scrapeGauge } from "../src/runtime/ScrapeGauges.js"
+import { TracingEnabled, withRemoteParent } from "../src/runtime/Telemetry.js"
 import { type CheckOptions, runCheck } from "./checks/runCheck.js"
 import { ProbeConfig, readExtraCa } from "./ProbeConfig.js"
 import { countCheck, countRefused, setInFlight } from "./ProbeMetrics.js"

@@ -8,9 +8,9 @@ import { hostname } from "node:os"
 
 import { Config, Effect, Option, Schema, SchemaIssue } from "effect"
 
-import { OutboundDeny } from "../src/Config.js"
 import { probeNamePattern } from "../src/domain/ProbeHeartbeat.js"
 import { regionPattern } from "../src/domain/Region.js"
+import { OutboundDeny } from "../src/runtime/Config.js"
 import { parseDnsServers } from "./checks/dns.js"
 
 /** `self`, refused with `message` when its value (the default included) breaks the rule `valid`. */

@@ -4,7 +4,7 @@
  */
 import { Metric } from "effect"
 
-import { labelSets, noLabels } from "../src/observability/Metrics.js"
+import { labelSets, noLabels } from "../src/runtime/MetricLabels.js"
 
 export const probeChecks = Metric.counter("status_page_probe_checks_total", {
   description: "Checks this probe ran, by check type and outcome (ok, failed)",

@@ -8,10 +8,10 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 
-import { environment, MetricsConfig, QueueConfig } from "../src/Config.js"
-import * as Telemetry from "../src/observability/Telemetry.js"
-import * as RedisJobTransport from "../src/queue/RedisJobTransport.js"
-import { teardown } from "../src/Teardown.js"
+import * as RedisJobTransport from "../src/queue/redis/RedisJobTransport.js"
+import { environment, MetricsConfig, QueueConfig } from "../src/runtime/Config.js"
+import { teardown } from "../src/runtime/Teardown.js"
+import * as Telemetry from "../src/runtime/Telemetry.js"
 import * as ProbeAgent from "./ProbeAgent.js"
 
 const Transport = Layer.unwrap(Effect.gen(function*() {
@@ -36,7 +36,7 @@ const Metrics = Layer.unwrap(Effect.gen(function*() {
   const { host, probePort, token } = yield* MetricsConfig
   if (Option.isNone(probePort)) return Layer.empty
   const [{ metricsServer }, { MetricsExporter }] = yield* Effect.promise(() =>
-    Promise.all([import("../src/observability/MetricsServer.js"), import("../src/observability/MetricsExporter.js")])
+    Promise.all([import("../src/runtime/MetricsServer.js"), import("../src/runtime/MetricsExporter.js")])
   )
   return metricsServer({ port: probePort.value, host, token }).pipe(
     Layer.provide(MetricsExporter.layer("status-page-probe"))

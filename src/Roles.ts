@@ -8,12 +8,16 @@
 import { Effect, Layer, Option } from "effect"
 
 import { InProcessProbeLive } from "../probes/ProbeAgent.js"
-import { AppConfig, QueueConfig } from "./Config.js"
 import { MetricsServer } from "./http/MetricsHttp.js"
 import { PublicHttpServer } from "./http/PublicHttpServer.js"
 import { HttpLive } from "./http/Server.js"
-import { DatabaseGauges, DispatcherGauges, SnapshotGauges, TransportGauges } from "./observability/MetricsGauges.js"
-import { JobTransportLive } from "./queue/JobTransportLive.js"
+import { DatabaseGauges } from "./persistence/DatabaseGauges.js"
+import { DispatcherGauges } from "./persistence/DispatcherGauges.js"
+import { SnapshotGauges } from "./public/state/SnapshotGauges.js"
+import * as InProcessJobTransport from "./queue/InProcessJobTransport.js"
+import * as RedisJobTransport from "./queue/redis/RedisJobTransport.js"
+import { StreamGauges } from "./queue/StreamGauges.js"
+import { AppConfig, QueueConfig } from "./runtime/Config.js"
 import { CheckScheduler } from "./workers/CheckScheduler.js"
 import { Dispatcher } from "./workers/Dispatcher.js"
 import { Housekeeping } from "./workers/Housekeeping.js"
@@ -22,6 +26,15 @@ import { IngestConsumer } from "./workers/IngestConsumer.js"
 import { MaintenanceClock } from "./workers/MaintenanceClock.js"
 import { ResponseTimeRollups } from "./workers/ResponseTimeRollups.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
+
+/** The transport the configuration asks for: Redis Streams with REDIS_URL (and REDIS_CA_FILE), in-process without. */
+export const JobTransportLive = Layer.unwrap(
+  Effect.map(QueueConfig, (config) =>
+    Option.match(config.redisUrl, {
+      onNone: () => InProcessJobTransport.layer(),
+      onSome: (url) => RedisJobTransport.layerConfig({ url, prefix: config.streamPrefix })
+    }))
+)
 
 /** The HTTP server (API, public page, dashboard) on PORT and HOST, with the public fast path. */
 export const ApiRole = Layer.unwrap(
@@ -63,7 +76,7 @@ export const Roles = Layer.unwrap(
         runs("scheduler") ? SchedulerRole : Layer.empty,
         runs("ingest") ? IngestRole : Layer.empty,
         localProbe ? InProcessProbeLive : Layer.empty,
-        runs("scheduler") || runs("ingest") ? TransportGauges : Layer.empty
+        runs("scheduler") || runs("ingest") ? StreamGauges : Layer.empty
       ).pipe(Layer.provide(JobTransportLive)),
       // Any role's process serves its metrics on METRICS_PORT when that is set.
       MetricsServer,

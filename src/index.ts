@@ -4,7 +4,6 @@
  * reads its settings through Effect's `Config` (src/Config.ts), so the app's ConfigProvider
  * supplies them; none needs DATABASE_URL. docs/library.md shows a composition.
  */
-export { AppConfig, environment, QueueConfig, Role } from "./Config.js"
 export { type ApiGroupName, apiGroupsFor } from "./http/apiGroupsFor.js"
 export { PublicHttpServer } from "./http/PublicHttpServer.js"
 export { ApiHandlers, HttpLive, serverMiddleware } from "./http/Server.js"
@@ -12,9 +11,9 @@ export { Database, DatabaseClient } from "./persistence/Database.js"
 export { Migrations, migrationsDirectory, runMigrations } from "./persistence/Migrations.js"
 export * as InProcessJobTransport from "./queue/InProcessJobTransport.js"
 export { JobTransport, QueueError } from "./queue/JobTransport.js"
-export { JobTransportLive } from "./queue/JobTransportLive.js"
-export * as RedisJobTransport from "./queue/RedisJobTransport.js"
-export { ApiRole, DispatcherRole, IngestRole, Roles, SchedulerRole } from "./Roles.js"
+export * as RedisJobTransport from "./queue/redis/RedisJobTransport.js"
+export { ApiRole, DispatcherRole, IngestRole, JobTransportLive, Roles, SchedulerRole } from "./Roles.js"
+export { AppConfig, environment, QueueConfig, Role } from "./runtime/Config.js"
 export { Administrators } from "./services/auth/Administrators.js"
 export { ApiKeys } from "./services/auth/ApiKeys.js"
 export { Components } from "./services/catalog/Components.js"

@@ -5,11 +5,11 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer } from "effect"
 
-import { environment } from "./Config.js"
-import * as Telemetry from "./observability/Telemetry.js"
 import { Database } from "./persistence/Database.js"
 import { Roles } from "./Roles.js"
-import { teardown } from "./Teardown.js"
+import { environment } from "./runtime/Config.js"
+import { teardown } from "./runtime/Teardown.js"
+import * as Telemetry from "./runtime/Telemetry.js"
 
 // Telemetry first: the database and the roles are built with its tracer and logger (LOG_FORMAT).
 Layer.launch(Roles.pipe(Layer.provide(Database), Layer.provide(Telemetry.layer({ serviceName: "status-page" })))).pipe(

@@ -13,7 +13,7 @@ import { performance } from "node:perf_hooks"
 import { Effect } from "effect"
 
 import { type CheckOutcome, type HttpMethod, statusCodeMatches } from "../../src/domain/CheckJob.js"
-import { defaultOutboundGuard, type OutboundGuard } from "../../src/services/OutboundGuard.js"
+import { defaultOutboundGuard, type OutboundGuard } from "../../src/runtime/OutboundGuard.js"
 import { describeError, roundMs as round } from "./outcome.js"
 import { trustedCas } from "./trust.js"
 

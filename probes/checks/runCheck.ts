@@ -8,7 +8,7 @@ import {
   errorMaxLength,
   maxReportedMs
 } from "../../src/domain/CheckJob.js"
-import type { OutboundGuard } from "../../src/services/OutboundGuard.js"
+import type { OutboundGuard } from "../../src/runtime/OutboundGuard.js"
 import { dnsCheck } from "./dns.js"
 import { httpCheck } from "./http.js"
 import { capError } from "./outcome.js"

@@ -13,7 +13,7 @@ import * as tls from "node:tls"
 import { Clock, Effect } from "effect"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
-import { defaultOutboundGuard, type OutboundGuard } from "../../src/services/OutboundGuard.js"
+import { defaultOutboundGuard, type OutboundGuard } from "../../src/runtime/OutboundGuard.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 import { trustedCas } from "./trust.js"
 

@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks"
 import { Effect } from "effect"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
-import { defaultOutboundGuard, type OutboundGuard } from "../../src/services/OutboundGuard.js"
+import { defaultOutboundGuard, type OutboundGuard } from "../../src/runtime/OutboundGuard.js"
 import { describeError, parseHostPort, roundMs } from "./outcome.js"
 
 export interface TcpCheck {

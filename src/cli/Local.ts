@@ -5,7 +5,7 @@
  */
 import { Effect, Layer, References } from "effect"
 
-import { loggingLayer } from "../observability/Telemetry.js"
+import { loggingLayer } from "../runtime/Telemetry.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 

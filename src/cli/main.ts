@@ -9,7 +9,7 @@ import { Cause, ConfigProvider, Console, Effect, Exit } from "effect"
 import { CliOutput, Command } from "effect/cli"
 
 import packageJson from "../../package.json" with { type: "json" }
-import { environment } from "../Config.js"
+import { environment } from "../runtime/Config.js"
 import { AdminCommand } from "./AdminCommand.js"
 import { ApiKeyCommand } from "./ApiKeyCommand.js"
 import { ExitCode, report } from "./CliFailure.js"

@@ -14,6 +14,9 @@ export const ComponentStatus = Schema.Literals([
 ])
 export type ComponentStatus = typeof ComponentStatus.Type
 
+/** Who is in charge of a component's status (`components.status_set_by`, migration 0010). */
+export type StatusSetBy = "operator" | "monitors"
+
 /** Severity order of component statuses, worst first: the overall status is the worst one (docs/api.md). */
 const severity: Record<ComponentStatus, number> = {
   major_outage: 4,

@@ -3,15 +3,15 @@ import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
+import { isCrossSiteChange } from "../api/SameOrigin.js"
 import { sessionCookie } from "../api/Security.js"
-import { AppConfig } from "../Config.js"
 import { CurrentPrincipal, Me, SignedIn } from "../domain/Auth.js"
 import { Forbidden } from "../domain/Errors.js"
+import { AppConfig } from "../runtime/Config.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { deviceCookie, deviceCookieMaxAge } from "../services/auth/DeviceCookies.js"
 import { Sessions } from "../services/auth/Sessions.js"
 import { withRetryAfter } from "./RetryAfter.js"
-import { isCrossSiteChange } from "./SameOrigin.js"
 
 export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function*() {

@@ -1,13 +1,13 @@
 import { Effect, Layer, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 
+import { isCrossSiteChange } from "../api/SameOrigin.js"
 import { Authentication, sessionCookie } from "../api/Security.js"
-import { AppConfig } from "../Config.js"
 import { CurrentPrincipal, type Principal } from "../domain/Auth.js"
 import { Forbidden, Unauthorized } from "../domain/Errors.js"
+import { AppConfig } from "../runtime/Config.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
-import { isCrossSiteChange } from "./SameOrigin.js"
 
 const noCredentials = new Unauthorized({ message: "Missing or invalid credentials" })
 

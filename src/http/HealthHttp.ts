@@ -1,22 +1,22 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { Health } from "../api/HealthApi.js"
 import { databaseUnavailable } from "../persistence/DatabaseErrors.js"
-import { RetryingSqlClient } from "../persistence/RetryingSqlClient.js"
+import { DatabaseHealth } from "../persistence/DatabaseHealth.js"
 
 const ok = new Health({ status: "ok" })
 
 export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function*() {
-    const sql = yield* RetryingSqlClient
+    const database = yield* DatabaseHealth
     return handlers
       .handle("live", () => Effect.succeed(ok))
       .handle("ready", () =>
-        sql`select 1`.pipe(
+        database.ping.pipe(
           Effect.timeout("2 seconds"),
           Effect.as(ok),
           Effect.catch(() => Effect.fail(databaseUnavailable))
         ))
-  }))
+  })).pipe(Layer.provide(DatabaseHealth.layer))

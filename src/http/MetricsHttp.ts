@@ -7,11 +7,12 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { HttpMiddleware, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 
-import { MetricsConfig } from "../Config.js"
-import { httpRequestDuration, httpRequests, labelSets } from "../observability/Metrics.js"
-import { MetricsExporter, prometheusContentType } from "../observability/MetricsExporter.js"
-import { publicRoute, routeOf } from "../observability/MetricsRoutes.js"
-import { bearerMatches, metricsServer, unauthorizedBody } from "../observability/MetricsServer.js"
+import { httpRequestDuration, httpRequests } from "../observability/Metrics.js"
+import { MetricsConfig } from "../runtime/Config.js"
+import { labelSets } from "../runtime/MetricLabels.js"
+import { MetricsExporter, prometheusContentType } from "../runtime/MetricsExporter.js"
+import { bearerMatches, metricsServer, unauthorizedBody } from "../runtime/MetricsServer.js"
+import { publicRoute, routeOf } from "./MetricsRoutes.js"
 
 const requestLabels = labelSets("method", "route", "status")
 const durationLabels = labelSets("method", "route")

@@ -4,6 +4,8 @@
  * in the Node request listener, before the Effect router, so the cost of a cached read is close
  * to a bare node:http server's (a rebuild in progress does not hold it up). Anything else
  * (other methods, other URLs, nothing current cached yet) goes on to the Effect app unchanged.
+ * What it answers is the public room's (public/FastPath.ts); here is the server around it: its
+ * time-outs, the body limit, and the error bodies of requests Node refuses.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer } from "node:http"
@@ -13,14 +15,11 @@ import type { Duplex } from "node:stream"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 
-import { PublicResponseTimes } from "../services/public/PublicResponseTimes.js"
-import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
-import { PublicUptime } from "../services/public/PublicUptime.js"
-import { PublicPages } from "../web/public/PublicPages.js"
+import { FastPath } from "../public/FastPath.js"
+import type { CachedResponse } from "../public/PublicResponses.js"
+import { writeNode } from "../public/PublicResponses.js"
 import { refuseDeclaredTooLarge, watchUnsizedBody } from "./BodyLimit.js"
 import { recordFastPath } from "./MetricsHttp.js"
-import type { CachedResponse } from "./PublicResponses.js"
-import { writeNode } from "./PublicResponses.js"
 
 /**
  * How long a client may take, in milliseconds, so a slow or silent one cannot hold a socket
@@ -147,17 +146,9 @@ export const answerCached =
 /**
  * NodeHttpServer.layer on a server with the fast path over what the process has cached: the
  * public snapshot's responses, the public pages (`/`, `/history`, the badge and widget), uptime,
- * components' response times.
+ * components' response times (public/FastPath.ts).
  */
 export const PublicHttpServer = (options: ListenOptions) =>
   Layer.unwrap(
-    Effect.gen(function*() {
-      const [snapshot, pages, uptime] = [yield* PublicSnapshot, yield* PublicPages, yield* PublicUptime]
-      const responseTimes = yield* PublicResponseTimes
-      const lookup = (url: string) =>
-        snapshot.cachedNow(url) ?? pages.cachedNow(url) ?? uptime.cachedNow(url) ?? responseTimes.cachedNow(url)
-      return NodeHttpServer.layer(() => serverWithFastPath(answerCached(lookup)), options)
-    })
-  ).pipe(
-    Layer.provide([PublicSnapshot.layer, PublicPages.layer, PublicUptime.layer, PublicResponseTimes.layer])
-  )
+    Effect.map(FastPath, ({ lookup }) => NodeHttpServer.layer(() => serverWithFastPath(answerCached(lookup)), options))
+  ).pipe(Layer.provide(FastPath.layer))

@@ -7,8 +7,14 @@ import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "eff
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
-import { AppConfig } from "../Config.js"
-import { redactRequestSpan } from "../observability/RequestSpan.js"
+import { PublicPages } from "../public/PublicPages.js"
+import { PublicResponseTimes } from "../public/PublicResponseTimes.js"
+import { PublicRoutes } from "../public/PublicRoutes.js"
+import { PublicUptime } from "../public/PublicUptime.js"
+import { SnapshotResponses } from "../public/SnapshotResponses.js"
+import { PublicSnapshot } from "../public/state/PublicSnapshot.js"
+import { StatusHttp } from "../public/StatusHttp.js"
+import { AppConfig } from "../runtime/Config.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
@@ -24,12 +30,7 @@ import { ResponseTimes } from "../services/monitoring/ResponseTimes.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
 import { Overview } from "../services/operations/Overview.js"
-import { PublicResponseTimes } from "../services/public/PublicResponseTimes.js"
-import { PublicSnapshot } from "../services/public/PublicSnapshot.js"
-import { PublicUptime } from "../services/public/PublicUptime.js"
 import { AdminRoutes } from "../web/admin/AdminRoutes.js"
-import { PublicPages } from "../web/public/PublicPages.js"
-import { PublicRoutes } from "../web/public/PublicRoutes.js"
 import { apiDocsPolicy } from "./ApiDocsPolicy.js"
 import { ApiErrorsLive } from "./ApiErrors.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
@@ -51,8 +52,8 @@ import { OrganizationHttp } from "./OrganizationHttp.js"
 import { OverviewHttp } from "./OverviewHttp.js"
 import { ProbesHttp } from "./ProbesHttp.js"
 import { requestLogger } from "./RequestLog.js"
+import { redactRequestSpan } from "./RequestSpan.js"
 import { ResponseTimesHttp } from "./ResponseTimesHttp.js"
-import { StatusHttp } from "./StatusHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
 
@@ -71,6 +72,7 @@ const ApiServices = Layer.mergeAll(
   ComponentGroups.layer,
   Monitors.layer,
   PublicSnapshot.layer,
+  SnapshotResponses.layer,
   PublicUptime.layer,
   PublicResponseTimes.layer,
   ResponseTimes.layer,

@@ -4,15 +4,8 @@
  */
 import type { CheckResult, MissedCheck, ProbeReport } from "../domain/CheckJob.js"
 import type { RejectReason } from "../domain/ResultAdmission.js"
-import {
-  checkLabels,
-  checksIngested,
-  labelSets,
-  monitorTransitions,
-  noLabels,
-  reportsRefused,
-  resultsStored
-} from "./Metrics.js"
+import { labelSets, noLabels } from "../runtime/MetricLabels.js"
+import { checkLabels, checksIngested, monitorTransitions, reportsRefused, resultsStored } from "./Metrics.js"
 
 const transitionLabels = labelSets("to")
 const refusedLabels = labelSets("region", "reason")

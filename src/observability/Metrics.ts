@@ -1,9 +1,15 @@
 /**
  * The service's metrics, as Effect `Metric`s in the process-wide registry. `MetricsExporter`
- * turns the registry into Prometheus text. docs/operations.md ("Metrics") lists them with the
- * role that exports each. Labels stay bounded: route templates, regions, outcomes; never ids.
+ * (runtime/) turns the registry into Prometheus text. docs/operations.md ("Metrics") lists them
+ * with the role that exports each. Labels stay bounded: route templates, regions, outcomes; never ids.
+ *
+ * These are the instruments only: who knows a value publishes it. The gauges read at scrape time
+ * live beside what they measure (persistence/DatabaseGauges, persistence/DispatcherGauges,
+ * queue/StreamGauges, the public snapshot's SnapshotGauges), the HTTP metrics in http/MetricsHttp.
  */
-import { Context, Effect, Exit, Fiber, Layer, Metric } from "effect"
+import { Metric } from "effect"
+
+import { labelSets } from "../runtime/MetricLabels.js"
 
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
 const gauge = (name: string, description: string) => Metric.gauge(name, { description })
@@ -22,6 +28,10 @@ export const httpRequestDuration = Metric.histogram("status_page_http_request_du
 export const snapshotAge = gauge(
   "status_page_public_snapshot_age_seconds",
   "Age of the public snapshot served, in seconds (read at scrape time)"
+)
+export const snapshotBehind = gauge(
+  "status_page_public_snapshot_behind",
+  "1 while a change announced since the public snapshot was built awaits its rebuild, else 0"
 )
 
 // scheduler
@@ -79,127 +89,14 @@ export const databaseConnections = gauge(
 )
 export const databasePoolMax = gauge("status_page_db_pool_max", "Connections this process's pool may open")
 
-/**
- * The labels of one series, as a metric update reads them: a context holding them as
- * `Metric.CurrentMetricAttributes`, for `metric.updateUnsafe(value, labels)` (and
- * `metric.valueUnsafe(labels)` to read the series).
- */
-export type MetricLabels = Context.Context<never>
-
-/**
- * Label sets made once and reused: a hot path that passes the same set updates without
- * building a context or an attribute record (Effect finds the series in the registry by them).
- */
-export const labelSets = <K extends string>(...keys: ReadonlyArray<K>) => {
-  const cache = new Map<string, MetricLabels>()
-  return (...values: ReadonlyArray<string>): MetricLabels => {
-    const id = values.join("\u0000")
-    let labels = cache.get(id)
-    if (labels === undefined) {
-      const attributes: Record<string, string> = {}
-      keys.forEach((key, i) => {
-        attributes[key] = values[i]!
-      })
-      labels = Context.make(Metric.CurrentMetricAttributes, attributes)
-      cache.set(id, labels)
-    }
-    return labels
-  }
-}
-
 /** `status_page_checks_total`'s labels: ingest (its results and probes' misses) and the scheduler (runs it never published) count into the same series. */
 export const checkLabels = labelSets("region", "outcome")
 
 /** The attempt number as a label: 1 to 4, then `5+`. */
 export const attemptLabel = (attempt: number) => attempt >= 5 ? "5+" : String(attempt)
 
-/**
- * Gauges read at scrape time (a query, XLEN): each role that knows one registers how to
- * refresh it for as long as it runs. A scrape runs them all at once, each within a time-out,
- * so a slow database makes the gauge stale, never the scrape slow.
- */
-const refreshers = new Set<Effect.Effect<void>>()
-
-export const scrapeGauge = (refresh: Effect.Effect<void, unknown>) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const guarded = refresh.pipe(
-        Effect.timeout("2 seconds"),
-        Effect.catchCause((cause) => Effect.logDebug("a gauge could not be read at scrape time", cause))
-      )
-      refreshers.add(guarded)
-      return guarded
-    }),
-    (guarded) => Effect.sync(() => refreshers.delete(guarded))
-  )
-
-/** The refresh under way: scrapes arriving meanwhile wait for it, so scrapes never pile up queries. */
-let running: Fiber.Fiber<void> | undefined
-
-const startRefresh = () => {
-  const fiber = Effect.runFork(
-    Effect.forEach(refreshers, (refresh) => refresh, { concurrency: "unbounded", discard: true })
-  )
-  running = fiber
-  // Called at once when the fiber has already ended (no refreshers).
-  fiber.addObserver(() => {
-    if (running === fiber) running = undefined
-  })
-  return fiber
-}
-
-export const refreshScrapeGauges: Effect.Effect<void> = Effect.suspend(() => Fiber.join(running ?? startRefresh()))
-export const snapshotBehind = gauge(
-  "status_page_public_snapshot_behind",
-  "1 while a change announced since the public snapshot was built awaits its rebuild, else 0"
-)
-
-/** The label set of a series without labels, shared so its update skips the registry lookup. */
-export const noLabels: MetricLabels = Context.empty()
-
 const attemptLabels = labelSets("outcome", "attempt")
 
 /** Counts one delivery attempt (webhook or mail) by outcome and attempt number. */
 export const countAttempt = (metric: typeof webhookAttempts, outcome: string, attempt: number) =>
   metric.updateUnsafe(1, attemptLabels(outcome, attemptLabel(attempt)))
-
-// Effect's own runtime metrics, under the names and with the labels Effect 3 exported them
-// (it counted every fiber by default; Effect 4 counts none unless `Metric.FiberRuntimeMetrics`
-// says how). The counts follow the runtime's fibers, so they vary with Effect's internals.
-const fiberStarted = Metric.counter("effect_fiber_started", { incremental: true })
-const fiberActive = Metric.counter("effect_fiber_active")
-const fiberSuccesses = Metric.counter("effect_fiber_successes", { incremental: true })
-const fiberFailures = Metric.counter("effect_fiber_failures", { incremental: true })
-const fiberLifetimes = Metric.histogram("effect_fiber_lifetimes", {
-  boundaries: Metric.exponentialBoundaries({ start: 0.5, factor: 2, count: 35 }),
-  attributes: { time_unit: "milliseconds" }
-})
-
-/**
- * When the fibers running in each context began (Date.now), oldest first: a fiber ends in the
- * context it began in, which siblings forked together share, so the first to end is given the
- * oldest start (the count and the sum of the lifetimes are exact either way).
- */
-const fiberStarts = new WeakMap<Context.Context<never>, Array<number>>()
-
-const fiberMetrics: Metric.FiberRuntimeMetricsService = {
-  recordFiberStart(context) {
-    fiberStarted.updateUnsafe(1, context)
-    fiberActive.updateUnsafe(1, context)
-    const starts = fiberStarts.get(context)
-    if (starts === undefined) fiberStarts.set(context, [Date.now()])
-    else starts.push(Date.now())
-  },
-  recordFiberEnd(context, exit) {
-    const starts = fiberStarts.get(context)
-    const startedAt = starts?.shift()
-    if (starts !== undefined && starts.length === 0) fiberStarts.delete(context)
-    if (startedAt !== undefined) fiberLifetimes.updateUnsafe(Date.now() - startedAt, context)
-    fiberActive.updateUnsafe(-1, context)
-    if (Exit.isSuccess(exit)) fiberSuccesses.updateUnsafe(1, context)
-    else fiberFailures.updateUnsafe(1, context)
-  }
-}
-
-/** Counts the fibers of everything built with it (`effect_fiber_*`), as Effect 3 did. */
-export const fiberRuntimeMetrics: Layer.Layer<never> = Layer.succeed(Metric.FiberRuntimeMetrics, fiberMetrics)

@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
 
 import type { ComponentId } from "../domain/Component.js"
 import { BadRequest } from "../domain/Errors.js"
@@ -11,15 +10,6 @@ import { RetryingSqlClient } from "./RetryingSqlClient.js"
  * that took them in different orders could each hold one the other waits for (a deadlock).
  */
 export const inLockOrder = (ids: ReadonlyArray<ComponentId>): Array<ComponentId> => [...new Set(ids)].sort()
-
-/**
- * Of `ids`, the components that still exist, locked (`for key share`, in id order) until the
- * transaction ends: what an item's list of components is written from, so that a component
- * deleted while a change re-wrote the list it had read is left out instead of failing the
- * foreign key (a 500).
- */
-export const stillExisting = (sql: SqlClient.SqlClient, ids: ReadonlyArray<ComponentId>) =>
-  sql`select c.id from components c where c.id = any(${[...ids]}::text[]) order by c.id for key share`
 
 /**
  * Checks the `componentIds` of an incident or maintenance body. An unknown id is a 400 (the body

@@ -1,13 +1,10 @@
 import { Context, Effect, Layer } from "effect"
 
-import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../domain/Component.js"
+import type { ComponentId, CreateComponent, UpdateComponent } from "../domain/Component.js"
 import { Component } from "../domain/Component.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
-
-/** Who is in charge of a component's status (`components.status_set_by`, migration 0010). */
-export type StatusSetBy = "operator" | "monitors"
 
 export class ComponentsRepo extends Context.Service<ComponentsRepo>()("ComponentsRepo", {
   make: Effect.gen(function*() {
@@ -40,20 +37,6 @@ export class ComponentsRepo extends Context.Service<ComponentsRepo>()("Component
 
       update: (id: ComponentId, changes: UpdateComponent) =>
         components.first(updateById(sql, "components", id, definedFields(changes))),
-
-      /**
-       * Sets a status in the name of `setBy`. The trigger of migration 0010 takes it from the
-       * transaction's `status_page.actor`, set in the same statement (so it holds outside a
-       * transaction too) and cleared after it, so that later writes of the transaction are not
-       * the monitors' by mistake.
-       */
-      setStatus: (id: ComponentId, status: ComponentStatus, setBy: StatusSetBy = "operator") =>
-        components.first(sql`
-          with actor as materialized (select set_config('status_page.actor', ${setBy}, true))
-          update components set status = ${status}, updated_at = now() from actor where id = ${id}
-          returning components.*`).pipe(
-          Effect.tap(orUnavailable(sql`select set_config('status_page.actor', '', true)`))
-        ),
 
       /** True when a component was deleted. */
       /** Its monitors go with it; their open automatic incidents are handed over to the operators. */

@@ -16,7 +16,7 @@ import { PgClient, PgTypes } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Result, String } from "effect"
 
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../runtime/Config.js"
 import { serveEmbedded, serveOnSocket } from "./EmbeddedServer.js"
 import { Migrations } from "./Migrations.js"
 

@@ -6,7 +6,7 @@ import { Conflict } from "../domain/Errors.js"
 import type { IncidentTemplateId } from "../domain/Incident.js"
 import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
 import { IncidentTemplate } from "../domain/IncidentTemplate.js"
-import { stillExisting } from "./ComponentRefs.js"
+import { componentIdsColumn, replaceComponents } from "./ComponentLinks.js"
 import { orUnavailable, sqlState } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
@@ -25,9 +25,7 @@ export class IncidentTemplatesRepo extends Context.Service<IncidentTemplatesRepo
     const templates = rowsOf(IncidentTemplate)
 
     const withComponents = sql.literal(`
-      select t.*,
-        coalesce((select array_agg(tc.component_id order by tc.component_id)
-                  from incident_template_components tc where tc.template_id = t.id), '{}') as component_ids
+      select t.*, ${componentIdsColumn("template", "t")}
       from incident_templates t`)
 
     return {
@@ -57,13 +55,9 @@ export class IncidentTemplatesRepo extends Context.Service<IncidentTemplatesRepo
         return orUnavailable(statement.pipe(nameTaken(changes.name))).pipe(Effect.map((rows) => rows.length > 0))
       },
 
+      /** Names the template's components; its visibility is Visibility's. */
       setComponents: (id: IncidentTemplateId, componentIds: ReadonlyArray<ComponentId>) =>
-        orUnavailable(Effect.all([
-          sql`delete from incident_template_components where template_id = ${id}`,
-          sql`insert into incident_template_components (template_id, component_id) select ${id}, c.id from (${
-            stillExisting(sql, componentIds)
-          }) c`
-        ], { discard: true })),
+        replaceComponents(sql, "template", id, componentIds),
 
       /** True when a template was deleted. */
       remove: (id: IncidentTemplateId) =>

@@ -9,7 +9,7 @@ import type {
   UpdateIncident
 } from "../domain/Incident.js"
 import { Incident } from "../domain/Incident.js"
-import { stillExisting } from "./ComponentRefs.js"
+import { componentIdsColumn, publicComponentIdsColumn, replaceComponents } from "./ComponentLinks.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
@@ -37,8 +37,7 @@ export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRe
     /** An incident with its component ids, timeline (oldest first), latest message and postmortem. */
     const withTimeline = sql.literal(`
       select i.*,
-        coalesce((select array_agg(ic.component_id order by ic.component_id)
-                  from incident_components ic where ic.incident_id = i.id), '{}') as component_ids,
+        ${componentIdsColumn("incident", "i")},
         ${timeline} as updates,
         ${latestMessage} as message,
         ${postmortem(false)} as postmortem
@@ -53,9 +52,7 @@ export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRe
     const publicIncidents = (updates: string, from = "incidents i") =>
       sql.literal(`
       select i.*,
-        coalesce((select array_agg(ic.component_id order by ic.component_id)
-                  from incident_components ic join components c on c.id = ic.component_id
-                  where ic.incident_id = i.id and c.is_public), '{}') as component_ids,
+        ${publicComponentIdsColumn("incident", "i")},
         ${updates} as updates,
         ${latestMessage} as message,
         ${postmortem(true)} as postmortem
@@ -177,12 +174,7 @@ export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRe
 
       /** Names the incident's components; its visibility is Visibility's. */
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
-        orUnavailable(Effect.all([
-          sql`delete from incident_components where incident_id = ${id}`,
-          sql`insert into incident_components (incident_id, component_id) select ${id}, c.id from (${
-            stillExisting(sql, componentIds)
-          }) c`
-        ], { discard: true })),
+        replaceComponents(sql, "incident", id, componentIds),
 
       /** Whether the incident's postmortem is published; undefined when it has none. */
       postmortemPublished: (id: IncidentId) =>

@@ -7,6 +7,7 @@
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 
 import { orUnavailable } from "./DatabaseErrors.js"
+import { clipError, dueIds, leaseEnd, statusAfter } from "./DeliveryQueueSql.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
@@ -87,13 +88,8 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
         mails.all(sql`
           with claimed as (
             update mail_deliveries
-            set next_attempt_at = ${new Date(now.getTime() + Duration.toMillis(lease))}, updated_at = now()
-            where id in (
-              select id from mail_deliveries
-              where status = 'pending' and next_attempt_at <= ${now}
-              order by next_attempt_at, sequence
-              limit ${limit}
-              for update skip locked)
+            set next_attempt_at = ${leaseEnd(now, lease)}, updated_at = now()
+            where id in (${dueIds(sql, "mail_deliveries", now, limit)})
             returning id, kind, event_id, event, attempts, subscriber_id, verify_token, sequence)
           select claimed.id, claimed.kind, claimed.event_id, claimed.event, claimed.attempts, s.email,
                  s.unsubscribe_token,
@@ -109,12 +105,12 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
        * confirmation's token is erased once the mail is no longer pending.
        */
       recordAttempt: (mail: MailDelivery, error: string | null, retryAt: Date | null, replyCode: number | null) => {
-        const status = error === null ? "sent" : retryAt !== null ? "pending" : "failed"
+        const status = statusAfter("sent", error === null, retryAt)
         return orUnavailable(sql`
           update mail_deliveries
           set status = ${status},
               attempts = attempts + 1, next_attempt_at = ${error === null ? null : retryAt},
-              last_error = ${error?.slice(0, 1000) ?? null}, last_reply_code = ${replyCode},
+              last_error = ${clipError(error)}, last_reply_code = ${replyCode},
               verify_token = ${sql.literal(status === "pending" ? "verify_token" : "null")}, updated_at = now()
           where id = ${mail.id}`).pipe(Effect.asVoid)
       }

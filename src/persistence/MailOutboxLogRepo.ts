@@ -1,5 +1,5 @@
 /**
- * The mail kept without SMTP_URL (`mail_outbox_log`, written by Mailer), emptied by Housekeeping:
+ * The mail kept without SMTP_URL (`mail_outbox_log`, kept by Mailer), emptied by Housekeeping:
  * anonymous subscription requests write to it, so it may not grow without bound, nor keep the
  * addresses of people who never confirmed.
  */
@@ -13,6 +13,27 @@ export class MailOutboxLogRepo extends Context.Service<MailOutboxLogRepo>()("Mai
     const sql = yield* RetryingSqlClient
 
     return {
+      /**
+       * Keeps a mail (its secrets already replaced), with the hash of the confirmation link's
+       * token when it carries one.
+       */
+      keep: (mail: {
+        readonly to: string
+        readonly subject: string
+        readonly text: string
+        readonly html: string
+        readonly headers: Readonly<Record<string, string>> | undefined
+        readonly confirmationToken: string | undefined
+      }) =>
+        // The link's hash as the subscriber keeps it, computed as MailDeliveriesRepo compares it.
+        orUnavailable(sql`
+          insert into mail_outbox_log (to_address, subject, text_body, html_body, headers, verify_token_hash)
+          values (${mail.to}, ${mail.subject}, ${mail.text}, ${mail.html},
+                  ${JSON.stringify(mail.headers)}::jsonb,
+                  encode(sha256(convert_to(${mail.confirmationToken ?? null}::text, 'UTF8')), 'hex'))`).pipe(
+          Effect.asVoid
+        ),
+
       /**
        * Deletes up to `limit` kept mails: those written before `keptSince`, and confirmations whose
        * link no longer confirms at `now` (used, replaced by a newer request, or expired); returns

@@ -1,12 +1,11 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 
-import type { ComponentId, ComponentStatus } from "../domain/Component.js"
+import type { ComponentId, ComponentStatus, StatusSetBy } from "../domain/Component.js"
 import type { MaintenanceId, MaintenanceStatus } from "../domain/Maintenance.js"
 import { Maintenance } from "../domain/Maintenance.js"
 import type { Recurrence } from "../domain/Recurrence.js"
 import { encodeRecurrence } from "../domain/Recurrence.js"
-import { stillExisting } from "./ComponentRefs.js"
-import type { StatusSetBy } from "./ComponentsRepo.js"
+import { componentIdsColumn, replaceComponents } from "./ComponentLinks.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
@@ -31,9 +30,7 @@ export class MaintenanceRepo extends Context.Service<MaintenanceRepo>()("Mainten
     const windows = rowsOf(Maintenance)
 
     const withComponents = sql.literal(`
-      select m.*,
-        coalesce((select array_agg(mc.component_id order by mc.component_id)
-                  from maintenance_components mc where mc.maintenance_id = m.id), '{}') as component_ids
+      select m.*, ${componentIdsColumn("maintenance", "m")}
       from maintenance_windows m`)
 
     return {
@@ -185,12 +182,7 @@ export class MaintenanceRepo extends Context.Service<MaintenanceRepo>()("Mainten
 
       /** Names the window's components; its visibility is Visibility's. */
       setComponents: (id: MaintenanceId, componentIds: ReadonlyArray<ComponentId>) =>
-        orUnavailable(Effect.all([
-          sql`delete from maintenance_components where maintenance_id = ${id}`,
-          sql`insert into maintenance_components (maintenance_id, component_id) select ${id}, c.id from (${
-            stillExisting(sql, componentIds)
-          }) c`
-        ], { discard: true })),
+        replaceComponents(sql, "maintenance", id, componentIds),
 
       /**
        * The status to restore for a component a window puts into maintenance, with who had set

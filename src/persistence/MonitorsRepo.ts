@@ -1,6 +1,7 @@
 import { Clock, Context, DateTime, Effect, Layer, Option, Order, Result, Schema } from "effect"
 import type { SqlError, Statement } from "effect/sql"
 
+import { ComponentId } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
 import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
 import { Monitor, MonitorMiss, MonitorResult, singleStatusCode, StoredMonitor } from "../domain/Monitor.js"
@@ -13,7 +14,7 @@ class IdRow extends Schema.Class<IdRow>("IdRow")({ id: Schema.String }) {}
 
 /** Where a monitor belongs and what quorum last decided of it. */
 class PlacementRow extends Schema.Class<PlacementRow>("PlacementRow")({
-  componentId: Schema.String,
+  componentId: ComponentId,
   state: Schema.Literals(["unknown", "up", "degraded", "down"])
 }) {}
 

@@ -2,11 +2,12 @@
  * LISTEN on a PostgreSQL channel over a connection of its own, as a stream that FAILS when the
  * connection is lost (closed, terminated, or silent past a heartbeat), so the caller can listen
  * again. PgClient's `listen` would hold one of the pool's connections for good, and nothing
- * there notices a connection cut without a FIN: its stream would stay open and silent.
+ * there notices a connection cut without a FIN: its stream would stay open and silent. And
+ * NOTIFY, sent on the caller's client (in its transaction, if it runs in one).
  */
 import { PgConnection } from "@effect/sql-pg"
 import { Clock, Effect, type Redacted, Stream } from "effect"
-import type { SqlError } from "effect/sql"
+import type { SqlClient, SqlError } from "effect/sql"
 
 const heartbeatEveryMs = 5_000
 const heartbeatTimeoutMs = 5_000
@@ -55,3 +56,7 @@ export const listen = (
       Effect.provideService(Clock.Clock, realClock)
     )
   )
+
+/** NOTIFY `channel` with `payload`: inside a transaction, it leaves only when that commits. */
+export const notify = (sql: SqlClient.SqlClient, channel: string, payload: string) =>
+  Effect.asVoid(sql`select pg_notify(${channel}, ${payload})`)

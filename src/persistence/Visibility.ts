@@ -3,33 +3,17 @@
  * (docs/api.md, "Public visibility"). Visibility is the operator's choice, stored with the item;
  * it changes only by the acts below, never because something else was deleted, copied or
  * updated. (Nothing else writes these columns: an incident's `is_public` cannot even be written,
- * it follows from `chosen_public` and `published`.)
+ * it follows from `chosen_public` and `published`.) The items, and the tables linking them to
+ * their components, are described in ComponentLinks.ts.
  */
 import { Context, Effect, Layer } from "effect"
 import type { Statement } from "effect/sql"
 
 import type { ComponentId } from "../domain/Component.js"
+import type { LinkedItem } from "./ComponentLinks.js"
+import { linkedItems } from "./ComponentLinks.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
-
-/** Each kind of item: where its choice is kept, and the table naming its components. */
-const items = {
-  incident: { table: "incidents", choice: "chosen_public", links: "incident_components", key: "incident_id" },
-  maintenance: {
-    table: "maintenance_windows",
-    choice: "is_public",
-    links: "maintenance_components",
-    key: "maintenance_id"
-  },
-  template: {
-    table: "incident_templates",
-    choice: "is_public",
-    links: "incident_template_components",
-    key: "template_id"
-  }
-} as const
-
-export type VisibleItem = keyof typeof items
 
 export class Visibility extends Context.Service<Visibility>()("Visibility", {
   make: Effect.gen(function*() {
@@ -37,8 +21,8 @@ export class Visibility extends Context.Service<Visibility>()("Visibility", {
     /** Whether `ids` name a public component (ids of deleted components name none). */
     const namesPublic = (ids: ReadonlyArray<ComponentId>) =>
       sql`exists (select from components c where c.id = any(${[...ids]}::text[]) and c.is_public)`
-    const write = (kind: VisibleItem, id: string, value: Statement.Fragment) => {
-      const item = items[kind]
+    const write = (kind: LinkedItem, id: string, value: Statement.Fragment) => {
+      const item = linkedItems[kind]
       return orUnavailable(sql`update ${sql(item.table)} set ${sql(item.choice)} = ${value} where id = ${id}`)
     }
 
@@ -47,7 +31,7 @@ export class Visibility extends Context.Service<Visibility>()("Visibility", {
        * An operator names the item's components, creating it or replacing its list: public when
        * they are none or include a public one.
        */
-      choose: (kind: VisibleItem, id: string, named: ReadonlyArray<ComponentId>) =>
+      choose: (kind: LinkedItem, id: string, named: ReadonlyArray<ComponentId>) =>
         write(kind, id, sql`(${named.length === 0} or ${namesPublic(named)})`),
 
       /**
@@ -55,7 +39,7 @@ export class Visibility extends Context.Service<Visibility>()("Visibility", {
        * named (a form sending them back unchanged chooses nothing).
        */
       chooseAgain: (
-        kind: VisibleItem,
+        kind: LinkedItem,
         id: string,
         named: ReadonlyArray<ComponentId>,
         before: ReadonlyArray<ComponentId>
@@ -65,24 +49,26 @@ export class Visibility extends Context.Service<Visibility>()("Visibility", {
       },
 
       /** An operator names more components: a public one makes the item public; none makes it private. */
-      widen: (kind: VisibleItem, id: string, added: ReadonlyArray<ComponentId>) =>
-        added.length === 0 ? Effect.void : write(kind, id, sql`(${sql(items[kind].choice)} or ${namesPublic(added)})`),
+      widen: (kind: LinkedItem, id: string, added: ReadonlyArray<ComponentId>) =>
+        added.length === 0
+          ? Effect.void
+          : write(kind, id, sql`(${sql(linkedItems[kind].choice)} or ${namesPublic(added)})`),
 
       /** An operator's explicit `isPublic`. */
-      set: (kind: VisibleItem, id: string, isPublic: boolean) => write(kind, id, sql`${isPublic}`),
+      set: (kind: LinkedItem, id: string, isPublic: boolean) => write(kind, id, sql`${isPublic}`),
 
       /**
        * The item takes the choice of `from`: the occurrence it follows, the template it comes
        * from. Read here, after the caller locked the components it names, so a component hidden
        * meanwhile has had its say on `from` first.
        */
-      inherit: (kind: VisibleItem, id: string, from: { readonly kind: VisibleItem; readonly id: string }) =>
+      inherit: (kind: LinkedItem, id: string, from: { readonly kind: LinkedItem; readonly id: string }) =>
         write(
           kind,
           id,
           // Private when `from` is gone meanwhile.
-          sql`coalesce((select ${sql(items[from.kind].choice)} from ${
-            sql(items[from.kind].table)
+          sql`coalesce((select ${sql(linkedItems[from.kind].choice)} from ${
+            sql(linkedItems[from.kind].table)
           } where id = ${from.id}), false)`
         ),
 
@@ -91,7 +77,7 @@ export class Visibility extends Context.Service<Visibility>()("Visibility", {
        * components is, else private.
        */
       componentShownOrHidden: (componentId: ComponentId) =>
-        Effect.forEach(Object.values(items), (item) =>
+        Effect.forEach(Object.values(linkedItems), (item) =>
           orUnavailable(sql`
             update ${sql(item.table)} t
             set ${sql(item.choice)} = exists (

@@ -9,6 +9,7 @@ import { toggleOf } from "../domain/NotificationEvent.js"
 import type { AttemptResult, WebhookId } from "../domain/Webhook.js"
 import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
+import { clipError, dueIds, leaseEnd, statusAfter } from "./DeliveryQueueSql.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 import { receivesEvent } from "./WebhooksRepo.js"
@@ -16,9 +17,6 @@ import { receivesEvent } from "./WebhooksRepo.js"
 /** `returning` keeps no order: attempts start in the order the deliveries became due. */
 const byDueTime = (a: DeliveryRow, b: DeliveryRow) =>
   (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || a.sequence - b.sequence
-
-/** Error texts are kept short in the database. */
-const clipError = (error: string | null) => (error === null ? null : error.slice(0, 1000))
 
 /** What an attempt needs of its webhook, read with the claim (columns `target_*`). */
 const ClaimTarget = Schema.Struct({
@@ -70,8 +68,7 @@ export interface AttemptOutcome {
   readonly retryAt: Date | null
 }
 
-const statusOf = (outcome: AttemptOutcome) =>
-  outcome.result.success ? "delivered" as const : outcome.retryAt !== null ? "pending" as const : "failed" as const
+const statusOf = (outcome: AttemptOutcome) => statusAfter("delivered", outcome.result.success, outcome.retryAt)
 
 /** A delivery as recording `outcome` leaves it (the columns recordAttempts sets). */
 export const afterAttempt = (outcome: AttemptOutcome): WebhookDelivery =>
@@ -196,19 +193,14 @@ export class WebhookDeliveriesRepo extends Context.Service<WebhookDeliveriesRepo
        * always exists: deleting a webhook deletes its deliveries).
        */
       claimDue: (now: Date, limit: number, lease: Duration.Duration) => {
-        const claimedUntil = new Date(now.getTime() + Duration.toMillis(lease))
+        const claimedUntil = leaseEnd(now, lease)
         return orUnavailable(
           Effect.flatMap(
             sql`
               update webhook_deliveries d
               set next_attempt_at = ${claimedUntil}, updated_at = now()
               from webhooks w
-              where w.id = d.webhook_id and d.id in (
-                select id from webhook_deliveries
-                where status = 'pending' and next_attempt_at <= ${now}
-                order by next_attempt_at, sequence
-                limit ${limit}
-                for update skip locked)
+              where w.id = d.webhook_id and d.id in (${dueIds(sql, "webhook_deliveries", now, limit)})
               returning d.*, w.url as target_url, w.type as target_type, w.secret as target_secret,
                         w.is_active as target_active`,
             decodeClaimed
@@ -233,7 +225,7 @@ export class WebhookDeliveriesRepo extends Context.Service<WebhookDeliveriesRepo
        */
       recordAttempt: (delivery: DeliveryRow, result: AttemptResult, attemptedAt: Date, retryAt: Date | null) => {
         const attempt = delivery.attempts + 1
-        const status = result.success ? "delivered" : retryAt !== null ? "pending" : "failed"
+        const status = statusAfter("delivered", result.success, retryAt)
         const error = clipError(result.error)
         return Effect.gen(function*() {
           yield* sql`

@@ -23,11 +23,11 @@ import { randomUUID } from "node:crypto"
 
 import { Context, Effect, Fiber, Layer, Option, PubSub, Schedule, Schema, Stream } from "effect"
 
-import { AppConfig } from "../Config.js"
 import { IdString } from "../domain/Fields.js"
 import { orUnavailable } from "../persistence/DatabaseErrors.js"
-import { listen } from "../persistence/Notifications.js"
+import { listen, notify } from "../persistence/Notifications.js"
 import { RetryingSqlClient } from "../persistence/RetryingSqlClient.js"
+import { AppConfig } from "../runtime/Config.js"
 
 const channel = "status_page_changes"
 
@@ -180,7 +180,7 @@ export class StateChanges extends Context.Service<StateChanges>()("StateChanges"
         Option.filter((notice) => notice.length < maxNotice),
         Option.getOrElse(() => noticeOfEverything)
       )
-      return Effect.asVoid(sql`select pg_notify(${channel}, ${payload})`)
+      return notify(sql, channel, payload)
     }
 
     /**

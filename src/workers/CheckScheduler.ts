@@ -14,12 +14,13 @@ import { Array as Arr, Clock, Duration, Effect, Layer, Result, Schedule, type Sc
 import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
 import { latestSlot, slotOffset } from "../domain/Slots.js"
-import { checkLabels, checksIngested, noLabels, runsPublished, schedulerLag } from "../observability/Metrics.js"
-import { startSpan, traceparentOf, TracingEnabled } from "../observability/Telemetry.js"
-import { ChecksRepo, type UnpublishedRuns } from "../persistence/ChecksRepo.js"
+import { checkLabels, checksIngested, runsPublished, schedulerLag } from "../observability/Metrics.js"
+import { holdAdvisoryLock } from "../persistence/AdvisoryLock.js"
+import { CheckResultsRepo, type UnpublishedRuns } from "../persistence/CheckResultsRepo.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
-import { RetryingSqlClient } from "../persistence/RetryingSqlClient.js"
 import { JobTransport } from "../queue/JobTransport.js"
+import { noLabels } from "../runtime/MetricLabels.js"
+import { startSpan, traceparentOf, TracingEnabled } from "../runtime/Telemetry.js"
 import { formatMonitorError } from "./formatMonitorError.js"
 
 /** Key of the advisory lock only the active scheduler holds. */
@@ -105,7 +106,7 @@ const recordRetry = Schedule.min([Schedule.exponential("1 second"), Schedule.spa
  */
 const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope) {
   const monitors = yield* MonitorsRepo
-  const checks = yield* ChecksRepo
+  const checks = yield* CheckResultsRepo
   const transport = yield* JobTransport
   const entries = new Map<string, Entry>()
   /** The version of each monitor that is not a valid check, so it is reported once per change. */
@@ -194,7 +195,7 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
     })
 
   /**
-   * Records the runs of `runs` as missed (ChecksRepo.insertUnpublishedMisses), a chunk of
+   * Records the runs of `runs` as missed (CheckResultsRepo.insertUnpublishedMisses), a chunk of
    * monitors per statement, and logs how many. In a fiber of the scheduler's scope, not this
    * leadership's, retried until it succeeds: publishing does not wait for it, and neither the
    * end of leadership nor the database going away loses it. Only this leader can record these
@@ -284,21 +285,10 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
   return yield* tick.pipe(Effect.schedule(Schedule.spaced(tickEvery)), Effect.andThen(Effect.never))
 })
 
-/** Waits for the advisory lock on a connection of its own, then schedules while it holds it. */
+/** Waits for the advisory lock, then schedules while it holds it. */
 const lead = Effect.fnUntraced(function*(recordings: Scope.Scope) {
-  const sql = yield* RetryingSqlClient
-  const connection = yield* sql.reserve
-  const locked = connection.execute("select pg_try_advisory_lock($1) as locked", [leaderLockKey], undefined).pipe(
-    Effect.map((rows) => rows[0]?.locked === true)
-  )
-  yield* locked.pipe(Effect.repeat({ until: (held) => held, schedule: Schedule.spaced("2 seconds") }))
-  // The reserved connection goes back to the pool afterwards: give the lock up explicitly.
-  yield* Effect.addFinalizer(() =>
-    connection.execute("select pg_advisory_unlock($1)", [leaderLockKey], undefined).pipe(Effect.ignore)
-  )
-  // The lock lives as long as the connection: when a query on it fails, leadership is over.
-  const heartbeat = connection.execute("select 1", [], undefined).pipe(Effect.repeat(Schedule.spaced("2 seconds")))
-  return yield* Effect.raceFirst(Effect.scoped(scheduleWhileLeader(recordings)), heartbeat)
+  const lost = yield* holdAdvisoryLock(leaderLockKey)
+  return yield* Effect.raceFirst(Effect.scoped(scheduleWhileLeader(recordings)), lost)
 }, Effect.scoped)
 
 export const CheckScheduler = Layer.effectDiscard(
@@ -308,4 +298,4 @@ export const CheckScheduler = Layer.effectDiscard(
     Effect.annotateLogs("fiber", "check-scheduler"),
     Effect.forkScoped
   )
-).pipe(Layer.provide([MonitorsRepo.layer, ChecksRepo.layer]))
+).pipe(Layer.provide([MonitorsRepo.layer, CheckResultsRepo.layer]))

@@ -24,8 +24,9 @@ import { Duration, Effect, Layer, PubSub, Queue, Result } from "effect"
 import type { NotificationEvent } from "../domain/NotificationEvent.js"
 import type { OutboxRow } from "../persistence/OutboxRepo.js"
 import { OutboxRepo } from "../persistence/OutboxRepo.js"
+import { startDeliveryPump } from "../services/notifications/dispatcher/DeliveryQueue.js"
 import { toNotificationEvent } from "../services/notifications/dispatcher/OutboxEvents.js"
-import { effectWork, startWorkPump } from "../services/notifications/dispatcher/WorkPump.js"
+import { effectWork } from "../services/notifications/dispatcher/WorkPump.js"
 import { MailDeliveries } from "../services/notifications/mail/MailDeliveries.js"
 import { WebhookDeliveries } from "../services/notifications/webhooks/WebhookDeliveries.js"
 import { StateChanges } from "../services/StateChanges.js"
@@ -67,26 +68,22 @@ export const Dispatcher = Layer.effectDiscard(
       Effect.forkScoped
     )
 
-    const webhookPump = yield* startWorkPump({
+    // Each pump claims from its channel's queue, and is woken when a retry this process schedules comes due.
+    const webhookPump = yield* startDeliveryPump(webhooks, {
       name: "dispatcher.webhooks",
       slots: webhookSlots,
-      claim: webhooks.claimDue,
       // The slot is a request in flight: it is free once the request is over and its outcome queued.
       start: webhooks.start,
       pollInterval,
       idlePoll
     })
-    const mailPump = yield* startWorkPump({
+    const mailPump = yield* startDeliveryPump(mails, {
       name: "dispatcher.mail",
       slots: mailSlots,
-      claim: mails.claimDue,
       start: yield* effectWork("dispatcher.mail", mails.attempt),
       pollInterval,
       idlePoll
     })
-    // Retries this process schedules wake the pumps when due, not at the next idle poll.
-    yield* webhooks.onDueAgain(webhookPump.dueAt)
-    yield* mails.onDueAgain(mailPump.dueAt)
 
     /** The events of claimed rows; a row the formats cannot read is a bug to fix, not something a retry mends: logged and skipped. */
     const eventsOf = (rows: ReadonlyArray<OutboxRow>) =>

@@ -15,12 +15,12 @@ import { hostname } from "node:os"
 import { Cause, Clock, Duration, Effect, Layer, Queue, Result, Schedule } from "effect"
 import type { SqlError } from "effect/sql"
 
-import { AppConfig, QueueConfig } from "../Config.js"
 import type { ProbeReport } from "../domain/CheckJob.js"
-import { ChecksRepo } from "../persistence/ChecksRepo.js"
+import { CheckResultsRepo } from "../persistence/CheckResultsRepo.js"
 import { sqlState } from "../persistence/DatabaseErrors.js"
 import type { Delivery, QueueError } from "../queue/JobTransport.js"
 import { JobTransport } from "../queue/JobTransport.js"
+import { AppConfig, QueueConfig } from "../runtime/Config.js"
 import { ProbeRegistry } from "../services/monitoring/ProbeRegistry.js"
 import { ResultIngest } from "../services/monitoring/ResultIngest.js"
 
@@ -153,7 +153,7 @@ const consume = Effect.gen(function*() {
 
 /** Deletes raw results and misses scheduled more than RESULTS_RETENTION_DAYS ago, in bounded batches. */
 export const deleteOldChecks = Effect.gen(function*() {
-  const repo = yield* ChecksRepo
+  const repo = yield* CheckResultsRepo
   const { resultsRetentionDays } = yield* AppConfig
   const now = yield* Clock.currentTimeMillis
   const before = new Date(now - Duration.toMillis(Duration.days(resultsRetentionDays)))
@@ -173,4 +173,4 @@ export const IngestConsumer = Layer.effectDiscard(
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide([ResultIngest.layer, ChecksRepo.layer, ProbeRegistry.layer]))
+).pipe(Layer.provide([ResultIngest.layer, CheckResultsRepo.layer, ProbeRegistry.layer]))

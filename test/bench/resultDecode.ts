@@ -14,7 +14,7 @@ import { Schema } from "effect"
 
 import { CheckResult, jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
-import { decodeResultEntry } from "../../src/queue/RedisJobTransport.js"
+import { decodeResultEntry } from "../../src/queue/redis/RedisJobTransport.js"
 
 const count = Number(process.env.BENCH_RESULTS ?? 300_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)

@@ -3,7 +3,6 @@
  * real HTTP stack on a loopback port, over a fresh database, with the maintenance clock running;
  * its effects are checked through the API.
  */
-import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ComponentId } from "../../src/domain/Component.js"
 import { IncidentId } from "../../src/domain/Incident.js"
 import { MaintenanceId } from "../../src/domain/Maintenance.js"
-import { freePort, projectRoot } from "../support/ChildProcess.js"
+import { freePort, runCommand } from "../support/ChildProcess.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, LiveTestServer, SuiteApiKey, withMaintenanceClock } from "../support/TestServer.js"
 
@@ -33,18 +32,9 @@ const api = <A, E>(use: (client: Effect.Success<typeof ApiClient>) => Effect.Eff
  * times. `preload` are modules imported before it (test/support/NoDnsLookups.ts).
  */
 const cli = (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}, preload: ReadonlyArray<string> = []) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const imports = ["tsx", ...preload].flatMap((module) => ["--import", module])
-    const child = spawn(process.execPath, [...imports, "src/cli/main.ts", ...args], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env, ...extraEnv },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("exit", (code) => resolve({ code, stdout, stderr }))
+  runCommand("src/cli/main.ts", args, { ...env, ...extraEnv }, {
+    directNode: true,
+    nodeFlags: preload.flatMap((module) => ["--import", module])
   })
 
 const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000)

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Config, ConfigProvider, Effect, Option, Redacted } from "effect"
 
-import { AppConfig, environment, MetricsConfig, QueueConfig } from "../../src/Config.js"
+import { AppConfig, environment, MetricsConfig, QueueConfig } from "../../src/runtime/Config.js"
 
 describe("configuration", () => {
   it.effect("a variable set to nothing, or to blanks, is unset; one set to something is read", () =>

@@ -9,8 +9,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
 
 import { ProbeConfig } from "../../probes/ProbeConfig.js"
-import { AppConfig, environment } from "../../src/Config.js"
-import { defaultOutboundGuard, OutboundDenied, outboundGuard } from "../../src/services/OutboundGuard.js"
+import { AppConfig, environment } from "../../src/runtime/Config.js"
+import { defaultOutboundGuard, OutboundDenied, outboundGuard } from "../../src/runtime/OutboundGuard.js"
 
 const metadata = ["169.254.169.254", "169.254.0.1", "fe80::1", "fd00:ec2::254", "100.100.100.200"]
 const elsewhere = ["127.0.0.1", "10.0.0.1", "192.168.1.1", "8.8.8.8", "::1", "fd00:ec2::253", "2001:db8::1"]

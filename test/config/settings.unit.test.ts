@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Exit, Option } from "effect"
 
 import { ProbeConfig } from "../../probes/ProbeConfig.js"
-import { AppConfig, environment } from "../../src/Config.js"
+import { AppConfig, environment } from "../../src/runtime/Config.js"
 
 const read = <A, E>(config: Effect.Effect<A, E>, env: Record<string, string>) =>
   config.pipe(Effect.provideService(ConfigProvider.ConfigProvider, environment(env)))

@@ -20,7 +20,7 @@ import {
 } from "../../src/domain/CheckJob.js"
 import { decodeCheckResultFast } from "../../src/domain/decodeCheckResultFast.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
-import { decodeResultEntry } from "../../src/queue/RedisJobTransport.js"
+import { decodeResultEntry } from "../../src/queue/redis/RedisJobTransport.js"
 import { hostileValue, RawJson, toJsonText, withKey } from "../system/fuzz/values.js"
 
 const union = Schema.Union([CheckResult, MissedCheck, ProbeHeartbeat])

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Result } from "effect"
 
-import { AppConfig } from "../../src/Config.js"
 import { parseAddressList } from "../../src/domain/NetworkAddress.js"
 import { clientBudget, normalizeAddress } from "../../src/domain/NetworkAddress.js"
 import { resolveClientAddress } from "../../src/http/ClientAddress.js"
+import { AppConfig } from "../../src/runtime/Config.js"
 import { subscribeLimits } from "../../src/services/notifications/Subscriptions.js"
 import { sendJson, TestServer } from "../support/TestServer.js"
 

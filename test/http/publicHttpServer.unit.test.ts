@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 
 import { answerCached, serverWithFastPath } from "../../src/http/PublicHttpServer.js"
-import { acceptsGzip } from "../../src/http/PublicResponses.js"
-import type { EncodedResponse } from "../../src/services/public/PublicSnapshot.js"
+import type { EncodedResponse } from "../../src/public/PublicResponses.js"
+import { acceptsGzip } from "../../src/public/PublicResponses.js"
 
 const summary: EncodedResponse = {
   body: Buffer.from("{\"status\":\"operational\"}"),

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 
 import { CheckJob, isMissed } from "../../src/domain/CheckJob.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { readAll } from "../queue/transportContract.js"
 import { startService } from "../support/ChildProcess.js"
 import { eventually } from "../support/Eventually.js"

@@ -22,7 +22,7 @@ import { CheckResult, jobIdOf, MissedCheck, type ProbeReport } from "../../src/d
 import { reportsRefused } from "../../src/observability/Metrics.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
 import { probeAclRules } from "../../src/queue/ProbeAcl.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { Uptime } from "../../src/services/monitoring/Uptime.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { checkResult, slotFrom, slotOf } from "../support/CheckResults.js"

@@ -11,7 +11,7 @@ import { expect, layer } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer } from "effect"
 
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { eventually, realPause } from "../support/Eventually.js"

@@ -13,7 +13,7 @@ import { TestClock } from "effect/testing"
 import type { CheckResult } from "../../src/domain/CheckJob.js"
 import { bucketBounds, bucketCount, relativeError } from "../../src/domain/ResponseTimeHistogram.js"
 import { keepDailyMillis, keepHourlyMillis, rollUp } from "../../src/domain/ResponseTimes.js"
-import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
+import { CheckResultsRepo } from "../../src/persistence/CheckResultsRepo.js"
 import { ResponseTimesRepo } from "../../src/persistence/ResponseTimesRepo.js"
 import { ResponseTimes } from "../../src/services/monitoring/ResponseTimes.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
@@ -23,7 +23,7 @@ import { checkResult, slotFrom } from "../support/CheckResults.js"
 import { asleepUntil, eventually, realPause } from "../support/Eventually.js"
 import { ApiClient, sendAnonymous, sendJson, TestServer } from "../support/TestServer.js"
 
-const Stack = Layer.mergeAll(ResultIngest.layer, ResponseTimes.layer, ResponseTimesRepo.layer, ChecksRepo.layer)
+const Stack = Layer.mergeAll(ResultIngest.layer, ResponseTimes.layer, ResponseTimesRepo.layer, CheckResultsRepo.layer)
   .pipe(Layer.provideMerge(TestServer()))
 
 /**
@@ -32,7 +32,7 @@ const Stack = Layer.mergeAll(ResultIngest.layer, ResponseTimes.layer, ResponseTi
  * before its monitor was created (docs/monitor-fleet.md, "Result admission").
  */
 const storeHistory = (reports: ReadonlyArray<CheckResult>) =>
-  Effect.flatMap(ChecksRepo, (repo) => repo.storeResults(reports))
+  Effect.flatMap(CheckResultsRepo, (repo) => repo.storeResults(reports))
 
 /** Stores a batch, then folds what is pending into the rollups (what the ingest role's fiber does every 10 s). */
 const ingestAndFold = (reports: ReadonlyArray<CheckResult>) =>

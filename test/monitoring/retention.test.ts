@@ -11,8 +11,8 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 
 import { jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
-import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import { CheckResultsRepo } from "../../src/persistence/CheckResultsRepo.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { UptimeAggregator } from "../../src/workers/UptimeAggregator.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
@@ -35,7 +35,7 @@ const Transport = Layer.unwrap(
 )
 const retentionDays = 3
 const ResultsStack = IngestConsumer.pipe(
-  Layer.provideMerge(ChecksRepo.layer),
+  Layer.provideMerge(CheckResultsRepo.layer),
   Layer.provideMerge(Transport),
   Layer.provideMerge(TestServer({ RESULTS_RETENTION_DAYS: String(retentionDays) }))
 )
@@ -57,7 +57,7 @@ it.layer(ResultsStack)("retention of raw results", (it) => {
       const scheduled = [72.5, 70.5, 69.5, 48, 1].map((hours) => slotOf(monitor.id, start - hours * hour))
       // Written as ingest writes them: ingest itself admits no run that old, nor one before its
       // monitor was created (docs/monitor-fleet.md, "Result admission").
-      const repo = yield* ChecksRepo
+      const repo = yield* CheckResultsRepo
       yield* repo.storeResults(scheduled.map((at) => checkResult(monitor.id, "eu", at, true)))
       yield* repo.insertMisses(scheduled.map((at) =>
         new MissedCheck({

@@ -5,7 +5,7 @@
 import { Cause, ConfigProvider, Effect, Layer, Logger } from "effect"
 import { afterEach, describe, expect, it, vi } from "vitest"
 
-import * as Telemetry from "../../src/observability/Telemetry.js"
+import * as Telemetry from "../../src/runtime/Telemetry.js"
 import { replaceDefaultLogger } from "../support/Logs.js"
 
 const withLogFormat = (variables: Record<string, string>) =>

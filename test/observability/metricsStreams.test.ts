@@ -6,11 +6,11 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 
-import { MetricsExporter } from "../../src/observability/MetricsExporter.js"
-import { TransportGauges } from "../../src/observability/MetricsGauges.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
+import { StreamGauges } from "../../src/queue/StreamGauges.js"
+import { MetricsExporter } from "../../src/runtime/MetricsExporter.js"
 import { announce, jobsFor, readAll } from "../queue/transportContract.js"
 import { parseMetrics } from "../support/Prometheus.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
@@ -30,7 +30,7 @@ const transports = {
 }
 
 for (const [name, transport] of Object.entries(transports)) {
-  const Stack = Layer.merge(TransportGauges, MetricsExporter.layer("status-page")).pipe(
+  const Stack = Layer.merge(StreamGauges, MetricsExporter.layer("status-page")).pipe(
     Layer.provideMerge(Layer.orDie(transport))
   )
   layer(Stack, { timeout: "30 seconds" })(`stream gauges (${name})`, (it) => {

@@ -13,7 +13,7 @@ import { Context, DateTime, Effect, Layer } from "effect"
 import type { Redis } from "ioredis"
 
 import { latestSlot, slotOffset } from "../../src/domain/Slots.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { CheckScheduler } from "../../src/workers/CheckScheduler.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { type Service, startService } from "../support/ChildProcess.js"

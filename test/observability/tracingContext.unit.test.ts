@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 
 import { CheckJob, CheckResult, JobTemplate } from "../../src/domain/CheckJob.js"
-import { linksTo, parseHeaders, spanOfTraceparent } from "../../src/observability/Telemetry.js"
+import { linksTo, parseHeaders, spanOfTraceparent } from "../../src/runtime/Telemetry.js"
 
 const traceparent = `00-${"4bf92f3577b34da6a3ce929d0e0e4736"}-${"00f067aa0ba902b7"}-01`
 const template = JobTemplate.make({

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net"
 
 import { ConfigProvider, Effect, Layer } from "effect"
 
-import * as Telemetry from "../../src/observability/Telemetry.js"
+import * as Telemetry from "../../src/runtime/Telemetry.js"
 
 interface OtlpValue {
   readonly stringValue?: string

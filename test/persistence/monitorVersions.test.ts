@@ -36,7 +36,7 @@ it.layer(MonitorsRepo.layer.pipe(Layer.provideMerge(TestServer())))("a monitor's
           Object.assign(seen, now)
         })
 
-      // Ingest's transitions (ChecksRepo.applyTransitions) write the state alone.
+      // Ingest's transitions (MonitorStateRepo.applyTransitions) write the state alone.
       yield* sql`update monitors set state = 'down', state_changed_at = now() where id = ${monitor.id}`
       yield* expectChanged(false)
       yield* sql`update monitors set state = 'up', state_changed_at = now() where id = ${monitor.id}`

@@ -14,7 +14,7 @@ import { CheckJob } from "../../src/domain/CheckJob.js"
 import { parseAddressList } from "../../src/domain/NetworkAddress.js"
 import * as InProcessJobTransport from "../../src/queue/InProcessJobTransport.js"
 import { JobTransport } from "../../src/queue/JobTransport.js"
-import { outboundGuard, type Resolve } from "../../src/services/OutboundGuard.js"
+import { outboundGuard, type Resolve } from "../../src/runtime/OutboundGuard.js"
 import { readAll } from "../queue/transportContract.js"
 import { httpServer } from "../support/Servers.js"
 

@@ -4,7 +4,6 @@
  * a job published on its region's stream against a loopback HTTP target, and reporting its
  * version (package.json's, inlined: the probe host has no package.json) in its heartbeat.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { builtinModules } from "node:module"
@@ -17,7 +16,7 @@ import { Effect, Schema } from "effect"
 import { buildProbe, effectBarrelExports, forbiddenInputs, importEffectModules } from "../../scripts/buildProbe.js"
 import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
-import { metricsUrl, projectRoot } from "../support/ChildProcess.js"
+import { metricsUrl, projectRoot, startService } from "../support/ChildProcess.js"
 import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"
 import { httpServer } from "../support/Servers.js"
@@ -48,20 +47,10 @@ const nodeModulesAbove = (dir: string): Array<string> => {
 
 const startProbe = (file: string, env: Record<string, string>) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
-      const child: ChildProcess = spawn(process.execPath, [file], {
-        cwd: dirname(file),
-        // Only what an operator sets: no NODE_OPTIONS or loaders inherited from the test runner.
-        env: { PATH: process.env.PATH ?? "", ...env },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let output = ""
-      child.stdout!.on("data", (chunk) => (output += chunk))
-      child.stderr!.on("data", (chunk) => (output += chunk))
-      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-      const alive = () => child.exitCode === null && child.signalCode === null
-      return { child, output: () => output, exited, alive }
-    }),
+    Effect.sync(() =>
+      // Only what an operator sets: no NODE_OPTIONS or loaders inherited from the test runner.
+      startService(file, env, { plainNode: true, cwd: dirname(file), home: false })
+    ),
     ({ child, exited }) => Effect.promise(() => (child.kill("SIGTERM"), exited))
   )
 

@@ -6,7 +6,6 @@
  * jobs go to each region's stream (`jobs:<region>`), reports come back on `results:<region>`
  * next to the probes' heartbeats.
  */
-import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -17,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 
 import { CheckJob, isMissed, ProbeReport } from "../../src/domain/CheckJob.js"
 import { ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
-import { projectRoot, type Service } from "../support/ChildProcess.js"
+import { type Service, startService } from "../support/ChildProcess.js"
 import { redisUrl } from "../support/Redis.js"
 
 const encodeJob = Schema.encodeSync(Schema.fromJsonString(CheckJob))
@@ -61,25 +60,13 @@ const until = async (what: string, condition: () => Promise<boolean> | boolean, 
  * under the tsx wrapper binary: a SIGKILL must reach the probe, not just a wrapper around it.
  */
 const startProbe = async (region: string, name: string, env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "probes/main.ts"], {
-    cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      REDIS_URL: redisUrl,
-      REDIS_STREAM_PREFIX: prefix,
-      PROBE_REGION: region,
-      PROBE_NAME: name,
-      ...env
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout.on("data", (chunk) => (output += chunk))
-  child.stderr.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const alive = () => child.exitCode === null && child.signalCode === null
-  const probe: Service = { child, output: () => output, exited, alive }
+  const probe = startService("probes/main.ts", {
+    REDIS_URL: redisUrl,
+    REDIS_STREAM_PREFIX: prefix,
+    PROBE_REGION: region,
+    PROBE_NAME: name,
+    ...env
+  }, { directNode: true })
   children.push(probe)
   await until(`${name} to be ready`, () => probe.output().includes("probe ready"), 30_000)
   return probe

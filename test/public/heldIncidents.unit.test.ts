@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest"
 
 import type { IncidentStatus } from "../../src/domain/Incident.js"
 import { PublicIncident, PublicIncidentDetail } from "../../src/domain/Incident.js"
-import type { HeldIncidents } from "../../src/services/public/PublicStatus.js"
-import { heldResolved, patchHeld } from "../../src/services/public/PublicStatus.js"
+import type { HeldIncidents } from "../../src/public/state/PublicStatus.js"
+import { heldResolved, patchHeld } from "../../src/public/state/PublicStatus.js"
 
 const now = Date.UTC(2026, 10, 25, 12)
 const day = 24 * 3600 * 1000

@@ -9,7 +9,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 
-import { heldResolved } from "../../src/services/public/PublicStatus.js"
+import { heldResolved } from "../../src/public/state/PublicStatus.js"
 import { ApiClient, DatabaseProxy, sendJson, TestStackBehindProxy } from "../support/TestServer.js"
 
 // Real time: the pool reconnects on its own schedule.

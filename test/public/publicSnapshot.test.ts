@@ -8,7 +8,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 
-import { heldResolved } from "../../src/services/public/PublicStatus.js"
+import { heldResolved } from "../../src/public/state/PublicStatus.js"
 import { eventually } from "../support/Eventually.js"
 import { holdTableLock, ownConnection } from "../support/TableLock.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"

@@ -12,7 +12,7 @@ import { Reactivity } from "effect/reactivity"
 
 import type { ComponentId, ComponentStatus } from "../../src/domain/Component.js"
 import type { IncidentId } from "../../src/domain/Incident.js"
-import { heldResolved } from "../../src/services/public/PublicStatus.js"
+import { heldResolved } from "../../src/public/state/PublicStatus.js"
 import { eventually } from "../support/Eventually.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 import { ApiClient, TestStack } from "../support/TestServer.js"

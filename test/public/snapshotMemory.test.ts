@@ -12,8 +12,9 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 
 import { Database } from "../../src/persistence/Database.js"
+import { SnapshotResponses } from "../../src/public/SnapshotResponses.js"
+import { PublicSnapshot } from "../../src/public/state/PublicSnapshot.js"
 import { Components } from "../../src/services/catalog/Components.js"
-import { PublicSnapshot } from "../../src/services/public/PublicSnapshot.js"
 import { minimumLogLevel } from "../support/Logs.js"
 import { testConfig } from "../support/TestDatabase.js"
 
@@ -28,7 +29,7 @@ const fullCollection = Effect.promise(async () => {
   }
 })
 
-const Stack = Layer.mergeAll(PublicSnapshot.layer, Components.layer).pipe(
+const Stack = Layer.mergeAll(PublicSnapshot.layer, SnapshotResponses.layer, Components.layer).pipe(
   Layer.provideMerge(Database),
   Layer.provide(testConfig()),
   Layer.provideMerge(minimumLogLevel("Warn"))
@@ -39,16 +40,20 @@ layer(Stack, { excludeTestServices: true, timeout: 60_000 })("public snapshot me
     Effect.gen(function*() {
       const snapshots = yield* PublicSnapshot
       const components = yield* Components
+      const responses = yield* SnapshotResponses
       const component = yield* components.create({ name: "API" })
       // Only a weak reference to the first snapshot: whatever else holds it keeps it alive.
       const first = new WeakRef(yield* snapshots.get)
+      // Each snapshot's responses are made as a reader would ask for them, from the last ones made.
+      responses.cachedNow("/api/v1/status")
       for (const status of ["degraded", "partial_outage", "operational"] as const) {
         yield* components.setStatus(component.id, status)
+        responses.cachedNow("/api/v1/status")
       }
       const current = yield* snapshots.get
       expect(current.state.components.map((c) => c.status)).toEqual(["operational"])
       // The latest snapshot still answers from its responses, some of them taken from earlier ones.
-      expect(current.byPath.get("/api/v1/status/incidents")?.().body.toString()).toBe("[]")
+      expect(responses.ofSnapshot(current, "/api/v1/status/incidents")?.body.toString()).toBe("[]")
       yield* fullCollection
       expect(first.deref()).toBeUndefined()
     }))

@@ -12,7 +12,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer } from "effect"
 
 import { JobTransport } from "../../src/queue/JobTransport.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { makeCa, makeLeaf } from "../support/Certificates.js"
 import { spawnRedisServer } from "../support/RedisServer.js"
 import { heartbeatOf, jobsFor, readAll, resultFor } from "./transportContract.js"

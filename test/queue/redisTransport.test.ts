@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 
 import { CheckJob, errorMaxLength } from "../../src/domain/CheckJob.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { checkResult } from "../support/CheckResults.js"
 import { eventually } from "../support/Eventually.js"
 import { redisPrefix, redisUrl } from "../support/Redis.js"

@@ -97,7 +97,7 @@ describe("npm start on the embedded default", () => {
         "src/cli/main.ts",
         ["admin", "reset-password", "--email", "admin@localhost", "--password-stdin"],
         env,
-        "a brand new passphrase\n"
+        { stdin: "a brand new passphrase\n" }
       )
       expect(reset.code, reset.stderr).toBe(0)
       const unknown = await runCommand(

@@ -80,32 +80,47 @@ export const listeningUrl = (service: Watched, timeoutMs: number) =>
 export const metricsUrl = (service: Watched, timeoutMs: number) =>
   fromOutput(service, metricsUrlIn, "\"Metrics on port N\"", timeoutMs)
 
-/**
- * Starts `tsx <entry>` with exactly the given environment (plus PATH and HOME). With
- * `directNode`, it runs `node --import tsx <entry>` instead: one process, so a signal sent to
- * `child` reaches the service itself rather than a tsx wrapper. With `plainNode`, `node <entry>`
- * (a built bundle, as `npm start` runs it).
- */
-export const startService = (
-  entry: string,
-  env: Record<string, string>,
-  options: {
-    readonly directNode?: boolean
-    readonly plainNode?: boolean
-    /** Flags before the entry, with `plainNode`. */
-    readonly nodeFlags?: ReadonlyArray<string>
-  } = {}
-): Service => {
-  const [command, args] = options.plainNode
-    ? [process.execPath, [...(options.nodeFlags ?? []), entry]]
+/** How a child runs its entry, and where. */
+export interface RunOptions {
+  /**
+   * `node --import tsx <entry>` instead of `tsx <entry>`: one process, so a signal sent to
+   * `child` reaches the program itself rather than a tsx wrapper (and one start instead of two).
+   */
+  readonly directNode?: boolean
+  /** `node <entry>`: a built bundle, as `npm start` runs it. */
+  readonly plainNode?: boolean
+  /**
+   * Node's flags before the entry. With `directNode` they come after tsx's loader, so that
+   * `--import` may name a TypeScript module (test/support/NoDnsLookups.ts).
+   */
+  readonly nodeFlags?: ReadonlyArray<string>
+  /** The working directory; the project's root unless told. */
+  readonly cwd?: string
+  /**
+   * Whether the child gets the runner's HOME (it does unless told). Without it, node's `require`
+   * does not search ~/.node_modules either: a bundle that must find no node_modules.
+   */
+  readonly home?: boolean
+}
+
+/** The command line and spawn options of `entry` run with exactly `env` (plus PATH, and HOME unless told). */
+const commandFor = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>, options: RunOptions) => {
+  const flags = options.nodeFlags ?? []
+  const [command, commandArgs] = options.plainNode
+    ? [process.execPath, [...flags, entry, ...args]]
     : options.directNode
-    ? [process.execPath, ["--import", "tsx", entry]]
-    : [`${projectRoot}/node_modules/.bin/tsx`, [entry]]
-  const child = spawn(command, args, {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+    ? [process.execPath, ["--import", "tsx", ...flags, entry, ...args]]
+    : [`${projectRoot}/node_modules/.bin/tsx`, [...flags, entry, ...args]]
+  const inherited = options.home === false
+    ? { PATH: process.env.PATH ?? "" }
+    : { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" }
+  return { command, args: commandArgs, cwd: options.cwd ?? projectRoot, env: { ...inherited, ...env } }
+}
+
+/** Starts `tsx <entry>` (or as `options` say) with exactly the given environment (plus PATH and HOME). */
+export const startService = (entry: string, env: Record<string, string>, options: RunOptions = {}): Service => {
+  const { args, command, ...spawnOptions } = commandFor(entry, [], env, options)
+  const child = spawn(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout?.on("data", (chunk) => (output += chunk))
   child.stderr?.on("data", (chunk) => (output += chunk))
@@ -114,19 +129,24 @@ export const startService = (
   return { child, output: () => output, exited, alive }
 }
 
-/** Runs `tsx <entry> ...args` to completion and returns its exit code and output. */
-export const runCommand = (entry: string, args: ReadonlyArray<string>, env: Record<string, string>, stdin?: string) =>
+/**
+ * Runs `tsx <entry> ...args` (or as `options` say) to completion, `stdin` (default: nothing) on
+ * its standard input, and returns its exit code and output.
+ */
+export const runCommand = (
+  entry: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: RunOptions & { readonly stdin?: string } = {}
+) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(`${projectRoot}/node_modules/.bin/tsx`, [entry, ...args], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-      stdio: ["pipe", "pipe", "pipe"]
-    })
+    const { args: commandArgs, command, ...spawnOptions } = commandFor(entry, args, env, options)
+    const child = spawn(command, commandArgs, { ...spawnOptions, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
     child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.stdin.end(stdin ?? "")
+    child.stdin.end(options.stdin ?? "")
     child.on("exit", (code) => resolve({ code, stdout, stderr }))
   })
 

@@ -1,6 +1,6 @@
 /**
  * The day labels of the public page's uptime bars as the page writes them ("1 Sept 2026": en-GB,
- * UTC, the Intl options of src/web/public/UptimeBar.ts), for browser tests on a live stack. A
+ * UTC, the Intl options of src/public/render/UptimeBar.ts), for browser tests on a live stack. A
  * bar's days follow the moment the page read its clock, so a test accepts the label of any day
  * from the stack's start to now (two around a UTC midnight) and assumes no shape of month names:
  * the machine's date may be any day of the year.

@@ -8,7 +8,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 
 import { CheckResult, jobIdOf, MissedCheck } from "../../src/domain/CheckJob.js"
-import { ChecksRepo } from "../../src/persistence/ChecksRepo.js"
+import { CheckResultsRepo } from "../../src/persistence/CheckResultsRepo.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
 import { deleteOldChecks } from "../../src/workers/IngestConsumer.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
@@ -176,7 +176,7 @@ it.layer(Stack)("ingest", (it) => {
       const now = slotOf(monitor.id, yield* Clock.currentTimeMillis)
       yield* ingest.ingest([result(monitor.id, "eu", now, true), miss(monitor.id, "us", now)])
       expect((yield* storedRuns([monitor.id])).map((run) => run.jobId)).toContain(jobIdOf(monitor.id, old))
-      yield* deleteOldChecks.pipe(Effect.provide(ChecksRepo.layer))
+      yield* deleteOldChecks.pipe(Effect.provide(CheckResultsRepo.layer))
       expect(yield* storedRuns([monitor.id])).toEqual([
         { jobId: jobIdOf(monitor.id, now), region: "eu", results: 1, misses: 0 },
         { jobId: jobIdOf(monitor.id, now), region: "us", results: 0, misses: 1 }

@@ -12,7 +12,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
 import { jobIdOf } from "../../src/domain/CheckJob.js"
-import * as RedisJobTransport from "../../src/queue/RedisJobTransport.js"
+import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { IngestConsumer } from "../../src/workers/IngestConsumer.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
 import { startService } from "../support/ChildProcess.js"

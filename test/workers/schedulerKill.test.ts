@@ -4,7 +4,6 @@
  * session, and with it the advisory lock, dies with it) and the standby takes over within 10 s:
  * jobs keep arriving on the stream.
  */
-import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 
 import { Effect, Exit, Scope } from "effect"
@@ -12,7 +11,7 @@ import { Redis } from "ioredis"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it } from "vitest"
 
-import { projectRoot, type Service } from "../support/ChildProcess.js"
+import { type Service, startService } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
 
@@ -40,24 +39,12 @@ const prefix = `test:${randomUUID()}:`
 
 /** `node --import tsx src/main.ts`, so a SIGKILL reaches the scheduler itself, not a wrapper. */
 const startScheduler = (name: string) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      ROLES: "scheduler",
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: ownRedis.url,
-      REDIS_STREAM_PREFIX: prefix
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout.on("data", (chunk) => (output += chunk))
-  child.stderr.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const alive = () => child.exitCode === null && child.signalCode === null
-  const service: Service = { child, output: () => output, exited, alive }
+  const service = startService("src/main.ts", {
+    ROLES: "scheduler",
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: ownRedis.url,
+    REDIS_STREAM_PREFIX: prefix
+  }, { directNode: true })
   children.push(service)
   return { name, service }
 }

@@ -6,12 +6,12 @@ import { randomBytes } from "node:crypto"
 
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 
-import { AppConfig } from "../../Config.js"
 import type { SignIn, UserId } from "../../domain/Auth.js"
 import { User } from "../../domain/Auth.js"
 import { BadRequest, Unauthorized } from "../../domain/Errors.js"
 import type { UserRow } from "../../persistence/UsersRepo.js"
 import { UsersRepo } from "../../persistence/UsersRepo.js"
+import { AppConfig } from "../../runtime/Config.js"
 import { DeviceCookies } from "./DeviceCookies.js"
 import { minimumPasswordLength, Passwords } from "./Passwords.js"
 import { Sessions } from "./Sessions.js"

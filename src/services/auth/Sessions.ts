@@ -7,9 +7,9 @@ import { createHash, randomBytes } from "node:crypto"
 
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 
-import { AppConfig } from "../../Config.js"
 import type { UserId } from "../../domain/Auth.js"
 import { SessionsRepo } from "../../persistence/SessionsRepo.js"
+import { AppConfig } from "../../runtime/Config.js"
 
 export const sessionCookie = "__Host-session"
 

@@ -1,39 +1,34 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 
-import type {
-  Component,
-  ComponentId,
-  ComponentStatus,
-  CreateComponent,
-  UpdateComponent
-} from "../../domain/Component.js"
+import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../../domain/Component.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
 import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
-import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
 import { StateChanges, touch, touchedEverything, touchesComponents } from "../StateChanges.js"
-import { recordStatusChange } from "./ComponentEvents.js"
 import { groupExists } from "./ComponentGroups.js"
+import { ComponentStatuses } from "./ComponentStatuses.js"
 
 export class Components extends Context.Service<Components>()("Components", {
   make: Effect.gen(function*() {
     const repo = yield* ComponentsRepo
     const groups = yield* ComponentGroupsRepo
     const visibility = yield* Visibility
-    const outbox = yield* OutboxRepo
+    const statuses = yield* ComponentStatuses
     const changes = yield* StateChanges
 
     /**
-     * Runs a write on a locked component and records a status change in the same transaction.
-     * Showing or hiding it decides again the visibility of the incidents, windows and templates
-     * naming it, which touches everything the public sees.
+     * Updates a locked component; a status in the update goes through its one writer
+     * (ComponentStatuses), in the same transaction. Showing or hiding the component decides again
+     * the visibility of the incidents, windows and templates naming it, which touches everything
+     * the public sees.
      */
-    const write = <E>(id: ComponentId, apply: Effect.Effect<Option.Option<Component>, E>) =>
+    const write = (id: ComponentId, { status, ...fields }: UpdateComponent) =>
       changes.commit(Effect.gen(function*() {
         const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Component", id))
-        const after = yield* apply.pipe(orNotFound("Component", id))
-        yield* recordStatusChange(outbox, before, after)
+        yield* groupExists(groups, fields.groupId)
+        const updated = yield* repo.update(id, fields).pipe(orNotFound("Component", id))
+        const after = status === undefined ? updated : yield* statuses.setByOperator(id, status)
         const shownOrHidden = before.isPublic !== after.isPublic
         yield* shownOrHidden ? touch(touchedEverything) : touchesComponents
         if (shownOrHidden) yield* visibility.componentShownOrHidden(id)
@@ -50,11 +45,9 @@ export class Components extends Context.Service<Components>()("Components", {
           Effect.andThen(repo.insert(input))
         ))
       ),
-      update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) =>
-        write(id, Effect.andThen(groupExists(groups, update.groupId), repo.update(id, update)))
-      ),
+      update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) => write(id, update)),
       setStatus: Effect.fn("Components.setStatus")((id: ComponentId, status: ComponentStatus) =>
-        write(id, repo.setStatus(id, status))
+        changes.commit(Effect.andThen(touchesComponents, statuses.setByOperator(id, status)))
       ),
       /**
        * Its incidents and windows keep their visibility: what was private stays private. They no
@@ -74,7 +67,7 @@ export class Components extends Context.Service<Components>()("Components", {
       ComponentsRepo.layer,
       ComponentGroupsRepo.layer,
       Visibility.layer,
-      OutboxRepo.layer,
+      ComponentStatuses.layer,
       StateChanges.layer
     ])
   )

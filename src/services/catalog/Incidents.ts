@@ -20,7 +20,7 @@ import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
 import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
-import { IncidentImpact } from "./IncidentImpact.js"
+import { ComponentStatuses } from "./ComponentStatuses.js"
 import { IncidentTemplates } from "./IncidentTemplates.js"
 
 const resolvedMessage = "This incident has been resolved."
@@ -86,7 +86,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
     const templates = yield* IncidentTemplates
-    const impact = yield* IncidentImpact
+    const statuses = yield* ComponentStatuses
     const visibility = yield* Visibility
 
     const { reload } = makeAnnouncer({
@@ -121,7 +121,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
         yield* lockOpen(id)
         yield* repo.addUpdate(id, "resolved", message)
         yield* repo.touch(id, "resolved")
-        if (restoreComponents) yield* impact.restore(id, (yield* reload(id)).componentIds)
+        if (restoreComponents) yield* statuses.restoreAfterIncident(id, (yield* reload(id)).componentIds)
         return yield* announce("incident.resolved", id)
       })
 
@@ -159,7 +159,9 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
       create: Effect.fn("Incidents.create")((request: CreateIncident) =>
         changes.commit(Effect.gen(function*() {
           const input = yield* templates.fill(request)
-          const impacted = request.componentStatuses === undefined ? [] : yield* impact.set(request.componentStatuses)
+          const impacted = request.componentStatuses === undefined
+            ? []
+            : yield* statuses.setForIncident(request.componentStatuses)
           const listed = yield* existingComponents(input.componentIds)
           const status = input.status
           const id = yield* repo.insert({
@@ -176,7 +178,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
             yield* visibility.inherit("incident", id, { kind: "template", id: input.template })
             yield* visibility.widen("incident", id, impacted)
           }
-          yield* impact.hold(id, impacted)
+          yield* statuses.holdForIncident(id, impacted)
           yield* repo.addUpdate(id, status, input.message)
           return yield* announce("incident.created", id)
         }))
@@ -205,7 +207,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
           ) {
             return yield* reload(id)
           }
-          const impacted = componentStatuses === undefined ? [] : yield* impact.set(componentStatuses)
+          const impacted = componentStatuses === undefined ? [] : yield* statuses.setForIncident(componentStatuses)
           if (componentIds !== undefined) {
             const before = (yield* reload(id)).componentIds
             const named = [...new Set([...(yield* existingComponents(componentIds)), ...impacted])]
@@ -213,7 +215,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
             yield* visibility.chooseAgain("incident", id, named, before)
           } else yield* addComponents(id, impacted)
           if (isPublic !== undefined) yield* visibility.set("incident", id, isPublic)
-          yield* impact.hold(id, impacted)
+          yield* statuses.holdForIncident(id, impacted)
           yield* repo.update(id, fields)
           yield* repo.handOver(id)
           return yield* announce("incident.updated", id)
@@ -232,9 +234,9 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
           yield* lockOpen(id)
           yield* repo.handOver(id)
           if (input.componentStatuses !== undefined) {
-            const impacted = yield* impact.set(input.componentStatuses)
+            const impacted = yield* statuses.setForIncident(input.componentStatuses)
             yield* addComponents(id, impacted)
-            yield* impact.hold(id, impacted)
+            yield* statuses.holdForIncident(id, impacted)
           }
           if (input.status === "resolved") return yield* resolve(id, input.message, input.restoreComponents === true)
           yield* repo.addUpdate(id, input.status, input.message)
@@ -353,7 +355,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
       OutboxRepo.layer,
       StateChanges.layer,
       IncidentTemplates.layer,
-      IncidentImpact.layer,
+      ComponentStatuses.layer,
       Visibility.layer
     ])
   )

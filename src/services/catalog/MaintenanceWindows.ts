@@ -1,12 +1,10 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 
-import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
 import type { CreateMaintenance, MaintenanceId, UpdateMaintenance } from "../../domain/Maintenance.js"
 import { Maintenance } from "../../domain/Maintenance.js"
 import { nextOccurrence } from "../../domain/Recurrence.js"
-import { existingComponents, inLockOrder } from "../../persistence/ComponentRefs.js"
-import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
+import { existingComponents } from "../../persistence/ComponentRefs.js"
 import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
@@ -14,7 +12,7 @@ import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
 import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
-import { recordStatusChange } from "./ComponentEvents.js"
+import { ComponentStatuses } from "./ComponentStatuses.js"
 
 const encodeWindow = Schema.encodeSync(Maintenance.json)
 
@@ -64,7 +62,7 @@ const finished = (window: Maintenance) =>
 export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("MaintenanceWindows", {
   make: Effect.gen(function*() {
     const repo = yield* MaintenanceRepo
-    const components = yield* ComponentsRepo
+    const statuses = yield* ComponentStatuses
     const outbox = yield* OutboxRepo
     const changes = yield* StateChanges
     const organizations = yield* OrganizationRepo
@@ -80,39 +78,13 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
     const lock = (id: MaintenanceId) => repo.lock(id).pipe(orNotFound("Maintenance", id))
 
     /**
-     * Puts the window's components into maintenance, remembering what they showed and who had set
-     * it (entering maintenance makes the status the operator's; the end hands it back).
-     */
-    const enterMaintenance = (window: Maintenance) =>
-      Effect.forEach(inLockOrder(window.componentIds), (componentId) =>
-        Effect.gen(function*() {
-          const before = yield* components.findByIdForUpdate(componentId)
-          if (Option.isNone(before)) return
-          yield* repo.rememberPrevious(window.id, componentId)
-          if (before.value.status === "maintenance") return
-          const after = yield* components.setStatus(componentId, "maintenance")
-          if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
-        }), { discard: true })
-
-    /**
-     * Gives the components back the status they had, in the name of whoever had set it (so the
-     * monitors can clear an outage they found), unless an operator changed it during the window
-     * or another running window still covers them. A covering window another instance is
-     * starting at `now` is waited for first, so that it counts.
+     * Hands the components back (ComponentStatuses.leaveMaintenance). A covering window another
+     * instance is starting at `now` is waited for first, so that it counts.
      */
     const leaveMaintenance = (window: Maintenance, now: DateTime.Utc) =>
       Effect.andThen(
         repo.awaitStarting(window.id, DateTime.toDateUtc(now)),
-        Effect.forEach(inLockOrder(window.componentIds), (componentId: ComponentId) =>
-          Effect.gen(function*() {
-            const before = yield* components.findByIdForUpdate(componentId)
-            const info = yield* repo.restoreInfo(window.id, componentId)
-            if (Option.isNone(before) || info === undefined || info.stillCovered) return
-            const previous = info.previousStatus
-            if (before.value.status !== "maintenance" || previous === null || previous === "maintenance") return
-            const after = yield* components.setStatus(componentId, previous, info.previousSetBy)
-            if (Option.isSome(after)) yield* recordStatusChange(outbox, before.value, after.value)
-          }), { discard: true })
+        statuses.leaveMaintenance(window.id, window.componentIds)
       )
 
     /**
@@ -180,7 +152,7 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
             )
             yield* announce("maintenance.completed", id)
           } else {
-            yield* enterMaintenance(window)
+            yield* statuses.enterMaintenance(window.id, window.componentIds)
             yield* announce("maintenance.started", id)
           }
           yield* scheduleNext(window, now)
@@ -333,7 +305,7 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
   static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       MaintenanceRepo.layer,
-      ComponentsRepo.layer,
+      ComponentStatuses.layer,
       OrganizationRepo.layer,
       OutboxRepo.layer,
       StateChanges.layer,

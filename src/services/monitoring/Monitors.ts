@@ -20,14 +20,12 @@ import {
   typeDefaults,
   type TypeFields
 } from "../../domain/Monitor.js"
-import { ChecksRepo } from "../../persistence/ChecksRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
-import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { ComponentStatuses } from "../catalog/ComponentStatuses.js"
 import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
-import { applyMonitorStatus } from "./ResultIngest.js"
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)
@@ -100,8 +98,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
   make: Effect.gen(function*() {
     const repo = yield* MonitorsRepo
     const components = yield* ComponentsRepo
-    const checks = yield* ChecksRepo
-    const outbox = yield* OutboxRepo
+    const statuses = yield* ComponentStatuses
     const stateChanges = yield* StateChanges
     const registry = yield* ProbeRegistry
     const templates = yield* IncidentTemplatesRepo
@@ -176,7 +173,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
         yield* repo.endDowntime(id, now)
         if (before.state === "down") yield* repo.openDowntime(id, definition.componentId, now)
         for (const componentId of [before.componentId, definition.componentId].sort()) {
-          yield* applyMonitorStatus(checks, outbox, componentId)
+          yield* statuses.followMonitors(componentId)
         }
         return after
       }))
@@ -307,7 +304,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           const now = yield* Clock.currentTimeMillis
           if (paused) yield* repo.endDowntime(id, now)
           yield* repo.setPaused(id, paused, now)
-          if (paused) yield* applyMonitorStatus(checks, outbox, componentId)
+          if (paused) yield* statuses.followMonitors(componentId)
         })).pipe(Effect.andThen(get(id)))
       ),
 
@@ -318,7 +315,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           const { componentId } = yield* lockPlacement(id)
           yield* repo.endDowntime(id, yield* Clock.currentTimeMillis)
           yield* repo.remove(id)
-          yield* applyMonitorStatus(checks, outbox, componentId)
+          yield* statuses.followMonitors(componentId)
         }))
       )
     } as const
@@ -328,8 +325,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
     Layer.provide([
       MonitorsRepo.layer,
       ComponentsRepo.layer,
-      ChecksRepo.layer,
-      OutboxRepo.layer,
+      ComponentStatuses.layer,
       StateChanges.layer,
       ProbeRegistry.layer,
       IncidentTemplatesRepo.layer

@@ -1,13 +1,12 @@
 /**
  * Ingest: stores a batch of check results and misses once each (a run has a result or a miss,
  * never both), advances every region's streak, decides each monitor's state by region quorum
- * (recording down intervals), and moves the components' statuses as their monitors call for,
- * with `component.status_changed` in the outbox, then lets the monitors' incident policies act
+ * (recording down intervals), and has the components' statuses moved as their monitors call for
+ * (ComponentStatuses, their one writer), then lets the monitors' incident policies act
  * (IncidentAutomation). Misses are "no data": they move nothing.
  */
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 
-import { AppConfig, QueueConfig } from "../../Config.js"
 import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
 import type { MonitorState, RegionStatus } from "../../domain/Quorum.js"
 import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
@@ -20,41 +19,18 @@ import {
 } from "../../domain/ResultAdmission.js"
 import { IngestTally, type Refusal } from "../../observability/IngestMetrics.js"
 import { type RefusalLine, RefusalLog } from "../../observability/RefusalLog.js"
-import { linksTo, TracingEnabled } from "../../observability/Telemetry.js"
-import type { LockedMonitor, StatusSourceRow } from "../../persistence/ChecksRepo.js"
-import { ChecksRepo } from "../../persistence/ChecksRepo.js"
+import { CheckResultsRepo } from "../../persistence/CheckResultsRepo.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
-import { OutboxRepo } from "../../persistence/OutboxRepo.js"
+import { type LockedMonitor, MonitorStateRepo } from "../../persistence/MonitorStateRepo.js"
 import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
-import { recordStatusChange } from "../catalog/ComponentEvents.js"
+import { AppConfig, QueueConfig } from "../../runtime/Config.js"
+import { linksTo, TracingEnabled } from "../../runtime/Telemetry.js"
+import { ComponentStatuses, monitorsMayMove } from "../catalog/ComponentStatuses.js"
 import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { IncidentAutomation } from "./IncidentAutomation.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 
 const keyOf = (result: { jobId: string; region: string }) => `${result.jobId}|${result.region}`
-
-/**
- * Monitors move a status they set themselves, or an operational one; never one an operator set
- * by hand since, and never maintenance.
- */
-const monitorsMayMove = (component: StatusSourceRow) =>
-  component.status !== "maintenance" && (component.statusSetBy === "monitors" || component.status === "operational")
-
-/**
- * Moves one component's status to what its monitors call for, decided again under its lock, with
- * `component.status_changed`, in the caller's transaction (ingest, a monitor deleted or moved).
- * A component left without monitors goes back to operational if they had set its status:
- * nothing observes it any more.
- */
-export const applyMonitorStatus = (repo: ChecksRepo["Service"], outbox: OutboxRepo["Service"], componentId: string) =>
-  Effect.gen(function*() {
-    const locked = yield* repo.lockComponentStatus(componentId)
-    if (Option.isNone(locked) || !monitorsMayMove(locked.value)) return
-    const wanted = statusFromMonitors(yield* repo.componentMonitorStates(componentId))
-    if (locked.value.status === wanted) return
-    yield* repo.setStatusByMonitors(componentId, wanted)
-    yield* recordStatusChange(outbox, locked.value, { ...locked.value, status: wanted })
-  })
 
 /** Reports refused since the process started, for the log line. */
 let refusedTotal = 0
@@ -81,8 +57,9 @@ const refusalLogEvery = Duration.minutes(1)
 export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest", {
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
-    const repo = yield* ChecksRepo
-    const outbox = yield* OutboxRepo
+    const checkResults = yield* CheckResultsRepo
+    const monitorStates = yield* MonitorStateRepo
+    const statuses = yield* ComponentStatuses
     const changes = yield* StateChanges
     const probes = yield* ProbeRegistry
     const tracing = yield* TracingEnabled
@@ -124,7 +101,7 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
         // result and a miss of one run take turns: the later sees the other's row and keeps
         // one (a result deletes the miss; a miss is not stored next to a result). A monitor
         // deleted meanwhile has no row to lock; nothing reads its runs any more.
-        const { components, monitors: locked } = yield* repo.lockForIngest([
+        const { components, monitors: locked } = yield* monitorStates.lockForIngest([
           ...new Set(reports.map((r) => r.monitorId))
         ])
         // Only reports of runs that were scheduled, and not too late, count; the others are
@@ -141,9 +118,11 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
           else results.set(keyOf(report), report)
         }
         // With the response times of the successes, queued for the rollups.
-        const stored = new Set(results.size === 0 ? [] : (yield* repo.storeResults([...results.values()])).map(keyOf))
+        const stored = new Set(
+          results.size === 0 ? [] : (yield* checkResults.storeResults([...results.values()])).map(keyOf)
+        )
         // After the results: a miss of a run whose result is in this batch is not stored.
-        const storedMisses = new Set((yield* repo.insertMisses([...misses.values()])).map(keyOf))
+        const storedMisses = new Set((yield* checkResults.insertMisses([...misses.values()])).map(keyOf))
         tally.misses([...misses.values()].filter((m) => storedMisses.has(keyOf(m))))
         // A report of a run that has its result or miss stored already (or in this batch) is a
         // duplicate: a redelivery, or more reports than the schedule asked for.
@@ -174,7 +153,7 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
           ofMonitor.set(result.region, after)
           touched.set(`${result.monitorId}|${result.region}`, { monitorId: result.monitorId, status: after })
         }
-        yield* repo.saveRegionStatuses([...touched.values()])
+        yield* monitorStates.saveRegionStatuses([...touched.values()])
 
         const now = yield* Clock.currentTimeMillis
         // A region whose probes have all gone silent is "no data", not a failing region.
@@ -188,7 +167,7 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
           if (transition._tag === "Up") ups.push({ monitor, at: transition.at, state: "up" })
           if (transition._tag === "Degraded") ups.push({ monitor, at: transition.at, state: "degraded" })
         }
-        yield* repo.applyTransitions(downs, ups, now)
+        yield* monitorStates.applyTransitions(downs, ups, now)
         tally.transitions.down = downs.length
         for (const { monitor } of downs) states.set(monitor.id, "down")
         for (const { monitor, state } of ups) {
@@ -210,21 +189,6 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
         }
       })
 
-    /**
-     * Of the components the batch may move, those whose status their monitors would move, read
-     * after the commit with one statement. A batch that moves nothing (the steady state) reads
-     * and writes nothing here, and does not invalidate the public snapshot.
-     */
-    const componentsToMove = (componentIds: ReadonlyArray<string>) =>
-      componentIds.length === 0 ?
-        Effect.succeed([]) :
-        Effect.map(repo.componentStatuses(componentIds), (rows) =>
-          rows.filter((row) =>
-            row.monitorStates.length > 0 && statusFromMonitors(row.monitorStates) !== row.status && monitorsMayMove(row)
-          ).map((row) =>
-            row.id
-          ))
-
     return {
       /** `arrivalOf`: when each report reached the queue, as its transport says (Delivery.receivedAt). */
       ingest: (reports: ReadonlyArray<ProbeReport>, arrivalOf?: ArrivalOf) =>
@@ -238,10 +202,12 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
           yield* noteRefused(tally.refused)
           // A component's status is all of the public state it changes: the public snapshot reads
           // the components again, not everything.
+          // Of the components the batch may move, those whose status their monitors would move,
+          // read after the commit with one statement. A batch that moves nothing (the steady
+          // state) reads and writes nothing here, and does not invalidate the public snapshot.
           yield* Effect.forEach(
-            yield* componentsToMove(componentIds),
-            (componentId) =>
-              changes.commit(Effect.andThen(touchesComponents, applyMonitorStatus(repo, outbox, componentId))),
+            yield* statuses.outOfLineWithMonitors(componentIds),
+            (componentId) => changes.commit(Effect.andThen(touchesComponents, statuses.followMonitors(componentId))),
             { discard: true }
           )
           // After the components moved: an incident's severity and title follow the component's
@@ -262,8 +228,9 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
-      ChecksRepo.layer,
-      OutboxRepo.layer,
+      CheckResultsRepo.layer,
+      MonitorStateRepo.layer,
+      ComponentStatuses.layer,
       StateChanges.layer,
       ProbeRegistry.layer,
       IncidentAutomation.layer

@@ -15,7 +15,7 @@ import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain
 import { SubscribersRepo } from "../../persistence/SubscribersRepo.js"
 import type { RateLimit } from "../auth/RateLimiter.js"
 import { RateLimiter } from "../auth/RateLimiter.js"
-import { claimLease, MailDeliveries } from "./mail/MailDeliveries.js"
+import { MailDeliveries } from "./mail/MailDeliveries.js"
 import { verificationHours } from "./mail/SubscriberMail.js"
 
 /** Per address: confirmation mails to one inbox. Per client: addresses tried from one place. */
@@ -92,7 +92,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
           tokenHash: hashToken(token),
           expiresAt: new Date(now + Duration.toMillis(Duration.hours(verificationHours))),
           unsubscribeToken: newToken(),
-          claimedUntil: new Date(now + Duration.toMillis(claimLease))
+          claimedUntil: mails.leaseFrom(new Date(now))
         })
         // Queued already claimed, so this process sends it at once; a failure is retried from the database.
         if (Option.isSome(confirmation)) {

@@ -4,7 +4,7 @@ import { Duration, Option } from "effect"
 import {
   confirmationRetryDelay,
   nextMailAttemptAt
-} from "../../../src/services/notifications/mail/MailRetrySchedule.js"
+} from "../../../src/services/notifications/dispatcher/RetrySchedule.js"
 
 const failedAt = new Date("2030-01-31T09:00:00.000Z")
 const after = (option: Option.Option<Date>) => Option.map(option, (at) => (at.getTime() - failedAt.getTime()) / 1000)

@@ -5,7 +5,7 @@ import {
   maxAttempts,
   nextAttemptAt,
   retryDelayAfter
-} from "../../../src/services/notifications/webhooks/RetrySchedule.js"
+} from "../../../src/services/notifications/dispatcher/RetrySchedule.js"
 
 // The schedule as the dispatcher runs it (due times in the database, on the TestClock): deliveries.test.ts.
 describe("delivery retry schedule", () => {

@@ -68,7 +68,7 @@ export const fuzzSecrets = async (bed: TestBed) => {
     "src/cli/main.ts",
     ["admin", "reset-password", "--email", email, "--password-stdin"],
     { DATABASE_URL: url.toString() },
-    password
+    { stdin: password }
   )
   if (reset.code !== 0) throw new Error(`resetting the administrator's password failed: ${reset.stderr}`)
   const confirmed = await confirmSubscribers(bed, confirmedBeforeTheRun)

@@ -9,22 +9,23 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 
-import { AppConfig } from "../../../Config.js"
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import { withoutEmailAddresses } from "../../../domain/Subscriber.js"
 import { countAttempt, mailAttempts } from "../../../observability/Metrics.js"
 import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
 import { MailDeliveriesRepo } from "../../../persistence/MailDeliveriesRepo.js"
+import { AppConfig } from "../../../runtime/Config.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
+import { makeDeliveryQueue } from "../dispatcher/DeliveryQueue.js"
+import { nextMailAttemptAt } from "../dispatcher/RetrySchedule.js"
 import { Mailer, MailError } from "./Mailer.js"
-import { nextMailAttemptAt } from "./MailRetrySchedule.js"
 import type { MailedEvent } from "./SubscriberMail.js"
 import { isMailedEvent, notificationMail, verificationMail } from "./SubscriberMail.js"
 
 /** An SMTP exchange that takes longer than this counts as failed (nodemailer waits minutes). */
 const sendTimeout = Duration.seconds(30)
 /** Longer than any send, so a claimed mail is not claimed twice. */
-export const claimLease = Duration.sum(sendTimeout, Duration.seconds(15))
+const claimLease = Duration.sum(sendTimeout, Duration.seconds(15))
 
 const encodeEvent = Schema.encodeSync(NotificationEvent)
 const decodeEvent = Schema.decodeUnknownEffect(NotificationEvent)
@@ -36,8 +37,8 @@ export class MailDeliveries extends Context.Service<MailDeliveries>()("MailDeliv
     const organization = yield* OrganizationProfile
     const mailer = yield* Mailer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
-    // Who hears when a mail attempted here comes due again (the dispatcher's pump).
-    const dueAgainListeners = new Set<(millis: number) => void>()
+    // Claimed oldest first, for one lease; the dispatcher's pump hears when a mail attempted here comes due again.
+    const queue = makeDeliveryQueue({ lease: claimLease, now, claim: repo.claimDue })
 
     /** Sends one mail and records the outcome; only the send may be interrupted (shutdown): the record is never cut short. */
     const attempt = (mail: MailDelivery) =>
@@ -89,19 +90,16 @@ export class MailDeliveries extends Context.Service<MailDeliveries>()("MailDeliv
           }
           countAttempt(mailAttempts, failure === null ? "sent" : failure.permanent ? "refused" : "failed", attempt)
           yield* repo.recordAttempt(mail, error, retryAt, failure?.replyCode ?? null)
-          if (retryAt !== null) {
-            for (const listener of dueAgainListeners) listener(retryAt.getTime())
-          }
+          if (retryAt !== null) queue.dueAgain(retryAt)
         })
       ).pipe(Effect.withSpan("MailDeliveries.attempt", { attributes: { mail: mail.id } }))
 
     return {
       /** Tells `listener`, for the scope's lifetime, when a mail this process attempted is retried (epoch milliseconds). */
-      onDueAgain: (listener: (millis: number) => void) =>
-        Effect.asVoid(Effect.acquireRelease(
-          Effect.sync(() => dueAgainListeners.add(listener)),
-          () => Effect.sync(() => dueAgainListeners.delete(listener))
-        )),
+      onDueAgain: queue.onDueAgain,
+
+      /** When a claim taken at `now` runs out: a mail queued claimed (a confirmation) is the taker's until then. */
+      leaseFrom: queue.leaseFrom,
 
       /**
        * Enqueues the mail of committed events, those subscribers are mailed about (incident and
@@ -121,7 +119,7 @@ export class MailDeliveries extends Context.Service<MailDeliveries>()("MailDeliv
           )),
 
       /** Claims up to `limit` due mails, oldest first. */
-      claimDue: (limit: number) => Effect.flatMap(now, (at) => repo.claimDue(at, limit, claimLease)),
+      claimDue: queue.claimDue,
 
       attempt
     } as const

@@ -6,10 +6,9 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import nodemailer from "nodemailer"
 
-import { AppConfig } from "../../../Config.js"
 import type { ServiceUnavailable } from "../../../domain/Errors.js"
-import { orUnavailable } from "../../../persistence/DatabaseErrors.js"
-import { RetryingSqlClient } from "../../../persistence/RetryingSqlClient.js"
+import { MailOutboxLogRepo } from "../../../persistence/MailOutboxLogRepo.js"
+import { AppConfig } from "../../../runtime/Config.js"
 
 export interface MailMessage {
   readonly to: string
@@ -77,19 +76,20 @@ export const mailErrorOf = (cause: unknown): MailError => {
 export class Mailer extends Context.Service<Mailer>()("Mailer", {
   make: Effect.gen(function*() {
     const config = yield* AppConfig
-    const sql = yield* RetryingSqlClient
+    const outboxLog = yield* MailOutboxLogRepo
 
     const keep = (sent: MailMessage): Effect.Effect<void, MailError | ServiceUnavailable> => {
       const message = keptCopy(sent)
       // The subject only: the address and the links stay in the table.
       return Effect.logInfo(`Mail (no SMTP_URL, kept in mail_outbox_log): ${message.subject}`).pipe(
-        // The link's hash as the subscriber keeps it, computed as MailDeliveriesRepo compares it.
-        Effect.andThen(orUnavailable(sql`
-          insert into mail_outbox_log (to_address, subject, text_body, html_body, headers, verify_token_hash)
-          values (${message.to}, ${message.subject}, ${message.text}, ${message.html},
-                  ${JSON.stringify(message.headers)}::jsonb,
-                  encode(sha256(convert_to(${sent.confirmationToken ?? null}::text, 'UTF8')), 'hex'))`)),
-        Effect.asVoid
+        Effect.andThen(outboxLog.keep({
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          headers: message.headers,
+          confirmationToken: sent.confirmationToken
+        }))
       )
     }
 
@@ -120,5 +120,5 @@ export class Mailer extends Context.Service<Mailer>()("Mailer", {
     return { send: (message: MailMessage) => send(message).pipe(Effect.withSpan("Mailer.send")) } as const
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make)
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(MailOutboxLogRepo.layer))
 }

@@ -5,8 +5,9 @@
  */
 import { DateTime } from "effect"
 
+import { formatLocalIso, formatUtcIso } from "../../../domain/InstantFormat.js"
 import type { IncidentEvent, MaintenanceEvent, Sender } from "../../../domain/NotificationEvent.js"
-import { formatInstant, present } from "../webhooks/formats/Presentation.js"
+import { present } from "../webhooks/formats/Presentation.js"
 import type { MailMessage } from "./Mailer.js"
 
 /** How long a confirmation link works. */
@@ -71,34 +72,19 @@ export const verificationMail = (options: {
 
 export type MailedEvent = IncidentEvent | MaintenanceEvent
 
-/** `2026-03-05T22:00:00.000Z` in Europe/Paris -> `5 Mar 2026, 23:00 CET`, as the status page shows times. */
-export const formatLocalInstant = (iso: string, timeZone: string): string => {
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return iso
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZoneName: "short"
-  }).format(date)
-}
-
 /**
  * A reminder names the window's times in the organization's time zone, as the page does: its
  * readers plan around their local start, and the subject already says when.
  */
 const reminderView = (event: MaintenanceEvent, timeZone: string) => {
   const { data } = event
-  const starts = formatLocalInstant(data.scheduledStart, timeZone)
+  const starts = formatLocalIso(data.scheduledStart, timeZone)
   return {
     title: `Reminder: scheduled maintenance ${data.title} starts ${starts}`,
     description: "",
     facts: [
       { label: "Starts", value: starts },
-      { label: "Ends", value: formatLocalInstant(data.scheduledEnd, timeZone) }
+      { label: "Ends", value: formatLocalIso(data.scheduledEnd, timeZone) }
     ]
   }
 }
@@ -120,7 +106,7 @@ export const notificationMail = (options: {
   const subject = oneLine(`[${sender.name}] ${view.title}`)
   const details = event.event.startsWith("maintenance.")
     ? view.facts
-    : [...view.facts, { label: "Time", value: formatInstant(DateTime.formatIso(event.occurredAt)) }]
+    : [...view.facts, { label: "Time", value: formatUtcIso(DateTime.formatIso(event.occurredAt)) }]
   return {
     to: email,
     subject,

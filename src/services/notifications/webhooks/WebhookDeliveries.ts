@@ -10,20 +10,21 @@
  */
 import { Cause, Clock, Context, Duration, Effect, Exit, FiberSet, Layer, Option, Queue, Schema } from "effect"
 
-import { AppConfig } from "../../../Config.js"
 import type { Sender } from "../../../domain/NotificationEvent.js"
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
 import type { WebhookDelivery, WebhookType } from "../../../domain/Webhook.js"
 import { countAttempt, webhookAttempts } from "../../../observability/Metrics.js"
-import { startSpan, TracingEnabled } from "../../../observability/Telemetry.js"
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRow } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { afterAttempt, WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../../persistence/WebhooksRepo.js"
+import { AppConfig } from "../../../runtime/Config.js"
+import { startSpan, TracingEnabled } from "../../../runtime/Telemetry.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
+import { makeDeliveryQueue } from "../dispatcher/DeliveryQueue.js"
+import { nextAttemptAt } from "../dispatcher/RetrySchedule.js"
 import type { Abandon } from "../dispatcher/WorkPump.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
 import { renderBody } from "./Payload.js"
-import { nextAttemptAt } from "./RetrySchedule.js"
 import { DeliveryTimeout, WebhookSender } from "./WebhookSender.js"
 
 /** What an attempt needs beyond its claim: whom the payload names as its sender, read with the claim. */
@@ -87,9 +88,10 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries>()("Web
     const tracing = yield* TracingEnabled
     const tracer = yield* Effect.tracer
     const timeout = yield* DeliveryTimeout
-    const claimLease = Duration.sum(timeout, leaseMargin)
     const attemptNeedsMs = Duration.toMillis(timeout) + attemptMargin
     const now = Effect.sync(() => new Date(clock.currentTimeMillisUnsafe()))
+    // Claimed oldest first, for one lease; the dispatcher's pump hears when a delivery attempted here comes due again.
+    const queue = makeDeliveryQueue({ lease: Duration.sum(timeout, leaseMargin), now, claim: deliveries.claimDue })
     const senderOf = Effect.map(
       organization.get(),
       (profile): Sender => ({ name: profile.name, url: config.publicUrl })
@@ -113,14 +115,8 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries>()("Web
     // Set once the outcomes left at shutdown are recorded: a later one (an `attempt` that outlived the service) is not.
     let closed = false
 
-    // Who hears when a delivery attempted here comes due again (the dispatcher's pump).
-    const dueAgainListeners = new Set<(millis: number) => void>()
-    const dueAgain = (at: Date) => {
-      for (const listener of dueAgainListeners) listener(at.getTime())
-    }
-
     const queueOutcome = (item: Pending, slotFree: () => void) => {
-      if (item.outcome.retryAt !== null) dueAgain(item.outcome.retryAt)
+      if (item.outcome.retryAt !== null) queue.dueAgain(item.outcome.retryAt)
       if (closed) {
         slotFree()
         return item.recorded?.(Exit.interrupt())
@@ -259,7 +255,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries>()("Web
       // A claim that waited too long to cover a whole attempt is left alone: once its lease
       // runs out it is claimed again (here or by another dispatcher), never sent by two at once.
       if (claimedUntil.getTime() - startedAt < attemptNeedsMs) {
-        dueAgain(claimedUntil)
+        queue.dueAgain(claimedUntil)
         slotFree()
         recorded?.(leftAlone)
         return () => {}
@@ -322,23 +318,17 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries>()("Web
 
     /** Claims up to `limit` due deliveries, oldest first, for one lease, with their webhooks and the sender. */
     const claimDue = (limit: number) =>
-      Effect.gen(function*() {
-        const [claimed, sender] = yield* Effect.all([deliveries.claimDue(yield* now, limit, claimLease), senderOf], {
-          concurrency: 2
-        })
-        return claimed.map((delivery): ReadyDelivery => ({ ...delivery, sender }))
-      })
+      Effect.map(
+        Effect.all([queue.claimDue(limit), senderOf], { concurrency: 2 }),
+        ([claimed, sender]) => claimed.map((delivery): ReadyDelivery => ({ ...delivery, sender }))
+      )
 
     return {
       /**
        * Tells `listener`, for the scope's lifetime, when a delivery this process attempted comes
        * due again (epoch milliseconds): its retry, or the end of a claim left to run out.
        */
-      onDueAgain: (listener: (millis: number) => void) =>
-        Effect.asVoid(Effect.acquireRelease(
-          Effect.sync(() => dueAgainListeners.add(listener)),
-          () => Effect.sync(() => dueAgainListeners.delete(listener))
-        )),
+      onDueAgain: queue.onDueAgain,
 
       /** Creates the deliveries of a committed event for every webhook that should receive it. */
       enqueue: (event: NotificationEvent) =>
@@ -366,7 +356,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries>()("Web
             return { id: event.id, event: event.event, encoded: encodeEvent(event), componentIds: event.componentIds }
           })
           const dueAt = yield* now
-          const claimedUntil = new Date(dueAt.getTime() + Duration.toMillis(claimLease))
+          const claimedUntil = queue.leaseFrom(dueAt)
           // Their attempts render with the organization's profile: a change (any committed change)
           // leaves it to be read again, and reading it here keeps that read out of their way.
           const [created, sender] = yield* Effect.all([

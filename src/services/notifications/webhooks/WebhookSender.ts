@@ -16,10 +16,10 @@ import * as https from "node:https"
 
 import { Context, Duration, Effect, Layer } from "effect"
 
-import { AppConfig } from "../../../Config.js"
 import type { AttemptResult } from "../../../domain/Webhook.js"
 import { DeliveryResult } from "../../../domain/Webhook.js"
-import { type OutboundGuard, outboundGuard } from "../../OutboundGuard.js"
+import { AppConfig } from "../../../runtime/Config.js"
+import { type OutboundGuard, outboundGuard } from "../../../runtime/OutboundGuard.js"
 import type { DeliveryRequest } from "./DeliveryRequest.js"
 
 /** How long a receiver may take to answer; tests shorten it. */

@@ -5,9 +5,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 
 import type { User } from "../../../domain/Auth.js"
-import { call, onSignedOut } from "./api.js"
-import type { Failure } from "./failure.js"
-import { href, useRoute } from "./router.js"
+import { call, onSignedOut } from "./core/api.js"
+import type { Failure } from "./core/failure.js"
+import { href, useRoute } from "./core/router.js"
 import { screens } from "./screens/registry.js"
 import { SignIn } from "./SignIn.js"
 import { FailureMessage } from "./ui/feedback.js"

@@ -5,9 +5,10 @@
  * minor's yellow container with the critical's red title, so the three stay apart.
  * https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using
  */
+import { formatUtcIso } from "../../../../domain/InstantFormat.js"
 import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
 import type { Tone } from "./Presentation.js"
-import { formatInstant, present } from "./Presentation.js"
+import { present } from "./Presentation.js"
 
 const containerStyle: Record<Tone, string> = {
   good: "good",
@@ -55,7 +56,7 @@ export const chatC = (event: NotificationEvent, sender: Sender) => {
                 },
                 {
                   type: "TextBlock",
-                  text: `${view.footer} · ${formatInstant(view.timestamp)}`,
+                  text: `${view.footer} · ${formatUtcIso(view.timestamp)}`,
                   isSubtle: true,
                   spacing: "None",
                   wrap: true

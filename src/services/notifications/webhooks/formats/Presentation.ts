@@ -6,6 +6,7 @@
 import { DateTime } from "effect"
 
 import type { ComponentStatus } from "../../../../domain/Component.js"
+import { formatUtcIso } from "../../../../domain/InstantFormat.js"
 import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
 
 /** How alarming an event is; each chat format maps a tone to its own colour vocabulary. */
@@ -51,12 +52,6 @@ export interface Presentation {
 export const humanize = (value: string): string => {
   const words = value.replace(/_/g, " ")
   return words.charAt(0).toUpperCase() + words.slice(1)
-}
-
-/** `2026-05-01T22:00:00.000Z` -> `2026-05-01 22:00 UTC`; anything unparsable is shown as given. */
-export const formatInstant = (iso: string): string => {
-  const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`
 }
 
 const incidentHeadline = {
@@ -107,11 +102,11 @@ const body = (event: NotificationEvent): Omit<Presentation, "url" | "footer" | "
       const { data } = event
       return {
         title: `${maintenanceHeadline[event.event]}: ${data.title}`,
-        description: `From ${formatInstant(data.scheduledStart)} to ${formatInstant(data.scheduledEnd)}`,
+        description: `From ${formatUtcIso(data.scheduledStart)} to ${formatUtcIso(data.scheduledEnd)}`,
         facts: [
           { label: "Status", value: humanize(data.status) },
-          { label: "Starts", value: formatInstant(data.scheduledStart) },
-          { label: "Ends", value: formatInstant(data.scheduledEnd) }
+          { label: "Starts", value: formatUtcIso(data.scheduledStart) },
+          { label: "Ends", value: formatUtcIso(data.scheduledEnd) }
         ],
         tone: event.event === "maintenance.completed" ? "good" : "maintenance"
       }

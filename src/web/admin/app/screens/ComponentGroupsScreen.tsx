@@ -5,8 +5,8 @@
 import { useState } from "preact/hooks"
 
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
-import { call } from "../api.js"
-import type { Failure } from "../failure.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
 import { Checkbox, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"

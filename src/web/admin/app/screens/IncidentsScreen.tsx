@@ -9,8 +9,8 @@ import { useState } from "preact/hooks"
 import type { Component } from "../../../../domain/Component.js"
 import type { Incident, IncidentAutomation, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
-import { call } from "../api.js"
-import type { Failure } from "../failure.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
 import { type ComponentId, componentNames } from "../ui/ComponentPicker.js"
 import {
   type ChosenStatuses,

@@ -18,8 +18,8 @@ import {
   type QuorumRule
 } from "../../../../domain/Monitor.js"
 import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
-import { call } from "../api.js"
-import type { Failure } from "../failure.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"

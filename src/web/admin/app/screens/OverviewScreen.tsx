@@ -10,9 +10,9 @@ import { useCallback, useEffect, useState } from "preact/hooks"
 
 import type { OverviewReport } from "../../../../domain/Overview.js"
 import { incidentStatusLabel, monitorTypeLabel, severityLabel } from "../../../Labels.js"
-import { call } from "../api.js"
-import type { Failure } from "../failure.js"
-import { href } from "../router.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
+import { href } from "../core/router.js"
 import { FailureMessage } from "../ui/feedback.js"
 import type { Screen } from "./Screen.js"
 

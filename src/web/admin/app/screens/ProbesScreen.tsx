@@ -8,8 +8,8 @@ import { useCallback, useEffect, useState } from "preact/hooks"
 
 import type { ProbeView } from "../../../../domain/Probe.js"
 import { heartbeatEvery } from "../../../../domain/ProbeHeartbeat.js"
-import { call } from "../api.js"
-import type { Failure } from "../failure.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
 import { FailureMessage, Table } from "../ui/feedback.js"
 import type { Screen } from "./Screen.js"
 

@@ -2,8 +2,8 @@
 import { useState } from "preact/hooks"
 
 import type { Subscriber } from "../../../../domain/Subscriber.js"
-import { call } from "../api.js"
-import type { Failure } from "../failure.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
 import { useComponentChoices, useLoad } from "../ui/requests.js"
 import type { Screen } from "./Screen.js"

@@ -9,8 +9,8 @@ import type { MonitorId } from "../../../../domain/Monitor.js"
 import type { MonitorResponseTimes, ResponseTimesPeriod } from "../../../../domain/ResponseTimes.js"
 import { windowOf } from "../../../../domain/ResponseTimes.js"
 import { chartGeometry, type ChartSeries, formatMs, seriesSummary } from "../../../ResponseTimeChart.js"
-import { call } from "../api.js"
-import type { Failure } from "../failure.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
 import { FailureMessage } from "./feedback.js"
 
 const hour = 3_600_000

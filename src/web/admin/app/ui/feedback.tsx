@@ -3,7 +3,7 @@ import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 
-import type { Failure } from "../failure.js"
+import type { Failure } from "../core/failure.js"
 import type { Loaded } from "./requests.js"
 
 /** A failure of a whole form or action, announced at once. */

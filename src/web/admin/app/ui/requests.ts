@@ -2,8 +2,8 @@
 import type { Effect } from "effect"
 import { useCallback, useEffect, useState } from "preact/hooks"
 
-import { type ApiClient, call, type Outcome } from "../api.js"
-import type { Failure } from "../failure.js"
+import { type ApiClient, call, type Outcome } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
 
 export type Loaded<A> =
   | { readonly state: "loading" }
