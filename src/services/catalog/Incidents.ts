@@ -349,7 +349,9 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
     } as const
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(
+  /** Without its repositories and services: the unit tests of its rules give their own. */
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(
     Layer.provide([
       IncidentsRepo.layer,
       OutboxRepo.layer,

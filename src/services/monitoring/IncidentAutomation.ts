@@ -168,7 +168,9 @@ export class IncidentAutomation extends Context.Service<IncidentAutomation>()("I
     } as const
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(
+  /** Without its repository and services: the unit tests of its rules give their own. */
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(
     Layer.provide([AutomaticIncidentsRepo.layer, Incidents.layer, StateChanges.layer, ProbeRegistry.layer])
   )
 }

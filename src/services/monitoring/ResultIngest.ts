@@ -226,7 +226,9 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
     } as const
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(
+  /** Without its repositories and services: the unit tests of its rules give their own. */
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(
     Layer.provide([
       CheckResultsRepo.layer,
       MonitorStateRepo.layer,
