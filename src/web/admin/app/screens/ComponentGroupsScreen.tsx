@@ -5,30 +5,32 @@
 import { useState } from "preact/hooks"
 
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
+import {
+  InlineSection,
+  NewSection,
+  OpenButton,
+  ResourceForm,
+  type ResourceFormProps,
+  ResourcePage,
+  ResourceTable,
+  useOpenPart,
+  useRowActions
+} from "../ui/resources.js"
 import type { Screen } from "./Screen.js"
 
 type GroupJson = typeof ComponentGroup.json.Type
 type ComponentJson = ReturnType<typeof useComponentChoices>[number]
 
-const GroupForm = (props: {
-  readonly id: string
-  readonly initial?: GroupJson
-  readonly submitLabel: string
-  readonly onSaved: (group: GroupJson) => void
-  readonly onCancel?: () => void
-}) => {
+const GroupForm = (props: ResourceFormProps<GroupJson>) => {
   const [name, setName] = useState(props.initial?.name ?? "")
   const [description, setDescription] = useState(props.initial?.description ?? "")
   const [isPublic, setPublic] = useState(props.initial?.isPublic ?? true)
   const { failure, busy, submit, fieldError } = useSubmit()
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const payload = { name: name.trim(), description, isPublic }
     const initial = props.initial
     const outcome = await submit((api) =>
@@ -46,8 +48,7 @@ const GroupForm = (props: {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
-      <FailureMessage failure={failure} />
+    <ResourceForm {...props} failure={failure} busy={busy} onSubmit={save}>
       <TextField
         id={`${props.id}-name`}
         label="Name"
@@ -71,11 +72,7 @@ const GroupForm = (props: {
         onChange={setPublic}
         error={fieldError("isPublic")}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
-        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -85,15 +82,15 @@ const GroupRow = (props: {
   readonly onChanged: (message: string) => void
 }) => {
   const { group } = props
-  const [editing, setEditing] = useState(false)
-  const [failure, setFailure] = useState<Failure | null>(null)
+  const editor = useOpenPart(props.onChanged)
+  const { failure, act } = useRowActions(props.onChanged)
   const members = props.components.filter((component) => component.groupId === group.id)
 
-  const remove = async () => {
-    const outcome = await call((api) => api.componentGroups.remove({ params: { id: group.id } }))
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`The group ${group.name} was deleted; its components are ungrouped.`)
-  }
+  const remove = () =>
+    act(
+      (api) => api.componentGroups.remove({ params: { id: group.id } }),
+      () => `The group ${group.name} was deleted; its components are ungrouped.`
+    )
 
   return (
     <tr>
@@ -102,27 +99,21 @@ const GroupRow = (props: {
         {!group.isPublic && <span class="badge">private</span>}
         {group.description && <p class="muted small">{group.description}</p>}
         <FailureMessage failure={failure} />
-        {editing && (
-          <section class="inline-form" aria-labelledby={`edit-group-${group.id}-title`}>
-            <h3 id={`edit-group-${group.id}-title`}>Edit {group.name}</h3>
+        {editor.open && (
+          <InlineSection id={`edit-group-${group.id}`} title={`Edit ${group.name}`}>
             <GroupForm
               id={`edit-group-${group.id}`}
               initial={group}
               submitLabel="Save"
-              onCancel={() => setEditing(false)}
-              onSaved={(saved) => {
-                setEditing(false)
-                props.onChanged(`The group ${saved.name} was saved.`)
-              }}
+              onCancel={editor.close}
+              onSaved={(saved) => editor.done(`The group ${saved.name} was saved.`)}
             />
-          </section>
+          </InlineSection>
         )}
       </th>
       <td>{members.length === 0 ? "None" : members.map((component) => component.name).join(", ")}</td>
       <td class="row-actions">
-        <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
-          Edit<span class="visually-hidden">{group.name}</span>
-        </button>
+        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={group.name} />
         <ConfirmButton label="Delete" confirmLabel={`Delete ${group.name}`} onConfirm={remove} />
       </td>
     </tr>
@@ -134,41 +125,27 @@ const ComponentGroupsView = () => {
   const components = useComponentChoices()
 
   return (
-    <>
-      <h1>Component groups</h1>
-      <StatusMessage text={message} />
+    <ResourcePage title="Component groups" message={message}>
       <p class="muted">
         The public page shows a group with the worst status of its components. Put a component in a group from the
         Components screen.
       </p>
-      <Loading loaded={loaded}>
-        {(groups) =>
-          groups.length === 0 ? <p>No groups yet. Create one below.</p> : (
-            <Table caption="Component groups">
-              <thead>
-                <tr>
-                  <th scope="col">Group</th>
-                  <th scope="col">Components</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {groups.map((group) => (
-                  <GroupRow key={group.id} group={group} components={components} onChanged={changed} />
-                ))}
-              </tbody>
-            </Table>
-          )}
-      </Loading>
-      <section aria-labelledby="new-group-title">
-        <h2 id="new-group-title">New group</h2>
+      <ResourceTable
+        loaded={loaded}
+        caption="Component groups"
+        columns={["Group", "Components", "Actions"]}
+        empty="No groups yet. Create one below."
+      >
+        {(group) => <GroupRow key={group.id} group={group} components={components} onChanged={changed} />}
+      </ResourceTable>
+      <NewSection id="new-group" title="New group">
         <GroupForm
           id="new-group"
           submitLabel="Create group"
           onSaved={(created) => changed(`The group ${created.name} was created.`)}
         />
-      </section>
-    </>
+      </NewSection>
+    </ResourcePage>
   )
 }
 

@@ -7,11 +7,20 @@ import { useState } from "preact/hooks"
 import type { Component, ComponentStatus } from "../../../../domain/Component.js"
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { componentStatusLabel, optionsOf } from "../../../Labels.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
+import {
+  InlineSection,
+  NewSection,
+  OpenButton,
+  ResourceForm,
+  type ResourceFormProps,
+  ResourcePage,
+  ResourceTable,
+  useOpenPart,
+  useRowActions
+} from "../ui/resources.js"
 import type { Screen } from "./Screen.js"
 
 const componentStatuses = optionsOf(componentStatusLabel)
@@ -19,14 +28,7 @@ const componentStatuses = optionsOf(componentStatusLabel)
 type ComponentJson = typeof Component.json.Type
 type GroupJson = typeof ComponentGroup.json.Type
 
-const ComponentForm = (props: {
-  readonly id: string
-  readonly initial?: ComponentJson
-  readonly groups: ReadonlyArray<GroupJson>
-  readonly submitLabel: string
-  readonly onSaved: (component: ComponentJson) => void
-  readonly onCancel?: () => void
-}) => {
+const ComponentForm = (props: ResourceFormProps<ComponentJson> & { readonly groups: ReadonlyArray<GroupJson> }) => {
   const [name, setName] = useState(props.initial?.name ?? "")
   const [description, setDescription] = useState(props.initial?.description ?? "")
   const [status, setStatus] = useState<ComponentStatus>(props.initial?.status ?? "operational")
@@ -34,8 +36,7 @@ const ComponentForm = (props: {
   const [groupId, setGroupId] = useState(props.initial?.groupId ?? "")
   const { failure, busy, submit, fieldError } = useSubmit()
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const payload = { name: name.trim(), description, status, isPublic, groupId: groupId === "" ? null : groupId }
     const initial = props.initial
     const outcome = await submit((api) =>
@@ -51,8 +52,7 @@ const ComponentForm = (props: {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
-      <FailureMessage failure={failure} />
+    <ResourceForm {...props} failure={failure} busy={busy} onSubmit={save}>
       <TextField
         id={`${props.id}-name`}
         label="Name"
@@ -97,11 +97,7 @@ const ComponentForm = (props: {
         onChange={setPublic}
         error={fieldError("isPublic")}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
-        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -112,22 +108,20 @@ const ComponentRow = (props: {
   readonly reload: () => void
 }) => {
   const { component } = props
-  const [editing, setEditing] = useState(false)
-  const [failure, setFailure] = useState<Failure | null>(null)
+  const editor = useOpenPart(props.onChanged)
+  const { failure, act } = useRowActions(props.onChanged)
   const group = props.groups.find((candidate) => candidate.id === component.groupId)
 
   const changeStatus = async (status: ComponentStatus) => {
-    const outcome = await call((api) => api.components.setStatus({ params: { id: component.id }, payload: { status } }))
-    setFailure(outcome.ok ? null : outcome.failure)
+    const outcome = await act(
+      (api) => api.components.setStatus({ params: { id: component.id }, payload: { status } }),
+      () => `${component.name} is now ${componentStatusLabel[status].toLowerCase()}.`
+    )
     // On failure the menu shows a status the server did not take: show the stored one again.
-    if (outcome.ok) props.onChanged(`${component.name} is now ${componentStatusLabel[status].toLowerCase()}.`)
-    else props.reload()
+    if (!outcome.ok) props.reload()
   }
-  const remove = async () => {
-    const outcome = await call((api) => api.components.remove({ params: { id: component.id } }))
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`${component.name} was deleted.`)
-  }
+  const remove = () =>
+    act((api) => api.components.remove({ params: { id: component.id } }), () => `${component.name} was deleted.`)
 
   return (
     <tr>
@@ -136,21 +130,17 @@ const ComponentRow = (props: {
         {!component.isPublic && <span class="badge">private</span>}
         {group && <p class="muted small">In {group.name}</p>}
         {component.description && <p class="muted small">{component.description}</p>}
-        {editing && (
-          <section class="inline-form" aria-labelledby={`edit-${component.id}-title`}>
-            <h3 id={`edit-${component.id}-title`}>Edit {component.name}</h3>
+        {editor.open && (
+          <InlineSection id={`edit-${component.id}`} title={`Edit ${component.name}`}>
             <ComponentForm
               id={`edit-${component.id}`}
               initial={component}
               groups={props.groups}
               submitLabel="Save"
-              onCancel={() => setEditing(false)}
-              onSaved={(saved) => {
-                setEditing(false)
-                props.onChanged(`${saved.name} was saved.`)
-              }}
+              onCancel={editor.close}
+              onSaved={(saved) => editor.done(`${saved.name} was saved.`)}
             />
-          </section>
+          </InlineSection>
         )}
       </th>
       <td>
@@ -165,10 +155,8 @@ const ComponentRow = (props: {
         <FailureMessage failure={failure} />
       </td>
       <td class="row-actions">
-        <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
-          Edit<span class="visually-hidden">{component.name}</span>
-        </button>
-        <ConfirmButton label={`Delete`} confirmLabel={`Delete ${component.name}`} onConfirm={remove} />
+        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={component.name} />
+        <ConfirmButton label="Delete" confirmLabel={`Delete ${component.name}`} onConfirm={remove} />
       </td>
     </tr>
   )
@@ -180,46 +168,26 @@ const ComponentsView = () => {
   const groups = loadedGroups.state === "ready" ? loadedGroups.value : []
 
   return (
-    <>
-      <h1>Components</h1>
-      <StatusMessage text={message} />
-      <Loading loaded={loaded}>
-        {(components) =>
-          components.length === 0
-            ? <p>No components yet. Create the first one below.</p>
-            : (
-              <Table caption="Components">
-                <thead>
-                  <tr>
-                    <th scope="col">Component</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {components.map((component) => (
-                    <ComponentRow
-                      key={component.id}
-                      component={component}
-                      groups={groups}
-                      onChanged={changed}
-                      reload={reload}
-                    />
-                  ))}
-                </tbody>
-              </Table>
-            )}
-      </Loading>
-      <section aria-labelledby="new-component-title">
-        <h2 id="new-component-title">New component</h2>
+    <ResourcePage title="Components" message={message}>
+      <ResourceTable
+        loaded={loaded}
+        caption="Components"
+        columns={["Component", "Status", "Actions"]}
+        empty="No components yet. Create the first one below."
+      >
+        {(component) => (
+          <ComponentRow key={component.id} component={component} groups={groups} onChanged={changed} reload={reload} />
+        )}
+      </ResourceTable>
+      <NewSection id="new-component" title="New component">
         <ComponentForm
           id="new-component"
           groups={groups}
           submitLabel="Create component"
           onSaved={(created) => changed(`${created.name} was created.`)}
         />
-      </section>
-    </>
+      </NewSection>
+    </ResourcePage>
   )
 }
 

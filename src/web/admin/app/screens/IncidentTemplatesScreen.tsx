@@ -7,12 +7,21 @@ import { useState } from "preact/hooks"
 import type { IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
 import { openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, VisibilityBadge } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, VisibilityBadge } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
+import {
+  InlineSection,
+  NewSection,
+  OpenButton,
+  ResourceForm,
+  type ResourceFormProps,
+  ResourcePage,
+  ResourceTable,
+  useOpenPart,
+  useRowActions
+} from "../ui/resources.js"
 import type { Screen } from "./Screen.js"
 
 const incidentSeverities = optionsOf(severityLabel)
@@ -21,14 +30,9 @@ type TemplateJson = typeof IncidentTemplate.json.Type
 type ComponentJson = ReturnType<typeof useComponentChoices>[number]
 type OpenStatus = Exclude<IncidentStatus, "resolved">
 
-const TemplateForm = (props: {
-  readonly id: string
-  readonly initial?: TemplateJson
-  readonly components: ReadonlyArray<ComponentJson>
-  readonly submitLabel: string
-  readonly onSaved: (template: TemplateJson) => void
-  readonly onCancel?: () => void
-}) => {
+const TemplateForm = (
+  props: ResourceFormProps<TemplateJson> & { readonly components: ReadonlyArray<ComponentJson> }
+) => {
   const [name, setName] = useState(props.initial?.name ?? "")
   const [title, setTitle] = useState(props.initial?.title ?? "")
   const [status, setStatus] = useState<OpenStatus>(props.initial?.status ?? "investigating")
@@ -37,8 +41,7 @@ const TemplateForm = (props: {
   const [componentIds, setComponentIds] = useState<ReadonlyArray<ComponentId>>(props.initial?.componentIds ?? [])
   const { failure, busy, submit, fieldError } = useSubmit()
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const payload = { name: name.trim(), title: title.trim(), status, severity, message: message.trim(), componentIds }
     const initial = props.initial
     const outcome = await submit((api) =>
@@ -58,8 +61,7 @@ const TemplateForm = (props: {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
-      <FailureMessage failure={failure} />
+    <ResourceForm {...props} failure={failure} busy={busy} onSubmit={save}>
       <TextField
         id={`${props.id}-name`}
         label="Template name"
@@ -108,11 +110,7 @@ const TemplateForm = (props: {
         onChange={setComponentIds}
         error={fieldError("componentIds")}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
-        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -122,14 +120,14 @@ const TemplateRow = (props: {
   readonly onChanged: (message: string) => void
 }) => {
   const { template } = props
-  const [editing, setEditing] = useState(false)
-  const [failure, setFailure] = useState<Failure | null>(null)
+  const editor = useOpenPart(props.onChanged)
+  const { failure, act } = useRowActions(props.onChanged)
 
-  const remove = async () => {
-    const outcome = await call((api) => api.incidentTemplates.remove({ params: { id: template.id } }))
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`The template ${template.name} was deleted.`)
-  }
+  const remove = () =>
+    act(
+      (api) => api.incidentTemplates.remove({ params: { id: template.id } }),
+      () => `The template ${template.name} was deleted.`
+    )
 
   return (
     <tr>
@@ -140,27 +138,21 @@ const TemplateRow = (props: {
         <p class="small">{template.title}</p>
         <p class="small muted">Affects {componentNames(props.components, template.componentIds)}</p>
         <FailureMessage failure={failure} />
-        {editing && (
-          <section class="inline-form" aria-labelledby={`edit-template-${template.id}-title`}>
-            <h3 id={`edit-template-${template.id}-title`}>Edit {template.name}</h3>
+        {editor.open && (
+          <InlineSection id={`edit-template-${template.id}`} title={`Edit ${template.name}`}>
             <TemplateForm
               id={`edit-template-${template.id}`}
               initial={template}
               components={props.components}
               submitLabel="Save"
-              onCancel={() => setEditing(false)}
-              onSaved={(saved) => {
-                setEditing(false)
-                props.onChanged(`The template ${saved.name} was saved.`)
-              }}
+              onCancel={editor.close}
+              onSaved={(saved) => editor.done(`The template ${saved.name} was saved.`)}
             />
-          </section>
+          </InlineSection>
         )}
       </th>
       <td class="row-actions">
-        <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
-          Edit<span class="visually-hidden">{template.name}</span>
-        </button>
+        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={template.name} />
         <ConfirmButton label="Delete" confirmLabel={`Delete ${template.name}`} onConfirm={remove} />
       </td>
     </tr>
@@ -172,37 +164,26 @@ const IncidentTemplatesView = () => {
   const componentList = useComponentChoices()
 
   return (
-    <>
-      <h1>Incident templates</h1>
-      <StatusMessage text={message} />
-      <Loading loaded={loaded}>
-        {(templates) =>
-          templates.length === 0 ? <p>No templates yet. Create one below.</p> : (
-            <Table caption="Incident templates">
-              <thead>
-                <tr>
-                  <th scope="col">Template</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {templates.map((template) => (
-                  <TemplateRow key={template.id} template={template} components={componentList} onChanged={changed} />
-                ))}
-              </tbody>
-            </Table>
-          )}
-      </Loading>
-      <section aria-labelledby="new-template-title">
-        <h2 id="new-template-title">New template</h2>
+    <ResourcePage title="Incident templates" message={message}>
+      <ResourceTable
+        loaded={loaded}
+        caption="Incident templates"
+        columns={["Template", "Actions"]}
+        empty="No templates yet. Create one below."
+      >
+        {(template) => (
+          <TemplateRow key={template.id} template={template} components={componentList} onChanged={changed} />
+        )}
+      </ResourceTable>
+      <NewSection id="new-template" title="New template">
         <TemplateForm
           id="new-template"
           components={componentList}
           submitLabel="Create template"
           onSaved={(created) => changed(`The template ${created.name} was created.`)}
         />
-      </section>
-    </>
+      </NewSection>
+    </ResourcePage>
   )
 }
 

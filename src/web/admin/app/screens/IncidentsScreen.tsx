@@ -4,13 +4,12 @@
  * reading the timeline and writing the postmortem of a resolved one. Open incidents come first;
  * those a monitor opened say whether its automation still drives them.
  */
+import { Effect } from "effect"
 import { useState } from "preact/hooks"
 
 import type { Component } from "../../../../domain/Component.js"
 import type { Incident, IncidentAutomation, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
 import { type ComponentId, componentNames } from "../ui/ComponentPicker.js"
 import {
   type ChosenStatuses,
@@ -18,9 +17,19 @@ import {
   ComponentStatusPicker,
   statusChoices
 } from "../ui/ComponentStatusPicker.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, VisibilityBadge, When } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feedback.js"
 import { Checkbox, Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
+import {
+  InlineSection,
+  NewSection,
+  OpenButton,
+  ResourceForm,
+  ResourcePage,
+  ResourceTable,
+  useOpenPart,
+  useRowActions
+} from "../ui/resources.js"
 import { type TemplateJson, TemplatePicker } from "../ui/TemplatePicker.js"
 import { PostmortemEditor } from "./PostmortemEditor.js"
 import type { Screen } from "./Screen.js"
@@ -64,8 +73,7 @@ const NewIncident = (
     setComponentIds(template.componentIds)
   }
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     // The template has filled in the form already, and the form sends every field. With the
     // template's components unchanged it sends the template's id instead of them: the incident then
     // takes the template's visibility, which its remaining components alone may not tell.
@@ -94,8 +102,7 @@ const NewIncident = (
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby="new-incident-title">
-      <FailureMessage failure={failure} />
+    <ResourceForm id="new-incident" failure={failure} busy={busy} submitLabel="Open incident" onSubmit={save}>
       <TemplatePicker id="incident-template" value={template?.id ?? ""} onPick={pickTemplate} />
       <TextField
         id="incident-title"
@@ -148,10 +155,7 @@ const NewIncident = (
         onChange={setDraft}
         error={fieldError("published")}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>Open incident</button>
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -172,8 +176,7 @@ const PostUpdate = (
   const id = `update-${incident.id}`
   const resolving = status === "resolved"
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const chosen = chosenStatusesOf(componentStatuses, incident.componentIds)
     const payload = {
       status,
@@ -187,10 +190,15 @@ const PostUpdate = (
   }
 
   return (
-    <section class="inline-form" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Update on {incident.title}</h3>
-      <form onSubmit={onSubmit} noValidate aria-labelledby={`${id}-title`}>
-        <FailureMessage failure={failure} />
+    <InlineSection id={id} title={`Update on ${incident.title}`}>
+      <ResourceForm
+        id={id}
+        failure={failure}
+        busy={busy}
+        submitLabel="Post update"
+        onSubmit={save}
+        onCancel={props.onCancel}
+      >
         <SelectField
           id={`${id}-status`}
           label="Status"
@@ -238,12 +246,8 @@ const PostUpdate = (
             error={fieldError("restoreComponents")}
           />
         )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>Post update</button>
-          <button type="button" onClick={props.onCancel}>Cancel</button>
-        </div>
-      </form>
-    </section>
+      </ResourceForm>
+    </InlineSection>
   )
 }
 
@@ -265,26 +269,24 @@ const IncidentRow = (props: {
   readonly onChanged: (message: string) => void
 }) => {
   const { incident } = props
-  const [posting, setPosting] = useState(false)
-  const [showTimeline, setShowTimeline] = useState(false)
-  const [editingPostmortem, setEditingPostmortem] = useState(false)
+  const posting = useOpenPart(props.onChanged)
+  const timeline = useOpenPart(props.onChanged)
+  const postmortem = useOpenPart(props.onChanged)
   const [restoreComponents, setRestoreComponents] = useState(false)
-  const [failure, setFailure] = useState<Failure | null>(null)
+  const { failure, act } = useRowActions(props.onChanged)
   const open = incident.status !== "resolved"
 
-  const resolve = async () => {
-    const outcome = await call((api) =>
-      api.incidents.resolve({ params: { id: incident.id }, payload: restoreComponents ? { restoreComponents } : null })
+  const resolve = () =>
+    act(
+      (api) =>
+        api.incidents.resolve({
+          params: { id: incident.id },
+          payload: restoreComponents ? { restoreComponents } : null
+        }),
+      () => `${incident.title} was resolved.`
     )
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`${incident.title} was resolved.`)
-  }
-
-  const publish = async () => {
-    const outcome = await call((api) => api.incidents.publish({ params: { id: incident.id } }))
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`${incident.title} was published.`)
-  }
+  const publish = () =>
+    act((api) => api.incidents.publish({ params: { id: incident.id } }), () => `${incident.title} was published.`)
 
   return (
     <tr>
@@ -308,27 +310,25 @@ const IncidentRow = (props: {
         )}
         <p class="small">{incident.message}</p>
         <FailureMessage failure={failure} />
-        {showTimeline && <Timeline incident={incident} />}
-        {posting && (
+        {timeline.open && <Timeline incident={incident} />}
+        {posting.open && (
           <PostUpdate
             incident={incident}
             components={props.components}
-            onCancel={() => setPosting(false)}
-            onPosted={(updated) => {
-              setPosting(false)
-              props.onChanged(`The update on ${updated.title} was posted.`)
-            }}
+            onCancel={posting.close}
+            onPosted={(updated) => posting.done(`The update on ${updated.title} was posted.`)}
           />
         )}
-        {editingPostmortem && (
+        {postmortem.open && (
           <PostmortemEditor
             incident={incident}
-            onCancel={() => setEditingPostmortem(false)}
-            onSaved={(saved) => {
-              setEditingPostmortem(false)
-              const outcome = saved.postmortem?.published ? "published" : "saved as a draft"
-              props.onChanged(`The postmortem of ${saved.title} was ${outcome}.`)
-            }}
+            onCancel={postmortem.close}
+            onSaved={(saved) =>
+              postmortem.done(
+                `The postmortem of ${saved.title} was ${
+                  saved.postmortem?.published ? "published" : "saved as a draft"
+                }.`
+              )}
           />
         )}
       </th>
@@ -336,9 +336,7 @@ const IncidentRow = (props: {
         <span class={open ? "badge bad" : "badge ok"}>{incidentStatusLabel[incident.status]}</span>
       </td>
       <td class="row-actions">
-        <button type="button" aria-expanded={showTimeline} onClick={() => setShowTimeline(!showTimeline)}>
-          Timeline<span class="visually-hidden">of {incident.title}</span>
-        </button>
+        <OpenButton open={timeline.open} onToggle={timeline.toggle} label="Timeline" hidden={`of ${incident.title}`} />
         {!incident.published && (
           <button type="button" onClick={publish}>
             Publish<span class="visually-hidden">{` ${incident.title}`}</span>
@@ -346,9 +344,12 @@ const IncidentRow = (props: {
         )}
         {open && (
           <>
-            <button type="button" aria-expanded={posting} onClick={() => setPosting(!posting)}>
-              Post update<span class="visually-hidden">on {incident.title}</span>
-            </button>
+            <OpenButton
+              open={posting.open}
+              onToggle={posting.toggle}
+              label="Post update"
+              hidden={`on ${incident.title}`}
+            />
             <ConfirmButton label="Resolve" confirmLabel={`Resolve ${incident.title}`} onConfirm={resolve} />
             {incident.componentIds.length > 0 && (
               <Checkbox
@@ -361,14 +362,12 @@ const IncidentRow = (props: {
           </>
         )}
         {!open && (
-          <button
-            type="button"
-            aria-expanded={editingPostmortem}
-            onClick={() => setEditingPostmortem(!editingPostmortem)}
-          >
-            {incident.postmortem ? "Edit postmortem" : "Write postmortem"}
-            <span class="visually-hidden">of {incident.title}</span>
-          </button>
+          <OpenButton
+            open={postmortem.open}
+            onToggle={postmortem.toggle}
+            label={incident.postmortem ? "Edit postmortem" : "Write postmortem"}
+            hidden={`of ${incident.title}`}
+          />
         )}
       </td>
     </tr>
@@ -376,39 +375,31 @@ const IncidentRow = (props: {
 }
 
 const IncidentsView = () => {
-  const { loaded, message, changed } = useListScreen((api) => api.incidents.list())
+  // Open incidents first.
+  const { loaded, message, changed } = useListScreen((api) =>
+    Effect.map(
+      api.incidents.list(),
+      (incidents) => incidents.toSorted((a, b) => Number(a.status === "resolved") - Number(b.status === "resolved"))
+    )
+  )
   const componentList = useComponentChoices()
 
   return (
-    <>
-      <h1>Incidents</h1>
-      <StatusMessage text={message} />
-      <Loading loaded={loaded}>
-        {(incidents) =>
-          incidents.length === 0 ? <p>No incidents yet.</p> : (
-            <Table caption="Incidents">
-              <thead>
-                <tr>
-                  <th scope="col">Incident</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {incidents
-                  .toSorted((a, b) => Number(a.status === "resolved") - Number(b.status === "resolved"))
-                  .map((incident) => (
-                    <IncidentRow key={incident.id} incident={incident} components={componentList} onChanged={changed} />
-                  ))}
-              </tbody>
-            </Table>
-          )}
-      </Loading>
-      <section aria-labelledby="new-incident-title">
-        <h2 id="new-incident-title">New incident</h2>
+    <ResourcePage title="Incidents" message={message}>
+      <ResourceTable
+        loaded={loaded}
+        caption="Incidents"
+        columns={["Incident", "Status", "Actions"]}
+        empty="No incidents yet."
+      >
+        {(incident) => (
+          <IncidentRow key={incident.id} incident={incident} components={componentList} onChanged={changed} />
+        )}
+      </ResourceTable>
+      <NewSection id="new-incident" title="New incident">
         <NewIncident components={componentList} onCreated={(incident) => changed(`${incident.title} was opened.`)} />
-      </section>
-    </>
+      </NewSection>
+    </ResourcePage>
   )
 }
 

@@ -10,12 +10,21 @@ import type { Component } from "../../../../domain/Component.js"
 import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../../../domain/Maintenance.js"
 import { type RecurrenceFrequency, repeatsEvery } from "../../../../domain/Recurrence.js"
 import { maintenanceStatusLabel } from "../../../Labels.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, VisibilityBadge, When } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
+import {
+  InlineSection,
+  NewSection,
+  OpenButton,
+  ResourceForm,
+  type ResourceFormProps,
+  ResourcePage,
+  ResourceTable,
+  useOpenPart,
+  useRowActions
+} from "../ui/resources.js"
 import type { Screen } from "./Screen.js"
 
 type WindowJson = typeof Maintenance.json.Type
@@ -57,14 +66,7 @@ const numberOrText = (text: string) => {
 const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((id) => b.includes(id))
 
-const WindowForm = (props: {
-  readonly id: string
-  readonly initial?: WindowJson
-  readonly components: ReadonlyArray<ComponentJson>
-  readonly submitLabel: string
-  readonly onSaved: (window: WindowJson) => void
-  readonly onCancel?: () => void
-}) => {
+const WindowForm = (props: ResourceFormProps<WindowJson> & { readonly components: ReadonlyArray<ComponentJson> }) => {
   const { initial } = props
   const [title, setTitle] = useState(initial?.title ?? "")
   const [description, setDescription] = useState(initial?.description ?? "")
@@ -78,8 +80,7 @@ const WindowForm = (props: {
   const { failure, busy, submit, fieldError } = useSubmit()
   const [endError, setEndError] = useState<string | undefined>(undefined)
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const fields = {
       title: title.trim(),
       description,
@@ -135,8 +136,7 @@ const WindowForm = (props: {
 
   const hint = `Your local time (${timeZone}).`
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
-      <FailureMessage failure={failure} />
+    <ResourceForm {...props} failure={failure} busy={busy} onSubmit={save}>
       <TextField
         id={`${props.id}-name`}
         label="Title"
@@ -225,11 +225,7 @@ const WindowForm = (props: {
           )}
         </>
       )}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
-        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -239,25 +235,20 @@ const WindowRow = (props: {
   readonly onChanged: (message: string) => void
 }) => {
   const { window } = props
-  const [editing, setEditing] = useState(false)
-  const [failure, setFailure] = useState<Failure | null>(null)
+  const editor = useOpenPart(props.onChanged)
+  const { failure, act } = useRowActions(props.onChanged)
   const changeable = window.status === "scheduled" || window.status === "in_progress"
 
-  const cancel = async (series: boolean) => {
-    const outcome = await call((api) =>
-      api.maintenance.cancel({ params: { id: window.id }, query: series ? { series: true } : {} })
-    )
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) {
-      props.onChanged(
+  const cancel = (series: boolean) =>
+    act(
+      (api) => api.maintenance.cancel({ params: { id: window.id }, query: series ? { series: true } : {} }),
+      () =>
         series
           ? `${window.title} and its later occurrences were cancelled.`
           : window.recurrence === null
           ? `${window.title} was cancelled.`
           : `This occurrence of ${window.title} was cancelled.`
-      )
-    }
-  }
+    )
 
   return (
     <tr>
@@ -280,21 +271,17 @@ const WindowRow = (props: {
         )}
         {window.description && <p class="small">{window.description}</p>}
         <FailureMessage failure={failure} />
-        {editing && (
-          <section class="inline-form" aria-labelledby={`edit-${window.id}-title`}>
-            <h3 id={`edit-${window.id}-title`}>Edit {window.title}</h3>
+        {editor.open && (
+          <InlineSection id={`edit-${window.id}`} title={`Edit ${window.title}`}>
             <WindowForm
               id={`edit-${window.id}`}
               initial={window}
               components={props.components}
               submitLabel="Save"
-              onCancel={() => setEditing(false)}
-              onSaved={(saved) => {
-                setEditing(false)
-                props.onChanged(`${saved.title} was saved.`)
-              }}
+              onCancel={editor.close}
+              onSaved={(saved) => editor.done(`${saved.title} was saved.`)}
             />
-          </section>
+          </InlineSection>
         )}
       </th>
       <td>
@@ -303,9 +290,7 @@ const WindowRow = (props: {
       <td class="row-actions">
         {changeable && (
           <>
-            <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
-              Edit<span class="visually-hidden">{window.title}</span>
-            </button>
+            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={window.title} />
             {window.recurrence === null
               ? (
                 <ConfirmButton
@@ -336,44 +321,34 @@ const WindowRow = (props: {
 }
 
 const MaintenanceView = () => {
-  const { loaded, message, changed } = useListScreen((api) => api.maintenance.list())
+  // Latest start first.
+  const { loaded, message, changed } = useListScreen((api) =>
+    Effect.map(
+      api.maintenance.list(),
+      (windows) => windows.toSorted((a, b) => b.scheduledStart.epochMilliseconds - a.scheduledStart.epochMilliseconds)
+    )
+  )
   const componentList = useComponentChoices()
 
   return (
-    <>
-      <h1>Maintenance</h1>
-      <StatusMessage text={message} />
-      <Loading loaded={loaded}>
-        {(windows) =>
-          windows.length === 0 ? <p>No maintenance scheduled.</p> : (
-            <Table caption="Maintenance windows">
-              <thead>
-                <tr>
-                  <th scope="col">Window</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {windows
-                  .toSorted((a, b) => b.scheduledStart.epochMilliseconds - a.scheduledStart.epochMilliseconds)
-                  .map((window) => (
-                    <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />
-                  ))}
-              </tbody>
-            </Table>
-          )}
-      </Loading>
-      <section aria-labelledby="new-window-title">
-        <h2 id="new-window-title">Schedule maintenance</h2>
+    <ResourcePage title="Maintenance" message={message}>
+      <ResourceTable
+        loaded={loaded}
+        caption="Maintenance windows"
+        columns={["Window", "Status", "Actions"]}
+        empty="No maintenance scheduled."
+      >
+        {(window) => <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />}
+      </ResourceTable>
+      <NewSection id="new-window" title="Schedule maintenance">
         <WindowForm
           id="new-window"
           components={componentList}
           submitLabel="Schedule"
           onSaved={(created) => changed(`${created.title} was scheduled.`)}
         />
-      </section>
-    </>
+      </NewSection>
+    </ResourcePage>
   )
 }
 

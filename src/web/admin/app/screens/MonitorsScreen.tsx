@@ -18,11 +18,20 @@ import {
   type QuorumRule
 } from "../../../../domain/Monitor.js"
 import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, Loading } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
+import {
+  InlineSection,
+  NewSection,
+  OpenButton,
+  ResourceForm,
+  type ResourceFormProps,
+  ResourcePage,
+  ResourceTable,
+  useOpenPart,
+  useRowActions
+} from "../ui/resources.js"
 import { ResponseTimeChart } from "../ui/ResponseTimeChart.js"
 import type { Screen } from "./Screen.js"
 
@@ -98,15 +107,12 @@ const optionalText = (text: string) => text.trim() === "" ? null : text
 const optionalNumber = (text: string): number | undefined => text.trim() === "" ? undefined : Number(text.trim())
 const numberText = (value: number | null | undefined) => value === null || value === undefined ? "" : String(value)
 
-const MonitorForm = (props: {
-  readonly id: string
-  readonly components: ReadonlyArray<ComponentJson>
-  readonly templates: ReadonlyArray<TemplateJson>
-  readonly initial?: MonitorJson
-  readonly submitLabel: string
-  readonly onSaved: (monitor: MonitorJson) => void
-  readonly onCancel?: () => void
-}) => {
+const MonitorForm = (
+  props: ResourceFormProps<MonitorJson> & {
+    readonly components: ReadonlyArray<ComponentJson>
+    readonly templates: ReadonlyArray<TemplateJson>
+  }
+) => {
   const { initial } = props
   const [componentId, setComponentId] = useState<string>(initial?.componentId ?? props.components[0]?.id ?? "")
   const [type, setType] = useState<MonitorType>(initial?.type ?? "http")
@@ -131,8 +137,7 @@ const MonitorForm = (props: {
   const { failure, busy, submit, fieldError } = useSubmit()
   const field = (name: string) => `${props.id}-${name}`
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const regionList = listOf(regions)
     const codes = listOf(expectedStatus)
     const values = listOf(expectedValues)
@@ -173,8 +178,7 @@ const MonitorForm = (props: {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby={`${props.id}-title`}>
-      <FailureMessage failure={failure} />
+    <ResourceForm {...props} failure={failure} busy={busy} onSubmit={save}>
       <SelectField
         id={field("component")}
         label="Component"
@@ -364,11 +368,7 @@ const MonitorForm = (props: {
         hint={`How long it stays up before that incident is resolved, ${monitorLimits.resolveAfterSeconds.min} to ${monitorLimits.resolveAfterSeconds.max}; ${monitorLimits.resolveAfterSeconds.default} when empty.`}
         error={fieldError("resolveAfterSeconds")}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
-        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -389,26 +389,23 @@ const MonitorRow = (props: {
   readonly onChanged: (message: string) => void
 }) => {
   const { monitor } = props
-  const [editing, setEditing] = useState(false)
-  const [failure, setFailure] = useState<Failure | null>(null)
+  const editor = useOpenPart(props.onChanged)
+  const { failure, act } = useRowActions(props.onChanged)
   const componentName = props.components.find((component) => component.id === monitor.componentId)?.name ??
     "unknown component"
-  const pauseOrResume = async () => {
-    const outcome = await call((api) =>
-      monitor.paused
-        ? api.monitors.resume({ params: { id: monitor.id } })
-        : api.monitors.pause({ params: { id: monitor.id } })
+  const pauseOrResume = () =>
+    act(
+      (api) =>
+        monitor.paused
+          ? api.monitors.resume({ params: { id: monitor.id } })
+          : api.monitors.pause({ params: { id: monitor.id } }),
+      (saved) => `The monitor of ${monitor.url} is ${saved.paused ? "paused" : "checked again"}.`
     )
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) {
-      props.onChanged(`The monitor of ${monitor.url} is ${outcome.value.paused ? "paused" : "checked again"}.`)
-    }
-  }
-  const remove = async () => {
-    const outcome = await call((api) => api.monitors.remove({ params: { id: monitor.id } }))
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`The monitor of ${monitor.url} was deleted.`)
-  }
+  const remove = () =>
+    act(
+      (api) => api.monitors.remove({ params: { id: monitor.id } }),
+      () => `The monitor of ${monitor.url} was deleted.`
+    )
 
   return (
     <tr>
@@ -427,22 +424,18 @@ const MonitorRow = (props: {
           {` · ${incidentPhrase(monitor, props.templates)}`}
         </p>
         <FailureMessage failure={failure} />
-        {editing && (
-          <section class="inline-form" aria-labelledby={`edit-${monitor.id}-title`}>
-            <h3 id={`edit-${monitor.id}-title`}>Edit the monitor of {monitor.url}</h3>
+        {editor.open && (
+          <InlineSection id={`edit-${monitor.id}`} title={`Edit the monitor of ${monitor.url}`}>
             <MonitorForm
               id={`edit-${monitor.id}`}
               components={props.components}
               templates={props.templates}
               initial={monitor}
               submitLabel="Save"
-              onCancel={() => setEditing(false)}
-              onSaved={(saved) => {
-                setEditing(false)
-                props.onChanged(`The monitor of ${saved.url} was saved.`)
-              }}
+              onCancel={editor.close}
+              onSaved={(saved) => editor.done(`The monitor of ${saved.url} was saved.`)}
             />
-          </section>
+          </InlineSection>
         )}
       </th>
       <td>
@@ -455,9 +448,7 @@ const MonitorRow = (props: {
         <ResponseTimeChart monitorId={monitor.id} name={monitor.url} />
       </td>
       <td class="row-actions">
-        <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
-          Edit<span class="visually-hidden">{monitor.url}</span>
-        </button>
+        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={monitor.url} />
         <button type="button" onClick={pauseOrResume}>
           {monitor.paused ? "Resume" : "Pause"}
           <span class="visually-hidden">{monitor.url}</span>
@@ -476,39 +467,27 @@ const MonitorsView = () => {
   const templateList = templates.state === "ready" ? templates.value : []
 
   return (
-    <>
-      <h1>Monitors</h1>
-      <StatusMessage text={message} />
+    <ResourcePage title="Monitors" message={message}>
       <Loading loaded={components}>
         {(componentList) => (
           <>
-            <Loading loaded={monitors}>
-              {(monitorList) =>
-                monitorList.length === 0 ? <p>No monitors yet.</p> : (
-                  <Table caption="Monitors">
-                    <thead>
-                      <tr>
-                        <th scope="col">Target</th>
-                        <th scope="col">State</th>
-                        <th scope="col">Actions</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {monitorList.map((monitor) => (
-                        <MonitorRow
-                          key={monitor.id}
-                          monitor={monitor}
-                          components={componentList}
-                          templates={templateList}
-                          onChanged={changed}
-                        />
-                      ))}
-                    </tbody>
-                  </Table>
-                )}
-            </Loading>
-            <section aria-labelledby="new-monitor-title">
-              <h2 id="new-monitor-title">New monitor</h2>
+            <ResourceTable
+              loaded={monitors}
+              caption="Monitors"
+              columns={["Target", "State", "Actions"]}
+              empty="No monitors yet."
+            >
+              {(monitor) => (
+                <MonitorRow
+                  key={monitor.id}
+                  monitor={monitor}
+                  components={componentList}
+                  templates={templateList}
+                  onChanged={changed}
+                />
+              )}
+            </ResourceTable>
+            <NewSection id="new-monitor" title="New monitor">
               {componentList.length === 0
                 ? <p>A monitor checks a component: create a component first.</p>
                 : (
@@ -520,11 +499,11 @@ const MonitorsView = () => {
                     onSaved={(monitor) => changed(`The monitor of ${monitor.url} was created.`)}
                   />
                 )}
-            </section>
+            </NewSection>
           </>
         )}
       </Loading>
-    </>
+    </ResourcePage>
   )
 }
 

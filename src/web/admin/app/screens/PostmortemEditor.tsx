@@ -5,9 +5,9 @@
 import { useState } from "preact/hooks"
 
 import type { Incident } from "../../../../domain/Incident.js"
-import { FailureMessage } from "../ui/feedback.js"
 import { Checkbox, TextArea } from "../ui/fields.js"
 import { useSubmit } from "../ui/requests.js"
+import { InlineSection, ResourceForm } from "../ui/resources.js"
 
 type IncidentJson = typeof Incident.json.Type
 
@@ -24,8 +24,7 @@ export const PostmortemEditor = (
   const { failure, busy, submit, fieldError } = useSubmit()
   const id = `postmortem-${incident.id}`
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const outcome = await submit((api) =>
       api.incidents.setPostmortem({ params: { id: incident.id }, payload: { body, published } })
     )
@@ -33,10 +32,15 @@ export const PostmortemEditor = (
   }
 
   return (
-    <section class="inline-form" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Postmortem of {incident.title}</h3>
-      <form onSubmit={onSubmit} noValidate aria-labelledby={`${id}-title`}>
-        <FailureMessage failure={failure} />
+    <InlineSection id={id} title={`Postmortem of ${incident.title}`}>
+      <ResourceForm
+        id={id}
+        failure={failure}
+        busy={busy}
+        submitLabel="Save postmortem"
+        onSubmit={save}
+        onCancel={props.onCancel}
+      >
         <TextArea
           id={`${id}-body`}
           label="Postmortem (Markdown)"
@@ -53,11 +57,7 @@ export const PostmortemEditor = (
           onChange={setPublished}
           error={fieldError("published")}
         />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>Save postmortem</button>
-          <button type="button" onClick={props.onCancel}>Cancel</button>
-        </div>
-      </form>
-    </section>
+      </ResourceForm>
+    </InlineSection>
   )
 }

@@ -4,11 +4,10 @@ import { useState } from "preact/hooks"
 
 import type { ApiKey, CreatedApiKey } from "../../../../domain/Auth.js"
 import { type Organization, UpdateOrganization } from "../../../../domain/Organization.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { ConfirmButton, FailureMessage, Loading, StatusMessage, When } from "../ui/feedback.js"
 import { TextField } from "../ui/fields.js"
-import { useLoad, useSubmit } from "../ui/requests.js"
+import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
+import { ResourceForm, ResourceTable, useRowActions } from "../ui/resources.js"
 import type { Screen } from "./Screen.js"
 
 type OrganizationJson = typeof Organization.json.Type
@@ -24,8 +23,7 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
   const [message, setMessage] = useState("")
   const { failure, busy, submit, fieldError } = useSubmit()
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     setMessage("")
     const payload = {
       name: name.trim(),
@@ -45,9 +43,14 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby="organization-title">
-      <StatusMessage text={message} />
-      <FailureMessage failure={failure} />
+    <ResourceForm
+      id="organization"
+      message={message}
+      failure={failure}
+      busy={busy}
+      submitLabel="Save profile"
+      onSubmit={save}
+    >
       <TextField id="org-name" label="Name" required value={name} onInput={setName} error={fieldError("name")} />
       <TextField
         id="org-logo"
@@ -87,10 +90,7 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
         hint="Subscribers and webhooks are reminded of a scheduled window this many hours before it starts; 0 to 720, 0 for no reminders."
         error={fieldError("maintenanceReminderHours")}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>Save profile</button>
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -120,17 +120,44 @@ const NewKey = ({ created }: { readonly created: typeof CreatedApiKey.Type }) =>
   )
 }
 
+const ApiKeyRow = (props: { readonly apiKey: ApiKeyJson; readonly onChanged: (message: string) => void }) => {
+  const key = props.apiKey
+  const { failure, act } = useRowActions(props.onChanged)
+  const remove = () =>
+    act((api) => api.apiKeys.remove({ params: { id: key.id } }), () => `The key ${key.name} was deleted.`)
+  return (
+    <tr>
+      <th scope="row">
+        {key.name}
+        <FailureMessage failure={failure} />
+      </th>
+      <td>
+        <code>{key.prefix}…</code>
+      </td>
+      <td>
+        <When at={key.createdAt} />
+      </td>
+      <td>
+        <When at={key.lastUsedAt} />
+      </td>
+      <td>
+        <When at={key.expiresAt} never="no expiry" />
+      </td>
+      <td>
+        <ConfirmButton label="Delete" confirmLabel={`Delete ${key.name}`} onConfirm={remove} />
+      </td>
+    </tr>
+  )
+}
+
 const ApiKeys = () => {
-  const [loaded, reload] = useLoad((api) => api.apiKeys.list())
+  const { loaded, reload, message, changed } = useListScreen((api) => api.apiKeys.list())
   const [name, setName] = useState("")
   const [expiresAt, setExpiresAt] = useState("")
   const [created, setCreated] = useState<typeof CreatedApiKey.Type | null>(null)
-  const [message, setMessage] = useState("")
-  const [rowFailure, setRowFailure] = useState<Failure | null>(null)
   const { failure, busy, submit, fieldError } = useSubmit()
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     setCreated(null)
     // datetime-local is the browser's local time; the API wants a UTC instant.
     const expiry = expiresAt === "" ? undefined : new Date(expiresAt)
@@ -145,14 +172,6 @@ const ApiKeys = () => {
       void reload()
     }
   }
-  const remove = async (key: ApiKeyJson) => {
-    const outcome = await call((api) => api.apiKeys.remove({ params: { id: key.id } }))
-    setRowFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) {
-      setMessage(`The key ${key.name} was deleted.`)
-      void reload()
-    }
-  }
 
   return (
     <section aria-labelledby="api-keys-title">
@@ -161,50 +180,17 @@ const ApiKeys = () => {
         Keys authenticate automation: send <code>Authorization: Bearer svc_…</code>.
       </p>
       <StatusMessage text={message} />
-      <FailureMessage failure={rowFailure} />
-      <Loading loaded={loaded}>
-        {(keys) =>
-          keys.length === 0 ? <p>No API keys yet.</p> : (
-            <Table caption="API keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => (
-                  <tr key={key.id}>
-                    <th scope="row">{key.name}</th>
-                    <td>
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td>
-                      <When at={key.createdAt} />
-                    </td>
-                    <td>
-                      <When at={key.lastUsedAt} />
-                    </td>
-                    <td>
-                      <When at={key.expiresAt} never="no expiry" />
-                    </td>
-                    <td>
-                      <ConfirmButton label="Delete" confirmLabel={`Delete ${key.name}`} onConfirm={() => remove(key)} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          )}
-      </Loading>
+      <ResourceTable
+        loaded={loaded}
+        caption="API keys"
+        columns={["Name", "Prefix", "Created", "Last used", "Expires", "Actions"]}
+        empty="No API keys yet."
+      >
+        {(key) => <ApiKeyRow key={key.id} apiKey={key} onChanged={changed} />}
+      </ResourceTable>
       {created && <NewKey created={created} />}
       <h3 id="new-key-form-title">New API key</h3>
-      <form onSubmit={onSubmit} noValidate aria-labelledby="new-key-form-title">
-        <FailureMessage failure={failure} />
+      <ResourceForm id="new-key-form" failure={failure} busy={busy} submitLabel="Create API key" onSubmit={save}>
         <TextField id="key-name" label="Name" required value={name} onInput={setName} error={fieldError("name")} />
         <TextField
           id="key-expires"
@@ -215,10 +201,7 @@ const ApiKeys = () => {
           hint="Your local time; leave empty for a key that does not expire."
           error={fieldError("expiresAt")}
         />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>Create API key</button>
-        </div>
-      </form>
+      </ResourceForm>
     </section>
   )
 }

@@ -7,11 +7,19 @@ import { useState } from "preact/hooks"
 import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
 import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
-import { call } from "../core/api.js"
-import type { Failure } from "../core/failure.js"
-import { ConfirmButton, FailureMessage, Loading, StatusMessage, Table, When } from "../ui/feedback.js"
+import { componentNames } from "../ui/ComponentPicker.js"
+import { ConfirmButton, FailureMessage, When } from "../ui/feedback.js"
 import { Checkbox, Fieldset, SelectField, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useLoad, useSubmit } from "../ui/requests.js"
+import {
+  NewSection,
+  OpenButton,
+  ResourceForm,
+  ResourcePage,
+  ResourceTable,
+  useOpenPart,
+  useRowActions
+} from "../ui/resources.js"
 import type { Screen } from "./Screen.js"
 
 const webhookTypes = optionsOf(webhookTypeLabel)
@@ -29,39 +37,28 @@ const describeResult = (result: DeliveryResult) =>
 const Deliveries = ({ webhook }: { readonly webhook: WebhookJson }) => {
   const [loaded] = useLoad((api) => api.webhooks.deliveries({ params: { id: webhook.id } }))
   return (
-    <Loading loaded={loaded}>
-      {(attempts) =>
-        attempts.length === 0 ? <p>No deliveries yet.</p> : (
-          <Table caption={`Recent deliveries of ${webhook.name}`}>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Result</th>
-                <th scope="col">Time</th>
-              </tr>
-            </thead>
-            <tbody>
-              {attempts.map((attempt) => (
-                <tr key={attempt.id}>
-                  <td>
-                    <When at={attempt.attemptedAt} />
-                  </td>
-                  <td>{attempt.event}{attempt.test && <span class="badge">test</span>}</td>
-                  <td>{attempt.attempt}</td>
-                  <td class={attempt.success ? "result-ok" : "result-bad"}>
-                    {attempt.success ? "Delivered" : "Failed"}
-                    {attempt.statusCode !== null && ` (HTTP ${attempt.statusCode})`}
-                    {attempt.error && <span class="small">{attempt.error}</span>}
-                  </td>
-                  <td>{attempt.durationMs} ms</td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-    </Loading>
+    <ResourceTable
+      loaded={loaded}
+      caption={`Recent deliveries of ${webhook.name}`}
+      columns={["When", "Event", "Attempt", "Result", "Time"]}
+      empty="No deliveries yet."
+    >
+      {(attempt) => (
+        <tr key={attempt.id}>
+          <td>
+            <When at={attempt.attemptedAt} />
+          </td>
+          <td>{attempt.event}{attempt.test && <span class="badge">test</span>}</td>
+          <td>{attempt.attempt}</td>
+          <td class={attempt.success ? "result-ok" : "result-bad"}>
+            {attempt.success ? "Delivered" : "Failed"}
+            {attempt.statusCode !== null && ` (HTTP ${attempt.statusCode})`}
+            {attempt.error && <span class="small">{attempt.error}</span>}
+          </td>
+          <td>{attempt.durationMs} ms</td>
+        </tr>
+      )}
+    </ResourceTable>
   )
 }
 
@@ -73,31 +70,27 @@ const WebhookRow = (props: {
   const { webhook } = props
   const [testResult, setTestResult] = useState<DeliveryResult | null>(null)
   const [testing, setTesting] = useState(false)
-  const [showDeliveries, setShowDeliveries] = useState(false)
+  const deliveries = useOpenPart(props.onChanged)
   const [deliveriesVersion, setDeliveriesVersion] = useState(0)
-  const [failure, setFailure] = useState<Failure | null>(null)
+  const { failure, act } = useRowActions(props.onChanged)
 
   const test = async () => {
     setTesting(true)
     setTestResult(null)
-    const outcome = await call((api) => api.webhooks.test({ params: { id: webhook.id } }))
+    const outcome = await act((api) => api.webhooks.test({ params: { id: webhook.id } }))
     setTesting(false)
-    setFailure(outcome.ok ? null : outcome.failure)
     if (outcome.ok) {
       setTestResult(outcome.value)
       setDeliveriesVersion((version) => version + 1)
     }
   }
-  const toggle = async () => {
-    const outcome = await call((api) => api.webhooks.toggle({ params: { id: webhook.id } }))
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`${webhook.name} is now ${outcome.value.isActive ? "active" : "paused"}.`)
-  }
-  const remove = async () => {
-    const outcome = await call((api) => api.webhooks.remove({ params: { id: webhook.id } }))
-    setFailure(outcome.ok ? null : outcome.failure)
-    if (outcome.ok) props.onChanged(`${webhook.name} was deleted.`)
-  }
+  const toggle = () =>
+    act(
+      (api) => api.webhooks.toggle({ params: { id: webhook.id } }),
+      (saved) => `${webhook.name} is now ${saved.isActive ? "active" : "paused"}.`
+    )
+  const remove = () =>
+    act((api) => api.webhooks.remove({ params: { id: webhook.id } }), () => `${webhook.name} was deleted.`)
 
   return (
     <tr>
@@ -107,8 +100,7 @@ const WebhookRow = (props: {
         <p class="small muted">
           {webhookTypeLabel[webhook.type]} · <code>{webhook.url}</code> · {webhook.componentIds === null
             ? "all components"
-            : webhook.componentIds.map((id) => props.components.find((component) => component.id === id)?.name ?? id)
-              .join(", ")}
+            : componentNames(props.components, webhook.componentIds)}
         </p>
         {webhook.consecutiveFailures > 0 && (
           <p class="small result-bad">
@@ -121,7 +113,7 @@ const WebhookRow = (props: {
           )}
         </p>
         <FailureMessage failure={failure} />
-        {showDeliveries && (
+        {deliveries.open && (
           <section aria-label={`Deliveries of ${webhook.name}`}>
             <Deliveries key={deliveriesVersion} webhook={webhook} />
           </section>
@@ -138,9 +130,12 @@ const WebhookRow = (props: {
           {testing ? "Testing…" : "Test"}
           <span class="visually-hidden">{webhook.name}</span>
         </button>
-        <button type="button" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
-          Deliveries<span class="visually-hidden">of {webhook.name}</span>
-        </button>
+        <OpenButton
+          open={deliveries.open}
+          onToggle={deliveries.toggle}
+          label="Deliveries"
+          hidden={`of ${webhook.name}`}
+        />
         <ConfirmButton label="Delete" confirmLabel={`Delete ${webhook.name}`} onConfirm={remove} />
       </td>
     </tr>
@@ -160,8 +155,7 @@ const NewWebhook = (props: {
   const [componentIds, setComponentIds] = useState<ReadonlyArray<string>>([])
   const { failure, busy, submit, fieldError } = useSubmit()
 
-  const onSubmit = async (event: Event) => {
-    event.preventDefault()
+  const save = async () => {
     const payload = {
       name: name.trim(),
       url: url.trim(),
@@ -181,8 +175,7 @@ const NewWebhook = (props: {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-labelledby="new-webhook-title">
-      <FailureMessage failure={failure} />
+    <ResourceForm id="new-webhook" failure={failure} busy={busy} submitLabel="Create webhook" onSubmit={save}>
       <TextField id="webhook-name" label="Name" required value={name} onInput={setName} error={fieldError("name")} />
       <TextField
         id="webhook-url"
@@ -235,10 +228,7 @@ const NewWebhook = (props: {
           {fieldError("componentIds") && <p class="field-error">{fieldError("componentIds")}</p>}
         </Fieldset>
       )}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>Create webhook</button>
-      </div>
-    </form>
+    </ResourceForm>
   )
 }
 
@@ -248,28 +238,15 @@ const WebhooksView = () => {
   const [created, setCreated] = useState<typeof CreatedWebhook.Type | null>(null)
 
   return (
-    <>
-      <h1>Webhooks</h1>
-      <StatusMessage text={message} />
-      <Loading loaded={loaded}>
-        {(webhooks) =>
-          webhooks.length === 0 ? <p>No webhooks yet.</p> : (
-            <Table caption="Webhooks">
-              <thead>
-                <tr>
-                  <th scope="col">Webhook</th>
-                  <th scope="col">Active</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {webhooks.map((webhook) => (
-                  <WebhookRow key={webhook.id} webhook={webhook} components={componentList} onChanged={changed} />
-                ))}
-              </tbody>
-            </Table>
-          )}
-      </Loading>
+    <ResourcePage title="Webhooks" message={message}>
+      <ResourceTable
+        loaded={loaded}
+        caption="Webhooks"
+        columns={["Webhook", "Active", "Actions"]}
+        empty="No webhooks yet."
+      >
+        {(webhook) => <WebhookRow key={webhook.id} webhook={webhook} components={componentList} onChanged={changed} />}
+      </ResourceTable>
       {created?.secret && (
         <div class="reveal" role="region" aria-labelledby="webhook-secret-title">
           <h2 id="webhook-secret-title">Signing secret of {created.name}</h2>
@@ -279,8 +256,7 @@ const WebhooksView = () => {
           <output class="secret" aria-label="Signing secret">{created.secret}</output>
         </div>
       )}
-      <section aria-labelledby="new-webhook-title">
-        <h2 id="new-webhook-title">New webhook</h2>
+      <NewSection id="new-webhook" title="New webhook">
         <NewWebhook
           components={componentList}
           onCreated={(webhook) => {
@@ -288,8 +264,8 @@ const WebhooksView = () => {
             changed(`${webhook.name} was created.`)
           }}
         />
-      </section>
-    </>
+      </NewSection>
+    </ResourcePage>
   )
 }
 
