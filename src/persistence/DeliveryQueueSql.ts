@@ -12,6 +12,12 @@ import type { SqlClient } from "effect/sql"
 /** The tables of the delivery queues. */
 export type DeliveryTable = "webhook_deliveries" | "mail_deliveries"
 
+/**
+ * A row waiting for a retry: pending after at least one failed attempt. What the retry-backlog
+ * metric counts and the overview shows as "retrying".
+ */
+export const awaitingRetry = (sql: SqlClient.SqlClient) => sql.literal("status = 'pending' and attempts > 0")
+
 /** When a claim taken at `now` for `lease` runs out: the due time the claim gives its rows. */
 export const leaseEnd = (now: Date, lease: Duration.Duration) => new Date(now.getTime() + Duration.toMillis(lease))
 

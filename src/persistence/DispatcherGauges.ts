@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { outboxBacklog, outboxOldest, retryBacklog } from "../observability/Metrics.js"
 import { labelSets, noLabels } from "../runtime/MetricLabels.js"
 import { scrapeGauge } from "../runtime/ScrapeGauges.js"
+import { awaitingRetry } from "./DeliveryQueueSql.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 
 const channelLabels = labelSets("channel")
@@ -22,8 +23,8 @@ export const DispatcherGauges = Layer.effectDiscard(Effect.gen(function*() {
         (select count(*)::int from outbox_events where delivered_at is null) as backlog,
         (select coalesce(extract(epoch from now() - min(created_at)), 0)::float8
            from outbox_events where delivered_at is null) as oldest_seconds,
-        (select count(*)::int from webhook_deliveries where status = 'pending' and attempts > 0) as webhooks,
-        (select count(*)::int from mail_deliveries where status = 'pending' and attempts > 0) as mails`
+        (select count(*)::int from webhook_deliveries where ${awaitingRetry(sql)}) as webhooks,
+        (select count(*)::int from mail_deliveries where ${awaitingRetry(sql)}) as mails`
     outboxBacklog.updateUnsafe(row!.backlog, noLabels)
     outboxOldest.updateUnsafe(row!.oldestSeconds, noLabels)
     retryBacklog.updateUnsafe(row!.webhooks, channelLabels("webhook"))

@@ -10,6 +10,7 @@ import { ComponentId } from "../domain/Component.js"
 import { IncidentId, IncidentSeverity, OpenIncidentStatus } from "../domain/Incident.js"
 import { MonitorId } from "../domain/Monitor.js"
 import { WebhookId } from "../domain/Webhook.js"
+import { awaitingRetry } from "./DeliveryQueueSql.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
@@ -133,7 +134,7 @@ export class OverviewRepo extends Context.Service<OverviewRepo>()("OverviewRepo"
         webhooks.all(sql`
           with retrying as (
             select webhook_id, count(*)::int as retrying
-            from webhook_deliveries where status = 'pending' and attempts > 0
+            from webhook_deliveries where ${awaitingRetry(sql)}
             group by webhook_id
           ), failing as (
             select w.id, w.name, w.url, w.consecutive_failures, w.last_error, coalesce(r.retrying, 0) as retrying
@@ -176,7 +177,7 @@ export class OverviewRepo extends Context.Service<OverviewRepo>()("OverviewRepo"
           select count(*)::int as waiting, (count(*) filter (where attempts > 0))::int as retrying,
                  min(created_at) as oldest_waiting_since,
                  (select last_error from mail_deliveries
-                  where status = 'pending' and attempts > 0 and last_error is not null
+                  where ${awaitingRetry(sql)} and last_error is not null
                   order by updated_at desc limit 1) as last_error
           from mail_deliveries where status = 'pending'`).pipe(Effect.map((rows) => rows[0]!))
     } as const
