@@ -5,8 +5,8 @@
  * before any handler runs (408, 431). `Api` applies `ApiErrors` to all its groups, so the
  * document lists them on every operation and handlers may fail with them.
  */
-import { Schema } from "effect"
-import { HttpApiMiddleware } from "effect/http-api"
+import { Context, Schema, type SchemaAST } from "effect"
+import { type HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 
 import {
   BadRequest,
@@ -26,7 +26,11 @@ const PropertyKey = Schema.Union([
   })
 ]).annotate({ identifier: "PropertyKey" })
 
-/** One offending value of a request, with where it is (`path`) and what is wrong with it. */
+/**
+ * One offending field of a request, with where it is (`path`) and what was expected there, in
+ * words. The service answers `Missing`, `Unexpected`, `Type`, `Refinement` and `Forbidden`; the
+ * other tags are kept from effect 3's list, which clients may match on.
+ */
 export const DecodeIssue = Schema.Struct({
   _tag: Schema.Literals([
     "Pointer",
@@ -37,19 +41,30 @@ export const DecodeIssue = Schema.Struct({
     "Transformation",
     "Type",
     "Forbidden"
-  ]).annotate({ description: "The tag identifying the type of parse issue" }),
-  path: Schema.Array(PropertyKey).annotate({ description: "The path to the property where the issue occurred" }),
-  message: Schema.String.annotate({ description: "A descriptive message explaining the issue" })
+  ]).annotate({
+    description: "The kind of issue: `Missing` (a required field), `Unexpected` (an unknown field or query " +
+      "parameter), `Type` (a value of the wrong type or not one of the allowed values), `Refinement` (a value " +
+      "outside its bounds or format)"
+  }),
+  path: Schema.Array(PropertyKey).annotate({
+    description: "Where the offending value is: the field's name, then a nested field's or an array element's " +
+      "index; empty for the whole body"
+  }),
+  message: Schema.String.annotate({
+    description: "What was expected there, following the field's name: \"is required\", \"must be one of a, b, c\", " +
+      "\"is not a known field (did you mean isPublic?)\""
+  })
 }).annotate({
   identifier: "Issue",
-  description: "Represents an error encountered while parsing a value to match the schema"
+  description: "One offending field of a request"
 })
 export type DecodeIssue = typeof DecodeIssue.Type
 
 /**
  * 400: the request's path parameters, query, headers or body do not match the endpoint's
- * schemas; `issues` names each offending `path`. The body of effect 3's `HttpApiDecodeError`,
- * which effect 4 no longer answers on its own (it answers an empty 400).
+ * schemas. `message` is one sentence for people; `issues` has one entry per offending field.
+ * The body of effect 3's `HttpApiDecodeError`, which effect 4 no longer answers on its own (it
+ * answers an empty 400).
  */
 export class HttpApiDecodeError extends TaggedError<HttpApiDecodeError>()("HttpApiDecodeError", {
   issues: Schema.Array(DecodeIssue),
@@ -58,6 +73,15 @@ export class HttpApiDecodeError extends TaggedError<HttpApiDecodeError>()("HttpA
   description: "The request did not match the expected schema",
   httpApiStatus: 400
 }) {}
+
+/**
+ * How the API reads request bodies and queries (`HttpApi.PayloadParseOptions`,
+ * `HttpApi.QueryParseOptions`): a field or parameter the endpoint does not declare is refused,
+ * not dropped (a misspelt `ispublic` would otherwise be a silent no-op), at any depth; and every
+ * offending field is reported, not only the first. Headers stay lenient: a request carries many
+ * the API does not declare.
+ */
+export const strictParseOptions: SchemaAST.ParseOptions = { onExcessProperty: "error", errors: "all" }
 
 /** Adds the API-wide errors to every endpoint; its layer (src/http/ApiErrors.ts) answers decoding failures. */
 export class ApiErrors extends HttpApiMiddleware.Service<ApiErrors>()("ApiErrors", {
@@ -70,3 +94,34 @@ export class ApiErrors extends HttpApiMiddleware.Service<ApiErrors>()("ApiErrors
     RequestHeaderFieldsTooLarge
   ]
 }) {}
+
+/**
+ * Refuses a query string on an endpoint that declares no query, as the query schemas of the
+ * others do under `strictParseOptions` (the platform would ignore it): `ApiErrors` answers 400
+ * `HttpApiDecodeError` naming each parameter, so this declares no error of its own (the
+ * document stays as it was). The feeds and the health probes take any query. Its layer is in
+ * src/http/ApiErrors.ts; apply it with `strictQueries`.
+ */
+export class StrictQuery extends HttpApiMiddleware.Service<StrictQuery>()("StrictQuery") {}
+
+const innermost = (endpoint: HttpApiEndpoint.Top) =>
+  // `annotateMerge` makes a new endpoint: setting its middleware leaves the group's own untouched.
+  Object.assign(endpoint.annotateMerge(Context.empty()), {
+    middlewares: new Set([StrictQuery, ...[...endpoint.middlewares].filter((middleware) => middleware !== StrictQuery)])
+  })
+
+/**
+ * The API with `StrictQuery` on every endpoint, innermost: `api.middleware` would put it outside
+ * the groups' `Authentication`, and a request without credentials is 401 whatever its query, as
+ * it is whatever its body (the endpoint's own schemas are checked after authentication too).
+ */
+export const strictQueries = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+) => {
+  const added = api.middleware(StrictQuery)
+  const groups = Object.values(added.groups as unknown as Record<string, HttpApiGroup.Top>).map((group) => {
+    const endpoints = Object.values(group.endpoints).map(innermost)
+    return endpoints.length === 0 ? group : group.add(...(endpoints as unknown as [HttpApiEndpoint.Top]))
+  })
+  return (groups.length === 0 ? added : added.add(...(groups as [HttpApiGroup.Top]))) as typeof added
+}

@@ -3,16 +3,18 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { ApiKey, ApiKeyId, CreateApiKey, CreatedApiKey } from "../domain/Auth.js"
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(ApiKey.json) })
+    HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(ApiKey.json) })
       .annotateMerge(endpointDocs(
         "List API keys",
         "Every key, oldest first, with `id`, `name`, `prefix` (its first 12 characters), `createdAt`, " +
-          "`lastUsedAt` and `expiresAt`. Never the key itself or its hash."
+          "`lastUsedAt` and `expiresAt`. Never the key itself or its hash.",
+        pagedList(adminPageBounds)
       ))
   )
   .add(

@@ -8,17 +8,29 @@ import {
   UpdateComponentGroup
 } from "../domain/ComponentGroup.js"
 import { NotFound } from "../domain/Errors.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const GroupPath = Schema.Struct({ id: ComponentGroupId })
 
 export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(ComponentGroup.json) })
+    HttpApiEndpoint.get("list", "/", {
+      query: pageQueryFields(adminPageBounds),
+      success: Schema.Array(ComponentGroup.json)
+    })
       .annotateMerge(endpointDocs(
         "List component groups",
-        "Every group, public and private, ordered by `displayOrder`, then name."
+        "Every group, public and private, ordered by `displayOrder`, then name.",
+        pagedList(adminPageBounds)
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:id", { params: GroupPath, success: ComponentGroup.json, error: NotFound })
+      .annotateMerge(endpointDocs(
+        "Read a component group",
+        "One component group as the list shows it, with its `ETag` for `If-Match`. An unknown id is 404."
       ))
   )
   .add(

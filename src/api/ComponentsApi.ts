@@ -3,7 +3,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Component, ComponentId, CreateComponent, SetComponentStatus, UpdateComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const ComponentPath = Schema.Struct({ id: ComponentId })
@@ -14,10 +15,18 @@ const statusEvent = "A status that actually changes writes `component.status_cha
 
 export class ComponentsApi extends HttpApiGroup.make("components")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Component.json) })
+    HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Component.json) })
       .annotateMerge(endpointDocs(
         "List components",
-        "Every component, public and private, ordered by `displayOrder`, then name."
+        "Every component, public and private, ordered by `displayOrder`, then name.",
+        pagedList(adminPageBounds)
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:id", { params: ComponentPath, success: Component.json, error: NotFound })
+      .annotateMerge(endpointDocs(
+        "Read a component",
+        "One component as the list shows it, with its `ETag` for `If-Match`. An unknown id is 404."
       ))
   )
   .add(

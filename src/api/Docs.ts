@@ -12,3 +12,10 @@ export const endpointDocs = (summary: string, ...paragraphs: ReadonlyArray<strin
 /** Annotations of a group (an OpenAPI tag): its description. */
 export const groupDocs = (...paragraphs: ReadonlyArray<string>) =>
   OpenApi.annotations({ description: paragraphs.join("\n\n") })
+
+/** The paragraph every paged list's description ends with. */
+export const pagedList = (bounds: { readonly fallback: number; readonly max: number }) =>
+  `Paged: up to \`limit\` items (1–${bounds.max}, default ${bounds.fallback}); when more follow, the answer's ` +
+  "`Link: <…>; rel=\"next\"` header gives the next page's address (its `cursor`). Pages follow the order above " +
+  "and never repeat or skip an item that existed throughout, whatever is added or removed meanwhile. A cursor " +
+  "from another list, or altered, is 400."

@@ -4,7 +4,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
 import { IncidentTemplateId } from "../domain/Incident.js"
 import { CreateIncidentTemplate, IncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const TemplatePath = Schema.Struct({ id: IncidentTemplateId })
@@ -16,10 +17,21 @@ const rules = "`name` 1–200 characters after trimming, unique regardless of ca
 
 export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(IncidentTemplate.json) })
+    HttpApiEndpoint.get("list", "/", {
+      query: pageQueryFields(adminPageBounds),
+      success: Schema.Array(IncidentTemplate.json)
+    })
       .annotateMerge(endpointDocs(
         "List incident templates",
-        "Every incident template, ordered by name (regardless of case)."
+        "Every incident template, ordered by name (regardless of case).",
+        pagedList(adminPageBounds)
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:id", { params: TemplatePath, success: IncidentTemplate.json, error: NotFound })
+      .annotateMerge(endpointDocs(
+        "Read an incident template",
+        "One incident template as the list shows it, with its `ETag` for `If-Match`. An unknown id is 404."
       ))
   )
   .add(

@@ -11,17 +11,19 @@ import {
   SetPostmortem,
   UpdateIncident
 } from "../domain/Incident.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const IncidentPath = Schema.Struct({ id: IncidentId })
 
 export class IncidentsApi extends HttpApiGroup.make("incidents")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Incident.json) })
+    HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Incident.json) })
       .annotateMerge(endpointDocs(
         "List incidents",
-        "Every incident, open and resolved, public and private, newest first, each with its whole timeline."
+        "Every incident, open and resolved, public and private, newest first, each with its whole timeline.",
+        pagedList(adminPageBounds)
       ))
   )
   .add(

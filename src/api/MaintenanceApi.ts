@@ -9,18 +9,23 @@ import {
   MaintenanceId,
   UpdateMaintenance
 } from "../domain/Maintenance.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const MaintenancePath = Schema.Struct({ id: MaintenanceId })
 
 export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Maintenance.json) })
+    HttpApiEndpoint.get("list", "/", {
+      query: pageQueryFields(adminPageBounds),
+      success: Schema.Array(Maintenance.json)
+    })
       .annotateMerge(endpointDocs(
         "List maintenance windows",
         "Every window, whatever its status (cancelled ones stay listed for operators), latest " +
-          "`scheduledStart` first."
+          "`scheduledStart` first.",
+        pagedList(adminPageBounds)
       ))
   )
   .add(

@@ -2,22 +2,31 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, NotFound } from "../domain/Errors.js"
-import { CreateMonitor, Monitor, MonitorId, MonitorResultsQuery, MonitorRun, UpdateMonitor } from "../domain/Monitor.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { CreateMonitor, Monitor, MonitorId, MonitorRun, runsPageBounds, UpdateMonitor } from "../domain/Monitor.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const MonitorPath = Schema.Struct({ id: MonitorId })
 
 export class MonitorsApi extends HttpApiGroup.make("monitors")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Monitor.json) })
+    HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Monitor.json) })
       .annotateMerge(endpointDocs(
         "List monitors",
         "Every monitor, oldest first, with `state` (`unknown` until checked, `up`, `degraded`, `down`), " +
           "`reportingRegions` (the regions whose data counts now: checked within the last two intervals and not " +
           "offline) and `regionStates` (per region: `ok`, `consecutiveFailures`, `lastScheduledAt`, " +
           "`lastCheckedAt`, `lastDurationMs`, `lastStatusCode`, `lastError`). Header values are answered as " +
-          "`\"********\"`."
+          "`\"********\"`.",
+        pagedList(adminPageBounds)
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:id", { params: MonitorPath, success: Monitor.json, error: NotFound })
+      .annotateMerge(endpointDocs(
+        "Read a monitor",
+        "One monitor as the list shows it (header values masked), with its `ETag` for `If-Match`. An unknown id is 404."
       ))
   )
   .add(
@@ -79,19 +88,20 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
   .add(
     HttpApiEndpoint.get("results", "/:id/results", {
       params: MonitorPath,
-      query: MonitorResultsQuery,
+      query: pageQueryFields(runsPageBounds),
       success: Schema.Array(MonitorRun),
       error: NotFound
     })
       .annotateMerge(endpointDocs(
         "Recent runs of a monitor",
-        "The newest `limit` runs (1–500, default 100) of every region together, newest first: stored checks " +
+        "The runs of every region together, newest first (then by region): stored checks " +
           "(`outcome: \"checked\"`, with `ok`, `statusCode`, `error` and the timing phases) and misses " +
           "(`outcome: \"missed\"`, with `region`, `probe`, `scheduledAt`, `recordedAt` and `reason`: `\"late\"`, a run " +
           "its region's probe took more than one interval late and did not run, or `\"scheduler-away\"`, a run no " +
           "scheduler published, recorded with `probe` `\"(scheduler)\"` by the scheduler that took over or caught up; " +
           "a result that still arrives replaces its miss). A miss is no data: it changes neither state nor " +
-          "uptime. Raw runs are kept `RESULTS_RETENTION_DAYS` (7 by default). An unknown id is 404."
+          "uptime. Raw runs are kept `RESULTS_RETENTION_DAYS` (7 by default). An unknown id is 404.",
+        pagedList(runsPageBounds)
       ))
   )
   .add(

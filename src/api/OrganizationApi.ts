@@ -12,8 +12,15 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
       .annotateMerge(endpointDocs(
         "Read the organization",
         "The deployment's one organization: `name`, `logoUrl`, `brandColor`, `timezone` and " +
-          "`maintenanceReminderHours`. Its `id` is the " +
-          "one to use with `PUT /api/v1/admin/org/{id}`."
+          "`maintenanceReminderHours`."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.put("updateCurrent", "/", { payload: UpdateOrganization, success: Organization.json })
+      .annotateMerge(endpointDocs(
+        "Update the organization",
+        "A partial update of the one organization, at the address it is read from; the same rules as " +
+          "`PUT /api/v1/admin/org/{id}`, which stays for clients that use it."
       ))
   )
   .add(
@@ -24,7 +31,7 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
       error: NotFound
     })
       .annotateMerge(endpointDocs(
-        "Update the organization",
+        "Update the organization by id",
         "A partial update. `name` 1–200 characters; `brandColor` `#rrggbb`; `timezone` an IANA name as IANA " +
           "writes it (`Europe/Paris`, `UTC`; not `europe/paris` or an offset); `logoUrl` an absolute http(s) " +
           "URL, or `null` to remove the logo; `maintenanceReminderHours` a whole number 0–720 (0: no reminders). " +

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, NotFound, TooManyRequests } from "../domain/Errors.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
 import {
   OneClickParams,
   Subscribe,
@@ -13,7 +14,7 @@ import {
   Verified,
   VerifyPath
 } from "../domain/Subscriber.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { JsonBodies } from "./JsonBodies.js"
 import { Authentication } from "./Security.js"
 
@@ -97,12 +98,16 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
 
 export class SubscribersApi extends HttpApiGroup.make("subscribers")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Subscriber.json) })
+    HttpApiEndpoint.get("list", "/", {
+      query: pageQueryFields(adminPageBounds),
+      success: Schema.Array(Subscriber.json)
+    })
       .annotateMerge(endpointDocs(
         "List subscribers",
         "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt, componentIds }`; " +
           "`componentIds` are the components it is mailed about, null for every component. Tokens are never " +
-          "listed. Unverified (pending) addresses are listed too."
+          "listed. Unverified (pending) addresses are listed too.",
+        pagedList(adminPageBounds)
       ))
   )
   .add(

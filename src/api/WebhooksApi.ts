@@ -2,27 +2,37 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Conflict, NotFound } from "../domain/Errors.js"
+import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
 import {
   CreatedWebhook,
   CreateWebhook,
+  deliveriesPageBounds,
   DeliveryAttempt,
   DeliveryResult,
   UpdateWebhook,
   Webhook,
   WebhookId
 } from "../domain/Webhook.js"
-import { endpointDocs, groupDocs } from "./Docs.js"
+import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 const WebhookPath = Schema.Struct({ id: WebhookId })
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Array(Webhook.json) })
+    HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Webhook.json) })
       .annotateMerge(endpointDocs(
         "List webhooks",
         "Every webhook, oldest first, with its toggles, `consecutiveFailures` and `lastError`. The secret is " +
-          "never listed."
+          "never listed.",
+        pagedList(adminPageBounds)
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:id", { params: WebhookPath, success: Webhook.json, error: NotFound })
+      .annotateMerge(endpointDocs(
+        "Read a webhook",
+        "One webhook as the list shows it (never its secret), with its `ETag` for `If-Match`. An unknown id is 404."
       ))
   )
   .add(
@@ -82,15 +92,17 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/:id/deliveries", {
+      query: pageQueryFields(deliveriesPageBounds),
       params: WebhookPath,
       success: Schema.Array(DeliveryAttempt.json),
       error: NotFound
     })
       .annotateMerge(endpointDocs(
         "Recent delivery attempts",
-        "The 50 latest attempts, newest first: `event`, `test`, `attempt`, `success`, `statusCode`, `error`, " +
+        "The latest attempts, newest first: `event`, `test`, `attempt`, `success`, `statusCode`, `error`, " +
           "`durationMs`, `deliveryId` (the same on every retry, null for a test send) and `attemptedAt`. An " +
-          "unknown id is 404."
+          "unknown id is 404.",
+        pagedList(deliveriesPageBounds)
       ))
   )
   .middleware(Authentication)

@@ -7,6 +7,8 @@ import { Config, Console, Effect, Predicate, Schema } from "effect"
 import { CliError } from "effect/cli"
 import { HttpClientError } from "effect/http"
 
+import { fieldIssues, pathWords } from "../api/IssueMessages.js"
+
 export const ExitCode = {
   ok: 0,
   /** The server answered and refused (4xx: validation, not found, conflict, unauthorized), or its answer was not the API's. */
@@ -25,6 +27,29 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 /** A command line the CLI cannot act on: bad input, missing configuration. */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { message: Schema.String }) {}
 
+interface FieldMessage {
+  readonly path: ReadonlyArray<unknown>
+  readonly message: string
+}
+
+const isFieldMessage = (value: unknown): value is FieldMessage =>
+  Predicate.hasProperty(value, "path") && Array.isArray(value.path) &&
+  Predicate.hasProperty(value, "message") && typeof value.message === "string"
+
+/** Each offending field on a line of its own, `path: message` (`recurrence.interval: must be …`). */
+const fieldLines = (issues: unknown): Array<string> =>
+  Array.isArray(issues)
+    ? issues.filter(isFieldMessage).filter((issue) => issue.path.length > 0).map((issue) =>
+      `${pathWords(issue.path.filter((key): key is string | number => typeof key !== "object"))}: ${issue.message}`
+    )
+    : []
+
+/** Input the API's own schema refuses, checked before sending: a usage error naming each field. */
+export const refusedInput = (error: Schema.SchemaError): UsageError => {
+  const lines = fieldLines(fieldIssues(error.issue))
+  return new UsageError({ message: lines.length > 0 ? lines.join("\n") : "The values given are invalid" })
+}
+
 /** Errors the server declares in its body as `{ _tag, message }` that are worth retrying. */
 const retryableTags = new Set(["ServiceUnavailable", "RequestTimeout", "TooManyRequests"])
 const retryableStatus = (status: number) => status >= 500 || status === 408 || status === 429
@@ -35,9 +60,15 @@ interface Failure {
   readonly text?: string
 }
 
-const failure = (code: ExitCode, tag: string, message: string): Failure => ({ code, text: `${tag}: ${message}` })
+/** `<_tag>: <message>`, then the offending fields of a refusal that names them, one per line. */
+const failure = (code: ExitCode, tag: string, message: string, issues?: unknown): Failure => ({
+  code,
+  text: [`${tag}: ${message}`, ...fieldLines(issues).map((line) => `  ${line}`)].join("\n")
+})
 
-const tagged = (value: unknown): value is { readonly _tag: string; readonly message: string } =>
+const tagged = (
+  value: unknown
+): value is { readonly _tag: string; readonly message: string; readonly issues?: unknown } =>
   Predicate.hasProperty(value, "_tag") && typeof value._tag === "string" &&
   Predicate.hasProperty(value, "message") && typeof value.message === "string"
 
@@ -50,7 +81,7 @@ const fromResponse = (error: HttpClientError.ResponseError) =>
       if (status < 300) return failure(ExitCode.refused, "UnexpectedAnswer", error.message)
       const code = retryableStatus(status) ? ExitCode.unavailable : ExitCode.refused
       return body._tag === "Some" && tagged(body.value)
-        ? failure(code, body.value._tag, body.value.message)
+        ? failure(code, body.value._tag, body.value.message, body.value.issues)
         : failure(code, `HTTP ${status}`, error.message)
     })
   )
@@ -79,7 +110,7 @@ const classify = (error: unknown): Effect.Effect<Failure> => {
   }
   if (tagged(error)) {
     const code = retryableTags.has(error._tag) ? ExitCode.unavailable : ExitCode.refused
-    return Effect.succeed(failure(code, error._tag, error.message))
+    return Effect.succeed(failure(code, error._tag, error.message, error.issues))
   }
   return Effect.succeed(failure(ExitCode.refused, "Error", String(error)))
 }

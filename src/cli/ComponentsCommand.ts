@@ -2,6 +2,7 @@
 import { Effect, Schema } from "effect"
 import { Argument, Command } from "effect/cli"
 
+import { everyItem } from "../client/Pages.js"
 import { Component, ComponentId, ComponentStatus, SetComponentStatus } from "../domain/Component.js"
 import { body, choices, connection, print, quoted, table, withClient } from "./Remote.js"
 
@@ -9,7 +10,7 @@ const list = Command.make(
   "list",
   connection,
   (options) =>
-    withClient(options, (client) => client.components.list()).pipe(
+    withClient(options, (client) => everyItem(client.components.list)).pipe(
       Effect.flatMap((components) =>
         print(options, Schema.Array(Component.json), components, (all) =>
           all.length === 0 ? "No components." : table(

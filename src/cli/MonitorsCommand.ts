@@ -2,25 +2,30 @@
 import { Effect, Schema } from "effect"
 import { Argument, Command } from "effect/cli"
 
+import { everyItem } from "../client/Pages.js"
 import { Monitor, MonitorId } from "../domain/Monitor.js"
 import { connection, print, table, withClient } from "./Remote.js"
 
-const list = Command.make("list", connection, (options) =>
-  withClient(options, (client) => client.monitors.list()).pipe(
-    Effect.flatMap((monitors) =>
-      print(options, Schema.Array(Monitor.json), monitors, (all) =>
-        all.length === 0 ? "No monitors." : table(
-          ["ID", "STATE", "TYPE", "COMPONENT", "TARGET"],
-          all.map((monitor) => [
-            monitor.id,
-            monitor.paused ? "paused" : monitor.state,
-            monitor.type,
-            monitor.componentId,
-            monitor.url
-          ])
-        ))
+const list = Command.make(
+  "list",
+  connection,
+  (options) =>
+    withClient(options, (client) => everyItem(client.monitors.list)).pipe(
+      Effect.flatMap((monitors) =>
+        print(options, Schema.Array(Monitor.json), monitors, (all) =>
+          all.length === 0 ? "No monitors." : table(
+            ["ID", "STATE", "TYPE", "COMPONENT", "TARGET"],
+            all.map((monitor) => [
+              monitor.id,
+              monitor.paused ? "paused" : monitor.state,
+              monitor.type,
+              monitor.componentId,
+              monitor.url
+            ])
+          ))
+      )
     )
-  )).pipe(Command.withDescription("List every monitor with its state (unknown, up, degraded, down)"))
+).pipe(Command.withDescription("List every monitor with its state (unknown, up, degraded, down)"))
 
 /** `pause` and `resume`: the same shape, one endpoint each. */
 const setPaused = (name: "pause" | "resume", description: string) =>

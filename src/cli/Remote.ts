@@ -1,17 +1,20 @@
 /**
  * What every command against a running service shares: where it is (`--url`, STATUS_PAGE_URL),
- * the API key (`--api-key`, STATUS_PAGE_API_KEY, never printed), `--json` and the time-out, and
- * the typed client built from them.
+ * the API key (`--api-key`, STATUS_PAGE_API_KEY, never printed), `--json`, the time-out and the
+ * Idempotency-Key of its POST, and the typed client built from them.
  */
+import { randomUUID } from "node:crypto"
+
 import type { Redacted } from "effect"
 import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect"
 import { Flag } from "effect/cli"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
 
 import type { StatusPageApiClient } from "../client/StatusPageClient.js"
-import { makeStatusPageClient } from "../client/StatusPageClient.js"
+import { makeStatusPageClient, withIdempotencyKey } from "../client/StatusPageClient.js"
+import { isIdempotencyKey } from "../domain/IdempotencyKey.js"
 import { isLoopbackHost } from "../domain/NetworkAddress.js"
-import { UsageError } from "./CliFailure.js"
+import { refusedInput, UsageError } from "./CliFailure.js"
 
 /**
  * A switch: off unless given (a boolean flag of effect/cli is required without a default), and
@@ -43,6 +46,13 @@ export const connection = {
     Flag.withFallbackConfig(Config.Int("STATUS_PAGE_TIMEOUT")),
     Flag.withDefault(30),
     Flag.withDescription("Seconds to wait for each answer, and for the maintenance clock (default: 30)")
+  ),
+  idempotencyKey: Flag.String("idempotency-key").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "Sent as Idempotency-Key on the command's POST: running the command again with the same key within 24 hours " +
+        "answers the first answer without doing the work twice (default: a new key each run)"
+    )
   )
 }
 
@@ -52,6 +62,8 @@ export interface Connection {
   readonly insecure: boolean
   readonly json: boolean
   readonly timeout: number
+  /** None: a new key for this run. */
+  readonly idempotencyKey?: Option.Option<string> | undefined
 }
 
 /** Statuses whose answer has no body (the Response constructor refuses one). */
@@ -117,11 +129,16 @@ export const withClient = <A, E>(
           `Refusing to send the API key over plain http:// to ${url.host}: use https://, or pass --insecure to send it anyway`
       })
     }
+    const key = Option.getOrElse(connection.idempotencyKey ?? Option.none(), () => randomUUID())
+    if (!isIdempotencyKey(key)) {
+      return yield* new UsageError({ message: "--idempotency-key must be 1 to 255 printable ASCII characters" })
+    }
     const client = yield* makeStatusPageClient({
       baseUrl: connection.url.value,
       apiKey: Option.getOrUndefined(connection.apiKey)
     })
-    return yield* use(client)
+    // One key per run: each command sends at most one POST, which any retry of it repeats.
+    return yield* use(client).pipe(withIdempotencyKey(key))
   }).pipe(Effect.provide(httpClient(Duration.seconds(connection.timeout))))
 
 /** `value` without the fields (of its plain objects, nested ones included) that are `undefined`. */
@@ -141,7 +158,7 @@ const leaveOutUndefined = (value: unknown): unknown =>
  */
 export const body = <A, I>(schema: Schema.Codec<A, I>, input: unknown) =>
   Schema.decodeUnknownEffect(schema, { errors: "all" })(leaveOutUndefined(input)).pipe(
-    Effect.mapError((error) => new UsageError({ message: error.message }))
+    Effect.mapError(refusedInput)
   )
 
 /** With `--json`, the answer as the API sent it (encoded by its schema); else the line for people. */

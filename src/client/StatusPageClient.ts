@@ -2,13 +2,22 @@
  * The typed client of the HTTP API, for other programs (the CLI, platform teams' apps, tests):
  * derived from the API declaration (`src/api/Api.ts`), so it cannot drift from the server.
  * `baseUrl` is the service's address (`https://status.example.com`); `apiKey`, when given, is
- * sent as `Authorization: Bearer svc_…` on every request, which the admin endpoints need.
+ * sent as `Authorization: Bearer svc_…` on every request, which the admin endpoints need. A call
+ * run under `withIdempotencyKey(key)` sends `Idempotency-Key: key` on its admin POSTs, so that
+ * retrying it is safe (./IdempotencyKey.ts); one run under `withIfMatch(etag)` sends `If-Match` on
+ * its writes (./IfMatch.ts).
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
+import { IdempotencyClient } from "./IdempotencyKey.js"
+import { PreconditionsClient } from "./IfMatch.js"
+
+export { IdempotencyKey, withIdempotencyKey } from "./IdempotencyKey.js"
+export { IfMatch, withIfMatch } from "./IfMatch.js"
+export { allPages, everyItem, nextCursor } from "./Pages.js"
 
 export interface StatusPageClientOptions {
   readonly baseUrl: string
@@ -26,7 +35,7 @@ export const makeStatusPageClient = (options: StatusPageClientOptions) => {
       onNone: () => (client: HttpClient.HttpClient) => client,
       onSome: (key) => HttpClient.mapRequest(HttpClientRequest.bearerToken(key))
     })
-  })
+  }).pipe(Effect.provide([IdempotencyClient, PreconditionsClient]))
 }
 
 export type StatusPageApiClient = Effect.Success<ReturnType<typeof makeStatusPageClient>>

@@ -4,6 +4,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 
+import { summary } from "./IssueSentence.js"
 import { TaggedError } from "./Named.js"
 
 export class NotFound extends TaggedError<NotFound>()(
@@ -35,8 +36,9 @@ export class BadRequest extends TaggedError<BadRequest>()(
   { message: Schema.String, issues: Schema.optionalKey(Schema.Array(Issue)) },
   { httpApiStatus: 400 }
 ) {
+  /** A rule's refusal of fields, in the words of a schema's (IssueSentence). */
   static fromIssues(issues: ReadonlyArray<Issue>) {
-    return new BadRequest({ message: issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), issues })
+    return new BadRequest({ message: summary(issues), issues })
   }
 }
 

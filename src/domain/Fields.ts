@@ -34,14 +34,24 @@ export const Text = (max: number) =>
     Schema.makeFilter(storable)
   )
 
-/** A non-blank string (after trimming) of at most `max` characters. */
+const notEmpty = Schema.isMinLength(1, { message: "must not be empty" })
+
+/**
+ * A non-blank string of at most `max` characters, trimmed. The bounds are checked on the text as
+ * sent, so the OpenAPI document shows them (`minLength`, `maxLength`): a name padded with spaces
+ * beyond `max` is refused even though it would fit once trimmed. Blank text is refused after
+ * trimming, with the same message. Encoding (the typed client) refuses an untrimmed name.
+ */
 export const Name = (max: number) =>
-  Schema.Trim.pipe(
-    Schema.decodeTo(Text(max)),
-    Schema.check(Schema.isMinLength(1, { message: "must not be empty" }))
+  Text(max).check(notEmpty).pipe(
+    Schema.decodeTo(Schema.Trimmed.check(notEmpty), SchemaTransformation.trim())
   )
 
-/** An absolute http(s) URL. */
+/**
+ * An absolute http(s) URL. The document shows `format: uri` and the scheme as a `pattern`; the
+ * URL parser decides (it also takes what it would normalise, such as `https:host`), so they
+ * describe what to send rather than all that is accepted.
+ */
 export const HttpUrl = Text(2048).check(
   Schema.makeFilter((value) => {
     try {
@@ -50,7 +60,7 @@ export const HttpUrl = Text(2048).check(
     } catch {
       return "must be an absolute http(s) URL"
     }
-  })
+  }, { toJsonSchema: () => [{ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://" }, true] })
 ).annotate({ identifier: "HttpUrl", description: "An absolute http:// or https:// URL" })
 
 /** A 32-bit signed integer, the range of a PostgreSQL `integer` column. */

@@ -191,7 +191,14 @@ const PageOffset = NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOr
 
 /** Query of GET /status/incidents. */
 export const PublicIncidentsQuery = Schema.Struct({
-  limit: Schema.optionalKey(NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }))),
-  offset: Schema.optionalKey(PageOffset),
+  limit: Schema.optionalKey(
+    NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })).annotate({
+      description: "Incidents per page, 1 to 100; 20 when left out.",
+      default: 20
+    })
+  ),
+  offset: Schema.optionalKey(
+    PageOffset.annotate({ description: "How many incidents to skip; 0 when left out.", default: 0 })
+  ),
   status: Schema.optionalKey(IncidentStatus)
 })

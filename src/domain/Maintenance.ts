@@ -61,10 +61,16 @@ export class UpdateMaintenance extends Class<UpdateMaintenance>("UpdateMaintenan
   componentIds: Schema.optionalKey(ComponentIds),
   /** Makes it public (true) or private (false): an operator's explicit choice, applied after `componentIds`. */
   isPublic: Schema.optionalKey(Schema.Boolean),
-  /** A series' rule never changes: its rest is cancelled and a new series created instead. */
+  /**
+   * A series' rule never changes: its rest is cancelled and a new series created instead. Any
+   * value is 400 with this message; the document marks the field read-only and says why.
+   */
   recurrence: Schema.optionalKey(
     Schema.Never.annotate({
-      message: "cannot change: cancel the rest of the series (?series=true) and schedule a new one"
+      message: "cannot change: cancel the rest of the series (?series=true) and schedule a new one",
+      description: "Cannot be changed: any value is **400**. To change a series' rule, cancel the rest of the " +
+        "series (`DELETE …?series=true`) and schedule a new one.",
+      readOnly: true
     })
   )
 }) {}

@@ -4,7 +4,7 @@ import { Model } from "effect/schema"
 import { DnsRecordType, HttpMethod, MissReason, StatusCodeSpec } from "./CheckJob.js"
 import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
-import { Id, NumberFromString, pattern, Text } from "./Fields.js"
+import { Id, pattern, Text } from "./Fields.js"
 import { IncidentTemplateId } from "./Incident.js"
 import { Generated } from "./ModelFields.js"
 import { Class } from "./Named.js"
@@ -168,10 +168,8 @@ export class Monitor extends Model.Class<Monitor>("Monitor")({
 }
 
 /** A plain struct, not a class: the OpenAPI generator lists the query parameters of a struct only. */
-export const MonitorResultsQuery = Schema.Struct({
-  /** 1–500, default 100. */
-  limit: Schema.optionalKey(NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 500 })))
-})
+/** How many runs a page of GET /admin/monitors/:id/results holds. */
+export const runsPageBounds = { fallback: 100, max: 500 } as const
 
 /** One stored check, as GET /admin/monitors/:id/results lists it (newest first). */
 export class MonitorResult extends Class<MonitorResult>("MonitorResult")({

@@ -10,9 +10,12 @@ export type OrganizationId = typeof OrganizationId.Type
 
 export const BrandColor = Schema.String.check(pattern(/^#[0-9a-fA-F]{6}$/, "must be a colour of the form #rrggbb"))
 
+/** The shape of an IANA time-zone name: `UTC`, or an area and one or two locations (`America/Argentina/Salta`). */
+const ianaShape = /^(UTC|[A-Z][A-Za-z_-]+(\/[A-Za-z0-9_+-]+){1,2})$/
+
 /** A time zone the runtime knows by its IANA name, written as IANA writes it (`Europe/Paris`, `UTC`). */
 export const isIanaTimeZone = (name: string): boolean => {
-  if (!/^(UTC|[A-Z][A-Za-z_-]+(\/[A-Za-z0-9_+-]+){1,2})$/.test(name)) return false
+  if (!ianaShape.test(name)) return false
   try {
     // The runtime takes any spelling (`EUROPE/PARIS`) and answers with its own: one that differs
     // only in case is a misspelling; a different name is an alias (`Asia/Calcutta`), as IANA writes it.
@@ -23,9 +26,19 @@ export const isIanaTimeZone = (name: string): boolean => {
   }
 }
 
+// The document shows the shape as a `pattern`, looser than the check: the zone must also be one the runtime knows.
 export const TimeZone = Schema.String.check(
-  Schema.makeFilter((name: string) => isIanaTimeZone(name) || "must be an IANA time zone such as Europe/Paris")
-).annotate({ identifier: "TimeZone", description: "IANA time-zone name" })
+  Schema.makeFilter(
+    (name: string) => isIanaTimeZone(name) || "must be an IANA time zone such as Europe/Paris",
+    { toJsonSchema: () => [{ pattern: ianaShape.source }, true] }
+  )
+).annotate({
+  identifier: "TimeZone",
+  description: "An IANA time-zone name as IANA writes it (`Europe/Paris`, `America/New_York`, `UTC`; not " +
+    "`europe/paris`, not an offset), known to the server. The public page shows times in it, and recurring " +
+    "maintenance windows follow it.",
+  examples: ["Europe/Paris"]
+})
 
 export const OrganizationName = Name(200)
 

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { Model } from "effect/schema"
 
 import { HttpUrl, Name, NumberFromString, Text } from "./Fields.js"
@@ -8,6 +8,25 @@ import { EventName } from "./NotificationEvent.js"
 
 export const WebhookType = Schema.Literals(["chat_a", "chat_b", "chat_c", "generic"])
 export type WebhookType = typeof WebhookType.Type
+
+/** The names people know the chat formats by, accepted on input; answers keep the canonical ones. */
+const webhookTypeAliases = { slack: "chat_a", discord: "chat_b", teams: "chat_c" } as const
+
+/** A webhook's `type` in a request: the canonical name or its alias (`slack`, `discord`, `teams`). */
+export const WebhookTypeInput = Schema.Literals([...WebhookType.literals, "slack", "discord", "teams"]).pipe(
+  Schema.decodeTo(
+    WebhookType,
+    SchemaTransformation.transform({
+      decode: (type) =>
+        type in webhookTypeAliases ? webhookTypeAliases[type as keyof typeof webhookTypeAliases] : type as WebhookType,
+      encode: (type) => type
+    })
+  )
+).annotate({
+  description:
+    "`chat_a` (Slack), `chat_b` (Discord), `chat_c` (Microsoft Teams) or `generic`; `slack`, `discord` and " +
+    "`teams` are accepted for the chat formats and answered as their canonical names."
+})
 
 /** Any text without NUL may be asked for (PostgreSQL refuses NUL); unknown ids are 404. */
 export const WebhookId = Text(1000).pipe(Schema.brand("WebhookId"))
@@ -51,7 +70,7 @@ export class CreatedWebhook extends Class<CreatedWebhook>("CreatedWebhook")({
 export class CreateWebhook extends Class<CreateWebhook>("CreateWebhook")({
   name: WebhookName,
   url: HttpUrl,
-  type: WebhookType,
+  type: WebhookTypeInput,
   isActive: Schema.optionalKey(Schema.Boolean),
   notifyOnIncident: Schema.optionalKey(Schema.Boolean),
   notifyOnMaintenance: Schema.optionalKey(Schema.Boolean),
@@ -66,7 +85,7 @@ export class CreateWebhook extends Class<CreateWebhook>("CreateWebhook")({
  */
 export class UpdateWebhook extends Class<UpdateWebhook>("UpdateWebhook")({
   name: Schema.optionalKey(WebhookName),
-  type: Schema.optionalKey(WebhookType),
+  type: Schema.optionalKey(WebhookTypeInput),
   url: Schema.optionalKey(HttpUrl),
   isActive: Schema.optionalKey(Schema.Boolean),
   notifyOnIncident: Schema.optionalKey(Schema.Boolean),
@@ -125,3 +144,6 @@ export class WebhookDelivery extends Class<WebhookDelivery>("WebhookDelivery")({
   /** Enqueueing order: deliveries due at the same time go out in this order. */
   sequence: NumberFromString
 }) {}
+
+/** How many attempts a page of GET /admin/webhooks/:id/deliveries holds. */
+export const deliveriesPageBounds = { fallback: 50, max: 500 } as const

@@ -1,12 +1,17 @@
 /**
  * Answers a request that does not match its endpoint's schemas with the contract's 400
- * `HttpApiDecodeError` `{ _tag, message, issues }`, and a body that is not valid JSON with 400
- * `BadRequest` (docs/api.md, "Errors"). Effect 4 answers both with an empty 400 of its own.
+ * `HttpApiDecodeError` `{ _tag, message, issues }`, worded for people (api/IssueMessages), and a
+ * body that is not valid JSON with 400 `BadRequest` (docs/api.md, "Errors"). Effect 4 answers
+ * both with an empty 400 of its own. `StrictQueryLive` refuses a query on the endpoints that
+ * declare none, which the platform would ignore; the API's parse options (api/ApiErrors,
+ * `strictParseOptions`) refuse unknown parameters on the others.
  */
-import { Effect, SchemaIssue } from "effect"
-import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
+import { Effect, Layer, Schema, SchemaIssue, type Types } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { type HttpApiEndpoint, HttpApiError, HttpApiMiddleware } from "effect/http-api"
 
-import { ApiErrors, type DecodeIssue, HttpApiDecodeError } from "../api/ApiErrors.js"
+import { ApiErrors, type DecodeIssue, HttpApiDecodeError, StrictQuery } from "../api/ApiErrors.js"
+import { describeIssue, type RequestPart } from "../api/IssueMessages.js"
 import { BadRequest } from "../domain/Errors.js"
 
 /** What the platform says of a JSON body it cannot parse (effect/http-api/HttpApiBuilder). */
@@ -14,56 +19,23 @@ const invalidJsonMessage = "Expected a valid JSON body"
 
 const unreadableBody = new BadRequest({ message: "The request could not be read: the body must be valid JSON" })
 
-type IssueTag = DecodeIssue["_tag"]
-
-const leafTag = (issue: SchemaIssue.Leaf): IssueTag => {
-  switch (issue._tag) {
-    case "MissingKey":
-      return "Missing"
-    case "UnexpectedKey":
-      return "Unexpected"
-    case "Forbidden":
-      return "Forbidden"
-    default:
-      return "Type"
-  }
-}
-
-/**
- * The tag of each issue the Standard Schema formatter lists, in its order: it walks the tree the
- * same way, one entry per leaf (a check that fails is a `Refinement`).
- */
-const issueTags = (issue: SchemaIssue.Issue, check?: IssueTag): Array<IssueTag> => {
-  switch (issue._tag) {
-    case "Filter":
-      return issueTags(issue.issue, check ?? "Refinement")
-    case "Encoding":
-    case "Pointer":
-      return issueTags(issue.issue, check)
-    case "Composite":
-      return issue.issues.flatMap((inner) => issueTags(inner, check))
-    case "AnyOf":
-      return issue.issues.length > 0 ? issue.issues.flatMap((inner) => issueTags(inner, check)) : [check ?? "Type"]
-    default:
-      return [check ?? leafTag(issue)]
-  }
+const partOf: Record<HttpApiError.HttpApiSchemaError["kind"], RequestPart> = {
+  Params: "path",
+  Headers: "headers",
+  Query: "query",
+  Payload: "body",
+  Body: "body",
+  ResponseHeaders: "headers"
 }
 
 const pathSegment = (key: PropertyKey): DecodeIssue["path"][number] =>
   typeof key === "symbol" ? { _tag: "symbol", key: Symbol.keyFor(key) ?? key.description ?? "" } : key
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-const formatMessage = SchemaIssue.makeFormatterDefault()
-
-const decodeError = (issue: SchemaIssue.Issue): HttpApiDecodeError => {
-  const tags = issueTags(issue)
+const decodeError = (issue: SchemaIssue.Issue, part: RequestPart): HttpApiDecodeError => {
+  const { issues, message } = describeIssue(issue, part)
   return new HttpApiDecodeError({
-    issues: formatIssues(issue).issues.map((entry, i) => ({
-      _tag: tags[i] ?? "Type",
-      path: (entry.path ?? []).map((segment) => pathSegment(typeof segment === "object" ? segment.key : segment)),
-      message: entry.message
-    })),
-    message: formatMessage(issue)
+    issues: issues.map((found) => ({ _tag: found.tag, path: found.path.map(pathSegment), message: found.message })),
+    message
   })
 }
 
@@ -76,12 +48,46 @@ const isInvalidJson = (error: HttpApiError.HttpApiSchemaError) => {
  * Request decoding failures (path parameters, query, headers, body) become the contract's
  * answers; a response that fails to encode stays the platform's 500.
  */
-export const ApiErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ApiErrors, (error) => {
+const answer = (error: HttpApiError.HttpApiSchemaError) => {
   switch (error.kind) {
     case "Body":
     case "ResponseHeaders":
       return Effect.fail(error)
     default:
-      return Effect.fail(isInvalidJson(error) ? unreadableBody : decodeError(error.cause.issue))
+      return Effect.fail(isInvalidJson(error) ? unreadableBody : decodeError(error.cause.issue, partOf[error.kind]))
   }
+}
+
+export const ApiErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ApiErrors, answer)
+
+/**
+ * The endpoints that take any query string: the feeds, which feed readers and caches decorate
+ * with parameters of their own, and the health probes outside /api/v1. The status page, badge
+ * and widget, outside the API, take any query too (docs/api.md, "Errors").
+ */
+const takesAnyQuery = (endpoint: HttpApiEndpoint.Top) =>
+  !endpoint.path.startsWith("/api/v1/") || endpoint.path === "/api/v1/status/rss" ||
+  endpoint.path === "/api/v1/status/atom"
+
+const noParameters = Schema.Struct({}).ast
+
+/**
+ * Each parameter of a query an endpoint does not declare, refused as a strict query schema
+ * refuses an unknown one (an empty struct would accept any, whatever the parse options), for
+ * `ApiErrors` to answer. The middleware's type knows only the errors its service declares.
+ */
+const refuseAnyQuery = Effect.flatMap(HttpServerRequest.ParsedSearchParams, (query) => {
+  const [first, ...rest] = Object.keys(query).map((key) =>
+    new SchemaIssue.Pointer([key], new SchemaIssue.UnexpectedKey(noParameters))
+  )
+  if (first === undefined) return Effect.void
+  const issue = new SchemaIssue.Composite(noParameters, [first, ...rest])
+  const refused = new HttpApiError.HttpApiSchemaError({ kind: "Query", cause: new Schema.SchemaError(issue) })
+  return Effect.fail(refused as unknown as Types.unhandled)
 })
+
+export const StrictQueryLive = Layer.succeed(
+  StrictQuery,
+  (httpEffect, { endpoint }) =>
+    endpoint.query !== undefined || takesAnyQuery(endpoint) ? httpEffect : Effect.andThen(refuseAnyQuery, httpEffect)
+)

@@ -3,18 +3,22 @@
  * already carry one; this covers what the platform answers with an empty body: unknown
  * routes, unreadable request bodies (malformed JSON) and defects. It runs as a pre-response
  * handler because the platform turns failures into responses before outer middleware runs.
+ * It also caps the size of any error body, whatever wrote it.
  */
 import { Effect } from "effect"
 import { HttpEffect, HttpMiddleware, HttpServerResponse } from "effect/http"
 
 const unreadableBody = { _tag: "BadRequest", message: "The request could not be read: the body must be valid JSON" }
 
+/** Longest part of a request's URL repeated in a message. */
+const maxUrlLength = 200
+
 const describe = (status: number, method: string, url: string) => {
   switch (status) {
     case 400:
       return unreadableBody
     case 404:
-      return { _tag: "NotFound", message: `No endpoint ${method} ${url}` }
+      return { _tag: "NotFound", message: `No endpoint ${method} ${shorten(url, maxUrlLength)}` }
     case 503:
       return { _tag: "ServiceUnavailable", message: "The service is unavailable; try again shortly" }
     default:
@@ -24,17 +28,23 @@ const describe = (status: number, method: string, url: string) => {
   }
 }
 
-/** Longest error message or issue message kept: a validation message quotes the refused value. */
+/** Longest error message or issue message kept. */
 const maxMessageLength = 1_000
+/** Most issues kept. */
+const maxIssues = 100
 /** Bodies under this size are left alone (the common case costs a length check). */
 const largeErrorBody = 16_384
 
-const shorten = (text: unknown) =>
-  typeof text === "string" && text.length > maxMessageLength ? `${text.slice(0, maxMessageLength)}… (shortened)` : text
+function shorten(text: string, max: number): string
+function shorten(text: unknown, max: number): unknown
+function shorten(text: unknown, max: number) {
+  return typeof text === "string" && text.length > max ? `${text.slice(0, max)}… (shortened)` : text
+}
 
 /**
- * A refused 1 MB value would come back quoted in several messages (a 10 MB answer to a 1 MB
- * request): large error bodies get their messages shortened.
+ * A hard cap on error bodies. Schema refusals never quote the refused value (api/IssueMessages),
+ * but a rule's message may list what it refused (unknown ids): an error body over 16 kB keeps
+ * 100 issues and 1,000 characters per message, so no request is answered at length.
  */
 const shortenLargeErrorBody = (response: HttpServerResponse.HttpServerResponse) => {
   if (response.body._tag !== "Uint8Array" || response.body.contentLength < largeErrorBody) return response
@@ -44,9 +54,13 @@ const shortenLargeErrorBody = (response: HttpServerResponse.HttpServerResponse) 
       issues?: Array<{ message?: unknown }>
     }
     const issues = Array.isArray(body.issues)
-      ? body.issues.slice(0, 100).map((issue) => ({ ...issue, message: shorten(issue.message) }))
+      ? body.issues.slice(0, maxIssues).map((issue) => ({
+        ...issue,
+        message: shorten(issue.message, maxMessageLength)
+      }))
       : undefined
-    return HttpServerResponse.jsonUnsafe({ ...body, message: shorten(body.message), ...(issues ? { issues } : {}) }, {
+    const message = shorten(body.message, maxMessageLength)
+    return HttpServerResponse.jsonUnsafe({ ...body, message, ...(issues ? { issues } : {}) }, {
       status: response.status,
       headers: response.headers
     })

@@ -10,4 +10,10 @@ export const OrganizationHttp = HttpApiBuilder.group(Api, "organization", (handl
     return handlers
       .handle("get", () => organization.get())
       .handle("update", ({ params, payload }) => organization.update(params.id, payload))
+      // The one organization always exists: it cannot be missing between the read and the update.
+      .handle("updateCurrent", ({ payload }) =>
+        Effect.flatMap(organization.get(), (current) =>
+          organization.update(current.id, payload)).pipe(
+            Effect.catchTag("NotFound", Effect.die)
+          ))
   }))

@@ -32,7 +32,7 @@ import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
 import { Overview } from "../services/operations/Overview.js"
 import { AdminRoutes } from "../web/admin/AdminRoutes.js"
 import { apiDocsPolicy } from "./ApiDocsPolicy.js"
-import { ApiErrorsLive } from "./ApiErrors.js"
+import { ApiErrorsLive, StrictQueryLive } from "./ApiErrors.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
@@ -42,6 +42,7 @@ import { ComponentGroupsHttp } from "./ComponentGroupsHttp.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { HealthHttp } from "./HealthHttp.js"
+import { IdempotencyLive } from "./IdempotencyLive.js"
 import { IncidentsHttp } from "./IncidentsHttp.js"
 import { IncidentTemplatesHttp } from "./IncidentTemplatesHttp.js"
 import { JsonBodiesLive } from "./JsonBodies.js"
@@ -50,6 +51,7 @@ import { httpMetrics, MetricsRoute } from "./MetricsHttp.js"
 import { MonitorsHttp } from "./MonitorsHttp.js"
 import { OrganizationHttp } from "./OrganizationHttp.js"
 import { OverviewHttp } from "./OverviewHttp.js"
+import { PreconditionsLive } from "./PreconditionsLive.js"
 import { ProbesHttp } from "./ProbesHttp.js"
 import { requestLogger } from "./RequestLog.js"
 import { redactRequestSpan } from "./RequestSpan.js"
@@ -114,7 +116,14 @@ export const ApiHandlers = Layer.mergeAll(
   OverviewHttp,
   ResponseTimesHttp
 ).pipe(
-  Layer.provide([AuthenticationLive, JsonBodiesLive, ApiErrorsLive]),
+  Layer.provide([
+    AuthenticationLive,
+    JsonBodiesLive,
+    ApiErrorsLive,
+    StrictQueryLive,
+    IdempotencyLive,
+    PreconditionsLive
+  ]),
   Layer.provide(ApiServices)
 )
 

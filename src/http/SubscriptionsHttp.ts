@@ -2,7 +2,9 @@ import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
+import { adminPageBounds, pageRequest } from "../domain/Page.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
+import { answerPage } from "./PageLinks.js"
 import { withRetryAfter } from "./RetryAfter.js"
 
 export const SubscriptionsHttp = HttpApiBuilder.group(Api, "subscriptions", (handlers) =>
@@ -26,6 +28,9 @@ export const SubscribersHttp = HttpApiBuilder.group(Api, "subscribers", (handler
   Effect.gen(function*() {
     const subscriptions = yield* Subscriptions
     return handlers
-      .handle("list", () => subscriptions.list())
+      .handle(
+        "list",
+        ({ query }) => Effect.flatMap(subscriptions.list(pageRequest(query, adminPageBounds)), answerPage)
+      )
       .handle("remove", ({ params }) => subscriptions.remove(params.id))
   }))

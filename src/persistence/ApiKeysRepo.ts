@@ -2,7 +2,9 @@ import { Context, Effect, Layer, Schema } from "effect"
 
 import type { ApiKeyId } from "../domain/Auth.js"
 import { ApiKey, UserId } from "../domain/Auth.js"
+import type { PageRequest } from "../domain/Page.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
@@ -17,6 +19,12 @@ export class ApiKeyCredential extends Schema.Class<ApiKeyCredential>("ApiKeyCred
 
 const columns = "id, name, prefix, created_at, last_used_at, expires_at"
 
+/** Keys in the order they were made. */
+const keysInOrder: Keyset = {
+  list: "api-keys",
+  keys: [{ sql: "created_at", type: "timestamptz" }, { sql: "id", type: "text" }]
+}
+
 export class ApiKeysRepo extends Context.Service<ApiKeysRepo>()("ApiKeysRepo", {
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
@@ -24,6 +32,18 @@ export class ApiKeysRepo extends Context.Service<ApiKeysRepo>()("ApiKeysRepo", {
     const credentials = rowsOf(ApiKeyCredential)
     return {
       list: () => keys.all(sql`select ${sql.literal(columns)} from api_keys order by created_at, id`),
+
+      findById: (id: string) => keys.first(sql`select ${sql.literal(columns)} from api_keys where id = ${id}`),
+
+      listPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          keysInOrder,
+          page,
+          (p) =>
+            sql`select ${sql.literal(columns)}, ${p.pageKey} from api_keys where ${p.after} ${p.orderBy} ${p.limit}`,
+          keys.all
+        ),
       insert: (key: {
         name: string
         prefix: string

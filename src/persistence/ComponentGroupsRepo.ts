@@ -2,9 +2,17 @@ import { Context, Effect, Layer } from "effect"
 
 import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../domain/ComponentGroup.js"
 import { ComponentGroup } from "../domain/ComponentGroup.js"
+import type { PageRequest } from "../domain/Page.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
+
+/** Groups in display order, then name. */
+const groupsInOrder: Keyset = {
+  list: "component-groups",
+  keys: [{ sql: "display_order", type: "integer" }, { sql: "name", type: "text" }, { sql: "id", type: "text" }]
+}
 
 export class ComponentGroupsRepo extends Context.Service<ComponentGroupsRepo>()("ComponentGroupsRepo", {
   make: Effect.gen(function*() {
@@ -13,6 +21,15 @@ export class ComponentGroupsRepo extends Context.Service<ComponentGroupsRepo>()(
 
     return {
       findAll: () => groups.all(sql`select * from component_groups order by display_order, name, id`),
+
+      findPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          groupsInOrder,
+          page,
+          (p) => sql`select *, ${p.pageKey} from component_groups where ${p.after} ${p.orderBy} ${p.limit}`,
+          groups.all
+        ),
 
       findPublic: () =>
         groups.all(sql`select * from component_groups where is_public order by display_order, name, id`),

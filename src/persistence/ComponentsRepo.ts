@@ -2,9 +2,17 @@ import { Context, Effect, Layer } from "effect"
 
 import type { ComponentId, CreateComponent, UpdateComponent } from "../domain/Component.js"
 import { Component } from "../domain/Component.js"
+import type { PageRequest } from "../domain/Page.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
+
+/** Components in display order, then name. */
+const componentsInOrder: Keyset = {
+  list: "components",
+  keys: [{ sql: "display_order", type: "integer" }, { sql: "name", type: "text" }, { sql: "id", type: "text" }]
+}
 
 export class ComponentsRepo extends Context.Service<ComponentsRepo>()("ComponentsRepo", {
   make: Effect.gen(function*() {
@@ -13,6 +21,15 @@ export class ComponentsRepo extends Context.Service<ComponentsRepo>()("Component
 
     return {
       findAll: () => components.all(sql`select * from components order by display_order, name, id`),
+
+      findPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          componentsInOrder,
+          page,
+          (p) => sql`select *, ${p.pageKey} from components where ${p.after} ${p.orderBy} ${p.limit}`,
+          components.all
+        ),
 
       findPublic: () => components.all(sql`select * from components where is_public order by display_order, name, id`),
 

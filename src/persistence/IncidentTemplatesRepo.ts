@@ -6,8 +6,10 @@ import { Conflict } from "../domain/Errors.js"
 import type { IncidentTemplateId } from "../domain/Incident.js"
 import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
 import { IncidentTemplate } from "../domain/IncidentTemplate.js"
+import type { PageRequest } from "../domain/Page.js"
 import { componentIdsColumn, replaceComponents } from "./ComponentLinks.js"
 import { orUnavailable, sqlState } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
@@ -18,6 +20,12 @@ const nameTaken = (name: string | undefined) => <A, R>(effect: Effect.Effect<A, 
     (error) => sqlState(error) === "23505",
     () => Effect.fail(new Conflict({ message: `An incident template named ${JSON.stringify(name)} already exists` }))
   )
+
+/** Templates by name, whatever its case. */
+const templatesInOrder: Keyset = {
+  list: "incident-templates",
+  keys: [{ sql: "lower(name)", type: "text" }, { sql: "id", type: "text" }]
+}
 
 export class IncidentTemplatesRepo extends Context.Service<IncidentTemplatesRepo>()("IncidentTemplatesRepo", {
   make: Effect.gen(function*() {
@@ -30,6 +38,15 @@ export class IncidentTemplatesRepo extends Context.Service<IncidentTemplatesRepo
 
     return {
       findAll: () => templates.all(sql`${withComponents} order by lower(t.name), t.id`),
+
+      findPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          templatesInOrder,
+          page,
+          (p) => sql`select *, ${p.pageKey} from (${withComponents}) t where ${p.after} ${p.orderBy} ${p.limit}`,
+          templates.all
+        ),
 
       findById: (id: IncidentTemplateId) => templates.first(sql`${withComponents} where t.id = ${id}`),
 

@@ -9,13 +9,21 @@ import type {
   UpdateIncident
 } from "../domain/Incident.js"
 import { Incident } from "../domain/Incident.js"
+import type { PageRequest } from "../domain/Page.js"
 import { componentIdsColumn, publicComponentIdsColumn, replaceComponents } from "./ComponentLinks.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf } from "./Rows.js"
 
 /** ISO 8601 UTC with milliseconds, as JSON-aggregated timeline entries carry their time. */
 export const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/** Incidents newest first. */
+const incidentsInOrder: Keyset = {
+  list: "incidents",
+  keys: [{ sql: "created_at", type: "timestamptz", descending: true }, { sql: "id", type: "text", descending: true }]
+}
 
 export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRepo", {
   make: Effect.gen(function*() {
@@ -73,6 +81,15 @@ export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRe
 
     return {
       findAll: () => incidents.all(sql`${withTimeline} order by i.created_at desc, i.id desc`),
+
+      findPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          incidentsInOrder,
+          page,
+          (p) => sql`select *, ${p.pageKey} from (${withTimeline}) i where ${p.after} ${p.orderBy} ${p.limit}`,
+          incidents.all
+        ),
 
       findById: (id: IncidentId) => incidents.first(sql`${withTimeline} where i.id = ${id}`),
 

@@ -3,10 +3,12 @@ import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { ComponentId, ComponentStatus, StatusSetBy } from "../domain/Component.js"
 import type { MaintenanceId, MaintenanceStatus } from "../domain/Maintenance.js"
 import { Maintenance } from "../domain/Maintenance.js"
+import type { PageRequest } from "../domain/Page.js"
 import type { Recurrence } from "../domain/Recurrence.js"
 import { encodeRecurrence } from "../domain/Recurrence.js"
 import { componentIdsColumn, replaceComponents } from "./ComponentLinks.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
@@ -24,6 +26,12 @@ export interface SeriesPlace {
   readonly occurrence: number
 }
 
+/** Windows by start, latest first. */
+const windowsInOrder: Keyset = {
+  list: "maintenance",
+  keys: [{ sql: "scheduled_start", type: "timestamptz", descending: true }, { sql: "id", type: "text" }]
+}
+
 export class MaintenanceRepo extends Context.Service<MaintenanceRepo>()("MaintenanceRepo", {
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
@@ -35,6 +43,15 @@ export class MaintenanceRepo extends Context.Service<MaintenanceRepo>()("Mainten
 
     return {
       findAll: () => windows.all(sql`${withComponents} order by m.scheduled_start desc, m.id`),
+
+      findPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          windowsInOrder,
+          page,
+          (p) => sql`select *, ${p.pageKey} from (${withComponents}) m where ${p.after} ${p.orderBy} ${p.limit}`,
+          windows.all
+        ),
 
       findById: (id: MaintenanceId) => windows.first(sql`${withComponents} where m.id = ${id}`),
 

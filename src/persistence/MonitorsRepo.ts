@@ -1,12 +1,14 @@
-import { Clock, Context, DateTime, Effect, Layer, Option, Order, Result, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import type { SqlError, Statement } from "effect/sql"
 
 import { ComponentId } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
 import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
 import { Monitor, MonitorMiss, MonitorResult, singleStatusCode, StoredMonitor } from "../domain/Monitor.js"
+import type { PageRequest } from "../domain/Page.js"
 import { reportingRegions } from "../domain/Quorum.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
@@ -32,11 +34,15 @@ class MonitorMissRow extends Schema.Class<MonitorMissRow>("MonitorMissRow")({
   recordedAt: Schema.DateTimeUtcFromDate
 }) {}
 
-/** Newest first; regions in name order within one time. */
-const newestFirst = Order.combine(
-  Order.flip(Order.mapInput(DateTime.Order, (run: MonitorRun) => run.scheduledAt)),
-  Order.mapInput(Order.String, (run: MonitorRun) => run.region)
-)
+/** Runs newest first; regions in name order within one time. */
+const runsInOrder: Keyset = {
+  list: "monitor-runs",
+  keys: [
+    { sql: "scheduled_at", type: "timestamptz", descending: true },
+    { sql: "region", type: "text" },
+    { sql: "job_id", type: "text" }
+  ]
+}
 
 /** The monitor as answered: its stored row and the regions whose data counts at `now`. */
 /**
@@ -67,13 +73,18 @@ const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Ef
     () => Effect.fail(NotFound.of("Component", definition.componentId))
   )
 
+/** Monitors in the order they were made. */
+const monitorsInOrder: Keyset = {
+  list: "monitors",
+  keys: [{ sql: "created_at", type: "timestamptz" }, { sql: "id", type: "text" }]
+}
+
 export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo", {
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const monitors = rowsOf(StoredMonitor)
     const decodeMonitor = Schema.decodeUnknownResult(StoredMonitor)
-    const results = rowsOf(MonitorResultRow)
-    const misses = rowsOf(MonitorMissRow)
+    const runs = rowsOf(Schema.Union([MonitorResultRow, MonitorMissRow]))
     const ids = rowsOf(IdRow)
     const placements = rowsOf(PlacementRow)
     // A monitor with what each region last found.
@@ -85,7 +96,7 @@ export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo"
           'lastScheduledAt', s.last_scheduled_at, 'lastCheckedAt', s.last_checked_at, 'lastDurationMs', s.last_duration_ms,
           'lastStatusCode', s.last_status_code, 'lastError', s.last_error) order by s.region)
         from monitor_region_state s where s.monitor_id = m.id), '[]'::json) as region_states
-      from monitors m ${where} order by m.created_at, m.id`
+      from monitors m ${where}`
     const reading = <A, E, R>(read: (now: number) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(Clock.currentTimeMillis, read)
     /** `offline`: the regions whose probes are all silent (ProbeRegistry), left out of `reportingRegions`. */
@@ -114,10 +125,24 @@ export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo"
     })
 
     return {
+      /** A page of monitors in the order they were made (`offline` as for findById). */
+      findPage: (page: PageRequest, offline: ReadonlySet<string>) =>
+        reading((now) =>
+          Effect.map(
+            readPage(
+              sql,
+              monitorsInOrder,
+              page,
+              (p) => sql`select *, ${p.pageKey} from (${withStates(sql``)}) m where ${p.after} ${p.orderBy} ${p.limit}`,
+              monitors.all
+            ),
+            (found) => ({ ...found, items: found.items.map((stored) => withReporting(stored, now, offline)) })
+          )
+        ),
       findAll: (offline: ReadonlySet<string> = new Set()) =>
         reading((now) =>
           Effect.map(
-            monitors.all(withStates(sql``)),
+            monitors.all(sql`${withStates(sql``)} order by m.created_at, m.id`),
             (rows) => rows.map((stored) => withReporting(stored, now, offline))
           )
         ),
@@ -216,21 +241,33 @@ export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo"
             where id = ${id} returning id`.pipe(componentGone(definition))
         ).pipe(thenFind(offline))
       },
-      /** The newest `limit` runs of every region, results and misses together. */
-      recentRuns: (id: MonitorId, limit: number) =>
-        Effect.all([
-          results.all(sql`
-            select 'checked' as outcome, region, probe, scheduled_at, checked_at, ok, duration_ms, dns_ms, connect_ms,
-                   tls_ms, first_byte_ms, status_code, error, ssl_days_left
-            from check_results where monitor_id = ${id} order by scheduled_at desc, region limit ${limit}`),
-          misses.all(sql`
-            select 'missed' as outcome, region, probe, scheduled_at, recorded_at, reason
-            from missed_checks where monitor_id = ${id} order by scheduled_at desc, region limit ${limit}`)
-        ]).pipe(
-          Effect.map(([checked, missed]): ReadonlyArray<MonitorRun> =>
-            [...checked.map((row) => new MonitorResult(row)), ...missed.map((row) => new MonitorMiss(row))]
-              .sort(newestFirst).slice(0, limit)
-          )
+      /** A page of its runs of every region, results and misses together (a result replaces its miss). */
+      runsPage: (id: MonitorId, page: PageRequest) =>
+        readPage(
+          sql,
+          runsInOrder,
+          page,
+          (p) =>
+            sql`
+              select *, ${p.pageKey} from (
+                select job_id, 'checked' as outcome, region, probe, scheduled_at, checked_at, ok, duration_ms, dns_ms,
+                       connect_ms, tls_ms, first_byte_ms, status_code, error, ssl_days_left,
+                       null::timestamptz as recorded_at, null::text as reason
+                from check_results where monitor_id = ${id}
+                union all
+                select job_id, 'missed', region, probe, scheduled_at, null, null, null, null, null, null, null, null,
+                       null, null, recorded_at, reason
+                from missed_checks where monitor_id = ${id}
+              ) runs
+              where ${p.after} ${p.orderBy} ${p.limit}`,
+          runs.all
+        ).pipe(
+          Effect.map((found) => ({
+            ...found,
+            items: found.items.map((row): MonitorRun =>
+              row.outcome === "checked" ? new MonitorResult(row) : new MonitorMiss(row)
+            )
+          }))
         ),
       /** Its open automatic incident, if any, is handed over to the operators: nothing drives it any more. */
       remove: (id: MonitorId) =>

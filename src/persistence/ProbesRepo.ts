@@ -5,7 +5,9 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 
+import type { PageRequest } from "../domain/Page.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
@@ -63,6 +65,12 @@ const int = (value: number) => Math.min(value, maxInteger)
 // The latest instant both a JavaScript Date and PostgreSQL can hold.
 const maxMillis = 8_640_000_000_000_000
 const instant = (millis: number) => new Date(Math.min(millis, maxMillis))
+
+/** Probes by region, then name. */
+const probesInOrder: Keyset = {
+  list: "probes",
+  keys: [{ sql: "region", type: "text" }, { sql: "name", type: "text" }]
+}
 
 export class ProbesRepo extends Context.Service<ProbesRepo>()("ProbesRepo", {
   make: Effect.gen(function*() {
@@ -141,6 +149,15 @@ export class ProbesRepo extends Context.Service<ProbesRepo>()("ProbesRepo", {
 
       /** The first `limit` probes, by region then name. */
       list: (limit: number) => probes.all(sql`select * from probes order by region, name limit ${limit}`),
+
+      listPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          probesInOrder,
+          page,
+          (p) => sql`select *, ${p.pageKey} from probes where ${p.after} ${p.orderBy} ${p.limit}`,
+          probes.all
+        ),
 
       /** Each region with when its probe heard from last was seen. */
       lastSeenByRegion: () =>

@@ -2,9 +2,11 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { SqlError } from "effect/sql"
 
 import { BadRequest } from "../domain/Errors.js"
+import type { PageRequest } from "../domain/Page.js"
 import type { SubscriberId } from "../domain/Subscriber.js"
 import { Subscriber } from "../domain/Subscriber.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { MailDelivery } from "./MailDeliveriesRepo.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
@@ -18,6 +20,12 @@ const componentIdsOf = (alias: string) =>
 const subscriberColumns = `id, email, verified_at is not null as verified, created_at, verified_at, ${
   componentIdsOf("subscribers")
 }`
+
+/** Subscribers in the order they came. */
+const subscribersInOrder: Keyset = {
+  list: "subscribers",
+  keys: [{ sql: "created_at", type: "timestamptz" }, { sql: "id", type: "text" }]
+}
 
 export class SubscribersRepo extends Context.Service<SubscribersRepo>()("SubscribersRepo", {
   make: Effect.gen(function*() {
@@ -63,6 +71,20 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
     return {
       findAll: () =>
         subscribers.all(sql`select ${sql.literal(subscriberColumns)} from subscribers order by created_at, id`),
+
+      findById: (id: string) =>
+        subscribers.first(sql`select ${sql.literal(subscriberColumns)} from subscribers where id = ${id}`),
+
+      findPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          subscribersInOrder,
+          page,
+          (p) =>
+            sql`select ${sql.literal(subscriberColumns)}, ${p.pageKey} from subscribers
+                where ${p.after} ${p.orderBy} ${p.limit}`,
+          subscribers.all
+        ),
 
       /**
        * Records a subscription request. A new or still unverified address gets the new token (the

@@ -6,10 +6,12 @@ import { Context, Duration, Effect, Layer, Schema } from "effect"
 
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
+import type { PageRequest } from "../domain/Page.js"
 import type { AttemptResult, WebhookId } from "../domain/Webhook.js"
 import { DeliveryAttempt, WebhookDelivery, WebhookType } from "../domain/Webhook.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { clipError, dueIds, leaseEnd, statusAfter } from "./DeliveryQueueSql.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 import { receivesEvent } from "./WebhooksRepo.js"
@@ -108,6 +110,16 @@ const counterChanges = (outcomes: ReadonlyArray<AttemptOutcome>) => {
   }
   // In id order: two dispatchers updating the same webhooks take their rows in the same order.
   return [...changes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+/** A webhook's attempts, newest first. */
+const attemptsInOrder: Keyset = {
+  list: "webhook-deliveries",
+  keys: [
+    { sql: "attempted_at", type: "timestamptz", descending: true },
+    { sql: "attempt", type: "integer", descending: true },
+    { sql: "id", type: "text", descending: true }
+  ]
 }
 
 export class WebhookDeliveriesRepo extends Context.Service<WebhookDeliveriesRepo>()("WebhookDeliveriesRepo", {
@@ -336,14 +348,21 @@ export class WebhookDeliveriesRepo extends Context.Service<WebhookDeliveriesRepo
           Effect.catchIf(isForeignKeyViolation, () => Effect.void)
         )),
 
-      /** The most recent attempts for a webhook, newest first. */
-      recentAttempts: (webhookId: WebhookId, limit: number) =>
-        attempts.all(sql`
-          select id, delivery_id, event_id, event, test, attempt, success, status_code, error, duration_ms, attempted_at
-          from webhook_delivery_attempts
-          where webhook_id = ${webhookId}
-          order by attempted_at desc, attempt desc
-          limit ${limit}`)
+      /** A page of a webhook's attempts, newest first. */
+      attemptsPage: (webhookId: WebhookId, page: PageRequest) =>
+        readPage(
+          sql,
+          attemptsInOrder,
+          page,
+          (p) =>
+            sql`
+              select id, delivery_id, event_id, event, test, attempt, success, status_code, error, duration_ms,
+                     attempted_at, ${p.pageKey}
+              from webhook_delivery_attempts
+              where webhook_id = ${webhookId} and ${p.after}
+              ${p.orderBy} ${p.limit}`,
+          attempts.all
+        )
     } as const
   })
 }) {

@@ -3,9 +3,11 @@ import type { SqlClient, Statement } from "effect/sql"
 
 import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
+import type { PageRequest } from "../domain/Page.js"
 import type { CreateWebhook, UpdateWebhook } from "../domain/Webhook.js"
 import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
 import { orUnavailable } from "./DatabaseErrors.js"
+import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
 
@@ -37,6 +39,12 @@ export const receivesEvent = (sql: SqlClient.SqlClient, toggle: Statement.Fragme
                        else w.notify_on_component_change end
     and (w.component_ids is null or w.component_ids ?| array(select jsonb_array_elements_text(${componentIds})))`
 
+/** Webhooks in the order they were made. */
+const webhooksInOrder: Keyset = {
+  list: "webhooks",
+  keys: [{ sql: "created_at", type: "timestamptz" }, { sql: "id", type: "text" }]
+}
+
 export class WebhooksRepo extends Context.Service<WebhooksRepo>()("WebhooksRepo", {
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
@@ -45,6 +53,15 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("WebhooksRepo"
 
     return {
       findAll: () => webhooks.all(sql`select * from webhooks order by created_at, id`),
+
+      findPage: (page: PageRequest) =>
+        readPage(
+          sql,
+          webhooksInOrder,
+          page,
+          (p) => sql`select *, ${p.pageKey} from webhooks where ${p.after} ${p.orderBy} ${p.limit}`,
+          webhooks.all
+        ),
 
       findById: (id: WebhookId) => webhooks.first(sql`select * from webhooks where id = ${id}`),
 

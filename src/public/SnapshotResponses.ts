@@ -21,7 +21,7 @@ import { PublicIncident, PublicIncidentDetail } from "../domain/Incident.js"
 import { PublicMaintenance } from "../domain/Maintenance.js"
 import { StatusSummary } from "../domain/Status.js"
 import { AppConfig } from "../runtime/Config.js"
-import type { EncodedResponse } from "./PublicResponses.js"
+import type { CachedResponse, EncodedResponse } from "./PublicResponses.js"
 import { encodedJson, encodeResponse } from "./PublicResponses.js"
 import { atomFeed, rssFeed } from "./render/Feeds.js"
 import type { IncidentsQuery, Snapshot } from "./state/PublicSnapshot.js"
@@ -58,7 +58,11 @@ const encoders = (state: PublicState, now: DateTime.Utc, publicUrl: string) => {
     summary: () => encodedJson(StatusSummary, state.summary),
     components: () => encodedJson(Schema.Array(PublicComponent), state.components),
     maintenance: () => encodedJson(Schema.Array(PublicMaintenance), state.summary.upcomingMaintenance),
-    incidents: () => encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem)),
+    // More than the first page held (or more than the snapshot holds): a link to the next one.
+    incidents: (): CachedResponse => ({
+      ...encodedJson(IncidentList, state.incidents.slice(0, 20).map(listItem)),
+      ...(state.incidents.length > 20 || !state.complete ? { headers: { link: nextIncidentsLink({}, 0, 20) } } : {})
+    }),
     rss: () => encodeResponse(rssFeed(feed, now), "application/rss+xml; charset=utf-8"),
     atom: () => encodeResponse(atomFeed(feed, now), "application/atom+xml; charset=utf-8")
   }
@@ -91,6 +95,16 @@ const unchangedKey = (incident: PublicIncidentDetail) =>
   ])
 
 const base = "/api/v1/status"
+/** The `Link` to the page after the one at `offset` (RFC 8288), with the query's status filter. */
+const nextIncidentsLink = (query: IncidentsQuery, offset: number, limit: number) => {
+  const search = new URLSearchParams({
+    ...(query.status === undefined ? {} : { status: query.status }),
+    offset: String(offset + limit),
+    limit: String(limit)
+  })
+  return `<${base}/incidents?${search}>; rel="next"`
+}
+
 const incidentPath = (id: string) => `${base}/incidents/${encodeURIComponent(id)}`
 
 export class SnapshotResponses extends Context.Service<SnapshotResponses>()("SnapshotResponses", {
@@ -194,16 +208,22 @@ export class SnapshotResponses extends Context.Service<SnapshotResponses>()("Sna
           )
         }),
 
-      /** A page of public incidents, newest first, encoded for this query. */
+      /**
+       * A page of public incidents, newest first, encoded for this query; one more is read to
+       * tell whether a next page follows (its `Link`).
+       */
       incidents: (query: IncidentsQuery) =>
-        Effect.flatMap(
-          snapshots.get,
-          (snapshot) =>
-            Effect.map(
-              snapshots.incidentsPage(snapshot, query),
-              (incidents) => encodedJson(IncidentList, incidents.map(listItem))
-            )
-        )
+        Effect.flatMap(snapshots.get, (snapshot) => {
+          const offset = query.offset ?? 0
+          const limit = query.limit ?? 20
+          return Effect.map(
+            snapshots.incidentsPage(snapshot, { ...query, limit: limit + 1 }),
+            (incidents): CachedResponse => ({
+              ...encodedJson(IncidentList, incidents.slice(0, limit).map(listItem)),
+              ...(incidents.length > limit ? { headers: { link: nextIncidentsLink(query, offset, limit) } } : {})
+            })
+          )
+        })
     } as const
   })
 }) {

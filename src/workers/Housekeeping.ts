@@ -4,7 +4,8 @@
  * ended (the back-off is remembered that long), and unverified subscribers whose confirmation
  * link has expired; mail kept without SMTP_URL once its confirmation link no longer works, and
  * all of it after 48 hours; probes silent for 7 days (`forgetProbeAfter`); and response-time rollups
- * past their retention (hourly rows after 8 days, daily ones after 90). It deletes in batches,
+ * past their retention (hourly rows after 8 days, daily ones after 90); and Idempotency-Keys past their
+ * 24 hours (`idempotencyKeyLifetime`). It deletes in batches,
  * so no statement holds many rows, and reads the Effect Clock, so tests drive it with TestClock.
  * Several instances may run it: each batch skips the rows another one is deleting, and deleting
  * what is gone changes nothing.
@@ -13,6 +14,7 @@ import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 
 import { forgetProbeAfter } from "../domain/Probe.js"
 import { keepDailyMillis, keepHourlyMillis } from "../domain/ResponseTimes.js"
+import { IdempotencyKeysRepo } from "../persistence/IdempotencyKeysRepo.js"
 import { MailOutboxLogRepo } from "../persistence/MailOutboxLogRepo.js"
 import { ProbesRepo } from "../persistence/ProbesRepo.js"
 import { ResponseTimesRepo } from "../persistence/ResponseTimesRepo.js"
@@ -46,6 +48,7 @@ export const Housekeeping = Layer.effectDiscard(
     const probes = yield* ProbesRepo
     const responseTimes = yield* ResponseTimesRepo
     const outboxLog = yield* MailOutboxLogRepo
+    const idempotencyKeys = yield* IdempotencyKeysRepo
     const pass = Effect.gen(function*() {
       const rateLimits = yield* drain(limiter.removeExpired(batch))
       const signInFailures = yield* drain(throttle.removeExpired(batch))
@@ -60,13 +63,16 @@ export const Housekeeping = Layer.effectDiscard(
       const responseTimeRollups = (yield* drain(
         responseTimes.deleteBefore("hour", new Date(now.getTime() - keepHourlyMillis), batch)
       )) + (yield* drain(responseTimes.deleteBefore("day", new Date(now.getTime() - keepDailyMillis), batch)))
+      // A key's row holds its expiry (24 hours after its first request).
+      const expiredIdempotencyKeys = yield* drain(idempotencyKeys.removeExpiredBefore(now, batch))
       yield* Effect.logDebug("Housekeeping pass", {
         rateLimits,
         signInFailures,
         unverifiedSubscribers,
         keptMail,
         silentProbes,
-        responseTimeRollups
+        responseTimeRollups,
+        expiredIdempotencyKeys
       })
     }).pipe(
       // A failed pass (database away) is retried on the next one.
@@ -88,6 +94,7 @@ export const Housekeeping = Layer.effectDiscard(
     SubscribersRepo.layer,
     ProbesRepo.layer,
     ResponseTimesRepo.layer,
-    MailOutboxLogRepo.layer
+    MailOutboxLogRepo.layer,
+    IdempotencyKeysRepo.layer
   ])
 )

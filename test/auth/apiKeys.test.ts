@@ -58,17 +58,17 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
 
       const bot = yield* clientWithKey(created.key)
       expect(yield* bot.auth.me()).toEqual({ user: null, authenticatedBy: "apiKey" })
-      const firstUse = (yield* client.apiKeys.list()).find((k) => k.id === created.id)!.lastUsedAt
+      const firstUse = (yield* client.apiKeys.list({ query: {} })).find((k) => k.id === created.id)!.lastUsedAt
       expect(firstUse).not.toBeNull()
 
       // Within a minute of the last move, a request leaves it: no write per request.
       yield* TestClock.adjust("59 seconds")
-      yield* bot.components.list()
-      expect((yield* client.apiKeys.list()).find((k) => k.id === created.id)!.lastUsedAt).toEqual(firstUse)
+      yield* bot.components.list({ query: {} })
+      expect((yield* client.apiKeys.list({ query: {} })).find((k) => k.id === created.id)!.lastUsedAt).toEqual(firstUse)
 
       yield* TestClock.adjust("4 minutes")
-      yield* bot.components.list()
-      const secondUse = (yield* client.apiKeys.list()).find((k) => k.id === created.id)!.lastUsedAt
+      yield* bot.components.list({ query: {} })
+      const secondUse = (yield* client.apiKeys.list({ query: {} })).find((k) => k.id === created.id)!.lastUsedAt
       expect(DateTime.toEpochMillis(secondUse!) - DateTime.toEpochMillis(firstUse!)).toBe((4 * 60 + 59) * 1000)
     }))
 
@@ -172,7 +172,7 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       expect(selfDelete.status).toBe(409)
       expect(selfDelete.body._tag).toBe("Conflict")
       // Refused, so nothing happened: the key is still listed and still signs its requests in.
-      expect((yield* client.apiKeys.list()).map((k) => k.id)).toContain(victim.id)
+      expect((yield* client.apiKeys.list({ query: {} })).map((k) => k.id)).toContain(victim.id)
       expect(yield* itself.auth.me()).toEqual({ user: null, authenticatedBy: "apiKey" })
 
       const cookie = yield* sessionCookieHeader

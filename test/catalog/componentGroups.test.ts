@@ -26,7 +26,11 @@ it.layer(TestServer())("component groups", (it) => {
       const first = yield* client.componentGroups.create({ payload: { name: "First", displayOrder: -5 } })
       const last = yield* client.componentGroups.create({ payload: { name: "Last" } })
       expect(last.displayOrder).toBeGreaterThan(platform.displayOrder)
-      expect((yield* client.componentGroups.list()).map((group) => group.name)).toEqual(["First", "Platform", "Last"])
+      expect((yield* client.componentGroups.list({ query: {} })).map((group) => group.name)).toEqual([
+        "First",
+        "Platform",
+        "Last"
+      ])
 
       const updated = yield* client.componentGroups.update({
         params: { id: first.id },
@@ -74,8 +78,8 @@ it.layer(TestServer())("component groups", (it) => {
       expect(unknownOnCreate.body).toEqual({ _tag: "NotFound", message: "Component group \"nope\" was not found" })
       const unknownOnUpdate = yield* sendJson("PUT", `/api/v1/admin/components/${cache.id}`, { groupId: "nope" })
       expect(unknownOnUpdate.status).toBe(404)
-      expect((yield* client.components.list()).map((c) => c.name)).not.toContain("X")
-      const kept = (yield* client.components.list()).find((c) => c.id === cache.id)
+      expect((yield* client.components.list({ query: {} })).map((c) => c.name)).not.toContain("X")
+      const kept = (yield* client.components.list({ query: {} })).find((c) => c.id === cache.id)
       expect(kept?.groupId).toBe(group.id)
 
       const ungrouped = yield* client.components.update({ params: { id: cache.id }, payload: { groupId: null } })
@@ -83,7 +87,7 @@ it.layer(TestServer())("component groups", (it) => {
 
       const removed = yield* sendJson("DELETE", `${groups}/${group.id}`)
       expect(removed.status).toBe(204)
-      const after = yield* client.components.list()
+      const after = yield* client.components.list({ query: {} })
       expect(after.find((c) => c.id === db.id)?.groupId).toBeNull()
       expect((yield* sendJson("DELETE", `${groups}/${group.id}`)).status).toBe(404)
     }))

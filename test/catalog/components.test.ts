@@ -20,7 +20,7 @@ it.layer(TestServer())("components", (it) => {
       const last = yield* client.components.create({ payload: { name: "Last" } })
       expect(last.displayOrder).toBeGreaterThan(web.displayOrder)
 
-      const listed = yield* client.components.list()
+      const listed = yield* client.components.list({ query: {} })
       const names = listed.map((c) => c.name)
       expect(names.indexOf("API")).toBeLessThan(names.indexOf("Web app"))
       expect(names.indexOf("Web app")).toBeLessThan(names.indexOf("Last"))
@@ -43,7 +43,7 @@ it.layer(TestServer())("components", (it) => {
       expect(patched.status).toBe("major_outage")
 
       yield* client.components.remove({ params: { id: db.id } })
-      const after = yield* client.components.list()
+      const after = yield* client.components.list({ query: {} })
       expect(after.find((c) => c.id === db.id)).toBeUndefined()
 
       const deleteAgain = yield* sendJson("DELETE", `/api/v1/admin/components/${db.id}`)
@@ -109,7 +109,7 @@ it.layer(TestServer())("components", (it) => {
       expect(missing.body._tag).toBe("HttpApiDecodeError")
       expect(missing.body.issues).toContainEqual(expect.objectContaining({ path: ["name"] }))
 
-      const stillThere = yield* client.components.list()
+      const stillThere = yield* client.components.list({ query: {} })
       expect(stillThere.map((c) => c.name)).not.toContain("x")
       expect(stillThere.find((c) => c.id === target.id)?.description).toBe("")
     }))

@@ -115,7 +115,7 @@ it.layer(WithDispatcher)("draft incidents", (it) => {
       expect(resolvedBeta).toMatchObject({ published: false, status: "resolved" })
 
       // Operators see both drafts as such.
-      const listed = yield* client.incidents.list()
+      const listed = yield* client.incidents.list({ query: {} })
       expect(listed.filter((i) => i.id === alpha || i.id === beta.id).map((i) => [i.title, i.published])).toEqual([
         ["Draft-beta search is down", false],
         ["Draft-alpha checkout errors", false]

@@ -122,7 +122,7 @@ it.layer(Stack)("incident impact", (it) => {
       const api = yield* component("API")
       const target = yield* client.incidents.create({ payload: { title: "Target", message: "x" } })
       const mark = yield* outboxMark
-      const incidentsBefore = (yield* client.incidents.list()).length
+      const incidentsBefore = (yield* client.incidents.list({ query: {} })).length
 
       // Known ids on either side of the unknown one in lock order: none of their statuses stays set.
       const unknown = { [api.id]: "major_outage", "0-unknown": "degraded", "zzz-unknown": "degraded" }
@@ -163,7 +163,7 @@ it.layer(Stack)("incident impact", (it) => {
 
       expect(yield* outboxSince(mark)).toEqual([])
       expect((yield* statusOf(api.id))?.status).toBe("operational")
-      expect((yield* client.incidents.list()).length).toBe(incidentsBefore)
+      expect((yield* client.incidents.list({ query: {} })).length).toBe(incidentsBefore)
       expect(yield* client.incidents.get({ params: { id: target.id } })).toMatchObject({
         severity: "minor",
         status: "investigating",

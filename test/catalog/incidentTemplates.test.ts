@@ -31,7 +31,10 @@ it.layer(TestServer())("incident templates", (it) => {
       const other = yield* client.incidentTemplates.create({
         payload: { name: "another", title: "T", message: "M", severity: "critical", status: "identified" }
       })
-      expect((yield* client.incidentTemplates.list()).map((t) => t.name)).toEqual(["another", "Database down"])
+      expect((yield* client.incidentTemplates.list({ query: {} })).map((t) => t.name)).toEqual([
+        "another",
+        "Database down"
+      ])
 
       const unchanged = yield* sendJson("PUT", `${templates}/${id}`, {})
       expect(unchanged.status).toBe(200)
@@ -48,7 +51,7 @@ it.layer(TestServer())("incident templates", (it) => {
       expect(removed.status).toBe(204)
       expect((yield* sendJson("DELETE", `${templates}/${other.id}`)).status).toBe(404)
       expect((yield* sendJson("PUT", `${templates}/${other.id}`, { name: "x" })).body._tag).toBe("NotFound")
-      expect((yield* client.incidentTemplates.list()).map((t) => t.id)).toEqual([id])
+      expect((yield* client.incidentTemplates.list({ query: {} })).map((t) => t.id)).toEqual([id])
     }))
 
   it.effect("refuses invalid bodies, unknown components and duplicate names", () =>
@@ -84,7 +87,7 @@ it.layer(TestServer())("incident templates", (it) => {
       const second = yield* client.incidentTemplates.create({ payload: { name: "Second", title: "t", message: "m" } })
       const renamed = yield* sendJson("PUT", `${templates}/${second.id}`, { name: "outage" })
       expect(renamed.status).toBe(409)
-      const names = (yield* client.incidentTemplates.list()).map((t) => t.name)
+      const names = (yield* client.incidentTemplates.list({ query: {} })).map((t) => t.name)
       expect(names.filter((name) => name.toLowerCase() === "outage")).toEqual(["Outage"])
       expect(names).toContain("Second")
     }))
@@ -149,7 +152,7 @@ it.layer(TestServer())("incident templates", (it) => {
       expect([...template.componentIds].sort()).toEqual([kept.id, gone.id].sort())
 
       yield* client.components.remove({ params: { id: gone.id } })
-      const [listed] = (yield* client.incidentTemplates.list()).filter((t) => t.id === template.id)
+      const [listed] = (yield* client.incidentTemplates.list({ query: {} })).filter((t) => t.id === template.id)
       expect(listed!.componentIds).toEqual([kept.id])
       const incident = yield* client.incidents.create({ payload: { templateId: template.id } })
       expect(incident.componentIds).toEqual([kept.id])

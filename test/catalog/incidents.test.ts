@@ -102,7 +102,7 @@ it.layer(TestServer())("incidents", (it) => {
       expect(events[4]!.payload).toMatchObject({ id: created.id, status: "resolved", severity: "critical" })
       expect([...events[4]!.componentIds].sort()).toEqual([api.id, web.id].sort())
 
-      const listed = yield* client.incidents.list()
+      const listed = yield* client.incidents.list({ query: {} })
       expect(listed.map((i) => i.title)).toEqual(["Third", "Minimal", "Slow API"])
     }))
 
@@ -204,6 +204,6 @@ it.layer(TestServer())("incidents", (it) => {
       const malformed = yield* sendJson("POST", base, { title: "x", message: "m", componentIds: [known.id, "a\u0000"] })
       expect(malformed.body.issues.map((issue: { path: unknown }) => issue.path)).toContainEqual(["componentIds", 1])
       expect(yield* outboxSince(mark)).toEqual([])
-      expect((yield* client.incidents.list()).map((i) => i.title)).not.toContain("x")
+      expect((yield* client.incidents.list({ query: {} })).map((i) => i.title)).not.toContain("x")
     }))
 })

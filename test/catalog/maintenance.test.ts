@@ -137,7 +137,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       const cancelled = yield* sendJson("DELETE", `/api/v1/admin/maintenance/${id}`)
       expect(cancelled.status).toBe(204)
       expect((yield* client.maintenance.get({ params: { id } })).status).toBe("cancelled")
-      expect((yield* client.maintenance.list()).map((w) => w.id)).toContain(id)
+      expect((yield* client.maintenance.list({ query: {} })).map((w) => w.id)).toContain(id)
       for (const [method, body] of [["DELETE", undefined], ["PUT", { title: "again" }]] as const) {
         const response = yield* sendJson(method, `/api/v1/admin/maintenance/${id}`, body)
         expect(response.status, method).toBe(409)
@@ -158,7 +158,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
       const window = yield* scheduleSoon("Network work", [degraded.id, touched.id])
       const mark = yield* outboxMark
       const statusOf = (id: string) =>
-        Effect.map(client.components.list(), (list) => list.find((c) => c.id === id)?.status)
+        Effect.map(client.components.list({ query: {} }), (list) => list.find((c) => c.id === id)?.status)
 
       yield* TestClock.adjust(Duration.seconds(59))
       expect((yield* client.maintenance.get({ params: { id: window.id } })).status).toBe("scheduled")
@@ -234,13 +234,13 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
         Effect.all([statusOf(first.id), statusOf(second.id)]),
         ([a, b]) => (a === "completed" && b === "in_progress") || undefined
       ))
-      expect((yield* client.components.list()).find((c) => c.id === cache.id)?.status).toBe("maintenance")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === cache.id)?.status).toBe("maintenance")
       expect(yield* summarySince(mark)).toEqual(["maintenance.started Second half", "maintenance.completed First half"])
 
       // The second window gives back what the component showed before the first.
       yield* TestClock.adjust(Duration.minutes(5))
       yield* eventually(Effect.map(statusOf(second.id), (status) => status === "completed" || undefined))
-      expect((yield* client.components.list()).find((c) => c.id === cache.id)?.status).toBe("degraded")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === cache.id)?.status).toBe("degraded")
       expect((yield* summarySince(mark)).slice(2)).toEqual([
         "maintenance -> degraded",
         "maintenance.completed Second half"
@@ -277,7 +277,7 @@ it.layer(withMaintenanceClock(TestServer()))("maintenance", (it) => {
 
       const mark = yield* outboxMark
       yield* client.maintenance.cancel({ params: { id: window.id }, query: {} })
-      expect((yield* client.components.list()).find((c) => c.id === web.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === web.id)?.status).toBe("operational")
       expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual([
         "component.status_changed operational",
         "maintenance.completed cancelled"
@@ -337,7 +337,9 @@ it.layer(MaintenanceWindows.layer.pipe(Layer.provideMerge(TestServer())))(
         yield* Fiber.join(thisInstance)
 
         expect((yield* client.maintenance.get({ params: { id: first.id } })).status).toBe("completed")
-        expect((yield* client.components.list()).find((c) => c.id === queue.id)?.status).toBe("maintenance")
+        expect((yield* client.components.list({ query: {} })).find((c) => c.id === queue.id)?.status).toBe(
+          "maintenance"
+        )
         expect((yield* outboxSince(mark)).map((e) => `${e.event} ${e.payload.status}`)).toEqual([
           "maintenance.completed completed"
         ])
@@ -438,7 +440,7 @@ layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("ma
         const deadline = Date.now() + 15_000
         while (!seen.has("completed") && Date.now() < deadline) {
           const before = yield* windowStatus
-          const component = (yield* client.components.list()).find((c) => c.id === api.id)?.status
+          const component = (yield* client.components.list({ query: {} })).find((c) => c.id === api.id)?.status
           const after = yield* windowStatus
           seen.add(before).add(after)
           const states = order.slice(order.indexOf(before), order.indexOf(after) + 1)
@@ -450,7 +452,7 @@ layer(withMaintenanceClock(LiveTestServer()), { excludeTestServices: true })("ma
         expect(seen).toContain("completed")
         expect(whileRunning.length).toBeGreaterThan(0)
         expect((yield* client.maintenance.get({ params: { id: past.id } })).status).toBe("completed")
-        expect((yield* client.components.list()).find((c) => c.id === api.id)?.status).toBe("operational")
+        expect((yield* client.components.list({ query: {} })).find((c) => c.id === api.id)?.status).toBe("operational")
         const events = yield* outboxSince("0")
         expect(events.filter((e) => e.payload.id === past.id).map((e) => e.event)).toEqual([
           "maintenance.scheduled",

@@ -27,7 +27,7 @@ const tickAt = (iso: string) =>
 const seriesOf = (seriesId: string) =>
   Effect.gen(function*() {
     const client = yield* ApiClient
-    return (yield* client.maintenance.list())
+    return (yield* client.maintenance.list({ query: {} }))
       .filter((w) => w.seriesId === seriesId)
       .toSorted((a, b) => a.scheduledStart.epochMilliseconds - b.scheduledStart.epochMilliseconds)
   })
@@ -191,7 +191,7 @@ it.layer(Stack)("recurring maintenance", (it) => {
         "2033-01-17T09:00–10:00 in_progress",
         "2033-01-31T09:00–10:00 scheduled"
       ])
-      expect((yield* client.components.list()).find((c) => c.id === web.id)?.status).toBe("maintenance")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === web.id)?.status).toBe("maintenance")
       const ended = yield* sendJson("DELETE", `/api/v1/admin/maintenance/${running[1]!.id}?series=true`)
       expect(ended.status).toBe(204)
       expect(summary(yield* seriesOf(first.id))).toEqual([
@@ -199,7 +199,7 @@ it.layer(Stack)("recurring maintenance", (it) => {
         "2033-01-17T09:00–10:00 cancelled",
         "2033-01-31T09:00–10:00 cancelled"
       ])
-      expect((yield* client.components.list()).find((c) => c.id === web.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === web.id)?.status).toBe("operational")
       yield* tickAt("2033-03-01T00:00:00Z")
       expect(yield* seriesOf(first.id)).toHaveLength(3)
 

@@ -62,7 +62,7 @@ describe("components", () => {
     const set = await cli(["components", "set-status", checkout, "major_outage"])
     expect(set.code, set.stderr).toBe(0)
     expect(set.stdout).toContain(`Component ${checkout} "Checkout" is major_outage.`)
-    const components = await api((client) => client.components.list())
+    const components = await api((client) => client.components.list({ query: {} }))
     expect(components.find((c) => c.id === checkout)?.status).toBe("major_outage")
 
     const json = await cli(["components", "list", "--json"])
@@ -150,6 +150,8 @@ describe("incidents", () => {
     ])
     expect(unknownComponent.code).toBe(1)
     expect(unknownComponent.stderr).toMatch(/^BadRequest: Unknown componentIds: "no-such-component"/)
+    // Then each field the refusal names, `path: message`.
+    expect(unknownComponent.stderr).toContain("\n  componentIds[0]: unknown component \"no-such-component\"")
     expect(noTitle.code).toBe(2)
     expect(noTitle.stderr).toContain("--title")
   })
@@ -212,7 +214,7 @@ describe("incidents", () => {
     const resolved = await cli(["incidents", "resolve", id, "--restore-components"])
     expect(resolved.code, resolved.stderr).toBe(0)
     expect(resolved.stdout).toContain(`Resolved incident ${id} "Cart errors": resolved, severity minor.`)
-    const components = await api((client) => client.components.list())
+    const components = await api((client) => client.components.list({ query: {} }))
     expect(components.find((c) => c.id === cart.id)?.status).toBe("operational")
     const detail = await api((client) => client.incidents.get({ params: { id } }))
     expect(detail.message).toBe("This incident has been resolved.")
@@ -257,7 +259,7 @@ describe("maintenance", () => {
     const started = await cli(["maintenance", "start", id, "--json"])
     expect(started.code, started.stderr).toBe(0)
     expect(JSON.parse(started.stdout).status).toBe("in_progress")
-    const during = await api((client) => client.components.list())
+    const during = await api((client) => client.components.list({ query: {} }))
     expect(during.find((c) => c.id === search)?.status).toBe("maintenance")
 
     const completed = await cli(["maintenance", "complete", id])
@@ -266,7 +268,7 @@ describe("maintenance", () => {
       new RegExp(`^Completed maintenance ${id} "Database upgrade": completed, \\S+Z to \\S+Z\\.`)
     )
     expect((await api((client) => client.maintenance.get({ params: { id } }))).status).toBe("completed")
-    const after = await api((client) => client.components.list())
+    const after = await api((client) => client.components.list({ query: {} }))
     expect(after.find((c) => c.id === search)?.status).toBe("operational")
   })
 
@@ -314,17 +316,19 @@ describe("maintenance", () => {
         `^Scheduled maintenance \\S+ "Weekly patching": scheduled, \\S+Z to \\S+Z, repeats weekly, 3 times until `
       )
     )
-    const first = (await api((client) => client.maintenance.list())).find((w) => w.title === "Weekly patching")!
+    const first = (await api((client) => client.maintenance.list({ query: {} }))).find((w) =>
+      w.title === "Weekly patching"
+    )!
     expect(first.recurrence).toMatchObject({ frequency: "weekly", interval: 1, count: 3 })
 
     const one = await cli(["maintenance", "cancel", first.id, "--json"])
     expect(one.code, one.stderr).toBe(0)
     const series = () =>
-      api((client) => client.maintenance.list()).then((all) =>
+      api((client) => client.maintenance.list({ query: {} })).then((all) =>
         all.filter((w) => w.seriesId === first.id).map((w) => w.status).toSorted()
       )
     expect(await series()).toEqual(["cancelled", "scheduled"])
-    const next = (await api((client) => client.maintenance.list())).find((w) =>
+    const next = (await api((client) => client.maintenance.list({ query: {} }))).find((w) =>
       w.seriesId === first.id && w.status === "scheduled"
     )!
     const rest = await cli(["maintenance", "cancel", next.id, "--series"])
@@ -360,7 +364,7 @@ describe("maintenance", () => {
       isoInHours(2)
     ])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain("must be an ISO 8601 UTC timestamp")
+    expect(bad.stderr).toContain("scheduledStart: must be an ISO 8601 UTC timestamp such as 2030-01-31T09:00:00Z")
   })
 })
 
@@ -387,7 +391,7 @@ describe("monitors", () => {
     const resumed = await cli(["monitors", "resume", monitor.id, "--json"])
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(JSON.parse(resumed.stdout)).toMatchObject({ id: monitor.id, paused: false })
-    const all = await api((client) => client.monitors.list())
+    const all = await api((client) => client.monitors.list({ query: {} }))
     expect(all.find((m) => m.id === monitor.id)?.paused).toBe(false)
     const unknown = await cli(["monitors", "pause", "no-such-monitor"])
     expect(unknown.code).toBe(1)

@@ -1,8 +1,13 @@
 /**
  * The API reference at /docs (the platform's Swagger UI page) in a real browser: it carries a
  * Content-Security-Policy that allows only its own inline script and stylesheet and no framing,
- * and still renders and runs "Try it out" under it without a single violation.
+ * and still renders and runs "Try it out" under it without a single violation. The document it
+ * shows (/api/v1/openapi.json) carries package.json's version, and the headers and 304 it
+ * declares on the public reads are the ones the server sends.
  */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
 import { type Browser, launchBrowser, unexpectedPageErrors } from "../support/Browser.js"
@@ -21,7 +26,41 @@ afterAll(async () => {
   await stack?.dispose()
 })
 
+const packageJson = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"))
+
+interface DocumentedResponse {
+  readonly headers?: Record<string, { readonly schema: { readonly const?: string } }>
+}
+
 describe("API reference page", () => {
+  it("serves the document with package.json's version, and public reads answer the headers and 304 it declares", async () => {
+    const document = await (await fetch(`${stack.baseUrl}/api/v1/openapi.json`)).json()
+    expect(document.info.version).toBe(packageJson.version)
+    expect(document.servers).toEqual([{ url: "/", description: expect.any(String) }])
+    const reads = Object.entries<{ get?: { responses: Record<string, DocumentedResponse> } }>(document.paths)
+      .filter(([path, item]) => path.startsWith("/api/v1/status") && !path.includes("{") && item.get !== undefined)
+    expect(reads.length).toBeGreaterThanOrEqual(7)
+    for (const [path, item] of reads) {
+      const { responses } = item.get!
+      const first = await fetch(`${stack.baseUrl}${path}`)
+      expect(first.status, path).toBe(200)
+      await first.arrayBuffer()
+      const etag = first.headers.get("etag")
+      expect(etag, path).toBeTruthy()
+      const again = await fetch(`${stack.baseUrl}${path}`, { headers: { "if-none-match": etag! } })
+      expect(again.status, path).toBe(304)
+      expect(await again.text(), path).toBe("")
+      for (const [status, answer] of [["200", first], ["304", again]] as const) {
+        for (const [name, header] of Object.entries(responses[status]?.headers ?? {})) {
+          if (name === "Link") continue // only while more incidents follow
+          const sent = answer.headers.get(name)
+          expect(sent, `${path} ${status} ${name}`).not.toBeNull()
+          if (header.schema.const !== undefined) expect(sent, `${path} ${status} ${name}`).toBe(header.schema.const)
+        }
+      }
+    }
+  })
+
   it("forbids framing and allows only its own inline script and stylesheet, under any spelling of its URL", async () => {
     for (const path of ["/docs", "/Docs", "/docs/"]) {
       const response = await fetch(`${stack.baseUrl}${path}`)

@@ -361,7 +361,7 @@ const components: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      expect((yield* client.components.list()).map((c) => c.id)).not.toContain(ids.component)
+      expect((yield* client.components.list({ query: {} })).map((c) => c.id)).not.toContain(ids.component)
       expect((yield* sendJson("PUT", urlOf("components.update", ids.component), {})).status).toBe(404)
     })
 }
@@ -400,8 +400,8 @@ const componentGroups: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      expect((yield* client.componentGroups.list()).map((g) => g.id)).not.toContain(ids.group)
-      const listed = yield* client.components.list()
+      expect((yield* client.componentGroups.list({ query: {} })).map((g) => g.id)).not.toContain(ids.group)
+      const listed = yield* client.components.list({ query: {} })
       expect(listed.filter((c) => c.groupId === ids.group).map((c) => c.name), "members of the deleted group")
         .toEqual([])
       expect(listed.find((c) => c.id === ids.member)?.groupId).toBeNull()
@@ -451,11 +451,11 @@ const monitors: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      const listed = yield* client.monitors.list()
+      const listed = yield* client.monitors.list({ query: {} })
       expect(listed.map((m) => m.id)).not.toContain(ids.monitor)
       expect(listed.filter((m) => m.componentId === ids.component)).toHaveLength(copies * rounds)
       expect((yield* sendJson("PUT", urlOf("monitors.update", ids.monitor), {})).status).toBe(404)
-      expect((yield* client.components.list()).map((c) => c.id)).toContain(ids.component)
+      expect((yield* client.components.list({ query: {} })).map((c) => c.id)).toContain(ids.component)
     })
 }
 
@@ -548,7 +548,7 @@ const incidents: Scenario = {
       expect(incident.updates.at(-1)?.status).toBe("resolved")
       const postmortems = successes(outcomes, "incidents.setPostmortem").length
       expect(incident.postmortem === null, "postmortem written iff a PUT was accepted").toBe(postmortems === 0)
-      expect((yield* client.incidents.list()).filter((i) => i.id === ids.incident)).toHaveLength(1)
+      expect((yield* client.incidents.list({ query: {} })).filter((i) => i.id === ids.incident)).toHaveLength(1)
     })
 }
 
@@ -614,7 +614,7 @@ const maintenance: Scenario = {
       expect(yield* client.maintenance.get({ params: { id: ids.window as never } })).toMatchObject({
         status: "cancelled"
       })
-      expect((yield* client.maintenance.list()).filter((w) => w.id === ids.window)).toHaveLength(1)
+      expect((yield* client.maintenance.list({ query: {} })).filter((w) => w.id === ids.window)).toHaveLength(1)
     })
 }
 
@@ -697,7 +697,7 @@ const webhooks: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      expect((yield* client.webhooks.list()).map((w) => w.id)).not.toContain(ids.webhook)
+      expect((yield* client.webhooks.list({ query: {} })).map((w) => w.id)).not.toContain(ids.webhook)
       const deliveries = yield* sendJson("GET", urlOf("webhooks.deliveries", ids.webhook))
       expect(deliveries.status).toBe(404)
     })
@@ -771,10 +771,10 @@ const incidentTemplates: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      const listed = yield* client.incidentTemplates.list()
+      const listed = yield* client.incidentTemplates.list({ query: {} })
       expect(listed.map((t) => t.id)).not.toContain(ids.template)
       expect(listed.filter((t) => t.name.toLowerCase() === ids.duplicate.toLowerCase())).toHaveLength(1)
-      const monitor = (yield* client.monitors.list()).find((m) => m.id === ids.monitor)
+      const monitor = (yield* client.monitors.list({ query: {} })).find((m) => m.id === ids.monitor)
       expect(monitor?.incidentTemplateId ?? null, "no monitor names the deleted template").toBeNull()
     })
 }
@@ -809,7 +809,7 @@ const apiKeys: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      expect((yield* client.apiKeys.list()).map((k) => k.id)).not.toContain(ids.apiKey)
+      expect((yield* client.apiKeys.list({ query: {} })).map((k) => k.id)).not.toContain(ids.apiKey)
       const anonymous = yield* Anonymous
       const refused = yield* sendJson("GET", urlOf("apiKeys.list"), undefined, { authorization: `Bearer ${ids.key}` })
         .pipe(Effect.provideService(HttpClient.HttpClient, anonymous))
@@ -852,7 +852,7 @@ const subscribers: Scenario = {
   check: (ids) =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      const listed = yield* client.subscribers.list()
+      const listed = yield* client.subscribers.list({ query: {} })
       expect(listed.map((s) => s.id)).not.toContain(ids.subscriber)
       expect(listed.filter((s) => s.componentIds?.includes(ids.component))).toEqual([])
     })
@@ -876,6 +876,13 @@ const organization: Scenario = {
       label: "look",
       target: "organization",
       body: (_, n) => ({ brandColor: n % 2 === 0 ? "#2563eb" : "#16a34a", logoUrl: null }),
+      allowed: [200]
+    },
+    // The same update at the address it is read from.
+    {
+      endpoint: "organization.updateCurrent",
+      label: "current",
+      body: (_, n) => ({ name: `Racing status ${n % 2}` }),
       allowed: [200]
     },
     {
@@ -1035,14 +1042,19 @@ const componentNeighbours: Scenario = {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const component = ids.component as never
-      const listedComponents = yield* client.components.list()
+      const listedComponents = yield* client.components.list({ query: {} })
       expect(listedComponents.map((c) => c.id)).not.toContain(ids.component)
       expect(listedComponents.filter((c) => c.groupId === ids.group)).toEqual([])
-      expect((yield* client.componentGroups.list()).map((g) => g.id)).not.toContain(ids.group)
-      expect((yield* client.monitors.list()).filter((m) => m.componentId === ids.component)).toEqual([])
-      expect((yield* client.incidents.list()).filter((i) => i.componentIds.includes(component))).toEqual([])
-      expect((yield* client.maintenance.list()).filter((w) => w.componentIds.includes(component))).toEqual([])
-      expect((yield* client.incidentTemplates.list()).filter((t) => t.componentIds.includes(component))).toEqual([])
+      expect((yield* client.componentGroups.list({ query: {} })).map((g) => g.id)).not.toContain(ids.group)
+      expect((yield* client.monitors.list({ query: {} })).filter((m) => m.componentId === ids.component)).toEqual([])
+      expect((yield* client.incidents.list({ query: {} })).filter((i) => i.componentIds.includes(component))).toEqual(
+        []
+      )
+      expect((yield* client.maintenance.list({ query: {} })).filter((w) => w.componentIds.includes(component))).toEqual(
+        []
+      )
+      expect((yield* client.incidentTemplates.list({ query: {} })).filter((t) => t.componentIds.includes(component)))
+        .toEqual([])
       expect((yield* client.incidents.get({ params: { id: ids.incident as never } })).status).toBe("identified")
       expect((yield* client.maintenance.get({ params: { id: ids.window as never } })).status).toBe("scheduled")
     })

@@ -71,7 +71,7 @@ layer(TestStackBehindProxy, { excludeTestServices: true })("database outage", (i
       expect((yield* sendJson("GET", "/healthz")).status).toBe(200)
 
       yield* Effect.promise(proxy.restore)
-      const names = yield* client.components.list().pipe(
+      const names = yield* client.components.list({ query: {} }).pipe(
         Effect.retry({ times: 25, schedule: Schedule.spaced("200 millis") }),
         Effect.map((list) => list.map((c) => c.name))
       )

@@ -77,7 +77,9 @@ const padded = (value: object, size: number) => {
 }
 
 const componentNames = () =>
-  stack.run(Effect.flatMap(ApiClient, (client) => client.components.list())).then((list) => list.map((c) => c.name))
+  stack.run(Effect.flatMap(ApiClient, (client) => client.components.list({ query: {} }))).then((list) =>
+    list.map((c) => c.name)
+  )
 
 describe("request bodies", () => {
   it("answers 413 to a chunked body past 1 MB, and no handler sees any of it", async () => {
@@ -135,7 +137,7 @@ describe("request bodies", () => {
     // A request without a body needs no Content-Type.
     expect((await send("POST", "/api/v1/admin/webhooks/none/test", "", bearer)).status).toBe(404)
     // Nothing was signed in or subscribed by a form.
-    const subscribers = await stack.run(Effect.flatMap(ApiClient, (client) => client.subscribers.list()))
+    const subscribers = await stack.run(Effect.flatMap(ApiClient, (client) => client.subscribers.list({ query: {} })))
     expect(subscribers.map((s) => s.email)).toEqual(["text-post@example.com"])
   })
 
@@ -151,7 +153,7 @@ describe("request bodies", () => {
     const page = await send("POST", "/subscribe", "email=page-form%40example.com", form)
     expect(page.status).toBe(200)
     expect(page.contentType).toContain("text/html")
-    const subscribers = await stack.run(Effect.flatMap(ApiClient, (client) => client.subscribers.list()))
+    const subscribers = await stack.run(Effect.flatMap(ApiClient, (client) => client.subscribers.list({ query: {} })))
     expect(subscribers.map((s) => s.email)).toContain("page-form@example.com")
   })
 

@@ -61,12 +61,12 @@ describe("examples/compose", () => {
       expect(yield* anonymous.health.live()).toMatchObject({ status: "ok" })
 
       // Our security middleware guards our admin endpoints under the app's API too.
-      const refused = yield* Effect.flip(anonymous.components.list())
+      const refused = yield* Effect.flip(anonymous.components.list({ query: {} }))
       expect(refused).toMatchObject({ _tag: "Unauthorized" })
 
       const created = yield* admin.components.create({ payload: { name: "Acme API", status: "degraded" } })
       expect(created).toMatchObject({ name: "Acme API", status: "degraded", isPublic: true })
-      expect((yield* admin.components.list()).map((c) => c.id)).toEqual([created.id])
+      expect((yield* admin.components.list({ query: {} })).map((c) => c.id)).toEqual([created.id])
       // The public side reads the snapshot, which includes an admin write once it has answered.
       const summary = yield* anonymous.status.summary()
       expect(summary.status).toBe("degraded")

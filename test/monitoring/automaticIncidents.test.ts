@@ -49,7 +49,7 @@ const round = (monitorId: string, failing: ReadonlyArray<string>) =>
 
 const incidentsOf = (monitorId: string) =>
   Effect.map(
-    Effect.flatMap(ApiClient, (client) => client.incidents.list()),
+    Effect.flatMap(ApiClient, (client) => client.incidents.list({ query: {} })),
     (all) => all.filter((incident) => incident.monitorId === monitorId)
   )
 
@@ -75,7 +75,7 @@ it.layer(Stack)("automatic incidents", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       const { component, monitorId } = yield* setup("Checkout", { resolveAfterSeconds: 300 })
-      const monitor = (yield* client.monitors.list()).find((m) => m.id === monitorId)
+      const monitor = (yield* client.monitors.list({ query: {} })).find((m) => m.id === monitorId)
       expect(monitor).toMatchObject({ incidentPolicy: "publish", incidentTemplateId: null, resolveAfterSeconds: 300 })
 
       // One region failing is no quorum: no incident.
@@ -290,7 +290,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* round(gone.monitorId, [...regions])
       const [orphan] = yield* incidentsOf(gone.monitorId)
       yield* client.monitors.remove({ params: { id: gone.monitorId as never } })
-      const [after] = (yield* client.incidents.list()).filter((i) => i.id === orphan!.id)
+      const [after] = (yield* client.incidents.list({ query: {} })).filter((i) => i.id === orphan!.id)
       expect(after).toMatchObject({ monitorId: null, automation: "handed_over", status: "investigating" })
 
       // Deleting the component deletes its monitors: their incidents are handed over too.
@@ -298,7 +298,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* round(removed.monitorId, [...regions])
       const [left] = yield* incidentsOf(removed.monitorId)
       yield* client.components.remove({ params: { id: removed.component.id } })
-      const [leftAfter] = (yield* client.incidents.list()).filter((i) => i.id === left!.id)
+      const [leftAfter] = (yield* client.incidents.list({ query: {} })).filter((i) => i.id === left!.id)
       expect(leftAfter).toMatchObject({ monitorId: null, automation: "handed_over" })
 
       const paused = yield* setup("Paused")

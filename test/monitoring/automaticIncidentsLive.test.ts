@@ -75,7 +75,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "150 seconds" })("automatic i
           "monitoring",
           "resolved"
         ])
-        const [admin] = (yield* client.incidents.list()).filter((incident) => incident.id === opened!.id)
+        const [admin] = (yield* client.incidents.list({ query: {} })).filter((incident) => incident.id === opened!.id)
         expect(admin).toMatchObject({ source: "monitor", monitorId: monitor.id, automation: "active" })
       }),
     150_000

@@ -40,7 +40,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("fleet in one
 
       // The scheduler reloads monitors every 5 s and runs a new one at its current slot.
       expect(yield* eventually(statusOf, (s) => s === "major_outage", 15_000)).toBe("major_outage")
-      const [checked] = (yield* client.monitors.list()).filter((m) => m.id === monitor.id)
+      const [checked] = (yield* client.monitors.list({ query: {} })).filter((m) => m.id === monitor.id)
       expect(checked).toMatchObject({
         state: "down",
         regionStates: [{ region: "local", ok: false, lastStatusCode: 503 }]

@@ -189,9 +189,11 @@ it.layer(Stack, { timeout: "120 seconds" })("forged results", (it) => {
       expect(admitted.length).toBeLessThanOrEqual(3)
       // Nothing moved: no downtime, no outage, no incident, full uptime.
       expect(yield* sql`select * from monitor_downtime where monitor_id = ${monitor.id}`).toEqual([])
-      const [listed] = (yield* client.monitors.list()).filter((m) => m.id === monitor.id)
+      const [listed] = (yield* client.monitors.list({ query: {} })).filter((m) => m.id === monitor.id)
       expect(listed?.state).toBe("unknown")
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "operational"
+      )
       expect(yield* sql`select id from incidents`).toEqual([])
       const uptime = yield* Uptime
       yield* uptime.refresh

@@ -29,7 +29,10 @@ const monitored = Effect.gen(function*() {
   const monitor = yield* client.monitors.create({
     payload: { componentId: component.id, type: "http", url: "https://example.com", failureThreshold: 2 }
   })
-  const statusOf = Effect.map(client.components.list(), (list) => list.find((c) => c.id === component.id)?.status)
+  const statusOf = Effect.map(
+    client.components.list({ query: {} }),
+    (list) => list.find((c) => c.id === component.id)?.status
+  )
   return { client, component, monitor, statusOf }
 })
 

@@ -103,7 +103,7 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
         bodyNotContains: "error"
       })
       expect(yield* storedHeaders(created.id)).toEqual({ Authorization: "Bearer s3cret", "X-Probe": "yes" })
-      const listed = (yield* client.monitors.list()).find((m) => m.id === created.id)
+      const listed = (yield* client.monitors.list({ query: {} })).find((m) => m.id === created.id)
       expect(listed?.headers).toEqual({ Authorization: "********", "X-Probe": "********" })
       const raw = yield* sendJson("GET", "/api/v1/admin/monitors")
       expect(JSON.stringify(raw.body)).not.toContain("s3cret")

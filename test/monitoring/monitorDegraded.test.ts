@@ -61,8 +61,11 @@ it.layer(Stack)("degraded monitors and reporting regions", (it) => {
           failureThreshold: 1
         }
       })
-      const get = Effect.map(client.monitors.list(), (all) => all.find((m) => m.id === monitor.id)!)
-      const status = Effect.map(client.components.list(), (all) => all.find((c) => c.id === component.id)!.status)
+      const get = Effect.map(client.monitors.list({ query: {} }), (all) => all.find((m) => m.id === monitor.id)!)
+      const status = Effect.map(
+        client.components.list({ query: {} }),
+        (all) => all.find((c) => c.id === component.id)!.status
+      )
 
       // One slow region of three: a majority is fast.
       yield* round(monitor.id, { eu: 900, us: 40, ap: 40 })
@@ -106,7 +109,7 @@ it.layer(Stack)("degraded monitors and reporting regions", (it) => {
           failureThreshold: 1
         }
       })
-      const get = Effect.map(client.monitors.list(), (all) => all.find((m) => m.id === monitor.id)!)
+      const get = Effect.map(client.monitors.list({ query: {} }), (all) => all.find((m) => m.id === monitor.id)!)
       const beat = (region: string) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           registry.recordHeartbeats([{

@@ -25,7 +25,7 @@ const checkNow = (monitorId: string, ok: boolean) =>
   })
 
 const statusOf = (componentId: string) =>
-  Effect.flatMap(ApiClient, (client) => client.components.list()).pipe(
+  Effect.flatMap(ApiClient, (client) => client.components.list({ query: {} })).pipe(
     Effect.map((components) => components.find((c) => c.id === componentId)?.status)
   )
 

@@ -47,7 +47,7 @@ const component = (count: number) =>
   })
 
 const statusOf = (componentId: string) =>
-  Effect.flatMap(ApiClient, (client) => client.components.list()).pipe(
+  Effect.flatMap(ApiClient, (client) => client.components.list({ query: {} })).pipe(
     Effect.map((components) => components.find((c) => c.id === componentId)?.status)
   )
 

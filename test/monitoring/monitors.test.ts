@@ -37,7 +37,7 @@ it.layer(TestServer())("monitors", (it) => {
       })
       expect(ssl).toMatchObject({ url: "https://example.com:8443", timeoutMs: 5000, regions: ["eu-west", "us-east"] })
 
-      const listed = yield* client.monitors.list()
+      const listed = yield* client.monitors.list({ query: {} })
       expect(listed.map((m) => m.id)).toEqual([http.id, tcp.id, ssl.id])
     }))
 
@@ -83,7 +83,7 @@ it.layer(TestServer())("monitors", (it) => {
         payload: { componentId: owner.id, type: "tcp", url: "a.example:80" }
       })
       yield* client.components.remove({ params: { id: owner.id } })
-      expect((yield* client.monitors.list()).map((m) => m.id)).not.toContain(monitor.id)
+      expect((yield* client.monitors.list({ query: {} })).map((m) => m.id)).not.toContain(monitor.id)
     }))
 
   it.effect("a missing component is 404", () =>
@@ -148,7 +148,7 @@ it.layer(TestServer())("monitors", (it) => {
       const tooLong = yield* sendJson("PUT", `/api/v1/admin/monitors/${monitor.id}`, { intervalSeconds: 10 })
       expect(tooLong.status).toBe(400) // the stored 10 s time-out no longer fits
       expect(tooLong.body).toMatchObject({ _tag: "BadRequest", issues: [{ path: ["timeoutMs"] }] })
-      expect((yield* client.monitors.list()).find((m) => m.id === monitor.id)?.intervalSeconds).toBe(60)
+      expect((yield* client.monitors.list({ query: {} })).find((m) => m.id === monitor.id)?.intervalSeconds).toBe(60)
       // An http monitor always has a status code to expect.
       const noCode = yield* sendJson("PUT", `/api/v1/admin/monitors/${monitor.id}`, { expectedStatusCode: null })
       expect(noCode.status).toBe(400)

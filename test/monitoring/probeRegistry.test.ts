@@ -396,7 +396,10 @@ it.layer(ResultIngest.layer.pipe(Layer.provideMerge(ProbeRegistry.layer), Layer.
             regions: ["quorum-a", "quorum-b"]
           }
         })
-        const state = Effect.map(client.monitors.list(), (list) => list.find((m) => m.id === monitor.id)?.state)
+        const state = Effect.map(
+          client.monitors.list({ query: {} }),
+          (list) => list.find((m) => m.id === monitor.id)?.state
+        )
 
         // Both regions online: one failure of two is no majority (nor is one success). The clock
         // moves to one of the monitor's slots (every 60 s, shifted by its id): runs are admitted only there.

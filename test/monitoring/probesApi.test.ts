@@ -81,7 +81,7 @@ it.layer(Stack)("probes API", (it) => {
       })
 
       // The typed client decodes the same answer.
-      const listed = yield* (yield* ApiClient).probes.list()
+      const listed = yield* (yield* ApiClient).probes.list({ query: {} })
       expect(listed.map((p) => p.name)).toEqual(["euw-1", "euw-2", "use-0", "use-1"])
     }))
 

@@ -73,7 +73,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("Redis restar
           }))
         const ids = new Set(monitors.map((m) => m.id))
         /** The latest check time of each of our monitors (0: none yet). */
-        const lastChecks = Effect.map(client.monitors.list(), (list) =>
+        const lastChecks = Effect.map(client.monitors.list({ query: {} }), (list) =>
           list.filter((m) =>
             ids.has(m.id)
           ).map((m) =>
@@ -90,7 +90,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("Redis restar
         while (Date.now() < downUntil) {
           const summary = yield* sendAnonymous("GET", "/api/v1/status")
           expect(summary.status).toBe(200)
-          expect((yield* client.monitors.list()).filter((m) => ids.has(m.id))).toHaveLength(4)
+          expect((yield* client.monitors.list({ query: {} })).filter((m) => ids.has(m.id))).toHaveLength(4)
           answered++
           yield* realPause(250)
         }
@@ -102,7 +102,7 @@ layer(Fleet, { excludeTestServices: true, timeout: "60 seconds" })("Redis restar
         const after = yield* eventually(lastChecks, (times) => times.every((t) => t > restartedAt), 30_000)
         expect(after.every((t) => t > restartedAt)).toBe(true)
         expect((yield* sendAnonymous("GET", "/api/v1/status")).status).toBe(200)
-        const [one] = (yield* client.monitors.list()).filter((m) => m.id === monitors[0]!.id)
+        const [one] = (yield* client.monitors.list({ query: {} })).filter((m) => m.id === monitors[0]!.id)
         expect(one).toMatchObject({ state: "up", regionStates: [{ region: "eu", ok: true }] })
       }),
     60_000

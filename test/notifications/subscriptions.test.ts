@@ -141,7 +141,7 @@ it.layer(WithMail)("subscriptions", (it) => {
       expect(mail!.parsed.text).toContain(`${publicUrl}/subscribe/verify/${token}`)
       expect(mail!.parsed.html).toContain(`href="${publicUrl}/subscribe/verify/${token}"`)
 
-      const pending = yield* client.subscribers.list()
+      const pending = yield* client.subscribers.list({ query: {} })
       expect(pending.find((s) => s.email === "alice@example.test")).toMatchObject({ verified: false, verifiedAt: null })
       // The database holds the token's SHA-256 only, never the token itself.
       const sql = yield* SqlClient.SqlClient
@@ -261,7 +261,7 @@ it.layer(WithMail)("subscriptions", (it) => {
         Effect.scoped
       )
       expect(clicked).toEqual({ status: 200, body: { unsubscribed: true } })
-      expect((yield* client.subscribers.list()).map((s) => s.email)).not.toContain("carol@example.test")
+      expect((yield* client.subscribers.list({ query: {} })).map((s) => s.email)).not.toContain("carol@example.test")
 
       const [, daveMail] = yield* mailsTo("dave@example.test", 2)
       const daveToken = /unsubscribe\?email=[^&\s]+&token=([A-Za-z0-9_-]+)/.exec(daveMail!.parsed.text ?? "")![1]!
@@ -305,7 +305,7 @@ it.layer(WithMail)("subscriptions", (it) => {
     Effect.gen(function*() {
       const client = yield* ApiClient
       yield* client.subscriptions.subscribe({ payload: { email: "erin@example.test" } })
-      const erin = (yield* client.subscribers.list()).find((s) => s.email === "erin@example.test")!
+      const erin = (yield* client.subscribers.list({ query: {} })).find((s) => s.email === "erin@example.test")!
       expect((yield* sendJson("DELETE", `/api/v1/admin/subscribers/${erin.id}`)).status).toBe(204)
       expect((yield* sendJson("DELETE", `/api/v1/admin/subscribers/${erin.id}`)).status).toBe(404)
 

@@ -53,8 +53,8 @@ layer(LiveTestServer({ METRICS_TOKEN: token }), { excludeTestServices: true, tim
         const first = yield* scrape(`${base}/metrics`, token)
         const before = yield* Effect.promise(() => first.text())
         const client = yield* ApiClient
-        yield* client.components.list()
-        yield* client.components.list()
+        yield* client.components.list({ query: {} })
+        yield* client.components.list({ query: {} })
         const response = yield* scrape(`${base}/metrics`, token)
         expect(response.status).toBe(200)
         expect(response.headers.get("content-type")).toContain("text/plain")

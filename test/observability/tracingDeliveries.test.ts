@@ -52,8 +52,10 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("delivery tra
       // The span ends with the request; its outcome is recorded by the next batch, a moment later.
       const deliveryOf = (id: typeof delivered.id) =>
         eventually(
-          Effect.map(client.webhooks.deliveries({ params: { id } }), (list) => list.find((d) => d.attempt === 1)),
-          (delivery) => delivery !== undefined,
+          Effect.map(client.webhooks.deliveries({ params: { id }, query: {} }), (list) =>
+            list.find((d) => d.attempt === 1)),
+          (delivery) =>
+            delivery !== undefined,
           15_000
         )
       const ok = attempts.find((span) => span.attributes["webhook.id"] === delivered.id)!

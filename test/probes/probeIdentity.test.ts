@@ -194,7 +194,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       ).toEqual([])
       // Its heartbeat reached the registry, under the region of its stream.
       const probes = yield* eventually(
-        client.probes.list(),
+        client.probes.list({ query: {} }),
         (list) => list.some((probe) => probe.region === a),
         10_000
       )
@@ -256,10 +256,12 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
       expect((yield* eventually(pending("elsewhere"), ([count]) => count === 0))[0]).toBe(0)
       expect((yield* eventually(pending(a), ([count]) => count === 0))[0]).toBe(0)
       // The monitor saw one success of A: nothing failed, nothing went down.
-      const [state] = (yield* client.monitors.list()).filter((m) => m.id === monitor.id)
+      const [state] = (yield* client.monitors.list({ query: {} })).filter((m) => m.id === monitor.id)
       expect(state?.state).not.toBe("down")
       expect(state?.regionStates.map((r) => [r.region, r.consecutiveFailures])).toEqual([[a, 0]])
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "operational"
+      )
       const runs = yield* client.monitors.results({ params: { id: monitor.id }, query: {} })
       expect(runs.map((r) => [r.region, DateTime.toEpochMillis(r.scheduledAt)])).toEqual([[a, genuine.scheduledAt]])
     }))

@@ -259,7 +259,7 @@ describe("public status page", () => {
     expect(good.headers.get("x-content-type-options")).toBe("nosniff")
     expect(good.headers.get("etag")).toBeNull()
     expect(await good.text()).toContain("a confirmation link is on its way")
-    const subscribers = await api((client) => client.subscribers.list())
+    const subscribers = await api((client) => client.subscribers.list({ query: {} }))
     expect(subscribers.find((subscriber) => subscriber.email === "visitor@example.com")).toMatchObject({
       verified: false
     })
@@ -302,7 +302,8 @@ describe("public status page", () => {
     await expect.poll(async () => (await kept()).length, { timeout: 5000 }).toBe(1)
     const token = /\/subscribe\/verify\/([\w-]+)/.exec((await kept())[0]!.textBody)![1]!
     const verified = async () =>
-      (await api((client) => client.subscribers.list())).find((s) => s.email === "joining@example.com")?.verified
+      (await api((client) => client.subscribers.list({ query: {} }))).find((s) => s.email === "joining@example.com")
+        ?.verified
 
     for (let visit = 0; visit < 2; visit++) {
       const landing = await get(`/subscribe/verify/${token}`)
@@ -350,7 +351,7 @@ describe("public status page", () => {
     const done = await postForm("/unsubscribe", fields)
     expect(done.status).toBe(200)
     expect(await done.text()).toContain("leaving@example.com will receive no more updates.")
-    const subscribers = await api((client) => client.subscribers.list())
+    const subscribers = await api((client) => client.subscribers.list({ query: {} }))
     expect(subscribers.map((subscriber) => subscriber.email)).not.toContain("leaving@example.com")
     const again = await postForm("/unsubscribe", fields)
     expect(again.status).toBe(404)

@@ -48,7 +48,7 @@ it.layer(TestServer())("public status", (it) => {
   it.effect("orders the overall status major > partial > degraded > maintenance > operational", () =>
     Effect.gen(function*() {
       const client = yield* ApiClient
-      for (const existing of yield* client.components.list()) {
+      for (const existing of yield* client.components.list({ query: {} })) {
         yield* client.components.remove({ params: { id: existing.id } })
       }
       const probe = yield* client.components.create({ payload: { name: "Probe" } })

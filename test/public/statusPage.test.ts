@@ -116,12 +116,16 @@ describe("public status page in a browser", () => {
     // Following the link confirms nothing yet: the visitor presses the button.
     await page.getByRole("heading", { name: "Confirm your subscription", level: 1 }).waitFor()
     await expectAccessible(page)
-    expect((await api((client) => client.subscribers.list())).find((s) => s.email === "reader@example.com"))
+    expect(
+      (await api((client) => client.subscribers.list({ query: {} }))).find((s) => s.email === "reader@example.com")
+    )
       .toMatchObject({ verified: false })
     await page.getByRole("button", { name: "Confirm subscription" }).click()
     await page.getByRole("heading", { name: "Subscription confirmed", level: 1 }).waitFor()
     expect(await page.getByRole("status").textContent()).toContain("reader@example.com will now receive")
-    expect((await api((client) => client.subscribers.list())).find((s) => s.email === "reader@example.com"))
+    expect(
+      (await api((client) => client.subscribers.list({ query: {} }))).find((s) => s.email === "reader@example.com")
+    )
       .toMatchObject({ verified: true })
     await screenshot(page, "subscription-confirmed", artifacts)
 
@@ -197,7 +201,7 @@ describe("public status page in a browser", () => {
     const org = await api((client) => client.organization.get())
     await api((client) => client.organization.update({ params: { id: org.id }, payload: { brandColor: "#f5f5a0" } }))
     // Whatever the tests before made: at least 25 public components, the last one made here.
-    const existing = (await api((client) => client.components.list())).filter((c) => c.isPublic).length
+    const existing = (await api((client) => client.components.list({ query: {} }))).filter((c) => c.isPublic).length
     const added = Math.max(1, 25 - existing)
     for (let i = 1; i <= added; i++) {
       await api((client) =>

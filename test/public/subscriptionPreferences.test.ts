@@ -17,7 +17,7 @@ const suite = useBrowserStackWithSmtp()
 const { api } = suite
 
 const subscriber = async (email: string) =>
-  (await api((client) => client.subscribers.list())).find((s) => s.email === email)
+  (await api((client) => client.subscribers.list({ query: {} }))).find((s) => s.email === email)
 
 /** The preferences link of `email`, as every notification mail carries it, on this test server. */
 const preferencesPath = async (email: string) => {

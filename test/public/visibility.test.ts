@@ -162,7 +162,7 @@ it.layer(WithDispatcher)("private stays private", (it) => {
         payload: { status: "identified", message: "x", componentStatuses: {} }
       })
       yield* client.maintenance.cancel({ params: { id: weekly.id }, query: {} })
-      const next = (yield* client.maintenance.list()).find((window) =>
+      const next = (yield* client.maintenance.list({ query: {} })).find((window) =>
         window.seriesId === weekly.id && window.status === "scheduled"
       )
       // A form sends a template's (now empty) components back with a fix of its title: no choice.

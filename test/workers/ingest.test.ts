@@ -94,9 +94,11 @@ it.layer(Stack)("ingest", (it) => {
         reason: "late"
       })
       // No data: neither the region's streak, nor the monitor's state, nor its component moved.
-      const [listed] = (yield* client.monitors.list()).filter((m) => m.id === monitor.id)
+      const [listed] = (yield* client.monitors.list({ query: {} })).filter((m) => m.id === monitor.id)
       expect(listed).toMatchObject({ state: "unknown", regionStates: [] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "operational"
+      )
     }))
 
   it.effect("a result replaces the miss of its run; a miss after a result, or with it, is not stored", () =>
@@ -191,11 +193,15 @@ it.layer(Stack)("ingest", (it) => {
         b: [true, true, true, true],
         c: [true, true, true, true]
       })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "operational"
+      )
 
       const mark = yield* outboxMark
       yield* rounds(monitor.id, { a: [false, false], b: [false, false], c: [true, true] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "major_outage"
+      )
       const events = (yield* outboxSince(mark)).filter((e) => e.event === "component.status_changed")
       expect(events.map((e) => e.payload)).toEqual([
         { id: component.id, name: component.name, previousStatus: "operational", status: "major_outage" }
@@ -204,7 +210,9 @@ it.layer(Stack)("ingest", (it) => {
 
       // Back on a majority of successes; the down interval is closed.
       yield* rounds(monitor.id, { a: [true], b: [true], c: [true] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "operational"
+      )
       const sql = yield* SqlClient.SqlClient
       const intervals = yield* sql<{ open: boolean }>`
         select ended_at is null as open from monitor_downtime where monitor_id = ${monitor.id}`
@@ -219,33 +227,43 @@ it.layer(Stack)("ingest", (it) => {
       })
       yield* rounds(second.id, { local: [false] })
       yield* rounds(monitor.id, { local: [true] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("partial_outage")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "partial_outage"
+      )
       yield* rounds(monitor.id, { local: [false, false] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "major_outage"
+      )
     }))
 
   it.effect("a component left out of line by an unfinished move is moved by the next batch, without a transition", () =>
     Effect.gen(function*() {
       const { client, component, monitor } = yield* monitored
       yield* rounds(monitor.id, { local: [false, false] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "major_outage"
+      )
       // As if the process died between the batch's commit and the component's move.
       const sql = yield* SqlClient.SqlClient
       yield* sql`update components set status = 'operational' where id = ${component.id}`
       yield* rounds(monitor.id, { local: [false] })
       const [state] = yield* sql<{ state: string }>`select state from monitors where id = ${monitor.id}`
       expect(state).toEqual({ state: "down" })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "major_outage"
+      )
     }))
 
   it.effect("leaves alone a status an operator set by hand", () =>
     Effect.gen(function*() {
       const { client, component, monitor } = yield* monitored
       yield* rounds(monitor.id, { local: [false, false] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("major_outage")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "major_outage"
+      )
       yield* client.components.setStatus({ params: { id: component.id }, payload: { status: "degraded" } })
       yield* rounds(monitor.id, { local: [true, true] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("degraded")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe("degraded")
     }))
 
   it.effect("refuses reports of runs that were not scheduled: nothing stored, no state moved", () =>
@@ -281,9 +299,13 @@ it.layer(Stack)("ingest", (it) => {
       }
       expect(yield* storedRuns([monitor.id, limited.id, "no-such-monitor"])).toEqual([])
       expect(
-        (yield* client.monitors.list()).filter((m) => [monitor.id, limited.id].includes(m.id)).map((m) => m.state)
+        (yield* client.monitors.list({ query: {} })).filter((m) => [monitor.id, limited.id].includes(m.id)).map((m) =>
+          m.state
+        )
       ).toEqual(["unknown", "unknown"])
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "operational"
+      )
       expect(yield* outboxSince(mark)).toEqual([])
       // A slot within the clock skew, from a region it asks for: accepted.
       yield* ingest.ingest([result(limited.id, "us", limitedNow + 60_000, false)])
@@ -299,8 +321,10 @@ it.layer(Stack)("ingest", (it) => {
       const mark = yield* outboxMark
       // Two failures in a row: enough (threshold 2) to take a monitor, and its component, down.
       yield* rounds(monitor.id, { local: [false, false] })
-      expect((yield* client.components.list()).find((c) => c.id === component.id)?.status).toBe("operational")
+      expect((yield* client.components.list({ query: {} })).find((c) => c.id === component.id)?.status).toBe(
+        "operational"
+      )
       expect(yield* outboxSince(mark)).toEqual([])
-      expect((yield* client.monitors.list()).map((m) => m.id)).not.toContain(monitor.id)
+      expect((yield* client.monitors.list({ query: {} })).map((m) => m.id)).not.toContain(monitor.id)
     }))
 })

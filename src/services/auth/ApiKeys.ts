@@ -10,6 +10,7 @@ import { Clock, Context, DateTime, Effect, Layer } from "effect"
 import type { ApiKeyId, CreateApiKey, Principal, UserId } from "../../domain/Auth.js"
 import { apiKeyPattern, apiKeyPrefixLength, CreatedApiKey } from "../../domain/Auth.js"
 import { BadRequest, Conflict, NotFound } from "../../domain/Errors.js"
+import type { PageRequest } from "../../domain/Page.js"
 import { ApiKeysRepo } from "../../persistence/ApiKeysRepo.js"
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -47,7 +48,7 @@ export class ApiKeys extends Context.Service<ApiKeys>()("ApiKeys", {
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     return {
-      list: Effect.fn("ApiKeys.list")(() => repo.list()),
+      list: Effect.fn("ApiKeys.list")((page: PageRequest) => repo.listPage(page)),
 
       create: Effect.fn("ApiKeys.create")(function*(input: CreateApiKey, createdBy: UserId | null) {
         const at = yield* now

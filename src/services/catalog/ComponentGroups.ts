@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 
 import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../../domain/ComponentGroup.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
+import type { PageRequest } from "../../domain/Page.js"
 import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { StateChanges, touchesComponents } from "../StateChanges.js"
 
@@ -24,7 +25,10 @@ export class ComponentGroups extends Context.Service<ComponentGroups>()("Compone
     // Every write goes through StateChanges: the public summary and page show groups, which are
     // read with the components.
     return {
-      list: Effect.fn("ComponentGroups.list")(() => repo.findAll()),
+      list: Effect.fn("ComponentGroups.list")((page: PageRequest) => repo.findPage(page)),
+      get: Effect.fn("ComponentGroups.get")((id: ComponentGroupId) =>
+        repo.findById(id).pipe(orNotFound("Component group", id))
+      ),
       create: Effect.fn("ComponentGroups.create")((input: CreateComponentGroup) =>
         changes.commit(Effect.andThen(touchesComponents, repo.insert(input)))
       ),

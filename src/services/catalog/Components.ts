@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 
 import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../../domain/Component.js"
 import { NotFound, orNotFound } from "../../domain/Errors.js"
+import type { PageRequest } from "../../domain/Page.js"
 import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
@@ -36,7 +37,7 @@ export class Components extends Context.Service<Components>()("Components", {
       }))
 
     return {
-      list: Effect.fn("Components.list")(() => repo.findAll()),
+      list: Effect.fn("Components.list")((page: PageRequest) => repo.findPage(page)),
       listPublic: Effect.fn("Components.listPublic")(() => repo.findPublic()),
       get: Effect.fn("Components.get")((id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id))),
       create: Effect.fn("Components.create")((input: CreateComponent) =>

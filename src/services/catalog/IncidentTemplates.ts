@@ -5,6 +5,7 @@ import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
 import type { CreateIncident, IncidentSeverity, IncidentTemplateId, OpenIncidentStatus } from "../../domain/Incident.js"
 import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../../domain/IncidentTemplate.js"
+import type { PageRequest } from "../../domain/Page.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
@@ -33,7 +34,8 @@ export class IncidentTemplates extends Context.Service<IncidentTemplates>()("Inc
     const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => orUnavailable(sql.withTransaction(effect))
 
     return {
-      list: Effect.fn("IncidentTemplates.list")(() => repo.findAll()),
+      list: Effect.fn("IncidentTemplates.list")((page: PageRequest) => repo.findPage(page)),
+      get: Effect.fn("IncidentTemplates.get")(get),
 
       create: Effect.fn("IncidentTemplates.create")((input: CreateIncidentTemplate) =>
         transaction(Effect.gen(function*() {

@@ -14,6 +14,7 @@ import type {
   UpdateIncident
 } from "../../domain/Incident.js"
 import { Incident } from "../../domain/Incident.js"
+import type { PageRequest } from "../../domain/Page.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
@@ -148,7 +149,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
     })
 
     return {
-      list: Effect.fn("Incidents.list")(() => repo.findAll()),
+      list: Effect.fn("Incidents.list")((page: PageRequest) => repo.findPage(page)),
 
       get: Effect.fn("Incidents.get")((id: IncidentId) => repo.findById(id).pipe(orNotFound("Incident", id))),
 

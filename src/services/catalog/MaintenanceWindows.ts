@@ -3,6 +3,7 @@ import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
 import type { CreateMaintenance, MaintenanceId, UpdateMaintenance } from "../../domain/Maintenance.js"
 import { Maintenance } from "../../domain/Maintenance.js"
+import type { PageRequest } from "../../domain/Page.js"
 import { nextOccurrence } from "../../domain/Recurrence.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import type { WindowFields } from "../../persistence/MaintenanceRepo.js"
@@ -178,7 +179,7 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
       }))
 
     return {
-      list: Effect.fn("MaintenanceWindows.list")(() => repo.findAll()),
+      list: Effect.fn("MaintenanceWindows.list")((page: PageRequest) => repo.findPage(page)),
 
       get: Effect.fn("MaintenanceWindows.get")((id: MaintenanceId) =>
         repo.findById(id).pipe(orNotFound("Maintenance", id))

@@ -20,6 +20,7 @@ import {
   typeDefaults,
   type TypeFields
 } from "../../domain/Monitor.js"
+import type { PageRequest } from "../../domain/Page.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
@@ -179,8 +180,12 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
       }))
 
     return {
-      list: Effect.fn("Monitors.list")(() =>
-        Effect.flatMap(offline, (regions) => Effect.map(repo.findAll(regions), (all) => all.map(masked)))
+      list: Effect.fn("Monitors.list")((page: PageRequest) =>
+        Effect.flatMap(
+          offline,
+          (regions) =>
+            Effect.map(repo.findPage(page, regions), (found) => ({ ...found, items: found.items.map(masked) }))
+        )
       ),
       get: Effect.fn("Monitors.get")(get),
 
@@ -286,8 +291,8 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
       ),
 
       /** The newest stored checks of every region. */
-      results: Effect.fn("Monitors.results")((id: MonitorId, limit: number) =>
-        Effect.andThen(get(id), repo.recentRuns(id, limit))
+      results: Effect.fn("Monitors.results")((id: MonitorId, page: PageRequest) =>
+        Effect.andThen(get(id), repo.runsPage(id, page))
       ),
 
       /**

@@ -12,10 +12,11 @@
  */
 import { Cause, Clock, Context, DateTime, Duration, Effect, Exit, Layer, Ref } from "effect"
 
-import type { ServiceUnavailable } from "../../domain/Errors.js"
+import type { BadRequest, ServiceUnavailable } from "../../domain/Errors.js"
+import type { Page, PageRequest } from "../../domain/Page.js"
 import { ProbeView } from "../../domain/Probe.js"
 import { offlineAfter, type ProbeHeartbeat } from "../../domain/ProbeHeartbeat.js"
-import { type ProbeRecord, ProbesRepo } from "../../persistence/ProbesRepo.js"
+import { type ProbeRecord, type ProbeRow, ProbesRepo } from "../../persistence/ProbesRepo.js"
 
 export interface RegionHeartbeat {
   /** The region of the results stream the heartbeat came on. */
@@ -57,6 +58,21 @@ const logBounded = (region: string, replaced: ReadonlyArray<string>, refused: Re
       Effect.annotateLogs({ region, probes: refused.slice(0, 10).join(" "), count: refused.length, maxProbesPerRegion })
     )
   ], { discard: true })
+
+/** What the API shows of a probe, `online` by the server's clock at `now`. */
+const viewOf = (row: ProbeRow, now: number) =>
+  new ProbeView({
+    name: row.name,
+    region: row.region,
+    version: row.version,
+    startedAt: DateTime.fromDateUnsafe(row.startedAt),
+    lastSeenAt: DateTime.fromDateUnsafe(row.lastSeenAt),
+    online: now - row.lastSeenAt.getTime() <= offlineAfter,
+    checksLastMinute: row.checksLastMinute,
+    concurrency: row.concurrency,
+    lagMs: row.lagMs,
+    inFlight: row.inFlight
+  })
 
 export class ProbeRegistry extends Context.Service<ProbeRegistry>()("ProbeRegistry", {
   make: Effect.gen(function*() {
@@ -167,21 +183,16 @@ export class ProbeRegistry extends Context.Service<ProbeRegistry>()("ProbeRegist
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const rows = yield* repo.list(maxProbesListed)
-          return rows.map((row) =>
-            new ProbeView({
-              name: row.name,
-              region: row.region,
-              version: row.version,
-              startedAt: DateTime.fromDateUnsafe(row.startedAt),
-              lastSeenAt: DateTime.fromDateUnsafe(row.lastSeenAt),
-              online: now - row.lastSeenAt.getTime() <= offlineAfter,
-              checksLastMinute: row.checksLastMinute,
-              concurrency: row.concurrency,
-              lagMs: row.lagMs,
-              inFlight: row.inFlight
-            })
-          )
+          return rows.map((row) => viewOf(row, now))
         }).pipe(Effect.withSpan("ProbeRegistry.list")),
+
+      /** A page of the probes, in the same order. */
+      listPage: (page: PageRequest): Effect.Effect<Page<ProbeView>, BadRequest | ServiceUnavailable> =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const found = yield* repo.listPage(page)
+          return { ...found, items: found.items.map((row) => viewOf(row, now)) }
+        }).pipe(Effect.withSpan("ProbeRegistry.listPage")),
 
       /**
        * The regions the registry knows whose probes have all been silent for more than

@@ -10,6 +10,7 @@ import { Clock, Context, Duration, Effect, FiberSet, Layer, Option } from "effec
 
 import { BadRequest, NotFound } from "../../domain/Errors.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
+import type { PageRequest } from "../../domain/Page.js"
 import type { SubscriberId } from "../../domain/Subscriber.js"
 import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
 import { SubscribersRepo } from "../../persistence/SubscribersRepo.js"
@@ -149,7 +150,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
         }
       ),
 
-      list: Effect.fn("Subscriptions.list")(() => repo.findAll()),
+      list: Effect.fn("Subscriptions.list")((page: PageRequest) => repo.findPage(page)),
 
       remove: Effect.fn("Subscriptions.remove")((id: SubscriberId) =>
         repo.remove(id).pipe(

@@ -19,6 +19,9 @@ import type { Answer } from "../../support/Receiver.js"
 import { answerWith, receiver } from "../../support/Receiver.js"
 import { testConfig } from "../../support/TestDatabase.js"
 
+/** The first page of a list, as large as it gets. */
+const firstPage = { limit: 1000, cursor: undefined }
+
 const Services = Layer.mergeAll(
   Webhooks.layer,
   WebhookDeliveries.layer,
@@ -165,9 +168,9 @@ it.layer(Services)("webhook deliveries", (it) => {
         delivery!.id
       ])
       expect(new Set(target.received.map((request) => request.body)).size).toBe(1)
-      const after = (yield* webhooks.list()).find((w) => w.id === hook.id)
+      const after = (yield* webhooks.list(firstPage)).items.find((w) => w.id === hook.id)
       expect(after).toMatchObject({ consecutiveFailures: 0 })
-      const log = yield* webhooks.deliveries(hook.id)
+      const log = (yield* webhooks.deliveries(hook.id, firstPage)).items
       expect(log.map((attempt) => [attempt.attempt, attempt.statusCode, attempt.deliveryId])).toEqual([
         [3, 200, delivery!.id],
         [2, 503, delivery!.id],
@@ -199,21 +202,23 @@ it.layer(Services)("webhook deliveries", (it) => {
       expect(yield* deliveries.deliverDue()).toEqual([])
       expect(statuses).toEqual(["1:pending", "2:pending", "3:pending", "4:failed"])
       expect(target.received).toHaveLength(4)
-      const attempts = yield* webhooks.deliveries(hook.id)
+      const attempts = (yield* webhooks.deliveries(hook.id, firstPage)).items
       expect(attempts.map((attempt) => (DateTime.toEpochMillis(attempt.attemptedAt) - enqueuedAt) / 1000)).toEqual([
         35,
         15,
         5,
         0
       ])
-      expect((yield* webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({
+      expect((yield* webhooks.list(firstPage)).items.find((w) => w.id === hook.id)).toMatchObject({
         consecutiveFailures: 1,
         lastError: "HTTP 500"
       })
 
       yield* deliveries.enqueue(incident(["down"]))
       expect((yield* deliveries.deliverDue()).map((d) => d.status)).toEqual(["delivered"])
-      expect((yield* webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({ consecutiveFailures: 0 })
+      expect((yield* webhooks.list(firstPage)).items.find((w) => w.id === hook.id)).toMatchObject({
+        consecutiveFailures: 0
+      })
     }))
 
   it.effect("a webhook disabled after the event was enqueued receives nothing", () =>
@@ -228,7 +233,7 @@ it.layer(Services)("webhook deliveries", (it) => {
         ["failed", "Webhook disabled before delivery"]
       ])
       expect(target.received).toHaveLength(0)
-      expect((yield* webhooks.list()).find((w) => w.id === hook.id)?.consecutiveFailures).toBe(0)
+      expect((yield* webhooks.list(firstPage)).items.find((w) => w.id === hook.id)?.consecutiveFailures).toBe(0)
     }))
 
   it.effect("a delivery to a webhook disabled meanwhile is ended even when the service stops at once", () =>

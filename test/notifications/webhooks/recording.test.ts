@@ -120,7 +120,11 @@ it.layer(Services)("recording webhook attempts", (it) => {
         { name: "a", consecutiveFailures: 0, lastError: "HTTP 500" },
         { name: "b", consecutiveFailures: 4, lastError: "HTTP 502" }
       ])
-      const logged = [...(yield* repo.recentAttempts(a.id, 10)), ...(yield* repo.recentAttempts(b.id, 10))]
+      const firstTen = { limit: 10, cursor: undefined }
+      const logged = [
+        ...(yield* repo.attemptsPage(a.id, firstTen)).items,
+        ...(yield* repo.attemptsPage(b.id, firstTen)).items
+      ]
       expect(logged.map((attempt) => [attempt.eventId, attempt.attempt, attempt.success, attempt.statusCode]).sort())
         .toEqual([
           ["evt_1", 1, false, 500],

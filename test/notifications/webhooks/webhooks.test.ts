@@ -92,7 +92,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
           body: { _tag: "Conflict", message: expect.stringContaining("type") }
         })
         expect((yield* sendJson("PUT", `/api/v1/admin/webhooks/${hook.id}`, { type: "bogus" })).status).toBe(400)
-        expect((yield* client.webhooks.list()).find((w) => w.id === hook.id)).toMatchObject({
+        expect((yield* client.webhooks.list({ query: {} })).find((w) => w.id === hook.id)).toMatchObject({
           type: "chat_c",
           name: "Teams"
         })
@@ -104,6 +104,23 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         const removed = yield* sendJson("DELETE", `/api/v1/admin/webhooks/${hook.id}`)
         expect(removed.status).toBe(204)
         expect((yield* sendJson("DELETE", `/api/v1/admin/webhooks/${hook.id}`)).status).toBe(404)
+      }))
+
+    it.effect("takes slack, discord and teams for the chat formats and answers their canonical names", () =>
+      Effect.gen(function*() {
+        for (const [alias, type] of [["slack", "chat_a"], ["discord", "chat_b"], ["teams", "chat_c"]] as const) {
+          const created = yield* sendJson("POST", "/api/v1/admin/webhooks", {
+            name: alias,
+            url: "https://hooks.example.test/",
+            type: alias
+          })
+          expect(created.status, alias).toBe(201)
+          expect(created.body.type, alias).toBe(type)
+          // An update naming the webhook's own type by its alias changes nothing.
+          const same = yield* sendJson("PUT", `/api/v1/admin/webhooks/${created.body.id}`, { type: alias })
+          expect(same.status, alias).toBe(200)
+          expect((yield* sendJson("GET", `/api/v1/admin/webhooks/${created.body.id}`)).body.type).toBe(type)
+        }
       }))
 
     it.effect("answers 404 for unknown ids", () =>
@@ -145,7 +162,7 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
           ["relative url", "POST", "/api/v1/admin/webhooks", { ...valid, url: "/hooks" }],
           ["ftp url", "POST", "/api/v1/admin/webhooks", { ...valid, url: "ftp://hooks.example.test/" }],
           ["javascript url", "POST", "/api/v1/admin/webhooks", { ...valid, url: "javascript:alert(1)" }],
-          ["unknown type", "POST", "/api/v1/admin/webhooks", { ...valid, type: "slack" }],
+          ["unknown type", "POST", "/api/v1/admin/webhooks", { ...valid, type: "mattermost" }],
           ["missing type", "POST", "/api/v1/admin/webhooks", { name: "W", url: valid.url }],
           ["blank name", "POST", "/api/v1/admin/webhooks", { ...valid, name: " " }],
           ["NUL in name", "POST", "/api/v1/admin/webhooks", { ...valid, name: "a\u0000" }],
@@ -172,7 +189,9 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         }
         const ftp = yield* sendJson("POST", "/api/v1/admin/webhooks", { ...valid, url: "ftp://x/" })
         expect(ftp.body.issues).toContainEqual(expect.objectContaining({ path: ["url"] }))
-        expect((yield* client.webhooks.list()).find((w) => w.id === target.id)?.url).toBe("https://x.example.test/")
+        expect((yield* client.webhooks.list({ query: {} })).find((w) => w.id === target.id)?.url).toBe(
+          "https://x.example.test/"
+        )
       }))
 
     it.effect("test sends a signed sample once and reports the outcome without counting failures", () =>
@@ -202,10 +221,10 @@ layer(LiveTestServer({ PUBLIC_URL: "https://status.example.test/" }), { excludeT
         expect(failed.body).toMatchObject({ success: false, statusCode: 500, error: "HTTP 500" })
         expect(bad.received).toHaveLength(1)
 
-        const after = (yield* client.webhooks.list()).find((w) => w.id === created.id)
+        const after = (yield* client.webhooks.list({ query: {} })).find((w) => w.id === created.id)
         expect(after).toMatchObject({ consecutiveFailures: 0, lastError: null })
 
-        const log = yield* client.webhooks.deliveries({ params: { id: created.id } })
+        const log = yield* client.webhooks.deliveries({ params: { id: created.id }, query: {} })
         expect(
           log.map((attempt) => [attempt.event, attempt.test, attempt.success, attempt.statusCode, attempt.attempt])
         )

@@ -1,20 +1,45 @@
 /**
  * What every response must satisfy: no 5xx; every error a JSON body of the contract's shape
  * (`{ _tag, message }`, validation errors listing their `issues` paths, 429 with Retry-After);
- * a status the document lists for the operation, carrying the documented body; and 401 for a
- * secured operation called without valid credentials (unless its body was too large to read).
+ * a status the document lists for the operation, carrying the documented body and headers; and
+ * 401 for a secured operation called without valid credentials (unless its body was too large to
+ * read). A deliberately wrong request (category `strict`) must be refused, and a 400 must name
+ * what was wrong.
+ *
+ * Headers: each one the document declares `required` for the status must be there, and each
+ * declared one present must match its schema and its syntax (`ETag` quoted, `Link`
+ * `<…>; rel="next"`, `Retry-After` seconds). A header the document does not declare is no finding
+ * (transports add their own), but for those the service itself sends (`serviceHeaders`).
  */
 import type { ValidateFunction } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
 
-import type { ApiDocument, JsonSchema, Operation } from "./openapi.js"
+import type { Expectation } from "./deviations.js"
+import type { ApiDocument, DocumentedHeaders, JsonSchema, Operation } from "./openapi.js"
 import type { FuzzRequest } from "./requests.js"
 
-export type FindingKind = "serverError" | "errorShape" | "schema" | "undocumentedStatus" | "notUnauthorized"
+export type FindingKind =
+  | "serverError"
+  | "errorShape"
+  | "schema"
+  | "undocumentedStatus"
+  | "notUnauthorized"
+  /** A 2xx for a request that had to be refused (an unknown field, a bad query value, an If-Match that cannot hold). */
+  | "acceptedInvalid"
+  /** A 400 for such a request whose issues do not name what was wrong. */
+  | "unnamedRefusal"
+  /** A required header missing, or a declared one not as declared. */
+  | "header"
+  /** One of the service's own headers on an operation and status that do not declare it. */
+  | "undocumentedHeader"
+  /** The retry of a request with an Idempotency-Key that was not the first answer replayed. */
+  | "replay"
 
 export interface Finding {
   readonly kind: FindingKind
   readonly reason: string
+  /** The header an `undocumentedHeader` finding is about, lower-case. */
+  readonly header?: string
 }
 
 export interface RawResponse {
@@ -22,6 +47,9 @@ export interface RawResponse {
   readonly headers: Record<string, string | Array<string> | undefined>
   readonly body: Buffer
 }
+
+/** The headers the service itself sends: present where the document does not declare them, they are findings. */
+export const serviceHeaders = ["etag", "cache-control", "retry-after", "set-cookie", "link", "idempotent-replayed"]
 
 const DOCUMENT_ID = "https://fuzz.invalid/openapi.json"
 
@@ -75,6 +103,125 @@ export const errorShapeProblem = (response: RawResponse): string | undefined => 
   return undefined
 }
 
+const isSuccess = (status: number) => status >= 200 && status < 300
+
+const issuePaths = (response: RawResponse): Array<ReadonlyArray<unknown>> => {
+  try {
+    const issues = JSON.parse(response.body.toString("utf8"))?.issues
+    return Array.isArray(issues) ? issues.map((issue) => issue?.path).filter(Array.isArray) : []
+  } catch {
+    return []
+  }
+}
+
+const samePath = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) =>
+  a.length === b.length && a.every((step, i) => String(step) === String(b[i]))
+
+/**
+ * A deliberately wrong request must not succeed, and its 400 must name what was wrong in an
+ * issue's `path`. Other refusals (401, 404, 412, 413, 429...) say nothing either way.
+ */
+export const expectationProblem = (expect: Expectation, response: RawResponse): Finding | undefined => {
+  if (isSuccess(response.status)) {
+    return { kind: "acceptedInvalid", reason: `accepted ${expect.what} (${response.status})` }
+  }
+  if (response.status !== 400 || expect.path === undefined) return undefined
+  const paths = issuePaths(response)
+  if (paths.some((path) => samePath(path, expect.path!))) return undefined
+  return {
+    kind: "unnamedRefusal",
+    reason: `400 for ${expect.what} names no issue at ${JSON.stringify(expect.path)} (issues at ${
+      paths.length === 0 ? "none" : paths.map((path) => JSON.stringify(path)).join(", ")
+    })`
+  }
+}
+
+/** An entity tag as RFC 9110 §8.8.3 writes it: quoted, optionally weak. */
+const entityTag = /^(W\/)?"[\x21\x23-\x7E\x80-\xFF]*"$/
+
+/**
+ * The syntax of the service's headers, which their declared schemas (`type: string`) do not
+ * spell out: what is wrong with `value`, or undefined. A `Link` names the next page of the same
+ * path, relative.
+ */
+export const headerSyntaxProblem = (name: string, value: string, requestPath: string): string | undefined => {
+  switch (name) {
+    case "etag":
+      return entityTag.test(value) ? undefined : `ETag ${JSON.stringify(value)} is not a quoted entity tag`
+    case "retry-after":
+      return /^\d+$/.test(value) ? undefined : `Retry-After ${JSON.stringify(value)} is not whole seconds`
+    case "link": {
+      const target = /^<(\/[^<>\s]*)>; rel="next"$/.exec(value)?.[1]
+      if (target === undefined) return `Link ${JSON.stringify(value)} is not <…>; rel="next"`
+      const [linked, asked] = [target, requestPath].map((path) => new URL(path, "http://link.invalid").pathname)
+      return linked === asked ? undefined : `Link names ${linked}, not the path asked (${asked})`
+    }
+    default:
+      return undefined
+  }
+}
+
+const headerValues = (value: string | Array<string> | undefined): Array<string> =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value]
+
+/**
+ * The response's headers against those the document declares for its status (`documented`,
+ * absent for a status the document does not list, which is a finding of its own). `conforms`
+ * says whether a header's text matches its declared schema.
+ */
+export const headerProblems = (
+  opId: string,
+  documented: DocumentedHeaders | undefined,
+  response: RawResponse,
+  requestPath: string,
+  conforms: (schema: JsonSchema, value: string) => boolean
+): Array<Finding> => {
+  if (documented === undefined) return []
+  const findings: Array<Finding> = []
+  for (const [name, declared] of Object.entries(documented)) {
+    const values = headerValues(response.headers[name])
+    if (values.length === 0) {
+      if (declared.required) {
+        findings.push({ kind: "header", reason: `${declared.name} is required on ${response.status} but missing` })
+      }
+      continue
+    }
+    for (const value of values) {
+      const problem = conforms(declared.schema, value)
+        ? headerSyntaxProblem(name, value, requestPath)
+        : `${declared.name} ${JSON.stringify(value)} does not match its declared schema`
+      if (problem !== undefined) findings.push({ kind: "header", reason: problem })
+    }
+  }
+  for (const name of serviceHeaders) {
+    if (response.headers[name] !== undefined && documented[name] === undefined) {
+      findings.push({
+        kind: "undocumentedHeader",
+        header: name,
+        reason: `${name}: ${
+          JSON.stringify(response.headers[name])
+        } on ${opId} ${response.status}, which declares no ${name}`
+      })
+    }
+  }
+  return findings
+}
+
+/**
+ * The second of two identical requests with one Idempotency-Key, after a first that succeeded:
+ * the first answer again, marked `Idempotent-Replayed: true`.
+ */
+export const replayProblem = (first: RawResponse, second: RawResponse): Finding | undefined => {
+  if (!isSuccess(first.status)) return undefined
+  if (second.status !== first.status) {
+    return { kind: "replay", reason: `the retry answered ${second.status}, the first request ${first.status}` }
+  }
+  if (second.headers["idempotent-replayed"] !== "true") {
+    return { kind: "replay", reason: "the retry has no Idempotent-Replayed: true" }
+  }
+  return second.body.equals(first.body) ? undefined : { kind: "replay", reason: "the retry's body is not the first's" }
+}
+
 export const makeChecker = (document: ApiDocument) => {
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false })
   ajv.addSchema({ $id: DOCUMENT_ID, components: rebase(document.raw.components ?? {}) })
@@ -88,8 +235,17 @@ export const makeChecker = (document: ApiDocument) => {
     return validate
   }
 
+  /** A header's text against its schema: numbers as numbers (`Retry-After: 30`), the rest as strings. */
+  const conforms = (schema: JsonSchema, value: string) => {
+    const type = document.resolve(schema).type
+    const numeric = (type === "integer" || type === "number") && /^-?\d+(\.\d+)?$/.test(value)
+    return validatorFor(schema)(numeric ? Number(value) : value)
+  }
+
   /** The documented body for a documented status (an undocumented one is a finding of its own). */
   const schemaProblem = (op: Operation, response: RawResponse): string | undefined => {
+    // Whatever the document says: a 304 has no body (RFC 9110 §15.4.5).
+    if (response.status === 304 && response.body.length > 0) return "304 with a body"
     const documented = op.responses[String(response.status)]
     if (documented === undefined) return undefined
     const types = Object.keys(documented.content)
@@ -142,6 +298,12 @@ export const makeChecker = (document: ApiDocument) => {
         reason: `${request.credentials} credentials answered ${response.status}, not 401`
       })
     }
+    const expected = request.expect === undefined ? undefined : expectationProblem(request.expect, response)
+    if (expected !== undefined) findings.push(expected)
+    const requestPath = request.target.split("?")[0]!
+    findings.push(
+      ...headerProblems(op.id, op.responseHeaders[String(response.status)], response, requestPath, conforms)
+    )
     return findings
   }
 }

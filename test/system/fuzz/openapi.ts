@@ -14,10 +14,20 @@ export interface Parameter {
   readonly schema: JsonSchema
 }
 
+export interface DocumentedHeader {
+  /** As the document spells it, e.g. `ETag`. */
+  readonly name: string
+  readonly required: boolean
+  readonly schema: JsonSchema
+}
+
 export interface DocumentedResponse {
   /** Content type to schema; empty when the response has no body (204). */
   readonly content: Record<string, JsonSchema | undefined>
 }
+
+/** The response headers the document declares for a status, by lower-case name (HTTP names are case-insensitive). */
+export type DocumentedHeaders = Record<string, DocumentedHeader>
 
 export interface Operation {
   /** `operationId`, e.g. `components.create`. */
@@ -27,8 +37,17 @@ export interface Operation {
   readonly path: string
   readonly pathParams: ReadonlyArray<Parameter>
   readonly queryParams: ReadonlyArray<Parameter>
+  readonly headerParams: ReadonlyArray<Parameter>
+  /**
+   * Refuses a query parameter it does not declare (400 naming it). The document says so of
+   * "every endpoint under `/api/v1` but the feeds", which answer XML, not JSON: feed readers and
+   * caches add parameters of their own.
+   */
+  readonly refusesUnknownQuery: boolean
   readonly body: { readonly schema: JsonSchema; readonly required: boolean } | undefined
   readonly responses: Record<string, DocumentedResponse>
+  /** By status, as `responses`: a status the document lists without headers has none. */
+  readonly responseHeaders: Record<string, DocumentedHeaders>
   /** Needs credentials (the operation lists security requirements). */
   readonly secured: boolean
   /** The resource its `{id}` names (the path segment before it), used to pick ids the fuzzer created. */
@@ -43,6 +62,14 @@ export interface ApiDocument {
 }
 
 const methods = ["get", "post", "put", "patch", "delete"] as const
+
+/** A feed: its success has a body, and not a JSON one (RSS, Atom). */
+const answersFeed = (responses: Record<string, DocumentedResponse>) => {
+  const types = Object.entries(responses).filter(([status]) => status.startsWith("2")).flatMap((
+    [, response]
+  ) => Object.keys(response.content))
+  return types.length > 0 && !types.includes("application/json")
+}
 
 export const parseDocument = (raw: JsonSchema): ApiDocument => {
   const resolve = (schema: JsonSchema): JsonSchema => {
@@ -73,10 +100,19 @@ export const parseDocument = (raw: JsonSchema): ApiDocument => {
       }))
       const bodySchema = op.requestBody?.content?.["application/json"]?.schema
       const responses: Record<string, DocumentedResponse> = {}
+      const responseHeaders: Record<string, DocumentedHeaders> = {}
       for (const [status, response] of Object.entries<JsonSchema>(op.responses ?? {})) {
         const content: Record<string, JsonSchema | undefined> = {}
         for (const [type, media] of Object.entries<JsonSchema>(response.content ?? {})) content[type] = media.schema
         responses[status] = { content }
+        const headers: DocumentedHeaders = responseHeaders[status] = {}
+        for (const [name, header] of Object.entries<JsonSchema>(response.headers ?? {})) {
+          headers[name.toLowerCase()] = {
+            name,
+            required: header.required === true,
+            schema: header.schema ?? { type: "string" }
+          }
+        }
       }
       const security = op.security ?? raw.security ?? []
       operations.push({
@@ -85,10 +121,13 @@ export const parseDocument = (raw: JsonSchema): ApiDocument => {
         path,
         pathParams: parameters.filter((p) => p.in === "path"),
         queryParams: parameters.filter((p) => p.in === "query"),
+        headerParams: parameters.filter((p) => p.in === "header"),
+        refusesUnknownQuery: path.startsWith("/api/v1/") && !answersFeed(responses),
         body: bodySchema === undefined
           ? undefined
           : { schema: bodySchema, required: op.requestBody?.required === true },
         responses,
+        responseHeaders,
         secured: security.length > 0 && security.every((requirement: object) => Object.keys(requirement).length > 0),
         resource: /\/([^/{}]+)\/\{[^}]+\}/.exec(path)?.[1]
       })

@@ -1,10 +1,20 @@
 /**
  * Builds one request for an operation in one category. Every operation gets every category in
- * turn, so each sees valid, invalid, hostile and malformed input and missing and forged
- * credentials.
+ * turn, so each sees valid, invalid, hostile and malformed input, missing and forged
+ * credentials, and deliberate deviations the strict API must refuse (deviations.ts).
  */
 import * as fc from "fast-check"
 
+import type { Expectation } from "./deviations.js"
+import {
+  badValuesOf,
+  failingIfMatch,
+  malformedIdempotencyKey,
+  roller,
+  tamperedCursor,
+  unknownParameter,
+  withUnknownField
+} from "./deviations.js"
 import type { Operation, Parameter } from "./openapi.js"
 import type { Context, UnsubscribeLink } from "./values.js"
 import {
@@ -19,7 +29,7 @@ import {
   validOf
 } from "./values.js"
 
-export const categories = ["valid", "invalid", "hostile", "malformed", "anonymous", "forged"] as const
+export const categories = ["valid", "invalid", "hostile", "malformed", "anonymous", "forged", "strict"] as const
 export type Category = typeof categories[number]
 
 /** The cycle of categories: valid and hostile input get a double share. */
@@ -31,7 +41,8 @@ export const cycle: ReadonlyArray<Category> = [
   "valid",
   "malformed",
   "hostile",
-  "forged"
+  "forged",
+  "strict"
 ]
 
 export type Credentials = "key" | "none" | "forged"
@@ -44,6 +55,10 @@ export interface FuzzRequest {
   readonly target: string
   readonly headers: Record<string, string>
   readonly body: string | undefined
+  /** Category `strict`: what the one deliberate deviation must get. */
+  readonly expect?: Expectation | undefined
+  /** Sent twice (a valid `Idempotency-Key`): the second answer must replay the first. */
+  readonly repeat?: boolean | undefined
 }
 
 type Input = "valid" | "invalid" | "hostile"
@@ -114,15 +129,42 @@ const routableValue: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom("__proto__", "constructor", "%27%20OR%201%3D1", "%F0%9D%95%B3", "%E2%80%AE")
 )
 
-const queryString = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<string> => {
-  const pairs = op.queryParams.map((param) => {
+/** Mostly a cursor a `Link` of this list gave, else none: a made-up cursor is a 400 (category `strict` sends those). */
+const learnedCursor = (op: Operation, ctx: Context): fc.Arbitrary<string | undefined> =>
+  mostlyKnown<string | undefined>(() => ctx.cursorsOf(op.id), fc.constant(undefined))
+
+/**
+ * A value for each declared query parameter, in `op.queryParams` order, or undefined to leave it
+ * out (never a required one when valid).
+ */
+const queryValues = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<Array<string | undefined>> => {
+  const values = fc.tuple(...op.queryParams.map((param) => {
+    if (input === "valid" && param.name === "cursor") return learnedCursor(op, ctx)
     const value = input === "valid"
       ? validOf(param.schema, ctx, param.name).map(asParamString)
       : input === "invalid"
       ? fc.oneof(fc.constantFrom("-1", "0", "101", "abc", "1.5", "", "OPERATIONAL"), fc.string({ maxLength: 10 }))
       : hostileString.map((s) => s.slice(0, 1000))
-    return fc.option(value.map((v) => `${encode(param.name)}=${encode(v)}`), { nil: undefined, freq: 3 })
-  })
+    return input === "valid" && param.required ? value : fc.option(value, { nil: undefined, freq: 3 })
+  }))
+  // One-click unsubscribe names an address and its token: a pair from the mail works.
+  const email = op.queryParams.findIndex((p) => p.name === "email")
+  const token = op.queryParams.findIndex((p) => p.name === "token")
+  if (input !== "valid" || email < 0 || token < 0) return values
+  return fc.tuple(values, mostlyKnown<UnsubscribeLink | undefined>(ctx.unsubscribeLinks, fc.constant(undefined)))
+    .map(([drawn, link]) =>
+      link === undefined
+        ? drawn
+        : drawn.map((value, i) => (i === email ? link.email : i === token ? link.token : value))
+    )
+}
+
+const pairsOf = (op: Operation, values: ReadonlyArray<string | undefined>) =>
+  op.queryParams.flatMap((param, i) => values[i] === undefined ? [] : [`${encode(param.name)}=${encode(values[i])}`])
+
+const joinQuery = (pairs: ReadonlyArray<string>) => (pairs.length === 0 ? "" : `?${pairs.join("&")}`)
+
+const queryString = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<string> => {
   const extras = input === "valid"
     ? fc.constant<Array<string>>([])
     : fc.array(
@@ -132,18 +174,16 @@ const queryString = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<st
       ),
       { maxLength: 2 }
     )
-  const query = fc.tuple(fc.tuple(...pairs), extras).map(([params, more]) => {
-    const all = [...params.filter((p): p is string => p !== undefined), ...more]
-    return all.length === 0 ? "" : `?${all.join("&")}`
-  })
-  // One-click unsubscribe names an address and its token: a pair from the mail works.
-  const linked = input === "valid" && ["email", "token"].every((name) => op.queryParams.some((p) => p.name === name))
-  return linked
-    ? fc.tuple(query, mostlyKnown<UnsubscribeLink | undefined>(ctx.unsubscribeLinks, fc.constant(undefined))).map((
-      [built, link]
-    ) => link === undefined ? built : `?email=${encode(link.email)}&token=${encode(link.token)}`)
-    : query
+  return fc.tuple(queryValues(op, input, ctx), extras).map(([values, more]) =>
+    joinQuery([...pairsOf(op, values), ...more])
+  )
 }
+
+/** A body the service should accept; a valid sign-in is an administrator's, so only with the credentials the run was given. */
+const validBody = (op: Operation, ctx: Context): fc.Arbitrary<unknown> =>
+  op.id === "auth.signIn" && ctx.signIn !== undefined
+    ? fc.constant({ email: ctx.signIn.email, password: ctx.signIn.password })
+    : validOf(op.body!.schema, ctx)
 
 const bodyFor = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<string | undefined> => {
   if (op.body === undefined) {
@@ -152,12 +192,8 @@ const bodyFor = (op: Operation, input: Input, ctx: Context): fc.Arbitrary<string
       ? fc.constant(undefined)
       : fc.option(hostileValue.map(toJsonText), { nil: undefined, freq: 2 })
   }
-  // A valid sign-in is an administrator's; only with the credentials the run was given can it succeed.
-  if (input === "valid" && op.id === "auth.signIn" && ctx.signIn !== undefined) {
-    return fc.constant(toJsonText({ email: ctx.signIn.email, password: ctx.signIn.password }))
-  }
   const value = input === "valid"
-    ? validOf(op.body.schema, ctx)
+    ? validBody(op, ctx)
     : input === "invalid"
     ? invalidOf(op.body.schema, ctx)
     : hostileOf(op.body.schema, ctx)
@@ -242,25 +278,163 @@ const hostileHeaders = fc.constantFrom<Record<string, string>>(
   { "if-none-match": "\"*\"" }
 )
 
+const pathArb = (op: Operation, valueOf: (param: Parameter) => fc.Arbitrary<string>) =>
+  fc.tuple(...op.pathParams.map(valueOf)).map((values) => {
+    let path = op.path
+    op.pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, values[i]!)))
+    return path
+  })
+
+/** The resource a path names: the path up to its first parameter (`…/monitors/x` of `…/monitors/x/pause`). */
+export const resourcePathOf = (op: Operation, path: string) => {
+  const at = op.path.split("/").findIndex((segment) => segment.startsWith("{"))
+  return at < 0 ? path : path.split("/").slice(0, at + 1).join("/")
+}
+
+/** Whether the operation takes a request header (`If-Match`, `Idempotency-Key`, `If-None-Match`). */
+export const takesHeader = (op: Operation, name: string) =>
+  op.headerParams.some((param) => param.name.toLowerCase() === name.toLowerCase())
+
+/**
+ * The conditional and retry headers a valid request sometimes carries, from what the run learned:
+ * `If-Match` `*` or the resource's last ETag (which may be stale by now: 412), `If-None-Match`
+ * the last ETag of the same read (304) or `*`, and a fresh `Idempotency-Key`, sometimes sent
+ * twice so that the second answer is a replay.
+ */
+const validHeaders = (op: Operation, ctx: Context) =>
+  fc.tuple(fc.nat(5), fc.nat(4), fc.nat(3), fc.uuid()).map(([ifMatch, ifNoneMatch, retry, key]) =>
+  (
+    path: string,
+    target: string
+  ): { headers: Record<string, string>; repeat: boolean } => {
+    const headers: Record<string, string> = {}
+    if (takesHeader(op, "If-Match")) {
+      const current = ctx.entityTagOf(resourcePathOf(op, path))
+      if (ifMatch === 0) headers["if-match"] = "*"
+      else if (ifMatch <= 2 && current !== undefined) headers["if-match"] = current
+    }
+    if (takesHeader(op, "If-None-Match")) {
+      const current = ctx.entityTagOf(target)
+      if (ifNoneMatch <= 1 && current !== undefined) headers["if-none-match"] = current
+      else if (ifNoneMatch === 2) headers["if-none-match"] = "*"
+    }
+    const keyed = takesHeader(op, "Idempotency-Key") && retry <= 1
+    if (keyed) headers["idempotency-key"] = `fuzz-${key}`
+    return { headers, repeat: keyed && retry === 1 }
+  })
+
+type Deviation = "bodyField" | "unknownQuery" | "badQueryValue" | "ifMatch" | "idempotencyKey"
+
+/** The deviations an operation can be given, a body field and a query value twice as often as the others. */
+const deviationsOf = (op: Operation, ctx: Context): Array<Deviation> => [
+  ...(op.body === undefined ? [] : ["bodyField", "bodyField"] as const),
+  ...(op.refusesUnknownQuery ? ["unknownQuery"] as const : []),
+  ...(op.queryParams.some((p) => p.name === "cursor" || badValuesOf(p.schema, ctx.resolve).length > 0)
+    ? ["badQueryValue", "badQueryValue"] as const
+    : []),
+  ...(takesHeader(op, "If-Match") ? ["ifMatch"] as const : []),
+  ...(takesHeader(op, "Idempotency-Key") ? ["idempotencyKey"] as const : [])
+]
+
+/**
+ * Category `strict`: a valid request (the run's key, a known id, a valid body and query) with
+ * exactly one deviation, and what its answer must be. An operation that takes any query and has
+ * nothing else to get wrong (the feeds, the health probes) gets an unknown parameter and no
+ * expectation.
+ */
+const strictRequestArb = (op: Operation, ctx: Context, apiKey: string): fc.Arbitrary<FuzzRequest> => {
+  const path = pathArb(op, (p) => pathValue(op, p, "valid", ctx))
+  const body = op.body === undefined ? fc.constant(undefined) : validBody(op, ctx)
+  const deviations = deviationsOf(op, ctx)
+  const dice = fc.array(fc.nat(), { minLength: 8, maxLength: 8 })
+  return fc.tuple(path, queryValues(op, "valid", ctx), body, dice).map(([path, values, bodyValue, numbers]) => {
+    const roll = roller(numbers)
+    let query = pairsOf(op, values)
+    let sent = bodyValue
+    const headers: Record<string, string> = {}
+    let expect: Expectation | undefined
+    const unknownQuery = () => {
+      const name = unknownParameter(op.queryParams.map((p) => p.name), roll)
+      query = [...query, `${encode(name)}=1`]
+      return op.refusesUnknownQuery
+        ? { kind: "unknownQuery", what: `the unknown query parameter ${name}`, path: [name] } satisfies Expectation
+        : undefined
+    }
+    switch (deviations.length === 0 ? "unknownQuery" : deviations[roll(deviations.length)]!) {
+      case "bodyField": {
+        const changed = withUnknownField(op.body!.schema, bodyValue, ctx.resolve, roll)
+        // A body with no closed object (a null one): the query instead, when it is strict.
+        if (changed === undefined) expect = unknownQuery()
+        else [sent, expect] = [changed.value, changed.expect]
+        break
+      }
+      case "unknownQuery":
+        expect = unknownQuery()
+        break
+      case "badQueryValue": {
+        const params = op.queryParams.filter((p) =>
+          p.name === "cursor" || badValuesOf(p.schema, ctx.resolve).length > 0
+        )
+        const param = params[roll(params.length)]!
+        const bad = badValuesOf(param.schema, ctx.resolve)
+        const value = param.name === "cursor" && (bad.length === 0 || roll(3) > 0)
+          ? tamperedCursor(ctx.cursorsOf(op.id), ctx.cursorsBesides(op.id), roll)
+          : bad[roll(bad.length)]!
+        query = [
+          ...pairsOf(op, values.map((v, i) => (op.queryParams[i] === param ? undefined : v))),
+          `${encode(param.name)}=${encode(value)}`
+        ]
+        expect = { kind: "badQueryValue", what: `${param.name}=${value}`, path: [param.name] }
+        break
+      }
+      case "ifMatch": {
+        const resource = resourcePathOf(op, path)
+        const failing = failingIfMatch(ctx.entityTagOf(resource), ctx.staleEntityTagsOf(resource), roll)
+        headers["if-match"] = failing.value
+        expect = failing.expect
+        break
+      }
+      case "idempotencyKey": {
+        const malformed = malformedIdempotencyKey(roll)
+        headers["idempotency-key"] = malformed.value
+        expect = malformed.expect
+        break
+      }
+    }
+    return {
+      category: "strict",
+      credentials: "key",
+      method: op.method,
+      target: path + joinQuery(query),
+      headers: {
+        accept: "application/json",
+        authorization: `Bearer ${apiKey}`,
+        ...headers,
+        ...(op.body === undefined ? {} : { "content-type": "application/json" })
+      },
+      body: op.body === undefined ? undefined : toJsonText(sent),
+      expect
+    }
+  })
+}
+
 export const requestArb = (
   op: Operation,
   category: Category,
   ctx: Context,
   apiKey: string
 ): fc.Arbitrary<FuzzRequest> => {
+  if (category === "strict") return strictRequestArb(op, ctx, apiKey)
   const input: fc.Arbitrary<Input> = category === "anonymous" || category === "forged"
     ? fc.constantFrom<Input>("valid", "valid", "invalid", "hostile")
     : fc.constant(category === "malformed" ? "valid" : category)
   return input.chain((kind) => {
     // With missing or forged credentials, path ids stay in the operation's route, so the answer must be its 401.
     const withoutKey = category === "anonymous" || category === "forged"
-    const path = fc.tuple(
-      ...op.pathParams.map((p) => withoutKey && kind !== "valid" ? routableValue : pathValue(op, p, kind, ctx))
-    ).map((values) => {
-      let path = op.path
-      op.pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, values[i]!)))
-      return path
-    })
+    const path = pathArb(
+      op,
+      (p) => withoutKey && kind !== "valid" ? routableValue : pathValue(op, p, kind, ctx)
+    )
     const credentials: fc.Arbitrary<[Credentials, Record<string, string>]> = category === "anonymous"
       ? fc.constant(["none", {}])
       : category === "forged"
@@ -280,20 +454,28 @@ export const requestArb = (
         text
       ): [string | undefined, string | undefined] => [text, text === undefined ? undefined : "application/json"])
     const extraHeaders = category === "hostile" ? hostileHeaders : fc.constant({})
-    return fc.tuple(path, queryString(op, kind, ctx), credentials, body, extraHeaders).map(
-      ([path, query, [credentialKind, credentialHeaders], [text, contentType], extra]): FuzzRequest => ({
-        category,
-        credentials: credentialKind,
-        method: op.method,
-        target: path + query,
-        headers: {
-          accept: "application/json",
-          ...extra,
-          ...credentialHeaders,
-          ...(contentType === undefined ? {} : { "content-type": contentType })
-        },
-        body: text
-      })
+    const conditional = category === "valid"
+      ? validHeaders(op, ctx)
+      : fc.constant(() => ({ headers: {}, repeat: false }))
+    return fc.tuple(path, queryString(op, kind, ctx), credentials, body, extraHeaders, conditional).map(
+      ([path, query, [credentialKind, credentialHeaders], [text, contentType], extra, conditionalHeaders]) => {
+        const { headers, repeat } = conditionalHeaders(path, path + query)
+        return {
+          category,
+          credentials: credentialKind,
+          method: op.method,
+          target: path + query,
+          headers: {
+            accept: "application/json",
+            ...extra,
+            ...headers,
+            ...credentialHeaders,
+            ...(contentType === undefined ? {} : { "content-type": contentType })
+          },
+          body: text,
+          repeat
+        } satisfies FuzzRequest
+      }
     )
   })
 }

@@ -2,7 +2,8 @@
  * The property-based fuzzer: sends `requests` generated requests (seeded, so a seed replays the
  * same sequence; exactly so with concurrency 1) to every operation of the service's OpenAPI
  * document and reports what broke the rules in `checks.ts`. It never throws on a finding: the
- * caller decides what passes.
+ * caller decides what passes. What the answers teach (learned.ts: the lists' cursors, entity
+ * tags) feeds the requests that follow: to page on, to alter, to send back as `If-Match`.
  *
  * It shares the service with other scenarios, so it only deletes, revokes or changes what it
  * created itself (plus the organization, which it restores), points every URL it stores at a
@@ -15,12 +16,13 @@ import { gunzipSync } from "node:zlib"
 
 import * as fc from "fast-check"
 
-import type { FindingKind, RawResponse } from "./checks.js"
-import { makeChecker } from "./checks.js"
+import type { Finding, FindingKind, RawResponse } from "./checks.js"
+import { makeChecker, replayProblem } from "./checks.js"
+import { Learned } from "./learned.js"
 import type { Operation } from "./openapi.js"
 import { fetchDocument } from "./openapi.js"
 import type { Category, FuzzRequest } from "./requests.js"
-import { cycle, requestArb } from "./requests.js"
+import { cycle, requestArb, resourcePathOf } from "./requests.js"
 import { isFuzzAddress, secretOf, tokensIn } from "./secrets.js"
 import type { Context, UnsubscribeLink } from "./values.js"
 
@@ -79,10 +81,22 @@ export interface FuzzReport {
   readonly undocumentedStatuses: number
   readonly undocumentedByOperation: Record<string, number>
   readonly adminWithoutCredentialsNot401: number
+  /** 2xx answers to deliberately wrong requests (category `strict`), and their 400s that did not name what was wrong. */
+  readonly acceptedInvalid: number
+  readonly unnamedRefusals: number
+  /** Deliberately wrong requests sent, by kind, and their answers' statuses (kind to status to count). */
+  readonly deviations: Record<string, Record<string, number>>
+  /** Required headers missing, declared ones not as declared. */
+  readonly headerViolations: number
+  /** The service's own headers where the document does not declare them, and which ("operation status header": count). */
+  readonly undocumentedHeaders: number
+  readonly undocumentedHeaderByOperation: Record<string, number>
+  /** Retries with an Idempotency-Key that did not replay a first answer that succeeded. */
+  readonly replayViolations: number
   /** Requests that got no HTTP answer at all (connection reset, time-out). */
   readonly transportErrors: number
   readonly durationMs: number
-  /** The first 50 findings. */
+  /** The first findings: 10 of each kind at most (one kind must not hide the others), 50 in all. */
   readonly failures: ReadonlyArray<FuzzFailure>
 }
 
@@ -92,10 +106,12 @@ export interface FuzzReport {
  */
 export const fuzzPassed = (report: FuzzReport) =>
   report.serverErrors + report.errorShapeViolations + report.schemaViolations + report.undocumentedStatuses +
-        report.adminWithoutCredentialsNot401 + report.transportErrors === 0 &&
+        report.adminWithoutCredentialsNot401 + report.acceptedInvalid + report.unnamedRefusals +
+        report.headerViolations + report.undocumentedHeaders + report.replayViolations + report.transportErrors === 0 &&
   report.operationsWithout2xx.every((id) => report.needSecrets.includes(id))
 
 const MAX_FAILURES = 50
+const MAX_FAILURES_OF_A_KIND = 10
 /** Node's limit on a request line and headers together (`maxHeaderSize`, 16 KB). */
 const headerLimitBytes = 16 * 1024
 const headBytes = (request: { readonly target: string; readonly headers: Record<string, string> }) =>
@@ -179,6 +195,9 @@ class Pools {
   }
 }
 
+/** Request headers shown in a finding's request. */
+const conditionalHeaders = ["if-match", "if-none-match", "idempotency-key"]
+
 const collectionOf = (op: Operation) => (op.path.includes("{") ? undefined : op.path.split("/").pop())
 
 export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
@@ -238,12 +257,17 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   const spendLinksOf = (email: string | null | undefined) => {
     for (const link of mail().unsubscribe) if (link.email === email) spent.add(linkKey(link))
   }
+  const learned = new Learned()
   const ctx: Context = {
     resolve: document.resolve,
     now: Date.now(),
     signIn: options.signIn,
     verifyTokens: () => mail().verify,
     unsubscribeLinks: () => mail().unsubscribe,
+    cursorsOf: (id) => learned.cursorsOf(id),
+    cursorsBesides: (id) => learned.cursorsBesides(id),
+    entityTagOf: (path) => learned.entityTagOf(path),
+    staleEntityTagsOf: (path) => learned.staleEntityTagsOf(path),
     // Reads the pool when a value is drawn, so arbitraries can be built once and reused.
     idFor: (resource) =>
       fc.tuple(fc.nat(4), fc.nat(), fc.uuid()).map(([known, pick, uuid]) => {
@@ -267,21 +291,54 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     schema: 0,
     undocumentedStatus: 0,
     notUnauthorized: 0,
+    acceptedInvalid: 0,
+    unnamedRefusal: 0,
+    header: 0,
+    undocumentedHeader: 0,
+    replay: 0,
     transport: 0
   }
   const covered = new Set<string>()
   const succeeded = new Set<string>()
   const undocumented: Record<string, number> = {}
+  const undocumentedHeaders: Record<string, number> = {}
+  const deviations: Record<string, Record<string, number>> = {}
   const failures: Array<FuzzFailure> = []
   const summary = (request: FuzzRequest) =>
     `${request.category} ${request.method} ${excerpt(request.target, 160)} credentials=${request.credentials} ` +
-    `content-type=${request.headers["content-type"] ?? "-"} body=${
-      request.body === undefined ? "-" : excerpt(request.body, 160)
-    }`
-  const fail = (op: Operation, request: FuzzRequest, status: number | null, body: string, reason: string) => {
-    if (failures.length < MAX_FAILURES) {
+    `content-type=${request.headers["content-type"] ?? "-"} ` +
+    conditionalHeaders.filter((name) => request.headers[name] !== undefined)
+      .map((name) => `${name}=${excerpt(request.headers[name]!, 60)} `).join("") +
+    `body=${request.body === undefined ? "-" : excerpt(request.body, 160)}` +
+    (request.expect === undefined ? "" : ` (sent ${request.expect.what})`) + (request.repeat ? " (sent twice)" : "")
+  const failuresOfKind: Record<string, number> = {}
+  const fail = (
+    op: Operation,
+    request: FuzzRequest,
+    status: number | null,
+    body: string,
+    kind: FindingKind | "transport",
+    reason: string
+  ) => {
+    const ofKind = failuresOfKind[kind] = (failuresOfKind[kind] ?? 0) + 1
+    if (failures.length < MAX_FAILURES && ofKind <= MAX_FAILURES_OF_A_KIND) {
       failures.push({ operation: op.id, request: summary(request), status, body: excerpt(body, 300), reason })
     }
+  }
+
+  /** The cursor of a list's `Link`, the ETag of a read or of a write's resource; `sent` is the clock's tick at sending. */
+  const learnHeaders = (op: Operation, request: FuzzRequest, response: RawResponse, sent: number) => {
+    const answered = learned.tick()
+    if (!(response.status >= 200 && response.status < 300) && response.status !== 304) return
+    const tag = response.headers.etag
+    if (typeof tag === "string") {
+      if (op.method !== "GET") learned.entityTag(resourcePathOf(op, request.target.split("?")[0]!), tag)
+      else if (op.path.endsWith("}")) learned.read(request.target, tag, sent, answered)
+      else learned.entityTag(request.target, tag)
+    }
+    const link = /^<([^<>]*)>/.exec(String(response.headers.link ?? ""))?.[1]
+    const cursor = link === undefined ? null : new URL(link, "http://link.invalid").searchParams.get("cursor")
+    if (cursor) learned.cursor(op.id, cursor)
   }
 
   const learn = (op: Operation, request: FuzzRequest, response: RawResponse) => {
@@ -316,6 +373,62 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     }
   }
 
+  /** The answer, or undefined when there is none to judge (counted as a transport error when that is the service's doing). */
+  const send = async (op: Operation, request: FuzzRequest): Promise<RawResponse | undefined> => {
+    try {
+      return await sender.send(request.method, request.target, request.headers, request.body)
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error)
+      const code = (error as { code?: string }).code
+      // Headers Node refuses to send are the client's limit, not the service's.
+      if (code === "ERR_INVALID_CHAR" || code === "ERR_INVALID_HTTP_TOKEN") return undefined
+      // A request line and headers over 16 KB are answered 431 and the connection closed before
+      // the body is read (src/http/PublicHttpServer.ts): a client still sending its body may see
+      // the reset before the answer. That is the refusal, not a missing answer.
+      if ((code === "ECONNRESET" || code === "EPIPE") && headBytes(request) > headerLimitBytes) return undefined
+      counts.transport++
+      byStatus["none"] = (byStatus["none"] ?? 0) + 1
+      fail(op, request, null, "", "transport", `no HTTP answer: ${message}`)
+      return undefined
+    }
+  }
+
+  const judge = (
+    op: Operation,
+    request: FuzzRequest,
+    response: RawResponse,
+    sent: number,
+    more: ReadonlyArray<Finding> = []
+  ) => {
+    covered.add(op.id)
+    if (response.status >= 200 && response.status < 300) succeeded.add(op.id)
+    byStatus[response.status] = (byStatus[response.status] ?? 0) + 1
+    if (request.expect !== undefined) {
+      const answers = deviations[request.expect.kind] ??= {}
+      answers[response.status] = (answers[response.status] ?? 0) + 1
+    }
+    for (const finding of [...check(op, request, response), ...more]) {
+      counts[finding.kind]++
+      if (finding.kind === "undocumentedStatus") {
+        undocumented[`${op.id} ${response.status}`] = (undocumented[`${op.id} ${response.status}`] ?? 0) + 1
+      }
+      if (finding.kind === "undocumentedHeader") {
+        const key = `${op.id} ${response.status} ${finding.header}`
+        undocumentedHeaders[key] = (undocumentedHeaders[key] ?? 0) + 1
+      }
+      fail(
+        op,
+        request,
+        response.status,
+        response.body.toString("utf8"),
+        finding.kind,
+        `${finding.kind}: ${finding.reason}`
+      )
+    }
+    learnHeaders(op, request, response, sent)
+    learn(op, request, response)
+  }
+
   let next = 0
   let lastLog = performance.now()
   const worker = async () => {
@@ -327,34 +440,16 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
       const category = cycle[(Math.floor(index / operations.length) + opIndex) % cycle.length]!
       const [request] = fc.sample(arbitraryFor(op, category), { seed: seedOf(options.seed, index), numRuns: 1 })
       byCategory[category] = (byCategory[category] ?? 0) + 1
-      let response: RawResponse
-      try {
-        response = await sender.send(request!.method, request!.target, request!.headers, request!.body)
-      } catch (error) {
-        const message = String((error as Error)?.message ?? error)
-        const code = (error as { code?: string }).code
-        // Headers Node refuses to send are the client's limit, not the service's.
-        if (code === "ERR_INVALID_CHAR" || code === "ERR_INVALID_HTTP_TOKEN") continue
-        // A request line and headers over 16 KB are answered 431 and the connection closed before
-        // the body is read (src/http/PublicHttpServer.ts): a client still sending its body may see
-        // the reset before the answer. That is the refusal, not a missing answer.
-        if ((code === "ECONNRESET" || code === "EPIPE") && headBytes(request!) > headerLimitBytes) continue
-        counts.transport++
-        byStatus["none"] = (byStatus["none"] ?? 0) + 1
-        fail(op, request!, null, "", `no HTTP answer: ${message}`)
-        continue
+      const sent = learned.tick()
+      const response = await send(op, request!)
+      if (response === undefined) continue
+      judge(op, request!, response, sent)
+      if (request!.repeat) {
+        const resent = learned.tick()
+        const retry = await send(op, request!)
+        const replayed = retry === undefined ? undefined : replayProblem(response, retry)
+        if (retry !== undefined) judge(op, request!, retry, resent, replayed === undefined ? [] : [replayed])
       }
-      covered.add(op.id)
-      if (response.status >= 200 && response.status < 300) succeeded.add(op.id)
-      byStatus[response.status] = (byStatus[response.status] ?? 0) + 1
-      for (const finding of check(op, request!, response)) {
-        counts[finding.kind]++
-        if (finding.kind === "undocumentedStatus") {
-          undocumented[`${op.id} ${response.status}`] = (undocumented[`${op.id} ${response.status}`] ?? 0) + 1
-        }
-        fail(op, request!, response.status, response.body.toString("utf8"), `${finding.kind}: ${finding.reason}`)
-      }
-      learn(op, request!, response)
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now()
         log(`fuzz: ${index + 1}/${options.requests} sent`)
@@ -389,6 +484,13 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     undocumentedStatuses: counts.undocumentedStatus,
     undocumentedByOperation: undocumented,
     adminWithoutCredentialsNot401: counts.notUnauthorized,
+    acceptedInvalid: counts.acceptedInvalid,
+    unnamedRefusals: counts.unnamedRefusal,
+    deviations,
+    headerViolations: counts.header,
+    undocumentedHeaders: counts.undocumentedHeader,
+    undocumentedHeaderByOperation: undocumentedHeaders,
+    replayViolations: counts.replay,
     transportErrors: counts.transport,
     durationMs: Math.round(performance.now() - started),
     failures

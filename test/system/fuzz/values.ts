@@ -180,6 +180,14 @@ export interface Context {
   readonly verifyTokens: () => ReadonlyArray<string>
   /** Address and token of the unsubscribe links mailed to them so far. */
   readonly unsubscribeLinks: () => ReadonlyArray<UnsubscribeLink>
+  /** Cursors of the `Link: <…>; rel="next"` headers an operation answered so far. */
+  readonly cursorsOf: (operationId: string) => ReadonlyArray<string>
+  /** Cursors other lists answered: a list must refuse them. */
+  readonly cursorsBesides: (operationId: string) => ReadonlyArray<string>
+  /** The last `ETag` answered for a path (a resource's, or a public read's with its query). */
+  readonly entityTagOf: (path: string) => string | undefined
+  /** Tags the resource at a path had and has no more. */
+  readonly staleEntityTagsOf: (path: string) => ReadonlyArray<string>
 }
 
 export interface UnsubscribeLink {

@@ -33,7 +33,7 @@ describe("dashboard component groups", () => {
     await expectAccessible(groups)
     await screenshot(groups, "component-groups")
 
-    const stored = await api((client) => client.componentGroups.list())
+    const stored = await api((client) => client.componentGroups.list({ query: {} }))
     const dataStores = stored.find((group) => group.name === "Data stores")
     expect(dataStores).toMatchObject({ description: "Where data lives", isPublic: false })
 
@@ -46,7 +46,7 @@ describe("dashboard component groups", () => {
     await editComponent.getByRole("button", { name: "Save" }).click()
     await expectStatusMessage(components, "Database was saved.")
     await expect.poll(() => componentRow.textContent()).toContain("In Data stores")
-    expect((await api((client) => client.components.list())).find((c) => c.id === database.id)?.groupId)
+    expect((await api((client) => client.components.list({ query: {} }))).find((c) => c.id === database.id)?.groupId)
       .toBe(dataStores!.id)
     // A new component can be put in a group as it is created.
     const newComponent = components.getByRole("form", { name: "New component" })
@@ -54,7 +54,9 @@ describe("dashboard component groups", () => {
     await newComponent.getByLabel("Group").selectOption({ label: "Data stores" })
     await newComponent.getByRole("button", { name: "Create component" }).click()
     await expectStatusMessage(components, "Object store was created.")
-    expect((await api((client) => client.components.list())).find((c) => c.name === "Object store")?.groupId)
+    expect(
+      (await api((client) => client.components.list({ query: {} }))).find((c) => c.name === "Object store")?.groupId
+    )
       .toBe(dataStores!.id)
     await expectAccessible(components)
     await components.close()
@@ -66,8 +68,11 @@ describe("dashboard component groups", () => {
     await dataRow.getByRole("button", { name: "Delete" }).click()
     await dataRow.getByRole("button", { name: "Delete Data stores" }).click()
     await expectStatusMessage(groups, "The group Data stores was deleted; its components are ungrouped.")
-    expect((await api((client) => client.components.list())).find((c) => c.id === database.id)?.groupId).toBeNull()
-    expect((await api((client) => client.componentGroups.list())).map((group) => group.name)).toEqual(["Spare"])
+    expect((await api((client) => client.components.list({ query: {} }))).find((c) => c.id === database.id)?.groupId)
+      .toBeNull()
+    expect((await api((client) => client.componentGroups.list({ query: {} }))).map((group) => group.name)).toEqual([
+      "Spare"
+    ])
 
     // The longer navigation still fits a phone.
     await groups.setViewportSize({ width: 390, height: 844 })

@@ -91,7 +91,7 @@ describe("admin dashboard", () => {
 
     await page.getByLabel("Status of Checkout API").selectOption("major_outage")
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Checkout API is now major outage.")
-    const stored = (await api((client) => client.components.list())).find((c) => c.name === "Checkout API")
+    const stored = (await api((client) => client.components.list({ query: {} }))).find((c) => c.name === "Checkout API")
     expect(stored).toMatchObject({ status: "major_outage", description: "Payments and carts", isPublic: true })
 
     // An empty name is refused, and the reason shows next to the field.
@@ -171,7 +171,7 @@ describe("admin dashboard", () => {
 
       await row.getByRole("button", { name: "Active Ops receiver" }).click()
       await expect.poll(() => page.getByText("Ops receiver is now paused.").isVisible()).toBe(true)
-      expect((await api((client) => client.webhooks.list())).find((w) => w.name === "Ops receiver"))
+      expect((await api((client) => client.webhooks.list({ query: {} }))).find((w) => w.name === "Ops receiver"))
         .toMatchObject({ isActive: false, type: "generic", componentIds: [payments.id] })
       expect(await row.textContent()).toContain("Payments")
       await expectAccessible(page)
@@ -200,7 +200,7 @@ describe("admin dashboard", () => {
     await expect.poll(() =>
       page.getByText("The monitor of https://search.example.test/health was created.").isVisible()
     ).toBe(true)
-    const stored = (await api((client) => client.monitors.list())).find((m) =>
+    const stored = (await api((client) => client.monitors.list({ query: {} }))).find((m) =>
       m.url === "https://search.example.test/health"
     )
     expect(stored).toMatchObject({
@@ -232,7 +232,7 @@ describe("admin dashboard", () => {
     await edit.getByRole("button", { name: "Save" }).click()
     await expect.poll(() => page.getByText("The monitor of https://search.example.test/health was saved.").isVisible())
       .toBe(true)
-    const edited = (await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)
+    const edited = (await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === stored!.id)
     expect(edited).toMatchObject({
       failureThreshold: 5,
       regions: ["eu-west", "us-east"],
@@ -243,11 +243,13 @@ describe("admin dashboard", () => {
     await row.getByRole("button", { name: "Pause" }).click()
     await expect.poll(() => page.getByText("The monitor of https://search.example.test/health is paused.").isVisible())
       .toBe(true)
-    expect((await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)?.paused).toBe(true)
+    expect((await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === stored!.id)?.paused).toBe(
+      true
+    )
     await expect.poll(() => row.getByRole("cell").filter({ hasText: "Paused" }).count()).toBe(1)
     await row.getByRole("button", { name: "Resume" }).click()
     await expect.poll(async () =>
-      (await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)?.paused
+      (await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === stored!.id)?.paused
     ).toBe(false)
     await page.close()
   })
@@ -276,7 +278,7 @@ describe("admin dashboard", () => {
     await form.getByRole("button", { name: "Create monitor" }).click()
     await expect.poll(() => page.getByText("The monitor of https://checkout.example.test/api was created.").isVisible())
       .toBe(true)
-    const stored = (await api((client) => client.monitors.list())).find((m) =>
+    const stored = (await api((client) => client.monitors.list({ query: {} }))).find((m) =>
       m.url === "https://checkout.example.test/api"
     )
     expect(stored).toMatchObject({
@@ -304,11 +306,13 @@ describe("admin dashboard", () => {
     await edit.getByRole("button", { name: "Save" }).click()
     await expect.poll(() => page.getByText("The monitor of https://checkout.example.test/api was saved.").isVisible())
       .toBe(true)
-    expect((await api((client) => client.monitors.list())).find((m) => m.id === stored!.id)).toMatchObject({
-      body: "{\"cart\":2}",
-      headers: { Authorization: "********" },
-      quorum: "any"
-    })
+    expect((await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === stored!.id)).toMatchObject(
+      {
+        body: "{\"cart\":2}",
+        headers: { Authorization: "********" },
+        quorum: "any"
+      }
+    )
 
     await form.getByLabel("Check").selectOption("dns")
     expect(await form.getByLabel("Method").count()).toBe(0)
@@ -319,7 +323,7 @@ describe("admin dashboard", () => {
     await form.getByLabel("Regions").fill("")
     await form.getByRole("button", { name: "Create monitor" }).click()
     await expect.poll(() => page.getByText("The monitor of checkout.example.test was created.").isVisible()).toBe(true)
-    expect((await api((client) => client.monitors.list())).find((m) => m.url === "checkout.example.test"))
+    expect((await api((client) => client.monitors.list({ query: {} }))).find((m) => m.url === "checkout.example.test"))
       .toMatchObject({ type: "dns", dnsRecordType: "TXT", dnsExpectedValues: ["v=spf1"], quorum: "majority" })
     await expectAccessible(page)
     await page.close()
@@ -390,7 +394,7 @@ describe("admin dashboard", () => {
     await row.getByRole("button", { name: "Resolve", exact: true }).click()
     await row.getByRole("button", { name: "Resolve Search is slow" }).click()
     await expectStatusMessage(page, "Search is slow was resolved.")
-    const stored = (await api((client) => client.incidents.list())).find((incident) =>
+    const stored = (await api((client) => client.incidents.list({ query: {} }))).find((incident) =>
       incident.title === "Search is slow"
     )
     expect(stored).toMatchObject({ status: "resolved", severity: "major" })
@@ -411,7 +415,7 @@ describe("admin dashboard", () => {
     await form.getByLabel("Ends").fill("2031-03-10T11:00")
     await form.getByRole("button", { name: "Schedule" }).click()
     await expectStatusMessage(page, "Database upgrade was scheduled.")
-    const created = (await api((client) => client.maintenance.list())).find((window) =>
+    const created = (await api((client) => client.maintenance.list({ query: {} }))).find((window) =>
       window.title === "Database upgrade"
     )!
     // The browser's local time, sent as UTC.
@@ -483,7 +487,7 @@ describe("admin dashboard", () => {
     await row.getByRole("button", { name: "Remove" }).click()
     await row.getByRole("button", { name: "Remove reader@example.com" }).click()
     await expect.poll(() => page.getByText("reader@example.com was removed.").isVisible()).toBe(true)
-    expect(await api((client) => client.subscribers.list())).toEqual([])
+    expect(await api((client) => client.subscribers.list({ query: {} }))).toEqual([])
     await page.setViewportSize({ width: 390, height: 844 })
     await expectAccessible(page)
     await page.close()

@@ -17,7 +17,7 @@ const suite = useBrowserStack()
 const { api, openScreen } = suite
 
 const componentStatus = async (id: string) =>
-  (await api((client) => client.components.list())).find((component) => component.id === id)?.status
+  (await api((client) => client.components.list({ query: {} }))).find((component) => component.id === id)?.status
 
 const publicIncidentTitles = async () =>
   (await api((client) => client.status.incidents({ query: {} }))).map((incident) => incident.title)
@@ -42,7 +42,7 @@ describe("dashboard incident automation", () => {
 
     const row = page.getByRole("row").filter({ hasText: "Checkout errors" })
     await row.getByText("Draft", { exact: true }).waitFor()
-    const [draft] = await api((client) => client.incidents.list())
+    const [draft] = await api((client) => client.incidents.list({ query: {} }))
     expect(draft).toMatchObject({ title: "Checkout errors", published: false, componentIds: [checkout.id] })
     // The draft sets the status at once, but the public does not see the incident.
     expect(await componentStatus(checkout.id)).toBe("major_outage")
@@ -62,7 +62,7 @@ describe("dashboard incident automation", () => {
     await row.getByRole("button", { name: "Resolve Checkout errors" }).click()
     await expectStatusMessage(page, "Checkout errors was resolved.")
     expect(await componentStatus(checkout.id)).toBe("operational")
-    const [resolved] = await api((client) => client.incidents.list())
+    const [resolved] = await api((client) => client.incidents.list({ query: {} }))
     expect(resolved).toMatchObject({ status: "resolved", published: true })
     await expectAccessible(page)
     await page.close()
@@ -92,7 +92,9 @@ describe("dashboard incident automation", () => {
         return monitor.id
       }).pipe(Effect.provide(ResultIngest.layer))
     )
-    const opened = (await api((client) => client.incidents.list())).find((incident) => incident.monitorId === monitorId)
+    const opened = (await api((client) => client.incidents.list({ query: {} }))).find((incident) =>
+      incident.monitorId === monitorId
+    )
     expect(opened).toMatchObject({ source: "monitor", automation: "active", published: false })
 
     const page = await openScreen("incidents")
@@ -108,7 +110,9 @@ describe("dashboard incident automation", () => {
     await update.getByRole("button", { name: "Post update" }).click()
     await expectStatusMessage(page, `The update on ${opened!.title} was posted.`)
     await row.getByText("Opened by monitor · handed over to operators").waitFor()
-    const handedOver = (await api((client) => client.incidents.list())).find((incident) => incident.id === opened!.id)
+    const handedOver = (await api((client) => client.incidents.list({ query: {} }))).find((incident) =>
+      incident.id === opened!.id
+    )
     expect(handedOver).toMatchObject({ automation: "handed_over", published: false })
     expect(await componentStatus(handedOver!.componentIds[0]!)).toBe("partial_outage")
     await page.close()
@@ -133,7 +137,9 @@ describe("dashboard incident automation", () => {
     await form.getByRole("button", { name: "Create monitor" }).click()
     await expectStatusMessage(page, "The monitor of https://payments.example.test/health was created.")
 
-    const [created] = (await api((client) => client.monitors.list())).filter((m) => m.componentId === component.id)
+    const [created] = (await api((client) => client.monitors.list({ query: {} }))).filter((m) =>
+      m.componentId === component.id
+    )
     expect(created).toMatchObject({
       incidentPolicy: "draft",
       incidentTemplateId: template.id,
@@ -158,7 +164,7 @@ describe("dashboard incident automation", () => {
     await edit.getByLabel("Resolve after (seconds)").fill("0")
     await edit.getByRole("button", { name: "Save" }).click()
     await expectStatusMessage(page, "The monitor of https://payments.example.test/health was saved.")
-    const saved = (await api((client) => client.monitors.list())).find((m) => m.id === created!.id)
+    const saved = (await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === created!.id)
     expect(saved).toMatchObject({ incidentPolicy: "publish", incidentTemplateId: null, resolveAfterSeconds: 0 })
     await row.getByText("on outage opens and publishes an incident from the default text, resolved after 0 s up", {
       exact: false

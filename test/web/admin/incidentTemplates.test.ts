@@ -44,7 +44,7 @@ describe("dashboard incident templates", () => {
     await expectAccessible(templates)
     await screenshot(templates, "incident-templates")
 
-    const stored = await api((client) => client.incidentTemplates.list())
+    const stored = await api((client) => client.incidentTemplates.list({ query: {} }))
     expect(stored).toHaveLength(1)
     expect(stored[0]).toMatchObject({
       name: "Payments down",
@@ -69,7 +69,7 @@ describe("dashboard incident templates", () => {
     await newIncident.getByRole("button", { name: "Open incident" }).click()
     await expectStatusMessage(incidents, "Payments failing in Europe was opened.")
 
-    const [opened] = await api((client) => client.incidents.list())
+    const [opened] = await api((client) => client.incidents.list({ query: {} }))
     expect(opened).toMatchObject({
       title: "Payments failing in Europe",
       message: "Card payments fail at the provider.",

@@ -32,7 +32,9 @@ describe("dashboard recurring maintenance", () => {
     await expectStatusMessage(page, "Patch night was scheduled.")
     // The form is blank again, repeating never.
     expect(await form.getByLabel("Repeat").inputValue()).toBe("never")
-    const first = (await api((client) => client.maintenance.list())).find((window) => window.title === "Patch night")!
+    const first = (await api((client) => client.maintenance.list({ query: {} }))).find((window) =>
+      window.title === "Patch night"
+    )!
     expect(first.recurrence).toEqual({ frequency: "weekly", interval: 2, count: 4 })
     expect(first.seriesId).toBe(first.id)
 
@@ -49,7 +51,7 @@ describe("dashboard recurring maintenance", () => {
     await expectStatusMessage(page, "This occurrence of Patch night was cancelled.")
     await expect.poll(() => rows.count()).toBe(2)
     const series = async () =>
-      (await api((client) => client.maintenance.list()))
+      (await api((client) => client.maintenance.list({ query: {} })))
         .filter((window) => window.seriesId === first.id)
         .toSorted((a, b) => a.scheduledStart.epochMilliseconds - b.scheduledStart.epochMilliseconds)
     const [cancelled, next] = await series()

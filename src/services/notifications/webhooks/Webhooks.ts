@@ -5,6 +5,7 @@ import { Clock, Context, DateTime, Effect, Layer } from "effect"
 
 import { Conflict, NotFound, orNotFound } from "../../../domain/Errors.js"
 import type { IncidentEvent } from "../../../domain/NotificationEvent.js"
+import type { PageRequest } from "../../../domain/Page.js"
 import type { CreateWebhook, UpdateWebhook, WebhookId } from "../../../domain/Webhook.js"
 import { CreatedWebhook } from "../../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
@@ -14,9 +15,6 @@ import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
 import { generateSecret } from "./Signing.js"
 import { WebhookSender } from "./WebhookSender.js"
-
-/** How many attempts GET /admin/webhooks/:id/deliveries lists. */
-const recentAttemptsShown = 50
 
 /** The sample of POST /admin/webhooks/:id/test: an `incident.created` marked `data.test = true`. */
 const sampleIncident = (organization: string, at: DateTime.Utc): IncidentEvent => ({
@@ -45,7 +43,8 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
     const get = (id: WebhookId) => repo.findById(id).pipe(orNotFound("Webhook", id))
 
     return {
-      list: Effect.fn("Webhooks.list")(() => repo.findAll()),
+      list: Effect.fn("Webhooks.list")((page: PageRequest) => repo.findPage(page)),
+      get: Effect.fn("Webhooks.get")(get),
 
       /** Only `generic` webhooks get a secret; this response is the only one that shows it. */
       create: Effect.fn("Webhooks.create")((input: CreateWebhook) => {
@@ -90,8 +89,8 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
         return result
       }),
 
-      deliveries: Effect.fn("Webhooks.deliveries")((id: WebhookId) =>
-        get(id).pipe(Effect.andThen(deliveries.recentAttempts(id, recentAttemptsShown)))
+      deliveries: Effect.fn("Webhooks.deliveries")((id: WebhookId, page: PageRequest) =>
+        get(id).pipe(Effect.andThen(deliveries.attemptsPage(id, page)))
       )
     } as const
   })

@@ -8,9 +8,11 @@ import { FetchHttpClient } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 
 import { Api } from "../../../../api/Api.js"
+import { PreconditionsClient } from "../../../../client/IfMatch.js"
 import { describeFailure, type Failure } from "./failure.js"
 
-const makeClient = HttpApiClient.make(Api)
+// Writes made under `withIfMatch` send the ETag they were read with (ui/resources.tsx).
+const makeClient = HttpApiClient.make(Api).pipe(Effect.provide(PreconditionsClient))
 export type ApiClient = Effect.Success<typeof makeClient>
 
 const runtime = ManagedRuntime.make(FetchHttpClient.layer)

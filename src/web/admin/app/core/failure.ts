@@ -3,8 +3,10 @@
  * the failure names fields: the server's `issues` (HttpApiDecodeError, BadRequest) and the
  * typed client's own check of the payload against the same schemas before sending it.
  */
-import { Cause, Option, Schema, SchemaIssue } from "effect"
+import { Cause, Option, Schema } from "effect"
 import { HttpClientError } from "effect/http"
+
+import { fieldIssues } from "../../../../api/IssueMessages.js"
 
 export interface Failure {
   readonly kind: "unauthorized" | "other"
@@ -15,39 +17,43 @@ export interface Failure {
 }
 
 interface Issue {
-  readonly path: ReadonlyArray<PropertyKey>
+  readonly path: ReadonlyArray<unknown>
   readonly message: string
 }
 
 const sentence = (text: string) => text.length === 0 ? text : text[0]!.toUpperCase() + text.slice(1)
 
-const withIssues = (message: string, issues: ReadonlyArray<Issue>): Failure => {
+const markedBelow = "Please correct the fields marked below."
+
+/**
+ * The message of each field an issue names, the first one for a field. An issue inside a field
+ * (a recurrence's interval, a header by name) names the part: "Interval must be …"; an array's
+ * element is the field's own message ("Unknown component …").
+ */
+const fieldMessages = (issues: ReadonlyArray<Issue>): Record<string, string> => {
   const fields: Record<string, string> = {}
-  const general: Array<string> = []
   for (const issue of issues) {
-    const field = issue.path[0]
-    if (field === undefined) general.push(sentence(issue.message))
-    else fields[String(field)] ??= sentence(issue.message)
+    const [field, ...inside] = issue.path
+    if (typeof field !== "string" && typeof field !== "number") continue
+    const part = inside.filter((key) => typeof key === "string").join(".")
+    fields[String(field)] ??= sentence(part.length > 0 ? `${part} ${issue.message}` : issue.message)
   }
-  return {
-    kind: "other",
-    message: general.length > 0
-      ? general.join(" ")
-      : Object.keys(fields).length > 0
-      ? "Please correct the fields marked below."
-      : message,
-    fields
-  }
+  return fields
 }
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+/**
+ * Field messages from `issues`, and `message` above the form; an issue of the whole request (no
+ * path) has no field to stand by, so `message` says it.
+ */
+const withIssues = (message: string, issues: ReadonlyArray<Issue>): Failure => ({
+  kind: "other",
+  message,
+  fields: fieldMessages(issues)
+})
 
-/** A schema error's issues, one per offending value, each with its path (property keys) and message. */
-const issuesOf = (error: Schema.SchemaError): ReadonlyArray<Issue> =>
-  formatIssues(error.issue).issues.map(({ message, path }) => ({
-    message,
-    path: (path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment)
-  }))
+const isIssue = (value: unknown): value is Issue =>
+  typeof value === "object" && value !== null && "path" in value && Array.isArray(value.path) &&
+  "message" in value && typeof value.message === "string"
 
 /** The client's failures before any answer came: the request could not be sent. */
 const requestFailures: ReadonlySet<string> = new Set(["TransportError", "EncodeError", "InvalidUrlError"])
@@ -57,7 +63,10 @@ const hasTag = (error: unknown): error is { readonly _tag: string; readonly mess
 
 const describeError = (error: unknown): Failure => {
   if (Schema.isSchemaError(error)) {
-    return withIssues("The form has invalid values.", issuesOf(error))
+    // The typed client's own check, with the server's words: the same schemas, the same messages.
+    const issues = fieldIssues(error.issue)
+    const whole = issues.find((issue) => issue.path.length === 0)
+    return withIssues(whole ? sentence(`${whole.message}.`) : markedBelow, issues)
   }
   if (HttpClientError.isHttpClientError(error)) {
     return requestFailures.has(error.reason._tag)
@@ -69,11 +78,21 @@ const describeError = (error: unknown): Failure => {
   switch (error._tag) {
     case "HttpApiDecodeError":
     case "BadRequest": {
-      const issues = "issues" in error && Array.isArray(error.issues) ? (error.issues as ReadonlyArray<Issue>) : []
+      // A schema's refusal and a rule's (BadRequest) alike: one sentence above, a message per field.
+      const issues = "issues" in error && Array.isArray(error.issues) ? error.issues.filter(isIssue) : []
       return withIssues(message || "The request was refused.", issues)
     }
     case "Unauthorized":
       return { kind: "unauthorized", message: message || "Please sign in.", fields: {} }
+    // The form was opened on a version someone else has changed since (If-Match): say so, keep
+    // what was typed, and tell how to see their change.
+    case "PreconditionFailed":
+      return {
+        kind: "other",
+        message: "Someone else changed this item since you opened it, so it was not saved. Cancel and open it " +
+          "again to see their change; copy what you typed first if you want to keep it.",
+        fields: {}
+      }
     default:
       return { kind: "other", message: message || `The request failed (${error._tag}).`, fields: {} }
   }

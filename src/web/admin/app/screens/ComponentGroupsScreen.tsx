@@ -4,11 +4,14 @@
  */
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
+import { everyItem } from "../../../../client/Pages.js"
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import {
+  FreshEditor,
   InlineSection,
   NewSection,
   OpenButton,
@@ -35,7 +38,7 @@ const GroupForm = (props: ResourceFormProps<GroupJson>) => {
     const initial = props.initial
     const outcome = await submit((api) =>
       initial
-        ? api.componentGroups.update({ params: { id: initial.id }, payload })
+        ? api.componentGroups.update({ params: { id: initial.id }, payload }).pipe(withIfMatch(props.etag))
         : api.componentGroups.create({ payload })
     )
     if (outcome.ok) {
@@ -101,13 +104,21 @@ const GroupRow = (props: {
         <FailureMessage failure={failure} />
         {editor.open && (
           <InlineSection id={`edit-group-${group.id}`} title={`Edit ${group.name}`}>
-            <GroupForm
-              id={`edit-group-${group.id}`}
-              initial={group}
-              submitLabel="Save"
-              onCancel={editor.close}
-              onSaved={(saved) => editor.done(`The group ${saved.name} was saved.`)}
-            />
+            <FreshEditor
+              read={(api) =>
+                api.componentGroups.get({ params: { id: group.id }, responseMode: "decoded-and-response" })}
+            >
+              {(fresh, etag) => (
+                <GroupForm
+                  id={`edit-group-${group.id}`}
+                  initial={fresh}
+                  etag={etag}
+                  submitLabel="Save"
+                  onCancel={editor.close}
+                  onSaved={(saved) => editor.done(`The group ${saved.name} was saved.`)}
+                />
+              )}
+            </FreshEditor>
           </InlineSection>
         )}
       </th>
@@ -121,7 +132,7 @@ const GroupRow = (props: {
 }
 
 const ComponentGroupsView = () => {
-  const { loaded, message, changed } = useListScreen((api) => api.componentGroups.list())
+  const { loaded, message, changed } = useListScreen((api) => everyItem(api.componentGroups.list))
   const components = useComponentChoices()
 
   return (

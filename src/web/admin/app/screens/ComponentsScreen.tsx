@@ -4,6 +4,8 @@
  */
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
+import { everyItem } from "../../../../client/Pages.js"
 import type { Component, ComponentStatus } from "../../../../domain/Component.js"
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { componentStatusLabel, optionsOf } from "../../../Labels.js"
@@ -11,6 +13,7 @@ import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import {
+  FreshEditor,
   InlineSection,
   NewSection,
   OpenButton,
@@ -40,7 +43,9 @@ const ComponentForm = (props: ResourceFormProps<ComponentJson> & { readonly grou
     const payload = { name: name.trim(), description, status, isPublic, groupId: groupId === "" ? null : groupId }
     const initial = props.initial
     const outcome = await submit((api) =>
-      initial ? api.components.update({ params: { id: initial.id }, payload }) : api.components.create({ payload })
+      initial
+        ? api.components.update({ params: { id: initial.id }, payload }).pipe(withIfMatch(props.etag))
+        : api.components.create({ payload })
     )
     if (outcome.ok) {
       if (!initial) {
@@ -132,14 +137,21 @@ const ComponentRow = (props: {
         {component.description && <p class="muted small">{component.description}</p>}
         {editor.open && (
           <InlineSection id={`edit-${component.id}`} title={`Edit ${component.name}`}>
-            <ComponentForm
-              id={`edit-${component.id}`}
-              initial={component}
-              groups={props.groups}
-              submitLabel="Save"
-              onCancel={editor.close}
-              onSaved={(saved) => editor.done(`${saved.name} was saved.`)}
-            />
+            <FreshEditor
+              read={(api) => api.components.get({ params: { id: component.id }, responseMode: "decoded-and-response" })}
+            >
+              {(fresh, etag) => (
+                <ComponentForm
+                  id={`edit-${component.id}`}
+                  initial={fresh}
+                  etag={etag}
+                  groups={props.groups}
+                  submitLabel="Save"
+                  onCancel={editor.close}
+                  onSaved={(saved) => editor.done(`${saved.name} was saved.`)}
+                />
+              )}
+            </FreshEditor>
           </InlineSection>
         )}
       </th>
@@ -163,8 +175,8 @@ const ComponentRow = (props: {
 }
 
 const ComponentsView = () => {
-  const { loaded, reload, message, changed } = useListScreen((api) => api.components.list())
-  const [loadedGroups] = useLoad((api) => api.componentGroups.list())
+  const { loaded, reload, message, changed } = useListScreen((api) => everyItem(api.components.list))
+  const [loadedGroups] = useLoad((api) => everyItem(api.componentGroups.list))
   const groups = loadedGroups.state === "ready" ? loadedGroups.value : []
 
   return (

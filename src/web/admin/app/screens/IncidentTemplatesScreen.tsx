@@ -4,6 +4,8 @@
  */
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
+import { everyItem } from "../../../../client/Pages.js"
 import type { IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
 import { openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
@@ -12,6 +14,7 @@ import { ConfirmButton, FailureMessage, VisibilityBadge } from "../ui/feedback.j
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import {
+  FreshEditor,
   InlineSection,
   NewSection,
   OpenButton,
@@ -46,7 +49,7 @@ const TemplateForm = (
     const initial = props.initial
     const outcome = await submit((api) =>
       initial
-        ? api.incidentTemplates.update({ params: { id: initial.id }, payload })
+        ? api.incidentTemplates.update({ params: { id: initial.id }, payload }).pipe(withIfMatch(props.etag))
         : api.incidentTemplates.create({ payload })
     )
     if (outcome.ok) {
@@ -140,14 +143,22 @@ const TemplateRow = (props: {
         <FailureMessage failure={failure} />
         {editor.open && (
           <InlineSection id={`edit-template-${template.id}`} title={`Edit ${template.name}`}>
-            <TemplateForm
-              id={`edit-template-${template.id}`}
-              initial={template}
-              components={props.components}
-              submitLabel="Save"
-              onCancel={editor.close}
-              onSaved={(saved) => editor.done(`The template ${saved.name} was saved.`)}
-            />
+            <FreshEditor
+              read={(api) =>
+                api.incidentTemplates.get({ params: { id: template.id }, responseMode: "decoded-and-response" })}
+            >
+              {(fresh, etag) => (
+                <TemplateForm
+                  id={`edit-template-${template.id}`}
+                  initial={fresh}
+                  etag={etag}
+                  components={props.components}
+                  submitLabel="Save"
+                  onCancel={editor.close}
+                  onSaved={(saved) => editor.done(`The template ${saved.name} was saved.`)}
+                />
+              )}
+            </FreshEditor>
           </InlineSection>
         )}
       </th>
@@ -160,7 +171,7 @@ const TemplateRow = (props: {
 }
 
 const IncidentTemplatesView = () => {
-  const { loaded, message, changed } = useListScreen((api) => api.incidentTemplates.list())
+  const { loaded, message, changed } = useListScreen((api) => everyItem(api.incidentTemplates.list))
   const componentList = useComponentChoices()
 
   return (

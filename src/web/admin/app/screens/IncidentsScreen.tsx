@@ -7,6 +7,8 @@
 import { Effect } from "effect"
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
+import { everyItem } from "../../../../client/Pages.js"
 import type { Component } from "../../../../domain/Component.js"
 import type { Incident, IncidentAutomation, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
@@ -21,6 +23,7 @@ import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feed
 import { Checkbox, Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import {
+  FreshEditor,
   InlineSection,
   NewSection,
   OpenButton,
@@ -162,6 +165,8 @@ const NewIncident = (
 const PostUpdate = (
   props: {
     readonly incident: IncidentJson
+    /** The ETag the incident was read with: an update posted by someone else meanwhile refuses this one. */
+    readonly etag: string | undefined
     readonly components: ReadonlyArray<ComponentJson>
     readonly onPosted: (incident: IncidentJson) => void
     readonly onCancel: () => void
@@ -185,7 +190,9 @@ const PostUpdate = (
       // The API takes restoreComponents only with status resolved.
       ...(resolving && restoreComponents ? { restoreComponents: true } : {})
     }
-    const outcome = await submit((api) => api.incidents.addUpdate({ params: { id: incident.id }, payload }))
+    const outcome = await submit((api) =>
+      api.incidents.addUpdate({ params: { id: incident.id }, payload }).pipe(withIfMatch(props.etag))
+    )
     if (outcome.ok) props.onPosted(outcome.value)
   }
 
@@ -312,12 +319,19 @@ const IncidentRow = (props: {
         <FailureMessage failure={failure} />
         {timeline.open && <Timeline incident={incident} />}
         {posting.open && (
-          <PostUpdate
-            incident={incident}
-            components={props.components}
-            onCancel={posting.close}
-            onPosted={(updated) => posting.done(`The update on ${updated.title} was posted.`)}
-          />
+          <FreshEditor
+            read={(api) => api.incidents.get({ params: { id: incident.id }, responseMode: "decoded-and-response" })}
+          >
+            {(fresh, etag) => (
+              <PostUpdate
+                incident={fresh}
+                etag={etag}
+                components={props.components}
+                onCancel={posting.close}
+                onPosted={(updated) => posting.done(`The update on ${updated.title} was posted.`)}
+              />
+            )}
+          </FreshEditor>
         )}
         {postmortem.open && (
           <PostmortemEditor
@@ -378,7 +392,7 @@ const IncidentsView = () => {
   // Open incidents first.
   const { loaded, message, changed } = useListScreen((api) =>
     Effect.map(
-      api.incidents.list(),
+      everyItem(api.incidents.list),
       (incidents) => incidents.toSorted((a, b) => Number(a.status === "resolved") - Number(b.status === "resolved"))
     )
   )

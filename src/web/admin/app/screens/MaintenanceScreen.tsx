@@ -6,6 +6,8 @@
 import { DateTime, Effect, Schema } from "effect"
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
+import { everyItem } from "../../../../client/Pages.js"
 import type { Component } from "../../../../domain/Component.js"
 import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../../../domain/Maintenance.js"
 import { type RecurrenceFrequency, repeatsEvery } from "../../../../domain/Recurrence.js"
@@ -15,6 +17,7 @@ import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feed
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import {
+  FreshEditor,
   InlineSection,
   NewSection,
   OpenButton,
@@ -114,7 +117,7 @@ const WindowForm = (props: ResourceFormProps<WindowJson> & { readonly components
     const outcome = await submit((api) =>
       initial
         ? Effect.flatMap(Schema.decodeUnknownEffect(UpdateMaintenance)(payload), (decoded) =>
-          api.maintenance.update({ params: { id: initial.id }, payload: decoded }))
+          api.maintenance.update({ params: { id: initial.id }, payload: decoded }).pipe(withIfMatch(props.etag)))
         : Effect.flatMap(Schema.decodeUnknownEffect(CreateMaintenance)(payload), (decoded) =>
           api.maintenance.create({ payload: decoded }))
     )
@@ -273,14 +276,21 @@ const WindowRow = (props: {
         <FailureMessage failure={failure} />
         {editor.open && (
           <InlineSection id={`edit-${window.id}`} title={`Edit ${window.title}`}>
-            <WindowForm
-              id={`edit-${window.id}`}
-              initial={window}
-              components={props.components}
-              submitLabel="Save"
-              onCancel={editor.close}
-              onSaved={(saved) => editor.done(`${saved.title} was saved.`)}
-            />
+            <FreshEditor
+              read={(api) => api.maintenance.get({ params: { id: window.id }, responseMode: "decoded-and-response" })}
+            >
+              {(fresh, etag) => (
+                <WindowForm
+                  id={`edit-${window.id}`}
+                  initial={fresh}
+                  etag={etag}
+                  components={props.components}
+                  submitLabel="Save"
+                  onCancel={editor.close}
+                  onSaved={(saved) => editor.done(`${saved.title} was saved.`)}
+                />
+              )}
+            </FreshEditor>
           </InlineSection>
         )}
       </th>
@@ -324,7 +334,7 @@ const MaintenanceView = () => {
   // Latest start first.
   const { loaded, message, changed } = useListScreen((api) =>
     Effect.map(
-      api.maintenance.list(),
+      everyItem(api.maintenance.list),
       (windows) => windows.toSorted((a, b) => b.scheduledStart.epochMilliseconds - a.scheduledStart.epochMilliseconds)
     )
   )

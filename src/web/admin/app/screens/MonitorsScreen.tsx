@@ -7,6 +7,8 @@
  */
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
+import { everyItem } from "../../../../client/Pages.js"
 import type { Component } from "../../../../domain/Component.js"
 import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
 import {
@@ -22,6 +24,7 @@ import { ConfirmButton, FailureMessage, Loading } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import {
+  FreshEditor,
   InlineSection,
   NewSection,
   OpenButton,
@@ -171,7 +174,7 @@ const MonitorForm = (
       & { url: string }
     const outcome = await submit((api) =>
       initial
-        ? api.monitors.update({ params: { id: initial.id }, payload: defined })
+        ? api.monitors.update({ params: { id: initial.id }, payload: defined }).pipe(withIfMatch(props.etag))
         : api.monitors.create({ payload: defined })
     )
     if (outcome.ok) props.onSaved(outcome.value)
@@ -426,15 +429,22 @@ const MonitorRow = (props: {
         <FailureMessage failure={failure} />
         {editor.open && (
           <InlineSection id={`edit-${monitor.id}`} title={`Edit the monitor of ${monitor.url}`}>
-            <MonitorForm
-              id={`edit-${monitor.id}`}
-              components={props.components}
-              templates={props.templates}
-              initial={monitor}
-              submitLabel="Save"
-              onCancel={editor.close}
-              onSaved={(saved) => editor.done(`The monitor of ${saved.url} was saved.`)}
-            />
+            <FreshEditor
+              read={(api) => api.monitors.get({ params: { id: monitor.id }, responseMode: "decoded-and-response" })}
+            >
+              {(fresh, etag) => (
+                <MonitorForm
+                  id={`edit-${monitor.id}`}
+                  components={props.components}
+                  templates={props.templates}
+                  initial={fresh}
+                  etag={etag}
+                  submitLabel="Save"
+                  onCancel={editor.close}
+                  onSaved={(saved) => editor.done(`The monitor of ${saved.url} was saved.`)}
+                />
+              )}
+            </FreshEditor>
           </InlineSection>
         )}
       </th>
@@ -460,9 +470,9 @@ const MonitorRow = (props: {
 }
 
 const MonitorsView = () => {
-  const { loaded: monitors, message, changed } = useListScreen((api) => api.monitors.list())
-  const [components] = useLoad((api) => api.components.list())
-  const [templates] = useLoad((api) => api.incidentTemplates.list())
+  const { loaded: monitors, message, changed } = useListScreen((api) => everyItem(api.monitors.list))
+  const [components] = useLoad((api) => everyItem(api.components.list))
+  const [templates] = useLoad((api) => everyItem(api.incidentTemplates.list))
   // Without templates (none, or not loaded) the menu offers only None; the monitors still show.
   const templateList = templates.state === "ready" ? templates.value : []
 

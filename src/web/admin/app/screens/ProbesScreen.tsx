@@ -6,6 +6,7 @@
 import { DateTime } from "effect"
 import { useCallback, useEffect, useState } from "preact/hooks"
 
+import { everyItem } from "../../../../client/Pages.js"
 import type { ProbeView } from "../../../../domain/Probe.js"
 import { heartbeatEvery } from "../../../../domain/ProbeHeartbeat.js"
 import { call } from "../core/api.js"
@@ -96,7 +97,7 @@ const ProbesView = () => {
   const [updatedAt, setUpdatedAt] = useState<DateTime.Utc | null>(null)
 
   const load = useCallback(async () => {
-    const outcome = await call((api) => api.probes.list())
+    const outcome = await call((api) => everyItem(api.probes.list))
     if (outcome.ok) {
       setProbes(outcome.value)
       setUpdatedAt(DateTime.nowUnsafe())

@@ -2,6 +2,8 @@
 import { DateTime, Effect, Schema } from "effect"
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
+import { everyItem } from "../../../../client/Pages.js"
 import type { ApiKey, CreatedApiKey } from "../../../../domain/Auth.js"
 import { type Organization, UpdateOrganization } from "../../../../domain/Organization.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, When } from "../ui/feedback.js"
@@ -14,7 +16,9 @@ type OrganizationJson = typeof Organization.json.Type
 
 const timeZones: ReadonlyArray<string> = Intl.supportedValuesOf?.("timeZone") ?? []
 
-const OrganizationForm = ({ organization }: { readonly organization: OrganizationJson }) => {
+const OrganizationForm = (
+  { etag, organization }: { readonly organization: OrganizationJson; readonly etag: string | undefined }
+) => {
   const [name, setName] = useState(organization.name)
   const [logoUrl, setLogoUrl] = useState(organization.logoUrl ?? "")
   const [brandColor, setBrandColor] = useState(organization.brandColor)
@@ -36,7 +40,8 @@ const OrganizationForm = ({ organization }: { readonly organization: Organizatio
     const outcome = await submit((api) =>
       Effect.flatMap(
         Schema.decodeUnknownEffect(UpdateOrganization)(payload),
-        (decoded) => api.organization.update({ params: { id: organization.id }, payload: decoded })
+        (decoded) =>
+          api.organization.update({ params: { id: organization.id }, payload: decoded }).pipe(withIfMatch(etag))
       )
     )
     if (outcome.ok) setMessage("The organization profile was saved.")
@@ -151,7 +156,7 @@ const ApiKeyRow = (props: { readonly apiKey: ApiKeyJson; readonly onChanged: (me
 }
 
 const ApiKeys = () => {
-  const { loaded, reload, message, changed } = useListScreen((api) => api.apiKeys.list())
+  const { loaded, reload, message, changed } = useListScreen((api) => everyItem(api.apiKeys.list))
   const [name, setName] = useState("")
   const [expiresAt, setExpiresAt] = useState("")
   const [created, setCreated] = useState<typeof CreatedApiKey.Type | null>(null)
@@ -207,13 +212,15 @@ const ApiKeys = () => {
 }
 
 const SettingsView = () => {
-  const [organization] = useLoad((api) => api.organization.get())
+  const [organization] = useLoad((api) => api.organization.get({ responseMode: "decoded-and-response" }))
   return (
     <>
       <h1>Settings</h1>
       <section aria-labelledby="organization-title">
         <h2 id="organization-title">Organization profile</h2>
-        <Loading loaded={organization}>{(value) => <OrganizationForm organization={value} />}</Loading>
+        <Loading loaded={organization}>
+          {([value, response]) => <OrganizationForm organization={value} etag={response.headers["etag"]} />}
+        </Loading>
       </section>
       <ApiKeys />
     </>

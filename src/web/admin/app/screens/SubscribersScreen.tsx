@@ -1,4 +1,5 @@
 /** Subscribers: who receives incident and maintenance mail about which components, and removing an address. */
+import { everyItem } from "../../../../client/Pages.js"
 import type { Subscriber } from "../../../../domain/Subscriber.js"
 import { componentNames } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, When } from "../ui/feedback.js"
@@ -37,7 +38,7 @@ const SubscriberRow = (props: {
 }
 
 const SubscribersView = () => {
-  const { loaded, message, changed } = useListScreen((api) => api.subscribers.list())
+  const { loaded, message, changed } = useListScreen((api) => everyItem(api.subscribers.list))
   const components = useComponentChoices()
 
   return (

@@ -4,6 +4,7 @@
  */
 import { useState } from "preact/hooks"
 
+import { everyItem } from "../../../../client/Pages.js"
 import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
 import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
@@ -35,7 +36,7 @@ const describeResult = (result: DeliveryResult) =>
     } after ${result.durationMs} ms.`
 
 const Deliveries = ({ webhook }: { readonly webhook: WebhookJson }) => {
-  const [loaded] = useLoad((api) => api.webhooks.deliveries({ params: { id: webhook.id } }))
+  const [loaded] = useLoad((api) => api.webhooks.deliveries({ params: { id: webhook.id }, query: {} }))
   return (
     <ResourceTable
       loaded={loaded}
@@ -233,7 +234,7 @@ const NewWebhook = (props: {
 }
 
 const WebhooksView = () => {
-  const { loaded, message, changed } = useListScreen((api) => api.webhooks.list())
+  const { loaded, message, changed } = useListScreen((api) => everyItem(api.webhooks.list))
   const componentList = useComponentChoices()
   const [created, setCreated] = useState<typeof CreatedWebhook.Type | null>(null)
 

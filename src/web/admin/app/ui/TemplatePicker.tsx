@@ -1,4 +1,5 @@
 /** The incident form's "Template" menu: choosing one fills the form, which stays editable. */
+import { everyItem } from "../../../../client/Pages.js"
 import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
 import { SelectField } from "./fields.js"
 import { useLoad } from "./requests.js"
@@ -10,7 +11,7 @@ export const TemplatePicker = (props: {
   readonly value: string
   readonly onPick: (template: TemplateJson | undefined) => void
 }) => {
-  const [loaded] = useLoad((api) => api.incidentTemplates.list())
+  const [loaded] = useLoad((api) => everyItem(api.incidentTemplates.list))
   const templates = loaded.state === "ready" ? loaded.value : []
   if (templates.length === 0) return null
   return (

@@ -2,6 +2,7 @@
 import type { Effect } from "effect"
 import { useCallback, useEffect, useState } from "preact/hooks"
 
+import { everyItem } from "../../../../client/Pages.js"
 import { type ApiClient, call, type Outcome } from "../core/api.js"
 import type { Failure } from "../core/failure.js"
 
@@ -39,7 +40,7 @@ export const useListScreen = <A, E>(request: (api: ApiClient) => Effect.Effect<A
 
 /** The components to choose from in a form: empty until they have loaded. */
 export const useComponentChoices = () => {
-  const [components] = useLoad((api) => api.components.list())
+  const [components] = useLoad((api) => everyItem(api.components.list))
   return components.state === "ready" ? components.value : []
 }
 
@@ -47,7 +48,8 @@ export const useComponentChoices = () => {
 export const useSubmit = () => {
   const [failure, setFailure] = useState<Failure | null>(null)
   const [busy, setBusy] = useState(false)
-  const submit = useCallback(async <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>): Promise<Outcome<A>> => {
+  // Any error: a create and an update of one form may fail in different ways (a create may meet a reused key).
+  const submit = useCallback(async <A>(request: (api: ApiClient) => Effect.Effect<A, unknown>): Promise<Outcome<A>> => {
     setBusy(true)
     const outcome = await call(request)
     setBusy(false)

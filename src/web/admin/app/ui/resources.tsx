@@ -4,13 +4,14 @@
  * edits one. A screen supplies only its fields, its columns and its words.
  */
 import type { Effect } from "effect"
+import type { HttpClientResponse } from "effect/http"
 import type { ComponentChildren, VNode } from "preact"
 import { useState } from "preact/hooks"
 
 import { type ApiClient, call, type Outcome } from "../core/api.js"
 import type { Failure } from "../core/failure.js"
 import { FailureMessage, Loading, StatusMessage, Table } from "./feedback.js"
-import type { Loaded } from "./requests.js"
+import { type Loaded, useLoad } from "./requests.js"
 
 /** A screen's heading and its status line (what the last change did), then its parts. */
 export const ResourcePage = (
@@ -61,6 +62,8 @@ export interface ResourceFormProps<A,> {
   /** Unique within the page; the fields' ids start with it and its heading is `${id}-title`. */
   readonly id: string
   readonly initial?: A
+  /** The ETag `initial` was read with: the update sends it as `If-Match` (FreshEditor). */
+  readonly etag?: string | undefined
   readonly submitLabel: string
   readonly onSaved: (saved: A) => void
   /** Given when the form is open in place (editing): a Cancel button closes it. */
@@ -98,6 +101,19 @@ export const ResourceForm = (props: {
     </div>
   </form>
 )
+
+/**
+ * An editor over the item read afresh with its ETag, so that saving sends `If-Match`: when
+ * someone else changed the item since, the save is refused (412) and the form says so instead
+ * of overwriting their change.
+ */
+export const FreshEditor = <A,>(props: {
+  readonly read: (api: ApiClient) => Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], unknown>
+  readonly children: (value: A, etag: string | undefined) => ComponentChildren
+}) => {
+  const [loaded] = useLoad(props.read)
+  return <Loading loaded={loaded}>{([value, response]) => props.children(value, response.headers["etag"])}</Loading>
+}
 
 /** A form opened in place inside its row, under its own heading `${id}-title`. */
 export const InlineSection = (
