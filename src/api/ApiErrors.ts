@@ -5,8 +5,8 @@
  * before any handler runs (408, 431). `Api` applies `ApiErrors` to all its groups, so the
  * document lists them on every operation and handlers may fail with them.
  */
-import { Context, Schema, type SchemaAST } from "effect"
-import { type HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
+import { Schema, type SchemaAST } from "effect"
+import { type HttpApi, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 
 import {
   BadRequest,
@@ -16,6 +16,7 @@ import {
   ServiceUnavailable
 } from "../domain/Errors.js"
 import { TaggedError } from "../domain/Named.js"
+import { mapEndpoints, withInnermost } from "./InnermostMiddleware.js"
 
 /** A step of an issue's path: a field name, an array index, or a symbol by its key. */
 const PropertyKey = Schema.Union([
@@ -104,12 +105,6 @@ export class ApiErrors extends HttpApiMiddleware.Service<ApiErrors>()("ApiErrors
  */
 export class StrictQuery extends HttpApiMiddleware.Service<StrictQuery>()("StrictQuery") {}
 
-const innermost = (endpoint: HttpApiEndpoint.Top) =>
-  // `annotateMerge` makes a new endpoint: setting its middleware leaves the group's own untouched.
-  Object.assign(endpoint.annotateMerge(Context.empty()), {
-    middlewares: new Set([StrictQuery, ...[...endpoint.middlewares].filter((middleware) => middleware !== StrictQuery)])
-  })
-
 /**
  * The API with `StrictQuery` on every endpoint, innermost: `api.middleware` would put it outside
  * the groups' `Authentication`, and a request without credentials is 401 whatever its query, as
@@ -119,9 +114,8 @@ export const strictQueries = <Id extends string, Groups extends HttpApiGroup.Con
   api: HttpApi.HttpApi<Id, Groups>
 ) => {
   const added = api.middleware(StrictQuery)
-  const groups = Object.values(added.groups as unknown as Record<string, HttpApiGroup.Top>).map((group) => {
-    const endpoints = Object.values(group.endpoints).map(innermost)
-    return endpoints.length === 0 ? group : group.add(...(endpoints as unknown as [HttpApiEndpoint.Top]))
-  })
+  const groups = Object.values(added.groups as unknown as Record<string, HttpApiGroup.Top>).map((group) =>
+    mapEndpoints(group, (endpoint) => withInnermost(endpoint, StrictQuery))
+  )
   return (groups.length === 0 ? added : added.add(...(groups as [HttpApiGroup.Top]))) as typeof added
 }

@@ -10,6 +10,7 @@ import { type HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "
 
 import { BadRequest, Conflict, ServiceUnavailable } from "../domain/Errors.js"
 import { IdempotencyKeyReused } from "../domain/IdempotencyKey.js"
+import { mapEndpoints, withInnermost } from "./InnermostMiddleware.js"
 
 export { IdempotencyKeyReused } from "../domain/IdempotencyKey.js"
 
@@ -86,12 +87,8 @@ export const idempotentPosts = <
 >(
   group: HttpApiGroup.HttpApiGroup<Id, Endpoints, TopLevel>
 ): HttpApiGroup.HttpApiGroup<Id, IdempotentPosts<Endpoints>, TopLevel> => {
-  const endpoints = Object.values(group.endpoints as unknown as Record<string, HttpApiEndpoint.Top>).map((endpoint) =>
-    endpoint.method === "POST"
-      // `annotate` made a new endpoint: setting its middleware leaves the group's own untouched.
-      ? Object.assign(withParameter(endpoint), { middlewares: new Set([Idempotency, ...endpoint.middlewares]) })
-      : endpoint
-  )
-  const rebuilt = HttpApiGroup.make(group.identifier, { topLevel: group.topLevel }).annotateMerge(group.annotations)
-  return (endpoints.length === 0 ? rebuilt : rebuilt.add(...(endpoints as [HttpApiEndpoint.Top]))) as never
+  return mapEndpoints(
+    group as unknown as HttpApiGroup.Top,
+    (endpoint) => endpoint.method === "POST" ? withInnermost(withParameter(endpoint), Idempotency) : endpoint
+  ) as never
 }

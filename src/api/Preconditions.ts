@@ -19,6 +19,7 @@ import { TaggedError } from "../domain/Named.js"
 import { Organization } from "../domain/Organization.js"
 import { Subscriber } from "../domain/Subscriber.js"
 import { Webhook } from "../domain/Webhook.js"
+import { mapEndpoints, withInnermost } from "./InnermostMiddleware.js"
 
 /** 412: `If-Match` names none of the resource's current entity tags. */
 export class PreconditionFailed extends TaggedError<PreconditionFailed>()(
@@ -146,7 +147,7 @@ export const conditional = <
 >(
   group: HttpApiGroup.HttpApiGroup<Id, Endpoints, TopLevel>
 ): HttpApiGroup.HttpApiGroup<Id, OnOneResource<Endpoints, Id>, TopLevel> => {
-  const endpoints = Object.values(group.endpoints as unknown as Record<string, HttpApiEndpoint.Top>).map((endpoint) => {
+  return mapEndpoints(group as unknown as HttpApiGroup.Top, (endpoint) => {
     const access = accessOf(group.identifier, endpoint)
     if (access === undefined) return endpoint
     const before = Context.getOption(endpoint.annotations, OpenApi.Transform)
@@ -157,9 +158,6 @@ export const conditional = <
         OpenApi.Transform,
         (operation) => document(before._tag === "Some" ? before.value(operation) : operation)
       )
-    // `annotate` made a new endpoint: setting its middleware leaves the group's own untouched.
-    return Object.assign(annotated, { middlewares: new Set([Preconditions, ...endpoint.middlewares]) })
-  })
-  const rebuilt = HttpApiGroup.make(group.identifier, { topLevel: group.topLevel }).annotateMerge(group.annotations)
-  return (endpoints.length === 0 ? rebuilt : rebuilt.add(...(endpoints as [HttpApiEndpoint.Top]))) as never
+    return withInnermost(annotated, Preconditions)
+  }) as never
 }
