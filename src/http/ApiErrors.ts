@@ -6,7 +6,7 @@
  * declare none, which the platform would ignore; the API's parse options (api/ApiErrors,
  * `strictParseOptions`) refuse unknown parameters on the others.
  */
-import { Effect, Layer, Schema, SchemaIssue, type Types } from "effect"
+import { Effect, Layer, Option, Schema, SchemaIssue, type Types } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { type HttpApiEndpoint, HttpApiError, HttpApiMiddleware } from "effect/http-api"
 
@@ -86,8 +86,43 @@ const refuseAnyQuery = Effect.flatMap(HttpServerRequest.ParsedSearchParams, (que
   return Effect.fail(refused as unknown as Types.unhandled)
 })
 
+const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
+  (headers["content-length"] ?? "0") !== "0" || headers["transfer-encoding"] !== undefined
+
+/**
+ * A body sent to an endpoint that takes none (pause, publish, test…), refused like an unknown
+ * field of a strict body rather than ignored: each field of an object is refused by name; another
+ * JSON value (a list, a number) is refused whole. Empty, `{}` and `null` pass: clients send them
+ * for "nothing". JsonBodies has already refused a body that is not JSON; BodyLimit, one over 1 MB.
+ */
+const refuseAnyBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  if (!hasBody(request.headers)) return Effect.void
+  return Effect.flatMap(Effect.orElseSucceed(request.json, () => null), (body) => {
+    if (body === null || (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0)) {
+      return Effect.void
+    }
+    const issue = typeof body === "object" && !Array.isArray(body)
+      ? new SchemaIssue.Composite(
+        noParameters,
+        Object.keys(body).map((key) => new SchemaIssue.Pointer([key], new SchemaIssue.UnexpectedKey(noParameters))) as [
+          SchemaIssue.Issue,
+          ...Array<SchemaIssue.Issue>
+        ]
+      )
+      : new SchemaIssue.InvalidType(noParameters, Option.some(body))
+    const refused = new HttpApiError.HttpApiSchemaError({ kind: "Payload", cause: new Schema.SchemaError(issue) })
+    return Effect.fail(refused as unknown as Types.unhandled)
+  })
+})
+
+const takesNoBody = (endpoint: HttpApiEndpoint.Top) => endpoint.payload.size === 0 && endpoint.method !== "GET"
+
 export const StrictQueryLive = Layer.succeed(
   StrictQuery,
-  (httpEffect, { endpoint }) =>
-    endpoint.query !== undefined || takesAnyQuery(endpoint) ? httpEffect : Effect.andThen(refuseAnyQuery, httpEffect)
+  (httpEffect, { endpoint }) => {
+    const query = endpoint.query !== undefined || takesAnyQuery(endpoint)
+      ? httpEffect
+      : Effect.andThen(refuseAnyQuery, httpEffect)
+    return takesNoBody(endpoint) ? Effect.andThen(refuseAnyBody, query) : query
+  }
 )

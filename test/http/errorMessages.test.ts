@@ -189,4 +189,22 @@ it.layer(TestServer())("error messages", (it) => {
         "Unexpected"
       ])
     }))
+
+  it.effect("an endpoint that takes no body refuses one with fields, naming them; empty, {} and null pass", () =>
+    Effect.gen(function*() {
+      const component = yield* sendJson("POST", "/api/v1/admin/components", { name: "Bodiless" })
+      const monitor = yield* sendJson("POST", "/api/v1/admin/monitors", {
+        componentId: component.body.id,
+        type: "http",
+        url: "http://127.0.0.1:9/"
+      })
+      const pause = `/api/v1/admin/monitors/${monitor.body.id}/pause`
+      const refused = expectDecodeError(yield* sendJson("POST", pause, { force: true }), "fields")
+      expect(refused.issues).toEqual([{ _tag: "Unexpected", path: ["force"], message: expect.any(String) }])
+      expect(expectDecodeError(yield* sendJson("POST", pause, [1]), "a list").issues[0]!.path).toEqual([])
+      expect((yield* sendJson("GET", `/api/v1/admin/monitors/${monitor.body.id}`)).body.paused).toBe(false)
+      for (const body of [undefined, {}, null]) {
+        expect((yield* sendJson("POST", pause, body)).status, JSON.stringify(body)).toBe(200)
+      }
+    }))
 })
