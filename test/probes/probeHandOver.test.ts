@@ -43,6 +43,9 @@ const startAgent = (url: string, prefix: string, region: string, name: string) =
     return { stop: Scope.close(scope, Exit.void) }
   })
 
+/** Seconds in a day: the longest interval a monitor may have. */
+const day = 86_400
+
 const httpJob = (monitorId: string, url: string, region: string, scheduledAt = Date.now(), intervalSeconds = 60) =>
   CheckJob.forRun(
     { monitorId, type: "http", url, timeoutMs: 10_000, expectedStatusCode: 200, intervalSeconds, regions: [region] },
@@ -137,7 +140,9 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "60 seconds" })("p
       const target = yield* httpServer((_request, response) => response.end("ok"))
       const component = yield* client.components.create({ payload: { name: `Handed over ${randomUUID()}` } })
       const monitor = yield* client.monitors.create({
-        payload: { componentId: component.id, type: "http", url: target.url, regions: [region], intervalSeconds: 60 }
+        // A daily interval: a job is stale one interval after its slot, and the latest slot of a
+        // 60 s one may be 59 s old already, so the sibling's take-over would find it late by chance.
+        payload: { componentId: component.id, type: "http", url: target.url, regions: [region], intervalSeconds: day }
       })
       yield* Layer.buildWithScope(
         IngestConsumer.pipe(Layer.provide(RedisJobTransport.layer({ url: redisUrl, prefix }))),
@@ -149,7 +154,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "60 seconds" })("p
         )
       )
       // The stalled probe takes the monitor's latest run, then goes silent.
-      const job = httpJob(monitor.id, target.url, region, slotOf(monitor.id, Date.now()))
+      const job = httpJob(monitor.id, target.url, region, slotOf(monitor.id, Date.now(), day), day)
       const jobs = `${prefix}jobs:${region}`
       yield* Effect.promise(async () => {
         await redis.xgroup("CREATE", jobs, region, "$", "MKSTREAM")
