@@ -218,7 +218,9 @@ const completeOperation = (
   }
   // A paged list: the admin lists page by cursor, the public incidents by offset.
   if (context.method === "get" && query("limit")) {
-    op = withHeaders(op, "200", { Link: linkHeader(query("cursor") ? "`cursor`" : "`offset`") })
+    const link = { Link: linkHeader(query("cursor") ? "`cursor`" : "`offset`") }
+    // A 304 carries the headers its 200 would (the public incidents' list has one).
+    op = withHeaders(withHeaders(op, "200", link), "304", link)
   }
   op = withHeaders(op, "429", { "Retry-After": retryAfter })
   const cookie = cookieHeaders[op.operationId]
