@@ -31,8 +31,6 @@ export class ApiKeysRepo extends Context.Service<ApiKeysRepo>()("ApiKeysRepo", {
     const keys = rowsOf(ApiKey)
     const credentials = rowsOf(ApiKeyCredential)
     return {
-      list: () => keys.all(sql`select ${sql.literal(columns)} from api_keys order by created_at, id`),
-
       findById: (id: string) => keys.first(sql`select ${sql.literal(columns)} from api_keys where id = ${id}`),
 
       listPage: (page: PageRequest) =>

@@ -20,8 +20,6 @@ export class ComponentGroupsRepo extends Context.Service<ComponentGroupsRepo>()(
     const groups = rowsOf(ComponentGroup)
 
     return {
-      findAll: () => groups.all(sql`select * from component_groups order by display_order, name, id`),
-
       findPage: (page: PageRequest) =>
         readPage(
           sql,

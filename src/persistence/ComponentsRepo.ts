@@ -20,8 +20,6 @@ export class ComponentsRepo extends Context.Service<ComponentsRepo>()("Component
     const components = rowsOf(Component)
 
     return {
-      findAll: () => components.all(sql`select * from components order by display_order, name, id`),
-
       findPage: (page: PageRequest) =>
         readPage(
           sql,

@@ -37,8 +37,6 @@ export class IncidentTemplatesRepo extends Context.Service<IncidentTemplatesRepo
       from incident_templates t`)
 
     return {
-      findAll: () => templates.all(sql`${withComponents} order by lower(t.name), t.id`),
-
       findPage: (page: PageRequest) =>
         readPage(
           sql,

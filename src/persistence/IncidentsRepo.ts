@@ -80,8 +80,6 @@ export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRe
       ) recent join incidents i on i.id = recent.id`
 
     return {
-      findAll: () => incidents.all(sql`${withTimeline} order by i.created_at desc, i.id desc`),
-
       findPage: (page: PageRequest) =>
         readPage(
           sql,

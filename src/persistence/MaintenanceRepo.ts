@@ -42,8 +42,6 @@ export class MaintenanceRepo extends Context.Service<MaintenanceRepo>()("Mainten
       from maintenance_windows m`)
 
     return {
-      findAll: () => windows.all(sql`${withComponents} order by m.scheduled_start desc, m.id`),
-
       findPage: (page: PageRequest) =>
         readPage(
           sql,

@@ -139,13 +139,6 @@ export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo"
             (found) => ({ ...found, items: found.items.map((stored) => withReporting(stored, now, offline)) })
           )
         ),
-      findAll: (offline: ReadonlySet<string> = new Set()) =>
-        reading((now) =>
-          Effect.map(
-            monitors.all(sql`${withStates(sql``)} order by m.created_at, m.id`),
-            (rows) => rows.map((stored) => withReporting(stored, now, offline))
-          )
-        ),
       /**
        * Every monitor not paused, in the scheduler's order, as its id and version: `updated_at`
        * in microseconds, which every write of anything but its state changes, through the API or

@@ -69,9 +69,6 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
     )
 
     return {
-      findAll: () =>
-        subscribers.all(sql`select ${sql.literal(subscriberColumns)} from subscribers order by created_at, id`),
-
       findById: (id: string) =>
         subscribers.first(sql`select ${sql.literal(subscriberColumns)} from subscribers where id = ${id}`),
 

@@ -52,8 +52,6 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("WebhooksRepo"
     const recipients = rowsOf(Recipient)
 
     return {
-      findAll: () => webhooks.all(sql`select * from webhooks order by created_at, id`),
-
       findPage: (page: PageRequest) =>
         readPage(
           sql,
