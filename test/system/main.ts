@@ -221,7 +221,11 @@ const main = async () => {
                 report.operationsWithout2xx.length > 0 ? `, not ${report.operationsWithout2xx.join(", ")}` : ""
               }`
             ).join("; ")
-          })${never.length > 0 ? `; never: ${never.join(", ")}` : ""}`
+          })${
+            never.length > 0
+              ? `; never: ${never.map((id) => `${id} ${JSON.stringify(reports[0]!.answersWithout2xx[id])}`).join(", ")}`
+              : ""
+          }`
         )
         check(
           "fuzz",

@@ -94,7 +94,7 @@ const asParamString = (value: unknown): string =>
 
 const pathValue = (op: Operation, param: Parameter, input: Input, ctx: Context): fc.Arbitrary<string> => {
   const valid = param.name === "id" && op.resource !== undefined
-    ? ctx.idFor(op.resource)
+    ? ctx.idFor(op.resource, op.method === "DELETE" ? "delete" : undefined)
     : validOf(param.schema, ctx, param.name).map(asParamString)
   switch (input) {
     case "valid":

@@ -70,6 +70,8 @@ export interface FuzzReport {
   /** Operations that answered 2xx at least once; those that never did. */
   readonly operationsWith2xx: number
   readonly operationsWithout2xx: ReadonlyArray<string>
+  /** What those that never did were answered, by category and status ("category status": count), so a miss explains itself. */
+  readonly answersWithout2xx: Record<string, Record<string, number>>
   /** Operations that cannot succeed without a secret this run was not given (`signIn`, `mailbox`). */
   readonly needSecrets: ReadonlyArray<string>
   readonly byStatus: Record<string, number>
@@ -182,10 +184,20 @@ const makeSender = (baseUrl: string, concurrency: number, localAddress: string |
 }
 
 /** Ids of the resources the fuzzer created, by the path segment naming them (`components`, ...). */
+/**
+ * The ids the fuzzer created and has not seen go, by resource. Of a resource that other operations
+ * address by id, the two oldest are never offered to a valid delete: deletes succeed as often as
+ * creates, so without them the pool would be empty half the time and an update or read of a known
+ * resource would rarely get through.
+ */
 class Pools {
   private readonly ids = new Map<string, Array<string>>()
+  constructor(private readonly addressed: ReadonlySet<string>) {}
   get(resource: string) {
     return this.ids.get(resource) ?? []
+  }
+  deletable(resource: string) {
+    return this.get(resource).slice(this.addressed.has(resource) ? 2 : 0)
   }
   add(resource: string, id: string) {
     this.ids.set(resource, [...this.get(resource), id])
@@ -197,6 +209,18 @@ class Pools {
 
 /** Request headers shown in a finding's request. */
 const conditionalHeaders = ["if-match", "if-none-match", "idempotency-key"]
+
+/** The `{id}` a request's path names, decoded. */
+const pathIdOf = (op: Operation, request: FuzzRequest) => {
+  const at = op.path.split("/").indexOf("{id}")
+  if (at < 0) return undefined
+  const segment = request.target.split("?")[0]!.split("/")[at]
+  try {
+    return segment === undefined ? undefined : decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}
 
 const collectionOf = (op: Operation) => (op.path.includes("{") ? undefined : op.path.split("/").pop())
 
@@ -226,7 +250,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
 
   // Everything the fuzzer created lives in pools, created ids only: the suite's own key or
   // resources are never the target of a valid delete. The organization is shared, so it is restored.
-  const pools = new Pools()
+  const pools = new Pools(
+    new Set(operations.flatMap((op) => op.method !== "DELETE" && op.resource !== undefined ? [op.resource] : []))
+  )
   const orgResponse = await json("GET", "/api/v1/admin/org")
   const organization = orgResponse.status === 200 ? JSON.parse(orgResponse.body.toString("utf8")) : undefined
   if (organization?.id) pools.add("org", organization.id)
@@ -269,9 +295,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     entityTagOf: (path) => learned.entityTagOf(path),
     staleEntityTagsOf: (path) => learned.staleEntityTagsOf(path),
     // Reads the pool when a value is drawn, so arbitraries can be built once and reused.
-    idFor: (resource) =>
-      fc.tuple(fc.nat(4), fc.nat(), fc.uuid()).map(([known, pick, uuid]) => {
-        const ids = pools.get(resource)
+    idFor: (resource, purpose) =>
+      fc.tuple(fc.nat(9), fc.nat(), fc.uuid()).map(([known, pick, uuid]) => {
+        const ids = purpose === "delete" ? pools.deletable(resource) : pools.get(resource)
         return ids.length === 0 || known === 0 ? uuid : ids[pick % ids.length]!
       })
   }
@@ -284,6 +310,7 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   }
 
   const byStatus: Record<string, number> = {}
+  const byOperation = new Map<string, Record<string, number>>()
   const byCategory: Record<string, number> = {}
   const counts: Record<FindingKind | "transport", number> = {
     serverError: 0,
@@ -342,6 +369,12 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   }
 
   const learn = (op: Operation, request: FuzzRequest, response: RawResponse) => {
+    // A resource can go without a delete of its own (a component's monitors go with it): an id
+    // the service says it does not know leaves the pool.
+    if (response.status === 404 && request.credentials === "key" && op.resource !== undefined) {
+      const id = pathIdOf(op, request)
+      if (id !== undefined && response.body.toString("utf8").includes(id)) pools.remove(op.resource, id)
+    }
     if (response.status >= 300) return
     // Public operations succeed with any credentials.
     if (op.id === "subscriptions.verify") spent.add(decodeURIComponent(request.target.split("?")[0]!.split("/").pop()!))
@@ -403,6 +436,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     covered.add(op.id)
     if (response.status >= 200 && response.status < 300) succeeded.add(op.id)
     byStatus[response.status] = (byStatus[response.status] ?? 0) + 1
+    const answers = byOperation.get(op.id) ?? byOperation.set(op.id, {}).get(op.id)!
+    const answerKey = `${request.category} ${response.status}`
+    answers[answerKey] = (answers[answerKey] ?? 0) + 1
     if (request.expect !== undefined) {
       const answers = deviations[request.expect.kind] ??= {}
       answers[response.status] = (answers[response.status] ?? 0) + 1
@@ -471,6 +507,7 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     uncoveredOperations: operations.map((op) => op.id).filter((id) => !covered.has(id)),
     operationsWith2xx: succeeded.size,
     operationsWithout2xx: operations.map((op) => op.id).filter((id) => !succeeded.has(id)),
+    answersWithout2xx: Object.fromEntries([...byOperation].filter(([id]) => !succeeded.has(id))),
     needSecrets: operations.map((op) => op.id).filter((id) =>
       secretOf[id] === "signIn"
         ? options.signIn === undefined

@@ -171,8 +171,11 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 
 export interface Context {
   readonly resolve: (schema: JsonSchema) => JsonSchema
-  /** An id for `{resource}`: one the fuzzer created when it has some, else a random UUID. */
-  readonly idFor: (resource: string) => fc.Arbitrary<string>
+  /**
+   * An id for `{resource}`: one the fuzzer created when it has some, else a random UUID. One to
+   * delete is never among the first few created, so updates and reads always have a target.
+   */
+  readonly idFor: (resource: string, purpose?: "delete") => fc.Arbitrary<string>
   readonly now: number
   /** An administrator's credentials, when the run was given them: the valid sign-in. */
   readonly signIn?: { readonly email: string; readonly password: string } | undefined
@@ -329,8 +332,11 @@ export const validOf = (schema: JsonSchema, ctx: Context, name?: string): fc.Arb
     default: {
       if (s.type !== "object" && s.properties === undefined) return fc.constant("fuzz")
       const properties: Record<string, JsonSchema> = s.properties ?? {}
+      // A read-only property has no valid value in a request (a series' `recurrence` on update).
       const model = Object.fromEntries(
-        Object.entries(properties).map(([key, property]) => [key, validOf(property, ctx, key)])
+        Object.entries(properties)
+          .filter(([, property]) => ctx.resolve(property).readOnly !== true)
+          .map(([key, property]) => [key, validOf(property, ctx, key)])
       )
       const record: fc.Arbitrary<Record<string, unknown>> = (fc.record as any)(model, {
         requiredKeys: s.required ?? []
