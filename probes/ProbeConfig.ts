@@ -1,7 +1,8 @@
 /**
  * Configuration of a probe agent (probes/main.ts, and the in-process probe of the service).
- * The transport's variables (REDIS_URL, REDIS_STREAM_PREFIX, QUEUE_CLAIM_IDLE_MS) are in
- * src/Config.ts (`QueueConfig`), shared with the scheduler and ingest.
+ * The transport's variables (REDIS_URL or the Sentinel ones, REDIS_STREAM_PREFIX,
+ * QUEUE_CLAIM_IDLE_MS) are in src/runtime/Config.ts (`QueueConfig`), shared with the scheduler
+ * and ingest.
  */
 import { readFileSync } from "node:fs"
 import { hostname } from "node:os"

@@ -1,8 +1,10 @@
 /**
  * Probe agent entry point (`npm run probe`, or `node dist/probe.mjs` once bundled by
  * `npm run build:probe`): serves PROBE_REGION from the Redis at REDIS_URL (`rediss://` for TLS,
- * REDIS_CA_FILE for a private CA) until SIGTERM/SIGINT, after which the checks in flight finish
- * and deliver their results. It authenticates as the user in the URL, which in production may
+ * REDIS_CA_FILE for a private CA; a `redis+sentinel://` URL, or REDIS_SENTINELS with
+ * REDIS_SENTINEL_NAME, for a master found through Redis Sentinel, src/runtime/RedisEndpoint.ts)
+ * until SIGTERM/SIGINT, after which the checks in flight finish and deliver their results. It
+ * authenticates as the user in the URL (REDIS_USERNAME with the pair), which in production may
  * read only its region's jobs and write only its region's results (docs/operations.md).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -20,7 +22,7 @@ const Transport = Layer.unwrap(Effect.gen(function*() {
     onNone: () =>
       Effect.fail(
         new Error(
-          "REDIS_URL is required: a probe agent takes its jobs from Redis (without Redis the service runs its own in-process probe)"
+          "REDIS_URL (or REDIS_SENTINELS with REDIS_SENTINEL_NAME) is required: a probe agent takes its jobs from Redis (without Redis the service runs its own in-process probe)"
         )
       ),
     onSome: Effect.succeed

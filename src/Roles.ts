@@ -24,6 +24,7 @@ import { Housekeeping } from "./workers/Housekeeping.js"
 import { IncidentAutomationClock } from "./workers/IncidentAutomationClock.js"
 import { IngestConsumer } from "./workers/IngestConsumer.js"
 import { MaintenanceClock } from "./workers/MaintenanceClock.js"
+import { MirrorPublisher } from "./workers/MirrorPublisher.js"
 import { ResponseTimeRollups } from "./workers/ResponseTimeRollups.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
 
@@ -36,13 +37,16 @@ export const JobTransportLive = Layer.unwrap(
     }))
 )
 
-/** The HTTP server (API, public page, dashboard) on PORT and HOST, with the public fast path. */
+/**
+ * The HTTP server (API, public page, dashboard) on PORT and HOST, with the public fast path, and
+ * the static mirror's publisher when one is configured (it reads the same snapshot and caches).
+ */
 export const ApiRole = Layer.unwrap(
   Effect.map(
     AppConfig,
     (config) => HttpLive.pipe(Layer.provide(PublicHttpServer({ port: config.port, host: config.host })))
   )
-).pipe(Layer.merge(SnapshotGauges))
+).pipe(Layer.merge(SnapshotGauges), Layer.merge(MirrorPublisher))
 
 /**
  * Everything that runs on the clock: check jobs, maintenance windows, automatic incidents' waits,

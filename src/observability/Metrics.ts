@@ -34,6 +34,24 @@ export const snapshotBehind = gauge(
   "1 while a change announced since the public snapshot was built awaits its rebuild, else 0"
 )
 
+// api, with a static mirror (src/mirror)
+export const mirrorLag = Metric.histogram("status_page_mirror_lag_seconds", {
+  boundaries: lagBuckets,
+  description: "Per publication after a change: from the change's announcement to the mirror's last object written"
+})
+export const mirrorFailures = counter(
+  "status_page_mirror_failures_total",
+  "Publications to the static mirror that failed (each is retried with back-off)"
+)
+export const mirrorObjectsWritten = counter(
+  "status_page_mirror_objects_written_total",
+  "Objects written to the static mirror (only those whose bytes changed)"
+)
+export const mirrorObjectsDeleted = counter(
+  "status_page_mirror_objects_deleted_total",
+  "Objects deleted from the static mirror (items no longer public)"
+)
+
 // scheduler
 export const runsPublished = counter("status_page_scheduler_runs_published_total", "Check runs published as jobs")
 export const schedulerLag = Metric.histogram("status_page_scheduler_lag_seconds", {

@@ -4,6 +4,7 @@
  * of DATA_DIR (loopback TCP on Windows), so both run the same @effect/sql-pg code, SQL and
  * migrations. It asks for a password made at each start and known only to this process
  * (EmbeddedSessions), and closes a connection that does not give it in time (EmbeddedServer).
+ * A DATABASE_URL may name several servers, to follow a primary that moves (DatabaseHosts).
  */
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -16,7 +17,8 @@ import { PgClient, PgTypes } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Result, String } from "effect"
 
-import { AppConfig } from "../runtime/Config.js"
+import { AppConfig, invalidData } from "../runtime/Config.js"
+import { databaseConnection, parseDatabaseUrl } from "./DatabaseHosts.js"
 import { serveEmbedded, serveOnSocket } from "./EmbeddedServer.js"
 import { Migrations } from "./Migrations.js"
 
@@ -117,14 +119,30 @@ const int8AsText: PgTypes.Codec<unknown> = {
 const types = PgTypes.makeRegistry()
 types.register(PgTypes.OID.int8, int8AsText, { arrayOid: PgTypes.OID.int8Array })
 
+/**
+ * A database that is down answers 503 this quickly instead of hanging requests; with several
+ * hosts, each gets its share (DatabaseHosts).
+ */
+export const connectTimeout = Duration.seconds(5)
+
 /** PgClient (and SqlClient) for the configured database, with camelCase names on the TypeScript side. */
 export const DatabaseClient = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const target = yield* Option.match(config.databaseUrl, {
-      // No JIT: the service's statements are short, and PostgreSQL estimates a few of them (the
-      // mail hand-over's) costly enough to compile, a second or more each time.
-      onSome: (url) => Effect.succeed({ url, startupParameters: { jit: "off" } }),
+      onSome: (url) =>
+        Result.match(parseDatabaseUrl(Redacted.value(url)), {
+          onFailure: (message) => Effect.fail(invalidData("DATABASE_URL", message)),
+          // Several hosts, or target_session_attrs: each connection goes to the server chosen
+          // then (DatabaseHosts). No JIT: the service's statements are short, and PostgreSQL
+          // estimates a few of them (the mail hand-over's) costly enough to compile, a second or
+          // more each time.
+          onSuccess: () =>
+            Effect.map(databaseConnection(url, connectTimeout), (connection) => ({
+              ...connection,
+              startupParameters: { jit: "off" }
+            }))
+        }),
       onNone: () =>
         embeddedServer(config.dataDir).pipe(
           Effect.map(({ password, server }) => ({
@@ -147,8 +165,7 @@ export const DatabaseClient = Layer.unwrap(
       maxConnections: poolSize,
       // node-postgres' pool closed a connection idle this long.
       idleTimeout: "10 seconds",
-      // A database that is down answers 503 quickly instead of hanging requests.
-      connectTimeout: "5 seconds",
+      connectTimeout,
       transformQueryNames: String.camelToSnake,
       transformResultNames: String.snakeToCamel
     }).pipe(

@@ -18,9 +18,10 @@ const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPI
 const causeOf = (error: SqlError.SqlError) => error.reason.cause as { code?: unknown; message?: unknown } | undefined
 
 /**
- * Network errors, SQLSTATE class 08 (connection exception) and 57P (shutdown, terminated), and
- * what the driver itself classifies as a connection failure (a connection that timed out,
- * closed or broke while connecting or mid-query).
+ * Network errors, SQLSTATE class 08 (connection exception) and 57P (shutdown, terminated), a
+ * write refused by a server that turned read-only (25006: a demoted or fenced primary, whose
+ * connection DatabaseHosts drops), and what the driver itself classifies as a connection failure
+ * (a connection that timed out, closed or broke while connecting or mid-query).
  */
 export const isConnectionFailure = (error: SqlError.SqlError): boolean => {
   const cause = causeOf(error)
@@ -30,6 +31,7 @@ export const isConnectionFailure = (error: SqlError.SqlError): boolean => {
     connectionCodes.has(code) ||
     code.startsWith("08") ||
     code.startsWith("57P") ||
+    code === "25006" ||
     /connection terminated|timeout exceeded when trying to connect|too many connections/i.test(message)
 }
 

@@ -9,6 +9,8 @@ import { PgConnection } from "@effect/sql-pg"
 import { Clock, Effect, type Redacted, Stream } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 
+import { databaseConnection } from "./DatabaseHosts.js"
+
 const heartbeatEveryMs = 5_000
 const heartbeatTimeoutMs = 5_000
 
@@ -28,7 +30,8 @@ export const listen = (
 ): Stream.Stream<string | undefined, ListenError> =>
   Stream.unwrap(
     Effect.gen(function*() {
-      const connection = yield* PgConnection.make({ url, connectTimeout: 5_000 })
+      // To the primary of a DATABASE_URL with several hosts (DatabaseHosts), as the pool's are.
+      const connection = yield* PgConnection.make({ ...yield* databaseConnection(url), connectTimeout: 5_000 })
       // Pinned, so that the heartbeat's queries run on the session beside the listener.
       const session = yield* connection.pin
       const notifications = yield* session.listen(channel)

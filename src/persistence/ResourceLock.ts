@@ -23,6 +23,7 @@ import { ServiceUnavailable } from "../domain/Errors.js"
 import { AppConfig } from "../runtime/Config.js"
 import { poolSize } from "./Database.js"
 import { orUnavailable, sqlState } from "./DatabaseErrors.js"
+import { databaseConnection } from "./DatabaseHosts.js"
 
 export type LockMode = "shared" | "exclusive"
 
@@ -73,7 +74,8 @@ export class ResourceLock extends Context.Service<ResourceLock>()("ResourceLock"
 
     // The pool connects on first use; its timers run on the real clock, as the app's pool's do.
     const pool = Option.isNone(databaseUrl) ? undefined : yield* PgPool.make({
-      url: databaseUrl.value,
+      // The primary's, with several hosts (DatabaseHosts): an advisory lock on a standby excludes nothing.
+      ...yield* databaseConnection(databaseUrl.value),
       maxConnections: poolSize,
       idleTimeout: "10 seconds",
       connectTimeout: "5 seconds",

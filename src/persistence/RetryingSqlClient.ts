@@ -10,6 +10,9 @@
  * - a statement outside a transaction (its own implicit transaction, such as a delete that
  *   cascades) runs again.
  *
+ * A transaction whose connection is lost under it fails as its body did (a 503), not with the
+ * defect of the ROLLBACK that can no longer be sent (`lostConnectionFailure`).
+ *
  * Tries are bounded (`maxTries`) with a jittered exponential back-off on the real clock: the
  * conflict is between real connections, also under a test's TestClock. When the tries run out,
  * the conflict fails as a `SqlError`, which `orUnavailable` answers as a 503 the client may
@@ -23,7 +26,7 @@ import { Cause, Clock, Effect, Effectable, Option, Random } from "effect"
 import type { SqlConnection } from "effect/sql"
 import { SqlClient, SqlError, Statement } from "effect/sql"
 
-import { isTransactionConflict, recognizeTransactions } from "./DatabaseErrors.js"
+import { isConnectionFailure, isTransactionConflict, recognizeTransactions } from "./DatabaseErrors.js"
 
 /** At most this many runs of a conflicting transaction or statement, the first included. */
 export const maxTries = 6
@@ -116,6 +119,29 @@ class RetryingStatement<A> extends Effectable.Class<ReadonlyArray<A>, SqlError.S
   }
 }
 
+/**
+ * A transaction whose connection was lost (its server died, or terminated it): the server rolls
+ * it back by itself, but the client's ROLLBACK (or RELEASE SAVEPOINT) fails on the dead
+ * connection, `withTransaction` makes that a defect, and its body's failure one too: a 500. The
+ * caller hears the body's own failure instead (a 503 through `orUnavailable`), or without one
+ * the lost connection as a failure.
+ */
+const lostConnectionFailure = <A, E, R>(
+  withTransaction: (body: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError.SqlError, R>,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  Effect.suspend(() => {
+    let failed: Cause.Cause<E> | undefined
+    const body = Effect.onError(effect, (cause) => Effect.sync(() => (failed = cause)))
+    return Effect.catchCause(withTransaction(body), (cause) => {
+      const lost = cause.reasons.find((reason): reason is Cause.Die =>
+        Cause.isDieReason(reason) && SqlError.isSqlError(reason.defect) && isConnectionFailure(reason.defect)
+      )
+      if (lost === undefined) return Effect.failCause(cause)
+      return failed !== undefined ? Effect.failCause(failed) : Effect.fail(lost.defect as SqlError.SqlError)
+    })
+  })
+
 const wrapped = new WeakMap<SqlClient.SqlClient, SqlClient.SqlClient>()
 
 /** `client` (a PgClient keeps its `listen`, `notify`, `json` and `config`) with conflicts retried. */
@@ -149,7 +175,10 @@ export const withConflictRetries = <C extends SqlClient.SqlClient>(client: C): C
     withTransaction: <R, E, A>(effect: Effect.Effect<A, E, R>) =>
       Effect.flatMap(
         inTransaction,
-        (inside) => inside ? client.withTransaction(effect) : retryingConflicts(client.withTransaction(effect))
+        (inside) =>
+          inside
+            ? lostConnectionFailure((body) => client.withTransaction(body), effect)
+            : retryingConflicts(lostConnectionFailure((body) => client.withTransaction(body), effect))
       ),
     withoutTransforms: () => withConflictRetries(client.withoutTransforms())
   })

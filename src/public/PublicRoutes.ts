@@ -1,6 +1,6 @@
 /**
  * The public status page and what hangs off it, served beside the API: `/`, `/incidents/:id`,
- * `/maintenance/:id`, `/history`, the subscribe form (`POST /subscribe`), the landing pages of
+ * `/maintenance/:id`, `/history` and `/history/:page` (`/history?page=N` too), the subscribe form (`POST /subscribe`), the landing pages of
  * the e-mail links (`/subscribe/verify/:token`, `/subscription`, `/unsubscribe`) with the forms
  * they post, the
  * badge (`/badge.svg`) and the widget (`/widget.json`). All of it works without JavaScript: the
@@ -127,13 +127,17 @@ export const PublicRoutes = HttpRouter.use((router) =>
       "/maintenance/:id",
       Effect.flatMap(HttpRouter.params, (params) => cachedOr404(pages.maintenance(params.id ?? "")))
     )
+    const historyPage = (page: string) =>
+      /^[1-9]\d{0,5}$/.test(page) ? cachedOr404(pages.history(Number(page))) : Effect.succeed(notFound)
     yield* router.add(
       "GET",
       "/history",
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const page = searchParam(request, "page") ?? "1"
-        return /^[1-9]\d{0,5}$/.test(page) ? cachedOr404(pages.history(Number(page))) : Effect.succeed(notFound)
-      })
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => historyPage(searchParam(request, "page") ?? "1"))
+    )
+    yield* router.add(
+      "GET",
+      "/history/:page",
+      Effect.flatMap(HttpRouter.params, (params) => historyPage(params.page ?? ""))
     )
     yield* router.add(
       "GET",

@@ -2,9 +2,11 @@
  * Typed configuration: the only place the process environment is read.
  * The variables and their defaults are listed in the README ("Configuration").
  */
-import { Config, ConfigProvider, Duration, Effect, Option, Result, Schema, SchemaIssue } from "effect"
+import { Config, ConfigProvider, Duration, Effect, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
 
+import { type MirrorTarget, parseS3Url } from "../domain/MirrorTarget.js"
 import { parseAddressList } from "../domain/NetworkAddress.js"
+import { RedisUrl } from "./RedisEndpoint.js"
 
 /**
  * The process environment as the source of configuration, except that a variable set to
@@ -20,7 +22,7 @@ export const environment = (env: Readonly<Record<string, string | undefined>> = 
   )
 
 /** The failure of a variable that is set but refused: `message` names the variable and the rule. */
-const invalidData = (name: string, message: string) =>
+export const invalidData = (name: string, message: string) =>
   new Config.ConfigError(
     new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message })))
   )
@@ -87,7 +89,7 @@ export const AppConfig = Config.all({
   publicUrl: Config.option(Config.URL("PUBLIC_URL")),
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
-  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  redisUrl: RedisUrl,
   smtpUrl: Config.option(Config.Redacted("SMTP_URL")),
   mailFrom: Config.String("MAIL_FROM").pipe(Config.withDefault("status@localhost")),
   adminEmail: Config.option(Config.String("ADMIN_EMAIL")),
@@ -133,8 +135,11 @@ export type AppConfig = Config.Success<typeof AppConfig>
 
 /** The probe fleet's job/result transport (src/queue), shared by the scheduler, ingest and probes. */
 export const QueueConfig = Config.all({
-  /** Unset: the in-process transport and one in-process probe. */
-  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  /**
+   * Unset: the in-process transport and one in-process probe. REDIS_URL, or the Sentinel URL that
+   * REDIS_SENTINELS and REDIS_SENTINEL_NAME stand for (./RedisEndpoint.ts).
+   */
+  redisUrl: RedisUrl,
   /** Prepended to the stream names `jobs` and `results`, so deployments can share one Redis. */
   streamPrefix: Config.String("REDIS_STREAM_PREFIX").pipe(Config.withDefault("")),
   /** A delivery left unacknowledged this long is claimed by a live sibling of its group. */
@@ -145,6 +150,53 @@ export const QueueConfig = Config.all({
 })
 
 export type QueueConfig = Config.Success<typeof QueueConfig>
+
+/**
+ * The static mirror (src/mirror, docs/operations.md, "Static mirror"): a bucket (MIRROR_S3_URL, with
+ * MIRROR_S3_REGION, else AWS_REGION, else us-east-1; credentials from AWS_ACCESS_KEY_ID and
+ * AWS_SECRET_ACCESS_KEY, else the AWS SDK's own chain: a profile, an instance role) or a folder
+ * (MIRROR_DIR); none: no mirror.
+ */
+export const MirrorConfig = Config.all({
+  s3Url: Config.option(Config.String("MIRROR_S3_URL")),
+  region: Config.String("MIRROR_S3_REGION").pipe(
+    Config.orElse(() => Config.String("AWS_REGION")),
+    Config.withDefault("us-east-1")
+  ),
+  accessKeyId: Config.option(Config.String("AWS_ACCESS_KEY_ID")),
+  secretAccessKey: Config.option(Config.Redacted("AWS_SECRET_ACCESS_KEY")),
+  sessionToken: Config.option(Config.Redacted("AWS_SESSION_TOKEN")),
+  dir: Config.option(Config.String("MIRROR_DIR"))
+}).pipe(
+  Config.mapEffect((
+    { accessKeyId, dir, region, s3Url, secretAccessKey, sessionToken }
+  ): Effect.Effect<Option.Option<MirrorTarget>, Config.ConfigError> => {
+    if (Option.isSome(s3Url) && Option.isSome(dir)) {
+      return Effect.fail(invalidData("MIRROR_DIR", "set MIRROR_S3_URL or MIRROR_DIR, not both"))
+    }
+    if (Option.isSome(dir)) return Effect.succeed(Option.some({ _tag: "Directory", path: dir.value }))
+    if (Option.isNone(s3Url)) return Effect.succeed(Option.none())
+    if (Option.isSome(accessKeyId) !== Option.isSome(secretAccessKey)) {
+      return Effect.fail(
+        invalidData("AWS_SECRET_ACCESS_KEY", "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY together")
+      )
+    }
+    const credentials = Option.isSome(accessKeyId) && Option.isSome(secretAccessKey)
+      ? {
+        accessKeyId: accessKeyId.value,
+        secretAccessKey: Redacted.value(secretAccessKey.value),
+        ...Option.match(sessionToken, {
+          onNone: () => ({}),
+          onSome: (token) => ({ sessionToken: Redacted.value(token) })
+        })
+      }
+      : undefined
+    return Result.match(parseS3Url(s3Url.value, region, credentials), {
+      onFailure: (message) => Effect.fail(invalidData("MIRROR_S3_URL", message)),
+      onSuccess: (target) => Effect.succeed(Option.some(target))
+    })
+  })
+)
 
 /**
  * Traces and logs (src/observability/Telemetry.ts, docs/operations.md "Traces and logs").

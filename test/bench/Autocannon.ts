@@ -5,7 +5,10 @@
  */
 import { execFile } from "node:child_process"
 
+import type { PgClient } from "@effect/sql-pg"
 import { Effect } from "effect"
+
+import { sqlStatements } from "../../src/persistence/Migrations.js"
 
 export interface AutocannonResult {
   readonly requestsPerSecond: number
@@ -64,3 +67,11 @@ export const incidentHistorySql = `
     'Update ' || k || ': we are looking into elevated error rates and slow responses; the next update follows within the hour.',
     now() - g * interval '1 day' + k * interval '45 minutes'
   from generate_series(1, 500) g, generate_series(1, 4) k`
+
+/** Adds the history (`incidentHistorySql`) through `sql`, in one transaction. */
+export const seedHistory = (sql: PgClient.PgClient) =>
+  sql.withTransaction(
+    Effect.forEach(sqlStatements(incidentHistorySql), (statement) => sql.unsafe(statement).unprepared, {
+      discard: true
+    })
+  )

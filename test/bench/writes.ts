@@ -34,11 +34,10 @@ import { CreateApiKey } from "../../src/domain/Auth.js"
 import { PublicHttpServer } from "../../src/http/PublicHttpServer.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { Database } from "../../src/persistence/Database.js"
-import { sqlStatements } from "../../src/persistence/Migrations.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { minimumLogLevel } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
-import { autocannon, type AutocannonResult, incidentHistorySql } from "./Autocannon.js"
+import { autocannon, type AutocannonResult, seedHistory } from "./Autocannon.js"
 
 const rate = Number(process.env.BENCH_RATE ?? 25)
 const seconds = Number(process.env.BENCH_SECONDS ?? 20)
@@ -252,13 +251,6 @@ const adminReader = (base: string, apiKey: string, incidents: ReadonlyArray<stri
 
 // One statement per query (the extended protocol): the history's statements in one transaction,
 // as node-postgres ran the text in one simple query.
-const seedHistory = (sql: PgClient.PgClient) =>
-  sql.withTransaction(
-    Effect.forEach(sqlStatements(incidentHistorySql), (statement) => sql.unsafe(statement).unprepared, {
-      discard: true
-    })
-  )
-
 const fixed = (n: number, width = 8) => (n < 10 ? n.toFixed(1) : n.toFixed(0)).padStart(width)
 
 const printSamples = (label: string, samples: ReadonlyArray<Sample>) => {

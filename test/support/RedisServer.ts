@@ -46,7 +46,8 @@ export const spawnRedisServerOn = async (port: number, args: ReadonlyArray<strin
     }, 10_000)
     child.stdout.on("data", (chunk) => {
       output += chunk
-      if (output.includes("Ready to accept connections")) {
+      // A sentinel (`--sentinel`) says instead that it is running, once it listens.
+      if (output.includes("Ready to accept connections") || output.includes("Sentinel ID is")) {
         clearTimeout(timer)
         resolve()
       }

@@ -32,7 +32,11 @@ export const operator = (baseUrl: string, apiKey: string, timeoutMs = 30_000): O
   const ok = async <A>(method: string, path: string, body?: unknown) => {
     const answer = await request<A>(method, path, body)
     if (answer.status >= 300) {
-      throw new Error(`${method} ${baseUrl}${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`)
+      // The status goes with the error, for a caller that counts the answers (databaseFailover).
+      throw Object.assign(
+        new Error(`${method} ${baseUrl}${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`),
+        { status: answer.status }
+      )
     }
     return answer.body
   }

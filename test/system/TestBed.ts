@@ -3,7 +3,8 @@
  * one database, the scheduler, ingest and dispatcher roles each in its own process, and two
  * probe agents in each of the regions `eu` and `us`. PostgreSQL is the machine's server (a fresh
  * database) reached through a TCP proxy the suite can cut; Redis is a redis-server of the
- * suite's own that it can stop; webhooks, SMTP and monitor targets are served by the suite.
+ * suite's own that it can stop; webhooks, SMTP, monitor targets and the S3-compatible bucket of
+ * the static mirror are served by the suite.
  */
 import { randomBytes } from "node:crypto"
 import * as Path from "node:path"
@@ -15,6 +16,7 @@ import pg from "pg"
 import { probeAclRules, serviceAclRules } from "../../src/queue/ProbeAcl.js"
 import { listeningUrl, projectRoot, runCommand, waitFor200 } from "../support/ChildProcess.js"
 import { startOwnRedis } from "../support/RedisServer.js"
+import { s3Credentials, type S3Server, startS3Server } from "../support/S3Server.js"
 import { type SmtpCapture, smtpCapture } from "../support/SmtpCapture.js"
 import { tcpProxy } from "../support/TcpProxy.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
@@ -64,6 +66,8 @@ export interface TestBed {
   readonly webhooks: WebhookSink
   readonly smtp: SmtpCapture
   readonly targets: Targets
+  /** The S3-compatible bucket (s3rver) both API instances mirror the public page to. */
+  readonly mirror: S3Server
   readonly close: () => Promise<void>
 }
 
@@ -109,6 +113,8 @@ export const startTestBed = async (): Promise<TestBed> => {
     closers.push(webhooks.close)
     const targets = await startTargets()
     closers.push(targets.close)
+    const mirror = await startS3Server()
+    closers.push(mirror.dispose)
     const smtp = await inScope(smtpCapture)
     const sql = new pg.Client({ connectionString: database.url })
     await sql.connect()
@@ -137,7 +143,8 @@ export const startTestBed = async (): Promise<TestBed> => {
 
     // Each API instance binds any free port and logs it; the suite reads its URL from there. They
     // are not restarted, so the URL holds for the run.
-    const apiProcesses = [service("api-1", "api", { PORT: "0" }), service("api-2", "api", { PORT: "0" })] as const
+    const api = { PORT: "0", MIRROR_S3_URL: `${mirror.endpoint}/${mirror.bucket}`, ...s3Credentials }
+    const apiProcesses = [service("api-1", "api", api), service("api-2", "api", api)] as const
     // The first instance migrates the database; the rest start on a ready schema.
     apiProcesses[0].start()
     const firstApiUrl = await listeningUrl(apiProcesses[0], 120_000)
@@ -198,6 +205,7 @@ export const startTestBed = async (): Promise<TestBed> => {
       webhooks,
       smtp,
       targets,
+      mirror,
       close
     }
   } catch (error) {

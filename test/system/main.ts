@@ -4,7 +4,7 @@
  * test/artifacts/system-report.json (ignored by git) and exits non-zero when any property does not hold.
  *
  *   SYSTEM_SEED=<n>       replays the random choices of a run (kills, workload); default fixed
- *   SYSTEM_SCENARIOS=a,b  runs only these scenarios (events, checks, fuzz, dependencies, load)
+ *   SYSTEM_SCENARIOS=a,b  runs only these scenarios (events, checks, fuzz, dependencies, load, mirror, redisFailover, databaseFailover)
  *   SYSTEM_FUZZ_REQUESTS=<n>  requests with the fixed seed (default 20,000; a tenth more with a fresh seed)
  *   SYSTEM_FUZZ_SEED=<n>  the "fresh" seed, to replay a run's second fuzz pass
  *   SYSTEM_TARGET_DELAY_MS=<n>  the monitors' targets answer after this long (default 0)
@@ -16,16 +16,22 @@ import { projectRoot } from "../support/ChildProcess.js"
 import { fuzzPassed, type FuzzReport, runFuzz } from "./fuzz/index.js"
 import { seededRandom } from "./Random.js"
 import { runChecksScenario } from "./scenarios/checks.js"
+import { judgeDatabaseFailover, runDatabaseFailoverScenario } from "./scenarios/databaseFailover.js"
 import { runDependenciesScenario } from "./scenarios/dependencies.js"
 import { runEventsScenario } from "./scenarios/events.js"
 import { fuzzSecrets } from "./scenarios/fuzzSecrets.js"
 import { runLoadScenario } from "./scenarios/load.js"
-import { startTestBed } from "./TestBed.js"
+import { runMirrorScenario } from "./scenarios/mirror.js"
+import { runRedisFailoverScenario } from "./scenarios/redisFailover.js"
+import { startTestBed, type TestBed } from "./TestBed.js"
 
 const fixedSeed = 20261122
 const seed = Number(process.env.SYSTEM_SEED ?? fixedSeed)
 const only = process.env.SYSTEM_SCENARIOS?.split(",").map((name) => name.trim())
 const runs = (name: string) => only === undefined || only.includes(name)
+/** Scenarios that start a bed of their own: the shared one starts only for the others. */
+const ownBed = new Set(["redisFailover", "databaseFailover"])
+const needsSharedBed = only === undefined || only.some((name) => !ownBed.has(name))
 const fuzzRequests = Number(process.env.SYSTEM_FUZZ_REQUESTS ?? 20_000)
 const freshFuzzRequests = Math.ceil(fuzzRequests / 10)
 
@@ -71,9 +77,10 @@ const main = async () => {
   }
 
   log(`seed ${seed}${seed === fixedSeed ? " (the fixed one)" : ""}`)
-  log("starting the test bed")
-  const bed = await startTestBed()
-  log(`test bed up in ${Date.now() - startedAt} ms`)
+  if (needsSharedBed) log("starting the test bed")
+  // Read only by the scenarios that need it, which run only when it was started.
+  const bed = needsSharedBed ? await startTestBed() : undefined as unknown as TestBed
+  if (needsSharedBed) log(`test bed up in ${Date.now() - startedAt} ms`)
   try {
     // Events and checks kill different processes, so they run side by side.
     await Promise.all([
@@ -383,9 +390,105 @@ const main = async () => {
         }
       )
     }
+    // Last of the shared bed's: it kills the API instance that publishes.
+    if (runs("mirror")) {
+      await scenario(
+        "mirror",
+        "changes published to the static mirror; its publisher SIGKILLed",
+        () => runMirrorScenario(bed, log),
+        (mirror) => {
+          target(
+            "mirror",
+            "p99 lag <= 5 s",
+            mirror.lagMs.p99 <= 5_000,
+            `${mirror.changes} changes: p50 ${mirror.lagMs.p50} ms, p99 ${mirror.lagMs.p99} ms, max ${mirror.lagMs.max} ms`
+          )
+          check(
+            "mirror",
+            "every change reaches the bucket",
+            mirror.unpublished === 0,
+            `${mirror.changes - mirror.unpublished}/${mirror.changes} within 20 s`
+          )
+          check(
+            "mirror",
+            "the standby takes over when the publisher dies",
+            mirror.takeoverMs !== null && mirror.takeoverMs <= 30_000,
+            `${mirror.killed} killed; a change made after it in the bucket ${mirror.takeoverMs} ms after the kill`
+          )
+          check(
+            "mirror",
+            "a reader sent to the mirror gets what the service answers",
+            mirror.differing.length === 0 && mirror.brokenLinks.length === 0,
+            `${mirror.compared - mirror.differing.length}/${mirror.compared} paths alike${
+              mirror.differing.length > 0 ? ` (not: ${mirror.differing.slice(0, 5).join(", ")})` : ""
+            }; ${mirror.brokenLinks.length} links to missing objects${
+              mirror.brokenLinks.length > 0 ? ` (${mirror.brokenLinks.slice(0, 5).join(", ")})` : ""
+            }`
+          )
+          check(
+            "mirror",
+            "nothing is left of an incident made private",
+            mirror.privateLeft.length === 0,
+            mirror.privateLeft.length === 0 ? "its page and JSON deleted" : `left: ${mirror.privateLeft.join(", ")}`
+          )
+        }
+      )
+    }
+    if (runs("redisFailover")) {
+      await scenario(
+        "redisFailover",
+        "the Redis master SIGKILLed under checks, behind Sentinel (a bed of its own)",
+        () => runRedisFailoverScenario(log),
+        (failover) => {
+          check(
+            "redisFailover",
+            "every run due by the slot rule stored once or recorded as missed",
+            failover.lost === 0 && failover.storedAndMissed === 0 && failover.offSlot === 0,
+            `${failover.expected} due (${failover.monitors} monitors in ${
+              failover.windowMs / 1000
+            } s, 2 regions): ${failover.stored} stored, ${failover.missed} missed, ${failover.lost} neither, ${failover.storedAndMissed} both, ${failover.offSlot} off the slots${
+              failover.examples.length > 0 ? `; ${failover.examples.join("; ")}` : ""
+            }`
+          )
+          check(
+            "redisFailover",
+            "misses only inside the failover window",
+            failover.missedOutsideWindow === 0,
+            `${failover.missed} missed, ${failover.missedOutsideWindow} due outside ${failover.failoverWindowMs.from} ms to ${failover.failoverWindowMs.to} ms from the kill (the sentinels promoted the replica after ${failover.failoverMs} ms)`
+          )
+          check(
+            "redisFailover",
+            "probes and ingest reconnect by themselves",
+            Object.values(failover.checksStoredAgainAfterKillMs).every((ms) => ms !== null) &&
+              failover.processesRestartedOrDead === 0,
+            `checks run after the failover stored ${
+              Object.entries(failover.checksStoredAgainAfterKillMs).map(([region, ms]) => `in ${region} ${ms} ms`).join(
+                ", "
+              )
+            } after the kill; ${failover.processesRestartedOrDead} processes restarted or dead`
+          )
+          check(
+            "redisFailover",
+            "the target saw every stored check",
+            failover.storedWithoutRequest === 0,
+            `${failover.targetRequests} requests in the window, ${failover.storedWithoutRequest} stored without a request, ${failover.requestedTwice} runs requested twice`
+          )
+        }
+      )
+    }
+    if (runs("databaseFailover")) {
+      await scenario(
+        "databaseFailover",
+        "the PostgreSQL primary SIGKILLed under the events workload, its standby promoted; synchronous, then asynchronous replication (a bed of its own)",
+        () => runDatabaseFailoverScenario(seededRandom(seed + 2), log),
+        (failover) => judgeDatabaseFailover(failover, check, target)
+      )
+    }
   } finally {
-    log("stopping the test bed")
-    await bed.close()
+    if (needsSharedBed) {
+      log("stopping the test bed")
+      await bed.close()
+    }
   }
 
   const report = {

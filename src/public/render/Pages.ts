@@ -264,6 +264,12 @@ export const maintenancePage = (state: PublicState, window: PublicMaintenance): 
 }
 
 /** The number of history pages of `incidents` incidents. */
+/**
+ * The address of history page `page`: a path, not a query, so the static mirror can hold every
+ * page as an object of its own (`?page=N` still answers, for links made before).
+ */
+export const historyPath = (page: number) => page === 1 ? "/history" : `/history/${page}`
+
 export const historyPages = (incidents: number) => Math.max(1, Math.ceil(incidents / historyPageSize))
 
 /** Page `page` (from 1) of `pages` of past and present incidents, newest first, showing `shown` (that page's incidents). */
@@ -279,9 +285,9 @@ export const historyPage = (
       ? html`<p>No incidents have been reported.</p>`
       : html`<ul class="plain">${shown.map((incident) => incidentSummary(incident, time))}</ul>`
   }<nav aria-label="History pages"><p class="row">${
-    page > 1 ? html`<a href="/history?page=${page - 1}" rel="prev">Newer incidents</a>` : html`<span></span>`
+    page > 1 ? html`<a href="${historyPath(page - 1)}" rel="prev">Newer incidents</a>` : html`<span></span>`
   }<span>Page ${page} of ${pages}</span>${
-    page < pages ? html`<a href="/history?page=${page + 1}" rel="next">Older incidents</a>` : html`<span></span>`
+    page < pages ? html`<a href="${historyPath(page + 1)}" rel="next">Older incidents</a>` : html`<span></span>`
   }</p></nav>`
   return renderPage({
     organization: state.organization,

@@ -170,6 +170,11 @@ export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSna
 
     return {
       get,
+      /**
+       * The snapshot that shows every change announced so far: the last one, or one refreshed now
+       * (the mirror publishes what a reader will see, never a state a change already replaced).
+       */
+      upToDate: rebuild,
       /** The last built snapshot, if any: caches derived from it are current while it is. */
       latest: (): Snapshot | undefined => current?.snapshot,
       /** For the metrics: when the snapshot served was built (epoch ms), and whether a change announced since awaits a rebuild. */
@@ -187,7 +192,13 @@ export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSna
       incidentsPage: page,
 
       /** How many public incidents there are (the history's page count). */
-      incidentCount
+      incidentCount,
+
+      /** The id of every public incident: the snapshot's, or its index's when it holds only recent ones. */
+      incidentIds: (snapshot: Snapshot): Effect.Effect<ReadonlySet<string>, IndexError> =>
+        snapshot.state.complete
+          ? Effect.succeed(new Set(snapshot.state.incidents.map((incident) => incident.id)))
+          : Effect.map(indexOf(snapshot), (known) => known.ids)
     } as const
   })
 }) {

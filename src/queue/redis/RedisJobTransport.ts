@@ -26,6 +26,9 @@
  *   after the read in progress, so no read can be served afterwards; then it hands back what it
  *   holds (XCLAIM with IDLE) or, holding nothing, leaves the group (XGROUP DELCONSUMER).
  * - `rediss://` URLs connect over TLS, trusting the system's CAs plus `ca` (REDIS_CA_FILE).
+ * - A `redis+sentinel://` URL (`rediss+sentinel://` over TLS) finds the master through Redis
+ *   Sentinel, at every connection and again after a failover (src/runtime/RedisEndpoint.ts);
+ *   every connection, the blocking readers' too, follows the new master by itself.
  * - An entry longer than `maxEntryLength` is acknowledged and dropped without being parsed:
  *   anyone able to write a stream may XADD up to Redis' `proto-max-bulk-len` (512 MB by
  *   default), which JSON.parse would hold the process on.
@@ -36,14 +39,15 @@
  * `StreamPublisher` (XADD), `JobStreamConsumer` (a probe's), `ResultStreamsConsumer` (ingest's)
  * and `StreamBacklog` (XLEN, XPENDING for the metrics). This module composes them.
  */
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 
 import type { ProbeReport } from "../../domain/CheckJob.js"
+import { RedisSentinelPassword } from "../../runtime/RedisEndpoint.js"
 import { JobTransport, resultConsumerOf } from "../JobTransport.js"
 import { makeConsumerGroups } from "./ConsumerGroups.js"
 import { jobStreamConsumer } from "./JobStreamConsumer.js"
 import { makeKnownRegions } from "./KnownRegions.js"
-import { connect, type Endpoint, readRedisCa } from "./RedisConnection.js"
+import { connect, type Endpoint, parseEndpoint, readRedisCa } from "./RedisConnection.js"
 import { resultStreamsConsumer } from "./ResultStreamsConsumer.js"
 import { streamBacklog } from "./StreamBacklog.js"
 import { jobCodec } from "./StreamCodec.js"
@@ -54,7 +58,10 @@ export { connectionOptions, readRedisCa, RedisCaFile } from "./RedisConnection.j
 export { decodeResultEntry, maxEntryLength } from "./StreamCodec.js"
 
 export interface RedisTransportOptions {
+  /** `redis://`, `rediss://`, or a Sentinel URL, `redis+sentinel://[user:password@]host:port,…/<master name>`. */
   readonly url: string | Redacted.Redacted<string>
+  /** The sentinels' own password (their `requirepass`), for a Sentinel URL. */
+  readonly sentinelPassword?: string | Redacted.Redacted<string>
   /** Prepended to the stream names (`jobs:<region>`, `results:<region>`); lets deployments or tests share a Redis. */
   readonly prefix?: string
   /** Extra CA certificates (PEM) trusted for a `rediss://` URL, besides the system's. */
@@ -81,14 +88,16 @@ export interface RedisTransportOptions {
 
 export const make = (options: RedisTransportOptions) =>
   Effect.gen(function*() {
-    const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
+    const reveal = (text: string | Redacted.Redacted<string>) => Redacted.isRedacted(text) ? Redacted.value(text) : text
+    const redis = yield* parseEndpoint(reveal(options.url))
+    const sentinelPassword = options.sentinelPassword === undefined ? undefined : reveal(options.sentinelPassword)
     const streams = makeStreamKeys(options.prefix ?? "")
     const jobsMaxLength = options.jobsMaxLength ?? 100_000
     const resultsMaxLength = options.resultsMaxLength ?? 250_000
     const forgetConsumersIdleMs = options.forgetConsumersIdleMs ?? 60 * 60 * 1000
     const regionsRefreshMs = options.regionsRefreshMs ?? 2_000
     const regionsForgetMs = options.regionsForgetMs ?? 60_000
-    const endpoint: Endpoint = { url, ca: options.ca, readyCheck: options.readyCheck ?? true }
+    const endpoint: Endpoint = { redis, ca: options.ca, sentinelPassword, readyCheck: options.readyCheck ?? true }
     const shared = yield* connect(endpoint, "status-page-queue")
     const scope = yield* Effect.scope
 
@@ -122,6 +131,19 @@ export const make = (options: RedisTransportOptions) =>
 
 export const layer = (options: RedisTransportOptions) => Layer.effect(JobTransport, make(options))
 
-/** The transport at `url` with the prefix given and REDIS_CA_FILE from the configuration. */
-export const layerConfig = (options: Omit<RedisTransportOptions, "ca">) =>
-  Layer.unwrap(Effect.map(readRedisCa, (ca) => layer(ca === undefined ? options : { ...options, ca })))
+/** The transport at `url` with the prefix given, REDIS_CA_FILE and REDIS_SENTINEL_PASSWORD from the configuration. */
+export const layerConfig = (options: Omit<RedisTransportOptions, "ca" | "sentinelPassword">) =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const ca = yield* readRedisCa
+      const sentinelPassword = yield* RedisSentinelPassword
+      return layer({
+        ...options,
+        ...(ca === undefined ? {} : { ca }),
+        ...Option.match(sentinelPassword, {
+          onNone: () => ({}),
+          onSome: (password) => ({ sentinelPassword: password })
+        })
+      })
+    })
+  )

@@ -9,6 +9,8 @@
  * counted apart when their region had a probe up throughout their interval: a sibling could
  * have taken over the job of a killed probe in time.
  */
+import type pg from "pg"
+
 import type { ManagedProcess } from "../Processes.js"
 import { sleep, until } from "../Processes.js"
 import type { Random } from "../Random.js"
@@ -178,26 +180,7 @@ export const runChecksScenario = async (
   await sleep(Math.max(0, windowEnd - Date.now()))
   for (const region of regions) for (const probe of bed.probes[region]) if (!probe.alive()) start(probe)
 
-  interface Row {
-    readonly monitor_id: string
-    readonly scheduled_at: number
-    readonly region: string
-    readonly results: number
-    readonly misses: number
-  }
-  const count = async () => {
-    const { rows } = await bed.sql.query<Row>(
-      `select monitor_id, scheduled_at, region, sum(results)::int as results, sum(misses)::int as misses from (
-         select monitor_id, round(extract(epoch from scheduled_at) * 1000)::float8 as scheduled_at, region, 1 as results, 0 as misses
-           from check_results where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3
-         union all
-         select monitor_id, round(extract(epoch from scheduled_at) * 1000)::float8, region, 0, 1
-           from missed_checks where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3
-       ) recorded group by monitor_id, scheduled_at, region`,
-      [monitorIds, new Date(windowStart), new Date(windowEnd)]
-    )
-    return new Map(rows.map((row) => [runKey(row.monitor_id, row.scheduled_at, row.region), row]))
-  }
+  const count = () => recordedRuns(bed.sql, monitorIds, windowStart, windowEnd)
   const settleStart = Date.now()
   let recorded = await count()
   await until(
@@ -276,6 +259,30 @@ export const runChecksScenario = async (
     },
     settleMs
   }
+}
+
+/** What is stored of one run (monitor, slot, region): its results and its recorded misses. */
+export interface RecordedRun {
+  readonly monitor_id: string
+  readonly scheduled_at: number
+  readonly region: string
+  readonly results: number
+  readonly misses: number
+}
+
+/** The runs of `monitorIds` scheduled in `[from, to)` that have a result or a miss stored, by `runKey`. */
+export const recordedRuns = async (sql: pg.Client, monitorIds: ReadonlyArray<string>, from: number, to: number) => {
+  const { rows } = await sql.query<RecordedRun>(
+    `select monitor_id, scheduled_at, region, sum(results)::int as results, sum(misses)::int as misses from (
+       select monitor_id, round(extract(epoch from scheduled_at) * 1000)::float8 as scheduled_at, region, 1 as results, 0 as misses
+         from check_results where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3
+       union all
+       select monitor_id, round(extract(epoch from scheduled_at) * 1000)::float8, region, 0, 1
+         from missed_checks where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3
+     ) recorded group by monitor_id, scheduled_at, region`,
+    [monitorIds, new Date(from), new Date(to)]
+  )
+  return new Map(rows.map((row) => [runKey(row.monitor_id, row.scheduled_at, row.region), row]))
 }
 
 /** The monitors go when the scenario is done: the load scenario measures the API, not the fleet. */

@@ -7,16 +7,15 @@
  * visibility rule) and the deliveries and mails received are then compared one to one, as
  * Jepsen's queue checker counts: none lost, none duplicated, none unexpected (eventsOracle.ts).
  */
+import type pg from "pg"
+
 import { sleep, until } from "../Processes.js"
 import type { Random } from "../Random.js"
 import type { TestBed } from "../TestBed.js"
 import type { HookSpec, Kill, Mail, MailVerdicts, Operation, WebhookVerdicts } from "./eventsOracle.js"
 import { expectedEvents, judgeMail, judgeWebhooks, makeKeyOf } from "./eventsOracle.js"
 
-const operations = 1_000
 const workers = 8
-/** The workload is spread over this long, so the kills fall among the changes. */
-const workloadMs = 40_000
 const minimumKills = 10
 const drainLimitMs = 60_000
 /** Windows the maintenance clock starts and ends during the workload, one after another. */
@@ -37,6 +36,24 @@ const hookSpecs: ReadonlyArray<Omit<HookSpec, "filter"> & { readonly filter?: Re
   { name: "components", incidents: false, maintenance: false, components: true },
   { name: "filtered", incidents: true, maintenance: true, components: true, filter: [0, 1, 6] }
 ]
+
+/** What the workload needs of a test bed: the bed of another scenario may offer it too (databaseFailover). */
+export type EventsBed = Pick<TestBed, "apis" | "webhooks" | "smtp" | "dispatcher"> & {
+  /** Queries on the primary of the moment, for the outbox check. */
+  readonly sql: Pick<pg.Client, "query">
+}
+
+export interface EventsOptions {
+  readonly operations: number
+  /** The workload is spread over this long, so the kills fall among the changes. */
+  readonly workloadMs: number
+  /**
+   * The fault injected meanwhile, told when the workload is done; resolves with when each kill
+   * fell (a mail may be sent twice only across one). The events scenario's SIGKILLs the
+   * dispatcher every 2–5 s, at least 10 times.
+   */
+  readonly fault?: (workloadDone: () => boolean) => Promise<ReadonlyArray<Kill>>
+}
 
 export interface EventsReport {
   readonly acknowledgedOperations: number
@@ -62,11 +79,16 @@ interface Item {
 
 const about = (item: Item) => ({ subjectId: item.id, componentIds: item.componentIds, isPublic: item.isPublic })
 
-export const runEventsScenario = async (
-  bed: TestBed,
+export const runEventsScenario = async (bed: TestBed, random: Random, log: (line: string) => void) =>
+  (await runEventsWorkload(bed, random, log, { operations: 1_000, workloadMs: 40_000 })).report
+
+/** The workload, its fault and the oracle's verdicts; also the client's record of every change. */
+export const runEventsWorkload = async (
+  bed: EventsBed,
   random: Random,
-  log: (line: string) => void
-): Promise<EventsReport> => {
+  log: (line: string) => void,
+  { fault, operations, workloadMs }: EventsOptions
+): Promise<{ readonly report: EventsReport; readonly operations: ReadonlyArray<Operation> }> => {
   const admin = bed.apis[0].operator
   const components: Array<string> = []
   for (let i = 0; i < publicComponents + privateComponents; i++) {
@@ -132,7 +154,15 @@ export const runEventsScenario = async (
       done.push({ ...operation, subjectId: idOf(answer), sentAt, answeredAt, acknowledged: true })
       return answer
     } catch (error) {
-      done.push({ ...operation, subjectId: operation.subjectId, sentAt, answeredAt: Date.now(), acknowledged: false })
+      const status = (error as { status?: unknown }).status
+      done.push({
+        ...operation,
+        subjectId: operation.subjectId,
+        sentAt,
+        answeredAt: Date.now(),
+        acknowledged: false,
+        ...(typeof status === "number" && { answeredStatus: status })
+      })
       failed++
       log(`  ${operation.kind} ${operation.marker} failed: ${String(error)}`)
       return undefined
@@ -255,31 +285,30 @@ export const runEventsScenario = async (
     }
   }
 
-  let kills = 0
   let workloadDone = false
-  let lastKillAt = 0
-  const killTimes: Array<Kill> = []
   const killer = async () => {
-    while (!workloadDone || kills < minimumKills) {
+    const killTimes: Array<Kill> = []
+    while (!workloadDone || killTimes.length < minimumKills) {
       await sleep(random.between(2_000, 5_000))
       const from = Date.now()
       await bed.dispatcher.kill()
-      kills++
-      lastKillAt = Date.now()
-      killTimes.push({ from, to: lastKillAt })
+      killTimes.push({ from, to: Date.now() })
       await sleep(random.between(100, 1_500))
       bed.dispatcher.start()
     }
+    return killTimes
   }
-  await Promise.all([
+  const [, killTimes] = await Promise.all([
     Promise.all([...Array.from({ length: workers }, (_, w) => worker(w)), clock()]).then(() => (workloadDone = true)),
-    killer()
+    (fault ?? killer)(() => workloadDone)
   ])
+  const kills = killTimes.length
+  const lastKillAt = killTimes.at(-1)?.to ?? startedAt
   latencies.sort((a, b) => a - b)
   log(
     `  ${done.length - failed} changes acknowledged in ${Date.now() - startedAt} ms (p50 ${
       latencies[Math.floor(latencies.length / 2)]
-    } ms, p99 ${latencies[Math.floor(latencies.length * 0.99)]} ms), dispatcher killed ${kills} times`
+    } ms, p99 ${latencies[Math.floor(latencies.length * 0.99)]} ms), ${kills} kills`
   )
 
   const expected = expectedEvents(done)
@@ -332,7 +361,7 @@ export const runEventsScenario = async (
 
   const operationsByKind: Record<string, number> = {}
   for (const op of done) operationsByKind[op.kind] = (operationsByKind[op.kind] ?? 0) + 1
-  return {
+  const report: EventsReport = {
     acknowledgedOperations: done.length - failed,
     indeterminateOperations: failed,
     operationsByKind,
@@ -347,10 +376,11 @@ export const runEventsScenario = async (
     mail,
     drainAfterLastKillMs
   }
+  return { report, operations: done }
 }
 
 /** Subscribes an address and follows the link of the opt-in mail, as a person would. */
-const subscribeVerified = async (bed: TestBed) => {
+const subscribeVerified = async (bed: EventsBed) => {
   const email = "operator@system.test"
   const answer = await fetch(`${bed.apis[1].baseUrl}/api/v1/subscribe`, {
     method: "POST",

@@ -42,6 +42,8 @@ export interface Operation {
   readonly answeredAt: number
   /** False when the request failed or timed out: committed or not, nobody knows (Jepsen's "info"). */
   readonly acknowledged: boolean
+  /** The status of a request answered with an error; none when it got no answer. */
+  readonly answeredStatus?: number
 }
 
 export interface ExpectedEvent {
