@@ -1,6 +1,6 @@
 /**
  * Typed configuration: the only place the process environment is read.
- * The variables and their defaults are listed in the README ("Configuration").
+ * The variables and their defaults are listed in docs/configuration.md.
  */
 import { Config, ConfigProvider, Duration, Effect, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
 
