@@ -71,6 +71,26 @@ export interface TestBed {
   readonly close: () => Promise<void>
 }
 
+/**
+ * The fleet's Redis ACL users, as in production (docs/operations.md): `service`, and
+ * `probe-<region>` for each region, each with a fresh password; `aclUsers` is what a Redis of the
+ * suite's own is started with.
+ */
+export const fleetAclUsers = (streamPrefix: string) => {
+  const password = (user: string) => `${user}-${randomBytes(12).toString("hex")}`
+  const users: Record<string, { readonly password: string; readonly rules: ReadonlyArray<string> }> = {
+    service: { password: password("service"), rules: serviceAclRules(streamPrefix) },
+    ...Object.fromEntries(regions.map((region) => [`probe-${region}`, {
+      password: password(region),
+      rules: probeAclRules(streamPrefix, region)
+    }]))
+  }
+  const aclUsers = Object.fromEntries(
+    Object.entries(users).map(([user, { password, rules }]) => [user, ["reset", "on", `>${password}`, ...rules]])
+  )
+  return { users, aclUsers }
+}
+
 export const startTestBed = async (): Promise<TestBed> => {
   const scope = Effect.runSync(Scope.make())
   const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.provide(effect, scope))
@@ -89,19 +109,8 @@ export const startTestBed = async (): Promise<TestBed> => {
     // Probes sign in as their region's ACL user and the service as its own, as in production
     // (docs/operations.md); the suite's checks use the default user.
     const streamPrefix = "system:"
-    const password = (user: string) => `${user}-${randomBytes(12).toString("hex")}`
-    const users: Record<string, { readonly password: string; readonly rules: ReadonlyArray<string> }> = {
-      service: { password: password("service"), rules: serviceAclRules(streamPrefix) },
-      ...Object.fromEntries(regions.map((region) => [`probe-${region}`, {
-        password: password(region),
-        rules: probeAclRules(streamPrefix, region)
-      }]))
-    }
-    const redis = await startOwnRedis({
-      aclUsers: Object.fromEntries(
-        Object.entries(users).map(([user, { password, rules }]) => [user, ["reset", "on", `>${password}`, ...rules]])
-      )
-    })
+    const { aclUsers, users } = fleetAclUsers(streamPrefix)
+    const redis = await startOwnRedis({ aclUsers })
     const redisUrlOf = (user: string) => {
       const url = new URL(redis.url)
       url.username = user

@@ -180,39 +180,18 @@ export const runChecksScenario = async (
   await sleep(Math.max(0, windowEnd - Date.now()))
   for (const region of regions) for (const probe of bed.probes[region]) if (!probe.alive()) start(probe)
 
-  const count = () => recordedRuns(bed.sql, monitorIds, windowStart, windowEnd)
-  const settleStart = Date.now()
-  let recorded = await count()
-  await until(
-    "every expected run stored or recorded as missed",
-    async () => {
-      recorded = await count()
-      return [...expected].every((key) => recorded.has(key))
-    },
-    settleLimitMs,
-    1_000
-  ).catch((error) => log(`  ${String(error)}`))
-  const settleMs = Date.now() - settleStart
-  // Checks still in flight when the records settled reach the target within their time-out.
-  await sleep(1_000)
-
-  const rows = [...expected].flatMap((key) => recorded.get(key) ?? [])
-  const lost = [...expected].filter((key) => !recorded.has(key))
-  const offSlot = [...recorded.keys()].filter((key) => !expected.has(key))
-  const { requests, unknownSource } = checkRequests(bed.targets.log, monitorOf)
-  // The stored results around the window, to pair with the target's requests.
-  const { rows: results } = await bed.sql.query<StoredResult>(
-    `select monitor_id as "monitorId", region, probe,
-            round(extract(epoch from scheduled_at) * 1000)::float8 as "scheduledAt",
-            round(extract(epoch from checked_at) * 1000)::float8 as "checkedAt"
-       from check_results where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3`,
-    [monitorIds, new Date(windowStart - 2 * intervalMs), new Date(windowEnd + intervalMs)]
-  )
-  const requested = requestsByRun(requests, results, intervalMs)
-  const withoutRequest = requested.withoutRequest
-    .map((result) => runKey(result.monitorId, result.scheduledAt, result.region))
-    .filter((key) => expected.has(key))
-  const repeated = repeatedChecks(requested.runs, expected, kills)
+  const { lost, offSlot, repeated, requests, rows, settleMs, unknownSource, withoutRequest } = await settledRuns({
+    sql: bed.sql,
+    monitorIds,
+    expected,
+    windowStart,
+    windowEnd,
+    intervalMs,
+    targetLog: bed.targets.log,
+    monitorOf,
+    kills,
+    log
+  })
   const repeatedWithoutKill = repeated.filter((r) => !r.afterKill)
   const missedRows = rows.filter((row) => row.results === 0 && row.misses === 1)
   const missedWhileRegionUp = missedRows.filter((row) =>
@@ -258,6 +237,64 @@ export const runChecksScenario = async (
       )
     },
     settleMs
+  }
+}
+
+/**
+ * The record of a window once it settles: waits (at most `settleLimitMs`) until every expected run
+ * is stored or recorded as missed, then a second for checks still in flight to reach the target,
+ * and pairs the stored results with the target's log.
+ */
+export const settledRuns = async (options: {
+  readonly sql: pg.Client
+  readonly monitorIds: ReadonlyArray<string>
+  readonly expected: ReadonlySet<string>
+  readonly windowStart: number
+  readonly windowEnd: number
+  readonly intervalMs: number
+  readonly targetLog: Parameters<typeof checkRequests>[0]
+  readonly monitorOf: Parameters<typeof checkRequests>[1]
+  readonly kills: Parameters<typeof repeatedChecks>[2]
+  readonly log: (line: string) => void
+}) => {
+  const { expected, intervalMs, monitorIds, sql, windowEnd, windowStart } = options
+  const count = () => recordedRuns(sql, monitorIds, windowStart, windowEnd)
+  const settleStart = Date.now()
+  let recorded = await count()
+  await until(
+    "every expected run stored or recorded as missed",
+    async () => {
+      recorded = await count()
+      return [...expected].every((key) => recorded.has(key))
+    },
+    settleLimitMs,
+    1_000
+  ).catch((error) => options.log(`  ${String(error)}`))
+  const settleMs = Date.now() - settleStart
+  // Checks still in flight when the records settled reach the target within their time-out.
+  await sleep(1_000)
+
+  const { requests, unknownSource } = checkRequests(options.targetLog, options.monitorOf)
+  // The stored results around the window, to pair with the target's requests.
+  const { rows: results } = await sql.query<StoredResult>(
+    `select monitor_id as "monitorId", region, probe,
+            round(extract(epoch from scheduled_at) * 1000)::float8 as "scheduledAt",
+            round(extract(epoch from checked_at) * 1000)::float8 as "checkedAt"
+       from check_results where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3`,
+    [monitorIds, new Date(windowStart - 2 * intervalMs), new Date(windowEnd + intervalMs)]
+  )
+  const requested = requestsByRun(requests, results, intervalMs)
+  return {
+    settleMs,
+    rows: [...expected].flatMap((key) => recorded.get(key) ?? []),
+    lost: [...expected].filter((key) => !recorded.has(key)),
+    offSlot: [...recorded.keys()].filter((key) => !expected.has(key)),
+    requests,
+    unknownSource,
+    withoutRequest: requested.withoutRequest
+      .map((result) => runKey(result.monitorId, result.scheduledAt, result.region))
+      .filter((key) => expected.has(key)),
+    repeated: repeatedChecks(requested.runs, expected, options.kills)
   }
 }
 

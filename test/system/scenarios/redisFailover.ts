@@ -13,31 +13,27 @@
  * regions; checks run after the failover are stored again in each region, with the delay; every
  * stored result's check reached the target.
  */
-import { randomBytes } from "node:crypto"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 
-import { probeAclRules, serviceAclRules } from "../../../src/queue/ProbeAcl.js"
 import { listeningUrl, projectRoot, runCommand, waitFor200 } from "../../support/ChildProcess.js"
 import { startSentinelGroup } from "../../support/RedisSentinels.js"
 import { freshDatabaseUrl } from "../../support/TestDatabase.js"
 import { operator } from "../Client.js"
 import { type ManagedProcess, managedProcess, sleep, until } from "../Processes.js"
-import { checkRequests, repeatedChecks, requestsByRun, runKey, slotsIn, type StoredResult } from "../Runs.js"
+import { checkRequests, runKey, slotsIn } from "../Runs.js"
 import { startTargets } from "../Sinks.js"
-import { probeSourceAddress, regions } from "../TestBed.js"
-import { recordedRuns } from "./checks.js"
+import { fleetAclUsers, probeSourceAddress, regions } from "../TestBed.js"
+import { settledRuns } from "./checks.js"
 
 const monitorCount = 50
 const intervalSeconds = 10
 const intervalMs = intervalSeconds * 1000
 const windowMs = 60_000
 const killAfterMs = 20_000
-/** A probe's own claim time is the default 30 s: what a dead master's reply left pending is claimed then. */
-const settleLimitMs = 60_000
 const streamPrefix = "failover:"
 
 export interface RedisFailoverReport {
@@ -78,19 +74,8 @@ export const runRedisFailoverScenario = async (log: (line: string) => void): Pro
     const sql = new pg.Client({ connectionString: database.url })
     await sql.connect()
     closers.push(() => sql.end())
-    const password = (user: string) => `${user}-${randomBytes(12).toString("hex")}`
-    const users: Record<string, { readonly password: string; readonly rules: ReadonlyArray<string> }> = {
-      service: { password: password("service"), rules: serviceAclRules(streamPrefix) },
-      ...Object.fromEntries(regions.map((region) => [`probe-${region}`, {
-        password: password(region),
-        rules: probeAclRules(streamPrefix, region)
-      }]))
-    }
-    const group = await startSentinelGroup({
-      aclUsers: Object.fromEntries(
-        Object.entries(users).map(([user, { password, rules }]) => [user, ["reset", "on", `>${password}`, ...rules]])
-      )
-    })
+    const { aclUsers, users } = fleetAclUsers(streamPrefix)
+    const group = await startSentinelGroup({ aclUsers })
     closers.push(group.stop)
     const targets = await startTargets()
     closers.push(targets.close)
@@ -200,39 +185,21 @@ export const runRedisFailoverScenario = async (log: (line: string) => void): Pro
     log(`  checks stored again ${storedAgain.map(([region, ms]) => `${region} after ${ms} ms`).join(", ")}`)
     await sleep(Math.max(0, windowEnd - Date.now()))
 
-    const settleStart = Date.now()
-    let recorded = await recordedRuns(sql, monitorIds, windowStart, windowEnd)
-    await until(
-      "every expected run stored or recorded as missed",
-      async () => {
-        recorded = await recordedRuns(sql, monitorIds, windowStart, windowEnd)
-        return [...expected].every((key) => recorded.has(key))
-      },
-      settleLimitMs,
-      1_000
-    ).catch((error) => log(`  ${String(error)}`))
-    const settleMs = Date.now() - settleStart
-    await sleep(1_000)
-
-    const rows = [...expected].flatMap((key) => recorded.get(key) ?? [])
-    const lost = [...expected].filter((key) => !recorded.has(key))
-    const offSlot = [...recorded.keys()].filter((key) => !expected.has(key))
+    const { lost, offSlot, repeated, requests, rows, settleMs, withoutRequest } = await settledRuns({
+      sql,
+      monitorIds,
+      expected,
+      windowStart,
+      windowEnd,
+      intervalMs,
+      targetLog: targets.log,
+      monitorOf,
+      kills: [],
+      log
+    })
     const missedRows = rows.filter((row) => row.results === 0 && row.misses === 1)
     const windowFrom = killedAt - intervalMs
     const missedOutside = missedRows.filter((row) => row.scheduled_at < windowFrom || row.scheduled_at > backAt)
-    const { requests } = checkRequests(targets.log, monitorOf)
-    const { rows: results } = await sql.query<StoredResult>(
-      `select monitor_id as "monitorId", region, probe,
-              round(extract(epoch from scheduled_at) * 1000)::float8 as "scheduledAt",
-              round(extract(epoch from checked_at) * 1000)::float8 as "checkedAt"
-         from check_results where monitor_id = any($1) and scheduled_at >= $2 and scheduled_at < $3`,
-      [monitorIds, new Date(windowStart - 2 * intervalMs), new Date(windowEnd + intervalMs)]
-    )
-    const requested = requestsByRun(requests, results, intervalMs)
-    const withoutRequest = requested.withoutRequest
-      .map((result) => runKey(result.monitorId, result.scheduledAt, result.region))
-      .filter((key) => expected.has(key))
-    const repeated = repeatedChecks(requested.runs, expected, [])
     const processesRestartedOrDead = started.filter((process) => process.starts() !== 1 || !process.alive()).length
     return {
       monitors: monitorCount,
