@@ -7,6 +7,8 @@
  *
  *   docs/images/status-page.png         the public status page, 1200 px wide
  *   docs/images/status-page-mobile.png  the same page, 390 px wide
+ *   docs/images/status-pages.png        two pages of one deployment side by side: the default
+ *                                       page and a partners' page in German with its own look
  *   docs/images/dashboard.png           the admin dashboard's Incidents screen, signed in
  *
  * Run: `npm run screenshots` (or `npx tsx scripts/screenshots.ts`). Needs Chromium at
@@ -149,6 +151,16 @@ const seed = async () => {
     componentIds: [components["Dashboard"], components["API"]],
     description: "We are upgrading our primary database. The dashboard may be read-only for a few minutes."
   })
+  // A second page for payment partners: two components, its own look, in German (English offered).
+  await api("POST", "/api/v1/admin/pages", {
+    slug: "payments",
+    title: "Acme Payments",
+    description: "Status der Zahlungsdienste für unsere Partner.",
+    brandColor: "#0f766e",
+    locale: "de",
+    languages: ["de", "en"],
+    items: [{ type: "component", id: components["Payments"] }, { type: "component", id: components["API"] }]
+  })
   return components
 }
 
@@ -191,6 +203,24 @@ const shoot = async () => {
     })
     await mobile.goto(`${base}/`)
     await save(mobile, "status-page-mobile.png")
+
+    // Two pages of one deployment, the top of each, side by side with their addresses.
+    const top = async (path: string) => {
+      await desktop.goto(`${base}${path}`)
+      return (await desktop.screenshot({ clip: { x: 0, y: 0, width: 1200, height: 1000 } })).toString("base64")
+    }
+    // The partners' page in its own language: a browser here asks for English, which the page offers too.
+    const [main, partners] = [await top("/"), await top("/p/payments/?lang=de")]
+    const pair = await browser.newPage({ viewport: { width: 1640, height: 400 }, deviceScaleFactor: 1 })
+    await pair.setContent(
+      `<body style="margin:0;padding:16px;display:flex;gap:16px;background:#eaeef2;font:15px system-ui,sans-serif">${
+        [["/", main], ["/p/payments/", partners]].map(([path, png]) =>
+          `<figure style="margin:0;flex:1"><img style="width:100%;border:1px solid #d0d7de;display:block" ` +
+          `src="data:image/png;base64,${png}"><figcaption style="padding:6px 2px;color:#57606a">status.example.com${path}</figcaption></figure>`
+        ).join("")
+      }</body>`
+    )
+    await save(pair, "status-pages.png")
 
     await desktop.goto(`${base}/admin#/incidents`)
     await desktop.getByLabel("E-mail").fill(admin.email)

@@ -19,10 +19,12 @@ import { MonitorsApi } from "./MonitorsApi.js"
 import { openApiDocument } from "./OpenApiDocument.js"
 import { OrganizationApi } from "./OrganizationApi.js"
 import { OverviewApi } from "./OverviewApi.js"
+import { PageStatusApi } from "./PageStatusApi.js"
 import { conditional } from "./Preconditions.js"
 import { ProbesApi } from "./ProbesApi.js"
 import { ResponseTimesApi } from "./ResponseTimesApi.js"
 import { StatusApi } from "./StatusApi.js"
+import { StatusPagesApi } from "./StatusPagesApi.js"
 import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
@@ -33,8 +35,10 @@ import { WebhooksApi } from "./WebhooksApi.js"
 export class Api extends HttpApi.make("status-page")
   .add(HealthApi.middleware(JsonBodies))
   .add(StatusApi.middleware(JsonBodies))
+  .add(PageStatusApi.middleware(JsonBodies))
   .add(conditional(idempotentPosts(ComponentsApi)).middleware(JsonBodies))
   .add(conditional(idempotentPosts(ComponentGroupsApi)).middleware(JsonBodies))
+  .add(conditional(idempotentPosts(StatusPagesApi)).middleware(JsonBodies))
   .add(conditional(idempotentPosts(MonitorsApi)).middleware(JsonBodies))
   .add(conditional(idempotentPosts(OrganizationApi)).middleware(JsonBodies))
   .add(AuthApi.middleware(JsonBodies))

@@ -18,6 +18,7 @@ import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, OpenApi } from "effec
 
 import packageJson from "../../package.json" with { type: "json" }
 import { AuthApi } from "./AuthApi.js"
+import { PageStatusApi } from "./PageStatusApi.js"
 import { StatusApi } from "./StatusApi.js"
 
 type Operation = OpenApi.OpenAPISpecOperation
@@ -161,7 +162,9 @@ const reflectApi = (api: HttpApi.Top) => {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) => {
       const id = operationIdOf(group, endpoint)
-      if (group.identifier === StatusApi.identifier) publicReads.add(id)
+      if (group.identifier === StatusApi.identifier || group.identifier === PageStatusApi.identifier) {
+        publicReads.add(id)
+      }
       // The declared struct itself: its properties keep their encodings, which hold bounds too.
       const query = endpoint.query?.ast
       if (query === undefined || !SchemaAST.isObjects(query)) return

@@ -17,6 +17,7 @@ import { Maintenance } from "../domain/Maintenance.js"
 import { Monitor } from "../domain/Monitor.js"
 import { TaggedError } from "../domain/Named.js"
 import { Organization } from "../domain/Organization.js"
+import { StatusPage } from "../domain/StatusPage.js"
 import { Subscriber } from "../domain/Subscriber.js"
 import { Webhook } from "../domain/Webhook.js"
 import { mapEndpoints, withInnermost } from "./InnermostMiddleware.js"
@@ -38,6 +39,7 @@ export class PreconditionFailed extends TaggedError<PreconditionFailed>()(
 export const conditionalResources = {
   components: { noun: "component", schema: Component.json },
   componentGroups: { noun: "component group", schema: ComponentGroup.json },
+  statusPages: { noun: "status page", schema: StatusPage },
   incidents: { noun: "incident", schema: Incident.json },
   incidentTemplates: { noun: "incident template", schema: IncidentTemplate.json },
   maintenance: { noun: "maintenance window", schema: Maintenance.json },

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { PublicComponent } from "../domain/Component.js"
-import { NotFound } from "../domain/Errors.js"
+import { NotFound, Unauthorized } from "../domain/Errors.js"
 import { PublicIncident, PublicIncidentDetail, PublicIncidentsQuery } from "../domain/Incident.js"
 import { PublicMaintenance } from "../domain/Maintenance.js"
 import { ComponentResponseTimes, ResponseTimesQuery } from "../domain/ResponseTimes.js"
@@ -13,7 +13,7 @@ import { endpointDocs, groupDocs } from "./Docs.js"
 /** The public, read-only side: no authentication; served from the in-memory snapshot. */
 export class StatusApi extends HttpApiGroup.make("status")
   .add(
-    HttpApiEndpoint.get("summary", "/", { success: StatusSummary })
+    HttpApiEndpoint.get("summary", "/", { success: StatusSummary, error: Unauthorized })
       .annotateMerge(endpointDocs(
         "Overall status",
         "The public summary: `status`, the public `components`, `activeIncidents` and `upcomingMaintenance`.",
@@ -25,7 +25,7 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("components", "/components", { success: Schema.Array(PublicComponent) })
+    HttpApiEndpoint.get("components", "/components", { success: Schema.Array(PublicComponent), error: Unauthorized })
       .annotateMerge(endpointDocs(
         "Public components",
         "`id`, `name`, `description`, `status` and `displayOrder` of every public component, ordered by " +
@@ -33,7 +33,11 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("uptime", "/uptime", { query: UptimeQuery, success: Schema.Array(UptimeRecord) })
+    HttpApiEndpoint.get("uptime", "/uptime", {
+      query: UptimeQuery,
+      success: Schema.Array(UptimeRecord),
+      error: Unauthorized
+    })
       .annotateMerge(endpointDocs(
         "Uptime per public component",
         "One record per public component, in display order, for `period` `24h` (the last 24 UTC hours, " +
@@ -54,7 +58,7 @@ export class StatusApi extends HttpApiGroup.make("status")
       params: Schema.Struct({ id: Schema.String }),
       query: ResponseTimesQuery,
       success: ComponentResponseTimes,
-      error: NotFound
+      error: [NotFound, Unauthorized]
     })
       .annotateMerge(endpointDocs(
         "Response times of a public component, by region",
@@ -75,7 +79,8 @@ export class StatusApi extends HttpApiGroup.make("status")
   .add(
     HttpApiEndpoint.get("incidents", "/incidents", {
       query: PublicIncidentsQuery,
-      success: Schema.Array(PublicIncident)
+      success: Schema.Array(PublicIncident),
+      error: Unauthorized
     })
       .annotateMerge(endpointDocs(
         "Public incidents, paged",
@@ -91,7 +96,7 @@ export class StatusApi extends HttpApiGroup.make("status")
     HttpApiEndpoint.get("incident", "/incidents/:id", {
       params: Schema.Struct({ id: Schema.String }),
       success: PublicIncidentDetail,
-      error: NotFound
+      error: [NotFound, Unauthorized]
     })
       .annotateMerge(endpointDocs(
         "One public incident with its timeline",
@@ -101,7 +106,10 @@ export class StatusApi extends HttpApiGroup.make("status")
       ))
   )
   .add(
-    HttpApiEndpoint.get("maintenance", "/maintenance", { success: Schema.Array(PublicMaintenance) })
+    HttpApiEndpoint.get("maintenance", "/maintenance", {
+      success: Schema.Array(PublicMaintenance),
+      error: Unauthorized
+    })
       .annotateMerge(endpointDocs(
         "Upcoming and running public maintenance",
         "The scheduled and running (`in_progress`) public maintenance windows, soonest start first: the same " +
@@ -111,7 +119,8 @@ export class StatusApi extends HttpApiGroup.make("status")
   )
   .add(
     HttpApiEndpoint.get("rss", "/rss", {
-      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/rss+xml" }))
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/rss+xml" })),
+      error: Unauthorized
     })
       .annotateMerge(endpointDocs(
         "RSS 2.0 feed",
@@ -123,7 +132,8 @@ export class StatusApi extends HttpApiGroup.make("status")
   )
   .add(
     HttpApiEndpoint.get("atom", "/atom", {
-      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/atom+xml" }))
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/atom+xml" })),
+      error: Unauthorized
     })
       .annotateMerge(endpointDocs(
         "Atom feed",
@@ -133,7 +143,9 @@ export class StatusApi extends HttpApiGroup.make("status")
   )
   .prefix("/api/v1/status")
   .annotateMerge(groupDocs(
-    "The public, read-only API for the people reading the status page: no authentication.",
+    "The public, read-only API for the people reading the status page: no authentication. It answers for the " +
+      "default page, or for the page whose `domain` is the request's host (a protected one answers **401** " +
+      "without its reader's access cookie); `/p/{slug}/api/v1/status` answers for any page.",
     "Only public components appear. An incident or maintenance window is public only when an administrator " +
       "made it so: named no component or a public one when creating it or setting its `componentIds`, or " +
       "showed a component it names. Deleting or hiding a component never makes anything public. A public " +

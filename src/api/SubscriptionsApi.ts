@@ -24,11 +24,11 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.post("subscribe", "/subscribe", {
       payload: Subscribe,
       success: SubscribeAccepted.pipe(HttpApiSchema.status(202)),
-      error: [BadRequest, TooManyRequests]
+      error: [BadRequest, NotFound, TooManyRequests]
     })
       .annotateMerge(endpointDocs(
         "Subscribe an e-mail address",
-        "Takes `{ email, componentIds? }` (`email` trimmed and lower-cased; at most 254 characters, no whitespace " +
+        "Takes `{ email, componentIds?, page?, locale? }` (`email` trimmed and lower-cased; at most 254 characters, no whitespace " +
           "or control characters) and answers **202** with the same `{ message }` whether the address is new, " +
           "pending or verified; the confirmation mail is sent in the background, so the response time does not " +
           "tell either. A new or pending address gets a fresh link `{PUBLIC_URL}/subscribe/verify/{token}`, valid " +
@@ -40,7 +40,14 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
           "id that is unknown or not public is **400** `BadRequest` with an issue at each place it appears. A new " +
           "or pending address takes the choice of its latest request; a verified address keeps its own, which " +
           "the preferences page linked from every notification mail changes.",
-        "Limits: 3 requests per address and 20 per client address per hour, shared by all instances; past them " +
+        "`page`: the slug of the status page to subscribe to; absent, the default page. A subscription belongs " +
+          "to one page: its mail is about what that page shows, in the page's name and with links to its " +
+          "address, and an address may subscribe to several pages (one mail per page). The chosen " +
+          "`componentIds` must be on that page. A slug no page has, or a protected page's, is **404** " +
+          "`NotFound`. `locale`: the language of its mail (`en`, `de`, `fr`, `es`, `pt-BR`, `ja`, `zh-CN`); " +
+          "absent, the page's. Each page's subscription of an address is requested, confirmed and " +
+          "unsubscribed on its own.",
+        "Limits: 3 requests per address (to any page) and 20 per client address per hour, shared by all instances; past them " +
           "**429** `TooManyRequests` with `Retry-After` (seconds) and `retryAfterSeconds`."
       ))
   )
@@ -104,9 +111,11 @@ export class SubscribersApi extends HttpApiGroup.make("subscribers")
     })
       .annotateMerge(endpointDocs(
         "List subscribers",
-        "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt, componentIds }`; " +
-          "`componentIds` are the components it is mailed about, null for every component. Tokens are never " +
-          "listed. Unverified (pending) addresses are listed too.",
+        "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt, componentIds, " +
+          "pageId, locale }`; `componentIds` are the components it is mailed about, null for every component; " +
+          "`pageId` the status page subscribed to and `locale` the language of its mail. An address subscribed " +
+          "to several pages is listed once per page. Tokens are never listed. Unverified (pending) addresses " +
+          "are listed too.",
         pagedList(adminPageBounds)
       ))
   )

@@ -3,8 +3,10 @@ import { Model } from "effect/schema"
 
 import { ComponentId } from "./Component.js"
 import { pattern, Text } from "./Fields.js"
+import { Locale } from "./Locale.js"
 import { Generated } from "./ModelFields.js"
 import { Class } from "./Named.js"
+import { Slug } from "./StatusPage.js"
 
 export const SubscriberId = Text(1000).pipe(Schema.brand("SubscriberId"))
 export type SubscriberId = typeof SubscriberId.Type
@@ -42,7 +44,11 @@ export class Subscriber extends Model.Class<Subscriber>("Subscriber")({
     json: Schema.NullOr(Schema.DateTimeUtcFromString)
   }),
   /** The components the subscriber is mailed about; null: every component. */
-  componentIds: Schema.NullOr(Schema.Array(Schema.String))
+  componentIds: Schema.NullOr(Schema.Array(Schema.String)),
+  /** The status page subscribed to: its mail is about what that page shows, in its name. */
+  pageId: Schema.String,
+  /** The language the subscription was made in, which its mail is written in. */
+  locale: Locale
 }) {
   /** The JSON variant, named `Subscriber.json` in the OpenAPI document. */
   static override readonly json = super.json.annotate({ identifier: "Subscriber.json" })
@@ -61,13 +67,22 @@ export const SubscribedComponents = Schema.NullOr(Schema.Array(ComponentId).chec
 
 export class Subscribe extends Class<Subscribe>("Subscribe")({
   email: EmailAddress,
-  componentIds: Schema.optionalKey(SubscribedComponents)
+  componentIds: Schema.optionalKey(SubscribedComponents),
+  /** The slug of the page subscribed to; absent: the default page. */
+  page: Schema.optionalKey(Slug),
+  /** The language of the mail; absent: the page's. */
+  locale: Schema.optionalKey(Locale)
 }) {}
 
-/** What the preferences page shows a subscriber: the address and the components chosen (null: all). */
+/**
+ * What the preferences page shows a subscriber: the address, the components chosen (null: all),
+ * and the page and language it renders in.
+ */
 export interface Preferences {
   readonly email: string
   readonly componentIds: ReadonlyArray<string> | null
+  readonly pageId: string
+  readonly locale: Locale
 }
 
 export class SubscribeAccepted extends Class<SubscribeAccepted>("SubscribeAccepted")({

@@ -65,9 +65,11 @@ export const ApiErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ApiErro
  * with parameters of their own, and the health probes outside /api/v1. The status page, badge
  * and widget, outside the API, take any query too (docs/api.md, "Errors").
  */
-const takesAnyQuery = (endpoint: HttpApiEndpoint.Top) =>
-  !endpoint.path.startsWith("/api/v1/") || endpoint.path === "/api/v1/status/rss" ||
-  endpoint.path === "/api/v1/status/atom"
+const takesAnyQuery = (endpoint: HttpApiEndpoint.Top) => {
+  // A status page's reads (`/p/:slug/api/v1/status/…`) are the API's too.
+  const path = endpoint.path.startsWith("/p/:slug/") ? endpoint.path.slice("/p/:slug".length) : endpoint.path
+  return !path.startsWith("/api/v1/") || path === "/api/v1/status/rss" || path === "/api/v1/status/atom"
+}
 
 const noParameters = Schema.Struct({}).ast
 

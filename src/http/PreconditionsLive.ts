@@ -36,6 +36,7 @@ import { ComponentGroupsRepo } from "../persistence/ComponentGroupsRepo.js"
 import { IncidentTemplatesRepo } from "../persistence/IncidentTemplatesRepo.js"
 import { OrganizationRepo } from "../persistence/OrganizationRepo.js"
 import { ResourceLock } from "../persistence/ResourceLock.js"
+import { StatusPagesRepo } from "../persistence/StatusPagesRepo.js"
 import { SubscribersRepo } from "../persistence/SubscribersRepo.js"
 import { WebhooksRepo } from "../persistence/WebhooksRepo.js"
 import { Components } from "../services/catalog/Components.js"
@@ -57,6 +58,7 @@ const found = <A>(get: Effect.Effect<A, NotFound | ServiceUnavailable>) =>
 const makeReaders = Effect.gen(function*() {
   const components = yield* Components
   const groups = yield* ComponentGroupsRepo
+  const pages = yield* StatusPagesRepo
   const incidents = yield* Incidents
   const templates = yield* IncidentTemplatesRepo
   const windows = yield* MaintenanceWindows
@@ -68,6 +70,7 @@ const makeReaders = Effect.gen(function*() {
   return {
     components: (id) => found(components.get(id as ComponentId)),
     componentGroups: (id) => groups.findById(id as ComponentGroupId),
+    statusPages: pages.findById,
     incidents: (id) => found(incidents.get(id as IncidentId)),
     incidentTemplates: (id) => templates.findById(id as IncidentTemplateId),
     maintenance: (id) => found(windows.get(id as MaintenanceId)),
@@ -181,6 +184,7 @@ export const PreconditionsLive = Layer.effect(
     SubscribersRepo.layer,
     ApiKeysRepo.layer,
     ComponentGroupsRepo.layer,
+    StatusPagesRepo.layer,
     IncidentTemplatesRepo.layer,
     OrganizationRepo.layer,
     WebhooksRepo.layer

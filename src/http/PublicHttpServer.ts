@@ -132,11 +132,11 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex) => 
 
 /** Answers a GET of a cached URL; `lookup` returns nothing when the URL is not cached (or what is cached is not current). */
 export const answerCached =
-  (lookup: (url: string) => CachedResponse | undefined) =>
+  (lookup: (url: string, host: string | undefined, acceptLanguage: string | undefined) => CachedResponse | undefined) =>
   (request: IncomingMessage, response: ServerResponse): boolean => {
     if (request.method !== "GET" || request.url === undefined) return false
     const startedAt = performance.now()
-    const cached = lookup(request.url)
+    const cached = lookup(request.url, request.headers.host, request.headers["accept-language"])
     if (cached === undefined) return false
     writeNode(request, response, cached)
     recordFastPath(request.method, response.statusCode, startedAt)

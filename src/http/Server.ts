@@ -7,13 +7,14 @@ import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "eff
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
+import { PageVisits } from "../public/PageVisits.js"
 import { PublicPages } from "../public/PublicPages.js"
 import { PublicResponseTimes } from "../public/PublicResponseTimes.js"
 import { PublicRoutes } from "../public/PublicRoutes.js"
 import { PublicUptime } from "../public/PublicUptime.js"
 import { SnapshotResponses } from "../public/SnapshotResponses.js"
 import { PublicSnapshot } from "../public/state/PublicSnapshot.js"
-import { StatusHttp } from "../public/StatusHttp.js"
+import { PageStatusHttp, StatusHttp } from "../public/StatusHttp.js"
 import { AppConfig } from "../runtime/Config.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
@@ -24,6 +25,8 @@ import { Incidents } from "../services/catalog/Incidents.js"
 import { IncidentTemplates } from "../services/catalog/IncidentTemplates.js"
 import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
 import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
+import { PageAccess } from "../services/catalog/PageAccess.js"
+import { StatusPages } from "../services/catalog/StatusPages.js"
 import { Monitors } from "../services/monitoring/Monitors.js"
 import { ProbeRegistry } from "../services/monitoring/ProbeRegistry.js"
 import { ResponseTimes } from "../services/monitoring/ResponseTimes.js"
@@ -56,6 +59,7 @@ import { ProbesHttp } from "./ProbesHttp.js"
 import { requestLogger } from "./RequestLog.js"
 import { redactRequestSpan } from "./RequestSpan.js"
 import { ResponseTimesHttp } from "./ResponseTimesHttp.js"
+import { StatusPagesHttp } from "./StatusPagesHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
 
@@ -72,8 +76,11 @@ const FirstAdministrator = Layer.effectDiscard(
 const ApiServices = Layer.mergeAll(
   Components.layer,
   ComponentGroups.layer,
+  StatusPages.layer,
   Monitors.layer,
   PublicSnapshot.layer,
+  PageAccess.layer,
+  PageVisits.layer,
   SnapshotResponses.layer,
   PublicUptime.layer,
   PublicResponseTimes.layer,
@@ -100,8 +107,10 @@ export const ApiHandlers = Layer.mergeAll(
   FirstAdministrator,
   HealthHttp,
   StatusHttp,
+  PageStatusHttp,
   ComponentsHttp,
   ComponentGroupsHttp,
+  StatusPagesHttp,
   MonitorsHttp,
   OrganizationHttp,
   AuthHttp,

@@ -12,11 +12,15 @@ export const SubscriptionsHttp = HttpApiBuilder.group(Api, "subscriptions", (han
     const subscriptions = yield* Subscriptions
     return handlers
       .handle("subscribe", ({ payload, request }) =>
-        subscriptions.subscribe(
-          payload.email,
-          Option.getOrElse(request.remoteAddress, () => "unknown"),
-          payload.componentIds
-        ).pipe(
+        subscriptions.publicPage(payload.page).pipe(
+          Effect.flatMap((page) =>
+            subscriptions.subscribe(
+              payload.email,
+              Option.getOrElse(request.remoteAddress, () => "unknown"),
+              payload.componentIds,
+              { pageId: page.id, locale: payload.locale ?? page.locale }
+            )
+          ),
           withRetryAfter
         ))
       .handle("verify", ({ params }) => subscriptions.verify(params.token))

@@ -26,7 +26,8 @@ const extensionOf: Record<string, string> = {
 const temporary = ".mirror-"
 
 export const fileKeyOf = (path: string, contentType: string) => {
-  if (path === "/") return "index.html"
+  // A page's root (`/`, `/p/<slug>/`) is its folder's index.
+  if (path.endsWith("/")) return `${path.slice(1)}index.html`
   const key = path.slice(1)
   const last = key.slice(key.lastIndexOf("/") + 1)
   return last.includes(".") ? key : key + (extensionOf[contentType.split(";")[0]!.trim()] ?? "")

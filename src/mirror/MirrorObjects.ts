@@ -13,7 +13,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { PublicIncidentDetail } from "../domain/Incident.js"
 import { defaultResponseTimesPeriod } from "../domain/ResponseTimes.js"
 import { defaultUptimePeriod } from "../domain/Uptime.js"
-import { htmlContentType, PublicPages } from "../public/PublicPages.js"
+import { htmlContentType, PublicPages, renderOf } from "../public/PublicPages.js"
 import { encodedJson, type EncodedResponse, publicMaxAge } from "../public/PublicResponses.js"
 import { PublicResponseTimes } from "../public/PublicResponseTimes.js"
 import { PublicUptime } from "../public/PublicUptime.js"
@@ -21,6 +21,7 @@ import { historyPages, historyPageSize, historyPath, incidentPage } from "../pub
 import { SnapshotResponses } from "../public/SnapshotResponses.js"
 import { PublicSnapshot } from "../public/state/PublicSnapshot.js"
 import { holdsPage } from "../public/state/PublicStatus.js"
+import { showsEverything } from "../public/state/Site.js"
 import type { MirrorObject } from "./MirrorStore.js"
 
 /** Written in this order, so an object is in place before the pages that link to it. */
@@ -66,76 +67,87 @@ export class MirrorObjects extends Context.Service<MirrorObjects>()("MirrorObjec
      */
     const contentsOf = Effect.fn("MirrorObjects.current")(function*(archived: Archived, incidentsChanged: boolean) {
       const snapshot = yield* snapshots.upToDate
-      const { state } = snapshot
-      const ids = yield* snapshots.incidentIds(snapshot)
-      const held = new Set(state.incidents.map((incident) => incident.id))
       const entries: Array<MirrorEntry> = []
       const paths: Array<{ path: string; contentType: string }> = []
       const add = (path: string, stage: Stage, response: Pick<EncodedResponse, "body" | "contentType"> | null) => {
         if (response !== null) entries.push({ path, stage, object: objectOf(response) })
       }
       const expect = (path: string, contentType: string) => paths.push({ path, contentType })
-      const fixed = (path: string, response: EncodedResponse | undefined) => {
-        if (response === undefined) return
-        add(path, "items", response)
-        expect(path, response.contentType)
-      }
 
-      for (const path of [status, `${status}/components`, `${status}/maintenance`, `${status}/incidents`]) {
-        fixed(path, responses.ofSnapshot(snapshot, path))
-      }
-      fixed(`${status}/rss`, responses.ofSnapshot(snapshot, `${status}/rss`))
-      fixed(`${status}/atom`, responses.ofSnapshot(snapshot, `${status}/atom`))
-      fixed(`${status}/uptime`, yield* uptime.get(defaultUptimePeriod))
-      for (const component of state.components) {
-        fixed(
-          `${status}/components/${component.id}/response-times`,
-          yield* responseTimes.get(component.id, defaultResponseTimesPeriod)
-        )
-      }
-      fixed("/badge.svg", (yield* pages.badge(undefined)) ?? undefined)
-      fixed("/widget.json", (yield* pages.widget) ?? undefined)
+      // Every public page: the default one at the root, the others under /p/<slug>/. A protected
+      // page is never mirrored (a bucket cannot ask for its password).
+      for (const page of snapshot.site.pages) {
+        if (page.isProtected) continue
+        const base = page.isDefault ? "" : `/p/${page.slug}`
+        const visit = page.isDefault ? {} : { slug: page.slug }
+        const reading = { page, base, locale: page.locale, linkLocale: undefined }
+        const at = { page, base }
+        const state = page.state()
+        const ids = yield* snapshots.incidentIds(snapshot, page)
+        const held = new Set(state.incidents.map((incident) => incident.id))
+        const fixed = (path: string, response: EncodedResponse | undefined) => {
+          if (response === undefined) return
+          add(base + path, "items", response)
+          expect(base + path, response.contentType)
+        }
 
-      // Every public incident has a page and its JSON; held ones are made from memory.
-      for (const id of ids) {
-        expect(`/incidents/${id}`, htmlContentType)
-        expect(`${status}/incidents/${id}`, jsonType)
-        if (held.has(id)) {
-          add(`/incidents/${id}`, "items", yield* pages.incident(id))
-          add(
-            `${status}/incidents/${id}`,
-            "items",
-            responses.ofSnapshot(snapshot, `${status}/incidents/${id}`) ?? null
+        for (const path of ["", "/components", "/maintenance", "/incidents", "/rss", "/atom"]) {
+          fixed(status + path, responses.ofSnapshot(snapshot, status + path, at))
+        }
+        fixed(`${status}/uptime`, yield* uptime.get(defaultUptimePeriod, page))
+        for (const component of state.components) {
+          fixed(
+            `${status}/components/${component.id}/response-times`,
+            yield* responseTimes.get(component.id, defaultResponseTimesPeriod)
           )
-        } else if (archived === "all" || archived.has(id)) {
-          const incident = yield* snapshots.archived(snapshot, id)
-          if (Option.isNone(incident)) continue
-          add(`/incidents/${id}`, "items", {
-            body: Buffer.from(incidentPage(state, incident.value).html),
-            contentType: htmlContentType
-          })
-          add(`${status}/incidents/${id}`, "items", encodedJson(PublicIncidentDetail, incident.value))
         }
-      }
-      for (const window of state.maintenance) {
-        expect(`/maintenance/${window.id}`, htmlContentType)
-        add(`/maintenance/${window.id}`, "items", yield* pages.maintenance(window.id))
-      }
+        fixed("/badge.svg", (yield* pages.badge(undefined, visit)) ?? undefined)
+        fixed("/widget.json", (yield* pages.widget(visit)) ?? undefined)
 
-      const count = historyPages(ids.size)
-      for (let page = 1; page <= count; page++) {
-        expect(historyPath(page), htmlContentType)
-        const inMemory = holdsPage(state, {
-          offset: (page - 1) * historyPageSize,
-          limit: historyPageSize,
-          status: undefined
-        })
-        if (inMemory || incidentsChanged || archived === "all") {
-          add(historyPath(page), "history", yield* pages.history(page))
+        // Every public incident the page shows has a page and its JSON; held ones are made from memory.
+        for (const id of ids) {
+          expect(`${base}/incidents/${id}`, htmlContentType)
+          expect(`${base}${status}/incidents/${id}`, jsonType)
+          if (held.has(id)) {
+            add(`${base}/incidents/${id}`, "items", yield* pages.incident(id, visit))
+            add(
+              `${base}${status}/incidents/${id}`,
+              "items",
+              responses.ofSnapshot(snapshot, `${status}/incidents/${id}`, at) ?? null
+            )
+          } else if (archived === "all" || archived.has(id)) {
+            const incident = yield* snapshots.archived(snapshot, id, page)
+            if (Option.isNone(incident)) continue
+            add(`${base}/incidents/${id}`, "items", {
+              body: Buffer.from(incidentPage(renderOf(reading), incident.value).html),
+              contentType: htmlContentType
+            })
+            add(`${base}${status}/incidents/${id}`, "items", encodedJson(PublicIncidentDetail, incident.value))
+          }
         }
+        for (const window of state.maintenance) {
+          expect(`${base}/maintenance/${window.id}`, htmlContentType)
+          add(`${base}/maintenance/${window.id}`, "items", yield* pages.maintenance(window.id, visit))
+        }
+
+        const count = historyPages(ids.size)
+        for (let number = 1; number <= count; number++) {
+          expect(base + historyPath(number), htmlContentType)
+          // A page that shows only some components pages through the index: made again with the incidents.
+          const inMemory = showsEverything(page.scope)
+            ? holdsPage(snapshot.state, {
+              offset: (number - 1) * historyPageSize,
+              limit: historyPageSize,
+              status: undefined
+            })
+            : snapshot.state.complete
+          if (inMemory || incidentsChanged || archived === "all") {
+            add(base + historyPath(number), "history", yield* pages.history(number, visit))
+          }
+        }
+        expect(`${base}/`, htmlContentType)
+        add(`${base}/`, "index", yield* pages.status(visit))
       }
-      expect("/", htmlContentType)
-      add("/", "index", yield* pages.status)
       return { snapshot, contents: { entries, paths } satisfies MirrorContents }
     })
 

@@ -14,8 +14,8 @@ type S3Target = Extract<MirrorTarget, { _tag: "S3" }>
 /** DeleteObjects takes at most this many keys. */
 const deleteBatch = 1000
 
-/** A key under the prefix: the path itself, `/` being `index.html`. */
-const keyOf = (path: string) => path === "/" ? "index.html" : path.slice(1)
+/** A key under the prefix: the path itself, a page's root (`/`, `/p/<slug>/`) being its folder's `index.html`. */
+const keyOf = (path: string) => path.endsWith("/") ? `${path.slice(1)}index.html` : path.slice(1)
 
 export const s3MirrorStore = Effect.fnUntraced(function*(target: S3Target) {
   const S3 = yield* Effect.tryPromise({

@@ -115,10 +115,15 @@ export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRe
 
       findPublicById: (id: string) => incidents.first(sql`${publicWithTimeline} and i.id = ${id}`),
 
-      /** The id and status of every public incident: an index that tells unknown ids and the list's end from memory. */
+      /**
+       * The id, status and public components of every public incident, newest first: an index that
+       * tells unknown ids and the lists' ends from memory, and which incidents each page shows.
+       */
       findPublicIndex: () =>
         orUnavailable(
-          sql<{ id: string; status: IncidentStatus }>`select id, status from incidents where is_public`
+          sql<{ id: string; status: IncidentStatus; componentIds: ReadonlyArray<string> }>`
+            select i.id, i.status, ${sql.literal(publicComponentIdsColumn("incident", "i"))}
+            from incidents i where ${sql.literal(isPublic)} ${newestFirst}`
         ),
 
       /** Public incidents open at some time in the last `days` days, without their timelines (the uptime bars' titles). */

@@ -6,12 +6,42 @@
  */
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 
+import { Locale } from "../domain/Locale.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { clipError, dueIds, leaseEnd, statusAfter } from "./DeliveryQueueSql.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
-/** A claimed mail with the address and unsubscribe token it is rendered for. */
+/**
+ * Whether page `page` shows component `component` (both SQL aliases; the component's publicness
+ * is the caller's to check): every component when the page lists none, else those it lists and
+ * the members of the groups it lists. The page's items are found by its primary key.
+ */
+export const pageShows = (page: string, component: string) =>
+  `(${page}.all_components or exists (
+    select from status_page_items i
+    where i.page_id = ${page}.id and (i.component_id = ${component}.id or i.group_id = ${component}.group_id)))`
+
+/**
+ * What a mail is rendered with besides its event: the subscriber's language, and the page it
+ * subscribed to, whose title and time zone left unset are the organization's.
+ */
+export const mailPageFields = {
+  locale: Locale,
+  pageSlug: Schema.String,
+  pageIsDefault: Schema.Boolean,
+  pageDomain: Schema.NullOr(Schema.String),
+  pageTitle: Schema.String,
+  pageTimeZone: Schema.String
+}
+
+/** The columns of `mailPageFields` from subscriber `subscriber`, its page `page` and `organization` (SQL aliases). */
+export const mailPageColumns = (subscriber: string, page: string, organization: string) =>
+  `${subscriber}.locale, ${page}.slug as page_slug, ${page}.is_default as page_is_default,
+   ${page}.domain as page_domain, coalesce(${page}.title, ${organization}.name) as page_title,
+   coalesce(${page}.timezone, ${organization}.timezone) as page_time_zone`
+
+/** A claimed mail with the address, unsubscribe token, language and page it is rendered for. */
 export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
   id: Schema.String,
   /** The notification of an event, or the confirmation of a subscription request. */
@@ -24,7 +54,8 @@ export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
   email: Schema.String,
   unsubscribeToken: Schema.String,
   /** A confirmation's token while its link still confirms the subscription; null otherwise. */
-  verifyToken: Schema.NullOr(Schema.String)
+  verifyToken: Schema.NullOr(Schema.String),
+  ...mailPageFields
 }) {}
 
 export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("MailDeliveriesRepo", {
@@ -35,9 +66,12 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
     return {
       /**
        * One pending mail per verified subscriber for each event the public may see (its
-       * incident or window is stored as public, as on the status page), in the events' order,
-       * due at `dueAt`, in one statement; returns how many mails were new. A subscriber of some
-       * components gets the events naming one of them, and those naming no public component.
+       * incident or window is stored as public, as on the status page) on the subscriber's page,
+       * in the events' order, due at `dueAt`, in one statement; returns how many mails were new.
+       * An event is on a page that shows one of its public components; one naming no public
+       * component is on the default page only. On its page, a subscriber of some components gets
+       * the events naming one of them that the page shows, and those naming no public component.
+       * An address subscribed to two pages showing the event is two subscribers: two mails.
        * Idempotent: an event handed over twice keeps its mails.
        */
       enqueueMany: (
@@ -54,7 +88,7 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
         dueAt: Date
       ) =>
         events.length === 0 ? Effect.succeed(0) : orUnavailable(sql<{ id: string }>`
-          with e as (
+          with e as materialized (
             select item ->> 'id' as id, item -> 'encoded' as encoded, n,
                    -- What a subscriber may have chosen: the event's public components.
                    array(select c.id from components c
@@ -67,15 +101,27 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
               when 'maintenance' then exists (
                 select from maintenance_windows m where m.id = item #>> '{subject,id}' and m.is_public)
               else false end
+          ),
+          -- The pages each event is on (few pages), with the event's public components each shows;
+          -- their subscribers are then found by page. Both materialized: inlined, the planner
+          -- computed these arrays once per subscriber.
+          on_page as materialized (
+            select e.id, e.encoded, e.n, p.id as page_id, shown.component_ids
+            from e cross join status_pages p
+            cross join lateral (
+              select array(select c.id from components c
+                           where c.id = any(e.public_component_ids) and ${sql.literal(pageShows("p", "c"))})
+                as component_ids) shown
+            where cardinality(shown.component_ids) > 0 or (cardinality(e.public_component_ids) = 0 and p.is_default)
           )
           insert into mail_deliveries (event_id, event, subscriber_id, next_attempt_at)
-          select e.id, e.encoded, s.id, ${dueAt}
-          from e cross join subscribers s
+          select o.id, o.encoded, s.id, ${dueAt}
+          from on_page o join subscribers s on s.page_id = o.page_id
           where s.verified_at is not null
-            and (s.all_components or cardinality(e.public_component_ids) = 0 or exists (
+            and (s.all_components or cardinality(o.component_ids) = 0 or exists (
               select from subscriber_components sc
-              where sc.subscriber_id = s.id and sc.component_id = any(e.public_component_ids)))
-          order by e.n, s.created_at, s.id
+              where sc.subscriber_id = s.id and sc.component_id = any(o.component_ids)))
+          order by o.n, s.created_at, s.id
           on conflict (subscriber_id, event_id) do nothing
           returning id`).pipe(Effect.map((rows) => rows.length)),
 
@@ -95,8 +141,11 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
                  s.unsubscribe_token,
                  case when s.verify_expires_at > ${now}
                    and s.verify_token_hash = encode(sha256(convert_to(claimed.verify_token, 'UTF8')), 'hex')
-                   then claimed.verify_token end as verify_token
+                   then claimed.verify_token end as verify_token,
+                 ${sql.literal(mailPageColumns("s", "p", "o"))}
           from claimed join subscribers s on s.id = claimed.subscriber_id
+          join status_pages p on p.id = s.page_id
+          left join organizations o on true
           order by claimed.sequence`),
 
       /**

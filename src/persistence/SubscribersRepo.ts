@@ -1,13 +1,14 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { SqlError } from "effect/sql"
 
-import { BadRequest } from "../domain/Errors.js"
+import { BadRequest, NotFound } from "../domain/Errors.js"
+import { Locale } from "../domain/Locale.js"
 import type { PageRequest } from "../domain/Page.js"
 import type { SubscriberId } from "../domain/Subscriber.js"
 import { Subscriber } from "../domain/Subscriber.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { type Keyset, readPage } from "./Keyset.js"
-import { MailDelivery } from "./MailDeliveriesRepo.js"
+import { MailDelivery, mailPageColumns, mailPageFields, pageShows } from "./MailDeliveriesRepo.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
@@ -19,7 +20,10 @@ const componentIdsOf = (alias: string) =>
 
 const subscriberColumns = `id, email, verified_at is not null as verified, created_at, verified_at, ${
   componentIdsOf("subscribers")
-}`
+}, page_id, locale`
+
+/** The 404 of a page that is not there (or, to the public API, not public). */
+export const noPage = () => new NotFound({ message: "No status page has this slug" })
 
 /** Subscribers in the order they came. */
 const subscribersInOrder: Keyset = {
@@ -33,14 +37,23 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
     const subscribers = rowsOf(Subscriber)
     const verifiedEmail = rowsOf(Schema.Struct({ email: Schema.String }))
     const preferences = rowsOf(
-      Schema.Struct({ email: Schema.String, componentIds: Schema.NullOr(Schema.Array(Schema.String)) })
+      Schema.Struct({
+        email: Schema.String,
+        componentIds: Schema.NullOr(Schema.Array(Schema.String)),
+        pageId: Schema.String,
+        locale: Locale
+      })
+    )
+    const pages = rowsOf(
+      Schema.Struct({ id: Schema.String, locale: Locale, audience: Schema.Literals(["public", "protected"]) })
     )
     const ids = rowsOf(Schema.Struct({ id: Schema.String }))
 
     /**
      * The CTEs that make the subscriber of CTE `subscriber` (if any) take `componentIds` (null:
-     * all): rows not chosen go, chosen public components come. One statement, no key both
-     * deleted and inserted; a component deleted or made private since the check is skipped.
+     * all): rows not chosen go, chosen public components of its page come. One statement, no key
+     * both deleted and inserted; a component deleted, made private or taken off the page since the
+     * check is skipped. `subscriber` has the columns `id` and `page_id`.
      */
     const chooseComponents = (componentIds: ReadonlyArray<string> | null) => {
       const chosen = [...componentIds ?? []]
@@ -50,22 +63,35 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
             where sc.subscriber_id = subscriber.id and sc.component_id <> all(${chosen}::text[])),
           added as (
             insert into subscriber_components (subscriber_id, component_id)
-            select subscriber.id, c.id from subscriber join components c
-              on c.id = any(${chosen}::text[]) and c.is_public
+            select subscriber.id, c.id from subscriber
+              join status_pages p on p.id = subscriber.page_id
+              join components c on c.id = any(${chosen}::text[]) and c.is_public and ${sql.literal(pageShows("p", "c"))}
             on conflict do nothing)`
     }
     /**
      * A chosen component deleted between the caller's check and this write is gone when the
-     * foreign key is checked: the caller's 400 for an unknown component, not a 500.
+     * foreign key is checked: the caller's 400 for an unknown component, not a 500; the page
+     * deleted meanwhile is its 404.
      */
     const componentDeleted = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
       Effect.catchIf(
         statement,
         isForeignKeyViolation,
-        () => Effect.fail(new BadRequest({ message: "Unknown componentIds: a chosen component was just deleted" }))
+        (error) =>
+          Effect.fail<BadRequest | NotFound>(
+            (error.reason.cause as { constraint?: unknown } | undefined)?.constraint === "subscribers_page_id_fkey"
+              ? noPage()
+              : new BadRequest({ message: "Unknown componentIds: a chosen component was just deleted" })
+          )
       )
     const queuedConfirmation = rowsOf(
-      Schema.Struct({ id: Schema.String, attempts: Schema.Int, email: Schema.String, unsubscribeToken: Schema.String })
+      Schema.Struct({
+        id: Schema.String,
+        attempts: Schema.Int,
+        email: Schema.String,
+        unsubscribeToken: Schema.String,
+        ...mailPageFields
+      })
     )
 
     return {
@@ -84,14 +110,18 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
         ),
 
       /**
-       * Records a subscription request. A new or still unverified address gets the new token (the
-       * previous link stops working) and, in the same statement, its confirmation mail: queued in
-       * `mail_deliveries` in place of the previous one, claimed until `claimedUntil` for the
-       * caller to send, and returned; its components become `componentIds` (null: all), which
-       * confirming the new link confirms. A verified address is left alone and gets none.
+       * Records a subscription request to page `pageId`. An address new to the page or still
+       * unverified on it gets the new token (the previous link stops working) and, in the same
+       * statement, its confirmation mail: queued in `mail_deliveries` in place of the previous
+       * one, claimed until `claimedUntil` for the caller to send, and returned; its components
+       * become `componentIds` (null: all) and its language `locale`, which confirming the new link
+       * confirms. An address verified on the page is left alone and gets none. Another page's
+       * subscription of the address is another row, untouched.
        */
       request: (request: {
         readonly email: string
+        readonly pageId: string
+        readonly locale: Locale
         readonly componentIds: ReadonlyArray<string> | null
         readonly token: string
         readonly tokenHash: string
@@ -101,16 +131,18 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
       }) =>
         queuedConfirmation.first(componentDeleted(sql`
           with subscriber as (
-            insert into subscribers (email, verify_token_hash, verify_expires_at, unsubscribe_token, all_components)
-            values (${request.email}, ${request.tokenHash}, ${request.expiresAt}, ${request.unsubscribeToken},
-                    ${request.componentIds === null})
-            on conflict (email) do update
+            insert into subscribers
+              (email, page_id, locale, verify_token_hash, verify_expires_at, unsubscribe_token, all_components)
+            values (${request.email}, ${request.pageId}, ${request.locale}, ${request.tokenHash}, ${request.expiresAt},
+                    ${request.unsubscribeToken}, ${request.componentIds === null})
+            on conflict (page_id, email) do update
               set verify_token_hash = excluded.verify_token_hash,
                   verify_expires_at = excluded.verify_expires_at,
                   all_components = excluded.all_components,
+                  locale = excluded.locale,
                   updated_at = now()
               where subscribers.verified_at is null
-            returning id, email, unsubscribe_token),
+            returning id, email, unsubscribe_token, page_id, locale),
           ${chooseComponents(request.componentIds)},
           replaced as (
             delete from mail_deliveries m using subscriber
@@ -119,8 +151,11 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
             insert into mail_deliveries (kind, subscriber_id, verify_token, next_attempt_at)
             select 'confirmation', id, ${request.token}, ${request.claimedUntil} from subscriber
             returning id, attempts)
-          select queued.id, queued.attempts, subscriber.email, subscriber.unsubscribe_token
-          from queued cross join subscriber`)).pipe(
+          select queued.id, queued.attempts, subscriber.email, subscriber.unsubscribe_token,
+                 ${sql.literal(mailPageColumns("subscriber", "p", "o"))}
+          from queued cross join subscriber
+          join status_pages p on p.id = subscriber.page_id
+          left join organizations o on true`)).pipe(
           Effect.map(Option.map((queued) =>
             new MailDelivery({
               ...queued,
@@ -160,10 +195,13 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
           delete from subscribers where email = ${email} and unsubscribe_token = ${unsubscribeToken} returning id`)
           .pipe(Effect.map((rows) => rows.length > 0)),
 
-      /** The subscription an address and unsubscribe token name, as its preferences page shows it. */
+      /**
+       * The subscription an address and unsubscribe token name, as its preferences page shows it:
+       * with its page and language.
+       */
       findPreferences: (email: string, unsubscribeToken: string) =>
         preferences.first(sql`
-          select email, ${sql.literal(componentIdsOf("s"))} from subscribers s
+          select email, ${sql.literal(componentIdsOf("s"))}, page_id, locale from subscribers s
           where email = ${email} and unsubscribe_token = ${unsubscribeToken}`),
 
       /**
@@ -183,16 +221,31 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
             with subscriber as (
               update subscribers set all_components = ${componentIds === null}, updated_at = now()
               where id = ${locked[0]!.id}
-              returning id),
+              returning id, page_id),
             ${chooseComponents(componentIds)}
             select id from subscriber`))
           return true
         })).pipe(orUnavailable),
 
-      /** Those of `componentIds` that name public components: what a reader may subscribe to. */
-      publicComponents: (componentIds: ReadonlyArray<string>) =>
-        ids.all(sql`select id from components where id = any(${[...componentIds]}::text[]) and is_public`).pipe(
-          Effect.map((rows) => new Set(rows.map((row) => row.id)))
+      /**
+       * Those of `componentIds` that name public components page `pageId` shows: what a reader of
+       * the page may subscribe to.
+       */
+      pageComponents: (pageId: string, componentIds: ReadonlyArray<string>) =>
+        ids.all(sql`
+          select c.id from components c join status_pages p on p.id = ${pageId}
+          where c.id = any(${[...componentIds]}::text[]) and c.is_public and ${sql.literal(pageShows("p", "c"))}`)
+          .pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
+
+      /**
+       * The page of `slug` (absent: the default page) with its language and audience; none when no
+       * page has it.
+       */
+      findStatusPage: (slug: string | undefined) =>
+        pages.first(
+          slug === undefined
+            ? sql`select id, locale, audience from status_pages where is_default`
+            : sql`select id, locale, audience from status_pages where slug = ${slug}`
         ),
 
       remove: (id: SubscriberId) =>

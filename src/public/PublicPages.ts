@@ -7,6 +7,8 @@
 import { Clock, Context, Deferred, Effect, Layer, Option, Semaphore } from "effect"
 
 import type { PublicComponent } from "../domain/Component.js"
+import { NotFound } from "../domain/Errors.js"
+import { pageAddress } from "../domain/StatusPage.js"
 import { AppConfig } from "../runtime/Config.js"
 import type { RecentResponseTimes } from "../services/monitoring/ResponseTimes.js"
 import { ResponseTimes } from "../services/monitoring/ResponseTimes.js"
@@ -16,6 +18,7 @@ import { encodeResponse } from "./PublicResponses.js"
 import { statusBadge } from "./render/Badge.js"
 import { html } from "./render/Html.js"
 import type { RenderedPage } from "./render/Layout.js"
+import type { PageRender } from "./render/PageRender.js"
 import {
   historyPage,
   historyPages,
@@ -27,11 +30,12 @@ import {
   type SubscribeForm
 } from "./render/Pages.js"
 import { responseTimeChartRenderer } from "./render/ResponseTimeChart.js"
-import { timeFormatter } from "./render/Times.js"
 import { type BarComponent, barDays, type DailyBucket, uptimeBarRenderer } from "./render/UptimeBar.js"
 import { widget } from "./render/Widget.js"
 import type { Snapshot } from "./state/PublicSnapshot.js"
 import { PublicSnapshot } from "./state/PublicSnapshot.js"
+import type { Reading, Visit } from "./state/Site.js"
+import { visiting } from "./state/Site.js"
 
 /** A response ready to write, with headers of its own. */
 export interface EncodedPage extends EncodedResponse {
@@ -55,7 +59,7 @@ const badgeKey = (componentId: string | undefined) =>
   componentId === undefined ? "/badge.svg" : `/badge.svg?component=${componentId}`
 const historyKey = (page: number) => `/history?page=${page}`
 
-/** The pages the request-listener fast path may answer, by request URL: their cache keys. */
+/** The pages the request-listener fast path may answer, by request URL below the page's base: their cache keys. */
 const fastPathKeys = new Map([["/", "/"], ["/history", historyKey(1)], ["/widget.json", "/widget.json"], [
   "/badge.svg",
   badgeKey(undefined)
@@ -63,13 +67,32 @@ const fastPathKeys = new Map([["/", "/"], ["/history", historyKey(1)], ["/widget
 
 export const htmlContentType = "text/html; charset=utf-8"
 
+/** What a renderer needs of a page as one request reads it. */
+export const renderOf = ({ base, linkLocale, locale, page }: Reading): PageRender => ({
+  state: page.state(),
+  base,
+  locale,
+  languages: page.languages,
+  linkLocale,
+  description: page.description,
+  footerLinks: page.footerLinks
+})
+
+/** What tells a page's renderings apart: the page, its address, and the language. */
+const readingKey = ({ base, linkLocale, locale, page }: Reading) => `${page.id}|${base}|${locale}|${linkLocale ?? ""}|`
+
 /** The headers of an HTML page: the common ones and its content security policy. */
 export const pageHeaders = (page: RenderedPage) => ({
   ...commonHeaders,
   "content-security-policy": page.contentSecurityPolicy
 })
 
-const htmlPage = (page: RenderedPage) => encodePage(page.html, htmlContentType, pageHeaders(page))
+/** A rendered page, encoded; one whose page offers several languages varies with `Accept-Language`. */
+const htmlPage = (page: RenderedPage, reading: Reading) =>
+  encodePage(page.html, htmlContentType, {
+    ...pageHeaders(page),
+    ...(reading.page.languages.length > 1 ? { vary: "Accept-Language" } : {})
+  })
 
 /** Embeds (badge, widget) are read from other sites' pages. */
 const embeddable = { "access-control-allow-origin": "*" }
@@ -131,37 +154,43 @@ export class PublicPages extends Context.Service<PublicPages>()("PublicPages", {
     })
 
     /**
-     * The page at `key`, rendered once per snapshot and uptime read; null when there is none.
-     * Readers asking while it renders share that render (after a change, a crowd of readers
-     * would otherwise each render it). `render` may read the database (incidents older than
-     * the snapshot holds); such pages are cached too, bounded by the incidents that exist.
+     * The page at `key` of the page a visit reads, rendered once per snapshot and uptime read; null
+     * when there is none (NotFound for a slug no page has). Readers asking while it renders share
+     * that render (after a change, a crowd of readers would otherwise each render it). `render` may
+     * read the database (incidents older than the snapshot holds); such pages are cached too,
+     * bounded by the incidents that exist.
      */
     const cached = <E>(
+      visit: Visit,
       key: string,
       render: (
         snapshot: Snapshot,
-        read: NonNullable<typeof uptimeRead>
+        read: NonNullable<typeof uptimeRead>,
+        reading: Reading
       ) => EncodedPage | null | Effect.Effect<EncodedPage | null, E>
     ) =>
       Effect.gen(function*() {
         const snapshot = yield* snapshots.get
+        const reading = visiting(snapshot.site, visit)
+        if (reading === undefined) return yield* Effect.fail(NotFound.of("Status page", visit.slug ?? ""))
         const read = yield* dailyBuckets
         if (cache?.snapshot !== snapshot || cache.uptimeAt !== read.at) {
           cache = { snapshot, uptimeAt: read.at, pages: new Map(), done: new Map() }
         }
         const { done, pages } = cache
-        const found = pages.get(key)
+        const fullKey = readingKey(reading) + key
+        const found = pages.get(fullKey)
         if (found) return yield* (Deferred.await(found) as Effect.Effect<EncodedPage | null, E>)
         const rendering = yield* Deferred.make<EncodedPage | null, unknown>()
-        pages.set(key, rendering)
-        const result = render(snapshot, read)
+        pages.set(fullKey, rendering)
+        const result = render(snapshot, read, reading)
         // Uninterruptible: the readers waiting on it must get an answer.
         const outcome = yield* Effect.exit(
           Effect.uninterruptible(Effect.isEffect(result) ? result : Effect.succeed(result))
         )
         // Only pages that exist are kept (unknown ids cannot grow the cache); a failed render is tried again.
-        if (outcome._tag === "Failure" || outcome.value === null) pages.delete(key)
-        else done.set(key, outcome.value)
+        if (outcome._tag === "Failure" || outcome.value === null) pages.delete(fullKey)
+        else done.set(fullKey, outcome.value)
         yield* Deferred.done(rendering, outcome)
         return yield* outcome
       })
@@ -170,10 +199,10 @@ export class PublicPages extends Context.Service<PublicPages>()("PublicPages", {
      * What the status page shows under each component (its uptime bar, then its response-time
      * chart) and under each group (the group's bar).
      */
-    const sections = (snapshot: Snapshot, read: NonNullable<typeof uptimeRead>): StatusSections => {
-      const { barIncidents, componentCreatedAt, components, organization } = snapshot.state
-      const bars = drawBars(read.buckets, barIncidents, read.at)
-      const chart = drawCharts(read.responseTimes, timeFormatter(organization.timezone), organization.timezone)
+    const sections = (reading: Reading, read: NonNullable<typeof uptimeRead>): StatusSections => {
+      const { barIncidents, componentCreatedAt, components, organization } = reading.page.state()
+      const bars = drawBars(read.buckets, barIncidents, read.at, reading.locale)
+      const chart = drawCharts(read.responseTimes, organization.timezone, reading.locale)
       const byId = new Map(components.map((component) => [component.id, component]))
       const barComponent = ({ id, name, status }: PublicComponent): BarComponent => ({
         id,
@@ -195,80 +224,109 @@ export class PublicPages extends Context.Service<PublicPages>()("PublicPages", {
       }
     }
 
+    /** The page a visit reads now, for the pages that answer forms and links; NotFound for an unknown slug. */
+    const readingNow = (visit: Visit) =>
+      Effect.flatMap(snapshots.get, (snapshot) => {
+        const reading = visiting(snapshot.site, visit)
+        return reading === undefined
+          ? Effect.fail(NotFound.of("Status page", visit.slug ?? ""))
+          : Effect.succeed(reading)
+      })
+
     return {
       /**
-       * For the request-listener fast path: the rendered page for a request URL, if it is one of
-       * the fast path's and is current (rendered from the latest snapshot and an uptime read
-       * less than a minute old). Otherwise the Effect route renders it (or reads the uptime again).
+       * For the request-listener fast path: the rendered page for a request URL below the page's
+       * base, if it is one of the fast path's and is current (rendered from the latest snapshot
+       * and an uptime read less than a minute old), and the page is not protected. Otherwise the
+       * Effect route renders it (or reads the uptime again).
        */
-      cachedNow: (url: string): EncodedPage | undefined => {
+      cachedNow: (url: string, visit: Visit = {}): EncodedPage | undefined => {
         const key = fastPathKeys.get(url)
         if (key === undefined || cache === undefined || cache.snapshot !== snapshots.latest()) return undefined
         if (
           cache.uptimeAt !== uptimeRead?.at || clock.currentTimeMillisUnsafe() - cache.uptimeAt >= uptimeRefreshMillis
         ) return undefined
-        return cache.done.get(key)
+        const reading = visiting(cache.snapshot.site, visit)
+        if (reading === undefined || reading.page.isProtected) return undefined
+        return cache.done.get(readingKey(reading) + key)
       },
 
-      status: cached(
-        "/",
-        (snapshot, read) => htmlPage(statusPage(snapshot.state, sections(snapshot, read), { _tag: "Empty" }))
-      ),
+      status: (visit: Visit = {}) =>
+        cached(
+          visit,
+          "/",
+          (_, read, reading) =>
+            htmlPage(statusPage(renderOf(reading), sections(reading, read), { _tag: "Empty" }), reading)
+        ),
 
       /** The status page with the subscribe form's answer; not cached, it is one visitor's. */
-      statusWithForm: (form: SubscribeForm) =>
+      statusWithForm: (visit: Visit, form: SubscribeForm) =>
         Effect.gen(function*() {
-          const snapshot = yield* snapshots.get
+          const reading = yield* readingNow(visit)
           const read = yield* dailyBuckets
-          return statusPage(snapshot.state, sections(snapshot, read), form)
+          return statusPage(renderOf(reading), sections(reading, read), form)
         }),
 
-      incident: (id: string) =>
-        cached(`/incidents/${id}`, (snapshot) =>
+      incident: (id: string, visit: Visit = {}) =>
+        cached(visit, `/incidents/${id}`, (snapshot, _, reading) =>
           Effect.map(
-            snapshots.incidentDetail(snapshot, id),
-            Option.match({ onNone: () => null, onSome: (incident) => htmlPage(incidentPage(snapshot.state, incident)) })
+            snapshots.incidentDetail(snapshot, id, reading.page),
+            Option.match({
+              onNone: () => null,
+              onSome: (incident) => htmlPage(incidentPage(renderOf(reading), incident), reading)
+            })
           )),
 
-      /** A public window that is not cancelled (those the feeds list); null for any other id. */
+      /** A public window that is not cancelled (those the feeds list) the page shows; null for any other id. */
       // The snapshot holds every such window, so an unknown id costs no query.
-      maintenance: (id: string) =>
-        cached(`/maintenance/${id}`, ({ state }) => {
-          const window = state.maintenance.find((candidate) => candidate.id === id)
-          return window ? htmlPage(maintenancePage(state, window)) : null
+      maintenance: (id: string, visit: Visit = {}) =>
+        cached(visit, `/maintenance/${id}`, (_, __, reading) => {
+          const window = reading.page.state().maintenance.find((candidate) => candidate.id === id)
+          return window ? htmlPage(maintenancePage(renderOf(reading), window), reading) : null
         }),
 
-      history: (page: number) =>
-        cached(historyKey(page), (snapshot) =>
+      history: (page: number, visit: Visit = {}) =>
+        cached(visit, historyKey(page), (snapshot, _, reading) =>
           Effect.gen(function*() {
-            const pages = historyPages(yield* snapshots.incidentCount(snapshot))
+            const pages = historyPages(yield* snapshots.incidentCount(snapshot, reading.page))
             if (page > pages) return null
             const shown = yield* snapshots.incidentsPage(snapshot, {
               offset: (page - 1) * historyPageSize,
               limit: historyPageSize
-            })
-            return htmlPage(historyPage(snapshot.state, page, pages, shown))
+            }, reading.page)
+            return htmlPage(historyPage(renderOf(reading), page, pages, shown), reading)
           })),
 
-      /** The badge of the whole page, or of one public component (null for any other id). */
-      badge: (componentId: string | undefined) =>
-        cached(badgeKey(componentId), ({ state }) => {
+      /** The badge of the whole page, or of one of its components (null for any other id); in the page's language. */
+      badge: (componentId: string | undefined, visit: Visit = {}) =>
+        cached(visit, badgeKey(componentId), (_, __, { page }) => {
+          const state = page.state()
           if (componentId === undefined) {
-            return encodePage(statusBadge(state.organization.name, state.summary.status), "image/svg+xml", embeddable)
+            return encodePage(
+              statusBadge(state.organization.name, state.summary.status, page.locale),
+              "image/svg+xml",
+              embeddable
+            )
           }
           const component = state.components.find((candidate) => candidate.id === componentId)
           return component
-            ? encodePage(statusBadge(component.name, component.status), "image/svg+xml", embeddable)
+            ? encodePage(statusBadge(component.name, component.status, page.locale), "image/svg+xml", embeddable)
             : null
         }),
 
-      widget: cached(
-        "/widget.json",
-        ({ state }) => encodePage(widget(state, publicUrl), "application/json", embeddable)
-      ),
+      widget: (visit: Visit = {}) =>
+        cached(
+          visit,
+          "/widget.json",
+          (_, __, { page }) =>
+            encodePage(widget(page.state(), pageAddress(publicUrl, page), page.locale), "application/json", embeddable)
+        ),
 
-      /** The snapshot's state, for the pages that answer forms and e-mail links. */
-      state: Effect.map(snapshots.get, (snapshot) => snapshot.state)
+      /** The page a visit reads and how to render it, for the pages that answer forms and e-mail links. */
+      reading: readingNow,
+
+      /** The snapshot's state (the default page's view), for the forms of the site's root. */
+      state: Effect.map(snapshots.get, (snapshot) => snapshot.site.defaultPage.state())
     } as const
   })
 }) {

@@ -14,6 +14,7 @@ import type { EncodedResponse } from "./PublicResponses.js"
 import { encodedJson, publicMaxAge } from "./PublicResponses.js"
 import type { Snapshot } from "./state/PublicSnapshot.js"
 import { PublicSnapshot } from "./state/PublicSnapshot.js"
+import { readsDefault, type Visit } from "./state/Site.js"
 
 const maxAge = Duration.toMillis(Duration.seconds(publicMaxAge))
 const isPeriod = (value: string): value is ResponseTimesPeriod => ResponseTimesPeriod.literals.some((p) => p === value)
@@ -106,9 +107,11 @@ export class PublicResponseTimes extends Context.Service<PublicResponseTimes>()(
       ),
 
       /** The current response for a request URL, if there is one; for the request-listener fast path. */
-      cachedNow: (url: string): EncodedResponse | undefined => {
+      cachedNow: (url: string, visit: Visit = {}): EncodedResponse | undefined => {
         const request = requestOfUrl(url)
-        return request === undefined
+        const snapshot = snapshots.latest()
+        // Another page's component answers through the router, which checks the page shows it.
+        return request === undefined || snapshot === undefined || !readsDefault(snapshot.site, visit)
           ? undefined
           : current(snapshots.latest(), `${request.componentId}|${request.period}`)
       }

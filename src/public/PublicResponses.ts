@@ -79,9 +79,10 @@ const validatorHeaders = (response: CachedResponse, gzip: boolean): Record<strin
   // The gzipped bytes are another representation of the same content: a weak validator (as
   // nginx gives them), which If-None-Match matches all the same.
   etag: gzip ? `W/${response.etag}` : response.etag,
-  "cache-control": cacheControl,
+  // A protected page's responses say they are the reader's own.
+  "cache-control": response.headers?.["cache-control"] ?? cacheControl,
   // Even when this body is too small to gzip: the next one at this URL may be gzipped.
-  vary: "Accept-Encoding"
+  vary: response.headers?.vary === undefined ? "Accept-Encoding" : `Accept-Encoding, ${response.headers.vary}`
 })
 
 /** The answer to a GET of `response`: 304 when the client has it, else the bytes, gzipped when both sides can. */

@@ -18,6 +18,7 @@ import type { EncodedResponse } from "./PublicResponses.js"
 import { encodedJson, publicMaxAge } from "./PublicResponses.js"
 import type { Snapshot } from "./state/PublicSnapshot.js"
 import { PublicSnapshot } from "./state/PublicSnapshot.js"
+import { readsDefault, showsEverything, type SitePage, type Visit } from "./state/Site.js"
 
 const maxAge = Duration.toMillis(Duration.seconds(publicMaxAge))
 const UptimeRecords = Schema.Array(UptimeRecord)
@@ -28,6 +29,9 @@ type ReadError = Effect.Error<ReturnType<Uptime["Service"]["read"]>>
 
 interface Entry {
   readonly response: EncodedResponse
+  readonly records: ReadonlyArray<UptimeRecord>
+  /** The answers of the pages that show only some components, made at their first request. */
+  readonly ofPages: Map<string, EncodedResponse>
   readonly readAt: number
   readonly snapshot: Snapshot | undefined
   readonly refreshes: number
@@ -48,14 +52,27 @@ export class PublicUptime extends Context.Service<PublicUptime>()("PublicUptime"
     const clock = yield* Clock.Clock
     const entries = new Map<UptimePeriod, Entry>()
     /** The read under way per period: readers arriving meanwhile share its result, or its failure. */
-    const reads = new Map<UptimePeriod, Deferred.Deferred<EncodedResponse, ReadError>>()
+    const reads = new Map<UptimePeriod, Deferred.Deferred<Entry, ReadError>>()
 
     const current = (period: UptimePeriod) => {
       const entry = entries.get(period)
       return entry !== undefined && entry.snapshot === snapshots.latest() && entry.refreshes === uptime.refreshes() &&
           clock.currentTimeMillisUnsafe() - entry.readAt < maxAge
-        ? entry.response
+        ? entry
         : undefined
+    }
+
+    /** A page's answer: the records of its components, in its order. */
+    const ofPage = (entry: Entry, page: SitePage | undefined) => {
+      if (page === undefined || showsEverything(page.scope)) return entry.response
+      let response = entry.ofPages.get(page.id)
+      if (response === undefined) {
+        const byId = new Map(entry.records.map((record) => [record.componentId, record]))
+        const records = page.state().components.flatMap((component) => byId.get(component.id) ?? [])
+        response = encodedJson(UptimeRecords, records)
+        entry.ofPages.set(page.id, response)
+      }
+      return response
     }
 
     // Uninterruptible: the readers waiting on it must get an answer.
@@ -64,7 +81,7 @@ export class PublicUptime extends Context.Service<PublicUptime>()("PublicUptime"
         Effect.gen(function*() {
           const underway = reads.get(period)
           if (underway !== undefined) return yield* restore(Deferred.await(underway))
-          const done = yield* Deferred.make<EncodedResponse, ReadError>()
+          const done = yield* Deferred.make<Entry, ReadError>()
           reads.set(period, done)
           const entry = {
             readAt: clock.currentTimeMillisUnsafe(),
@@ -72,9 +89,14 @@ export class PublicUptime extends Context.Service<PublicUptime>()("PublicUptime"
             refreshes: uptime.refreshes()
           }
           const outcome = yield* Effect.exit(
-            Effect.map(uptime.read(period), (records) => encodedJson(UptimeRecords, records))
+            Effect.map(uptime.read(period), (records): Entry => ({
+              ...entry,
+              records,
+              response: encodedJson(UptimeRecords, records),
+              ofPages: new Map()
+            }))
           )
-          if (outcome._tag === "Success") entries.set(period, { ...entry, response: outcome.value })
+          if (outcome._tag === "Success") entries.set(period, outcome.value)
           reads.delete(period)
           yield* Deferred.done(done, outcome)
           return yield* outcome
@@ -82,17 +104,21 @@ export class PublicUptime extends Context.Service<PublicUptime>()("PublicUptime"
       )
 
     return {
-      get: Effect.fn("PublicUptime.get")((period: UptimePeriod) =>
+      /** A period's answer, for the default page or for `page` (the records of its components). */
+      get: Effect.fn("PublicUptime.get")((period: UptimePeriod, page?: SitePage) =>
         Effect.suspend(() => {
           const fresh = current(period)
-          return fresh !== undefined ? Effect.succeed(fresh) : read(period)
+          return Effect.map(fresh !== undefined ? Effect.succeed(fresh) : read(period), (entry) => ofPage(entry, page))
         })
       ),
 
       /** The current response for a request URL, if there is one; for the request-listener fast path. */
-      cachedNow: (url: string): EncodedResponse | undefined => {
+      cachedNow: (url: string, visit: Visit = {}): EncodedResponse | undefined => {
         const period = periodOfUrl(url)
-        return period === undefined ? undefined : current(period)
+        const snapshot = snapshots.latest()
+        return period === undefined || snapshot === undefined || !readsDefault(snapshot.site, visit)
+          ? undefined
+          : current(period)?.response
       }
     } as const
   })

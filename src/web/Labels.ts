@@ -1,6 +1,6 @@
 /**
- * The words for the API's enumerations, one table each, shared by the public page (with the badge
- * and the widget) and the dashboard so both call a state by the same name.
+ * The dashboard's words for the API's enumerations, one table each. The public pages speak their
+ * readers' languages from the catalogues in src/i18n/messages/, whose English holds these words.
  */
 import type { ComponentStatus } from "../domain/Component.js"
 import type { IncidentSeverity, IncidentStatus } from "../domain/Incident.js"

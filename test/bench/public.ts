@@ -3,8 +3,10 @@
  * without and with `Accept-Encoding: gzip`, of the real service (20 components, 5 active
  * incidents, 3 maintenance windows, PostgreSQL behind it), each against a bare node:http server
  * that returns the same status, headers and bytes, in alternating rounds of the same run, each
- * loaded by autocannon in its own process with 64 connections. It measures and prints; it
- * asserts nothing. Needs PostgreSQL as the tests do (TEST_DATABASE_URL).
+ * loaded by autocannon in its own process with 64 connections. Then the same with 20 status
+ * pages of 50 components each: a page by slug (its HTML and its summary), and a page by the host
+ * name it is served at. It measures and prints; it asserts nothing. Needs PostgreSQL as the
+ * tests do (TEST_DATABASE_URL).
  *
  * Then the same load with changes: a history of 500 incidents with 2,000 updates is added, and
  * an operator posts an incident update every second while autocannon loads the summary, then
@@ -163,38 +165,17 @@ const bareServer = (reference: RawResponse) =>
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   })
 
-const main = Effect.gen(function*() {
-  const { url } = yield* freshDatabaseUrl
-  const service = yield* Layer.build(HttpLive.pipe(
-    Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" })),
-    Layer.provideMerge(Database),
-    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url }))),
-    Layer.provideMerge(minimumLogLevel("Warn"))
-  ))
-  const address = Context.get(service, HttpServer.HttpServer).address
-  if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("expected a TCP address"))
-  const serviceBase = `http://127.0.0.1:${address.port}`
-  apiKey = (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
-    Effect.provide(ApiKeys.layer),
-    Effect.provide(service)
-  )).key
-  yield* seed(serviceBase)
-
-  // Each read next to a bare server answering with exactly the bytes and headers the service
-  // sends to that request (autocannon's: no gzip unless asked).
-  const variants = [
-    { path: "/api/v1/status", gzip: false },
-    { path: "/", gzip: false },
-    { path: "/", gzip: true }
-  ] as const
-  console.log(`${connections} connections, ${rounds} x ${seconds} s rounds, service and bare alternating`)
-  for (const { gzip, path } of variants) {
-    const reference = yield* Effect.promise(() =>
-      rawGet(`${serviceBase}${path}`, gzip ? { "accept-encoding": "gzip" } : {})
-    )
+/**
+ * GET `path` of the service with `headers` next to a bare server answering with exactly the bytes
+ * and headers the service sends to that request, in alternating rounds.
+ */
+const compareWithBare = (serviceBase: string, path: string, headers: Record<string, string>) =>
+  Effect.gen(function*() {
+    const reference = yield* Effect.promise(() => rawGet(`${serviceBase}${path}`, headers))
     const bare = yield* bareServer(reference)
+    const named = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join(", ")
     console.log(
-      `\nGET ${path}${gzip ? " (Accept-Encoding: gzip)" : ""}: ${reference.status}, ${reference.body.byteLength} bytes${
+      `\nGET ${path}${named === "" ? "" : ` (${named})`}: ${reference.status}, ${reference.body.byteLength} bytes${
         reference.headers["content-encoding"] ? ` ${reference.headers["content-encoding"]}` : ""
       }`
     )
@@ -203,14 +184,12 @@ const main = Effect.gen(function*() {
       service: [] as Array<AutocannonResult & { cpu: number }>,
       bare: [] as Array<AutocannonResult & { cpu: number }>
     }
+    const asAutocannon = Object.entries(headers).map(([name, value]) => `${name}=${value}`)
     for (let round = 1; round <= rounds; round++) {
       // Alternate which goes first, so neither always runs on a warmer machine.
       const order = round % 2 === 1 ? (["service", "bare"] as const) : (["bare", "service"] as const)
       for (const which of order) {
-        const result = yield* loadWithCpu(
-          `${which === "service" ? serviceBase : bare}${path}`,
-          gzip ? ["accept-encoding=gzip"] : []
-        )
+        const result = yield* loadWithCpu(`${which === "service" ? serviceBase : bare}${path}`, asAutocannon)
         totals[which].push(result)
         console.log(
           `${String(round).padStart(5)}  ${which.padEnd(8)}${fixed(result.requestsPerSecond)} ${fixed(result.p50)} ${
@@ -234,7 +213,71 @@ const main = Effect.gen(function*() {
         (cpu(totals.bare) / cpu(totals.service)).toFixed(2)
       }`
     )
-  }
+  })
+
+/**
+ * 1,000 more components (written in one statement, then announced by one more through the API)
+ * and 20 pages of 50 of them, the eighth served at `status-7.example.test`; the address of the
+ * eleventh page.
+ */
+const seedPages = (databaseUrl: string, base: string) =>
+  Effect.gen(function*() {
+    const ids = yield* Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: databaseUrl })
+      await client.connect()
+      try {
+        const { rows } = await client.query<{ id: string }>(`
+          insert into components (name, description, display_order)
+          select 'Page component ' || n, 'Part of a product line', 100 + n from generate_series(1, 1000) n
+          returning id`)
+        return rows.map((row) => row.id)
+      } finally {
+        await client.end()
+      }
+    })
+    yield* post(base, "/api/v1/admin/components", { name: "Announces the others" })
+    for (let page = 0; page < 20; page++) {
+      yield* post(base, "/api/v1/admin/pages", {
+        slug: `product-${page}`,
+        title: `Product line ${page}`,
+        ...(page === 7 ? { domain: "status-7.example.test" } : {}),
+        items: ids.slice(page * 50, page * 50 + 50).map((id) => ({ type: "component", id }))
+      })
+    }
+    return "/p/product-10"
+  })
+
+const main = Effect.gen(function*() {
+  const { url } = yield* freshDatabaseUrl
+  const service = yield* Layer.build(HttpLive.pipe(
+    Layer.provideMerge(PublicHttpServer({ port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(Database),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DATABASE_URL: url }))),
+    Layer.provideMerge(minimumLogLevel("Warn"))
+  ))
+  const address = Context.get(service, HttpServer.HttpServer).address
+  if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("expected a TCP address"))
+  const serviceBase = `http://127.0.0.1:${address.port}`
+  apiKey = (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
+    Effect.provide(ApiKeys.layer),
+    Effect.provide(service)
+  )).key
+  yield* seed(serviceBase)
+
+  // Each read next to a bare server answering with exactly the bytes and headers the service
+  // sends to that request (autocannon's: no gzip unless asked).
+  console.log(`${connections} connections, ${rounds} x ${seconds} s rounds, service and bare alternating`)
+  yield* compareWithBare(serviceBase, "/api/v1/status", {})
+  yield* compareWithBare(serviceBase, "/", {})
+  yield* compareWithBare(serviceBase, "/", { "accept-encoding": "gzip" })
+
+  // Twenty pages of 50 components each, over the same snapshot: a page by slug, and one by the
+  // host name it is served at, each next to the bare server with its bytes.
+  const pageBase = yield* seedPages(url, serviceBase)
+  console.log(`\n20 pages of 50 components (1,020 components in all)`)
+  yield* compareWithBare(serviceBase, `${pageBase}/`, { "accept-encoding": "gzip" })
+  yield* compareWithBare(serviceBase, `${pageBase}/api/v1/status`, {})
+  yield* compareWithBare(serviceBase, "/", { "accept-encoding": "gzip", host: "status-7.example.test" })
 
   // With changes: the history, then one write a second during the load.
   yield* seedHistory(url)

@@ -60,8 +60,8 @@ const embeds = Effect.all({
 const subscribe = Effect.flatMap(
   SqlClient.SqlClient,
   (sql) =>
-    sql`insert into subscribers (email, unsubscribe_token, verified_at)
-      values ('reader@example.test', 'reader-token', now()) on conflict do nothing`
+    sql`insert into subscribers (email, unsubscribe_token, verified_at, page_id)
+      select 'reader@example.test', 'reader-token', now(), id from status_pages where is_default on conflict do nothing`
 )
 
 /** A real receiver behind a generic webhook without component filter (the operators' channel). */

@@ -408,6 +408,57 @@ const componentGroups: Scenario = {
     })
 }
 
+/** A unique slug: lower case, digits and hyphens. */
+const slugOf = (prefix: string) => `${prefix}-${++sequence}-${Date.now().toString(36)}`
+
+const statusPages: Scenario = {
+  resource: "status pages",
+  setup: Effect.gen(function*() {
+    const component = yield* made("components.create", { name: unique("Paged") })
+    const group = yield* made("componentGroups.create", { name: unique("Paged group") })
+    const page = yield* made("statusPages.create", {
+      slug: slugOf("racing"),
+      items: [{ type: "component", id: component.id }]
+    })
+    return { page: page.id, component: component.id, group: group.id }
+  }),
+  ops: [
+    // Its items name the group, which a neighbour deletes: 400 once it is gone.
+    {
+      endpoint: "statusPages.update",
+      target: "page",
+      body: (ids, n) => ({
+        title: `edit ${n}`,
+        items: [{ type: "group", id: ids.group }, { type: "component", id: ids.component }]
+      }),
+      allowed: [200, 400, 404]
+    },
+    {
+      endpoint: "statusPages.update",
+      label: "audience",
+      target: "page",
+      body: (_, n) => n % 2 === 0 ? { audience: "protected", password: `password ${n}` } : { audience: "public" },
+      allowed: [200, 404]
+    },
+    // A neighbour made the default takes it from whichever page has it meanwhile.
+    {
+      endpoint: "statusPages.create",
+      label: "the default",
+      body: () => ({ slug: slugOf("default"), isDefault: true }),
+      allowed: [201]
+    },
+    { endpoint: "componentGroups.remove", target: "group", terminal: true, once: "group", allowed: [204, 404] },
+    { endpoint: "statusPages.remove", target: "page", terminal: true, once: "delete", allowed: [204, 404] }
+  ],
+  check: (ids) =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const pages = yield* client.statusPages.list({ query: { limit: 1000 } })
+      expect(pages.map((page) => page.id)).not.toContain(ids.page)
+      expect(pages.filter((page) => page.isDefault)).toHaveLength(1)
+    })
+}
+
 const monitors: Scenario = {
   resource: "monitors",
   setup: Effect.gen(function*() {
@@ -1063,6 +1114,7 @@ const componentNeighbours: Scenario = {
 const scenarios: ReadonlyArray<Scenario> = [
   components,
   componentGroups,
+  statusPages,
   monitors,
   incidents,
   maintenance,

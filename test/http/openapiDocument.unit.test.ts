@@ -93,7 +93,7 @@ describe("the OpenAPI document", () => {
       op.method === "get" && op.parameters.some((p) => p.in === "query" && p.name === "cursor")
     ).map((op) => op.operationId)
     expect(paged.length).toBeGreaterThanOrEqual(12)
-    expect(withLink.sort()).toEqual([...paged, "status.incidents"].sort())
+    expect(withLink.sort()).toEqual([...paged, "status.incidents", "pageStatus.incidents"].sort())
   })
 
   it("declares Retry-After on every 429 and Set-Cookie on sign-in and sign-out", () => {

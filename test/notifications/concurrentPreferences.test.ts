@@ -61,8 +61,8 @@ it.layer(TestServer())("concurrent preference saves", (it) => {
       const token = "racing-unsubscribe-token-0123456789abcdef"
       yield* sql`
         with s as (
-          insert into subscribers (email, unsubscribe_token, verified_at, all_components)
-          values (${email}, ${token}, now(), false) returning id)
+          insert into subscribers (email, unsubscribe_token, verified_at, all_components, page_id)
+          values (${email}, ${token}, now(), false, (select id from status_pages where is_default)) returning id)
         insert into subscriber_components (subscriber_id, component_id) select s.id, ${search!.id} from s`
 
       for (let round = 0; round < 3; round++) {

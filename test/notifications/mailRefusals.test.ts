@@ -86,8 +86,8 @@ it.layer(withSmtp(Dispatcher))("mail refused for good", (it) => {
         const busy = "full-mailbox@example.test"
         // Two verified subscribers, as confirming their links would leave them.
         for (const email of [gone, busy]) {
-          yield* sql`insert into subscribers (email, unsubscribe_token, verified_at)
-                   values (${email}, ${`token-of-${email}`}, now())`
+          yield* sql`insert into subscribers (email, unsubscribe_token, verified_at, page_id)
+                   values (${email}, ${`token-of-${email}`}, now(), (select id from status_pages where is_default))`
         }
         smtp.refuse(gone, 1000, 550)
         smtp.refuse(busy, 1, 451)

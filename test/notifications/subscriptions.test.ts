@@ -160,7 +160,16 @@ it.layer(WithMail)("subscriptions", (it) => {
 
       const listed = yield* sendJson("GET", "/api/v1/admin/subscribers")
       const alice = listed.body.find((s: { email: string }) => s.email === "alice@example.test")
-      expect(Object.keys(alice).sort()).toEqual(["componentIds", "createdAt", "email", "id", "verified", "verifiedAt"])
+      expect(Object.keys(alice).sort()).toEqual([
+        "componentIds",
+        "createdAt",
+        "email",
+        "id",
+        "locale",
+        "pageId",
+        "verified",
+        "verifiedAt"
+      ])
       expect(alice).toMatchObject({ verified: true, verifiedAt: expect.stringMatching(/Z$/), componentIds: null })
       expect(JSON.stringify(listed.body)).not.toContain(token)
 

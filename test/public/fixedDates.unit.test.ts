@@ -18,6 +18,7 @@ import type { IncidentEvent, MaintenanceEvent } from "../../src/domain/Notificat
 import { Organization, OrganizationId } from "../../src/domain/Organization.js"
 import { uptimeBarDays } from "../../src/domain/Uptime.js"
 import { atomFeed, rssFeed } from "../../src/public/render/Feeds.js"
+import type { PageRender } from "../../src/public/render/PageRender.js"
 import {
   historyPage,
   incidentPage,
@@ -206,13 +207,25 @@ const stateAt = (at: number, timezone: string): PublicState => {
         createdAt: utc(at - 400 * day),
         updatedAt: utc(at)
       })
-    )
+    ),
+    pages: []
   })
 }
 
+/** The default page in English, served at the site's root. */
+const pageOf = (state: PublicState): PageRender => ({
+  state,
+  base: "",
+  locale: "en",
+  languages: ["en"],
+  linkLocale: undefined,
+  description: "",
+  footerLinks: []
+})
+
 /** The status page at `at` with bars drawn as PublicPages draws them, from these daily buckets. */
 const renderStatus = (state: PublicState, buckets: ReadonlyArray<DailyBucket>, at: number) => {
-  const bars = uptimeBarRenderer()(buckets, state.barIncidents, at)
+  const bars = uptimeBarRenderer()(buckets, state.barIncidents, at, "en")
   const barComponent = (id: string) => {
     const component = state.components.find((candidate) => candidate.id === id)!
     return { ...component, createdAt: state.componentCreatedAt.get(id) }
@@ -221,7 +234,7 @@ const renderStatus = (state: PublicState, buckets: ReadonlyArray<DailyBucket>, a
     component: (component) => bars.component(barComponent(component.id)),
     group: (group) => bars.group({ id: group.id, name: group.name, components: group.componentIds.map(barComponent) })
   }
-  return statusPage(state, sections, { _tag: "Empty" }).html
+  return statusPage(pageOf(state), sections, { _tag: "Empty" }).html
 }
 
 /** Each bar of a page by name: its cells' texts, oldest first, and its summary. */
@@ -294,9 +307,9 @@ describe.each(instants.map((at) => [iso(at), at] as const))("at %s", (_, at) => 
     const incident = state.incidents[0]!
     const pages = {
       status: renderStatus(state, buckets, at),
-      incident: incidentPage(state, incident).html,
-      maintenance: maintenancePage(state, state.maintenance[0]!).html,
-      history: historyPage(state, 1, 1, state.incidents).html
+      incident: incidentPage(pageOf(state), incident).html,
+      maintenance: maintenancePage(pageOf(state), state.maintenance[0]!).html,
+      history: historyPage(pageOf(state), 1, 1, state.incidents).html
     }
     const expected = {
       // The incident's update, the window's start and end.
@@ -319,6 +332,7 @@ describe.each(instants.map((at) => [iso(at), at] as const))("at %s", (_, at) => 
     const source = {
       title: "Acme",
       publicUrl: "https://status.acme.test",
+      locale: "en" as const,
       incidents: state.incidents,
       maintenance: state.maintenance
     }

@@ -43,7 +43,8 @@ describe("uptime bar", () => {
         // Still open: it touches every day up to today.
         incident("Slow & <flaky>", ["web", "api"], today + 3_600_000, null)
       ],
-      now
+      now,
+      "en"
     )
     const api = cellTexts(bars.component(component("api")).markup)
     expect(api).toHaveLength(90)
@@ -67,23 +68,23 @@ describe("uptime bar", () => {
       downtimeSeconds: 0
     }]
     const open = incident("Errors", ["api"], today + 3_600_000, null)
-    const first = draw(buckets, [open], now)
+    const first = draw(buckets, [open], now, "en")
     const [api, web] = [first.component(component("api")), first.component(component("web"))]
 
     // An incident update that changes no title or time (the usual one): every bar is reused.
-    const second = draw(buckets, [{ ...open }], now)
+    const second = draw(buckets, [{ ...open }], now, "en")
     expect(second.component(component("api"))).toBe(api)
     expect(second.component(component("web"))).toBe(web)
 
     // The incident resolved: only its component's bar is drawn again.
-    const third = draw(buckets, [{ ...open, resolvedAt: at(now) }], now)
+    const third = draw(buckets, [{ ...open, resolvedAt: at(now) }], now, "en")
     expect(third.component(component("web"))).toBe(web)
     expect(third.component(component("api"))).not.toBe(api)
     // A renamed component is drawn again with its new name.
     expect(third.component({ ...component("web"), name: "Website" }).markup).toContain("Daily uptime of Website")
 
     // Buckets read again (a minute later): everything is drawn from them.
-    const fourth = draw([...buckets], [open], now)
+    const fourth = draw([...buckets], [open], now, "en")
     const redrawn = fourth.component(component("web"))
     expect(redrawn).not.toBe(web)
     expect(redrawn.markup).toBe(web.markup)
@@ -92,7 +93,7 @@ describe("uptime bar", () => {
   it("shows the days before a component existed as such, and today from its creation before the rollups have it", () => {
     const createdToday = today + 11 * 3_600_000
     // Read a minute after the component was created: no rollup of it yet.
-    const bars = uptimeBarRenderer()([], [], now)
+    const bars = uptimeBarRenderer()([], [], now, "en")
     const fresh = bars.component(component("new", "operational", createdToday))
     const cells = cellTexts(fresh.markup)
     expect(cells.at(-1)).toBe("23 Nov 2026: 100 % uptime")
@@ -113,7 +114,8 @@ describe("uptime bar", () => {
     const threeDays = uptimeBarRenderer()(
       [{ componentId: "c", bucketStart: new Date(today), observedSeconds: 43_200, downtimeSeconds: 432 }],
       [],
-      now
+      now,
+      "en"
     ).component(component("c", "operational", today - 3 * day + 3_600_000))
     expect(cellTexts(threeDays.markup).slice(-5)).toEqual([
       "19 Nov 2026: before this component existed",
@@ -134,7 +136,8 @@ describe("uptime bar", () => {
         { componentId: "a", bucketStart: new Date(today), observedSeconds: 43_200, downtimeSeconds: 0 }
       ],
       [incident("B broke", ["b"], today - 2 * day, today - 2 * day + 3_600_000)],
-      now
+      now,
+      "en"
     )
     const group = bars.group({
       id: "g",

@@ -69,8 +69,8 @@ it.layer(WithDispatcher)("private stays private", (it) => {
       const client = yield* ApiClient
       const sql = yield* SqlClient.SqlClient
       const smtp = yield* Smtp
-      yield* sql`insert into subscribers (email, unsubscribe_token, verified_at)
-                 values ('reader@example.test', 'reader-token', now())`
+      yield* sql`insert into subscribers (email, unsubscribe_token, verified_at, page_id)
+                 select 'reader@example.test', 'reader-token', now(), id from status_pages where is_default`
       // Webhooks are the operators' channel: one without a component filter hears of private items.
       const operators = yield* receiver(answerWith(200))
       yield* client.webhooks.create({ payload: { name: "operators", url: operators.url, type: "generic" } })

@@ -29,7 +29,7 @@ export const mirroredPaths = [
 ]
 
 /** The key a public path has in the mirror's bucket. */
-export const mirrorKeyOf = (path: string) => path === "/" ? "index.html" : path.slice(1)
+export const mirrorKeyOf = (path: string) => path.endsWith("/") ? `${path.slice(1)}index.html` : path.slice(1)
 
 export const startS3Server = async (bucket = "status-mirror") => {
   const directory = mkdtempSync(Path.join(tmpdir(), "s3rver-"))

@@ -67,9 +67,12 @@ export const openStack = async () => {
   const runtime = ManagedRuntime.make(Stack)
   const stats: RunStats = { runs: 0, steps: 0, mailed: 0, withheld: 0 }
   await runtime.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql`insert into subscribers (email, unsubscribe_token, verified_at)
-        values ('reader@example.test', 'reader-token', now())`)
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql`insert into subscribers (email, unsubscribe_token, verified_at, page_id)
+        select 'reader@example.test', 'reader-token', now(), id from status_pages where is_default`
+    )
   )
   return {
     startRun: async () => {

@@ -15,8 +15,13 @@ import { slotAt } from "../../src/workers/CheckScheduler.js"
 import type { TargetRequest } from "./Sinks.js"
 import { probeOfAddress, type Region } from "./TestBed.js"
 
-/** From the start of a check (`checked_at`) until the target logs its request: connecting, and busy event loops. */
-const requestSlackMs = 2_000
+/**
+ * From the start of a check (`checked_at`) until the target logs its request: connecting, and busy
+ * event loops. Half an interval: on a loaded two-core machine a request took over 2 s to be
+ * logged, and the pairing (in order, per monitor and probe) cannot take the next run's request
+ * for this one's as long as the slack stays below the interval.
+ */
+const requestSlackMs = (intervalMs: number) => Math.max(2_000, intervalMs / 2)
 
 /** A run as the checkers name it: monitor, slot (`scheduledAt`, ms) and region. */
 export const runKey = (monitorId: string, scheduledAt: number, region: string) =>
@@ -107,7 +112,7 @@ export const requestsByRun = (
     for (const result of groupResults.slice().sort((a, b) => a.checkedAt - b.checkedAt)) {
       while (next < candidates.length && candidates[next]!.at < result.checkedAt) next++
       const request = candidates[next]
-      if (request !== undefined && request.at <= result.checkedAt + requestSlackMs) {
+      if (request !== undefined && request.at <= result.checkedAt + requestSlackMs(intervalMs)) {
         next++
         paired.add(request)
         add(runKey(result.monitorId, result.scheduledAt, result.region), request)

@@ -1,9 +1,10 @@
 /**
  * The embeddable status badge: an SVG with a label and the status in words (colour is not the
- * only signal), for the whole organization or one component.
+ * only signal), for a whole page or one component, in the page's language.
  */
 import type { ComponentStatus } from "../../domain/Component.js"
-import { componentStatusLabel } from "../../web/Labels.js"
+import type { Locale } from "../../domain/Locale.js"
+import { messagesFor } from "../../i18n/Messages.js"
 import { escapeHtml } from "./Html.js"
 
 /** Badge backgrounds; white text on each has at least 4.5:1 contrast. */
@@ -15,11 +16,14 @@ const colour: Record<ComponentStatus, string> = {
   maintenance: "#0550ae"
 }
 
-/** An estimate of the text's width at 11 px in the usual sans-serif fonts, enough for a badge. */
-const textWidth = (text: string) => Math.round(text.length * 6.6) + 12
+/** Characters about twice as wide as a Latin letter: CJK ideographs, kana and full-width forms. */
+const wide = /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/g
 
-export const statusBadge = (label: string, status: ComponentStatus): string => {
-  const value = componentStatusLabel[status].toLowerCase()
+/** An estimate of the text's width at 11 px in the usual sans-serif fonts, enough for a badge. */
+const textWidth = (text: string) => Math.round((text.length + (text.match(wide)?.length ?? 0)) * 6.6) + 12
+
+export const statusBadge = (label: string, status: ComponentStatus, locale: Locale): string => {
+  const value = messagesFor(locale).badge[status]
   const left = textWidth(label)
   const right = textWidth(value)
   const width = left + right

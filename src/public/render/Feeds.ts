@@ -2,19 +2,26 @@
  * RSS 2.0 and Atom feeds of recent public incidents and maintenance windows. Each item links to
  * its public page, carries a guid/id that never changes, and shows the latest update. An
  * incident with a published postmortem carries it too, rendered as on its page, as the item's
- * HTML content (RSS `content:encoded`, Atom `content type="html"`).
+ * HTML content (RSS `content:encoded`, Atom `content type="html"`). The feeds' own words (the
+ * states, "Maintenance", the channel's description) are in the page's language; dates stay in
+ * the formats RSS and Atom prescribe. Each feed names its language (RSS `language`, Atom
+ * `xml:lang`).
  */
 import { DateTime } from "effect"
 
 import type { PublicIncidentDetail } from "../../domain/Incident.js"
+import type { Locale } from "../../domain/Locale.js"
 import type { PublicMaintenance } from "../../domain/Maintenance.js"
+import { type Messages, messagesFor } from "../../i18n/Messages.js"
 import { feedItems } from "../state/PublicStatus.js"
 import { escapeHtml } from "./Html.js"
 import { renderMarkdown } from "./Markdown.js"
 
 export interface FeedSource {
   readonly title: string
+  /** The page's absolute address, which the items' links start with. */
   readonly publicUrl: string
+  readonly locale: Locale
   readonly incidents: ReadonlyArray<PublicIncidentDetail>
   readonly maintenance: ReadonlyArray<PublicMaintenance>
 }
@@ -38,8 +45,6 @@ const xml = (text: string) =>
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
 
-const statusLabel = (status: string) => status.replace(/_/g, " ")
-
 /**
  * Rendered postmortems by body: the snapshot rebuilds both feeds after every public change, and a
  * postmortem may be 50,000 characters. A feed holds at most `feedItems`, so twice that many entries
@@ -56,43 +61,50 @@ const renderedPostmortem = (body: string) => {
   return html
 }
 
-const items = (source: FeedSource): ReadonlyArray<Item> =>
+const items = (source: FeedSource, m: Messages): ReadonlyArray<Item> =>
   [
     ...source.incidents.map((incident): Item => {
       const latest = incident.updates.at(-1)
-      const summary = latest ? `${statusLabel(latest.status)}: ${latest.message}` : incident.message
+      const summary = latest ? m.feeds.update(m.feeds.status[latest.status], latest.message) : incident.message
       return {
         id: `${source.publicUrl}/incidents/${incident.id}`,
-        title: `${incident.title} (${statusLabel(incident.status)})`,
+        title: m.feeds.incidentTitle(incident.title, m.feeds.status[incident.status]),
         link: `${source.publicUrl}/incidents/${incident.id}`,
         summary,
         content: incident.postmortem
-          ? () => `<p>${escapeHtml(summary)}</p>\n<h2>Postmortem</h2>\n${renderedPostmortem(incident.postmortem!.body)}`
+          ? () =>
+            `<p>${escapeHtml(summary)}</p>\n<h2>${escapeHtml(m.feeds.postmortem)}</h2>\n${
+              renderedPostmortem(incident.postmortem!.body)
+            }`
           : undefined,
         updated: incident.updatedAt
       }
     }),
-    ...source.maintenance.map((window): Item => ({
-      id: `${source.publicUrl}/maintenance/${window.id}`,
-      title: `Maintenance: ${window.title} (${statusLabel(window.status)})`,
-      link: `${source.publicUrl}/maintenance/${window.id}`,
-      summary: `${DateTime.formatIso(window.scheduledStart)} to ${DateTime.formatIso(window.scheduledEnd)}` +
-        (window.description.length > 0 ? `: ${window.description}` : ""),
-      // Dated by its start, or by its end once completed.
-      updated: window.status === "completed" ? window.scheduledEnd : window.scheduledStart
-    }))
+    ...source.maintenance.map((window): Item => {
+      const times = m.feeds.window(DateTime.formatIso(window.scheduledStart), DateTime.formatIso(window.scheduledEnd))
+      return {
+        id: `${source.publicUrl}/maintenance/${window.id}`,
+        title: m.feeds.maintenanceTitle(window.title, m.feeds.status[window.status]),
+        link: `${source.publicUrl}/maintenance/${window.id}`,
+        summary: window.description.length > 0 ? m.feeds.withDescription(times, window.description) : times,
+        // Dated by its start, or by its end once completed.
+        updated: window.status === "completed" ? window.scheduledEnd : window.scheduledStart
+      }
+    })
   ].toSorted((a, b) => b.updated.epochMilliseconds - a.updated.epochMilliseconds).slice(0, feedItems)
 
 const rfc822 = (at: DateTime.Utc) => DateTime.toDateUtc(at).toUTCString()
 
 export const rssFeed = (source: FeedSource, now: DateTime.Utc): string => {
-  const entries = items(source)
+  const m = messagesFor(source.locale)
+  const entries = items(source, m)
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/">
 <channel>
 <title>${xml(source.title)}</title>
 <link>${xml(source.publicUrl)}</link>
-<description>${xml(`Incidents and maintenance of ${source.title}`)}</description>
+<description>${xml(m.feeds.description(source.title))}</description>
+<language>${source.locale}</language>
 <atom:link href="${xml(`${source.publicUrl}/api/v1/status/rss`)}" rel="self" type="application/rss+xml"/>
 <lastBuildDate>${rfc822(entries[0]?.updated ?? now)}</lastBuildDate>
 ${
@@ -114,9 +126,10 @@ ${
 }
 
 export const atomFeed = (source: FeedSource, now: DateTime.Utc): string => {
-  const entries = items(source)
+  const m = messagesFor(source.locale)
+  const entries = items(source, m)
   return `<?xml version="1.0" encoding="UTF-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom">
+<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="${source.locale}">
 <title>${xml(source.title)}</title>
 <id>${xml(`${source.publicUrl}/api/v1/status/atom`)}</id>
 <link rel="self" href="${xml(`${source.publicUrl}/api/v1/status/atom`)}"/>

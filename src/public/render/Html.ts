@@ -33,3 +33,19 @@ const render = (value: Value): string =>
 
 export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<Value>): Raw =>
   new Raw(strings.reduce((out, text, i) => out + text + (i < values.length ? render(values[i] as Value) : ""), ""))
+
+/**
+ * A catalogue message (i18n/messages) as markup: `message` is called with its values, a string
+ * escaped, a number as it is and `Raw` as its markup (a link, a `<time>`), and what it returns is
+ * kept as it is: catalogue text is ours and holds no markup, and each language places the values
+ * where its word order wants them.
+ */
+export const fill = <A extends ReadonlyArray<string | number>>(
+  message: (...args: A) => string,
+  ...args: { readonly [K in keyof A]: A[K] extends number ? number : string | Raw }
+): Raw =>
+  new Raw(
+    message(
+      ...(args.map((arg) => arg instanceof Raw ? arg.markup : typeof arg === "string" ? escapeHtml(arg) : arg) as never)
+    )
+  )

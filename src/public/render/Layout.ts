@@ -1,13 +1,15 @@
 /**
- * The frame of every public page: the organization's name, logo and brand colour in the header
- * (its text colour chosen for contrast), a skip link, the feeds, and a small inline stylesheet
- * so a page is one request. The CSP allows that stylesheet by its hash and no script at all.
+ * The frame of every public page: the page's name, logo and brand colour in the header (its text
+ * colour chosen for contrast), a skip link, the feeds, the operator's footer links and the page's
+ * other languages, and a small inline stylesheet so a page is one request. The CSP allows that
+ * stylesheet by its hash and no script at all. `<html lang>` is the page's language.
  */
 import { createHash } from "node:crypto"
 
-import type { PublicOrganization } from "../state/PublicStatus.js"
+import { messagesFor } from "../../i18n/Messages.js"
 import { readableTextOn } from "./Contrast.js"
 import { html, Raw } from "./Html.js"
+import { href, messagesOf, type PageRender } from "./PageRender.js"
 
 const stylesheet = (brand: string) => `
 :root{--brand:${brand};--brand-ink:${
@@ -43,9 +45,11 @@ footer{max-width:56rem;margin:2rem auto;padding:0 1.25rem 2rem;color:var(--muted
 `
 
 export interface PageOptions {
-  readonly organization: PublicOrganization
+  readonly render: PageRender
   readonly title: string
   readonly body: Raw
+  /** Rules only this page needs, after the shared ones (so every other page keeps its stylesheet and hash). */
+  readonly css?: string | undefined
 }
 
 export interface RenderedPage {
@@ -53,24 +57,53 @@ export interface RenderedPage {
   readonly contentSecurityPolicy: string
 }
 
-export const renderPage = ({ body, organization, title }: PageOptions): RenderedPage => {
-  const css = stylesheet(organization.brandColor)
+/** The operator's footer links, then the page's other languages, each named in its own language. */
+const footerExtras = (render: PageRender) => {
+  const m = messagesOf(render)
+  const others = render.languages.length > 1 ? render.languages.filter((locale) => locale !== render.locale) : []
+  return html`${
+    render.footerLinks.length > 0 &&
+    html`<nav aria-label="${m.layout.links}"><p>${
+      render.footerLinks.map((link, i) => html`${i > 0 && " · "}<a href="${link.url}">${link.label}</a>`)
+    }</p></nav>`
+  }${
+    others.length > 0 &&
+    html`<nav aria-label="${m.layout.languages}"><p>${
+      others.map((locale, i) =>
+        html`${i > 0 && " · "}<a href="${render.base}/?lang=${
+          encodeURIComponent(locale)
+        }" hreflang="${locale}" lang="${locale}">${messagesFor(locale).languageName}</a>`
+      )
+    }</p></nav>`
+  }`
+}
+
+export const renderPage = ({ body, css: extraCss, render, title }: PageOptions): RenderedPage => {
+  const { organization } = render.state
+  const m = messagesOf(render)
+  const css = stylesheet(organization.brandColor) + (extraCss ?? "")
   const styleHash = createHash("sha256").update(css).digest("base64")
+  const rss = href(render, "/api/v1/status/rss")
+  const atom = href(render, "/api/v1/status/atom")
   const page = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${render.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <link rel="icon" href="data:,">
-<link rel="alternate" type="application/rss+xml" title="${organization.name} status (RSS)" href="/api/v1/status/rss">
-<link rel="alternate" type="application/atom+xml" title="${organization.name} status (Atom)" href="/api/v1/status/atom">
+<link rel="alternate" type="application/rss+xml" title="${m.layout.rssTitle(organization.name)}" href="${rss}">
+<link rel="alternate" type="application/atom+xml" title="${m.layout.atomTitle(organization.name)}" href="${atom}">
 <style>${new Raw(css)}</style></head>
-<body><a class="skip" href="#main">Skip to content</a>
-<header class="brand"><a href="/">${
+<body><a class="skip" href="#main">${m.layout.skip}</a>
+<header class="brand"><a href="${href(render, "/")}">${
     organization.logoUrl
       ? html`<img src="${organization.logoUrl}" alt="${organization.name}">`
       : html`<span>${organization.name}</span>`
-  }<span class="vh"> status</span></a></header>
+  }<span class="vh">${m.layout.brandSuffix}</span></a></header>
 <main id="main">${body}</main>
-<footer><p>Follow updates: <a href="/api/v1/status/rss">RSS</a> · <a href="/api/v1/status/atom">Atom</a> · <a href="/history">Incident history</a> · <a href="/api/v1/status">JSON API</a></p></footer>
+<footer><p>${m.layout.followUpdates} <a href="${rss}">${m.layout.rss}</a> · <a href="${atom}">${m.layout.atom}</a> · <a href="${
+    href(render, "/history")
+  }">${m.layout.history}</a> · <a href="${render.base}/api/v1/status">${m.layout.jsonApi}</a></p>${
+    footerExtras(render)
+  }</footer>
 </body></html>`
   return {
     html: page.markup,

@@ -3,16 +3,19 @@
  * each region over the last 24 hours, as inline SVG (no script), one line per region told
  * apart by dash pattern and a legend. Its text alternative is the SVG's title and description
  * and a visually hidden table of each region's figures. Drawn from the rollups read with the
- * uptime buckets (once a minute), never per view.
+ * uptime buckets (once a minute), never per view. Its words and times are in the page's language
+ * and time zone.
  */
 import { DateTime } from "effect"
 
 import type { PublicComponent } from "../../domain/Component.js"
+import type { Locale } from "../../domain/Locale.js"
 import type { RegionResponseTimes } from "../../domain/ResponseTimes.js"
+import { type Messages, messagesFor } from "../../i18n/Messages.js"
 import type { RecentResponseTimes } from "../../services/monitoring/ResponseTimes.js"
 import { chartGeometry, type ChartSeries, formatMs, seriesSummary } from "../../web/ResponseTimeChart.js"
-import { html, Raw } from "./Html.js"
-import type { TimeFormatter } from "./Times.js"
+import { fill, html, Raw } from "./Html.js"
+import { type TimeFormatter, timeFormatter } from "./Times.js"
 
 const hour = 3_600_000
 
@@ -26,18 +29,20 @@ export const p95Series = (regions: ReadonlyArray<RegionResponseTimes>): Array<Ch
 /** An id made of the characters an id attribute and a fragment take without escaping. */
 const idOf = (componentId: string) => `rt-${componentId.replace(/[^A-Za-z0-9_-]/g, "_")}`
 
-const svg = (name: string, id: string, series: ReadonlyArray<ChartSeries>, from: number) => {
+const svg = (m: Messages, name: string, id: string, series: ReadonlyArray<ChartSeries>, from: number) => {
   const geometry = chartGeometry({
     series,
     from,
     slotMillis: hour,
     slots: 24,
-    xLabels: ["24 h ago", "12 h ago", "Now"]
+    xLabels: [m.responseTimes.hoursAgo24, m.responseTimes.hoursAgo12, m.responseTimes.now]
   })
   const { plot } = geometry
-  return html`<svg role="img" aria-labelledby="${id}-t ${id}-d" viewBox="0 0 ${geometry.width} ${geometry.height}" width="100%" preserveAspectRatio="xMinYMin meet" font-size="12" font-family="system-ui,sans-serif"><title id="${id}-t">Response times of ${name}, last 24 hours</title><desc id="${id}-d">The 95th percentile of each hour's response times, one line per region (${
-    series.map((s) => s.region).join(", ")
-  }). The figures follow in a table.</desc>${
+  return html`<svg role="img" aria-labelledby="${id}-t ${id}-d" viewBox="0 0 ${geometry.width} ${geometry.height}" width="100%" preserveAspectRatio="xMinYMin meet" font-size="12" font-family="system-ui,sans-serif"><title id="${id}-t">${
+    fill(m.responseTimes.title, name)
+  }</title><desc id="${id}-d">${
+    fill(m.responseTimes.description, series.map((s) => s.region).join(m.listSeparator))
+  }</desc>${
     geometry.yTicks.map((tick) =>
       html`<line x1="${plot.left}" x2="${plot.right}" y1="${tick.y}" y2="${tick.y}" stroke="#d0d7de"/><text x="${
         plot.left - 6
@@ -63,46 +68,54 @@ const svg = (name: string, id: string, series: ReadonlyArray<ChartSeries>, from:
 }
 
 /** Each region's figures, for people who cannot see the lines. A table ignores `width: 1px`: its box is hidden. */
-const table = (name: string, series: ReadonlyArray<ChartSeries>, time: TimeFormatter) =>
-  html`<div class="vh"><table><caption>Response times of ${name} by region, last 24 hours (95th percentile per hour)</caption><thead><tr><th scope="col">Region</th><th scope="col">Latest hour</th><th scope="col">Slowest hour</th><th scope="col">Checks</th></tr></thead><tbody>${
+const table = (m: Messages, name: string, series: ReadonlyArray<ChartSeries>, time: TimeFormatter) => {
+  const hour = (value: number, at: number) =>
+    fill(m.responseTimes.hourFrom, formatMs(value), time(DateTime.makeUnsafe(at)))
+  return html`<div class="vh"><table><caption>${
+    fill(m.responseTimes.caption, name)
+  }</caption><thead><tr><th scope="col">${m.responseTimes.region}</th><th scope="col">${m.responseTimes.latestHour}</th><th scope="col">${m.responseTimes.slowestHour}</th><th scope="col">${m.responseTimes.checks}</th></tr></thead><tbody>${
     series.map(seriesSummary).map((summary) =>
       html`<tr><th scope="row">${summary.region}</th><td>${
-        summary.latest &&
-        html`${formatMs(summary.latest.value)} (hour from ${time(DateTime.makeUnsafe(summary.latest.at))})`
+        summary.latest && hour(summary.latest.value, summary.latest.at)
       }</td><td>${
-        summary.highest &&
-        html`${formatMs(summary.highest.value)} (hour from ${time(DateTime.makeUnsafe(summary.highest.at))})`
+        summary.highest && hour(summary.highest.value, summary.highest.at)
       }</td><td>${summary.checks}</td></tr>`
     )
   }</tbody></table></div>`
+}
 
-const drawChart = (recent: RecentResponseTimes, component: PublicComponent, time: TimeFormatter): Raw => {
+const drawChart = (
+  m: Messages,
+  recent: RecentResponseTimes,
+  component: PublicComponent,
+  time: TimeFormatter
+): Raw => {
   const series = p95Series(recent.regions.get(component.id) ?? [])
   if (series.length === 0) {
-    return html`<p class="small">Response times: no check answered in the last 24 hours.</p>`
+    return html`<p class="small">${m.responseTimes.none}</p>`
   }
   const id = idOf(component.id)
-  return html`<figure class="response-times"><figcaption class="small">Response time by region, 95th percentile per hour, last 24 hours</figcaption>${
-    svg(component.name, id, series, recent.from)
-  }${table(component.name, series, time)}</figure>`
+  return html`<figure class="response-times"><figcaption class="small">${m.responseTimes.figcaption}</figcaption>${
+    svg(m, component.name, id, series, recent.from)
+  }${table(m, component.name, series, time)}</figure>`
 }
 
 /**
- * Draws the charts of the status page, render after render: a chart depends only on the read
- * and the component's name, so while the read is the same (a minute) each is drawn once. A
- * component without monitors gets none.
+ * Draws the charts of the status page, render after render: a chart depends only on the read,
+ * the component's name and the page's time zone and language, so while the read is the same (a
+ * minute) each is drawn once for each zone and language. A component without monitors gets none.
  */
 export const responseTimeChartRenderer = () => {
-  let last:
-    | { readonly recent: RecentResponseTimes; readonly timeZone: string; readonly charts: Map<string, Raw> }
-    | undefined
-  return (recent: RecentResponseTimes, time: TimeFormatter, timeZone: string) => {
-    if (last?.recent !== recent || last.timeZone !== timeZone) last = { recent, timeZone, charts: new Map() }
+  let last: { readonly recent: RecentResponseTimes; readonly charts: Map<string, Raw> } | undefined
+  return (recent: RecentResponseTimes, timeZone: string, locale: Locale) => {
+    if (last?.recent !== recent) last = { recent, charts: new Map() }
     const { charts } = last
+    const m = messagesFor(locale)
+    const time = timeFormatter(timeZone, locale)
     return (component: PublicComponent): Raw => {
       if (!recent.monitored.has(component.id)) return new Raw("")
-      const key = `${component.id}|${component.name}`
-      const chart = charts.get(key) ?? drawChart(recent, component, time)
+      const key = `${timeZone}|${locale}|${component.id}|${component.name}`
+      const chart = charts.get(key) ?? drawChart(m, recent, component, time)
       charts.set(key, chart)
       return chart
     }

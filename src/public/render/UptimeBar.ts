@@ -2,12 +2,16 @@
  * The 90-day uptime bar of a component or a group: one cell per UTC day from the daily rollups,
  * coloured by that day's downtime, with the day's uptime and the incidents that touched the
  * component as text that shows as a tooltip (Layout's stylesheet). Days before the component was
- * created are told apart from days without data.
+ * created are told apart from days without data. Days, percentages and words are in the page's
+ * language.
  */
 import type { PublicComponent } from "../../domain/Component.js"
 import type { PublicIncident } from "../../domain/Incident.js"
+import type { Locale } from "../../domain/Locale.js"
 import { downtimeWeight, uptimeBarDays } from "../../domain/Uptime.js"
 import { uptimePercentage } from "../../domain/UptimeCalculation.js"
+import { formatDay, formatPercent } from "../../i18n/Format.js"
+import { messagesFor } from "../../i18n/Messages.js"
 import { html, Raw } from "./Html.js"
 
 export const barDays = uptimeBarDays
@@ -37,10 +41,6 @@ const level = (percent: DayUptime) =>
     ? "down"
     : "out"
 
-const dayFormat = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
-
-const formatPercent = (percent: number) => `${Number(percent.toFixed(2))} %`
-
 type BarIncident = Pick<PublicIncident, "title" | "componentIds" | "createdAt" | "resolvedAt">
 
 /** What a bar shows of a component: its status, and when it was created (unknown: as if always there). */
@@ -54,11 +54,16 @@ export interface BarGroup {
 }
 
 /** What drawing the bars of one render needs, found once for all its components. */
-const barInputs = (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray<BarIncident>, now: number) => {
+const barInputs = (
+  buckets: ReadonlyArray<DailyBucket>,
+  incidents: ReadonlyArray<BarIncident>,
+  now: number,
+  locale: Locale
+) => {
   const firstDay = Math.floor(now / day) * day - (barDays - 1) * day
   // Every component's bar has the same days, and most incidents touch few components: the
   // labels and each component's incidents are found once per render, not once per cell.
-  const dayLabels = Array.from({ length: barDays }, (_, i) => dayFormat.format(firstDay + i * day))
+  const dayLabels = Array.from({ length: barDays }, (_, i) => formatDay(firstDay + i * day, locale))
   const incidentsOf = new Map<string, Array<BarIncident>>()
   for (const incident of incidents) {
     for (const componentId of new Set(incident.componentIds)) {
@@ -73,7 +78,7 @@ const barInputs = (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray
     days.set(bucket.bucketStart.getTime(), bucket)
     byComponent.set(bucket.componentId, days)
   }
-  return { now, firstDay, dayLabels, incidentsOf, byComponent }
+  return { now, firstDay, dayLabels, incidentsOf, byComponent, locale, m: messagesFor(locale) }
 }
 type BarInputs = ReturnType<typeof barInputs>
 
@@ -115,20 +120,26 @@ const touchingDay = (incidents: ReadonlyArray<BarIncident>, start: number, now: 
     (incident.resolvedAt?.epochMilliseconds ?? now) >= start
   )
 
-const dayText = (label: string, uptime: DayUptime, touching: ReadonlyArray<BarIncident>, lowest: boolean) =>
-  `${label}: ${
+const dayText = (
+  inputs: BarInputs,
+  label: string,
+  uptime: DayUptime,
+  touching: ReadonlyArray<BarIncident>,
+  lowest: boolean
+) => {
+  const { locale, m } = inputs
+  const text = m.uptime.day(
+    label,
     uptime === "before"
-      ? lowest ? "before its components existed" : "before this component existed"
+      ? lowest ? m.uptime.beforeComponents : m.uptime.beforeComponent
       : uptime === null
-      ? "no data"
-      : `${formatPercent(uptime)} uptime${lowest ? " (its lowest component)" : ""}`
-  }${
-    touching.length === 0
-      ? ""
-      : `; ${touching.length === 1 ? "incident" : "incidents"}: ${
-        touching.map((incident) => incident.title).join("; ")
-      }`
-  }`
+      ? m.uptime.noData
+      : `${m.uptime.dayUptime(formatPercent(uptime, locale))}${lowest ? m.uptime.lowest : ""}`
+  )
+  return touching.length === 0
+    ? text
+    : m.uptime.withIncidents(text, touching.length, touching.map((incident) => incident.title).join("; "))
+}
 
 const renderBar = (
   inputs: BarInputs,
@@ -140,6 +151,7 @@ const renderBar = (
 ) => {
   const cells = uptimes.map((uptime, i) => {
     const title = dayText(
+      inputs,
       inputs.dayLabels[i]!,
       uptime,
       touchingDay(incidents, inputs.firstDay + i * day, inputs.now),
@@ -150,24 +162,25 @@ const renderBar = (
     // </li> and the class's quotes are left out to keep the page light.
     return html`<li class=${new Raw(level(uptime))} tabindex=-1><span>${title}</span>`
   })
-  return html`<div class="uptime"><ol class="bar" aria-label="${label}">${cells}</ol><p class="small"><span>${barDays} days ago</span><span>${summary}</span><span>Today</span></p></div>`
+  return html`<div class="uptime"><ol class="bar" aria-label="${label}">${cells}</ol><p class="small"><span>${
+    inputs.m.uptime.daysAgo(barDays)
+  }</span><span>${summary}</span><span>${inputs.m.uptime.today}</span></p></div>`
 }
 
-const totalText = (observed: number, down: number, since: number | undefined) =>
-  observed === 0
-    ? "No uptime data yet"
-    : `${formatPercent(uptimePercentage(observed, down))} uptime ${
-      since === undefined ? `over ${barDays} days` : `since ${dayFormat.format(since)}`
-    }`
+const totalText = ({ locale, m }: BarInputs, observed: number, down: number, since: number | undefined) => {
+  if (observed === 0) return m.uptime.noDataYet
+  const percent = formatPercent(uptimePercentage(observed, down), locale)
+  return since === undefined ? m.uptime.overDays(percent, barDays) : m.uptime.since(percent, formatDay(since, locale))
+}
 
 const drawBar = (inputs: BarInputs, component: BarComponent) => {
   const { down, observed, since, uptimes } = componentDays(inputs, component)
   return renderBar(
     inputs,
-    `Daily uptime of ${component.name}, oldest first`,
+    inputs.m.uptime.barLabel(component.name),
     uptimes,
     inputs.incidentsOf.get(component.id) ?? [],
-    totalText(observed, down, since),
+    totalText(inputs, observed, down, since),
     false
   )
 }
@@ -204,11 +217,11 @@ const drawGroupBar = (inputs: BarInputs, group: BarGroup) => {
     ? Math.min(...members.map((member) => member.since!))
     : undefined
   const summary = lowest === undefined
-    ? "No uptime data yet"
-    : `${totalText(lowest.observed, lowest.down, earliest)}, its lowest component`
+    ? inputs.m.uptime.noDataYet
+    : inputs.m.uptime.groupTotal(totalText(inputs, lowest.observed, lowest.down, earliest))
   return renderBar(
     inputs,
-    `Daily uptime of ${group.name}, the lowest of its components each day, oldest first`,
+    inputs.m.uptime.groupBarLabel(group.name),
     uptimes,
     incidents,
     summary,
@@ -230,20 +243,28 @@ const barKey = (inputs: BarInputs, component: BarComponent) => [
 /**
  * Draws the uptime bars of the status page, render after render. A bar depends only on the
  * daily buckets and the time they were read at, the component's name, status and creation and
- * the incidents that touched it; so while the buckets are the same read (a minute), a render
- * reuses the bars of the render before whose component and incidents are unchanged, and draws
- * only the others. The bars are nearly all of the page, and during an outage it is rendered
- * again at every incident update. Only the last render's bars are kept.
+ * the incidents that touched it, and the language; so while the buckets are the same read (a
+ * minute), a render reuses the bars of the render before in its language whose component and
+ * incidents are unchanged, and draws only the others. The bars are nearly all of the page, and
+ * during an outage it is rendered again at every incident update. Only the last render's bars of
+ * each language are kept.
  */
 export const uptimeBarRenderer = () => {
-  let last:
-    | { readonly buckets: ReadonlyArray<DailyBucket>; readonly now: number; readonly bars: Map<string, Raw> }
-    | undefined
-  return (buckets: ReadonlyArray<DailyBucket>, incidents: ReadonlyArray<BarIncident>, now: number) => {
-    const reusable = last?.buckets === buckets && last.now === now ? last.bars : undefined
+  const last = new Map<
+    Locale,
+    { readonly buckets: ReadonlyArray<DailyBucket>; readonly now: number; readonly bars: Map<string, Raw> }
+  >()
+  return (
+    buckets: ReadonlyArray<DailyBucket>,
+    incidents: ReadonlyArray<BarIncident>,
+    now: number,
+    locale: Locale
+  ) => {
+    const before = last.get(locale)
+    const reusable = before?.buckets === buckets && before.now === now ? before.bars : undefined
     const bars = new Map<string, Raw>()
-    last = { buckets, now, bars }
-    const inputs = barInputs(buckets, incidents, now)
+    last.set(locale, { buckets, now, bars })
+    const inputs = barInputs(buckets, incidents, now, locale)
     const reuse = (key: string, draw: () => Raw) => {
       const bar = bars.get(key) ?? reusable?.get(key) ?? draw()
       bars.set(key, bar)

@@ -1,10 +1,14 @@
-/** The JSON a third-party page embeds: the overall state in words, components, and what is going on. */
+/**
+ * The JSON a third-party page embeds: the overall state in words (in the page's language),
+ * components, and what is going on, with links to the page's own addresses.
+ */
 import { Schema } from "effect"
 
 import { ComponentStatus } from "../../domain/Component.js"
 import { IncidentStatus } from "../../domain/Incident.js"
+import type { Locale } from "../../domain/Locale.js"
 import { MaintenanceStatus } from "../../domain/Maintenance.js"
-import { componentStatusLabel, overallLabel } from "../../web/Labels.js"
+import { messagesFor } from "../../i18n/Messages.js"
 import type { PublicState } from "../state/PublicStatus.js"
 
 export class Widget extends Schema.Class<Widget>("Widget")({
@@ -30,25 +34,27 @@ export class Widget extends Schema.Class<Widget>("Widget")({
   )
 }) {}
 
-export const widget = (state: PublicState, publicUrl: string) =>
-  JSON.stringify(
+/** `pageUrl`: the page's absolute address (no trailing slash), which its links start with. */
+export const widget = (state: PublicState, pageUrl: string, locale: Locale) => {
+  const m = messagesFor(locale)
+  return JSON.stringify(
     Schema.encodeSync(Widget)(
       new Widget({
         name: state.organization.name,
-        url: publicUrl,
+        url: pageUrl,
         status: state.summary.status,
-        description: overallLabel[state.summary.status],
+        description: m.status.overall[state.summary.status],
         components: state.components.map(({ id, name, status }) => ({
           id,
           name,
           status,
-          description: componentStatusLabel[status]
+          description: m.status.component[status]
         })),
         activeIncidents: state.summary.activeIncidents.map(({ id, status, title }) => ({
           id,
           title,
           status,
-          url: `${publicUrl}/incidents/${encodeURIComponent(id)}`
+          url: `${pageUrl}/incidents/${encodeURIComponent(id)}`
         })),
         maintenance: state.summary.upcomingMaintenance.map(({ id, scheduledEnd, scheduledStart, status, title }) => ({
           id,
@@ -56,8 +62,9 @@ export const widget = (state: PublicState, publicUrl: string) =>
           status,
           scheduledStart,
           scheduledEnd,
-          url: `${publicUrl}/maintenance/${encodeURIComponent(id)}`
+          url: `${pageUrl}/maintenance/${encodeURIComponent(id)}`
         }))
       })
     )
   )
+}

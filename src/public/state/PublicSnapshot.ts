@@ -27,13 +27,20 @@ import type { IncidentStatus, PublicIncidentDetail } from "../../domain/Incident
 import { StateChanges } from "../../services/StateChanges.js"
 import type { IncidentIndex, IncidentsPage, PublicState } from "./PublicStatus.js"
 import { assemble, holdsPage, PublicStatus } from "./PublicStatus.js"
+import type { Site, SitePage } from "./Site.js"
+import { incidentOnPage, makeSite, showsEverything, showsItem } from "./Site.js"
 
 /** The public state as read at one time; replaced whole by a refresh, never changed. */
 export interface Snapshot {
   readonly state: PublicState
+  /** The status pages, as views over `state`. */
+  readonly site: Site
   /** When it was read: the feeds' date when they list nothing. */
   readonly readAt: DateTime.Utc
 }
+
+/** Whether `page` is absent or shows all the state holds: then the state's own lists are the page's. */
+const whole = (page: SitePage | undefined): page is undefined => page === undefined || showsEverything(page.scope)
 
 export interface IncidentsQuery {
   readonly limit?: number | undefined
@@ -69,7 +76,10 @@ export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSna
       return Effect.zipWith(
         publicStatus.read(previous?.snapshot.state.parts, touched),
         DateTime.now,
-        (parts, readAt): Snapshot => ({ state: assemble(parts), readAt })
+        (parts, readAt): Snapshot => {
+          const state = assemble(parts)
+          return { state, site: makeSite(state, parts.pages), readAt }
+        }
       ).pipe(
         Effect.tap((snapshot) =>
           Effect.sync(() => {
@@ -128,18 +138,54 @@ export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSna
         )
       })
 
-    /** How many public incidents there are: from the snapshot or its index. */
-    const incidentCount = (snapshot: Snapshot) =>
-      snapshot.state.complete
-        ? Effect.succeed(snapshot.state.incidents.length)
-        : Effect.map(indexOf(snapshot), (known) => known.ids.size)
+    /** How many public incidents there are (on `page`): from the snapshot or its index. */
+    const incidentCount = (snapshot: Snapshot, page?: SitePage) => {
+      if (whole(page)) {
+        return snapshot.state.complete
+          ? Effect.succeed(snapshot.state.incidents.length)
+          : Effect.map(indexOf(snapshot), (known) => known.ids.size)
+      }
+      return snapshot.state.complete
+        ? Effect.succeed(page.state().incidents.length)
+        : Effect.map(
+          indexOf(snapshot),
+          (known) => known.entries.filter((entry) => showsItem(page.scope, entry.componentIds)).length
+        )
+    }
+
+    /** A page's incident held in its view, or read from the database and narrowed to the page. */
+    const onPage = (page: SitePage, id: string) => {
+      const held = page.state().incidents.find((incident) => incident.id === id)
+      return held
+        ? Effect.succeed(Option.some(held))
+        : Effect.map(publicStatus.incident(id), Option.map((incident) => incidentOnPage(page.scope, incident)))
+    }
 
     /**
      * A page of incidents, from memory when the snapshot holds it or it lies past the end (the
-     * index tells), else from the database.
+     * index tells), else from the database. A page that shows only some components pages through
+     * the index's entries it shows, and reads the incidents its view does not hold.
      */
-    const page = (snapshot: Snapshot, query: IncidentsQuery) => {
+    const incidentsPage = (snapshot: Snapshot, query: IncidentsQuery, page?: SitePage) => {
       const wanted: IncidentsPage = { offset: query.offset ?? 0, limit: query.limit ?? 20, status: query.status }
+      const matchingIn = (incidents: ReadonlyArray<PublicIncidentDetail>) =>
+        (wanted.status === undefined ? incidents : incidents.filter((incident) => incident.status === wanted.status))
+          .slice(wanted.offset, wanted.offset + wanted.limit)
+      if (!whole(page)) {
+        if (snapshot.state.complete) return Effect.succeed(matchingIn(page.state().incidents))
+        return Effect.flatMap(indexOf(snapshot), (known) => {
+          const ids = known.entries
+            .filter((entry) =>
+              (wanted.status === undefined || entry.status === wanted.status) &&
+              showsItem(page.scope, entry.componentIds)
+            )
+            .slice(wanted.offset, wanted.offset + wanted.limit)
+          return Effect.map(
+            Effect.forEach(ids, (entry) => onPage(page, entry.id), { concurrency: 4 }),
+            (found) => found.flatMap((incident) => Option.isSome(incident) ? [incident.value] : [])
+          )
+        })
+      }
       if (!holdsPage(snapshot.state, wanted)) {
         // Pages of an unresolved status are held whole: here the status is none or `resolved`.
         return Effect.flatMap(
@@ -150,23 +196,24 @@ export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSna
               : publicStatus.incidentsPage(wanted)
         )
       }
-      const matching = wanted.status === undefined
-        ? snapshot.state.incidents
-        : snapshot.state.incidents.filter((incident) => incident.status === wanted.status)
-      return Effect.succeed(matching.slice(wanted.offset, wanted.offset + wanted.limit))
+      return Effect.succeed(matchingIn(snapshot.state.incidents))
     }
 
     /**
      * An incident the snapshot does not hold is read from the database, if the index knows it
-     * (and the snapshot does not hold them all): an unknown id costs no query.
+     * (and the snapshot does not hold them all) and `page` shows it: an unknown id costs no query.
      */
-    const archived = (snapshot: Snapshot, id: string) =>
+    const archived = (snapshot: Snapshot, id: string, page?: SitePage) =>
       snapshot.state.complete
         ? Effect.succeed(Option.none<PublicIncidentDetail>())
-        : Effect.flatMap(
-          indexOf(snapshot),
-          (known) => known.ids.has(id) ? publicStatus.incident(id) : Effect.succeed(Option.none<PublicIncidentDetail>())
-        )
+        : Effect.flatMap(indexOf(snapshot), (known) => {
+          if (!known.ids.has(id)) return Effect.succeed(Option.none<PublicIncidentDetail>())
+          if (whole(page)) return publicStatus.incident(id)
+          const entry = known.entries.find((candidate) => candidate.id === id)
+          return entry !== undefined && showsItem(page.scope, entry.componentIds)
+            ? onPage(page, id)
+            : Effect.succeed(Option.none<PublicIncidentDetail>())
+        })
 
     return {
       get,
@@ -182,23 +229,31 @@ export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSna
       /** An incident the snapshot does not hold, for the API's incident details (SnapshotResponses). */
       archived,
 
-      /** An incident with its timeline, for the public pages: held or read on demand. */
-      incidentDetail: (snapshot: Snapshot, id: string) => {
-        const held = snapshot.state.incidents.find((incident) => incident.id === id)
-        return held ? Effect.succeed(Option.some(held)) : archived(snapshot, id)
+      /** An incident with its timeline, for the public pages (of `page`): held or read on demand. */
+      incidentDetail: (snapshot: Snapshot, id: string, page?: SitePage) => {
+        const held = (whole(page) ? snapshot.state : page.state()).incidents.find((incident) => incident.id === id)
+        return held ? Effect.succeed(Option.some(held)) : archived(snapshot, id, page)
       },
 
       /** A page of incidents with their timelines, for the public pages. */
-      incidentsPage: page,
+      incidentsPage,
 
       /** How many public incidents there are (the history's page count). */
       incidentCount,
 
-      /** The id of every public incident: the snapshot's, or its index's when it holds only recent ones. */
-      incidentIds: (snapshot: Snapshot): Effect.Effect<ReadonlySet<string>, IndexError> =>
-        snapshot.state.complete
-          ? Effect.succeed(new Set(snapshot.state.incidents.map((incident) => incident.id)))
-          : Effect.map(indexOf(snapshot), (known) => known.ids)
+      /** The id of every public incident (on `page`): the snapshot's, or its index's when it holds only recent ones. */
+      incidentIds: (snapshot: Snapshot, page?: SitePage): Effect.Effect<ReadonlySet<string>, IndexError> => {
+        if (snapshot.state.complete) {
+          const incidents = whole(page) ? snapshot.state.incidents : page.state().incidents
+          return Effect.succeed(new Set(incidents.map((incident) => incident.id)))
+        }
+        return Effect.map(indexOf(snapshot), (known) =>
+          whole(page)
+            ? known.ids
+            : new Set(
+              known.entries.filter((entry) => showsItem(page.scope, entry.componentIds)).map((entry) => entry.id)
+            ))
+      }
     } as const
   })
 }) {

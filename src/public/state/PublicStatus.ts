@@ -10,12 +10,14 @@ import type { Maintenance } from "../../domain/Maintenance.js"
 import { PublicMaintenance } from "../../domain/Maintenance.js"
 import type { Organization } from "../../domain/Organization.js"
 import { StatusSummary } from "../../domain/Status.js"
+import type { PageDefinition } from "../../domain/StatusPage.js"
 import { uptimeBarDays } from "../../domain/Uptime.js"
 import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
+import { StatusPagesRepo } from "../../persistence/StatusPagesRepo.js"
 import type { Touched } from "../../services/StateChanges.js"
 
 /**
@@ -62,6 +64,8 @@ export interface PublicParts {
   readonly incidents: HeldIncidents
   readonly windows: ReadonlyArray<Maintenance>
   readonly organization: Option.Option<Organization>
+  /** The status pages, read with the organization's profile (a change of either touches `organization`). */
+  readonly pages: ReadonlyArray<PageDefinition>
 }
 
 export interface PublicState {
@@ -91,6 +95,14 @@ export interface IncidentIndex {
   readonly ids: ReadonlySet<string>
   /** How many of them are resolved (lists of another status are held whole). */
   readonly resolved: number
+  /** Every public incident, newest first, with its public components: which pages show it. */
+  readonly entries: ReadonlyArray<IncidentIndexEntry>
+}
+
+export interface IncidentIndexEntry {
+  readonly id: string
+  readonly status: IncidentStatus
+  readonly componentIds: ReadonlyArray<string>
 }
 
 export interface IncidentsPage {
@@ -292,6 +304,7 @@ export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus"
     const incidents = yield* IncidentsRepo
     const windows = yield* MaintenanceRepo
     const organization = yield* OrganizationRepo
+    const pages = yield* StatusPagesRepo
 
     const heldIncidents = Effect.gen(function*() {
       const rows = yield* incidents.findRecentPublic({ resolved: heldResolved, updated: feedItems })
@@ -323,7 +336,8 @@ export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus"
         groups: yield* groups.findPublic(),
         incidents: yield* heldIncidents,
         windows: yield* windows.findPublic(),
-        organization: yield* organization.find()
+        organization: yield* organization.find(),
+        pages: yield* pages.findAll()
       } satisfies PublicParts
     })
 
@@ -347,7 +361,8 @@ export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus"
             ? heldIncidents
             : heldAfter(previous.incidents, changed),
           windows: again(touched.maintenance, windows.findPublic(), previous.windows),
-          organization: again(touched.organization, organization.find(), previous.organization)
+          organization: again(touched.organization, organization.find(), previous.organization),
+          pages: again(touched.organization, pages.findAll(), previous.pages)
         }, { concurrency: "unbounded" }) satisfies Effect.Effect<PublicParts, unknown>
       },
       /** A public incident, read from the database. */
@@ -357,7 +372,8 @@ export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus"
       /** Every public incident's id and status (a scan of the history: on demand, not per rebuild). */
       incidentIndex: Effect.map(incidents.findPublicIndex(), (rows): IncidentIndex => ({
         ids: new Set(rows.map((row) => row.id)),
-        resolved: rows.filter((row) => row.status === "resolved").length
+        resolved: rows.filter((row) => row.status === "resolved").length,
+        entries: rows
       })).pipe(Effect.withSpan("PublicStatus.incidentIndex")),
       /** A page of public incidents, newest first, read from the database. */
       incidentsPage: Effect.fn("PublicStatus.incidentsPage")((page: IncidentsPage) =>
@@ -372,7 +388,8 @@ export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus"
       ComponentGroupsRepo.layer,
       IncidentsRepo.layer,
       MaintenanceRepo.layer,
-      OrganizationRepo.layer
+      OrganizationRepo.layer,
+      StatusPagesRepo.layer
     ])
   )
 }

@@ -1,5 +1,6 @@
 /**
- * E-mail subscriptions with double opt-in. The answer to a subscription request is the same
+ * E-mail subscriptions with double opt-in, each to one status page and in one language: an
+ * address may subscribe to several pages, one subscription each. The answer to a subscription request is the same
  * whatever the address's state, and the mail goes out in the background, so neither the body
  * nor the response time tells whether an address is subscribed. The confirmation mail is queued
  * in the database with the request, so a failed send is retried by the dispatcher.
@@ -9,11 +10,12 @@ import { createHash, randomBytes } from "node:crypto"
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Option } from "effect"
 
 import { BadRequest, NotFound } from "../../domain/Errors.js"
+import type { Locale } from "../../domain/Locale.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
 import type { PageRequest } from "../../domain/Page.js"
 import type { SubscriberId } from "../../domain/Subscriber.js"
 import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
-import { SubscribersRepo } from "../../persistence/SubscribersRepo.js"
+import { noPage, SubscribersRepo } from "../../persistence/SubscribersRepo.js"
 import type { RateLimit } from "../auth/RateLimiter.js"
 import { RateLimiter } from "../auth/RateLimiter.js"
 import { MailDeliveries } from "./mail/MailDeliveries.js"
@@ -35,18 +37,20 @@ const newToken = () => randomBytes(32).toString("base64url")
 export const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex")
 
 /**
- * `componentIds` without duplicates when each names a public component; else a 400 naming the
- * others at each place they appear. A private component is answered as an unknown one, so a
- * reader learns nothing of it. Empty means every component (null).
+ * `componentIds` without duplicates when each names a public component page `pageId` shows; else
+ * a 400 naming the others at each place they appear. A private component, or one of another page,
+ * is answered as an unknown one, so a reader learns nothing of it. Empty means every component
+ * (null).
  */
-const checkPublicComponents = (
+const checkPageComponents = (
   repo: SubscribersRepo["Service"],
+  pageId: string,
   componentIds: ReadonlyArray<string> | null | undefined
 ) =>
   Effect.gen(function*() {
     const unique = [...new Set(componentIds ?? [])]
     if (unique.length === 0) return null
-    const found = yield* repo.publicComponents(unique)
+    const found = yield* repo.pageComponents(pageId, unique)
     const missing = unique.filter((id) => !found.has(id))
     if (missing.length === 0) return unique
     return yield* Effect.fail(
@@ -71,23 +75,28 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
 
     return {
       /**
-       * `client` is the caller's network address, the key of the per-client limit;
-       * `componentIds` the public components chosen (absent, null or empty: all). A verified
-       * address keeps its choice: only its preferences page, with the token its mail carries,
-       * changes it.
+       * Subscribes `email` to page `pageId` in `locale`. `client` is the caller's network
+       * address, the key of the per-client limit; `componentIds` the public components of the
+       * page chosen (absent, null or empty: all). The per-address limit counts requests to every
+       * page. An address verified on the page keeps its choice and language: only its preferences
+       * page, with the token its mail carries, changes the choice. A page that is not there
+       * (deleted meanwhile) is NotFound.
        */
       subscribe: Effect.fn("Subscriptions.subscribe")(function*(
         email: string,
         client: string,
-        componentIds?: ReadonlyArray<string> | null
+        componentIds: ReadonlyArray<string> | null | undefined,
+        page: { readonly pageId: string; readonly locale: Locale }
       ) {
         yield* limiter.check(`subscribe:client:${clientBudget(client)}`, subscribeLimits.perClient)
-        const chosen = yield* checkPublicComponents(repo, componentIds)
+        const chosen = yield* checkPageComponents(repo, page.pageId, componentIds)
         yield* limiter.check(`subscribe:address:${email}`, subscribeLimits.perAddress)
         const now = yield* Clock.currentTimeMillis
         const token = newToken()
         const confirmation = yield* repo.request({
           email,
+          pageId: page.pageId,
+          locale: page.locale,
           componentIds: chosen,
           token,
           tokenHash: hashToken(token),
@@ -108,6 +117,21 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
         }
         return accepted
       }),
+
+      /**
+       * The public page of `slug` (absent: the default page) as the public API subscribes to it:
+       * its id and language. A protected page is NotFound like an unknown one, so the API tells
+       * nothing of it.
+       */
+      publicPage: Effect.fn("Subscriptions.publicPage")((slug: string | undefined) =>
+        repo.findStatusPage(slug).pipe(
+          Effect.flatMap((found) =>
+            Option.isSome(found) && found.value.audience === "public"
+              ? Effect.succeed({ id: found.value.id, locale: found.value.locale })
+              : Effect.fail(noPage())
+          )
+        )
+      ),
 
       /** Whether a confirmation link still confirms: what its page shows before the visitor confirms. */
       isPending: Effect.fn("Subscriptions.isPending")((token: string) =>
@@ -131,7 +155,10 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
         )
       ),
 
-      /** The subscription an address and unsubscribe token name, for its preferences page; else NotFound. */
+      /**
+       * The subscription an address and unsubscribe token name, for its preferences page (with
+       * its page and language); else NotFound.
+       */
       preferences: Effect.fn("Subscriptions.preferences")((email: string, token: string) =>
         (isToken(token) ? repo.findPreferences(email, token) : Effect.succeed(Option.none())).pipe(
           Effect.flatMap(Option.match({ onNone: () => Effect.fail(noSubscription()), onSome: Effect.succeed }))
@@ -140,12 +167,14 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
 
       /**
        * Changes the components of the subscription an address and unsubscribe token name
-       * (empty or null: all), checked as for `subscribe`; NotFound for a wrong pair.
+       * (empty or null: all), checked as for `subscribe` against its page; NotFound for a wrong pair.
        */
       choose: Effect.fn("Subscriptions.choose")(
         function*(email: string, token: string, componentIds: ReadonlyArray<string> | null) {
-          const chosen = yield* checkPublicComponents(repo, componentIds)
-          const changed = isToken(token) ? yield* repo.choose(email, token, chosen) : false
+          const found = isToken(token) ? yield* repo.findPreferences(email, token) : Option.none()
+          if (Option.isNone(found)) return yield* Effect.fail(noSubscription())
+          const chosen = yield* checkPageComponents(repo, found.value.pageId, componentIds)
+          const changed = yield* repo.choose(email, token, chosen)
           if (!changed) return yield* Effect.fail(noSubscription())
         }
       ),

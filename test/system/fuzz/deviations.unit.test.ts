@@ -161,7 +161,7 @@ describe("strict requests over the service's own document", () => {
 
   it("refuse unknown query parameters everywhere under /api/v1 but the feeds", () => {
     expect(document.operations.filter((op) => !op.refusesUnknownQuery).map((op) => op.id).sort())
-      .toEqual(["health.live", "health.ready", "status.atom", "status.rss"])
+      .toEqual(["health.live", "health.ready", "pageStatus.atom", "pageStatus.rss", "status.atom", "status.rss"])
   })
 
   it("each carries one expectation, on the key's credentials, naming what the document does not declare", () => {

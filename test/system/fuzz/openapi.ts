@@ -5,6 +5,9 @@
  */
 
 /** A JSON Schema (2020-12) node as it appears in the document. */
+/** A status page's path below its `/p/{slug}` prefix: the same API as at the root. */
+const pageApiPath = (path: string) => path.startsWith("/p/{slug}/") ? path.slice("/p/{slug}".length) : path
+
 export type JsonSchema = { readonly [key: string]: any }
 
 export interface Parameter {
@@ -122,14 +125,15 @@ export const parseDocument = (raw: JsonSchema): ApiDocument => {
         pathParams: parameters.filter((p) => p.in === "path"),
         queryParams: parameters.filter((p) => p.in === "query"),
         headerParams: parameters.filter((p) => p.in === "header"),
-        refusesUnknownQuery: path.startsWith("/api/v1/") && !answersFeed(responses),
+        // A status page's reads (`/p/{slug}/api/v1/status/…`) are the API's too.
+        refusesUnknownQuery: pageApiPath(path).startsWith("/api/v1/") && !answersFeed(responses),
         body: bodySchema === undefined
           ? undefined
           : { schema: bodySchema, required: op.requestBody?.required === true },
         responses,
         responseHeaders,
         secured: security.length > 0 && security.every((requirement: object) => Object.keys(requirement).length > 0),
-        resource: /\/([^/{}]+)\/\{[^}]+\}/.exec(path)?.[1]
+        resource: /\/([^/{}]+)\/\{[^}]+\}/.exec(pageApiPath(path))?.[1]
       })
     }
   }

@@ -1,7 +1,7 @@
 /**
  * Subscriber mail of incident and maintenance events, delivered from the database: the
- * dispatcher enqueues one mail per verified subscriber of the event's components when it hands
- * an event over, then sends
+ * dispatcher enqueues one mail per verified subscriber of the event's components on the pages
+ * that show it when it hands an event over, then sends
  * the due ones, retrying a failed send after 5 s, 10 s and 20 s like a webhook delivery.
  * Confirmation mails go the same way: queued with the subscription request and sent at once by
  * the process that took it; a failed one is retried by the dispatcher while its link works.
@@ -10,6 +10,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 
 import { NotificationEvent } from "../../../domain/NotificationEvent.js"
+import { pageAddress } from "../../../domain/StatusPage.js"
 import { withoutEmailAddresses } from "../../../domain/Subscriber.js"
 import { countAttempt, mailAttempts } from "../../../observability/Metrics.js"
 import type { MailDelivery } from "../../../persistence/MailDeliveriesRepo.js"
@@ -34,7 +35,8 @@ export class MailDeliveries extends Context.Service<MailDeliveries>()("MailDeliv
   make: Effect.gen(function*() {
     const config = yield* AppConfig
     const repo = yield* MailDeliveriesRepo
-    const organization = yield* OrganizationProfile
+    // Made for its layer, which creates the organization's row: a page's title and zone left unset are its.
+    yield* OrganizationProfile
     const mailer = yield* Mailer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     // Claimed oldest first, for one lease; the dispatcher's pump hears when a mail attempted here comes due again.
@@ -44,20 +46,29 @@ export class MailDeliveries extends Context.Service<MailDeliveries>()("MailDeliv
     const attempt = (mail: MailDelivery) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          const profile = yield* organization.get()
-          const sender = { name: profile.name, url: config.publicUrl }
+          // Mail speaks for the subscriber's page, in the language the subscription was made in.
+          const sender = {
+            name: mail.pageTitle,
+            url: pageAddress(config.publicUrl, {
+              isDefault: mail.pageIsDefault,
+              domain: mail.pageDomain,
+              slug: mail.pageSlug
+            })
+          }
           if (mail.kind === "confirmation" && mail.verifyToken === null) {
             // The link was used, replaced or expired while the mail waited: mailing it would only mislead.
             return yield* repo.recordAttempt(mail, "The confirmation link no longer works; not sent", null, null)
           }
           const message = mail.kind === "confirmation"
-            ? verificationMail({ sender, email: mail.email, token: mail.verifyToken! })
+            ? verificationMail({ sender, email: mail.email, token: mail.verifyToken!, locale: mail.locale })
             : notificationMail({
               event: (yield* decodeEvent(mail.event).pipe(Effect.orDie)) as MailedEvent,
               sender,
               email: mail.email,
               unsubscribeToken: mail.unsubscribeToken,
-              timeZone: profile.timezone
+              timeZone: mail.pageTimeZone,
+              locale: mail.locale,
+              apiUrl: config.publicUrl
             })
           const failure = yield* restore(mailer.send(message)).pipe(
             Effect.timeoutOrElse({

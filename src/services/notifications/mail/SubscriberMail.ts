@@ -2,12 +2,16 @@
  * The mail subscribers receive, as pure functions: the double opt-in confirmation, and the
  * notification of an incident or maintenance event with its preferences and unsubscribe links and
  * the RFC 8058 one-click headers. Text and HTML parts say the same; user text is escaped in HTML.
+ * A mail is in the language its subscriber subscribed in (i18n/messages, `mail`), from the page
+ * they subscribed to: `sender` is that page's name and absolute address.
  */
 import { DateTime } from "effect"
 
-import { formatLocalIso, formatUtcIso } from "../../../domain/InstantFormat.js"
+import { formatUtcIso } from "../../../domain/InstantFormat.js"
+import type { Locale } from "../../../domain/Locale.js"
 import type { IncidentEvent, MaintenanceEvent, Sender } from "../../../domain/NotificationEvent.js"
-import { present } from "../webhooks/formats/Presentation.js"
+import { formatInstantIso } from "../../../i18n/Format.js"
+import { type Messages, messagesFor } from "../../../i18n/Messages.js"
 import type { MailMessage } from "./Mailer.js"
 
 /** How long a confirmation link works. */
@@ -19,8 +23,8 @@ const escapeHtml = (text: string) =>
 /** Subject lines are single-line: user text must not end the header. */
 const oneLine = (text: string) => text.replace(/[\r\n\t]+/g, " ").trim()
 
-const page = (title: string, paragraphs: ReadonlyArray<string>, footer: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+const page = (locale: Locale, title: string, paragraphs: ReadonlyArray<string>, footer: string) =>
+  `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
   `<body style="font-family:sans-serif;line-height:1.5;color:#111827">` +
   `<h1 style="font-size:20px">${escapeHtml(title)}</h1>${paragraphs.join("")}` +
   `<hr><p style="font-size:12px;color:#6b7280">${footer}</p></body></html>`
@@ -41,30 +45,35 @@ export const oneClickUnsubscribeUrl = (publicUrl: string, email: string, token: 
   `${publicUrl}/api/v1/unsubscribe/one-click?email=${encodeURIComponent(email)}&token=${encodeURIComponent(token)}`
 
 export const verificationMail = (options: {
+  /** The page subscribed to: its name and absolute address. */
   readonly sender: Sender
   readonly email: string
   readonly token: string
+  /** The language subscribed in; English when absent. */
+  readonly locale?: Locale | undefined
 }): MailMessage => {
   const { email, sender, token } = options
+  const locale = options.locale ?? "en"
+  const m = messagesFor(locale).mail
   const link = verifyUrl(sender.url, token)
-  const subject = oneLine(`Confirm your subscription to ${sender.name} status updates`)
+  const subject = oneLine(m.verifySubject(sender.name))
   return {
     to: email,
     subject,
     text: [
-      `Someone, hopefully you, asked to receive status updates from ${sender.name} at ${email}.`,
+      m.verifyAsked(sender.name, email),
       "",
-      `Confirm within ${verificationHours} hours by opening this link:`,
+      m.verifyWithin(verificationHours),
       link,
       "",
-      "If you did not ask for this, ignore this message: nothing will be sent to you."
+      m.verifyIgnore
     ].join("\n"),
-    html: page(subject, [
-      `<p>Someone, hopefully you, asked to receive status updates from ${escapeHtml(sender.name)} at ${
-        escapeHtml(email)
-      }.</p>`,
-      `<p><a href="${escapeHtml(link)}">Confirm your subscription</a> within ${verificationHours} hours.</p>`,
-      `<p>If you did not ask for this, ignore this message: nothing will be sent to you.</p>`
+    html: page(locale, subject, [
+      `<p>${m.verifyAsked(escapeHtml(sender.name), escapeHtml(email))}</p>`,
+      `<p>${
+        m.verifyLinkWithin(`<a href="${escapeHtml(link)}">${escapeHtml(m.verifyLink)}</a>`, verificationHours)
+      }</p>`,
+      `<p>${escapeHtml(m.verifyIgnore)}</p>`
     ], `${escapeHtml(sender.name)} · <a href="${escapeHtml(sender.url)}">${escapeHtml(sender.url)}</a>`),
     confirmationToken: token
   }
@@ -72,41 +81,94 @@ export const verificationMail = (options: {
 
 export type MailedEvent = IncidentEvent | MaintenanceEvent
 
+interface MailView {
+  readonly title: string
+  readonly description: string
+  readonly facts: ReadonlyArray<{ readonly label: string; readonly value: string }>
+}
+
 /**
- * A reminder names the window's times in the organization's time zone, as the page does: its
- * readers plan around their local start, and the subject already says when.
+ * What a mail says about an event, in the subscriber's language: the same title, description and
+ * facts as chat messages give (webhooks/formats/Presentation.ts, English for every chat), with
+ * times in UTC. A reminder names the window's times in the page's time zone, as the page does:
+ * its readers plan around their local start, and the subject already says when.
  */
-const reminderView = (event: MaintenanceEvent, timeZone: string) => {
-  const { data } = event
-  const starts = formatLocalIso(data.scheduledStart, timeZone)
-  return {
-    title: `Reminder: scheduled maintenance ${data.title} starts ${starts}`,
-    description: "",
-    facts: [
-      { label: "Starts", value: starts },
-      { label: "Ends", value: formatLocalIso(data.scheduledEnd, timeZone) }
-    ]
+const mailView = (event: MailedEvent, m: Messages["mail"], locale: Locale, timeZone: string): MailView => {
+  switch (event.event) {
+    case "incident.created":
+    case "incident.updated":
+    case "incident.resolved": {
+      const { data } = event
+      const facts = [
+        { label: m.facts.status, value: m.status[data.status] },
+        { label: m.facts.severity, value: m.severity[data.severity] }
+      ]
+      if (data.postmortemPublished === true && data.postmortem) {
+        return {
+          title: m.postmortemPublished(data.title),
+          // The event's excerpt, its Markdown read as plain text; the page has the rest.
+          description: data.postmortem.truncated ? `${data.postmortem.excerpt.trimEnd()}…` : data.postmortem.excerpt,
+          facts
+        }
+      }
+      return {
+        title: `${data.test === true ? m.testPrefix : ""}${m.headline(m.incidentHeadline[event.event], data.title)}`,
+        description: data.message ?? "",
+        facts
+      }
+    }
+    case "maintenance.reminder": {
+      const { data } = event
+      const starts = formatInstantIso(data.scheduledStart, timeZone, locale)
+      return {
+        title: m.reminder(data.title, starts),
+        description: "",
+        facts: [
+          { label: m.facts.starts, value: starts },
+          { label: m.facts.ends, value: formatInstantIso(data.scheduledEnd, timeZone, locale) }
+        ]
+      }
+    }
+    case "maintenance.scheduled":
+    case "maintenance.started":
+    case "maintenance.completed": {
+      const { data } = event
+      return {
+        title: m.headline(m.maintenanceHeadline[event.event], data.title),
+        description: m.window(formatUtcIso(data.scheduledStart), formatUtcIso(data.scheduledEnd)),
+        facts: [
+          { label: m.facts.status, value: m.status[data.status] },
+          { label: m.facts.starts, value: formatUtcIso(data.scheduledStart) },
+          { label: m.facts.ends, value: formatUtcIso(data.scheduledEnd) }
+        ]
+      }
+    }
   }
 }
 
 export const notificationMail = (options: {
   readonly event: MailedEvent
+  /** The page subscribed to: its name and absolute address, which the mail's links start with. */
   readonly sender: Sender
   readonly email: string
   readonly unsubscribeToken: string
-  /** The organization's time zone, which reminders give the window's times in; UTC when absent. */
-  readonly timeZone?: string
+  /** The page's time zone, which reminders give the window's times in; UTC when absent. */
+  readonly timeZone?: string | undefined
+  /** The language subscribed in; English when absent. */
+  readonly locale?: Locale | undefined
+  /** The service's own address (PUBLIC_URL), where the one-click unsubscribe API answers; `sender.url` when absent. */
+  readonly apiUrl?: string | undefined
 }): MailMessage => {
   const { email, event, sender, unsubscribeToken } = options
-  const view = event.event === "maintenance.reminder"
-    ? reminderView(event, options.timeZone ?? "UTC")
-    : present(event, sender)
+  const locale = options.locale ?? "en"
+  const m = messagesFor(locale).mail
+  const view = mailView(event, m, locale, options.timeZone ?? "UTC")
   const unsubscribe = unsubscribeUrl(sender.url, email, unsubscribeToken)
   const preferences = subscriptionUrl(sender.url, email, unsubscribeToken)
   const subject = oneLine(`[${sender.name}] ${view.title}`)
   const details = event.event.startsWith("maintenance.")
     ? view.facts
-    : [...view.facts, { label: "Time", value: formatUtcIso(DateTime.formatIso(event.occurredAt)) }]
+    : [...view.facts, { label: m.facts.time, value: formatUtcIso(DateTime.formatIso(event.occurredAt)) }]
   return {
     to: email,
     subject,
@@ -114,15 +176,16 @@ export const notificationMail = (options: {
       view.title,
       "",
       ...(view.description.length > 0 ? [view.description, ""] : []),
-      ...details.map((fact) => `${fact.label}: ${fact.value}`),
+      ...details.map((fact) => m.fact(fact.label, fact.value)),
       "",
-      `Status page: ${sender.url}`,
+      m.statusPage(sender.url),
       "",
-      `You receive this because ${email} subscribed to ${sender.name} status updates.`,
-      `Choose the components you hear about: ${preferences}`,
-      `Unsubscribe: ${unsubscribe}`
+      m.why(email, sender.name),
+      m.chooseAt(preferences),
+      m.unsubscribeAt(unsubscribe)
     ].join("\n"),
     html: page(
+      locale,
       view.title,
       [
         ...(view.description.length > 0 ? [`<p>${escapeHtml(view.description)}</p>`] : []),
@@ -132,14 +195,14 @@ export const notificationMail = (options: {
           )
             .join("")
         }</table>`,
-        `<p><a href="${escapeHtml(sender.url)}">View the status page</a></p>`
+        `<p><a href="${escapeHtml(sender.url)}">${escapeHtml(m.viewStatusPage)}</a></p>`
       ],
-      `You receive this because ${escapeHtml(email)} subscribed to ${escapeHtml(sender.name)} status updates. ` +
-        `<a href="${escapeHtml(preferences)}">Choose the components you hear about</a> · ` +
-        `<a href="${escapeHtml(unsubscribe)}">Unsubscribe</a>`
+      `${m.why(escapeHtml(email), escapeHtml(sender.name))} ` +
+        `<a href="${escapeHtml(preferences)}">${escapeHtml(m.choose)}</a> · ` +
+        `<a href="${escapeHtml(unsubscribe)}">${escapeHtml(m.unsubscribe)}</a>`
     ),
     headers: {
-      "List-Unsubscribe": `<${oneClickUnsubscribeUrl(sender.url, email, unsubscribeToken)}>`,
+      "List-Unsubscribe": `<${oneClickUnsubscribeUrl(options.apiUrl ?? sender.url, email, unsubscribeToken)}>`,
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"
     },
     // It unsubscribes for as long as the subscription lasts: not kept in mail_outbox_log.

@@ -9,6 +9,7 @@ import { IncidentTemplatesScreen } from "./IncidentTemplatesScreen.js"
 import { MaintenanceScreen } from "./MaintenanceScreen.js"
 import { MonitorsScreen } from "./MonitorsScreen.js"
 import { OverviewScreen } from "./OverviewScreen.js"
+import { PagesScreen } from "./PagesScreen.js"
 import { ProbesScreen } from "./ProbesScreen.js"
 import type { Screen } from "./Screen.js"
 import { SettingsScreen } from "./SettingsScreen.js"
@@ -19,6 +20,7 @@ export const screens: ReadonlyArray<Screen> = [
   OverviewScreen,
   ComponentsScreen,
   ComponentGroupsScreen,
+  PagesScreen,
   IncidentsScreen,
   IncidentTemplatesScreen,
   MaintenanceScreen,
