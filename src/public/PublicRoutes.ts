@@ -41,6 +41,14 @@ const personalResponse = (page: RenderedPage, status = 200, extra: Record<string
   })
 
 const notFound = HttpServerResponse.text("Not found", { status: 404, headers: commonHeaders })
+/** An address under a page's `/api/` that no page answers: the API's error body. */
+const apiNotFound = HttpServerResponse.text(
+  JSON.stringify({ _tag: "NotFound", message: "No status page has this address" }),
+  { status: 404, contentType: "application/json", headers: commonHeaders }
+)
+const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").pathname
+const notFoundFor = (request: HttpServerRequest.HttpServerRequest) =>
+  pathOf(request).includes("/api/") ? apiNotFound : notFound
 const unavailable = HttpServerResponse.text(
   "The status page is starting or cannot reach its database. Try again in a moment.",
   {
@@ -129,7 +137,9 @@ export const PublicRoutes = HttpRouter.use((router) =>
       const visitNow = Effect.zipWith(
         HttpServerRequest.HttpServerRequest,
         HttpRouter.params,
-        (request, params) => visitOf(request, prefix === "" ? undefined : params.slug ?? "")
+        // The slug as the path has it: the router reads `/p/a;b/…` as `/p/a` (no page has a `;`).
+        (request, params) =>
+          visitOf(request, prefix === "" ? undefined : pathOf(request).split("/")[2] ?? params.slug ?? "")
       )
 
       /** The page the request reads, as a form's or link's answer shows it; a 404 for an unknown slug. */
@@ -139,7 +149,7 @@ export const PublicRoutes = HttpRouter.use((router) =>
         Effect.flatMap(visitNow, (visit) =>
           pages.reading(visit).pipe(
             Effect.flatMap((reading) => handle(reading, visit)),
-            Effect.catchTag("NotFound", () => Effect.succeed(notFound))
+            Effect.catchTag("NotFound", () => Effect.map(HttpServerRequest.HttpServerRequest, notFoundFor))
           ))
 
       /**
@@ -157,7 +167,7 @@ export const PublicRoutes = HttpRouter.use((router) =>
           const admission = yield* Effect.result(visits.admit(visit, request.cookies))
           if (Result.isFailure(admission)) {
             const refused = admission.failure
-            if (refused._tag !== "Unauthorized") return refused._tag === "NotFound" ? notFound : unavailable
+            if (refused._tag !== "Unauthorized") return refused._tag === "NotFound" ? notFoundFor(request) : unavailable
             const reading = yield* pages.reading(visit)
             return kind === "embed"
               ? locked(reading)
@@ -167,7 +177,7 @@ export const PublicRoutes = HttpRouter.use((router) =>
               )
           }
           const found = yield* serve(visit)
-          return found ? yield* toHttpResponse(forReader(found, admission.success)) : notFound
+          return found ? yield* toHttpResponse(forReader(found, admission.success)) : notFoundFor(request)
         }).pipe(Effect.catch(() => Effect.succeed(unavailable)))
 
       /** A page answering a form or a link, in the frame of the status page. */

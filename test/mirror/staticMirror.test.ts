@@ -144,6 +144,38 @@ describe("static mirror in an S3-compatible bucket", () => {
     expect(text((await s3.get("index.html"))?.body)).not.toContain("Soon private")
   })
 
+  it("holds every public page under /p/<slug>/ with what it shows, and nothing of a protected one", async () => {
+    const shown = await stack.api((client) => client.components.create({ payload: { name: "Partner API" } }))
+    const incident = await stack.api((client) =>
+      client.incidents.create({
+        payload: { title: "Partner outage", message: "Looking into it", componentIds: [shown.id] }
+      })
+    )
+    await stack.api((client) =>
+      client.statusPages.create({
+        payload: { slug: "partners", title: "Partners", items: [{ type: "component", id: shown.id }] }
+      })
+    )
+    await stack.api((client) =>
+      client.statusPages.create({ payload: { slug: "staff", audience: "protected", password: "staff only 123" } })
+    )
+    const page = "p/partners/index.html"
+    await expect.poll(async () => text((await s3.get(page))?.body).includes("Partner outage"), { timeout: 10_000 })
+      .toBe(true)
+    // The page's own objects, as the service answers them at its address.
+    for (const path of ["/p/partners/", "/p/partners/api/v1/status", `/p/partners/incidents/${incident.id}`]) {
+      await expect.poll(async () => {
+        const [served, mirrored] = await Promise.all([stack.read(path), s3.get(mirrorKeyOf(path))])
+        return mirrored !== undefined && served.body.equals(mirrored.body)
+      }, { timeout: 10_000, message: path }).toBe(true)
+    }
+    const summary = JSON.parse(text((await s3.get("p/partners/api/v1/status"))?.body)) as {
+      components: ReadonlyArray<{ name: string }>
+    }
+    expect(summary.components.map((component) => component.name)).toEqual(["Partner API"])
+    expect((await s3.keys()).filter((key) => key.startsWith("p/staff/"))).toEqual([])
+  })
+
   it("catches up once a bucket that was away is back", async () => {
     await s3.stop()
     const incident = await stack.api((client) =>
