@@ -11,16 +11,7 @@ import { orUnavailable } from "./DatabaseErrors.js"
 import { clipError, dueIds, leaseEnd, statusAfter } from "./DeliveryQueueSql.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
-
-/**
- * Whether page `page` shows component `component` (both SQL aliases; the component's publicness
- * is the caller's to check): every component when the page lists none, else those it lists and
- * the members of the groups it lists. The page's items are found by its primary key.
- */
-export const pageShows = (page: string, component: string) =>
-  `(${page}.all_components or exists (
-    select from status_page_items i
-    where i.page_id = ${page}.id and (i.component_id = ${component}.id or i.group_id = ${component}.group_id)))`
+import { pageShows } from "./StatusPagesRepo.js"
 
 /**
  * What a mail is rendered with besides its event: the subscriber's language, and the page it

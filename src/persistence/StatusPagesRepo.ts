@@ -23,6 +23,16 @@ import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
 
+/**
+ * Whether page `page` shows component `component` (both SQL aliases; the component's publicness
+ * is the caller's to check): every component when the page lists none, else those it lists and
+ * the members of the groups it lists. The page's items are found by its primary key.
+ */
+export const pageShows = (page: string, component: string) =>
+  `(${page}.all_components or exists (
+    select from status_page_items i
+    where i.page_id = ${page}.id and (i.component_id = ${component}.id or i.group_id = ${component}.group_id)))`
+
 /** The default page first, then by slug (unique). */
 const pagesInOrder: Keyset = {
   list: "status-pages",
@@ -129,6 +139,7 @@ export class StatusPagesRepo extends Context.Service<StatusPagesRepo>()("StatusP
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const stored = rowsOf(StoredPage)
+    const addressed = rowsOf(Schema.Struct({ id: Schema.String, locale: Locale, audience: Audience }))
 
     const withItems = sql.literal(`
       select p.*,
@@ -155,6 +166,17 @@ export class StatusPagesRepo extends Context.Service<StatusPagesRepo>()("StatusP
         Effect.map(
           stored.all(sql`${withItems} order by p.is_default desc, p.slug`),
           (rows) => rows.map((row) => ({ page: pageOf(row), passwordTag: passwordTagOf(row.passwordHash) }))
+        ),
+
+      /**
+       * The page of `slug` (absent: the default page) with its language and audience; none when no
+       * page has it.
+       */
+      findBySlug: (slug: string | undefined) =>
+        addressed.first(
+          slug === undefined
+            ? sql`select id, locale, audience from status_pages where is_default`
+            : sql`select id, locale, audience from status_pages where slug = ${slug}`
         ),
 
       findById: (id: string) => Effect.map(findStored(id), Option.map(pageOf)),

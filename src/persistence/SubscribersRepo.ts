@@ -8,9 +8,10 @@ import type { SubscriberId } from "../domain/Subscriber.js"
 import { Subscriber } from "../domain/Subscriber.js"
 import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
 import { type Keyset, readPage } from "./Keyset.js"
-import { MailDelivery, mailPageColumns, mailPageFields, pageShows } from "./MailDeliveriesRepo.js"
+import { MailDelivery, mailPageColumns, mailPageFields } from "./MailDeliveriesRepo.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
+import { pageShows } from "./StatusPagesRepo.js"
 
 /** A subscriber's components, in the page's order; null when it takes every component. */
 const componentIdsOf = (alias: string) =>
@@ -43,9 +44,6 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
         pageId: Schema.String,
         locale: Locale
       })
-    )
-    const pages = rowsOf(
-      Schema.Struct({ id: Schema.String, locale: Locale, audience: Schema.Literals(["public", "protected"]) })
     )
     const ids = rowsOf(Schema.Struct({ id: Schema.String }))
 
@@ -236,17 +234,6 @@ export class SubscribersRepo extends Context.Service<SubscribersRepo>()("Subscri
           select c.id from components c join status_pages p on p.id = ${pageId}
           where c.id = any(${[...componentIds]}::text[]) and c.is_public and ${sql.literal(pageShows("p", "c"))}`)
           .pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
-
-      /**
-       * The page of `slug` (absent: the default page) with its language and audience; none when no
-       * page has it.
-       */
-      findStatusPage: (slug: string | undefined) =>
-        pages.first(
-          slug === undefined
-            ? sql`select id, locale, audience from status_pages where is_default`
-            : sql`select id, locale, audience from status_pages where slug = ${slug}`
-        ),
 
       remove: (id: SubscriberId) =>
         orUnavailable(sql`delete from subscribers where id = ${id} returning id`).pipe(

@@ -323,10 +323,7 @@ export class PublicPages extends Context.Service<PublicPages>()("PublicPages", {
         ),
 
       /** The page a visit reads and how to render it, for the pages that answer forms and e-mail links. */
-      reading: readingNow,
-
-      /** The snapshot's state (the default page's view), for the forms of the site's root. */
-      state: Effect.map(snapshots.get, (snapshot) => snapshot.site.defaultPage.state())
+      reading: readingNow
     } as const
   })
 }) {

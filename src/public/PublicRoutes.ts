@@ -12,6 +12,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 import { isCrossSiteChange } from "../api/SameOrigin.js"
 import type { PublicComponentGroup } from "../domain/ComponentGroup.js"
+import type { Unauthorized } from "../domain/Errors.js"
 import { EmailAddress, SubscribedComponents } from "../domain/Subscriber.js"
 import { messagesFor } from "../i18n/Messages.js"
 import { AppConfig } from "../runtime/Config.js"
@@ -57,14 +58,12 @@ const unavailable = HttpServerResponse.text(
   }
 )
 /** What a protected page's JSON, feeds, badge and widget answer a reader without access. */
-const locked = (reading: Reading) =>
-  HttpServerResponse.text(
-    JSON.stringify({
-      _tag: "Unauthorized",
-      message: `This status page is protected: enter its password at ${reading.base}/access first`
-    }),
-    { status: 401, contentType: "application/json", headers: { ...commonHeaders, ...privateHeaders } }
-  )
+const locked = ({ _tag, message }: Unauthorized) =>
+  HttpServerResponse.text(JSON.stringify({ _tag, message }), {
+    status: 401,
+    contentType: "application/json",
+    headers: { ...commonHeaders, ...privateHeaders }
+  })
 
 const searchParam = (request: HttpServerRequest.HttpServerRequest, name: string) =>
   new URL(request.url, "http://localhost").searchParams.get(name) ?? undefined
@@ -168,13 +167,9 @@ export const PublicRoutes = HttpRouter.use((router) =>
           if (Result.isFailure(admission)) {
             const refused = admission.failure
             if (refused._tag !== "Unauthorized") return refused._tag === "NotFound" ? notFoundFor(request) : unavailable
+            if (kind === "embed") return locked(refused)
             const reading = yield* pages.reading(visit)
-            return kind === "embed"
-              ? locked(reading)
-              : personalResponse(
-                accessPage(renderOf(reading), { next: new URL(request.url, "http://x").pathname }),
-                401
-              )
+            return personalResponse(accessPage(renderOf(reading), { next: pathOf(request) }), 401)
           }
           const found = yield* serve(visit)
           return found ? yield* toHttpResponse(forReader(found, admission.success)) : notFoundFor(request)
@@ -309,7 +304,9 @@ export const PublicRoutes = HttpRouter.use((router) =>
             const visit = yield* visitNow
             if (reading.page.isProtected) {
               const allowed = yield* Effect.result(visits.admit(visit, request.cookies))
-              if (Result.isFailure(allowed)) return locked(reading)
+              if (Result.isFailure(allowed)) {
+                return allowed.failure._tag === "Unauthorized" ? locked(allowed.failure) : unavailable
+              }
             }
             const given = form.get("email") ?? ""
             const email = decodeEmail(given)

@@ -2,18 +2,19 @@
  * Status pages through the admin API on the real database: the migrated default page, the round
  * trip, the rules a schema cannot check (unique slug and domain, items that exist, a password
  * exactly when protected, one default page that is always public), `If-Match`, and what the
- * public side reads of them (`StatusPages.definitions`, `verifyPassword`).
+ * public side reads of them (`StatusPagesRepo.findAll`, `StatusPages.verifyPassword`).
  */
 import { expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 
+import { StatusPagesRepo } from "../../src/persistence/StatusPagesRepo.js"
 import { StatusPages } from "../../src/services/catalog/StatusPages.js"
 import { embeddedConfig } from "../support/TestDatabase.js"
 import { ApiClient, sendAnonymous, sendJson, TestServer, TestStack } from "../support/TestServer.js"
 
 const pages = "/api/v1/admin/pages"
 
-const Stack = StatusPages.layer.pipe(Layer.provideMerge(TestServer()))
+const Stack = Layer.merge(StatusPages.layer, StatusPagesRepo.layer).pipe(Layer.provideMerge(TestServer()))
 
 const pageKeys = [
   "audience",
@@ -249,6 +250,7 @@ it.layer(Stack)("status pages", (it) => {
   it.effect("protects a page with a password it never answers, checked by verifyPassword", () =>
     Effect.gen(function*() {
       const statusPages = yield* StatusPages
+      const repo = yield* StatusPagesRepo
       const without = yield* sendJson("POST", pages, { slug: "internal", audience: "protected" })
       expect(without.status).toBe(400)
       expect(without.body.issues).toEqual([{ path: ["password"], message: "is required for a protected page" }])
@@ -270,12 +272,12 @@ it.layer(Stack)("status pages", (it) => {
 
       // The public side gets a tag of the password, which changes with it.
       const tagOf = Effect.map(
-        statusPages.definitions(),
+        repo.findAll(),
         (definitions) => definitions.find((definition) => definition.page.id === page.id)?.passwordTag
       )
       const tag = yield* tagOf
       expect(tag).toMatch(/^[0-9a-f]{16}$/)
-      const definitions = yield* statusPages.definitions()
+      const definitions = yield* repo.findAll()
       expect(definitions[0]!.page.isDefault).toBe(true)
       expect(definitions[0]!.passwordTag).toBeNull()
 

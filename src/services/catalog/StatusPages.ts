@@ -123,9 +123,6 @@ export class StatusPages extends Context.Service<StatusPages>()("StatusPages", {
 
       get: Effect.fn("StatusPages.get")((id: StatusPageId) => repo.findById(id).pipe(orNotFound("Status page", id))),
 
-      /** Every page with its password's tag: what the public side serves. */
-      definitions: Effect.fn("StatusPages.definitions")(() => repo.findAll()),
-
       /**
        * Whether `password` is the page's, compared in constant time as administrators' passwords
        * are; false for an unknown or public page. A burst of checks beyond what the hashing admits

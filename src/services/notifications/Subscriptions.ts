@@ -15,6 +15,7 @@ import { clientBudget } from "../../domain/NetworkAddress.js"
 import type { PageRequest } from "../../domain/Page.js"
 import type { SubscriberId } from "../../domain/Subscriber.js"
 import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
+import { StatusPagesRepo } from "../../persistence/StatusPagesRepo.js"
 import { noPage, SubscribersRepo } from "../../persistence/SubscribersRepo.js"
 import type { RateLimit } from "../auth/RateLimiter.js"
 import { RateLimiter } from "../auth/RateLimiter.js"
@@ -68,6 +69,7 @@ const noSubscription = () => new NotFound({ message: "No subscription matches th
 export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptions", {
   make: Effect.gen(function*() {
     const repo = yield* SubscribersRepo
+    const statusPages = yield* StatusPagesRepo
     const limiter = yield* RateLimiter
     const mails = yield* MailDeliveries
     // Mail in flight when the service stops is interrupted with it; its claim runs out and the dispatcher sends it.
@@ -124,7 +126,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
        * nothing of it.
        */
       publicPage: Effect.fn("Subscriptions.publicPage")((slug: string | undefined) =>
-        repo.findStatusPage(slug).pipe(
+        statusPages.findBySlug(slug).pipe(
           Effect.flatMap((found) =>
             Option.isSome(found) && found.value.audience === "public"
               ? Effect.succeed({ id: found.value.id, locale: found.value.locale })
@@ -191,6 +193,6 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([SubscribersRepo.layer, RateLimiter.layer, MailDeliveries.layer])
+    Layer.provide([SubscribersRepo.layer, StatusPagesRepo.layer, RateLimiter.layer, MailDeliveries.layer])
   )
 }
