@@ -26,12 +26,15 @@ import { rowsOf } from "./Rows.js"
 /**
  * Whether page `page` shows component `component` (both SQL aliases; the component's publicness
  * is the caller's to check): every component when the page lists none, else those it lists and
- * the members of the groups it lists. The page's items are found by its primary key.
+ * the members of the public groups it lists (a private group is on no page, as the public page
+ * shows it: public/state/Site.ts). The page's items are found by its primary key.
  */
 export const pageShows = (page: string, component: string) =>
   `(${page}.all_components or exists (
     select from status_page_items i
-    where i.page_id = ${page}.id and (i.component_id = ${component}.id or i.group_id = ${component}.group_id)))`
+    where i.page_id = ${page}.id and (i.component_id = ${component}.id or (
+      i.group_id = ${component}.group_id
+      and exists (select from component_groups g where g.id = i.group_id and g.is_public)))))`
 
 /** The default page first, then by slug (unique). */
 const pagesInOrder: Keyset = {

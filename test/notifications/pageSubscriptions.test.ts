@@ -209,6 +209,21 @@ it.layer(withSmtp(Dispatcher))("subscriptions to status pages", (it) => {
       expect(subscriptions.map((s) => s.componentIds)).toEqual(expect.arrayContaining([[shown], [notShown]]))
       expect(subscriptions).toHaveLength(2)
 
+      // A private group a page lists is not shown there (nor anywhere), its components neither.
+      const hiddenGroup = yield* post("/api/v1/admin/component-groups", { name: "Internal", isPublic: false })
+      const inHiddenGroup = yield* createComponent("Behind a private group", hiddenGroup.body.id as string)
+      yield* sql`
+        insert into status_page_items (page_id, position, group_id) values (${narrow!.id}, 1, ${hiddenGroup.body.id})`
+      const ofHiddenGroup = yield* sendJson("POST", "/api/v1/subscribe", {
+        email: "narrow@example.test",
+        page: "narrow",
+        componentIds: [inHiddenGroup]
+      })
+      expect(ofHiddenGroup.status).toBe(400)
+      expect(ofHiddenGroup.body.issues).toEqual([
+        { path: ["componentIds", 0], message: `unknown component "${inHiddenGroup}"` }
+      ])
+
       // Nothing tells a protected page from a page that does not exist.
       const unknown = yield* sendJson("POST", "/api/v1/subscribe", { email: "x@example.test", page: "no-such-page" })
       const hidden = yield* sendJson("POST", "/api/v1/subscribe", { email: "x@example.test", page: "private-one" })
