@@ -4,6 +4,7 @@
  * reads its settings through Effect's `Config` (src/Config.ts), so the app's ConfigProvider
  * supplies them; none needs DATABASE_URL. docs/library.md shows a composition.
  */
+export { CurrentAuditScope, systemScope } from "./domain/Audit.js"
 export { type ApiGroupName, apiGroupsFor } from "./http/apiGroupsFor.js"
 export { PublicHttpServer } from "./http/PublicHttpServer.js"
 export { ApiHandlers, HttpLive, serverMiddleware } from "./http/Server.js"
@@ -14,6 +15,7 @@ export { JobTransport, QueueError } from "./queue/JobTransport.js"
 export * as RedisJobTransport from "./queue/redis/RedisJobTransport.js"
 export { ApiRole, DispatcherRole, IngestRole, JobTransportLive, Roles, SchedulerRole } from "./Roles.js"
 export { AppConfig, environment, MirrorConfig, QueueConfig, Role } from "./runtime/Config.js"
+export { AuditTrail } from "./services/audit/AuditTrail.js"
 export { Administrators } from "./services/auth/Administrators.js"
 export { ApiKeys } from "./services/auth/ApiKeys.js"
 export { Components } from "./services/catalog/Components.js"

@@ -6,6 +6,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 
 import { ApiErrors, strictParseOptions, strictQueries } from "./ApiErrors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
+import { AuditLogApi } from "./AuditLogApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentGroupsApi } from "./ComponentGroupsApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
@@ -26,6 +27,7 @@ import { ResponseTimesApi } from "./ResponseTimesApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { StatusPagesApi } from "./StatusPagesApi.js"
 import { SubscribersApi, SubscriptionsApi } from "./SubscriptionsApi.js"
+import { TeamApi } from "./TeamApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
 // Every endpoint takes JSON only (JsonBodies, 415 otherwise); SubscriptionsApi applies it to all
@@ -52,6 +54,8 @@ export class Api extends HttpApi.make("status-page")
   .add(idempotentPosts(ProbesApi).middleware(JsonBodies))
   .add(idempotentPosts(ResponseTimesApi).middleware(JsonBodies))
   .add(idempotentPosts(OverviewApi).middleware(JsonBodies))
+  .add(idempotentPosts(TeamApi).middleware(JsonBodies))
+  .add(AuditLogApi.middleware(JsonBodies))
   // Every endpoint answers a request that does not match its schemas with 400 HttpApiDecodeError.
   // Any endpoint that reaches the database answers 503 while it is away.
   // Any endpoint answers a body it cannot read (not valid JSON) with 400 BadRequest, and one over

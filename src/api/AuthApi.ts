@@ -1,7 +1,17 @@
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Me, SignedIn, SignIn } from "../domain/Auth.js"
-import { Forbidden, TooManyRequests, Unauthorized } from "../domain/Errors.js"
+import { BadRequest, Forbidden, NotFound, TooManyRequests, Unauthorized } from "../domain/Errors.js"
+import { RequiredRole } from "../domain/Role.js"
+import {
+  AcceptInvitation,
+  ChangePassword,
+  InspectInvitation,
+  InvitationPreview,
+  OwnSession,
+  SessionPath
+} from "../domain/Team.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -40,11 +50,81 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.get("me", "/me", { success: Me })
       .middleware(Authentication)
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Who am I",
         "Answers `{ user, authenticatedBy }`: `authenticatedBy` is `session` or `apiKey`; `user` is the signed-in " +
           "administrator, or the creator of the API key (null for keys made with the CLI). Needs an API key or a " +
           "session, else 401."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.put("changePassword", "/password", {
+      payload: ChangePassword,
+      success: HttpApiSchema.NoContent,
+      error: [BadRequest, Forbidden, TooManyRequests]
+    })
+      .middleware(Authentication)
+      .annotate(RequiredRole, "viewer")
+      .annotateMerge(endpointDocs(
+        "Change your own password",
+        "Takes `{ currentPassword, newPassword }` (at least 12 characters) and answers **204**. Every other " +
+          "session of yours ends, and device cookies issued before stop counting. A wrong `currentPassword` is " +
+          "**403** `Forbidden` and counts as a failed sign-in (so it is throttled like one, **429**). Needs a " +
+          "session: an API key is **403**, whoever made it."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.get("listSessions", "/sessions", { success: Schema.Array(OwnSession) })
+      .middleware(Authentication)
+      .annotate(RequiredRole, "viewer")
+      .annotateMerge(endpointDocs(
+        "List your own sessions",
+        "Your live sessions, newest first: when each started and was last used, when it ends, the client " +
+          "address it signed in from, and which one is `current`. Needs a session: an API key is **403**."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.delete("revokeSession", "/sessions/:id", {
+      params: SessionPath,
+      success: HttpApiSchema.NoContent,
+      error: NotFound
+    })
+      .middleware(Authentication)
+      .annotate(RequiredRole, "viewer")
+      .annotateMerge(endpointDocs(
+        "End one of your sessions",
+        "Answers **204**; the session ends at once (it may be the current one). Another user's session, or an " +
+          "unknown id, is 404. Needs a session: an API key is **403**."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.post("inspectInvitation", "/invitations/inspect", {
+      payload: InspectInvitation,
+      success: InvitationPreview,
+      error: [NotFound, TooManyRequests]
+    })
+      .annotateMerge(endpointDocs(
+        "Read an invitation",
+        "Takes `{ token }` from the invitation link and answers what it invites to: `email`, `role`, whether " +
+          "the address has an account already, and when the link expires. An unknown, revoked, accepted or " +
+          "expired token is 404. No authentication needed; 20 tries per client address per 15 minutes, then 429."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.post("acceptInvitation", "/invitations/accept", {
+      payload: AcceptInvitation,
+      success: SignedIn,
+      error: [BadRequest, NotFound, Unauthorized, TooManyRequests]
+    })
+      .annotateMerge(endpointDocs(
+        "Accept an invitation",
+        "Takes `{ token, name?, password }`. For an address without an account, `name` and a new `password` " +
+          "(at least 12 characters) create it with the invitation's role. For an existing account, `password` is " +
+          "its password: the account takes the invitation's role (enabled again if it was disabled). Either " +
+          "way the answer signs in as `POST /signin` does (the same cookies). The link works once: an unknown, " +
+          "revoked, accepted or expired token is 404. A wrong password of an existing account is 401 and counts as " +
+          "a failed sign-in; the throttling of sign-in applies. No authentication needed."
       ))
   )
   .prefix("/api/v1/auth")

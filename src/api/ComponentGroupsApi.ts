@@ -9,6 +9,7 @@ import {
 } from "../domain/ComponentGroup.js"
 import { NotFound } from "../domain/Errors.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -20,6 +21,7 @@ export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
       query: pageQueryFields(adminPageBounds),
       success: Schema.Array(ComponentGroup.json)
     })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List component groups",
         "Every group, public and private, ordered by `displayOrder`, then name.",
@@ -28,6 +30,7 @@ export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: GroupPath, success: ComponentGroup.json, error: NotFound })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Read a component group",
         "One component group as the list shows it, with its `ETag` for `If-Match`. An unknown id is 404."
@@ -38,6 +41,7 @@ export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
       payload: CreateComponentGroup,
       success: ComponentGroup.json.pipe(HttpApiSchema.status(201))
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Create a component group",
         "Only `name` is required (1–200 characters after trimming). Defaults: `description` `\"\"` (at most " +
@@ -52,6 +56,7 @@ export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
       success: ComponentGroup.json,
       error: NotFound
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Update a component group",
         "A partial update: only the fields sent change, with the same rules as on creation; `{}` changes " +
@@ -60,6 +65,7 @@ export class ComponentGroupsApi extends HttpApiGroup.make("componentGroups")
   )
   .add(
     HttpApiEndpoint.delete("remove", "/:id", { params: GroupPath, success: HttpApiSchema.NoContent, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Delete a component group",
         "Answers **204**, then 404 for the same id. Its components are not deleted: they become ungrouped " +

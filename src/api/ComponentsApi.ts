@@ -4,6 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { Component, ComponentId, CreateComponent, SetComponentStatus, UpdateComponent } from "../domain/Component.js"
 import { NotFound } from "../domain/Errors.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -16,6 +17,7 @@ const statusEvent = "A status that actually changes writes `component.status_cha
 export class ComponentsApi extends HttpApiGroup.make("components")
   .add(
     HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Component.json) })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List components",
         "Every component, public and private, ordered by `displayOrder`, then name.",
@@ -24,6 +26,7 @@ export class ComponentsApi extends HttpApiGroup.make("components")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: ComponentPath, success: Component.json, error: NotFound })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Read a component",
         "One component as the list shows it, with its `ETag` for `If-Match`. An unknown id is 404."
@@ -35,6 +38,7 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       success: Component.json.pipe(HttpApiSchema.status(201)),
       error: NotFound
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Create a component",
         "Only `name` is required (1–200 characters after trimming). Defaults: `description` `\"\"` (at most " +
@@ -51,6 +55,7 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       success: Component.json,
       error: NotFound
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Update a component",
         "A partial update: only the fields sent change, with the same rules as on creation; `{}` changes " +
@@ -64,6 +69,7 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       success: HttpApiSchema.NoContent,
       error: NotFound
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Delete a component",
         "Answers **204**, then 404 for the same id. The component's monitors are deleted with it, and the " +
@@ -78,6 +84,7 @@ export class ComponentsApi extends HttpApiGroup.make("components")
       success: Component.json,
       error: NotFound
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Set a component's status",
         "Sets `status` (`operational`, `degraded`, `partial_outage`, `major_outage` or `maintenance`) and " +

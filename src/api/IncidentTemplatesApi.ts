@@ -5,6 +5,7 @@ import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
 import { IncidentTemplateId } from "../domain/Incident.js"
 import { CreateIncidentTemplate, IncidentTemplate, UpdateIncidentTemplate } from "../domain/IncidentTemplate.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -21,6 +22,7 @@ export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
       query: pageQueryFields(adminPageBounds),
       success: Schema.Array(IncidentTemplate.json)
     })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List incident templates",
         "Every incident template, ordered by name (regardless of case).",
@@ -29,6 +31,7 @@ export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: TemplatePath, success: IncidentTemplate.json, error: NotFound })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Read an incident template",
         "One incident template as the list shows it, with its `ETag` for `If-Match`. An unknown id is 404."
@@ -40,6 +43,7 @@ export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
       success: IncidentTemplate.json.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, Conflict]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Create an incident template",
         "Requires `name`, `title` and `message`. Defaults: `severity` `minor`, `status` `investigating`, " +
@@ -54,6 +58,7 @@ export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
       success: IncidentTemplate.json,
       error: [NotFound, BadRequest, Conflict]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Update an incident template",
         "A partial update: only the fields sent change, with the rules of creation; `{}` changes nothing " +
@@ -66,6 +71,7 @@ export class IncidentTemplatesApi extends HttpApiGroup.make("incidentTemplates")
       success: HttpApiSchema.NoContent,
       error: NotFound
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Delete an incident template",
         "Answers **204**, then 404 for the same id. Incidents opened from it are not changed."

@@ -12,6 +12,7 @@ import {
   UpdateIncident
 } from "../domain/Incident.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -20,6 +21,7 @@ const IncidentPath = Schema.Struct({ id: IncidentId })
 export class IncidentsApi extends HttpApiGroup.make("incidents")
   .add(
     HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Incident.json) })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List incidents",
         "Every incident, open and resolved, public and private, newest first, each with its whole timeline.",
@@ -32,6 +34,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       success: Incident.json.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, NotFound]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Open an incident",
         "Requires `title` (1–200 characters) and `message` (1–5000, the first timeline entry). Defaults: " +
@@ -51,6 +54,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: IncidentPath, success: Incident.json, error: NotFound })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Read an incident",
         "The incident with `componentIds`, `message` (the latest entry), `updates` (the timeline, oldest " +
@@ -64,6 +68,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       success: Incident.json,
       error: [NotFound, Conflict, BadRequest]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Correct an incident",
         "A partial update of `title`, `status` (one of the three open ones), `severity` and `componentIds` " +
@@ -82,6 +87,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       success: Incident.json.pipe(HttpApiSchema.status(201)),
       error: [NotFound, Conflict, BadRequest]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Post a timeline update",
         "Adds `{ status, message }` (message 1–5000 characters) to the timeline, sets the incident's status, " +
@@ -101,6 +107,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       success: Incident.json,
       error: [NotFound, Conflict]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Resolve an incident",
         "Takes an optional body `{ \"message\"?: string, \"restoreComponents\"?: boolean }` (default message " +
@@ -113,6 +120,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.post("publish", "/:id/publish", { params: IncidentPath, success: Incident.json, error: NotFound })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Publish a draft incident",
         "Makes a draft public (as its components allow) and writes `incident.created` then, its `data` " +
@@ -127,6 +135,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       success: Incident.json,
       error: [NotFound, Conflict, BadRequest]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Write the postmortem",
         "Sets a resolved incident's postmortem to `{ body, published }`: `body` is Markdown (1–50,000 characters " +

@@ -10,6 +10,7 @@ import {
   UpdateMaintenance
 } from "../domain/Maintenance.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -21,6 +22,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       query: pageQueryFields(adminPageBounds),
       success: Schema.Array(Maintenance.json)
     })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List maintenance windows",
         "Every window, whatever its status (cancelled ones stay listed for operators), latest " +
@@ -34,6 +36,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       success: Maintenance.json.pipe(HttpApiSchema.status(201)),
       error: BadRequest
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Schedule a maintenance window",
         "Requires `title` (1–200 characters), `scheduledStart` and `scheduledEnd`: ISO 8601 UTC ending in `Z`, " +
@@ -54,6 +57,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: MaintenancePath, success: Maintenance.json, error: NotFound })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(
         endpointDocs("Read a maintenance window", "The window with its `componentIds`. An unknown id is 404.")
       )
@@ -65,6 +69,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       success: Maintenance.json,
       error: [NotFound, Conflict, BadRequest]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Change a maintenance window",
         "A partial update with the rules of creation; `scheduledEnd` must still be after `scheduledStart` " +
@@ -83,6 +88,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       success: HttpApiSchema.NoContent,
       error: [NotFound, Conflict, BadRequest]
     })
+      .annotate(RequiredRole, "editor")
       .annotateMerge(endpointDocs(
         "Cancel a maintenance window",
         "Sets the window's status to `cancelled` and answers **204**; the window stays listed for operators. " +

@@ -4,6 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { BadRequest, NotFound } from "../domain/Errors.js"
 import { CreateMonitor, Monitor, MonitorId, MonitorRun, runsPageBounds, UpdateMonitor } from "../domain/Monitor.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -12,6 +13,7 @@ const MonitorPath = Schema.Struct({ id: MonitorId })
 export class MonitorsApi extends HttpApiGroup.make("monitors")
   .add(
     HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Monitor.json) })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List monitors",
         "Every monitor, oldest first, with `state` (`unknown` until checked, `up`, `degraded`, `down`), " +
@@ -24,6 +26,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: MonitorPath, success: Monitor.json, error: NotFound })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Read a monitor",
         "One monitor as the list shows it (header values masked), with its `ETag` for `If-Match`. An unknown id is 404."
@@ -35,6 +38,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       success: Monitor.json.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, NotFound]
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Create a monitor",
         "Requires `componentId` (an existing component, else **404**), `type` and `url`, the target: `http` an " +
@@ -72,6 +76,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       success: Monitor.json,
       error: [BadRequest, NotFound]
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Change a monitor",
         "A partial update with the rules of creation, checked on the result. Changing `type` resets the fields " +
@@ -92,6 +97,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
       success: Schema.Array(MonitorRun),
       error: NotFound
     })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Recent runs of a monitor",
         "The runs of every region together, newest first (then by region): stored checks " +
@@ -106,6 +112,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
   )
   .add(
     HttpApiEndpoint.post("pause", "/:id/pause", { params: MonitorPath, success: Monitor.json, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Pause a monitor",
         "Answers the monitor with `paused: true` and `state: \"unknown\"`. The scheduler stops checking it within " +
@@ -116,6 +123,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
   )
   .add(
     HttpApiEndpoint.post("resume", "/:id/resume", { params: MonitorPath, success: Monitor.json, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Resume a monitor",
         "Answers the monitor with `paused: false`. The scheduler checks it again from its next slot; its state " +
@@ -125,6 +133,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
   )
   .add(
     HttpApiEndpoint.delete("remove", "/:id", { params: MonitorPath, success: HttpApiSchema.NoContent, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Delete a monitor",
         "Answers **204**. The monitor's open down interval ends now (its earlier downtime stays in the uptime " +

@@ -6,7 +6,8 @@
  *   service, wherever it runs, so "Try it out" calls the host that served the page;
  * - the response headers the server sends outside the schemas: `ETag`, `Cache-Control` and `Vary`
  *   of the public reads and their **304** (with the `If-None-Match` that asks for it), `Link` of
- *   the paged lists, `Retry-After` of every 429, `Set-Cookie` of sign-in and sign-out;
+ *   the paged lists, `Retry-After` of every 429, `Set-Cookie` of sign-in, sign-out, accepting an
+ *   invitation, changing a password and ending one's own session;
  * - query parameters that decode to an integer as `type: integer` with their bounds, default and
  *   description: on the wire they are text, so the generator shows a string.
  *
@@ -17,6 +18,7 @@ import { Context, type JsonSchema, Schema, SchemaAST } from "effect"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, OpenApi } from "effect/http-api"
 
 import packageJson from "../../package.json" with { type: "json" }
+import { RequiredRole, requiredRoleExtension, type Role } from "../domain/Role.js"
 import { AuthApi } from "./AuthApi.js"
 import { PageStatusApi } from "./PageStatusApi.js"
 import { StatusApi } from "./StatusApi.js"
@@ -92,6 +94,26 @@ const cookieHeaders: Record<string, { readonly status: string; readonly header: 
     header: header(
       "`__Host-session=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax`: clears the session cookie."
     )
+  },
+  [`${AuthApi.identifier}.acceptInvitation`]: {
+    status: "200",
+    header: header("The two cookies of `POST /api/v1/auth/signin`: the new session, and the device cookie.")
+  },
+  [`${AuthApi.identifier}.changePassword`]: {
+    status: "204",
+    header: header(
+      "`__Host-device=<token>; Max-Age=7776000; Path=/; HttpOnly; Secure; SameSite=Strict`: a new device " +
+        "cookie, since the old one was signed over the old password."
+    )
+  },
+  [`${AuthApi.identifier}.revokeSession`]: {
+    status: "204",
+    header: {
+      description: "When the session ended is the request's own: `__Host-session=; Max-Age=0; Path=/; HttpOnly; " +
+        "Secure; SameSite=Lax`, which clears its cookie.",
+      required: false,
+      schema: { type: "string" }
+    }
   }
 }
 
@@ -158,10 +180,13 @@ const operationIdOf = (group: HttpApiGroup.Top, endpoint: HttpApiEndpoint.Top) =
 const reflectApi = (api: HttpApi.Top) => {
   const integers = new Map<string, ReadonlyMap<string, JsonSchema.JsonSchema>>()
   const publicReads = new Set<string>()
+  const roles = new Map<string, Role>()
   HttpApi.reflect(api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) => {
       const id = operationIdOf(group, endpoint)
+      const role = Context.getOption(endpoint.annotations, RequiredRole)
+      if (role._tag === "Some") roles.set(id, role.value)
       if (group.identifier === StatusApi.identifier || group.identifier === PageStatusApi.identifier) {
         publicReads.add(id)
       }
@@ -175,7 +200,7 @@ const reflectApi = (api: HttpApi.Top) => {
       if (found.length > 0) integers.set(id, new Map(found))
     }
   })
-  return { integers, publicReads }
+  return { integers, publicReads, roles }
 }
 
 /**
@@ -203,10 +228,25 @@ const methods = ["get", "put", "post", "delete", "patch"] as const
 
 const completeOperation = (
   operation: Operation,
-  context: { readonly method: string; readonly publicReads: ReadonlySet<string> },
+  context: {
+    readonly method: string
+    readonly publicReads: ReadonlySet<string>
+    readonly roles: ReadonlyMap<string, Role>
+  },
   integers: ReadonlyMap<string, JsonSchema.JsonSchema> | undefined
 ): Operation => {
   let op: Operation = { ...operation, parameters: describedParameters(operation.parameters ?? [], integers) }
+  const role = context.roles.get(op.operationId)
+  if (role !== undefined) {
+    // The least role, for machines (the extension) and for people (the description's last line).
+    op = {
+      ...op,
+      [requiredRoleExtension]: role,
+      description:
+        `${op.description ?? ""}\n\nNeeds the role **${role}** or higher (owner > admin > editor > viewer); ` +
+        "below it, **403** `Forbidden`."
+    } as Operation
+  }
   const query = (name: string) => op.parameters.some((parameter) => parameter.in === "query" && parameter.name === name)
   if (context.publicReads.has(op.operationId)) {
     op = withHeaders(op, "200", cacheHeaders)
@@ -244,7 +284,7 @@ const projectUrl = ((): string | undefined => {
 
 /** Completes the document of `api`; reads the declaration only when the document is made (once, the server's). */
 const complete = (api: HttpApi.Top) => (spec: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
-  const { integers, publicReads } = reflectApi(api)
+  const { integers, publicReads, roles } = reflectApi(api)
   const completePath = (item: OpenApi.OpenAPISpecPathItem): OpenApi.OpenAPISpecPathItem =>
     Object.fromEntries(
       Object.entries(item).map(([key, value]) =>
@@ -253,7 +293,7 @@ const complete = (api: HttpApi.Top) => (spec: OpenApi.OpenAPISpec): OpenApi.Open
             key,
             completeOperation(
               value as Operation,
-              { method: key, publicReads },
+              { method: key, publicReads, roles },
               integers.get((value as Operation).operationId)
             )
           ]

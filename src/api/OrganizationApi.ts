@@ -3,12 +3,14 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { NotFound } from "../domain/Errors.js"
 import { Organization, OrganizationId, UpdateOrganization } from "../domain/Organization.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 export class OrganizationApi extends HttpApiGroup.make("organization")
   .add(
     HttpApiEndpoint.get("get", "/", { success: Organization.json })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Read the organization",
         "The deployment's one organization: `name`, `logoUrl`, `brandColor`, `timezone` and " +
@@ -17,6 +19,7 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
   )
   .add(
     HttpApiEndpoint.put("updateCurrent", "/", { payload: UpdateOrganization, success: Organization.json })
+      .annotate(RequiredRole, "owner")
       .annotateMerge(endpointDocs(
         "Update the organization",
         "A partial update of the one organization, at the address it is read from; the same rules as " +
@@ -30,6 +33,7 @@ export class OrganizationApi extends HttpApiGroup.make("organization")
       success: Organization.json,
       error: NotFound
     })
+      .annotate(RequiredRole, "owner")
       .annotateMerge(endpointDocs(
         "Update the organization by id",
         "A partial update. `name` 1–200 characters; `brandColor` `#rrggbb`; `timezone` an IANA name as IANA " +

@@ -2,12 +2,14 @@ import { Duration } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { mailBackingUpAfter, overviewLimits, OverviewReport } from "../domain/Overview.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 export class OverviewApi extends HttpApiGroup.make("overview")
   .add(
     HttpApiEndpoint.get("get", "/", { success: OverviewReport })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "What is wrong now",
         "One answer for the dashboard's first screen and for automation: `monitors` down or degraded (down " +

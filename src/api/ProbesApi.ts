@@ -3,12 +3,14 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
 import { ProbeView } from "../domain/Probe.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
 export class ProbesApi extends HttpApiGroup.make("probes")
   .add(
     HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(ProbeView) })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List probe agents",
         "Every probe that sent a heartbeat in the last 7 days (at most 200 per region; the list stops at 5,000), " +

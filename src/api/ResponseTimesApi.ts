@@ -4,6 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { NotFound } from "../domain/Errors.js"
 import { MonitorId } from "../domain/Monitor.js"
 import { MonitorResponseTimes, ResponseTimesQuery } from "../domain/ResponseTimes.js"
+import { RequiredRole } from "../domain/Role.js"
 import { endpointDocs, groupDocs } from "./Docs.js"
 import { Authentication } from "./Security.js"
 
@@ -15,6 +16,7 @@ export class ResponseTimesApi extends HttpApiGroup.make("responseTimes")
       success: MonitorResponseTimes,
       error: NotFound
     })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Response times of a monitor, by region",
         "`{ monitorId, period, regions: [{ region, points: [...] }] }`, the points as in the public " +

@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Conflict, NotFound } from "../domain/Errors.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import { CreateStatusPage, StatusPage, StatusPageId, UpdateStatusPage } from "../domain/StatusPage.js"
 import { endpointDocs, groupDocs, pagedList } from "./Docs.js"
 import { Authentication } from "./Security.js"
@@ -23,6 +24,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
       query: pageQueryFields(adminPageBounds),
       success: Schema.Array(StatusPage)
     })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List status pages",
         "Every page, the default first, then by `slug`.",
@@ -31,6 +33,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: PagePath, success: StatusPage, error: NotFound })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "Read a status page",
         "One status page as the list shows it, with its `ETag` for `If-Match`. An unknown id is 404."
@@ -42,6 +45,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
       success: StatusPage.pipe(HttpApiSchema.status(201)),
       error: Conflict
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Create a status page",
         "Only `slug` is required. Defaults: `title`, `logoUrl`, `brandColor` and `timeZone` null (the " +
@@ -59,6 +63,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
       success: StatusPage,
       error: [NotFound, Conflict]
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Update a status page",
         "A partial update: only the fields sent change, with the same rules as on creation; `{}` changes " +
@@ -76,6 +81,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
       success: HttpApiSchema.NoContent,
       error: [NotFound, Conflict]
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Delete a status page",
         "Answers **204**, then 404 for the same id. The page's subscribers are deleted with it. The default " +

@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { BadRequest, NotFound, TooManyRequests } from "../domain/Errors.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import {
   OneClickParams,
   Subscribe,
@@ -109,6 +110,7 @@ export class SubscribersApi extends HttpApiGroup.make("subscribers")
       query: pageQueryFields(adminPageBounds),
       success: Schema.Array(Subscriber.json)
     })
+      .annotate(RequiredRole, "viewer")
       .annotateMerge(endpointDocs(
         "List subscribers",
         "Every subscriber, oldest first, as `{ id, email, verified, createdAt, verifiedAt, componentIds, " +
@@ -125,6 +127,7 @@ export class SubscribersApi extends HttpApiGroup.make("subscribers")
       success: HttpApiSchema.NoContent,
       error: NotFound
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Remove a subscriber",
         "Deletes the subscriber and answers **204**; an unknown id is 404."

@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Conflict, NotFound } from "../domain/Errors.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
+import { RequiredRole } from "../domain/Role.js"
 import {
   CreatedWebhook,
   CreateWebhook,
@@ -21,6 +22,7 @@ const WebhookPath = Schema.Struct({ id: WebhookId })
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("list", "/", { query: pageQueryFields(adminPageBounds), success: Schema.Array(Webhook.json) })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "List webhooks",
         "Every webhook, oldest first, with its toggles, `consecutiveFailures` and `lastError`. The secret is " +
@@ -30,6 +32,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("get", "/:id", { params: WebhookPath, success: Webhook.json, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Read a webhook",
         "One webhook as the list shows it (never its secret), with its `ETag` for `If-Match`. An unknown id is 404."
@@ -40,6 +43,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       payload: CreateWebhook,
       success: CreatedWebhook.pipe(HttpApiSchema.status(201))
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Create a webhook",
         "Requires `name` (1–200 characters), `url` (an absolute http(s) URL) and `type`: `chat_a` (Slack), " +
@@ -57,6 +61,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Webhook.json,
       error: [NotFound, Conflict]
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Update a webhook",
         "A partial update with the rules of creation. The type cannot change: a body naming another `type` is " +
@@ -66,6 +71,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.delete("remove", "/:id", { params: WebhookPath, success: HttpApiSchema.NoContent, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Delete a webhook",
         "Answers **204**, with its deliveries and their log; an unknown id is 404."
@@ -73,6 +79,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.patch("toggle", "/:id/toggle", { params: WebhookPath, success: Webhook.json, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Pause or resume a webhook",
         "Flips `isActive` and answers the webhook. An inactive webhook receives no events, including those " +
@@ -81,6 +88,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("test", "/:id/test", { params: WebhookPath, success: DeliveryResult, error: NotFound })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Send a test delivery",
         "Sends an `incident.created` sample with `data.test: true` once, without retries, also to an inactive " +
@@ -97,6 +105,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       success: Schema.Array(DeliveryAttempt.json),
       error: NotFound
     })
+      .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Recent delivery attempts",
         "The latest attempts, newest first: `event`, `test`, `attempt`, `success`, `statusCode`, `error`, " +

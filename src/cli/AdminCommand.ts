@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 
+import { CurrentAuditScope, systemScope } from "../domain/Audit.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { UsageError } from "./CliFailure.js"
 import { LocalServices } from "./Local.js"
@@ -24,6 +25,8 @@ const resetPassword = Command.make("reset-password", {
   Effect.gen(function*() {
     const password = passwordStdin ? yield* readStdin : randomBytes(18).toString("base64url")
     const found = yield* Effect.flatMap(Administrators, (admins) => admins.resetPassword(email, password)).pipe(
+      // The audit log names the command line as who reset it.
+      Effect.provideService(CurrentAuditScope, { ...systemScope("cli"), operation: "auth.resetPassword" }),
       Effect.catchTag("BadRequest", (error) => new UsageError({ message: error.message }))
     )
     if (!found) return yield* new UsageError({ message: `No administrator has the e-mail ${email}` })

@@ -13,7 +13,7 @@ export const ApiKeysHttp = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
     return handlers
       .handle("list", ({ query }) => Effect.flatMap(apiKeys.list(pageRequest(query, adminPageBounds)), answerPage))
       .handle("create", ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => apiKeys.create(payload, principal.userId)))
+        Effect.flatMap(CurrentPrincipal, (principal) => apiKeys.create(payload, principal)))
       .handle("remove", ({ params }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           apiKeys.remove(params.id, principal)))

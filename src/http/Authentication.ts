@@ -1,11 +1,16 @@
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
+import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 
 import { isCrossSiteChange } from "../api/SameOrigin.js"
 import { Authentication, sessionCookie } from "../api/Security.js"
+import { TeamApi } from "../api/TeamApi.js"
+import { CurrentAuditScope } from "../domain/Audit.js"
 import { CurrentPrincipal, type Principal } from "../domain/Auth.js"
 import { Forbidden, Unauthorized } from "../domain/Errors.js"
+import { atLeast, RequiredRole } from "../domain/Role.js"
 import { AppConfig } from "../runtime/Config.js"
+import { actorOf, AuditTrail } from "../services/audit/AuditTrail.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
 
@@ -22,6 +27,7 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     const sessions = yield* Sessions
+    const audit = yield* AuditTrail
     const config = yield* AppConfig
 
     const byApiKey = (key: string) =>
@@ -29,7 +35,14 @@ export const AuthenticationLive = Layer.effect(
         Effect.flatMap((check): Effect.Effect<Principal, Unauthorized> => {
           switch (check._tag) {
             case "Valid":
-              return Effect.succeed({ method: "apiKey", apiKeyId: check.id, userId: check.createdBy })
+              return Effect.succeed({
+                method: "apiKey",
+                apiKeyId: check.id,
+                userId: check.createdBy,
+                role: check.role,
+                pageIds: check.pageIds,
+                name: check.name
+              })
             case "Expired":
               return Effect.fail(new Unauthorized({ message: "The API key has expired" }))
             case "Invalid":
@@ -45,7 +58,8 @@ export const AuthenticationLive = Layer.effect(
         }
         const session = yield* sessions.resolve(token)
         if (Option.isNone(session)) return yield* noCredentials
-        return { method: "session", ...session.value } satisfies Principal
+        const { email, ...rest } = session.value
+        return { method: "session", ...rest, name: email } satisfies Principal
       })
 
     const authenticate = Effect.gen(function*() {
@@ -60,9 +74,44 @@ export const AuthenticationLive = Layer.effect(
       return yield* token.length > 0 ? bySession(request, token) : noCredentials
     })
 
-    const authenticated = <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
-      Effect.flatMap(authenticate, (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal))
+    /**
+     * Authenticates, then authorizes: a principal below the endpoint's least role (RequiredRole;
+     * an endpoint that names none needs an owner) is refused with 403. The writes the handler
+     * makes are audited as this principal's, from the request's client address.
+     */
+    const authenticated = <A, E, R>(
+      httpEffect: Effect.Effect<A, E, R>,
+      { endpoint, group }: { readonly endpoint: HttpApiEndpoint.Top; readonly group: HttpApiGroup.Top }
+    ) =>
+      Effect.gen(function*() {
+        const principal = yield* authenticate
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const clientAddress = Option.getOrNull(request.remoteAddress)
+        if (principal.method === "apiKey" && clientAddress !== null) {
+          yield* audit.keyUsedFrom(principal, clientAddress)
+        }
+        const needed = Context.getOrElse(endpoint.annotations, RequiredRole, () => "owner" as const)
+        if (!atLeast(principal.role, needed)) {
+          return yield* new Forbidden({
+            message: `This needs the role ${needed} or higher; the ${
+              principal.method === "apiKey" ? "API key" : "user"
+            } has the role ${principal.role}`
+          })
+        }
+        // A key limited to some pages must not make what is not limited: a member (by invitation).
+        if (principal.method === "apiKey" && principal.pageIds !== null && group.identifier === TeamApi.identifier) {
+          return yield* new Forbidden({ message: "An API key limited to some status pages cannot manage the team" })
+        }
+        return yield* httpEffect.pipe(
+          Effect.provideService(CurrentPrincipal, principal),
+          Effect.provideService(CurrentAuditScope, {
+            actor: actorOf(principal),
+            clientAddress,
+            operation: `${group.identifier}.${endpoint.identifier}`
+          })
+        )
+      })
 
     return Authentication.of({ apiKey: authenticated, session: authenticated })
   })
-).pipe(Layer.provide([ApiKeys.layer, Sessions.layer]))
+).pipe(Layer.provide([ApiKeys.layer, Sessions.layer, AuditTrail.layer]))

@@ -16,6 +16,7 @@ import { SnapshotResponses } from "../public/SnapshotResponses.js"
 import { PublicSnapshot } from "../public/state/PublicSnapshot.js"
 import { PageStatusHttp, StatusHttp } from "../public/StatusHttp.js"
 import { AppConfig } from "../runtime/Config.js"
+import { AuditTrail } from "../services/audit/AuditTrail.js"
 import { Administrators } from "../services/auth/Administrators.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
 import { Sessions } from "../services/auth/Sessions.js"
@@ -33,10 +34,14 @@ import { ResponseTimes } from "../services/monitoring/ResponseTimes.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
 import { Overview } from "../services/operations/Overview.js"
+import { Invitations } from "../services/team/Invitations.js"
+import { OwnAccount } from "../services/team/OwnAccount.js"
+import { TeamMembers } from "../services/team/TeamMembers.js"
 import { AdminRoutes } from "../web/admin/AdminRoutes.js"
 import { apiDocsPolicy } from "./ApiDocsPolicy.js"
 import { ApiErrorsLive, StrictQueryLive } from "./ApiErrors.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
+import { AuditLogHttp } from "./AuditLogHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
 import { bodyLimit } from "./BodyLimit.js"
@@ -61,6 +66,7 @@ import { redactRequestSpan } from "./RequestSpan.js"
 import { ResponseTimesHttp } from "./ResponseTimesHttp.js"
 import { StatusPagesHttp } from "./StatusPagesHttp.js"
 import { SubscribersHttp, SubscriptionsHttp } from "./SubscriptionsHttp.js"
+import { TeamHttp } from "./TeamHttp.js"
 import { WebhooksHttp } from "./WebhooksHttp.js"
 
 const FirstAdministrator = Layer.effectDiscard(
@@ -92,10 +98,14 @@ const ApiServices = Layer.mergeAll(
   Administrators.layer,
   ApiKeys.layer,
   Sessions.layer,
+  AuditTrail.layer,
   Webhooks.layer,
   Subscriptions.layer,
   ProbeRegistry.layer,
-  Overview.layer
+  Overview.layer,
+  TeamMembers.layer,
+  Invitations.layer,
+  OwnAccount.layer
 )
 
 /**
@@ -123,7 +133,9 @@ export const ApiHandlers = Layer.mergeAll(
   SubscribersHttp,
   ProbesHttp,
   OverviewHttp,
-  ResponseTimesHttp
+  ResponseTimesHttp,
+  AuditLogHttp,
+  TeamHttp
 ).pipe(
   Layer.provide([
     AuthenticationLive,

@@ -3,7 +3,6 @@ import { Context, Effect, Layer } from "effect"
 import type { ComponentGroupId, CreateComponentGroup, UpdateComponentGroup } from "../domain/ComponentGroup.js"
 import { ComponentGroup } from "../domain/ComponentGroup.js"
 import type { PageRequest } from "../domain/Page.js"
-import { orUnavailable } from "./DatabaseErrors.js"
 import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
@@ -51,14 +50,15 @@ export class ComponentGroupsRepo extends Context.Service<ComponentGroupsRepo>()(
                   ${input.isPublic ?? true})
           returning *`),
 
+      /** Reads and locks the row until the transaction ends (an update compares before and after). */
+      findByIdForUpdate: (id: ComponentGroupId) =>
+        groups.first(sql`select * from component_groups where id = ${id} for update`),
+
       update: (id: ComponentGroupId, changes: UpdateComponentGroup) =>
         groups.first(updateById(sql, "component_groups", id, definedFields(changes))),
 
-      /** True when a group was deleted; its components become ungrouped (`on delete set null`). */
-      remove: (id: ComponentGroupId) =>
-        orUnavailable(sql`delete from component_groups where id = ${id} returning id`).pipe(
-          Effect.map((rows) => rows.length > 0)
-        )
+      /** Deletes the group and returns it as it was; its components become ungrouped (`on delete set null`). */
+      remove: (id: ComponentGroupId) => groups.first(sql`delete from component_groups where id = ${id} returning *`)
     } as const
   })
 }) {

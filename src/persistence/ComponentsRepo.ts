@@ -3,7 +3,6 @@ import { Context, Effect, Layer } from "effect"
 import type { ComponentId, CreateComponent, UpdateComponent } from "../domain/Component.js"
 import { Component } from "../domain/Component.js"
 import type { PageRequest } from "../domain/Page.js"
-import { orUnavailable } from "./DatabaseErrors.js"
 import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
@@ -53,16 +52,16 @@ export class ComponentsRepo extends Context.Service<ComponentsRepo>()("Component
       update: (id: ComponentId, changes: UpdateComponent) =>
         components.first(updateById(sql, "components", id, definedFields(changes))),
 
-      /** True when a component was deleted. */
-      /** Its monitors go with it; their open automatic incidents are handed over to the operators. */
+      /**
+       * Deletes the component and returns it as it was (none when there was none). Its monitors go
+       * with it; their open automatic incidents are handed over to the operators.
+       */
       remove: (id: ComponentId) =>
-        orUnavailable(sql`
+        components.first(sql`
           with handed_over as (update incidents set automation = 'handed_over'
                                where automation = 'active'
                                  and monitor_id in (select m.id from monitors m where m.component_id = ${id}))
-          delete from components where id = ${id} returning id`).pipe(
-          Effect.map((rows) => rows.length > 0)
-        )
+          delete from components where id = ${id} returning *`)
     } as const
   })
 }) {

@@ -196,11 +196,6 @@ export class IncidentsRepo extends Context.Service<IncidentsRepo>()("IncidentsRe
       setComponents: (id: IncidentId, componentIds: ReadonlyArray<ComponentId>) =>
         replaceComponents(sql, "incident", id, componentIds),
 
-      /** Whether the incident's postmortem is published; undefined when it has none. */
-      postmortemPublished: (id: IncidentId) =>
-        orUnavailable(sql<{ published: boolean }>`select published from incident_postmortems where incident_id = ${id}`)
-          .pipe(Effect.map((rows) => rows[0]?.published)),
-
       /** Writes the postmortem; `published_at` is set by the first publication and kept afterwards. */
       setPostmortem: (id: IncidentId, body: string, published: boolean) =>
         orUnavailable(sql`

@@ -1,12 +1,14 @@
 /**
- * Subscriber mail waiting to be sent: one row per (event, subscriber), retried on the webhook
- * schedule, and the confirmation mail of a subscription request (queued by SubscribersRepo with
- * the request), retried while its link works. Times come from the caller (the Effect Clock), so
- * schedules are testable.
+ * Mail waiting to be sent: subscriber mail, one row per (event, subscriber), retried on the
+ * webhook schedule; the confirmation mail of a subscription request (queued by SubscribersRepo
+ * with the request); and the mail of an invitation to the team (queued by InvitationsRepo with
+ * the invitation). The last two are retried while their link works. Times come from the caller
+ * (the Effect Clock), so schedules are testable.
  */
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 
 import { Locale } from "../domain/Locale.js"
+import { Role } from "../domain/Role.js"
 import { orUnavailable } from "./DatabaseErrors.js"
 import { clipError, dueIds, leaseEnd, statusAfter } from "./DeliveryQueueSql.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
@@ -32,21 +34,32 @@ export const mailPageColumns = (subscriber: string, page: string, organization: 
    ${page}.domain as page_domain, coalesce(${page}.title, ${organization}.name) as page_title,
    coalesce(${page}.timezone, ${organization}.timezone) as page_time_zone`
 
-/** A claimed mail with the address, unsubscribe token, language and page it is rendered for. */
+/**
+ * A claimed mail with the address, unsubscribe token, language and page it is rendered for. An
+ * invitation's mail has no subscriber: no unsubscribe token (empty), English, and the
+ * organization's name as its page title.
+ */
 export class MailDelivery extends Schema.Class<MailDelivery>("MailDelivery")({
   id: Schema.String,
-  /** The notification of an event, or the confirmation of a subscription request. */
-  kind: Schema.Literals(["notification", "confirmation"]),
-  /** Null for a confirmation. */
+  /** The notification of an event, the confirmation of a subscription request, or an invitation to the team. */
+  kind: Schema.Literals(["notification", "confirmation", "invitation"]),
+  /** Null but for a notification. */
   eventId: Schema.NullOr(Schema.String),
-  /** The event as NotificationEvent encodes it; null for a confirmation. */
+  /** The event as NotificationEvent encodes it; null but for a notification. */
   event: Schema.Unknown,
   attempts: Schema.Int,
   email: Schema.String,
   unsubscribeToken: Schema.String,
-  /** A confirmation's token while its link still confirms the subscription; null otherwise. */
+  /**
+   * A confirmation's or invitation's token while its link still works (the subscription is not
+   * confirmed, the invitation not accepted, revoked, replaced or expired); null otherwise.
+   */
   verifyToken: Schema.NullOr(Schema.String),
-  ...mailPageFields
+  ...mailPageFields,
+  /** An invitation's role, the name of who sent it (null when gone) and when its link stops working. */
+  invitationRole: Schema.optionalKey(Schema.NullOr(Role)),
+  invitedBy: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  invitationExpiresAt: Schema.optionalKey(Schema.NullOr(Schema.Date))
 }) {}
 
 export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("MailDeliveriesRepo", {
@@ -119,7 +132,8 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
       /**
        * Claims up to `limit` due mails, oldest first, pushing them `lease` ahead like webhook
        * deliveries. A confirmation comes with its token only while the subscriber's pending link
-       * is still that token's and unexpired: a link used, replaced or expired is not mailed.
+       * is still that token's and unexpired: a link used, replaced or expired is not mailed. An
+       * invitation likewise, while the invitation is open, unexpired and still that token's.
        */
       claimDue: (now: Date, limit: number, lease: Duration.Duration) =>
         mails.all(sql`
@@ -127,22 +141,34 @@ export class MailDeliveriesRepo extends Context.Service<MailDeliveriesRepo>()("M
             update mail_deliveries
             set next_attempt_at = ${leaseEnd(now, lease)}, updated_at = now()
             where id in (${dueIds(sql, "mail_deliveries", now, limit)})
-            returning id, kind, event_id, event, attempts, subscriber_id, verify_token, sequence)
-          select claimed.id, claimed.kind, claimed.event_id, claimed.event, claimed.attempts, s.email,
-                 s.unsubscribe_token,
-                 case when s.verify_expires_at > ${now}
-                   and s.verify_token_hash = encode(sha256(convert_to(claimed.verify_token, 'UTF8')), 'hex')
-                   then claimed.verify_token end as verify_token,
-                 ${sql.literal(mailPageColumns("s", "p", "o"))}
-          from claimed join subscribers s on s.id = claimed.subscriber_id
-          join status_pages p on p.id = s.page_id
+            returning id, kind, event_id, event, attempts, subscriber_id, invitation_id, verify_token, sequence)
+          select claimed.id, claimed.kind, claimed.event_id, claimed.event, claimed.attempts,
+                 coalesce(s.email, i.email) as email, coalesce(s.unsubscribe_token, '') as unsubscribe_token,
+                 case
+                   when claimed.kind = 'confirmation' and s.verify_expires_at > ${now}
+                     and s.verify_token_hash = encode(sha256(convert_to(claimed.verify_token, 'UTF8')), 'hex')
+                     then claimed.verify_token
+                   when claimed.kind = 'invitation' and i.accepted_at is null and i.expires_at > ${now}
+                     and i.token_hash = sha256(convert_to(claimed.verify_token, 'UTF8'))
+                     then claimed.verify_token
+                 end as verify_token,
+                 coalesce(s.locale, 'en') as locale, coalesce(p.slug, '') as page_slug,
+                 coalesce(p.is_default, true) as page_is_default, p.domain as page_domain,
+                 coalesce(p.title, o.name) as page_title, coalesce(p.timezone, o.timezone) as page_time_zone,
+                 i.role as invitation_role, inviter.name as invited_by, i.expires_at as invitation_expires_at
+          from claimed
+          left join subscribers s on s.id = claimed.subscriber_id
+          left join status_pages p on p.id = s.page_id
+          left join invitations i on i.id = claimed.invitation_id
+          left join users inviter on inviter.id = i.invited_by
           left join organizations o on true
+          where p.id is not null or i.id is not null
           order by claimed.sequence`),
 
       /**
        * Records attempt `attempts + 1`: sent, pending until `retryAt`, or failed for good without
        * one, with the mail server's reply code when it answered (`replyCode`, migration 0037). A
-       * confirmation's token is erased once the mail is no longer pending.
+       * confirmation's or invitation's token is erased once the mail is no longer pending.
        */
       recordAttempt: (mail: MailDelivery, error: string | null, retryAt: Date | null, replyCode: number | null) => {
         const status = statusAfter("sent", error === null, retryAt)

@@ -24,6 +24,10 @@ export class OrganizationRepo extends Context.Service<OrganizationRepo>()("Organ
 
       find: () => organizations.first(sql`select * from organizations limit 1`),
 
+      /** Reads and locks the row until the transaction ends (an update compares before and after). */
+      findByIdForUpdate: (id: OrganizationId) =>
+        organizations.first(sql`select * from organizations where id = ${id} for update`),
+
       update: (id: OrganizationId, changes: UpdateOrganization) =>
         organizations.first(updateById(sql, "organizations", id, definedFields(changes)))
     } as const

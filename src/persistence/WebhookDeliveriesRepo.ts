@@ -339,14 +339,17 @@ export class WebhookDeliveriesRepo extends Context.Service<WebhookDeliveriesRepo
 
       /** Logs a test send; it changes neither deliveries nor the webhook's counters. */
       recordTestAttempt: (webhookId: WebhookId, event: EventName, result: AttemptResult, attemptedAt: Date) =>
-        orUnavailable(sql`
+        orUnavailable(
+          sql.withTransaction(sql`
           insert into webhook_delivery_attempts
             (webhook_id, event, test, attempt, success, status_code, error, duration_ms, attempted_at)
           values (${webhookId}, ${event}, true, 1, ${result.success}, ${result.statusCode},
-                  ${clipError(result.error)}, ${result.durationMs}, ${attemptedAt})`.pipe(
-          // The webhook was deleted while its test ran (up to the 10 s time-out): nothing to log it under.
-          Effect.catchIf(isForeignKeyViolation, () => Effect.void)
-        )),
+                  ${clipError(result.error)}, ${result.durationMs}, ${attemptedAt})`).pipe(
+            // The webhook was deleted while its test ran (up to the 10 s time-out): nothing to log it
+            // under. In the caller's transaction the insert is a savepoint, so the rest of it goes on.
+            Effect.catchIf(isForeignKeyViolation, () => Effect.void)
+          )
+        ),
 
       /** A page of a webhook's attempts, newest first. */
       attemptsPage: (webhookId: WebhookId, page: PageRequest) =>

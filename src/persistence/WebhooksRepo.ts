@@ -6,7 +6,6 @@ import { toggleOf } from "../domain/NotificationEvent.js"
 import type { PageRequest } from "../domain/Page.js"
 import type { CreateWebhook, UpdateWebhook } from "../domain/Webhook.js"
 import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
-import { orUnavailable } from "./DatabaseErrors.js"
 import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
@@ -87,16 +86,20 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("WebhooksRepo"
         ),
 
       /**
-       * True when a webhook was deleted (its deliveries and attempts go with it). Its deliveries
-       * are locked first, in id order, as the dispatcher locks them before it updates the
-       * webhook's counters: a delete that took the webhook first and cascaded to a delivery the
-       * dispatcher held would close a cycle with it (a deadlock the fuzzer met as a 500).
+       * Deletes a webhook (its deliveries and attempts go with it) and returns it as it was; none
+       * when there was none. Its deliveries are locked first, in id order, as the dispatcher locks
+       * them before it updates the webhook's counters: a delete that took the webhook first and
+       * cascaded to a delivery the dispatcher held would close a cycle with it (a deadlock the
+       * fuzzer met as a 500).
        */
       remove: (id: WebhookId) =>
-        orUnavailable(sql.withTransaction(Effect.andThen(
+        webhooks.first(sql.withTransaction(Effect.andThen(
           sql`select from webhook_deliveries where webhook_id = ${id} order by id for update`,
-          sql`delete from webhooks where id = ${id} returning id`
-        ))).pipe(Effect.map((rows) => rows.length > 0)),
+          sql`delete from webhooks where id = ${id} returning *`
+        ))),
+
+      /** Reads and locks the row until the transaction ends (an update compares before and after). */
+      findByIdForUpdate: (id: WebhookId) => webhooks.first(sql`select * from webhooks where id = ${id} for update`),
 
       /** The webhooks an event goes to (`receivesEvent`). */
       findRecipients: (event: EventName, componentIds: ReadonlyArray<string>) =>

@@ -104,6 +104,15 @@ export const AppConfig = Config.all({
       (d: number) => d >= 1 && d <= 3650
     )
   ),
+  /** How long the audit log keeps its entries; housekeeping deletes older ones (src/workers/Housekeeping.ts). */
+  auditRetentionDays: Config.Int("AUDIT_RETENTION_DAYS").pipe(
+    Config.withDefault(365),
+    validate(
+      "AUDIT_RETENTION_DAYS",
+      "AUDIT_RETENTION_DAYS must be between 1 and 3650",
+      (d: number) => d >= 1 && d <= 3650
+    )
+  ),
   /** Reverse proxies whose X-Forwarded-For names the client (src/http/ClientAddress.ts). */
   trustProxy: Config.String("TRUST_PROXY").pipe(
     Config.withDefault(""),

@@ -4,8 +4,9 @@
  * ended (the back-off is remembered that long), and unverified subscribers whose confirmation
  * link has expired; mail kept without SMTP_URL once its confirmation link no longer works, and
  * all of it after 48 hours; probes silent for 7 days (`forgetProbeAfter`); and response-time rollups
- * past their retention (hourly rows after 8 days, daily ones after 90); and Idempotency-Keys past their
- * 24 hours (`idempotencyKeyLifetime`). It deletes in batches,
+ * past their retention (hourly rows after 8 days, daily ones after 90); Idempotency-Keys past their
+ * 24 hours (`idempotencyKeyLifetime`); and audit log entries older than AUDIT_RETENTION_DAYS (365
+ * by default; nothing else deletes them). It deletes in batches,
  * so no statement holds many rows, and reads the Effect Clock, so tests drive it with TestClock.
  * Several instances may run it: each batch skips the rows another one is deleting, and deleting
  * what is gone changes nothing.
@@ -19,6 +20,8 @@ import { MailOutboxLogRepo } from "../persistence/MailOutboxLogRepo.js"
 import { ProbesRepo } from "../persistence/ProbesRepo.js"
 import { ResponseTimesRepo } from "../persistence/ResponseTimesRepo.js"
 import { SubscribersRepo } from "../persistence/SubscribersRepo.js"
+import { AppConfig } from "../runtime/Config.js"
+import { AuditTrail } from "../services/audit/AuditTrail.js"
 import { RateLimiter } from "../services/auth/RateLimiter.js"
 import { SignInThrottle } from "../services/auth/SignInThrottle.js"
 import { verificationHours } from "../services/notifications/mail/SubscriberMail.js"
@@ -49,6 +52,8 @@ export const Housekeeping = Layer.effectDiscard(
     const responseTimes = yield* ResponseTimesRepo
     const outboxLog = yield* MailOutboxLogRepo
     const idempotencyKeys = yield* IdempotencyKeysRepo
+    const audit = yield* AuditTrail
+    const { auditRetentionDays } = yield* AppConfig
     const pass = Effect.gen(function*() {
       const rateLimits = yield* drain(limiter.removeExpired(batch))
       const signInFailures = yield* drain(throttle.removeExpired(batch))
@@ -65,6 +70,9 @@ export const Housekeeping = Layer.effectDiscard(
       )) + (yield* drain(responseTimes.deleteBefore("day", new Date(now.getTime() - keepDailyMillis), batch)))
       // A key's row holds its expiry (24 hours after its first request).
       const expiredIdempotencyKeys = yield* drain(idempotencyKeys.removeExpiredBefore(now, batch))
+      const auditEntries = yield* drain(
+        audit.removeOlderThan(new Date(now.getTime() - Duration.toMillis(Duration.days(auditRetentionDays))), batch)
+      )
       yield* Effect.logDebug("Housekeeping pass", {
         rateLimits,
         signInFailures,
@@ -72,7 +80,8 @@ export const Housekeeping = Layer.effectDiscard(
         keptMail,
         silentProbes,
         responseTimeRollups,
-        expiredIdempotencyKeys
+        expiredIdempotencyKeys,
+        auditEntries
       })
     }).pipe(
       // A failed pass (database away) is retried on the next one.
@@ -95,6 +104,7 @@ export const Housekeeping = Layer.effectDiscard(
     ProbesRepo.layer,
     ResponseTimesRepo.layer,
     MailOutboxLogRepo.layer,
-    IdempotencyKeysRepo.layer
+    IdempotencyKeysRepo.layer,
+    AuditTrail.layer
   ])
 )

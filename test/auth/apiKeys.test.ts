@@ -53,11 +53,20 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
 
       const listed = yield* sendJson("GET", "/api/v1/admin/api-keys")
       const entry = listed.body.find((k: { id: string }) => k.id === created.id)
-      expect(Object.keys(entry).sort()).toEqual(["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix"])
+      expect(Object.keys(entry).sort()).toEqual([
+        "createdAt",
+        "expiresAt",
+        "id",
+        "lastUsedAt",
+        "name",
+        "pageIds",
+        "prefix",
+        "role"
+      ])
       expect(JSON.stringify(listed.body)).not.toContain(created.key)
 
       const bot = yield* clientWithKey(created.key)
-      expect(yield* bot.auth.me()).toEqual({ user: null, authenticatedBy: "apiKey" })
+      expect(yield* bot.auth.me()).toEqual({ user: null, authenticatedBy: "apiKey", role: "owner", pageIds: null })
       const firstUse = (yield* client.apiKeys.list({ query: {} })).find((k) => k.id === created.id)!.lastUsedAt
       expect(firstUse).not.toBeNull()
 
@@ -173,7 +182,7 @@ it.layer(TestServer(adminVariables))("API keys", (it) => {
       expect(selfDelete.body._tag).toBe("Conflict")
       // Refused, so nothing happened: the key is still listed and still signs its requests in.
       expect((yield* client.apiKeys.list({ query: {} })).map((k) => k.id)).toContain(victim.id)
-      expect(yield* itself.auth.me()).toEqual({ user: null, authenticatedBy: "apiKey" })
+      expect(yield* itself.auth.me()).toEqual({ user: null, authenticatedBy: "apiKey", role: "owner", pageIds: null })
 
       const cookie = yield* sessionCookieHeader
       const deleted = yield* sendAnonymous("DELETE", `/api/v1/admin/api-keys/${victim.id}`, undefined, { cookie })

@@ -14,7 +14,9 @@ it.layer(TestServer(adminVariables))("sessions", (it) => {
     Effect.gen(function*() {
       const first = yield* signIn()
       expect(first.status).toBe(200)
-      expect(first.body).toEqual({ user: { id: expect.any(String), email: adminEmail, name: "Administrator" } })
+      expect(first.body).toEqual({
+        user: { id: expect.any(String), email: adminEmail, name: "Administrator", role: "owner" }
+      })
       expect(first.cookie?.name).toBe("__Host-session")
       expect(first.cookie?.value.length).toBeGreaterThanOrEqual(43) // 256 random bits, base64url
       expect(first.cookie?.attributes).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/"]))

@@ -66,21 +66,26 @@ const main = Effect.gen(function*() {
   const address = Context.get(service, HttpServer.HttpServer).address
   if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("expected a TCP address"))
   const base = `http://127.0.0.1:${address.port}`
-  const apiKey = (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
-    Effect.provide(ApiKeys.layer),
-    Effect.provide(service)
-  )).key
+  const apiKey = (yield* Effect.flatMap(ApiKeys, (keys) =>
+    keys.create(new CreateApiKey({ name: "bench" }), { userId: null, role: "owner" })).pipe(
+      Effect.provide(ApiKeys.layer),
+      Effect.provide(service)
+    )).key
   const send = async (method: string, path: string, body: unknown) => {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
       body: JSON.stringify(body)
     })
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+    if (response.status >= 300) {
+      throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+    }
     return (await response.json()) as { id: string }
   }
   yield* Effect.promise(async () => {
-    for (let i = 0; i < 20; i++) await send("POST", "/api/v1/admin/components", { name: `Component ${i + 1}` })
+    for (let i = 0; i < 20; i++) {
+      await send("POST", "/api/v1/admin/components", { name: `Component ${i + 1}` })
+    }
   })
   yield* Effect.orDie(seedHistory(Context.get(service, PgClient.PgClient)))
   // The first, full publication (every archived incident's page) is not what is measured. The
@@ -92,7 +97,13 @@ const main = Effect.gen(function*() {
       headers: { authorization: `Bearer ${apiKey}` }
     })
     await send("POST", "/api/v1/admin/incidents", { title: "Warm-up", message: "Before the measure" })
-    while (!events.some((event) => event.key === "index.html")) await sleep(100)
+    while (
+      !events.some((event) =>
+        event.key === "index.html"
+      )
+    ) {
+      await sleep(100)
+    }
     await sleep(3000)
   })
 
@@ -102,7 +113,9 @@ const main = Effect.gen(function*() {
     forcePathStyle: true,
     credentials: { accessKeyId: s3Credentials.AWS_ACCESS_KEY_ID, secretAccessKey: s3Credentials.AWS_SECRET_ACCESS_KEY }
   })
-  const page = yield* Effect.promise(async () => Buffer.from(await (await fetch(`${base}/`)).arrayBuffer()))
+  const page = yield* Effect.promise(async () =>
+    Buffer.from(await (await fetch(`${base}/`)).arrayBuffer())
+  )
   const anchors: Array<number> = []
   const lags: Array<number> = []
   const load = yield* Effect.forkChild(autocannon(`${base}/`, { connections, seconds: seconds + 5, rate: readRate }))

@@ -259,10 +259,11 @@ const main = Effect.gen(function*() {
   const address = Context.get(service, HttpServer.HttpServer).address
   if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("expected a TCP address"))
   const serviceBase = `http://127.0.0.1:${address.port}`
-  apiKey = (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
-    Effect.provide(ApiKeys.layer),
-    Effect.provide(service)
-  )).key
+  apiKey = (yield* Effect.flatMap(ApiKeys, (keys) =>
+    keys.create(new CreateApiKey({ name: "bench" }), { userId: null, role: "owner" })).pipe(
+      Effect.provide(ApiKeys.layer),
+      Effect.provide(service)
+    )).key
   yield* seed(serviceBase)
 
   // Each read next to a bare server answering with exactly the bytes and headers the service
@@ -276,14 +277,20 @@ const main = Effect.gen(function*() {
   yield* seedHistory(url)
   const live = yield* post(serviceBase, "/api/v1/admin/incidents", { title: "Live incident", message: "Investigating" })
   const idle: Array<{ written: number; visible: number }> = []
-  for (let n = 0; n < 10; n++) idle.push(yield* Effect.promise(() => writeUntilVisible(serviceBase, live.id, n)))
+  for (let n = 0; n < 10; n++) {
+    idle.push(
+      yield* Effect.promise(() =>
+        writeUntilVisible(serviceBase, live.id, n)
+      )
+    )
+  }
   const report = (label: string, samples: ReadonlyArray<{ written: number; visible: number }>) =>
     console.log(
-      `${label}: write p50 ${percentile(samples.map((s) => s.written), 0.5).toFixed(0)} ms, max ${
-        Math.max(...samples.map((s) => s.written)).toFixed(0)
-      } ms; visible p50 ${percentile(samples.map((s) => s.visible), 0.5).toFixed(0)} ms, max ${
-        Math.max(...samples.map((s) => s.visible)).toFixed(0)
-      } ms`
+      `${label}: write p50 ${
+        percentile(samples.map((s) => s.written), 0.5).toFixed(0)
+      } ms, max ${Math.max(...samples.map((s) => s.written)).toFixed(0)} ms; visible p50 ${
+        percentile(samples.map((s) => s.visible), 0.5).toFixed(0)
+      } ms, max ${Math.max(...samples.map((s) => s.visible)).toFixed(0)} ms`
     )
   console.log(`\nwith 500 incidents / 2,000 updates of history`)
   report("idle, 10 writes", idle)
@@ -301,7 +308,9 @@ const main = Effect.gen(function*() {
         for (let n = 0; writing; n++) {
           const tick = performance.now()
           underLoad.push(await writeUntilVisible(serviceBase, live.id, 1000 * round + n))
-          await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (performance.now() - tick))))
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.max(0, 1000 - (performance.now() - tick)))
+          )
         }
       })()
       const result = yield* load(`${serviceBase}${path}`, path === "/" ? ["accept-encoding=gzip"] : [])

@@ -307,7 +307,7 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
     const { base, service } = yield* instance(config)
     const sql = Context.get(service, PgClient.PgClient)
     const apiKey = (yield* Effect.flatMap(ApiKeys, (keys) =>
-      keys.create(new CreateApiKey({ name: "bench" }), null)).pipe(
+      keys.create(new CreateApiKey({ name: "bench" }), { userId: null, role: "owner" })).pipe(
         Effect.provide(ApiKeys.layer),
         Effect.provide(service)
       )).key
@@ -318,7 +318,9 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
         headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
         body: JSON.stringify(body)
       })
-      if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`)
+      if (response.status !== 201) {
+        throw new Error(`POST ${path}: ${response.status} ${await response.text()}`)
+      }
       return ((await response.json()) as { id: string }).id
     }
     const { components, incidents } = yield* Effect.promise(async () => {
@@ -358,7 +360,9 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
         method: "DELETE",
         headers: { authorization: `Bearer ${apiKey}` }
       })
-      if (response.status !== 204) throw new Error(`DELETE component: ${response.status}`)
+      if (response.status !== 204) {
+        throw new Error(`DELETE component: ${response.status}`)
+      }
     })
 
     const service_ = serviceWriter(base, apiKey, components, incidents, new Map())
@@ -375,10 +379,14 @@ const run = (label: string, config: Layer.Layer<never>, duration: number, second
     )
     for (let round = 1; round <= rounds; round++) {
       // Rotate which goes first, so none always runs on a warmer machine.
-      const order = (["anchor", "service", "adminRead"] as const).map((_, i, all) => all[(i + round - 1) % all.length]!)
+      const order = (["anchor", "service", "adminRead"] as const).map((_, i, all) =>
+        all[(i + round - 1) % all.length]!
+      )
       for (const side of order) {
         const load = yield* Effect.forkChild(readLoad(`${base}/api/v1/status`, duration + 1))
-        yield* Effect.promise(() => sleep(500))
+        yield* Effect.promise(() =>
+          sleep(500)
+        )
         const samples = yield* Effect.promise(() => openLoop(duration, sides[side]))
         totals[side].push(...samples)
         reads.push(yield* Effect.orDie(Fiber.await(load).pipe(Effect.flatten)))

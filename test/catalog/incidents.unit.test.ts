@@ -28,6 +28,7 @@ import { orUnavailable } from "../../src/persistence/DatabaseErrors.js"
 import { IncidentsRepo } from "../../src/persistence/IncidentsRepo.js"
 import { OutboxRepo } from "../../src/persistence/OutboxRepo.js"
 import { Visibility } from "../../src/persistence/Visibility.js"
+import { AuditTrail } from "../../src/services/audit/AuditTrail.js"
 import { ComponentStatuses } from "../../src/services/catalog/ComponentStatuses.js"
 import { Incidents } from "../../src/services/catalog/Incidents.js"
 import { IncidentTemplates } from "../../src/services/catalog/IncidentTemplates.js"
@@ -112,6 +113,8 @@ const world = () => {
         append: (event, data, componentIds) => Effect.sync(() => void events.push({ event, data, componentIds }))
       }),
       makeTestLayer(StateChanges)({ commit: orUnavailable }),
+      // Audit entries are the integration tests' (test/audit).
+      makeTestLayer(AuditTrail)({ record: () => Effect.void }),
       // A request without a template, as IncidentTemplates.fill merges one.
       makeTestLayer(IncidentTemplates)({
         fill: (request) =>

@@ -92,7 +92,12 @@ const notExercised: Readonly<Record<string, string>> = {
     "rate limited to 3 requests per address and 20 per client address per hour",
   "subscriptions.unsubscribe": "public, not an admin write, and it needs the unsubscribe token that only the " +
     "notification mails carry",
-  "subscriptions.oneClickUnsubscribe": "public, not an admin write, and it needs the same mailed token"
+  "subscriptions.oneClickUnsubscribe": "public, not an admin write, and it needs the same mailed token",
+  "auth.changePassword": "the caller's own account, from its own session; its race with another change of the " +
+    "password is in test/team/ownAccount.test.ts (the new hash is written only over the one proven)",
+  "auth.revokeSession": "the caller's own sessions, which no admin write touches",
+  "auth.inspectInvitation": "public and read-only",
+  "auth.acceptInvitation": "public, needs the mailed token; one use under races is in test/team/invitations.test.ts"
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1111,6 +1116,54 @@ const componentNeighbours: Scenario = {
     })
 }
 
+/**
+ * A member (made in the database: joining takes a mailed link) and an open invitation, raced by
+ * role changes, disabling and enabling, re-invitations of one address, a revocation and the
+ * member's deletion. The member is an owner beside the suite's first administrator, so the
+ * last-owner rule locks the owners in every write without refusing any.
+ */
+const team: Scenario = {
+  resource: "team",
+  setup: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const email = `${unique("racer").replace(/\W+/g, "-")}@example.com`
+    const [member] = yield* sql<{ id: string }>`
+      insert into users (email, name, password_hash, role)
+      values (${email}, 'Racing member', 'not a hash: this member never signs in', 'owner') returning id`
+    const invitation = yield* made("team.invite", { email: `invited-${email}`, role: "viewer" })
+    return { member: member!.id, invitation: invitation.id, again: `again-${email}` }
+  }),
+  ops: [
+    {
+      endpoint: "team.updateUser",
+      label: "role",
+      target: "member",
+      body: (_ids, n) => ({ role: n % 2 === 0 ? "admin" : "owner" }),
+      allowed: [200, 404]
+    },
+    {
+      endpoint: "team.updateUser",
+      label: "disabled",
+      target: "member",
+      body: (_ids, n) => ({ disabled: n % 2 === 0 }),
+      allowed: [200, 404]
+    },
+    { endpoint: "team.invite", body: (ids) => ({ email: ids.again, role: "editor" }), allowed: [201] },
+    { endpoint: "team.revokeInvitation", target: "invitation", terminal: true, once: "revoke", allowed: [204, 404] },
+    { endpoint: "team.removeUser", target: "member", terminal: true, once: "delete", allowed: [204, 404] }
+  ],
+  check: (ids) =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const members = yield* client.team.listUsers({ query: { limit: 1000 } })
+      expect(members.map((member) => member.id)).not.toContain(ids.member)
+      expect(members.some((member) => member.role === "owner" && !member.disabled), "an enabled owner").toBe(true)
+      const open = yield* client.team.listInvitations({ query: { limit: 1000 } })
+      expect(open.map((invitation) => invitation.id)).not.toContain(ids.invitation)
+      expect(open.filter((invitation) => invitation.email === ids.again)).toHaveLength(1)
+    })
+}
+
 const scenarios: ReadonlyArray<Scenario> = [
   components,
   componentGroups,
@@ -1123,6 +1176,7 @@ const scenarios: ReadonlyArray<Scenario> = [
   apiKeys,
   subscribers,
   organization,
+  team,
   componentNeighbours
 ]
 

@@ -96,12 +96,21 @@ describe("the OpenAPI document", () => {
     expect(withLink.sort()).toEqual([...paged, "status.incidents", "pageStatus.incidents"].sort())
   })
 
-  it("declares Retry-After on every 429 and Set-Cookie on sign-in and sign-out", () => {
+  it("declares Retry-After on every 429 and Set-Cookie where cookies are set", () => {
     const limited = operations.filter((op) => op.responses["429"] !== undefined)
-    expect(limited.map((op) => op.operationId).sort()).toEqual(["auth.signIn", "subscriptions.subscribe"])
+    expect(limited.map((op) => op.operationId).sort()).toEqual([
+      "auth.acceptInvitation",
+      "auth.changePassword",
+      "auth.inspectInvitation",
+      "auth.signIn",
+      "subscriptions.subscribe"
+    ])
     for (const op of limited) expect(headersOf(op.operationId, "429"), op.operationId).toContain("Retry-After")
     expect(headersOf("auth.signIn", "200")).toContain("Set-Cookie")
     expect(headersOf("auth.signOut", "204")).toContain("Set-Cookie")
+    expect(headersOf("auth.acceptInvitation", "200")).toContain("Set-Cookie")
+    expect(headersOf("auth.changePassword", "204")).toContain("Set-Cookie")
+    expect(headersOf("auth.revokeSession", "204")).toContain("Set-Cookie")
   })
 
   it("keeps what the other transforms declare: ETag and If-Match of the admin resources, Idempotency-Key", () => {

@@ -36,7 +36,7 @@ const acmeApp = Effect.gen(function*() {
 const createApiKey = (databaseUrl: string) =>
   Effect.gen(function*() {
     const input = yield* Schema.decodeUnknownEffect(CreateApiKey)({ name: "compose test" })
-    return (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(input, null))).key
+    return (yield* Effect.flatMap(ApiKeys, (keys) => keys.create(input, { userId: null, role: "owner" }))).key
   }).pipe(
     Effect.provide(ApiKeys.layer.pipe(Layer.provide(PgClient.layer({
       url: Redacted.make(databaseUrl),

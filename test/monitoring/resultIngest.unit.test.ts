@@ -24,6 +24,7 @@ import { CheckResultsRepo } from "../../src/persistence/CheckResultsRepo.js"
 import type { StatusSourceRow } from "../../src/persistence/ComponentStatusRepo.js"
 import { orUnavailable } from "../../src/persistence/DatabaseErrors.js"
 import { MonitorStateRepo } from "../../src/persistence/MonitorStateRepo.js"
+import { AuditTrail } from "../../src/services/audit/AuditTrail.js"
 import { ComponentStatuses } from "../../src/services/catalog/ComponentStatuses.js"
 import { IncidentAutomation } from "../../src/services/monitoring/IncidentAutomation.js"
 import { ProbeRegistry } from "../../src/services/monitoring/ProbeRegistry.js"
@@ -158,6 +159,8 @@ const world = (
           })
       }),
       makeTestLayer(ProbeRegistry)({ offlineRegions: () => Effect.succeed(offline) }),
+      // Audit entries are the integration tests' (test/audit).
+      makeTestLayer(AuditTrail)({ record: () => Effect.void }),
       makeTestLayer(IncidentAutomation)({ advance: (ids) => Effect.sync(() => void advanced.push(ids)) }),
       // Ingest takes the client for its transaction only: the body runs as it is.
       makeTestLayer(SqlClient.SqlClient)({

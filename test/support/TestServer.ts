@@ -36,7 +36,7 @@ const Authenticated = Layer.effectContext(
   Effect.gen(function*() {
     const anonymous = yield* HttpClient.HttpClient
     const apiKeys = yield* ApiKeys
-    const { key } = yield* apiKeys.create(new CreateApiKey({ name: "test suite" }), null)
+    const { key } = yield* apiKeys.create(new CreateApiKey({ name: "test suite" }), { userId: null, role: "owner" })
     return Context.make(
       HttpClient.HttpClient,
       anonymous.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key)))

@@ -26,20 +26,21 @@ export class Sessions extends Context.Service<Sessions>()("Sessions", {
 
     return {
       /** Starts a session and returns its token, to be set as the cookie. */
-      start: Effect.fn("Sessions.start")(function*(userId: UserId) {
+      start: Effect.fn("Sessions.start")(function*(userId: UserId, clientAddress: string | null) {
         const token = randomBytes(32).toString("base64url")
         const at = yield* now
         yield* repo.removeExpired(new Date(at.getTime() - idleMillis), at)
         yield* repo.insert({
           tokenHash: digest(token),
           userId,
+          clientAddress,
           now: at,
           expiresAt: new Date(at.getTime() + Duration.toMillis(config.sessionMaxAge))
         })
         return token
       }),
 
-      /** The live session of `token`, if any; an expired one is deleted. */
+      /** The live session of `token`, if any, with its user's role and e-mail; an expired one is deleted. */
       resolve: Effect.fn("Sessions.resolve")(function*(token: string) {
         if (token.length === 0) return Option.none()
         const found = yield* repo.findByTokenHash(digest(token))
@@ -47,12 +48,17 @@ export class Sessions extends Context.Service<Sessions>()("Sessions", {
         const session = found.value
         const at = yield* now
         const idleFor = at.getTime() - session.lastSeenAt.getTime()
-        if (session.expiresAt.getTime() <= at.getTime() || idleFor >= idleMillis) {
+        if (session.disabled || session.expiresAt.getTime() <= at.getTime() || idleFor >= idleMillis) {
           yield* repo.remove(session.id)
           return Option.none()
         }
         if (idleFor >= touchAfterMillis) yield* repo.touch(session.id, at)
-        return Option.some({ sessionId: session.id, userId: session.userId })
+        return Option.some({
+          sessionId: session.id,
+          userId: session.userId,
+          role: session.role,
+          email: session.email
+        })
       }),
 
       end: Effect.fn("Sessions.end")((token: string) =>

@@ -15,6 +15,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 
+import type { FieldChange } from "../../domain/Audit.js"
 import type { ComponentId, ComponentStatus, StatusSetBy } from "../../domain/Component.js"
 import { BadRequest, orNotFound } from "../../domain/Errors.js"
 import type { ComponentStatuses as IncidentComponentStatuses, IncidentId } from "../../domain/Incident.js"
@@ -31,6 +32,46 @@ import { OutboxRepo } from "../../persistence/OutboxRepo.js"
  */
 export const monitorsMayMove = (component: Pick<StatusSourceRow, "status" | "statusSetBy">) =>
   component.status !== "maintenance" && (component.statusSetBy === "monitors" || component.status === "operational")
+
+/** A status a change moved, as its audit entry lists it. */
+export interface StatusMove {
+  readonly id: ComponentId
+  readonly name: string
+  readonly before: ComponentStatus
+  readonly after: ComponentStatus
+}
+
+/** The moves of the change being made, when it collects them (`collectingMoves`). */
+const Moves = Context.Reference<Array<StatusMove> | undefined>("ComponentStatuses/moves", {
+  defaultValue: () => undefined
+})
+
+/**
+ * Runs `change` and returns, with its result, the statuses it moved: a component moved more than
+ * once from its first status to its last, and left out when that is where it started. Call it
+ * inside the change's transaction, so that a try run again collects afresh.
+ */
+export const collectingMoves = <A, E, R>(change: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    const moves: Array<StatusMove> = []
+    return Effect.map(Effect.provideService(change, Moves, moves), (result) => {
+      const net = new Map<ComponentId, StatusMove>()
+      for (const move of moves) {
+        const first = net.get(move.id)
+        net.set(move.id, first === undefined ? move : { ...move, before: first.before })
+      }
+      return [result, [...net.values()].filter((move) => move.before !== move.after)] as const
+    })
+  })
+
+/** The `componentStatuses` field of an audit entry: each moved component's status before and after; none without moves. */
+export const statusChanges = (moves: ReadonlyArray<StatusMove>): Record<string, FieldChange> =>
+  moves.length === 0 ? {} : {
+    componentStatuses: {
+      before: moves.map(({ before, id, name }) => ({ id, name, status: before })),
+      after: moves.map(({ after, id, name }) => ({ id, name, status: after }))
+    }
+  }
 
 export class ComponentStatuses extends Context.Service<ComponentStatuses>()("ComponentStatuses", {
   make: Effect.gen(function*() {
@@ -49,6 +90,8 @@ export class ComponentStatuses extends Context.Service<ComponentStatuses>()("Com
       Effect.gen(function*() {
         const after = yield* repo.set(before.id, status, setBy)
         if (Option.isSome(after) && after.value.status !== before.status) {
+          const moves = yield* Moves
+          moves?.push({ id: before.id, name: after.value.name, before: before.status, after: after.value.status })
           yield* outbox.append(
             "component.status_changed",
             { id: after.value.id, name: after.value.name, previousStatus: before.status, status: after.value.status },

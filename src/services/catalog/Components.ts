@@ -1,11 +1,18 @@
 import { Context, Effect, Layer } from "effect"
 
-import type { ComponentId, ComponentStatus, CreateComponent, UpdateComponent } from "../../domain/Component.js"
-import { NotFound, orNotFound } from "../../domain/Errors.js"
+import type {
+  Component,
+  ComponentId,
+  ComponentStatus,
+  CreateComponent,
+  UpdateComponent
+} from "../../domain/Component.js"
+import { orNotFound } from "../../domain/Errors.js"
 import type { PageRequest } from "../../domain/Page.js"
 import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { StateChanges, touch, touchedEverything, touchesComponents } from "../StateChanges.js"
 import { groupExists } from "./ComponentGroups.js"
 import { ComponentStatuses } from "./ComponentStatuses.js"
@@ -17,6 +24,14 @@ export class Components extends Context.Service<Components>()("Components", {
     const visibility = yield* Visibility
     const statuses = yield* ComponentStatuses
     const changes = yield* StateChanges
+    const audit = yield* AuditTrail
+
+    /** The audit entry of a change of `component` from `before` to `after`. */
+    const record = (component: Component, before: Component | undefined, after: Component | undefined) =>
+      audit.record({
+        target: { type: "component", id: component.id, name: component.name },
+        changes: changesBetween(before, after)
+      })
 
     /**
      * Updates a locked component; a status in the update goes through its one writer
@@ -33,6 +48,7 @@ export class Components extends Context.Service<Components>()("Components", {
         const shownOrHidden = before.isPublic !== after.isPublic
         yield* shownOrHidden ? touch(touchedEverything) : touchesComponents
         if (shownOrHidden) yield* visibility.componentShownOrHidden(id)
+        yield* record(after, before, after)
         return after
       }))
 
@@ -41,24 +57,33 @@ export class Components extends Context.Service<Components>()("Components", {
       listPublic: Effect.fn("Components.listPublic")(() => repo.findPublic()),
       get: Effect.fn("Components.get")((id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id))),
       create: Effect.fn("Components.create")((input: CreateComponent) =>
-        changes.commit(touchesComponents.pipe(
-          Effect.andThen(groupExists(groups, input.groupId)),
-          Effect.andThen(repo.insert(input))
-        ))
+        changes.commit(Effect.gen(function*() {
+          yield* touchesComponents
+          yield* groupExists(groups, input.groupId)
+          const created = yield* repo.insert(input)
+          yield* record(created, undefined, created)
+          return created
+        }))
       ),
       update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) => write(id, update)),
       setStatus: Effect.fn("Components.setStatus")((id: ComponentId, status: ComponentStatus) =>
-        changes.commit(Effect.andThen(touchesComponents, statuses.setByOperator(id, status)))
+        changes.commit(Effect.gen(function*() {
+          yield* touchesComponents
+          const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Component", id))
+          const after = yield* statuses.setByOperator(id, status)
+          yield* record(after, before, after)
+          return after
+        }))
       ),
       /**
        * Its incidents and windows keep their visibility: what was private stays private. They no
        * longer name it: that touches everything.
        */
       remove: Effect.fn("Components.remove")((id: ComponentId) =>
-        changes.commit(repo.remove(id)).pipe(
-          Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Component", id)),
-          Effect.asVoid
-        )
+        changes.commit(Effect.gen(function*() {
+          const removed = yield* repo.remove(id).pipe(orNotFound("Component", id))
+          yield* record(removed, removed, undefined)
+        }))
       )
     } as const
   })
@@ -69,7 +94,8 @@ export class Components extends Context.Service<Components>()("Components", {
       ComponentGroupsRepo.layer,
       Visibility.layer,
       ComponentStatuses.layer,
-      StateChanges.layer
+      StateChanges.layer,
+      AuditTrail.layer
     ])
   )
 }

@@ -4,13 +4,14 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
 import type { CreateIncident, IncidentSeverity, IncidentTemplateId, OpenIncidentStatus } from "../../domain/Incident.js"
-import type { CreateIncidentTemplate, UpdateIncidentTemplate } from "../../domain/IncidentTemplate.js"
+import type { CreateIncidentTemplate, IncidentTemplate, UpdateIncidentTemplate } from "../../domain/IncidentTemplate.js"
 import type { PageRequest } from "../../domain/Page.js"
 import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { orUnavailable } from "../../persistence/DatabaseErrors.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
 import { Visibility } from "../../persistence/Visibility.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 
 /** What opening an incident needs, once the request and its template are merged. */
 export interface NewIncident {
@@ -32,6 +33,18 @@ export class IncidentTemplates extends Context.Service<IncidentTemplates>()("Inc
     /** A template this transaction has just written. */
     const reload = (id: IncidentTemplateId) => Effect.map(repo.findById(id), Option.getOrThrow)
     const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => orUnavailable(sql.withTransaction(effect))
+    const audit = yield* AuditTrail
+
+    /** The audit entry of a change of `template` from `before` to `after`. */
+    const record = (
+      template: IncidentTemplate,
+      before: IncidentTemplate | undefined,
+      after: IncidentTemplate | undefined
+    ) =>
+      audit.record({
+        target: { type: "incidentTemplate", id: template.id, name: template.name },
+        changes: changesBetween(before, after)
+      })
 
     return {
       list: Effect.fn("IncidentTemplates.list")((page: PageRequest) => repo.findPage(page)),
@@ -43,7 +56,9 @@ export class IncidentTemplates extends Context.Service<IncidentTemplates>()("Inc
           const id = yield* repo.insert(input)
           yield* repo.setComponents(id, componentIds)
           yield* visibility.choose("template", id, componentIds)
-          return yield* reload(id)
+          const created = yield* reload(id)
+          yield* record(created, undefined, created)
+          return created
         }))
       ),
 
@@ -51,13 +66,14 @@ export class IncidentTemplates extends Context.Service<IncidentTemplates>()("Inc
       update: Effect.fn("IncidentTemplates.update")((id: IncidentTemplateId, changes: UpdateIncidentTemplate) =>
         transaction(Effect.gen(function*() {
           const { componentIds, isPublic, ...fields } = changes
+          const before = yield* get(id)
           if (
             componentIds === undefined && isPublic === undefined &&
             Object.values(fields).every((value) => value === undefined)
           ) {
-            return yield* get(id)
+            yield* record(before, before, before)
+            return before
           }
-          const before = yield* get(id)
           if (!(yield* repo.update(id, fields))) return yield* Effect.fail(NotFound.of("Incident template", id))
           if (componentIds !== undefined) {
             const named = yield* existingComponents(componentIds)
@@ -65,15 +81,18 @@ export class IncidentTemplates extends Context.Service<IncidentTemplates>()("Inc
             yield* visibility.chooseAgain("template", id, named, before.componentIds)
           }
           if (isPublic !== undefined) yield* visibility.set("template", id, isPublic)
-          return yield* reload(id)
+          const after = yield* reload(id)
+          yield* record(after, before, after)
+          return after
         }))
       ),
 
       remove: Effect.fn("IncidentTemplates.remove")((id: IncidentTemplateId) =>
-        repo.remove(id).pipe(
-          Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Incident template", id)),
-          Effect.asVoid
-        )
+        transaction(Effect.gen(function*() {
+          const before = yield* get(id)
+          if (!(yield* repo.remove(id))) return yield* Effect.fail(NotFound.of("Incident template", id))
+          yield* record(before, before, undefined)
+        }))
       ),
 
       /**
@@ -106,6 +125,6 @@ export class IncidentTemplates extends Context.Service<IncidentTemplates>()("Inc
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([IncidentTemplatesRepo.layer, Visibility.layer])
+    Layer.provide([IncidentTemplatesRepo.layer, Visibility.layer, AuditTrail.layer])
   )
 }

@@ -19,9 +19,10 @@ import { existingComponents } from "../../persistence/ComponentRefs.js"
 import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
-import { ComponentStatuses } from "./ComponentStatuses.js"
+import { collectingMoves, ComponentStatuses, statusChanges } from "./ComponentStatuses.js"
 import { IncidentTemplates } from "./IncidentTemplates.js"
 
 const resolvedMessage = "This incident has been resolved."
@@ -70,6 +71,24 @@ export const incidentEventData = (incident: Incident) => {
 const touching = (id: IncidentId, componentsToo = false) =>
   touch(componentsToo ? { incidents: [id], components: true } : { incidents: [id] })
 
+/**
+ * An incident as its audit entry compares it: what operators and the automation set, without
+ * its timeline (`message` is the latest update's) and timestamps.
+ */
+const auditView = (incident: Incident) => ({
+  title: incident.title,
+  status: incident.status,
+  severity: incident.severity,
+  message: incident.message,
+  componentIds: incident.componentIds,
+  published: incident.published,
+  isPublic: incident.isPublic,
+  automation: incident.automation,
+  postmortem: incident.postmortem === null
+    ? null
+    : { body: incident.postmortem.body, published: incident.postmortem.published }
+})
+
 /** What the automation opens for a monitor found down (IncidentAutomation). */
 export interface AutomaticIncident {
   readonly monitorId: string
@@ -89,6 +108,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
     const templates = yield* IncidentTemplates
     const statuses = yield* ComponentStatuses
     const visibility = yield* Visibility
+    const audit = yield* AuditTrail
 
     const { reload } = makeAnnouncer({
       what: "Incident",
@@ -104,6 +124,24 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
         (incident) =>
           incident.published ? outbox.append(event, incidentEventData(incident), incident.componentIds) : Effect.void
       )
+
+    /**
+     * Runs `change` of an incident (`before`: as it was, none for a new one) and records its one
+     * audit entry, with the components' statuses it moved; `operation` is an automation's own.
+     */
+    const recorded = <E, R>(before: Incident | undefined, change: Effect.Effect<Incident, E, R>, operation?: string) =>
+      Effect.gen(function*() {
+        const [after, moves] = yield* collectingMoves(change)
+        yield* audit.record({
+          target: { type: "incident", id: after.id, name: after.title },
+          changes: {
+            ...changesBetween(before === undefined ? undefined : auditView(before), auditView(after)),
+            ...statusChanges(moves)
+          },
+          ...(operation === undefined ? {} : { operation })
+        })
+        return after
+      })
 
     /** Locks an incident that must still be open. */
     const lockOpen = (id: IncidentId) =>
@@ -158,31 +196,34 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
        * `componentStatuses` sets those components' statuses in the same transaction, and names them.
        */
       create: Effect.fn("Incidents.create")((request: CreateIncident) =>
-        changes.commit(Effect.gen(function*() {
-          const input = yield* templates.fill(request)
-          const impacted = request.componentStatuses === undefined
-            ? []
-            : yield* statuses.setForIncident(request.componentStatuses)
-          const listed = yield* existingComponents(input.componentIds)
-          const status = input.status
-          const id = yield* repo.insert({
-            title: input.title,
-            status,
-            severity: input.severity,
-            published: request.published ?? true
+        changes.commit(recorded(
+          undefined,
+          Effect.gen(function*() {
+            const input = yield* templates.fill(request)
+            const impacted = request.componentStatuses === undefined
+              ? []
+              : yield* statuses.setForIncident(request.componentStatuses)
+            const listed = yield* existingComponents(input.componentIds)
+            const status = input.status
+            const id = yield* repo.insert({
+              title: input.title,
+              status,
+              severity: input.severity,
+              published: request.published ?? true
+            })
+            yield* touching(id, request.componentStatuses !== undefined)
+            if (input.template === undefined) yield* chooseComponents(id, [...new Set([...listed, ...impacted])])
+            else {
+              // The template's components and its choice of visibility; the statuses set here add theirs.
+              yield* repo.setComponents(id, [...new Set([...listed, ...impacted])])
+              yield* visibility.inherit("incident", id, { kind: "template", id: input.template })
+              yield* visibility.widen("incident", id, impacted)
+            }
+            yield* statuses.holdForIncident(id, impacted)
+            yield* repo.addUpdate(id, status, input.message)
+            return yield* announce("incident.created", id)
           })
-          yield* touching(id, request.componentStatuses !== undefined)
-          if (input.template === undefined) yield* chooseComponents(id, [...new Set([...listed, ...impacted])])
-          else {
-            // The template's components and its choice of visibility; the statuses set here add theirs.
-            yield* repo.setComponents(id, [...new Set([...listed, ...impacted])])
-            yield* visibility.inherit("incident", id, { kind: "template", id: input.template })
-            yield* visibility.widen("incident", id, impacted)
-          }
-          yield* statuses.holdForIncident(id, impacted)
-          yield* repo.addUpdate(id, status, input.message)
-          return yield* announce("incident.created", id)
-        }))
+        ))
       ),
 
       /**
@@ -201,25 +242,32 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
           }
           const { componentIds, componentStatuses: given, isPublic, ...fields } = changes_
           const componentStatuses = given === undefined || Object.keys(given).length === 0 ? undefined : given
-          // Nothing to change: no write, no event.
+          const before = yield* reload(id)
+          // Nothing to change: no write, no event; its audit entry lists no changes.
           if (
             componentIds === undefined && componentStatuses === undefined && isPublic === undefined &&
             Object.values(fields).every((value) => value === undefined)
           ) {
-            return yield* reload(id)
+            return yield* recorded(before, Effect.succeed(before))
           }
-          const impacted = componentStatuses === undefined ? [] : yield* statuses.setForIncident(componentStatuses)
-          if (componentIds !== undefined) {
-            const before = (yield* reload(id)).componentIds
-            const named = [...new Set([...(yield* existingComponents(componentIds)), ...impacted])]
-            yield* repo.setComponents(id, named)
-            yield* visibility.chooseAgain("incident", id, named, before)
-          } else yield* addComponents(id, impacted)
-          if (isPublic !== undefined) yield* visibility.set("incident", id, isPublic)
-          yield* statuses.holdForIncident(id, impacted)
-          yield* repo.update(id, fields)
-          yield* repo.handOver(id)
-          return yield* announce("incident.updated", id)
+          return yield* recorded(
+            before,
+            Effect.gen(function*() {
+              const impacted = componentStatuses === undefined
+                ? []
+                : yield* statuses.setForIncident(componentStatuses)
+              if (componentIds !== undefined) {
+                const named = [...new Set([...(yield* existingComponents(componentIds)), ...impacted])]
+                yield* repo.setComponents(id, named)
+                yield* visibility.chooseAgain("incident", id, named, before.componentIds)
+              } else yield* addComponents(id, impacted)
+              if (isPublic !== undefined) yield* visibility.set("incident", id, isPublic)
+              yield* statuses.holdForIncident(id, impacted)
+              yield* repo.update(id, fields)
+              yield* repo.handOver(id)
+              return yield* announce("incident.updated", id)
+            })
+          )
         }))
       ),
 
@@ -233,16 +281,23 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
             return yield* Effect.fail(notBothImpacts)
           }
           yield* lockOpen(id)
-          yield* repo.handOver(id)
-          if (input.componentStatuses !== undefined) {
-            const impacted = yield* statuses.setForIncident(input.componentStatuses)
-            yield* addComponents(id, impacted)
-            yield* statuses.holdForIncident(id, impacted)
-          }
-          if (input.status === "resolved") return yield* resolve(id, input.message, input.restoreComponents === true)
-          yield* repo.addUpdate(id, input.status, input.message)
-          yield* repo.touch(id, input.status)
-          return yield* announce("incident.updated", id)
+          return yield* recorded(
+            yield* reload(id),
+            Effect.gen(function*() {
+              yield* repo.handOver(id)
+              if (input.componentStatuses !== undefined) {
+                const impacted = yield* statuses.setForIncident(input.componentStatuses)
+                yield* addComponents(id, impacted)
+                yield* statuses.holdForIncident(id, impacted)
+              }
+              if (input.status === "resolved") {
+                return yield* resolve(id, input.message, input.restoreComponents === true)
+              }
+              yield* repo.addUpdate(id, input.status, input.message)
+              yield* repo.touch(id, input.status)
+              return yield* announce("incident.updated", id)
+            })
+          )
         }))
       ),
 
@@ -250,8 +305,13 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
         changes.commit(Effect.gen(function*() {
           yield* touching(id, input.restoreComponents === true)
           yield* lockOpen(id)
-          yield* repo.handOver(id)
-          return yield* resolve(id, input.message ?? resolvedMessage, input.restoreComponents === true)
+          return yield* recorded(
+            yield* reload(id),
+            Effect.andThen(
+              repo.handOver(id),
+              resolve(id, input.message ?? resolvedMessage, input.restoreComponents === true)
+            )
+          )
         }))
       ),
 
@@ -263,15 +323,21 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
         changes.commit(Effect.gen(function*() {
           yield* touching(id)
           if ((yield* repo.lockStatus(id)) === undefined) return yield* Effect.fail(NotFound.of("Incident", id))
-          if ((yield* reload(id)).published) return yield* reload(id)
-          yield* repo.publish(id)
-          const incident = yield* reload(id)
-          yield* outbox.append(
-            "incident.created",
-            { ...incidentEventData(incident), updates: encodeIncident(incident).updates },
-            incident.componentIds
+          const before = yield* reload(id)
+          if (before.published) return yield* recorded(before, Effect.succeed(before))
+          return yield* recorded(
+            before,
+            Effect.gen(function*() {
+              yield* repo.publish(id)
+              const incident = yield* reload(id)
+              yield* outbox.append(
+                "incident.created",
+                { ...incidentEventData(incident), updates: encodeIncident(incident).updates },
+                incident.componentIds
+              )
+              return incident
+            })
           )
-          return incident
         }))
       ),
 
@@ -290,17 +356,23 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
               new Conflict({ message: `Incident ${JSON.stringify(id)} is not resolved; resolve it first` })
             )
           }
-          const wasPublished = (yield* repo.postmortemPublished(id)) === true
-          yield* repo.setPostmortem(id, input.body, input.published)
-          if (input.published || wasPublished) yield* repo.update(id, {})
-          const incident = yield* reload(id)
-          if (!input.published || wasPublished || !incident.published) return incident
-          yield* outbox.append(
-            "incident.updated",
-            { ...incidentEventData(incident), postmortemPublished: true },
-            incident.componentIds
+          const before = yield* reload(id)
+          return yield* recorded(
+            before,
+            Effect.gen(function*() {
+              const wasPublished = before.postmortem?.published === true
+              yield* repo.setPostmortem(id, input.body, input.published)
+              if (input.published || wasPublished) yield* repo.update(id, {})
+              const incident = yield* reload(id)
+              if (!input.published || wasPublished || !incident.published) return incident
+              yield* outbox.append(
+                "incident.updated",
+                { ...incidentEventData(incident), postmortemPublished: true },
+                incident.componentIds
+              )
+              return incident
+            })
           )
-          return incident
         }))
       ),
 
@@ -310,19 +382,23 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
        */
       automatic: {
         open: (input: AutomaticIncident) =>
-          Effect.gen(function*() {
-            const id = yield* repo.insert({
-              title: input.title,
-              status: "investigating",
-              severity: input.severity,
-              published: input.published,
-              monitor: { id: input.monitorId, downSince: input.downSince }
-            })
-            yield* touching(id)
-            yield* chooseComponents(id, [input.componentId])
-            yield* repo.addUpdate(id, "investigating", input.message)
-            return yield* announce("incident.created", id)
-          }),
+          recorded(
+            undefined,
+            Effect.gen(function*() {
+              const id = yield* repo.insert({
+                title: input.title,
+                status: "investigating",
+                severity: input.severity,
+                published: input.published,
+                monitor: { id: input.monitorId, downSince: input.downSince }
+              })
+              yield* touching(id)
+              yield* chooseComponents(id, [input.componentId])
+              yield* repo.addUpdate(id, "investigating", input.message)
+              return yield* announce("incident.created", id)
+            }),
+            "incidents.openAutomatically"
+          ),
 
         /**
          * Adds an update, in `statusWhileActive` while the automation is active, else in the
@@ -334,9 +410,15 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
             const locked = yield* repo.lockAutomation(id)
             if (locked === undefined || locked.status === "resolved") return
             const status = locked.automation === "active" ? statusWhileActive : locked.status
-            yield* repo.addUpdate(id, status, message)
-            yield* repo.touch(id, status)
-            yield* announce("incident.updated", id)
+            yield* recorded(
+              yield* reload(id),
+              Effect.gen(function*() {
+                yield* repo.addUpdate(id, status, message)
+                yield* repo.touch(id, status)
+                return yield* announce("incident.updated", id)
+              }),
+              "incidents.updateAutomatically"
+            )
           }),
 
         /** Resolves the incident, unless an operator has taken it over (or resolved it) meanwhile. */
@@ -344,7 +426,7 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
           Effect.gen(function*() {
             const locked = yield* repo.lockAutomation(id)
             if (locked === undefined || locked.status === "resolved" || locked.automation !== "active") return
-            yield* resolve(id, message, false)
+            yield* recorded(yield* reload(id), resolve(id, message, false), "incidents.resolveAutomatically")
           })
       }
     } as const
@@ -359,7 +441,8 @@ export class Incidents extends Context.Service<Incidents>()("Incidents", {
       StateChanges.layer,
       IncidentTemplates.layer,
       ComponentStatuses.layer,
-      Visibility.layer
+      Visibility.layer,
+      AuditTrail.layer
     ])
   )
 }

@@ -1,5 +1,7 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 
+import { systemScope } from "../../domain/Audit.js"
+import { CurrentAuditScope } from "../../domain/Audit.js"
 import { BadRequest, Conflict, orNotFound } from "../../domain/Errors.js"
 import type { CreateMaintenance, MaintenanceId, UpdateMaintenance } from "../../domain/Maintenance.js"
 import { Maintenance } from "../../domain/Maintenance.js"
@@ -11,9 +13,10 @@ import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
 import { OutboxRepo } from "../../persistence/OutboxRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { StateChanges, touch } from "../StateChanges.js"
 import { makeAnnouncer } from "./Announcer.js"
-import { ComponentStatuses } from "./ComponentStatuses.js"
+import { collectingMoves, ComponentStatuses, statusChanges, type StatusMove } from "./ComponentStatuses.js"
 
 const encodeWindow = Schema.encodeSync(Maintenance.json)
 
@@ -57,6 +60,9 @@ const checkUntil = (input: CreateMaintenance) =>
     )
     : Effect.void
 
+/** Who the maintenance clock's starts and ends are by, in the audit log. */
+const clockScope = systemScope("maintenance-clock")
+
 const finished = (window: Maintenance) =>
   new Conflict({ message: `Maintenance ${JSON.stringify(window.id)} is ${window.status} and can no longer change` })
 
@@ -68,6 +74,27 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
     const changes = yield* StateChanges
     const organizations = yield* OrganizationRepo
     const visibility = yield* Visibility
+    const audit = yield* AuditTrail
+
+    /**
+     * The one audit entry of a change of `window` from `before` to `after`, with the components'
+     * statuses it moved and what else it says (`extra`); `operation` is the clock's own.
+     */
+    const record = (
+      window: Maintenance,
+      before: Maintenance | undefined,
+      after: Maintenance | undefined,
+      options: {
+        readonly moves?: ReadonlyArray<StatusMove>
+        readonly extra?: Record<string, { readonly before: unknown; readonly after: unknown }>
+        readonly operation?: string
+      } = {}
+    ) =>
+      audit.record({
+        target: { type: "maintenance", id: window.id, name: window.title },
+        changes: { ...changesBetween(before, after), ...statusChanges(options.moves ?? []), ...options.extra },
+        ...(options.operation === undefined ? {} : { operation: options.operation })
+      })
 
     const { announce, reload } = makeAnnouncer({
       what: "Maintenance",
@@ -135,11 +162,28 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
 
     /** Moves one due window on, if it is still due at `now` and no other instance holds it. */
     const transition = (id: MaintenanceId, now: DateTime.Utc) =>
-      changes.commit(Effect.gen(function*() {
-        yield* touch({ maintenance: true, components: true })
-        const found = yield* repo.lockDue(id)
-        if (Option.isNone(found)) return
-        const window = found.value
+      changes.commit(
+        Effect.gen(function*() {
+          yield* touch({ maintenance: true, components: true })
+          const found = yield* repo.lockDue(id)
+          if (Option.isNone(found)) return
+          const window = found.value
+          const ended = DateTime.isLessThanOrEqualTo(window.scheduledEnd, now)
+          const starts = window.status === "scheduled" && DateTime.isLessThanOrEqualTo(window.scheduledStart, now)
+          if (!starts && !(window.status === "in_progress" && ended)) return
+          const [, moves] = yield* collectingMoves(step(window, now))
+          // A window that starts and ends in one step (its whole span passed unseen) is ended.
+          yield* record(window, window, yield* reload(id), {
+            moves,
+            operation: starts && !ended ? "maintenance.start" : "maintenance.end"
+          })
+        }).pipe(Effect.provideService(CurrentAuditScope, clockScope))
+      )
+
+    /** Starts or ends the locked, due `window` at `now`. */
+    const step = (window: Maintenance, now: DateTime.Utc) =>
+      Effect.gen(function*() {
+        const id = window.id
         const ended = DateTime.isLessThanOrEqualTo(window.scheduledEnd, now)
         if (window.status === "scheduled" && DateTime.isLessThanOrEqualTo(window.scheduledStart, now)) {
           yield* repo.setStatus(id, ended ? "completed" : "in_progress")
@@ -162,7 +206,7 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
           yield* leaveMaintenance(window, now)
           yield* announce("maintenance.completed", id)
         }
-      }))
+      })
 
     /**
      * Reminds the readers of one window about to start, if it still awaits its reminder at `now`
@@ -207,7 +251,9 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
           yield* repo.setComponents(id, componentIds)
           yield* visibility.choose("maintenance", id, componentIds)
           yield* repo.skipReminderWithin(id, DateTime.toDateUtc(now))
-          return yield* announce("maintenance.scheduled", id)
+          const window = yield* announce("maintenance.scheduled", id)
+          yield* record(window, undefined, window)
+          return window
         }))
       ),
 
@@ -246,7 +292,9 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
           if (input.isPublic !== undefined) yield* visibility.set("maintenance", id, input.isPublic)
           yield* repo.update(id, fields)
           if (!DateTime.Equivalence(fields.scheduledStart, window.scheduledStart)) yield* repo.forgetReminder(id)
-          return yield* reload(id)
+          const after = yield* reload(id)
+          yield* record(after, window, after)
+          return after
         }))
       ),
 
@@ -268,14 +316,24 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
             return yield* Effect.fail(finished(window))
           }
           const now = yield* DateTime.now
-          yield* stop(window, now)
-          if (window.seriesId === null || window.occurrence === null) return
-          if (options.series === true) {
-            const later = yield* repo.lockLaterInSeries(window.seriesId, window.occurrence)
-            yield* Effect.forEach(later, (occurrence) => stop(occurrence, now), { discard: true })
-          } else if (window.status === "scheduled") {
-            yield* scheduleNext(window, now)
-          }
+          const [later, moves] = yield* collectingMoves(Effect.gen(function*() {
+            yield* stop(window, now)
+            if (window.seriesId === null || window.occurrence === null) return []
+            if (options.series === true) {
+              const later = yield* repo.lockLaterInSeries(window.seriesId, window.occurrence)
+              yield* Effect.forEach(later, (occurrence) => stop(occurrence, now), { discard: true })
+              return later
+            }
+            if (window.status === "scheduled") yield* scheduleNext(window, now)
+            return []
+          }))
+          yield* record(window, window, yield* reload(id), {
+            moves,
+            // The series' later occurrences it cancelled with it.
+            extra: later.length === 0
+              ? {}
+              : { cancelledOccurrences: { before: null, after: later.map((occurrence) => occurrence.id) } }
+          })
         }))
       ),
 
@@ -310,7 +368,8 @@ export class MaintenanceWindows extends Context.Service<MaintenanceWindows>()("M
       OrganizationRepo.layer,
       OutboxRepo.layer,
       StateChanges.layer,
-      Visibility.layer
+      Visibility.layer,
+      AuditTrail.layer
     ])
   )
 }

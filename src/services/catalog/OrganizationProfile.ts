@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, Semaphore } from "effect"
 import { orNotFound } from "../../domain/Errors.js"
 import type { Organization, OrganizationId, UpdateOrganization } from "../../domain/Organization.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { StateChanges, touch } from "../StateChanges.js"
 
 /**
@@ -17,6 +18,7 @@ export class OrganizationProfile extends Context.Service<OrganizationProfile>()(
   make: Effect.gen(function*() {
     const repo = yield* OrganizationRepo
     const changes = yield* StateChanges
+    const audit = yield* AuditTrail
     yield* repo.ensureExists()
     let cached: { readonly version: number; readonly profile: Organization } | undefined
     const reading = yield* Semaphore.make(1)
@@ -38,15 +40,21 @@ export class OrganizationProfile extends Context.Service<OrganizationProfile>()(
       get: () => Effect.suspend(() => fresh() ?? reading.withPermits(1)(Effect.suspend(() => fresh() ?? load))),
       // The organization's name titles the public feeds.
       update: Effect.fn("OrganizationProfile.update")((id: OrganizationId, update: UpdateOrganization) =>
-        changes.commit(Effect.andThen(touch({ organization: true }), repo.update(id, update))).pipe(
-          Effect.ensuring(Effect.sync(() => (cached = undefined))),
-          orNotFound("Organization", id)
-        )
+        changes.commit(Effect.gen(function*() {
+          yield* touch({ organization: true })
+          const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Organization", id))
+          const after = yield* repo.update(id, update).pipe(orNotFound("Organization", id))
+          yield* audit.record({
+            target: { type: "organization", id: after.id, name: after.name },
+            changes: changesBetween(before, after)
+          })
+          return after
+        })).pipe(Effect.ensuring(Effect.sync(() => (cached = undefined))))
       )
     } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([OrganizationRepo.layer, StateChanges.layer])
+    Layer.provide([OrganizationRepo.layer, StateChanges.layer, AuditTrail.layer])
   )
 }

@@ -8,8 +8,9 @@ import { Context, Effect, Layer, Option } from "effect"
 import { BadRequest, Conflict, type Issue, NotFound, orNotFound, ServiceUnavailable } from "../../domain/Errors.js"
 import type { Locale } from "../../domain/Locale.js"
 import type { PageRequest } from "../../domain/Page.js"
-import type { CreateStatusPage, PageItem, StatusPageId, UpdateStatusPage } from "../../domain/StatusPage.js"
+import type { CreateStatusPage, PageItem, StatusPage, StatusPageId, UpdateStatusPage } from "../../domain/StatusPage.js"
 import { type PageFields, pageOf, StatusPagesRepo, type StoredPage } from "../../persistence/StatusPagesRepo.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { Passwords } from "../auth/Passwords.js"
 import { StateChanges, touch } from "../StateChanges.js"
 
@@ -48,11 +49,23 @@ const passwordChecksBusy = new ServiceUnavailable({
 })
 const notFound = (id: string) => NotFound.of("Status page", id)
 
+/** A page as its audit entry compares it: with its password's hash, which the entry shows as `(secret)`. */
+type Audited = object
+const audited = (page: StatusPage, passwordHash: string | null): Audited => ({ ...page, passwordHash })
+
 export class StatusPages extends Context.Service<StatusPages>()("StatusPages", {
   make: Effect.gen(function*() {
     const repo = yield* StatusPagesRepo
     const passwords = yield* Passwords
     const changes = yield* StateChanges
+    const audit = yield* AuditTrail
+
+    /** The audit entry of a change of `page` from `before` to `after`. */
+    const record = (page: StatusPage, before: Audited | undefined, after: Audited | undefined) =>
+      audit.record({
+        target: { type: "statusPage", id: page.id, name: page.title ?? page.slug },
+        changes: changesBetween(before, after)
+      })
 
     /**
      * `items` without duplicates when every id names an existing component or group (private ones
@@ -167,11 +180,12 @@ export class StatusPages extends Context.Service<StatusPages>()("StatusPages", {
           footerLinks: input.footerLinks ?? []
         }
         const items = input.items ?? null
-        return yield* changes.commit(
-          Effect.andThen(touchesPages, write(undefined, fields, items, items === null, false)).pipe(
-            Effect.flatMap(answer)
-          )
-        )
+        return yield* changes.commit(Effect.gen(function*() {
+          yield* touchesPages
+          const created = yield* answer(yield* write(undefined, fields, items, items === null, false))
+          yield* record(created, undefined, audited(created, passwordHash))
+          return created
+        }))
       }),
 
       /** A partial update; `{}` changes nothing, `updatedAt` included. */
@@ -181,7 +195,11 @@ export class StatusPages extends Context.Service<StatusPages>()("StatusPages", {
         return yield* changes.commit(Effect.gen(function*() {
           yield* touchesPages
           const current: StoredPage = yield* repo.findForUpdate(id).pipe(orNotFound("Status page", id))
-          if (Object.keys(update).length === 0) return pageOf(current)
+          const before = audited(pageOf(current), current.passwordHash)
+          if (Object.keys(update).length === 0) {
+            yield* record(pageOf(current), before, before)
+            return pageOf(current)
+          }
           const audience = update.audience ?? current.audience
           if (audience === "public" && update.password !== undefined) return yield* passwordWhilePublic
           const passwordHash = audience === "public" ? null : newHash ?? current.passwordHash
@@ -208,7 +226,9 @@ export class StatusPages extends Context.Service<StatusPages>()("StatusPages", {
           }
           const allComponents = update.items === undefined ? current.allComponents : update.items === null
           yield* write(id, fields, update.items, allComponents, current.isDefault)
-          return yield* answer(id)
+          const updated = yield* answer(id)
+          yield* record(updated, before, audited(updated, passwordHash))
+          return updated
         }))
       }),
 
@@ -220,12 +240,14 @@ export class StatusPages extends Context.Service<StatusPages>()("StatusPages", {
           if (Option.isNone(current)) return yield* notFound(id)
           if (current.value.isDefault) return yield* defaultNotDeleted
           yield* repo.remove(id)
+          const removed = pageOf(current.value)
+          yield* record(removed, audited(removed, current.value.passwordHash), undefined)
         }))
       })
     } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([StatusPagesRepo.layer, Passwords.layer, StateChanges.layer])
+    Layer.provide([StatusPagesRepo.layer, Passwords.layer, StateChanges.layer, AuditTrail.layer])
   )
 }

@@ -11,6 +11,7 @@
  */
 import { Clock, Context, Effect, Layer } from "effect"
 
+import { CurrentAuditScope, systemScope } from "../../domain/Audit.js"
 import {
   type AutomationStep,
   type AutomationView,
@@ -47,6 +48,12 @@ const viewOf = (row: AutomationRow): AutomationView => ({
     },
   covered: row.covered
 })
+
+/**
+ * Who the automatic incidents' steps are by, in the audit log (Incidents.automatic records them:
+ * `incidents.openAutomatically`, `incidents.updateAutomatically`, `incidents.resolveAutomatically`).
+ */
+const automationScope = systemScope("incident-automation")
 
 export class IncidentAutomation extends Context.Service<IncidentAutomation>()("IncidentAutomation", {
   make: Effect.gen(function*() {
@@ -132,7 +139,7 @@ export class IncidentAutomation extends Context.Service<IncidentAutomation>()("I
         yield* repo.lockMonitor(monitorId)
         const [row] = yield* repo.monitor(monitorId)
         if (row !== undefined) yield* take(nextStep(viewOf(row), yield* Clock.currentTimeMillis), row)
-      }))
+      })).pipe(Effect.provideService(CurrentAuditScope, automationScope))
 
     /**
      * Advances the monitors `select` reads that have a step to take, read without a lock first:

@@ -24,7 +24,8 @@ import type { PageRequest } from "../../domain/Page.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
-import { ComponentStatuses } from "../catalog/ComponentStatuses.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
+import { collectingMoves, ComponentStatuses, statusChanges, type StatusMove } from "../catalog/ComponentStatuses.js"
 import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 
@@ -37,6 +38,15 @@ const masked = (monitor: Monitor): Monitor =>
     ...monitor,
     headers: Object.fromEntries(Object.keys(monitor.headers).map((name) => [name, maskedHeaderValue]))
   })
+
+/**
+ * A monitor as its audit entry compares it: its settings, not what its checks found. Header
+ * values are secrets: the entry shows `headers` as `(secret)`.
+ */
+const auditView = (monitor: Monitor) => {
+  const { regionStates: _regionStates, reportingRegions: _reportingRegions, state: _state, ...settings } = monitor
+  return settings
+}
 
 /**
  * The headers to store: `"********"` for a name keeps the stored value of that name (names
@@ -95,6 +105,19 @@ const statusCodes = (
     : { codes: null, issues: [] }
 }
 
+/**
+ * How the audit log names a monitor: its URL without credentials, query or fragment (a URL may
+ * carry a token there); an address that is not a URL (`host:port`) as it is.
+ */
+const displayUrl = (url: string) => {
+  try {
+    const parsed = new URL(url)
+    return parsed.host === "" ? url : `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+  } catch {
+    return url
+  }
+}
+
 export class Monitors extends Context.Service<Monitors>()("Monitors", {
   make: Effect.gen(function*() {
     const repo = yield* MonitorsRepo
@@ -103,6 +126,32 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
     const stateChanges = yield* StateChanges
     const registry = yield* ProbeRegistry
     const templates = yield* IncidentTemplatesRepo
+    const audit = yield* AuditTrail
+    const transaction = audit.transaction
+
+    /**
+     * The one audit entry of a change of `monitor` from `before` to `after` (either absent: a
+     * creation or deletion), with the components' statuses it moved. A monitor has no name: its
+     * target is named by what it checks.
+     */
+    const record = (
+      monitor: Monitor,
+      before: Monitor | undefined,
+      after: Monitor | undefined,
+      moves: ReadonlyArray<StatusMove> = []
+    ) =>
+      audit.record({
+        target: { type: "monitor", id: monitor.id, name: displayUrl(monitor.url) },
+        changes: {
+          ...changesBetween(
+            before === undefined ? undefined : auditView(before),
+            after === undefined ? undefined : auditView(after),
+            // A request body may hold credentials, as header values do (those are secret always).
+            ["body"]
+          ),
+          ...statusChanges(moves)
+        }
+      })
 
     const componentExists = (id: ComponentId) =>
       components.findById(id).pipe(
@@ -163,19 +212,23 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
      * component now; while it is still down, a new one opens on the new component from now, as
      * ingest records a monitor found down (ingest closes it when the monitor is up again).
      */
-    const move = (id: MonitorId, definition: MonitorDefinition) =>
+    const move = (id: MonitorId, definition: MonitorDefinition, current: Monitor) =>
       stateChanges.commit(Effect.gen(function*() {
         // Of the public state, only the components' statuses change.
         yield* touchesComponents
         const before = yield* lockPlacement(id, definition.componentId)
-        const after = yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id))
-        if (before.componentId === definition.componentId) return after // moved there meanwhile
-        const now = yield* Clock.currentTimeMillis
-        yield* repo.endDowntime(id, now)
-        if (before.state === "down") yield* repo.openDowntime(id, definition.componentId, now)
-        for (const componentId of [before.componentId, definition.componentId].sort()) {
-          yield* statuses.followMonitors(componentId)
-        }
+        const [after, moves] = yield* collectingMoves(Effect.gen(function*() {
+          const after = yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id))
+          if (before.componentId === definition.componentId) return after // moved there meanwhile
+          const now = yield* Clock.currentTimeMillis
+          yield* repo.endDowntime(id, now)
+          if (before.state === "down") yield* repo.openDowntime(id, definition.componentId, now)
+          for (const componentId of [before.componentId, definition.componentId].sort()) {
+            yield* statuses.followMonitors(componentId)
+          }
+          return after
+        }))
+        yield* record(after, current, after, moves)
         return after
       }))
 
@@ -223,7 +276,13 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           )
           yield* componentExists(definition.componentId)
           yield* templateExists(definition.incidentTemplateId)
-          return masked(yield* repo.insert(definition, yield* offline, yield* Clock.currentTimeMillis))
+          const regions = yield* offline
+          const created = yield* transaction(Effect.gen(function*() {
+            const created = yield* repo.insert(definition, regions, yield* Clock.currentTimeMillis)
+            yield* record(created, undefined, created)
+            return created
+          }))
+          return masked(created)
         })
       ),
 
@@ -283,10 +342,16 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
             yield* templateExists(definition.incidentTemplateId)
           }
           if (definition.componentId === current.componentId) {
-            return masked(yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id)))
+            const regions = yield* offline
+            const updated = yield* transaction(Effect.gen(function*() {
+              const updated = yield* repo.replace(id, definition, regions).pipe(orNotFound("Monitor", id))
+              yield* record(updated, current, updated)
+              return updated
+            }))
+            return masked(updated)
           }
           yield* componentExists(definition.componentId)
-          return masked(yield* move(id, definition))
+          return masked(yield* move(id, definition, current))
         })
       ),
 
@@ -306,11 +371,17 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
         stateChanges.commit(Effect.gen(function*() {
           yield* touchesComponents
           const { componentId } = yield* lockPlacement(id)
-          const now = yield* Clock.currentTimeMillis
-          if (paused) yield* repo.endDowntime(id, now)
-          yield* repo.setPaused(id, paused, now)
-          if (paused) yield* statuses.followMonitors(componentId)
-        })).pipe(Effect.andThen(get(id)))
+          const before = yield* stored(id)
+          const [, moves] = yield* collectingMoves(Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            if (paused) yield* repo.endDowntime(id, now)
+            yield* repo.setPaused(id, paused, now)
+            if (paused) yield* statuses.followMonitors(componentId)
+          }))
+          const after = yield* stored(id)
+          yield* record(after, before, after, moves)
+          return masked(after)
+        }))
       ),
 
       /** Deletes a monitor; its past downtime stays in the uptime history, its open interval ends now. */
@@ -318,9 +389,13 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
         stateChanges.commit(Effect.gen(function*() {
           yield* touchesComponents
           const { componentId } = yield* lockPlacement(id)
-          yield* repo.endDowntime(id, yield* Clock.currentTimeMillis)
-          yield* repo.remove(id)
-          yield* statuses.followMonitors(componentId)
+          const before = yield* stored(id)
+          const [, moves] = yield* collectingMoves(Effect.gen(function*() {
+            yield* repo.endDowntime(id, yield* Clock.currentTimeMillis)
+            yield* repo.remove(id)
+            yield* statuses.followMonitors(componentId)
+          }))
+          yield* record(before, before, undefined, moves)
         }))
       )
     } as const
@@ -333,7 +408,8 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
       ComponentStatuses.layer,
       StateChanges.layer,
       ProbeRegistry.layer,
-      IncidentTemplatesRepo.layer
+      IncidentTemplatesRepo.layer,
+      AuditTrail.layer
     ])
   )
 }

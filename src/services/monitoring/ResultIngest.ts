@@ -7,7 +7,9 @@
  */
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 
+import { CurrentAuditScope, systemScope } from "../../domain/Audit.js"
 import { type CheckResult, isMissed, type MissedCheck, type ProbeReport } from "../../domain/CheckJob.js"
+import type { ComponentId } from "../../domain/Component.js"
 import type { MonitorState, RegionStatus } from "../../domain/Quorum.js"
 import { advanceRegion, decide, statusFromMonitors } from "../../domain/Quorum.js"
 import {
@@ -25,7 +27,8 @@ import { type LockedMonitor, MonitorStateRepo } from "../../persistence/MonitorS
 import { RetryingSqlClient } from "../../persistence/RetryingSqlClient.js"
 import { AppConfig, QueueConfig } from "../../runtime/Config.js"
 import { linksTo, TracingEnabled } from "../../runtime/Telemetry.js"
-import { ComponentStatuses, monitorsMayMove } from "../catalog/ComponentStatuses.js"
+import { AuditTrail } from "../audit/AuditTrail.js"
+import { collectingMoves, ComponentStatuses, monitorsMayMove } from "../catalog/ComponentStatuses.js"
 import { StateChanges, touchesComponents } from "../StateChanges.js"
 import { IncidentAutomation } from "./IncidentAutomation.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
@@ -54,6 +57,9 @@ const logRefused = (line: RefusalLine) =>
 /** How often each probe's refusals are logged at most. */
 const refusalLogEvery = Duration.minutes(1)
 
+/** Who moves a component's status for its monitors, in the audit log. */
+const monitorsScope = systemScope("monitors")
+
 export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest", {
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
@@ -64,6 +70,7 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
     const probes = yield* ProbeRegistry
     const tracing = yield* TracingEnabled
     const automation = yield* IncidentAutomation
+    const audit = yield* AuditTrail
     const { claimIdleMs } = yield* QueueConfig
     const { resultsRetentionDays } = yield* AppConfig
     const bounds: AdmissionBounds = {
@@ -189,6 +196,23 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
         }
       })
 
+    /**
+     * Moves a component's status as its monitors call for, in a commit of its own, with one audit
+     * entry when it moved (`components.setStatusByMonitor`); none when it did not.
+     */
+    const followMonitors = (componentId: ComponentId) =>
+      changes.commit(Effect.gen(function*() {
+        yield* touchesComponents
+        const [, moves] = yield* collectingMoves(statuses.followMonitors(componentId))
+        for (const move of moves) {
+          yield* audit.record({
+            target: { type: "component", id: move.id, name: move.name },
+            changes: { status: { before: move.before, after: move.after } },
+            operation: "components.setStatusByMonitor"
+          })
+        }
+      })).pipe(Effect.provideService(CurrentAuditScope, monitorsScope))
+
     return {
       /** `arrivalOf`: when each report reached the queue, as its transport says (Delivery.receivedAt). */
       ingest: (reports: ReadonlyArray<ProbeReport>, arrivalOf?: ArrivalOf) =>
@@ -205,11 +229,7 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
           // Of the components the batch may move, those whose status their monitors would move,
           // read after the commit with one statement. A batch that moves nothing (the steady
           // state) reads and writes nothing here, and does not invalidate the public snapshot.
-          yield* Effect.forEach(
-            yield* statuses.outOfLineWithMonitors(componentIds),
-            (componentId) => changes.commit(Effect.andThen(touchesComponents, statuses.followMonitors(componentId))),
-            { discard: true }
-          )
+          yield* Effect.forEach(yield* statuses.outOfLineWithMonitors(componentIds), followMonitors, { discard: true })
           // After the components moved: an incident's severity and title follow the component's
           // new status. The results are stored whatever happens here; a failed pass is taken up
           // by the IncidentAutomationClock.
@@ -235,7 +255,8 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
       ComponentStatuses.layer,
       StateChanges.layer,
       ProbeRegistry.layer,
-      IncidentAutomation.layer
+      IncidentAutomation.layer,
+      AuditTrail.layer
     ])
   )
 }

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto"
 
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Option } from "effect"
 
-import { BadRequest, NotFound } from "../../domain/Errors.js"
+import { BadRequest, NotFound, orNotFound } from "../../domain/Errors.js"
 import type { Locale } from "../../domain/Locale.js"
 import { clientBudget } from "../../domain/NetworkAddress.js"
 import type { PageRequest } from "../../domain/Page.js"
@@ -17,6 +17,7 @@ import type { SubscriberId } from "../../domain/Subscriber.js"
 import { isToken, SubscribeAccepted, Unsubscribed, Verified } from "../../domain/Subscriber.js"
 import { StatusPagesRepo } from "../../persistence/StatusPagesRepo.js"
 import { noPage, SubscribersRepo } from "../../persistence/SubscribersRepo.js"
+import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import type { RateLimit } from "../auth/RateLimiter.js"
 import { RateLimiter } from "../auth/RateLimiter.js"
 import { MailDeliveries } from "./mail/MailDeliveries.js"
@@ -72,6 +73,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
     const statusPages = yield* StatusPagesRepo
     const limiter = yield* RateLimiter
     const mails = yield* MailDeliveries
+    const audit = yield* AuditTrail
     // Mail in flight when the service stops is interrupted with it; its claim runs out and the dispatcher sends it.
     const background = yield* FiberSet.make()
 
@@ -183,16 +185,27 @@ export class Subscriptions extends Context.Service<Subscriptions>()("Subscriptio
 
       list: Effect.fn("Subscriptions.list")((page: PageRequest) => repo.findPage(page)),
 
+      /** An operator deletes a subscriber: the audit entry names them by e-mail address. */
       remove: Effect.fn("Subscriptions.remove")((id: SubscriberId) =>
-        repo.remove(id).pipe(
-          Effect.filterOrFail((removed) => removed, () => NotFound.of("Subscriber", id)),
-          Effect.asVoid
-        )
+        audit.transaction(Effect.gen(function*() {
+          const subscriber = yield* repo.findById(id).pipe(orNotFound("Subscriber", id))
+          if (!(yield* repo.remove(id))) return yield* NotFound.of("Subscriber", id)
+          yield* audit.record({
+            target: { type: "subscriber", id: subscriber.id, name: subscriber.email },
+            changes: changesBetween(subscriber, undefined)
+          })
+        }))
       )
     } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([SubscribersRepo.layer, StatusPagesRepo.layer, RateLimiter.layer, MailDeliveries.layer])
+    Layer.provide([
+      SubscribersRepo.layer,
+      StatusPagesRepo.layer,
+      RateLimiter.layer,
+      MailDeliveries.layer,
+      AuditTrail.layer
+    ])
   )
 }

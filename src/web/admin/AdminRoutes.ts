@@ -1,5 +1,6 @@
 /**
- * Serves the dashboard beside the API: `/admin` (the HTML shell) and its script and stylesheet.
+ * Serves the dashboard beside the API: `/admin` and `/admin/invitation` (the HTML shell) and its
+ * script and stylesheet.
  * Assets are addressed by content hash (`?v=`), so a matching request is cached for a year and
  * anything else revalidates by ETag; the shell itself always revalidates, so a deploy shows at
  * once. The shell's CSP allows only this origin's scripts, styles and API.
@@ -58,6 +59,8 @@ export const AdminRoutes = HttpRouter.use((router) =>
       }
     })
     yield* router.add("GET", "/admin", Effect.succeed(shell))
+    // Invitation mails link here with the token in the fragment, which the browser never sends.
+    yield* router.add("GET", "/admin/invitation", Effect.succeed(shell))
     yield* router.add("GET", "/admin/app.js", serveAsset(bundle.script))
     yield* router.add("GET", "/admin/app.css", serveAsset(bundle.stylesheet))
   })

@@ -3,8 +3,9 @@
  * starts at 5 s and doubles with each failed attempt. A webhook delivery, and a notification
  * mail, get 3 retries after 5 s, 10 s and 20 s, then have failed for good. A confirmation mail is
  * retried as long as its link works (48 hours at most, checked at each claim), the wait
- * doubling up to 5 minutes, so an SMTP outage delays it and loses nothing. Pure, so the
- * dispatcher can store the next attempt time in the delivery row and a restart loses no retry.
+ * doubling up to 5 minutes, so an SMTP outage delays it and loses nothing; so is an invitation's
+ * mail (72 hours at most). Pure, so the dispatcher can store the next attempt time in the
+ * delivery row and a restart loses no retry.
  */
 import { Duration, Option } from "effect"
 
@@ -39,7 +40,7 @@ export const confirmationRetryDelay = (attempt: number): Duration.Duration =>
 
 /** The time of the next attempt at a mail after attempt `attempt` failed at `failedAt`, or none: failed for good. */
 export const nextMailAttemptAt = (
-  kind: "notification" | "confirmation",
+  kind: "notification" | "confirmation" | "invitation",
   attempt: number,
   failedAt: Date
 ): Option.Option<Date> =>

@@ -4,7 +4,8 @@
  * that show it when it hands an event over, then sends
  * the due ones, retrying a failed send after 5 s, 10 s and 20 s like a webhook delivery.
  * Confirmation mails go the same way: queued with the subscription request and sent at once by
- * the process that took it; a failed one is retried by the dispatcher while its link works.
+ * the process that took it; a failed one is retried by the dispatcher while its link works. So
+ * do invitations to the team, queued with the invitation.
  * A mail the server refuses for good (a 5xx reply to it) is not retried: it would be refused again.
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
@@ -19,6 +20,7 @@ import { AppConfig } from "../../../runtime/Config.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
 import { makeDeliveryQueue } from "../dispatcher/DeliveryQueue.js"
 import { nextMailAttemptAt } from "../dispatcher/RetrySchedule.js"
+import { invitationMail } from "./InvitationMail.js"
 import { Mailer, MailError } from "./Mailer.js"
 import type { MailedEvent } from "./SubscriberMail.js"
 import { isMailedEvent, notificationMail, verificationMail } from "./SubscriberMail.js"
@@ -59,8 +61,22 @@ export class MailDeliveries extends Context.Service<MailDeliveries>()("MailDeliv
             // The link was used, replaced or expired while the mail waited: mailing it would only mislead.
             return yield* repo.recordAttempt(mail, "The confirmation link no longer works; not sent", null, null)
           }
+          if (mail.kind === "invitation" && mail.verifyToken === null) {
+            // Accepted, revoked, replaced or expired while the mail waited.
+            return yield* repo.recordAttempt(mail, "The invitation link no longer works; not sent", null, null)
+          }
           const message = mail.kind === "confirmation"
             ? verificationMail({ sender, email: mail.email, token: mail.verifyToken!, locale: mail.locale })
+            : mail.kind === "invitation"
+            ? invitationMail({
+              publicUrl: config.publicUrl,
+              organization: mail.pageTitle,
+              email: mail.email,
+              token: mail.verifyToken!,
+              role: mail.invitationRole ?? "viewer",
+              invitedBy: mail.invitedBy ?? null,
+              expiresAt: mail.invitationExpiresAt ?? new Date(yield* Clock.currentTimeMillis)
+            })
             : notificationMail({
               event: (yield* decodeEvent(mail.event).pipe(Effect.orDie)) as MailedEvent,
               sender,

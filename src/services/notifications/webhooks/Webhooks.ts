@@ -3,14 +3,15 @@ import { randomUUID } from "node:crypto"
 
 import { Clock, Context, DateTime, Effect, Layer } from "effect"
 
-import { Conflict, NotFound, orNotFound } from "../../../domain/Errors.js"
+import { Conflict, orNotFound } from "../../../domain/Errors.js"
 import type { IncidentEvent } from "../../../domain/NotificationEvent.js"
 import type { PageRequest } from "../../../domain/Page.js"
-import type { CreateWebhook, UpdateWebhook, WebhookId } from "../../../domain/Webhook.js"
+import type { CreateWebhook, UpdateWebhook, Webhook, WebhookId } from "../../../domain/Webhook.js"
 import { CreatedWebhook } from "../../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../../persistence/WebhooksRepo.js"
 import { AppConfig } from "../../../runtime/Config.js"
+import { AuditTrail, changesBetween } from "../../audit/AuditTrail.js"
 import { OrganizationProfile } from "../../catalog/OrganizationProfile.js"
 import { buildDeliveryRequest } from "./DeliveryRequest.js"
 import { generateSecret } from "./Signing.js"
@@ -40,7 +41,19 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
     const deliveries = yield* WebhookDeliveriesRepo
     const organization = yield* OrganizationProfile
     const sender = yield* WebhookSender
+    const audit = yield* AuditTrail
+    const transaction = audit.transaction
     const get = (id: WebhookId) => repo.findById(id).pipe(orNotFound("Webhook", id))
+
+    /**
+     * The audit entry of a change of `webhook` from `before` to `after`. Its secret and its URL show
+     * as `(secret)`: a chat webhook's URL is itself the credential that posts to the channel.
+     */
+    const record = (webhook: Webhook, before: Webhook | undefined, after: Webhook | undefined) =>
+      audit.record({
+        target: { type: "webhook", id: webhook.id, name: webhook.name },
+        changes: changesBetween(before, after, ["url"])
+      })
 
     return {
       list: Effect.fn("Webhooks.list")((page: PageRequest) => repo.findPage(page)),
@@ -49,27 +62,41 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
       /** Only `generic` webhooks get a secret; this response is the only one that shows it. */
       create: Effect.fn("Webhooks.create")((input: CreateWebhook) => {
         const secret = input.type === "generic" ? generateSecret() : null
-        return repo.insert(input, secret).pipe(
-          Effect.map((webhook) => new CreatedWebhook({ ...webhook, secret }))
-        )
+        return transaction(Effect.gen(function*() {
+          const webhook = yield* repo.insert(input, secret)
+          yield* record(webhook, undefined, webhook)
+          return new CreatedWebhook({ ...webhook, secret })
+        }))
       }),
 
-      update: Effect.fn("Webhooks.update")(function*(id: WebhookId, changes: UpdateWebhook) {
-        if (changes.type !== undefined && (yield* get(id)).type !== changes.type) {
-          return yield* new Conflict({
-            message: "A webhook's type cannot be changed: create a new webhook of the other type"
-          })
-        }
-        return yield* repo.update(id, changes).pipe(orNotFound("Webhook", id))
-      }),
+      update: Effect.fn("Webhooks.update")((id: WebhookId, changes: UpdateWebhook) =>
+        transaction(Effect.gen(function*() {
+          const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Webhook", id))
+          if (changes.type !== undefined && before.type !== changes.type) {
+            return yield* new Conflict({
+              message: "A webhook's type cannot be changed: create a new webhook of the other type"
+            })
+          }
+          const after = yield* repo.update(id, changes).pipe(orNotFound("Webhook", id))
+          yield* record(after, before, after)
+          return after
+        }))
+      ),
 
-      toggle: Effect.fn("Webhooks.toggle")((id: WebhookId) => repo.toggle(id).pipe(orNotFound("Webhook", id))),
+      toggle: Effect.fn("Webhooks.toggle")((id: WebhookId) =>
+        transaction(Effect.gen(function*() {
+          const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Webhook", id))
+          const after = yield* repo.toggle(id).pipe(orNotFound("Webhook", id))
+          yield* record(after, before, after)
+          return after
+        }))
+      ),
 
       remove: Effect.fn("Webhooks.remove")((id: WebhookId) =>
-        repo.remove(id).pipe(
-          Effect.filterOrFail((deleted) => deleted, () => NotFound.of("Webhook", id)),
-          Effect.asVoid
-        )
+        transaction(Effect.gen(function*() {
+          const removed = yield* repo.remove(id).pipe(orNotFound("Webhook", id))
+          yield* record(removed, removed, undefined)
+        }))
       ),
 
       /** Sends the sample once, without retries, whether or not the webhook is active. */
@@ -85,7 +112,11 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
           deliveryId: event.id,
           timestamp: Math.floor(now / 1000)
         }))
-        yield* deliveries.recordTestAttempt(webhook.id, event.event, result, new Date(now))
+        // The sample was sent: its entry is written even when the webhook was deleted meanwhile.
+        yield* transaction(Effect.andThen(
+          deliveries.recordTestAttempt(webhook.id, event.event, result, new Date(now)),
+          audit.record({ target: { type: "webhook", id: webhook.id, name: webhook.name } })
+        ))
         return result
       }),
 
@@ -100,7 +131,8 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
       WebhooksRepo.layer,
       WebhookDeliveriesRepo.layer,
       OrganizationProfile.layer,
-      WebhookSender.layer
+      WebhookSender.layer,
+      AuditTrail.layer
     ])
   )
 }

@@ -1,31 +1,56 @@
 /**
- * The dashboard: who is signed in, the navigation built from the screen registry, and the
- * current screen. Any 401 from the API (session expired or ended) returns to the sign-in form.
+ * The dashboard: who is signed in and with which role, the navigation built from the screen
+ * registry (less the screens the role may not read), and the current screen. Any 401 from the
+ * API (session expired or ended) returns to the sign-in form. At `/admin/invitation#<token>` it
+ * shows the invitation first, and enters signed in once it is accepted.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 
-import type { User } from "../../../domain/Auth.js"
+import type { Me } from "../../../domain/Auth.js"
+import { AccessContext, accessOf, canWith, roleLabel } from "./core/access.js"
 import { call, onSignedOut } from "./core/api.js"
 import type { Failure } from "./core/failure.js"
 import { href, useRoute } from "./core/router.js"
+import { Invitation, readInvitationToken } from "./Invitation.js"
+import { AccountScreen } from "./screens/AccountScreen.js"
 import { screens } from "./screens/registry.js"
 import { SignIn } from "./SignIn.js"
 import { FailureMessage } from "./ui/feedback.js"
 
 type Session = { readonly state: "checking" } | { readonly state: "signedOut" } | {
   readonly state: "signedIn"
-  readonly user: User | null
+  readonly me: Me
 }
 
 export const App = () => {
+  // Read once, before anything renders: the token leaves the address bar at once.
+  const [invitation, setInvitation] = useState(readInvitationToken)
   const [session, setSession] = useState<Session>({ state: "checking" })
 
+  /** Who is signed in, with the role every screen hides actions by. */
+  const enter = async () => {
+    const outcome = await call((api) => api.auth.me())
+    setSession(outcome.ok ? { state: "signedIn", me: outcome.value } : { state: "signedOut" })
+  }
+
   useEffect(() => {
-    void call((api) => api.auth.me()).then((outcome) =>
-      setSession(outcome.ok ? { state: "signedIn", user: outcome.value.user } : { state: "signedOut" })
-    )
+    if (invitation === null) void enter()
     return onSignedOut(() => setSession({ state: "signedOut" }))
   }, [])
+
+  if (invitation !== null) {
+    return (
+      <Invitation
+        token={invitation}
+        onAccepted={() => {
+          history.replaceState(null, "", "/admin")
+          setInvitation(null)
+          setSession({ state: "checking" })
+          void enter()
+        }}
+      />
+    )
+  }
 
   switch (session.state) {
     case "checking":
@@ -35,15 +60,30 @@ export const App = () => {
         </main>
       )
     case "signedOut":
-      return <SignIn onSignedIn={(user) => setSession({ state: "signedIn", user })} />
+      return (
+        <SignIn
+          onSignedIn={() => {
+            setSession({ state: "checking" })
+            void enter()
+          }}
+        />
+      )
     case "signedIn":
-      return <Dashboard user={session.user} onSignOut={() => setSession({ state: "signedOut" })} />
+      return (
+        <AccessContext.Provider value={accessOf(session.me)}>
+          <Dashboard me={session.me} onSignOut={() => setSession({ state: "signedOut" })} />
+        </AccessContext.Provider>
+      )
   }
 }
 
-const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () => void }) => {
+const Dashboard = (props: { readonly me: Me; readonly onSignOut: () => void }) => {
   const route = useRoute()
-  const screen = screens.find((candidate) => candidate.path === route) ?? screens[0]!
+  const access = accessOf(props.me)
+  // A screen the role may not read is neither listed nor opened by its address.
+  const allowed = screens.filter((candidate) => canWith(access, candidate.needs))
+  const screen = [...allowed, AccountScreen].find((candidate) => candidate.path === route) ?? allowed[0] ??
+    AccountScreen
   const main = useRef<HTMLElement>(null)
   const [signingOut, setSigningOut] = useState(false)
   const [signOutFailure, setSignOutFailure] = useState<Failure | null>(null)
@@ -63,6 +103,7 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
     else setSignOutFailure(outcome.failure)
   }
 
+  const user = props.me.user
   return (
     <>
       <a
@@ -79,7 +120,7 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
         <p class="brand">Status admin</p>
         <nav aria-label="Main">
           <ul>
-            {screens.map((candidate) => (
+            {allowed.map((candidate) => (
               <li key={candidate.path}>
                 <a href={href(candidate.path)} aria-current={candidate === screen ? "page" : undefined}>
                   {candidate.title}
@@ -89,7 +130,16 @@ const Dashboard = (props: { readonly user: User | null; readonly onSignOut: () =
           </ul>
         </nav>
         <div class="account">
-          {props.user && <span class="muted">{props.user.email}</span>}
+          {user && <span class="muted">{user.email}</span>}
+          <span class="muted">Role: {roleLabel[props.me.role]}</span>
+          {props.me.authenticatedBy === "session" && (
+            <a
+              href={href(AccountScreen.path)}
+              aria-current={screen === AccountScreen ? "page" : undefined}
+            >
+              {AccountScreen.title}
+            </a>
+          )}
           <button type="button" onClick={signOut} disabled={signingOut}>Sign out</button>
         </div>
         <FailureMessage failure={signOutFailure} />

@@ -28,11 +28,16 @@ export const onSignedOut = (listener: () => void): () => void => {
   return () => signedOutListeners.delete(listener)
 }
 
+/** Says the session has ended without asking the server (the user ended this very session). */
+export const endSession = () => {
+  for (const listener of signedOutListeners) listener()
+}
+
 /** Runs one request through the typed client; failures come back described for people. */
 export const call = async <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>): Promise<Outcome<A>> => {
   const exit = await runtime.runPromiseExit(Effect.flatMap(Effect.promise(() => client), request))
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const failure = describeFailure(exit.cause)
-  if (failure.kind === "unauthorized") { for (const listener of signedOutListeners) listener() }
+  if (failure.kind === "unauthorized") endSession()
   return { ok: false, failure }
 }

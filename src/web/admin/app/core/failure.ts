@@ -9,7 +9,8 @@ import { HttpClientError } from "effect/http"
 import { fieldIssues } from "../../../../api/IssueMessages.js"
 
 export interface Failure {
-  readonly kind: "unauthorized" | "other"
+  /** `notFound`: the item (or an invitation's link) is gone; a page may say more than the server's words. */
+  readonly kind: "unauthorized" | "notFound" | "other"
   /** One sentence for the whole form. */
   readonly message: string
   /** Messages by the name of the field they concern (the first element of an issue's path). */
@@ -84,6 +85,8 @@ const describeError = (error: unknown): Failure => {
     }
     case "Unauthorized":
       return { kind: "unauthorized", message: message || "Please sign in.", fields: {} }
+    case "NotFound":
+      return { kind: "notFound", message: message || "It no longer exists.", fields: {} }
     // The form was opened on a version someone else has changed since (If-Match): say so, keep
     // what was typed, and tell how to see their change.
     case "PreconditionFailed":

@@ -7,6 +7,7 @@ import { useState } from "preact/hooks"
 import { withIfMatch } from "../../../../client/IfMatch.js"
 import { everyItem } from "../../../../client/Pages.js"
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
+import { useCan } from "../core/access.js"
 import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
@@ -87,6 +88,7 @@ const GroupRow = (props: {
   const { group } = props
   const editor = useOpenPart(props.onChanged)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
   const members = props.components.filter((component) => component.groupId === group.id)
 
   const remove = () =>
@@ -123,10 +125,16 @@ const GroupRow = (props: {
         )}
       </th>
       <td>{members.length === 0 ? "None" : members.map((component) => component.name).join(", ")}</td>
-      <td class="row-actions">
-        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={group.name} />
-        <ConfirmButton label="Delete" confirmLabel={`Delete ${group.name}`} onConfirm={remove} />
-      </td>
+      {(can("componentGroups.update") || can("componentGroups.remove")) && (
+        <td class="row-actions">
+          {can("componentGroups.update") && (
+            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={group.name} />
+          )}
+          {can("componentGroups.remove") && (
+            <ConfirmButton label="Delete" confirmLabel={`Delete ${group.name}`} onConfirm={remove} />
+          )}
+        </td>
+      )}
     </tr>
   )
 }
@@ -134,6 +142,8 @@ const GroupRow = (props: {
 const ComponentGroupsView = () => {
   const { loaded, message, changed } = useListScreen((api) => everyItem(api.componentGroups.list))
   const components = useComponentChoices()
+  const can = useCan()
+  const actions = can("componentGroups.update") || can("componentGroups.remove")
 
   return (
     <ResourcePage title="Component groups" message={message}>
@@ -144,24 +154,27 @@ const ComponentGroupsView = () => {
       <ResourceTable
         loaded={loaded}
         caption="Component groups"
-        columns={["Group", "Components", "Actions"]}
-        empty="No groups yet. Create one below."
+        columns={["Group", "Components", ...(actions ? ["Actions"] : [])]}
+        empty={can("componentGroups.create") ? "No groups yet. Create one below." : "No groups yet."}
       >
         {(group) => <GroupRow key={group.id} group={group} components={components} onChanged={changed} />}
       </ResourceTable>
-      <NewSection id="new-group" title="New group">
-        <GroupForm
-          id="new-group"
-          submitLabel="Create group"
-          onSaved={(created) => changed(`The group ${created.name} was created.`)}
-        />
-      </NewSection>
+      {can("componentGroups.create") && (
+        <NewSection id="new-group" title="New group">
+          <GroupForm
+            id="new-group"
+            submitLabel="Create group"
+            onSaved={(created) => changed(`The group ${created.name} was created.`)}
+          />
+        </NewSection>
+      )}
     </ResourcePage>
   )
 }
 
 export const ComponentGroupsScreen: Screen = {
   path: "component-groups",
+  needs: "componentGroups.list",
   title: "Component groups",
   View: ComponentGroupsView
 }

@@ -9,6 +9,7 @@ import { everyItem } from "../../../../client/Pages.js"
 import type { Component, ComponentStatus } from "../../../../domain/Component.js"
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { componentStatusLabel, optionsOf } from "../../../Labels.js"
+import { useCan } from "../core/access.js"
 import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
@@ -111,10 +112,13 @@ const ComponentRow = (props: {
   readonly groups: ReadonlyArray<GroupJson>
   readonly onChanged: (message: string) => void
   readonly reload: () => void
+  /** Whether the role may edit or delete components: the Actions column is left out otherwise. */
+  readonly actions: boolean
 }) => {
   const { component } = props
   const editor = useOpenPart(props.onChanged)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
   const group = props.groups.find((candidate) => candidate.id === component.groupId)
 
   const changeStatus = async (status: ComponentStatus) => {
@@ -156,20 +160,31 @@ const ComponentRow = (props: {
         )}
       </th>
       <td>
-        <select
-          aria-label={`Status of ${component.name}`}
-          class={`status status-${component.status}`}
-          value={component.status}
-          onChange={(event) => changeStatus(event.currentTarget.value as ComponentStatus)}
-        >
-          {componentStatuses.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
-        </select>
+        {can("components.setStatus")
+          ? (
+            <select
+              aria-label={`Status of ${component.name}`}
+              class={`status status-${component.status}`}
+              value={component.status}
+              onChange={(event) => changeStatus(event.currentTarget.value as ComponentStatus)}
+            >
+              {componentStatuses.map((option) => <option key={option.value} value={option.value}>{option.label}
+              </option>)}
+            </select>
+          )
+          : <span class={`status status-${component.status}`}>{componentStatusLabel[component.status]}</span>}
         <FailureMessage failure={failure} />
       </td>
-      <td class="row-actions">
-        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={component.name} />
-        <ConfirmButton label="Delete" confirmLabel={`Delete ${component.name}`} onConfirm={remove} />
-      </td>
+      {props.actions && (
+        <td class="row-actions">
+          {can("components.update") && (
+            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={component.name} />
+          )}
+          {can("components.remove") && (
+            <ConfirmButton label="Delete" confirmLabel={`Delete ${component.name}`} onConfirm={remove} />
+          )}
+        </td>
+      )}
     </tr>
   )
 }
@@ -178,29 +193,45 @@ const ComponentsView = () => {
   const { loaded, reload, message, changed } = useListScreen((api) => everyItem(api.components.list))
   const [loadedGroups] = useLoad((api) => everyItem(api.componentGroups.list))
   const groups = loadedGroups.state === "ready" ? loadedGroups.value : []
+  const can = useCan()
+  const actions = can("components.update") || can("components.remove")
 
   return (
     <ResourcePage title="Components" message={message}>
       <ResourceTable
         loaded={loaded}
         caption="Components"
-        columns={["Component", "Status", "Actions"]}
-        empty="No components yet. Create the first one below."
+        columns={["Component", "Status", ...(actions ? ["Actions"] : [])]}
+        empty={can("components.create") ? "No components yet. Create the first one below." : "No components yet."}
       >
         {(component) => (
-          <ComponentRow key={component.id} component={component} groups={groups} onChanged={changed} reload={reload} />
+          <ComponentRow
+            key={component.id}
+            component={component}
+            groups={groups}
+            onChanged={changed}
+            reload={reload}
+            actions={actions}
+          />
         )}
       </ResourceTable>
-      <NewSection id="new-component" title="New component">
-        <ComponentForm
-          id="new-component"
-          groups={groups}
-          submitLabel="Create component"
-          onSaved={(created) => changed(`${created.name} was created.`)}
-        />
-      </NewSection>
+      {can("components.create") && (
+        <NewSection id="new-component" title="New component">
+          <ComponentForm
+            id="new-component"
+            groups={groups}
+            submitLabel="Create component"
+            onSaved={(created) => changed(`${created.name} was created.`)}
+          />
+        </NewSection>
+      )}
     </ResourcePage>
   )
 }
 
-export const ComponentsScreen: Screen = { path: "components", title: "Components", View: ComponentsView }
+export const ComponentsScreen: Screen = {
+  path: "components",
+  needs: "components.list",
+  title: "Components",
+  View: ComponentsView
+}

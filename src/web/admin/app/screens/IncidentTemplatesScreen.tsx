@@ -9,6 +9,7 @@ import { everyItem } from "../../../../client/Pages.js"
 import type { IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
 import { openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
+import { useCan } from "../core/access.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, VisibilityBadge } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
@@ -125,6 +126,7 @@ const TemplateRow = (props: {
   const { template } = props
   const editor = useOpenPart(props.onChanged)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
 
   const remove = () =>
     act(
@@ -162,10 +164,16 @@ const TemplateRow = (props: {
           </InlineSection>
         )}
       </th>
-      <td class="row-actions">
-        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={template.name} />
-        <ConfirmButton label="Delete" confirmLabel={`Delete ${template.name}`} onConfirm={remove} />
-      </td>
+      {(can("incidentTemplates.update") || can("incidentTemplates.remove")) && (
+        <td class="row-actions">
+          {can("incidentTemplates.update") && (
+            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={template.name} />
+          )}
+          {can("incidentTemplates.remove") && (
+            <ConfirmButton label="Delete" confirmLabel={`Delete ${template.name}`} onConfirm={remove} />
+          )}
+        </td>
+      )}
     </tr>
   )
 }
@@ -173,33 +181,38 @@ const TemplateRow = (props: {
 const IncidentTemplatesView = () => {
   const { loaded, message, changed } = useListScreen((api) => everyItem(api.incidentTemplates.list))
   const componentList = useComponentChoices()
+  const can = useCan()
+  const actions = can("incidentTemplates.update") || can("incidentTemplates.remove")
 
   return (
     <ResourcePage title="Incident templates" message={message}>
       <ResourceTable
         loaded={loaded}
         caption="Incident templates"
-        columns={["Template", "Actions"]}
-        empty="No templates yet. Create one below."
+        columns={["Template", ...(actions ? ["Actions"] : [])]}
+        empty={can("incidentTemplates.create") ? "No templates yet. Create one below." : "No templates yet."}
       >
         {(template) => (
           <TemplateRow key={template.id} template={template} components={componentList} onChanged={changed} />
         )}
       </ResourceTable>
-      <NewSection id="new-template" title="New template">
-        <TemplateForm
-          id="new-template"
-          components={componentList}
-          submitLabel="Create template"
-          onSaved={(created) => changed(`The template ${created.name} was created.`)}
-        />
-      </NewSection>
+      {can("incidentTemplates.create") && (
+        <NewSection id="new-template" title="New template">
+          <TemplateForm
+            id="new-template"
+            components={componentList}
+            submitLabel="Create template"
+            onSaved={(created) => changed(`The template ${created.name} was created.`)}
+          />
+        </NewSection>
+      )}
     </ResourcePage>
   )
 }
 
 export const IncidentTemplatesScreen: Screen = {
   path: "incident-templates",
+  needs: "incidentTemplates.list",
   title: "Incident templates",
   View: IncidentTemplatesView
 }

@@ -12,6 +12,7 @@ import { everyItem } from "../../../../client/Pages.js"
 import type { Component } from "../../../../domain/Component.js"
 import type { Incident, IncidentAutomation, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
+import { useCan } from "../core/access.js"
 import { type ComponentId, componentNames } from "../ui/ComponentPicker.js"
 import {
   type ChosenStatuses,
@@ -21,6 +22,7 @@ import {
 } from "../ui/ComponentStatusPicker.js"
 import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feedback.js"
 import { Checkbox, Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
+import { LastChanged } from "../ui/LastChanged.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import {
   FreshEditor,
@@ -281,6 +283,7 @@ const IncidentRow = (props: {
   const postmortem = useOpenPart(props.onChanged)
   const [restoreComponents, setRestoreComponents] = useState(false)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
   const open = incident.status !== "resolved"
 
   const resolve = () =>
@@ -317,6 +320,14 @@ const IncidentRow = (props: {
         )}
         <p class="small">{incident.message}</p>
         <FailureMessage failure={failure} />
+        {(timeline.open || posting.open) && (
+          // Read again whenever the incident changes.
+          <LastChanged
+            key={incident.updatedAt.epochMilliseconds}
+            targetType="incident"
+            targetId={incident.id}
+          />
+        )}
         {timeline.open && <Timeline incident={incident} />}
         {posting.open && (
           <FreshEditor
@@ -351,19 +362,21 @@ const IncidentRow = (props: {
       </td>
       <td class="row-actions">
         <OpenButton open={timeline.open} onToggle={timeline.toggle} label="Timeline" hidden={`of ${incident.title}`} />
-        {!incident.published && (
+        {!incident.published && can("incidents.publish") && (
           <button type="button" onClick={publish}>
             Publish<span class="visually-hidden">{` ${incident.title}`}</span>
           </button>
         )}
-        {open && (
+        {open && can("incidents.addUpdate") && (
+          <OpenButton
+            open={posting.open}
+            onToggle={posting.toggle}
+            label="Post update"
+            hidden={`on ${incident.title}`}
+          />
+        )}
+        {open && can("incidents.resolve") && (
           <>
-            <OpenButton
-              open={posting.open}
-              onToggle={posting.toggle}
-              label="Post update"
-              hidden={`on ${incident.title}`}
-            />
             <ConfirmButton label="Resolve" confirmLabel={`Resolve ${incident.title}`} onConfirm={resolve} />
             {incident.componentIds.length > 0 && (
               <Checkbox
@@ -375,7 +388,7 @@ const IncidentRow = (props: {
             )}
           </>
         )}
-        {!open && (
+        {!open && can("incidents.setPostmortem") && (
           <OpenButton
             open={postmortem.open}
             onToggle={postmortem.toggle}
@@ -397,6 +410,7 @@ const IncidentsView = () => {
     )
   )
   const componentList = useComponentChoices()
+  const can = useCan()
 
   return (
     <ResourcePage title="Incidents" message={message}>
@@ -410,11 +424,18 @@ const IncidentsView = () => {
           <IncidentRow key={incident.id} incident={incident} components={componentList} onChanged={changed} />
         )}
       </ResourceTable>
-      <NewSection id="new-incident" title="New incident">
-        <NewIncident components={componentList} onCreated={(incident) => changed(`${incident.title} was opened.`)} />
-      </NewSection>
+      {can("incidents.create") && (
+        <NewSection id="new-incident" title="New incident">
+          <NewIncident components={componentList} onCreated={(incident) => changed(`${incident.title} was opened.`)} />
+        </NewSection>
+      )}
     </ResourcePage>
   )
 }
 
-export const IncidentsScreen: Screen = { path: "incidents", title: "Incidents", View: IncidentsView }
+export const IncidentsScreen: Screen = {
+  path: "incidents",
+  needs: "incidents.list",
+  title: "Incidents",
+  View: IncidentsView
+}

@@ -12,6 +12,7 @@ import type { Component } from "../../../../domain/Component.js"
 import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../../../domain/Maintenance.js"
 import { type RecurrenceFrequency, repeatsEvery } from "../../../../domain/Recurrence.js"
 import { maintenanceStatusLabel } from "../../../Labels.js"
+import { useCan } from "../core/access.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
@@ -240,6 +241,7 @@ const WindowRow = (props: {
   const { window } = props
   const editor = useOpenPart(props.onChanged)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
   const changeable = window.status === "scheduled" || window.status === "in_progress"
 
   const cancel = (series: boolean) =>
@@ -298,9 +300,11 @@ const WindowRow = (props: {
         <span class={changeable ? "badge" : "badge ok"}>{maintenanceStatusLabel[window.status]}</span>
       </td>
       <td class="row-actions">
-        {changeable && (
+        {changeable && can("maintenance.update") && (
+          <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={window.title} />
+        )}
+        {changeable && can("maintenance.cancel") && (
           <>
-            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={window.title} />
             {window.recurrence === null
               ? (
                 <ConfirmButton
@@ -339,6 +343,7 @@ const MaintenanceView = () => {
     )
   )
   const componentList = useComponentChoices()
+  const can = useCan()
 
   return (
     <ResourcePage title="Maintenance" message={message}>
@@ -350,16 +355,23 @@ const MaintenanceView = () => {
       >
         {(window) => <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />}
       </ResourceTable>
-      <NewSection id="new-window" title="Schedule maintenance">
-        <WindowForm
-          id="new-window"
-          components={componentList}
-          submitLabel="Schedule"
-          onSaved={(created) => changed(`${created.title} was scheduled.`)}
-        />
-      </NewSection>
+      {can("maintenance.create") && (
+        <NewSection id="new-window" title="Schedule maintenance">
+          <WindowForm
+            id="new-window"
+            components={componentList}
+            submitLabel="Schedule"
+            onSaved={(created) => changed(`${created.title} was scheduled.`)}
+          />
+        </NewSection>
+      )}
     </ResourcePage>
   )
 }
 
-export const MaintenanceScreen: Screen = { path: "maintenance", title: "Maintenance", View: MaintenanceView }
+export const MaintenanceScreen: Screen = {
+  path: "maintenance",
+  needs: "maintenance.list",
+  title: "Maintenance",
+  View: MaintenanceView
+}

@@ -20,6 +20,7 @@ import {
   type QuorumRule
 } from "../../../../domain/Monitor.js"
 import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
+import { useCan } from "../core/access.js"
 import { ConfirmButton, FailureMessage, Loading } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
@@ -390,10 +391,13 @@ const MonitorRow = (props: {
   readonly components: ReadonlyArray<ComponentJson>
   readonly templates: ReadonlyArray<TemplateJson>
   readonly onChanged: (message: string) => void
+  /** Whether the role may change monitors: the Actions column is left out otherwise. */
+  readonly actions: boolean
 }) => {
   const { monitor } = props
   const editor = useOpenPart(props.onChanged)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
   const componentName = props.components.find((component) => component.id === monitor.componentId)?.name ??
     "unknown component"
   const pauseOrResume = () =>
@@ -457,14 +461,22 @@ const MonitorRow = (props: {
         </p>
         <ResponseTimeChart monitorId={monitor.id} name={monitor.url} />
       </td>
-      <td class="row-actions">
-        <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={monitor.url} />
-        <button type="button" onClick={pauseOrResume}>
-          {monitor.paused ? "Resume" : "Pause"}
-          <span class="visually-hidden">{monitor.url}</span>
-        </button>
-        <ConfirmButton label="Delete" confirmLabel={`Delete the monitor of ${monitor.url}`} onConfirm={remove} />
-      </td>
+      {props.actions && (
+        <td class="row-actions">
+          {can("monitors.update") && (
+            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={monitor.url} />
+          )}
+          {can(monitor.paused ? "monitors.resume" : "monitors.pause") && (
+            <button type="button" onClick={pauseOrResume}>
+              {monitor.paused ? "Resume" : "Pause"}
+              <span class="visually-hidden">{monitor.url}</span>
+            </button>
+          )}
+          {can("monitors.remove") && (
+            <ConfirmButton label="Delete" confirmLabel={`Delete the monitor of ${monitor.url}`} onConfirm={remove} />
+          )}
+        </td>
+      )}
     </tr>
   )
 }
@@ -475,6 +487,8 @@ const MonitorsView = () => {
   const [templates] = useLoad((api) => everyItem(api.incidentTemplates.list))
   // Without templates (none, or not loaded) the menu offers only None; the monitors still show.
   const templateList = templates.state === "ready" ? templates.value : []
+  const can = useCan()
+  const actions = can("monitors.update") || can("monitors.pause") || can("monitors.remove")
 
   return (
     <ResourcePage title="Monitors" message={message}>
@@ -484,7 +498,7 @@ const MonitorsView = () => {
             <ResourceTable
               loaded={monitors}
               caption="Monitors"
-              columns={["Target", "State", "Actions"]}
+              columns={["Target", "State", ...(actions ? ["Actions"] : [])]}
               empty="No monitors yet."
             >
               {(monitor) => (
@@ -494,22 +508,25 @@ const MonitorsView = () => {
                   components={componentList}
                   templates={templateList}
                   onChanged={changed}
+                  actions={actions}
                 />
               )}
             </ResourceTable>
-            <NewSection id="new-monitor" title="New monitor">
-              {componentList.length === 0
-                ? <p>A monitor checks a component: create a component first.</p>
-                : (
-                  <MonitorForm
-                    id="new-monitor"
-                    components={componentList}
-                    templates={templateList}
-                    submitLabel="Create monitor"
-                    onSaved={(monitor) => changed(`The monitor of ${monitor.url} was created.`)}
-                  />
-                )}
-            </NewSection>
+            {can("monitors.create") && (
+              <NewSection id="new-monitor" title="New monitor">
+                {componentList.length === 0
+                  ? <p>A monitor checks a component: create a component first.</p>
+                  : (
+                    <MonitorForm
+                      id="new-monitor"
+                      components={componentList}
+                      templates={templateList}
+                      submitLabel="Create monitor"
+                      onSaved={(monitor) => changed(`The monitor of ${monitor.url} was created.`)}
+                    />
+                  )}
+              </NewSection>
+            )}
           </>
         )}
       </Loading>
@@ -517,4 +534,9 @@ const MonitorsView = () => {
   )
 }
 
-export const MonitorsScreen: Screen = { path: "monitors", title: "Monitors", View: MonitorsView }
+export const MonitorsScreen: Screen = {
+  path: "monitors",
+  needs: "monitors.list",
+  title: "Monitors",
+  View: MonitorsView
+}

@@ -261,4 +261,4 @@ const OverviewView = () => {
   )
 }
 
-export const OverviewScreen: Screen = { path: "overview", title: "Overview", View: OverviewView }
+export const OverviewScreen: Screen = { path: "overview", needs: "overview.get", title: "Overview", View: OverviewView }

@@ -11,6 +11,7 @@ import type { Component } from "../../../../domain/Component.js"
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { type Locale, locales } from "../../../../domain/Locale.js"
 import type { Audience, FooterLink, PageItem, StatusPage } from "../../../../domain/StatusPage.js"
+import { mayChangePage, useAccess, useCan } from "../core/access.js"
 import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { PageItemsEditor } from "../ui/PageItemsEditor.js"
@@ -344,10 +345,15 @@ const PageRow = (props: {
   readonly components: ReadonlyArray<ComponentJson>
   readonly groups: ReadonlyArray<GroupJson>
   readonly onChanged: (message: string) => void
+  /** Whether the role may change pages: the Actions column is left out otherwise. */
+  readonly actions: boolean
 }) => {
   const { page } = props
   const editor = useOpenPart(props.onChanged)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
+  // A key limited to some pages changes only those.
+  const mine = mayChangePage(useAccess(), page.id)
   const name = page.title ?? props.organizationName
   const address = pageAddress(page, window.location.origin)
 
@@ -408,32 +414,38 @@ const PageRow = (props: {
         </div>
       </td>
       <td>{page.audience === "protected" ? "Protected (password)" : "Public"}</td>
-      <td>
-        <div class="row-actions">
-          <button
-            type="button"
-            aria-expanded={editor.open}
-            aria-label={`Edit ${name} (${page.slug})`}
-            onClick={editor.toggle}
-          >
-            Edit
-          </button>
-          {!page.isDefault && (
-            <button type="button" aria-label={`Set as default ${name} (${page.slug})`} onClick={makeDefault}>
-              Set as default
-            </button>
+      {props.actions && (
+        <td>
+          <div class="row-actions">
+            {mine && can("statusPages.update") && (
+              <button
+                type="button"
+                aria-expanded={editor.open}
+                aria-label={`Edit ${name} (${page.slug})`}
+                onClick={editor.toggle}
+              >
+                Edit
+              </button>
+            )}
+            {mine && can("statusPages.update") && !page.isDefault && (
+              <button type="button" aria-label={`Set as default ${name} (${page.slug})`} onClick={makeDefault}>
+                Set as default
+              </button>
+            )}
+            {mine && can("statusPages.remove") && (
+              <ConfirmButton
+                label="Delete"
+                confirmLabel={`Delete ${name} (${page.slug})`}
+                disabled={page.isDefault}
+                onConfirm={remove}
+              />
+            )}
+          </div>
+          {mine && can("statusPages.remove") && page.isDefault && (
+            <p class="muted small">The default page cannot be deleted: make another page the default first.</p>
           )}
-          <ConfirmButton
-            label="Delete"
-            confirmLabel={`Delete ${name} (${page.slug})`}
-            disabled={page.isDefault}
-            onConfirm={remove}
-          />
-        </div>
-        {page.isDefault && (
-          <p class="muted small">The default page cannot be deleted: make another page the default first.</p>
-        )}
-      </td>
+        </td>
+      )}
     </tr>
   )
 }
@@ -447,6 +459,9 @@ const PagesView = () => {
   const organizationName = organization.state === "ready" ? organization.value.name : "the organization"
   // A new form after each creation, empty again.
   const [created, setCreated] = useState(0)
+  const can = useCan()
+  const access = useAccess()
+  const actions = can("statusPages.update") || can("statusPages.remove")
 
   return (
     <ResourcePage title="Pages" message={message}>
@@ -457,7 +472,7 @@ const PagesView = () => {
       <ResourceTable
         loaded={loaded}
         caption="Status pages"
-        columns={["Page", "Address", "Audience", "Actions"]}
+        columns={["Page", "Address", "Audience", ...(actions ? ["Actions"] : [])]}
         empty="No pages yet. Create one below."
       >
         {(page) => (
@@ -468,24 +483,27 @@ const PagesView = () => {
             components={components}
             groups={groups}
             onChanged={changed}
+            actions={actions}
           />
         )}
       </ResourceTable>
-      <NewSection id="new-page" title="New page">
-        <PageForm
-          key={created}
-          id="new-page"
-          components={components}
-          groups={groups}
-          submitLabel="Create page"
-          onSaved={(page) => {
-            setCreated(created + 1)
-            changed(`The page ${page.title ?? organizationName} (${page.slug}) was created.`)
-          }}
-        />
-      </NewSection>
+      {can("statusPages.create") && mayChangePage(access) && (
+        <NewSection id="new-page" title="New page">
+          <PageForm
+            key={created}
+            id="new-page"
+            components={components}
+            groups={groups}
+            submitLabel="Create page"
+            onSaved={(page) => {
+              setCreated(created + 1)
+              changed(`The page ${page.title ?? organizationName} (${page.slug}) was created.`)
+            }}
+          />
+        </NewSection>
+      )}
     </ResourcePage>
   )
 }
 
-export const PagesScreen: Screen = { path: "pages", title: "Pages", View: PagesView }
+export const PagesScreen: Screen = { path: "pages", needs: "statusPages.list", title: "Pages", View: PagesView }

@@ -1,4 +1,7 @@
-/** Settings: the organization profile and the API keys. */
+/**
+ * Settings: the organization profile (owners change it, the others read it) and the API keys
+ * (admins and owners).
+ */
 import { DateTime, Effect, Schema } from "effect"
 import { useState } from "preact/hooks"
 
@@ -6,8 +9,10 @@ import { withIfMatch } from "../../../../client/IfMatch.js"
 import { everyItem } from "../../../../client/Pages.js"
 import type { ApiKey, CreatedApiKey } from "../../../../domain/Auth.js"
 import { type Organization, UpdateOrganization } from "../../../../domain/Organization.js"
+import { atLeast, type Role, roles } from "../../../../domain/Role.js"
+import { roleLabel, useAccess, useCan } from "../core/access.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, When } from "../ui/feedback.js"
-import { TextField } from "../ui/fields.js"
+import { SelectField, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import { ResourceForm, ResourceTable, useRowActions } from "../ui/resources.js"
 import type { Screen } from "./Screen.js"
@@ -99,6 +104,28 @@ const OrganizationForm = (
   )
 }
 
+/** The profile as it is, for a role that may not change it. */
+const OrganizationProfile = ({ organization }: { readonly organization: OrganizationJson }) => (
+  <dl class="profile">
+    <dt>Name</dt>
+    <dd>{organization.name}</dd>
+    <dt>Logo URL</dt>
+    <dd>{organization.logoUrl ?? <span class="muted">none</span>}</dd>
+    <dt>Brand colour</dt>
+    <dd>
+      <code>{organization.brandColor}</code>
+    </dd>
+    <dt>Time zone</dt>
+    <dd>{organization.timezone}</dd>
+    <dt>Maintenance reminder</dt>
+    <dd>
+      {organization.maintenanceReminderHours === 0
+        ? "none"
+        : `${organization.maintenanceReminderHours} hours before the start`}
+    </dd>
+  </dl>
+)
+
 type ApiKeyJson = typeof ApiKey.json.Type
 
 /** The new key, shown this once with a copy button: the server keeps only its hash. */
@@ -128,6 +155,7 @@ const NewKey = ({ created }: { readonly created: typeof CreatedApiKey.Type }) =>
 const ApiKeyRow = (props: { readonly apiKey: ApiKeyJson; readonly onChanged: (message: string) => void }) => {
   const key = props.apiKey
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
   const remove = () =>
     act((api) => api.apiKeys.remove({ params: { id: key.id } }), () => `The key ${key.name} was deleted.`)
   return (
@@ -148,8 +176,11 @@ const ApiKeyRow = (props: { readonly apiKey: ApiKeyJson; readonly onChanged: (me
       <td>
         <When at={key.expiresAt} never="no expiry" />
       </td>
+      <td>{roleLabel[key.role]}</td>
       <td>
-        <ConfirmButton label="Delete" confirmLabel={`Delete ${key.name}`} onConfirm={remove} />
+        {can("apiKeys.remove") && (
+          <ConfirmButton label="Delete" confirmLabel={`Delete ${key.name}`} onConfirm={remove} />
+        )}
       </td>
     </tr>
   )
@@ -159,6 +190,13 @@ const ApiKeys = () => {
   const { loaded, reload, message, changed } = useListScreen((api) => everyItem(api.apiKeys.list))
   const [name, setName] = useState("")
   const [expiresAt, setExpiresAt] = useState("")
+  // A key can do no more than its creator: the roles offered stop at the user's own.
+  const { role: myRole } = useAccess()
+  const keyRoles = roles.filter((role) => atLeast(myRole, role)).map((role) => ({
+    value: role,
+    label: roleLabel[role]
+  }))
+  const [role, setRole] = useState<Role>(myRole)
   const [created, setCreated] = useState<typeof CreatedApiKey.Type | null>(null)
   const { failure, busy, submit, fieldError } = useSubmit()
 
@@ -167,8 +205,8 @@ const ApiKeys = () => {
     // datetime-local is the browser's local time; the API wants a UTC instant.
     const expiry = expiresAt === "" ? undefined : new Date(expiresAt)
     const payload = expiry === undefined || Number.isNaN(expiry.getTime())
-      ? { name: name.trim() }
-      : { name: name.trim(), expiresAt: DateTime.makeUnsafe(expiry) }
+      ? { name: name.trim(), role }
+      : { name: name.trim(), role, expiresAt: DateTime.makeUnsafe(expiry) }
     const outcome = await submit((api) => api.apiKeys.create({ payload }))
     if (outcome.ok) {
       setCreated(outcome.value)
@@ -188,7 +226,7 @@ const ApiKeys = () => {
       <ResourceTable
         loaded={loaded}
         caption="API keys"
-        columns={["Name", "Prefix", "Created", "Last used", "Expires", "Actions"]}
+        columns={["Name", "Prefix", "Created", "Last used", "Expires", "Role", "Actions"]}
         empty="No API keys yet."
       >
         {(key) => <ApiKeyRow key={key.id} apiKey={key} onChanged={changed} />}
@@ -206,6 +244,15 @@ const ApiKeys = () => {
           hint="Your local time; leave empty for a key that does not expire."
           error={fieldError("expiresAt")}
         />
+        <SelectField
+          id="key-role"
+          label="Role"
+          value={role}
+          options={keyRoles}
+          onChange={setRole}
+          hint="What the key may do; never more than you."
+          error={fieldError("role")}
+        />
       </ResourceForm>
     </section>
   )
@@ -213,18 +260,27 @@ const ApiKeys = () => {
 
 const SettingsView = () => {
   const [organization] = useLoad((api) => api.organization.get({ responseMode: "decoded-and-response" }))
+  const can = useCan()
   return (
     <>
       <h1>Settings</h1>
       <section aria-labelledby="organization-title">
         <h2 id="organization-title">Organization profile</h2>
         <Loading loaded={organization}>
-          {([value, response]) => <OrganizationForm organization={value} etag={response.headers["etag"]} />}
+          {([value, response]) =>
+            can("organization.update")
+              ? <OrganizationForm organization={value} etag={response.headers["etag"]} />
+              : <OrganizationProfile organization={value} />}
         </Loading>
       </section>
-      <ApiKeys />
+      {can("apiKeys.list") && <ApiKeys />}
     </>
   )
 }
 
-export const SettingsScreen: Screen = { path: "settings", title: "Settings", View: SettingsView }
+export const SettingsScreen: Screen = {
+  path: "settings",
+  needs: "organization.get",
+  title: "Settings",
+  View: SettingsView
+}

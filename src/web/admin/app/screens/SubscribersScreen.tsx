@@ -1,6 +1,7 @@
 /** Subscribers: who receives incident and maintenance mail about which components, and removing an address. */
 import { everyItem } from "../../../../client/Pages.js"
 import type { Subscriber } from "../../../../domain/Subscriber.js"
+import { useCan } from "../core/access.js"
 import { componentNames } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, When } from "../ui/feedback.js"
 import { useComponentChoices, useListScreen } from "../ui/requests.js"
@@ -16,6 +17,7 @@ const SubscriberRow = (props: {
 }) => {
   const { subscriber } = props
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
   const remove = () =>
     act((api) => api.subscribers.remove({ params: { id: subscriber.id } }), () => `${subscriber.email} was removed.`)
 
@@ -30,9 +32,11 @@ const SubscriberRow = (props: {
       <td>
         <When at={subscriber.createdAt} />
       </td>
-      <td>
-        <ConfirmButton label="Remove" confirmLabel={`Remove ${subscriber.email}`} onConfirm={remove} />
-      </td>
+      {can("subscribers.remove") && (
+        <td>
+          <ConfirmButton label="Remove" confirmLabel={`Remove ${subscriber.email}`} onConfirm={remove} />
+        </td>
+      )}
     </tr>
   )
 }
@@ -40,6 +44,7 @@ const SubscriberRow = (props: {
 const SubscribersView = () => {
   const { loaded, message, changed } = useListScreen((api) => everyItem(api.subscribers.list))
   const components = useComponentChoices()
+  const can = useCan()
 
   return (
     <ResourcePage title="Subscribers" message={message}>
@@ -50,7 +55,7 @@ const SubscribersView = () => {
       <ResourceTable
         loaded={loaded}
         caption="Subscribers"
-        columns={["E-mail", "Confirmed", "Components", "Subscribed", "Actions"]}
+        columns={["E-mail", "Confirmed", "Components", "Subscribed", ...(can("subscribers.remove") ? ["Actions"] : [])]}
         empty="No subscribers yet."
       >
         {(subscriber) => (
@@ -61,4 +66,9 @@ const SubscribersView = () => {
   )
 }
 
-export const SubscribersScreen: Screen = { path: "subscribers", title: "Subscribers", View: SubscribersView }
+export const SubscribersScreen: Screen = {
+  path: "subscribers",
+  needs: "subscribers.list",
+  title: "Subscribers",
+  View: SubscribersView
+}

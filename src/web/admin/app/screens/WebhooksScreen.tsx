@@ -8,6 +8,7 @@ import { everyItem } from "../../../../client/Pages.js"
 import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
 import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
+import { useCan } from "../core/access.js"
 import { componentNames } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, When } from "../ui/feedback.js"
 import { Checkbox, Fieldset, SelectField, TextField } from "../ui/fields.js"
@@ -74,6 +75,7 @@ const WebhookRow = (props: {
   const deliveries = useOpenPart(props.onChanged)
   const [deliveriesVersion, setDeliveriesVersion] = useState(0)
   const { failure, act } = useRowActions(props.onChanged)
+  const can = useCan()
 
   const test = async () => {
     setTesting(true)
@@ -122,22 +124,32 @@ const WebhookRow = (props: {
       </th>
       <td>
         {/* A toggle keeps its name; aria-pressed (and its look) carries the state. */}
-        <button type="button" class="toggle" aria-pressed={webhook.isActive} onClick={toggle}>
-          Active<span class="visually-hidden">{webhook.name}</span>
-        </button>
+        {can("webhooks.toggle")
+          ? (
+            <button type="button" class="toggle" aria-pressed={webhook.isActive} onClick={toggle}>
+              Active<span class="visually-hidden">{webhook.name}</span>
+            </button>
+          )
+          : webhook.isActive
+          ? "Active"
+          : "Paused"}
       </td>
       <td class="row-actions">
-        <button type="button" onClick={test} disabled={testing}>
-          {testing ? "Testing…" : "Test"}
-          <span class="visually-hidden">{webhook.name}</span>
-        </button>
+        {can("webhooks.test") && (
+          <button type="button" onClick={test} disabled={testing}>
+            {testing ? "Testing…" : "Test"}
+            <span class="visually-hidden">{webhook.name}</span>
+          </button>
+        )}
         <OpenButton
           open={deliveries.open}
           onToggle={deliveries.toggle}
           label="Deliveries"
           hidden={`of ${webhook.name}`}
         />
-        <ConfirmButton label="Delete" confirmLabel={`Delete ${webhook.name}`} onConfirm={remove} />
+        {can("webhooks.remove") && (
+          <ConfirmButton label="Delete" confirmLabel={`Delete ${webhook.name}`} onConfirm={remove} />
+        )}
       </td>
     </tr>
   )
@@ -237,6 +249,7 @@ const WebhooksView = () => {
   const { loaded, message, changed } = useListScreen((api) => everyItem(api.webhooks.list))
   const componentList = useComponentChoices()
   const [created, setCreated] = useState<typeof CreatedWebhook.Type | null>(null)
+  const can = useCan()
 
   return (
     <ResourcePage title="Webhooks" message={message}>
@@ -257,17 +270,24 @@ const WebhooksView = () => {
           <output class="secret" aria-label="Signing secret">{created.secret}</output>
         </div>
       )}
-      <NewSection id="new-webhook" title="New webhook">
-        <NewWebhook
-          components={componentList}
-          onCreated={(webhook) => {
-            setCreated(webhook)
-            changed(`${webhook.name} was created.`)
-          }}
-        />
-      </NewSection>
+      {can("webhooks.create") && (
+        <NewSection id="new-webhook" title="New webhook">
+          <NewWebhook
+            components={componentList}
+            onCreated={(webhook) => {
+              setCreated(webhook)
+              changed(`${webhook.name} was created.`)
+            }}
+          />
+        </NewSection>
+      )}
     </ResourcePage>
   )
 }
 
-export const WebhooksScreen: Screen = { path: "webhooks", title: "Webhooks", View: WebhooksView }
+export const WebhooksScreen: Screen = {
+  path: "webhooks",
+  needs: "webhooks.list",
+  title: "Webhooks",
+  View: WebhooksView
+}

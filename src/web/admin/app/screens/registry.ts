@@ -1,7 +1,9 @@
 /**
- * Every screen, in navigation order; the first is the one shown at `/admin`. A new screen is
- * one module exporting a `Screen`, added to this list.
+ * Every screen, in navigation order; the first the user's role may read is the one shown at
+ * `/admin`. A new screen is one module exporting a `Screen`, added to this list. (Your account,
+ * linked beside the user's name, is not in the navigation.)
  */
+import { AuditLogScreen } from "./AuditLogScreen.js"
 import { ComponentGroupsScreen } from "./ComponentGroupsScreen.js"
 import { ComponentsScreen } from "./ComponentsScreen.js"
 import { IncidentsScreen } from "./IncidentsScreen.js"
@@ -14,6 +16,7 @@ import { ProbesScreen } from "./ProbesScreen.js"
 import type { Screen } from "./Screen.js"
 import { SettingsScreen } from "./SettingsScreen.js"
 import { SubscribersScreen } from "./SubscribersScreen.js"
+import { TeamScreen } from "./TeamScreen.js"
 import { WebhooksScreen } from "./WebhooksScreen.js"
 
 export const screens: ReadonlyArray<Screen> = [
@@ -28,5 +31,7 @@ export const screens: ReadonlyArray<Screen> = [
   ProbesScreen,
   WebhooksScreen,
   SubscribersScreen,
+  TeamScreen,
+  AuditLogScreen,
   SettingsScreen
 ]

@@ -36,16 +36,28 @@ export const When = ({ at, never = "never" }: { readonly at: DateTime.Utc | null
     </time>
   )
 
-/** A destructive button that asks once more in place (no modal dialog to trap focus). */
+/** An instant the API gives as ISO 8601 text (audit entries, team members), in the browser's local time. */
+export const WhenText = ({ at }: { readonly at: string }) => {
+  const date = new Date(at)
+  return Number.isNaN(date.getTime()) ? <span>{at}</span> : (
+    <time dateTime={at} title={at}>
+      {dateFormat.format(date)}
+    </time>
+  )
+}
+
 /** Whether readers see an item: the visibility stored with it (docs/api.md, "Public visibility"). */
 export const VisibilityBadge = ({ isPublic }: { readonly isPublic: boolean }) =>
   isPublic ? <span class="badge ok">Public</span> : <span class="badge">Private</span>
 
+/** A destructive button that asks once more in place (no modal dialog to trap focus). */
 export const ConfirmButton = (props: {
   readonly label: string
   readonly confirmLabel: string
   readonly onConfirm: () => void
   readonly disabled?: boolean
+  /** A name of its own for the first button, starting with `label` ("Delete Ana (ana@example.com)"). */
+  readonly name?: string
 }) => {
   const [asking, setAsking] = useState(false)
   const confirm = useRef<HTMLButtonElement>(null)
@@ -71,7 +83,13 @@ export const ConfirmButton = (props: {
       </span>
     )
     : (
-      <button type="button" class="danger-outline" disabled={props.disabled} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        class="danger-outline"
+        aria-label={props.name}
+        disabled={props.disabled}
+        onClick={() => setAsking(true)}
+      >
         {props.label}
       </button>
     )

@@ -31,6 +31,8 @@ type TextFieldProps = FieldProps & {
   readonly autoComplete?: string
   readonly list?: string
   readonly inputMode?: "numeric" | "url" | "email"
+  /** Shown and sent with the form (a password manager reads the account's e-mail), not edited. */
+  readonly readOnly?: boolean
 }
 
 // Preact types `<input>` as a union keyed by a literal `type`; one component serves several types.
@@ -43,6 +45,7 @@ const inputAttributes = (props: TextFieldProps) =>
     autoComplete: props.autoComplete,
     list: props.list,
     inputMode: props.inputMode,
+    readOnly: props.readOnly,
     "aria-invalid": props.error ? "true" : undefined,
     "aria-describedby": describedBy(props),
     onInput: (event: Event) => props.onInput((event.currentTarget as HTMLInputElement).value)
