@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 import { Me, SignedIn, SignIn } from "../domain/Auth.js"
 import { BadRequest, Forbidden, NotFound, TooManyRequests, Unauthorized } from "../domain/Errors.js"
-import { RequiredRole } from "../domain/Role.js"
+import { RequiredRole, SessionOnly } from "../domain/Role.js"
 import {
   AcceptInvitation,
   ChangePassword,
@@ -66,6 +66,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
     })
       .middleware(Authentication)
       .annotate(RequiredRole, "viewer")
+      .annotate(SessionOnly, true)
       .annotateMerge(endpointDocs(
         "Change your own password",
         "Takes `{ currentPassword, newPassword }` (at least 12 characters) and answers **204**. Every other " +
@@ -78,6 +79,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.get("listSessions", "/sessions", { success: Schema.Array(OwnSession) })
       .middleware(Authentication)
       .annotate(RequiredRole, "viewer")
+      .annotate(SessionOnly, true)
       .annotateMerge(endpointDocs(
         "List your own sessions",
         "Your live sessions, newest first: when each started and was last used, when it ends, the client " +
@@ -92,6 +94,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
     })
       .middleware(Authentication)
       .annotate(RequiredRole, "viewer")
+      .annotate(SessionOnly, true)
       .annotateMerge(endpointDocs(
         "End one of your sessions",
         "Answers **204**; the session ends at once (it may be the current one). Another user's session, or an " +

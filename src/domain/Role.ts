@@ -30,5 +30,11 @@ export const lowerOf = (a: Role, b: Role): Role => rank(a) <= rank(b) ? a : b
 /** The least role an admin endpoint needs: an annotation of the endpoint, read by Authentication. */
 export class RequiredRole extends Context.Service<RequiredRole, Role>()("RequiredRole") {}
 
+/**
+ * An endpoint of the caller's own account (password, sessions): only a session may use it, never
+ * an API key, whatever its role. An annotation of the endpoint, read by Authentication.
+ */
+export class SessionOnly extends Context.Service<SessionOnly, true>()("SessionOnly") {}
+
 /** The OpenAPI extension naming an operation's least role (`x-required-role`). */
 export const requiredRoleExtension = "x-required-role"

@@ -8,7 +8,7 @@ import { TeamApi } from "../api/TeamApi.js"
 import { CurrentAuditScope } from "../domain/Audit.js"
 import { CurrentPrincipal, type Principal } from "../domain/Auth.js"
 import { Forbidden, Unauthorized } from "../domain/Errors.js"
-import { atLeast, RequiredRole } from "../domain/Role.js"
+import { atLeast, RequiredRole, SessionOnly } from "../domain/Role.js"
 import { AppConfig } from "../runtime/Config.js"
 import { actorOf, AuditTrail } from "../services/audit/AuditTrail.js"
 import { ApiKeys } from "../services/auth/ApiKeys.js"
@@ -76,7 +76,8 @@ export const AuthenticationLive = Layer.effect(
 
     /**
      * Authenticates, then authorizes: a principal below the endpoint's least role (RequiredRole;
-     * an endpoint that names none needs an owner) is refused with 403. The writes the handler
+     * an endpoint that names none needs an owner), or a key on an endpoint of one's own account
+     * (SessionOnly), is refused with 403 before the request is decoded. The writes the handler
      * makes are audited as this principal's, from the request's client address.
      */
     const authenticated = <A, E, R>(
@@ -97,6 +98,9 @@ export const AuthenticationLive = Layer.effect(
               principal.method === "apiKey" ? "API key" : "user"
             } has the role ${principal.role}`
           })
+        }
+        if (principal.method === "apiKey" && Context.getOption(endpoint.annotations, SessionOnly)._tag === "Some") {
+          return yield* new Forbidden({ message: "Your own account is managed with a session, not an API key" })
         }
         // A key limited to some pages must not make what is not limited: a member (by invitation).
         if (principal.method === "apiKey" && principal.pageIds !== null && group.identifier === TeamApi.identifier) {

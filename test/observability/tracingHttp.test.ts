@@ -66,7 +66,10 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("request trac
       const service = trace.find((span) => span.name === "Components.create")!
       expect(service).toBeDefined()
       expect(ancestors(service)).toContain("http.server POST")
-      const insert = sql.find((span) => String(span.attributes["db.query.text"]).toLowerCase().includes("insert"))!
+      // The component's own insert (the key's first use from this address is an insert of its own, audited).
+      const insert = sql.find((span) =>
+        String(span.attributes["db.query.text"]).toLowerCase().includes("insert into components")
+      )!
       expect(ancestors(insert)).toEqual(expect.arrayContaining(["Components.create", "http.server POST"]))
       expect(ancestors(insert).indexOf("Components.create")).toBeLessThan(ancestors(insert).indexOf("http.server POST"))
       expect(created.name).toBe("Traced")

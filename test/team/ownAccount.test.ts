@@ -82,12 +82,14 @@ it.layer(TeamServer)("own account", (it) => {
       expect(yield* auditEntries("auth.changePassword", member.id)).toEqual([])
     }))
 
-  it.effect("a key without a creator has no password to change (403)", () =>
+  it.effect("an API key manages no account: password and sessions are 403", () =>
     Effect.gen(function*() {
       const answer = yield* sendJson("PUT", "/api/v1/auth/password", { currentPassword: password, newPassword })
       expect(answer.status).toBe(403)
       expect(answer.body._tag).toBe("Forbidden")
-      expect((yield* sendJson("GET", "/api/v1/auth/sessions")).body).toEqual([])
+      const sessions = yield* sendJson("GET", "/api/v1/auth/sessions")
+      expect(sessions.status).toBe(403)
+      expect(sessions.body).toEqual({ _tag: "Forbidden", message: expect.stringContaining("session") })
     }))
 
   it.effect("lists the user's own live sessions, newest first, marking the current one", () =>
