@@ -396,6 +396,12 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
       pools.remove(op.resource, id)
       if (op.resource === "subscribers") spendLinksOf(subscriberEmails.get(id))
     }
+    // Members join by invitation, which names no id the fuzzer could learn: the list does.
+    if (op.id === "team.listUsers") {
+      const listed: Array<{ id: string }> = JSON.parse(response.body.toString("utf8"))
+      const known = new Set(pools.get("users"))
+      for (const member of listed) if (!known.has(member.id)) pools.add("users", member.id)
+    }
     // Subscribers come from the public subscribe, which names no id: the list does, and only the
     // fuzzer's own addresses may be deleted.
     if (op.id === "subscribers.list") {
@@ -516,7 +522,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     needSecrets: operations.map((op) => op.id).filter((id) =>
       secretOf[id] === "signIn"
         ? options.signIn === undefined
-        : secretOf[id] === "mailbox" && options.mailbox === undefined
+        : secretOf[id] === "mailbox"
+        ? options.mailbox === undefined
+        : secretOf[id] !== undefined
     ),
     byStatus,
     byCategory,

@@ -6,12 +6,23 @@
 /** The fuzzer's subscribers: the only addresses it subscribes, and the only ones it deletes. */
 export const isFuzzAddress = (email: string) => /^fuzz-.*@example\.com$/.test(email)
 
-/** Operations whose success needs a secret: an administrator's password, a token sent by mail. */
-export const secretOf: Record<string, "signIn" | "mailbox"> = {
+/**
+ * Operations whose success needs a secret: an administrator's password, a token sent by mail to
+ * a subscriber; or one the fuzzer never holds: a session (its admin requests use its API key,
+ * which one's own account refuses), a member other than the first owner (members join only by
+ * accepting a mailed invitation, and the last owner cannot be removed).
+ */
+export const secretOf: Record<string, "signIn" | "mailbox" | "session" | "invitation"> = {
   "auth.signIn": "signIn",
   "subscriptions.verify": "mailbox",
   "subscriptions.unsubscribe": "mailbox",
-  "subscriptions.oneClickUnsubscribe": "mailbox"
+  "subscriptions.oneClickUnsubscribe": "mailbox",
+  "auth.changePassword": "session",
+  "auth.listSessions": "session",
+  "auth.revokeSession": "session",
+  "auth.inspectInvitation": "invitation",
+  "auth.acceptInvitation": "invitation",
+  "team.removeUser": "invitation"
 }
 
 /** The tokens in the fuzzer's mail: confirmation links, and unsubscribe links with their address. */
