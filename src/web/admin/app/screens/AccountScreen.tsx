@@ -144,7 +144,6 @@ const AccountView = () => {
 
 export const AccountScreen: Screen = {
   path: "account",
-  group: "settings",
   title: "Your account",
   needs: "auth.listSessions",
   View: AccountView

@@ -268,7 +268,6 @@ const AuditLogView = () => {
 
 export const AuditLogScreen: Screen = {
   path: "audit-log",
-  group: "team",
   title: "Audit log",
   needs: "auditLog.list",
   View: AuditLogView

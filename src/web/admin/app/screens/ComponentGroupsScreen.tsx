@@ -174,7 +174,6 @@ const ComponentGroupsView = () => {
 
 export const ComponentGroupsScreen: Screen = {
   path: "component-groups",
-  group: "setup",
   needs: "componentGroups.list",
   title: "Component groups",
   View: ComponentGroupsView

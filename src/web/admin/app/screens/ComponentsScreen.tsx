@@ -231,7 +231,6 @@ const ComponentsView = () => {
 
 export const ComponentsScreen: Screen = {
   path: "components",
-  group: "setup",
   needs: "components.list",
   title: "Components",
   View: ComponentsView

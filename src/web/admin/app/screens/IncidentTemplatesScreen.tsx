@@ -212,7 +212,6 @@ const IncidentTemplatesView = () => {
 
 export const IncidentTemplatesScreen: Screen = {
   path: "incident-templates",
-  group: "setup",
   needs: "incidentTemplates.list",
   title: "Incident templates",
   View: IncidentTemplatesView

@@ -435,7 +435,6 @@ const IncidentsView = () => {
 
 export const IncidentsScreen: Screen = {
   path: "incidents",
-  group: "now",
   needs: "incidents.list",
   title: "Incidents",
   View: IncidentsView

@@ -371,7 +371,6 @@ const MaintenanceView = () => {
 
 export const MaintenanceScreen: Screen = {
   path: "maintenance",
-  group: "now",
   needs: "maintenance.list",
   title: "Maintenance",
   View: MaintenanceView

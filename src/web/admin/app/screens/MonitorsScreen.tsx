@@ -536,7 +536,6 @@ const MonitorsView = () => {
 
 export const MonitorsScreen: Screen = {
   path: "monitors",
-  group: "setup",
   needs: "monitors.list",
   title: "Monitors",
   View: MonitorsView

@@ -137,10 +137,4 @@ const ProbesView = () => {
   )
 }
 
-export const ProbesScreen: Screen = {
-  path: "probes",
-  group: "setup",
-  needs: "probes.list",
-  title: "Probes",
-  View: ProbesView
-}
+export const ProbesScreen: Screen = { path: "probes", needs: "probes.list", title: "Probes", View: ProbesView }

@@ -280,7 +280,6 @@ const SettingsView = () => {
 
 export const SettingsScreen: Screen = {
   path: "settings",
-  group: "settings",
   needs: "organization.get",
   title: "Settings",
   View: SettingsView

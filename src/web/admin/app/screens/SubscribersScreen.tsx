@@ -68,7 +68,6 @@ const SubscribersView = () => {
 
 export const SubscribersScreen: Screen = {
   path: "subscribers",
-  group: "notify",
   needs: "subscribers.list",
   title: "Subscribers",
   View: SubscribersView

@@ -225,10 +225,4 @@ const TeamView = () => {
   )
 }
 
-export const TeamScreen: Screen = {
-  path: "team",
-  group: "team",
-  title: "Team",
-  needs: "team.listUsers",
-  View: TeamView
-}
+export const TeamScreen: Screen = { path: "team", title: "Team", needs: "team.listUsers", View: TeamView }

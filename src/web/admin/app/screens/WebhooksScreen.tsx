@@ -287,7 +287,6 @@ const WebhooksView = () => {
 
 export const WebhooksScreen: Screen = {
   path: "webhooks",
-  group: "notify",
   needs: "webhooks.list",
   title: "Webhooks",
   View: WebhooksView
