@@ -8,6 +8,7 @@ export const adminShell = (bundle: AdminBundle): string =>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="referrer" content="same-origin">
+  <meta name="color-scheme" content="light dark">
   <title>Status admin</title>
   <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/admin/app.css?v=${bundle.stylesheet.hash}">

@@ -1,10 +1,11 @@
 /**
  * The dashboard: who is signed in and with which role, the navigation built from the screen
- * registry (less the screens the role may not read), and the current screen. Any 401 from the
- * API (session expired or ended) returns to the sign-in form. At `/admin/invitation#<token>` it
- * shows the invitation first, and enters signed in once it is accepted.
+ * registry (less the screens the role may not read) with the count of open incidents, and the
+ * current screen, in the shell (`ui/Shell.tsx`). Any 401 from the API (session expired or ended)
+ * returns to the sign-in form. At `/admin/invitation#<token>` it shows the invitation first, and
+ * enters signed in once it is accepted.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useState } from "preact/hooks"
 
 import type { Me } from "../../../domain/Auth.js"
 import { AccessContext, accessOf, canWith, roleLabel } from "./core/access.js"
@@ -13,9 +14,12 @@ import type { Failure } from "./core/failure.js"
 import { href, useRoute } from "./core/router.js"
 import { Invitation, readInvitationToken } from "./Invitation.js"
 import { AccountScreen } from "./screens/AccountScreen.js"
+import { IncidentsScreen } from "./screens/IncidentsScreen.js"
 import { screens } from "./screens/registry.js"
 import { SignIn } from "./SignIn.js"
 import { FailureMessage } from "./ui/feedback.js"
+import { useOpenIncidents } from "./ui/openIncidents.js"
+import { Shell } from "./ui/Shell.js"
 
 type Session = { readonly state: "checking" } | { readonly state: "signedOut" } | {
   readonly state: "signedIn"
@@ -84,7 +88,7 @@ const Dashboard = (props: { readonly me: Me; readonly onSignOut: () => void }) =
   const allowed = screens.filter((candidate) => canWith(access, candidate.needs))
   const screen = [...allowed, AccountScreen].find((candidate) => candidate.path === route) ?? allowed[0] ??
     AccountScreen
-  const main = useRef<HTMLElement>(null)
+  const openIncidents = useOpenIncidents(route, canWith(access, "overview.get"))
   const [signingOut, setSigningOut] = useState(false)
   const [signOutFailure, setSignOutFailure] = useState<Failure | null>(null)
 
@@ -105,48 +109,32 @@ const Dashboard = (props: { readonly me: Me; readonly onSignOut: () => void }) =
 
   const user = props.me.user
   return (
-    <>
-      <a
-        class="skip-link"
-        href="#main"
-        onClick={(event) => {
-          event.preventDefault()
-          main.current?.focus()
-        }}
-      >
-        Skip to content
-      </a>
-      <header class="top">
-        <p class="brand">Status admin</p>
-        <nav aria-label="Main">
-          <ul>
-            {allowed.map((candidate) => (
-              <li key={candidate.path}>
-                <a href={href(candidate.path)} aria-current={candidate === screen ? "page" : undefined}>
-                  {candidate.title}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div class="account">
-          {user && <span class="muted">{user.email}</span>}
-          <span class="muted">Role: {roleLabel[props.me.role]}</span>
-          {props.me.authenticatedBy === "session" && (
-            <a
-              href={href(AccountScreen.path)}
-              aria-current={screen === AccountScreen ? "page" : undefined}
-            >
-              {AccountScreen.title}
-            </a>
-          )}
-          <button type="button" onClick={signOut} disabled={signingOut}>Sign out</button>
-        </div>
-        <FailureMessage failure={signOutFailure} />
-      </header>
-      <main id="main" ref={main} tabIndex={-1}>
-        <screen.View key={screen.path} />
-      </main>
-    </>
+    <Shell
+      screens={allowed}
+      current={screen}
+      counts={{
+        [IncidentsScreen.path]: openIncidents === null ? null : { value: openIncidents, counts: "open" }
+      }}
+      account={
+        <>
+          <div class="account">
+            {user && <span class="muted">{user.email}</span>}
+            <span class="muted">Role: {roleLabel[props.me.role]}</span>
+            {props.me.authenticatedBy === "session" && (
+              <a
+                href={href(AccountScreen.path)}
+                aria-current={screen === AccountScreen ? "page" : undefined}
+              >
+                {AccountScreen.title}
+              </a>
+            )}
+            <button type="button" onClick={signOut} disabled={signingOut}>Sign out</button>
+          </div>
+          <FailureMessage failure={signOutFailure} />
+        </>
+      }
+    >
+      <screen.View key={screen.path} />
+    </Shell>
   )
 }

@@ -144,6 +144,7 @@ const AccountView = () => {
 
 export const AccountScreen: Screen = {
   path: "account",
+  group: "settings",
   title: "Your account",
   needs: "auth.listSessions",
   View: AccountView

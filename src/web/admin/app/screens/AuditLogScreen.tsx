@@ -268,6 +268,7 @@ const AuditLogView = () => {
 
 export const AuditLogScreen: Screen = {
   path: "audit-log",
+  group: "team",
   title: "Audit log",
   needs: "auditLog.list",
   View: AuditLogView

@@ -174,6 +174,7 @@ const ComponentGroupsView = () => {
 
 export const ComponentGroupsScreen: Screen = {
   path: "component-groups",
+  group: "setup",
   needs: "componentGroups.list",
   title: "Component groups",
   View: ComponentGroupsView

@@ -231,6 +231,7 @@ const ComponentsView = () => {
 
 export const ComponentsScreen: Screen = {
   path: "components",
+  group: "setup",
   needs: "components.list",
   title: "Components",
   View: ComponentsView

@@ -212,6 +212,7 @@ const IncidentTemplatesView = () => {
 
 export const IncidentTemplatesScreen: Screen = {
   path: "incident-templates",
+  group: "setup",
   needs: "incidentTemplates.list",
   title: "Incident templates",
   View: IncidentTemplatesView

@@ -435,6 +435,7 @@ const IncidentsView = () => {
 
 export const IncidentsScreen: Screen = {
   path: "incidents",
+  group: "now",
   needs: "incidents.list",
   title: "Incidents",
   View: IncidentsView

@@ -371,6 +371,7 @@ const MaintenanceView = () => {
 
 export const MaintenanceScreen: Screen = {
   path: "maintenance",
+  group: "now",
   needs: "maintenance.list",
   title: "Maintenance",
   View: MaintenanceView

@@ -536,6 +536,7 @@ const MonitorsView = () => {
 
 export const MonitorsScreen: Screen = {
   path: "monitors",
+  group: "setup",
   needs: "monitors.list",
   title: "Monitors",
   View: MonitorsView

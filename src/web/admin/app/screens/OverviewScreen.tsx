@@ -261,4 +261,10 @@ const OverviewView = () => {
   )
 }
 
-export const OverviewScreen: Screen = { path: "overview", needs: "overview.get", title: "Overview", View: OverviewView }
+export const OverviewScreen: Screen = {
+  path: "overview",
+  group: "now",
+  needs: "overview.get",
+  title: "Overview",
+  View: OverviewView
+}

@@ -506,4 +506,10 @@ const PagesView = () => {
   )
 }
 
-export const PagesScreen: Screen = { path: "pages", needs: "statusPages.list", title: "Pages", View: PagesView }
+export const PagesScreen: Screen = {
+  path: "pages",
+  group: "setup",
+  needs: "statusPages.list",
+  title: "Pages",
+  View: PagesView
+}

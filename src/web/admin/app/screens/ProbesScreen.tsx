@@ -137,4 +137,10 @@ const ProbesView = () => {
   )
 }
 
-export const ProbesScreen: Screen = { path: "probes", needs: "probes.list", title: "Probes", View: ProbesView }
+export const ProbesScreen: Screen = {
+  path: "probes",
+  group: "setup",
+  needs: "probes.list",
+  title: "Probes",
+  View: ProbesView
+}

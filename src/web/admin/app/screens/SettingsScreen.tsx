@@ -280,6 +280,7 @@ const SettingsView = () => {
 
 export const SettingsScreen: Screen = {
   path: "settings",
+  group: "settings",
   needs: "organization.get",
   title: "Settings",
   View: SettingsView

@@ -68,6 +68,7 @@ const SubscribersView = () => {
 
 export const SubscribersScreen: Screen = {
   path: "subscribers",
+  group: "notify",
   needs: "subscribers.list",
   title: "Subscribers",
   View: SubscribersView

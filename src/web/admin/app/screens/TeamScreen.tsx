@@ -225,4 +225,10 @@ const TeamView = () => {
   )
 }
 
-export const TeamScreen: Screen = { path: "team", title: "Team", needs: "team.listUsers", View: TeamView }
+export const TeamScreen: Screen = {
+  path: "team",
+  group: "team",
+  title: "Team",
+  needs: "team.listUsers",
+  View: TeamView
+}

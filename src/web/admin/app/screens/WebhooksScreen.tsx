@@ -287,6 +287,7 @@ const WebhooksView = () => {
 
 export const WebhooksScreen: Screen = {
   path: "webhooks",
+  group: "notify",
   needs: "webhooks.list",
   title: "Webhooks",
   View: WebhooksView

@@ -1,7 +1,8 @@
 /**
- * Every screen, in navigation order; the first the user's role may read is the one shown at
- * `/admin`. A new screen is one module exporting a `Screen`, added to this list. (Your account,
- * linked beside the user's name, is not in the navigation.)
+ * Every screen, in navigation order (each is listed under its `group`, the groups in the order
+ * of `screenGroups`); the first the user's role may read is the one shown at `/admin`. A new
+ * screen is one module exporting a `Screen`, added to this list. (Your account, linked beside the
+ * user's name, is not in the navigation.)
  */
 import { AuditLogScreen } from "./AuditLogScreen.js"
 import { ComponentGroupsScreen } from "./ComponentGroupsScreen.js"
@@ -21,14 +22,14 @@ import { WebhooksScreen } from "./WebhooksScreen.js"
 
 export const screens: ReadonlyArray<Screen> = [
   OverviewScreen,
+  IncidentsScreen,
+  MaintenanceScreen,
   ComponentsScreen,
   ComponentGroupsScreen,
   PagesScreen,
-  IncidentsScreen,
-  IncidentTemplatesScreen,
-  MaintenanceScreen,
   MonitorsScreen,
   ProbesScreen,
+  IncidentTemplatesScreen,
   WebhooksScreen,
   SubscribersScreen,
   TeamScreen,
