@@ -6,11 +6,11 @@ import { useState } from "preact/hooks"
 
 import type { OwnSession } from "../../../../domain/Team.js"
 import { endSession } from "../core/api.js"
+import type { Screen } from "../core/Screen.js"
 import { ConfirmButton, FailureMessage, StatusMessage, WhenText } from "../ui/feedback.js"
 import { TextField } from "../ui/fields.js"
 import { useListScreen, useSubmit } from "../ui/requests.js"
 import { ResourceForm, ResourceTable, useRowActions } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 const PasswordForm = (props: { readonly onChanged: () => void }) => {
   const [current, setCurrent] = useState("")

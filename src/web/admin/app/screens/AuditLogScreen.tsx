@@ -12,9 +12,9 @@ import type { ActorType, AuditEntry } from "../../../../domain/Audit.js"
 import { operationIds } from "../core/access.js"
 import { call } from "../core/api.js"
 import type { Failure } from "../core/failure.js"
+import type { Screen } from "../core/Screen.js"
 import { FailureMessage, StatusMessage, WhenText } from "../ui/feedback.js"
 import { SelectField, TextField } from "../ui/fields.js"
-import type { Screen } from "./Screen.js"
 
 const pageSize = 50
 

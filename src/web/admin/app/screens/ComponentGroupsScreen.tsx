@@ -8,6 +8,7 @@ import { withIfMatch } from "../../../../client/IfMatch.js"
 import { everyItem } from "../../../../client/Pages.js"
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
@@ -23,7 +24,6 @@ import {
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 type GroupJson = typeof ComponentGroup.json.Type
 type ComponentJson = ReturnType<typeof useComponentChoices>[number]

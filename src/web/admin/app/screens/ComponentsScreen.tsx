@@ -10,6 +10,7 @@ import type { Component, ComponentStatus } from "../../../../domain/Component.js
 import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { componentStatusLabel, optionsOf } from "../../../Labels.js"
 import { useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Checkbox, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
@@ -25,7 +26,6 @@ import {
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 const componentStatuses = optionsOf(componentStatusLabel)
 

@@ -10,6 +10,7 @@ import type { IncidentSeverity, IncidentStatus } from "../../../../domain/Incide
 import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
 import { openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
 import { useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, VisibilityBadge } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
@@ -26,7 +27,6 @@ import {
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 const incidentSeverities = optionsOf(severityLabel)
 

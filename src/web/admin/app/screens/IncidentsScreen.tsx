@@ -37,7 +37,7 @@ import {
 } from "../ui/resources.js"
 import { type TemplateJson, TemplatePicker } from "../ui/TemplatePicker.js"
 import { PostmortemEditor } from "./PostmortemEditor.js"
-import type { Screen } from "./Screen.js"
+import type { Screen } from "../core/Screen.js"
 
 const incidentStatuses = optionsOf(incidentStatusLabel)
 const incidentSeverities = optionsOf(severityLabel)

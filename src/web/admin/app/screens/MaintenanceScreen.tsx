@@ -29,7 +29,7 @@ import {
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
+import type { Screen } from "../core/Screen.js"
 
 type WindowJson = typeof Maintenance.json.Type
 type ComponentJson = typeof Component.json.Type

@@ -37,7 +37,7 @@ import {
   useRowActions
 } from "../ui/resources.js"
 import { ResponseTimeChart } from "../ui/ResponseTimeChart.js"
-import type { Screen } from "./Screen.js"
+import type { Screen } from "../core/Screen.js"
 
 const monitorTypes = optionsOf(monitorTypeLabel)
 

@@ -14,7 +14,7 @@ import { call } from "../core/api.js"
 import type { Failure } from "../core/failure.js"
 import { href } from "../core/router.js"
 import { FailureMessage } from "../ui/feedback.js"
-import type { Screen } from "./Screen.js"
+import type { Screen } from "../core/Screen.js"
 
 type Report = typeof OverviewReport.Type
 type MonitorItem = Report["monitors"][number]

@@ -12,6 +12,7 @@ import type { ComponentGroup } from "../../../../domain/ComponentGroup.js"
 import { type Locale, locales } from "../../../../domain/Locale.js"
 import type { Audience, FooterLink, PageItem, StatusPage } from "../../../../domain/StatusPage.js"
 import { mayChangePage, useAccess, useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { ConfirmButton, FailureMessage } from "../ui/feedback.js"
 import { Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { PageItemsEditor } from "../ui/PageItemsEditor.js"
@@ -27,7 +28,6 @@ import {
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 type ComponentJson = typeof Component.json.Type
 type GroupJson = typeof ComponentGroup.json.Type

@@ -11,8 +11,8 @@ import type { ProbeView } from "../../../../domain/Probe.js"
 import { heartbeatEvery } from "../../../../domain/ProbeHeartbeat.js"
 import { call } from "../core/api.js"
 import type { Failure } from "../core/failure.js"
+import type { Screen } from "../core/Screen.js"
 import { FailureMessage, Table } from "../ui/feedback.js"
-import type { Screen } from "./Screen.js"
 
 type ProbeJson = typeof ProbeView.Type
 

@@ -11,11 +11,11 @@ import type { ApiKey, CreatedApiKey } from "../../../../domain/Auth.js"
 import { type Organization, UpdateOrganization } from "../../../../domain/Organization.js"
 import { atLeast, type Role, roles } from "../../../../domain/Role.js"
 import { roleLabel, useAccess, useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { ConfirmButton, FailureMessage, Loading, StatusMessage, When } from "../ui/feedback.js"
 import { SelectField, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import { ResourceForm, ResourceTable, useRowActions } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 type OrganizationJson = typeof Organization.json.Type
 

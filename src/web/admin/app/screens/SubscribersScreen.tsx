@@ -2,11 +2,11 @@
 import { everyItem } from "../../../../client/Pages.js"
 import type { Subscriber } from "../../../../domain/Subscriber.js"
 import { useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { componentNames } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, When } from "../ui/feedback.js"
 import { useComponentChoices, useListScreen } from "../ui/requests.js"
 import { ResourcePage, ResourceTable, useRowActions } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 type SubscriberJson = typeof Subscriber.json.Type
 

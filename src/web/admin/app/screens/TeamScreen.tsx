@@ -9,11 +9,11 @@ import { everyItem } from "../../../../client/Pages.js"
 import { type Role, roles } from "../../../../domain/Role.js"
 import type { Invitation, TeamMember } from "../../../../domain/Team.js"
 import { roleDescription, roleLabel, useAccess, useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { ConfirmButton, FailureMessage, WhenText } from "../ui/feedback.js"
 import { SelectField, TextField } from "../ui/fields.js"
 import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
 import { NewSection, ResourceForm, ResourcePage, ResourceTable, useRowActions } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 const roleChoices = roles.map((role) => ({ value: role, label: roleLabel[role] }))
 

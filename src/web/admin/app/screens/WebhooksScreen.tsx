@@ -9,6 +9,7 @@ import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
 import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
 import { useCan } from "../core/access.js"
+import type { Screen } from "../core/Screen.js"
 import { componentNames } from "../ui/ComponentPicker.js"
 import { ConfirmButton, FailureMessage, When } from "../ui/feedback.js"
 import { Checkbox, Fieldset, SelectField, TextField } from "../ui/fields.js"
@@ -22,7 +23,6 @@ import {
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
-import type { Screen } from "./Screen.js"
 
 const webhookTypes = optionsOf(webhookTypeLabel)
 

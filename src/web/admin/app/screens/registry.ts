@@ -4,6 +4,7 @@
  * screen is one module exporting a `Screen`, added to this list. (Your account, linked beside the
  * user's name, is not in the navigation.)
  */
+import type { Screen } from "../core/Screen.js"
 import { AuditLogScreen } from "./AuditLogScreen.js"
 import { ComponentGroupsScreen } from "./ComponentGroupsScreen.js"
 import { ComponentsScreen } from "./ComponentsScreen.js"
@@ -14,7 +15,6 @@ import { MonitorsScreen } from "./MonitorsScreen.js"
 import { OverviewScreen } from "./OverviewScreen.js"
 import { PagesScreen } from "./PagesScreen.js"
 import { ProbesScreen } from "./ProbesScreen.js"
-import type { Screen } from "./Screen.js"
 import { SettingsScreen } from "./SettingsScreen.js"
 import { SubscribersScreen } from "./SubscribersScreen.js"
 import { TeamScreen } from "./TeamScreen.js"

@@ -10,7 +10,7 @@ import type { ComponentChildren } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 
 import { href } from "../core/router.js"
-import { type Screen, screenGroups } from "../screens/Screen.js"
+import { type Screen, screenGroups } from "../core/Screen.js"
 
 /** A number shown beside a screen's name, and what it counts ("open"). */
 export interface NavigationCount {

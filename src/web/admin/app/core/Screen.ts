@@ -1,6 +1,6 @@
 import type { FunctionComponent } from "preact"
 
-import type { OperationId } from "../core/access.js"
+import type { OperationId } from "./access.js"
 
 /**
  * The navigation's groups, by what an operator is doing: dealing with what is wrong now, setting
