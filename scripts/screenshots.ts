@@ -9,7 +9,9 @@
  *   docs/images/status-page-mobile.png  the same page, 390 px wide
  *   docs/images/status-pages.png        two pages of one deployment side by side: the default
  *                                       page and a partners' page in German with its own look
- *   docs/images/dashboard.png           the admin dashboard's Incidents screen, signed in
+ *   docs/images/dashboard.png           the admin dashboard's Overview in an outage, 1280 px wide,
+ *                                       with the update form of the open incident opened in place
+ *   docs/images/dashboard-phone.png     the same at 390 px (a phone)
  *
  * Run: `npm run screenshots` (or `npx tsx scripts/screenshots.ts`). Needs Chromium at
  * /usr/bin/chromium (Debian's `chromium` package) or at CHROMIUM_PATH. Stops the service and
@@ -222,13 +224,21 @@ const shoot = async () => {
     )
     await save(pair, "status-pages.png")
 
-    await desktop.goto(`${base}/admin#/incidents`)
-    await desktop.getByLabel("E-mail").fill(admin.email)
-    await desktop.getByLabel("Password").fill(admin.password)
-    await desktop.getByRole("button", { name: "Sign in" }).click()
-    await desktop.getByRole("navigation", { name: "Main" }).waitFor()
-    await desktop.getByText("Elevated card payment failures").first().waitFor()
-    await save(desktop, "dashboard.png")
+    // The dashboard where an operator lands in an outage: the overview, about to post an update.
+    const dashboard = async (width: number, height: number, file: string) => {
+      const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 })
+      await page.goto(`${base}/admin`)
+      await page.getByLabel("E-mail").fill(admin.email)
+      await page.getByLabel("Password").fill(admin.password)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+      await page.getByRole("button", { name: "Post update on Elevated card payment failures" }).click()
+      await page.getByLabel("Message").fill("The fix is rolling out; error rates are falling.")
+      await save(page, file)
+      await page.close()
+    }
+    await dashboard(1280, 900, "dashboard.png")
+    await dashboard(390, 844, "dashboard-phone.png")
     return written
   } finally {
     await browser.close()

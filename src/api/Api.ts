@@ -10,6 +10,7 @@ import { AuditLogApi } from "./AuditLogApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { ComponentGroupsApi } from "./ComponentGroupsApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
+import { EventsApi } from "./EventsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { idempotentPosts } from "./Idempotency.js"
 import { IncidentsApi } from "./IncidentsApi.js"
@@ -56,6 +57,7 @@ export class Api extends HttpApi.make("status-page")
   .add(idempotentPosts(OverviewApi).middleware(JsonBodies))
   .add(idempotentPosts(TeamApi).middleware(JsonBodies))
   .add(AuditLogApi.middleware(JsonBodies))
+  .add(EventsApi.middleware(JsonBodies))
   // Every endpoint answers a request that does not match its schemas with 400 HttpApiDecodeError.
   // Any endpoint that reaches the database answers 503 while it is away.
   // Any endpoint answers a body it cannot read (not valid JSON) with 400 BadRequest, and one over

@@ -7,7 +7,8 @@
  * - the response headers the server sends outside the schemas: `ETag`, `Cache-Control` and `Vary`
  *   of the public reads and their **304** (with the `If-None-Match` that asks for it), `Link` of
  *   the paged lists, `Retry-After` of every 429, `Set-Cookie` of sign-in, sign-out, accepting an
- *   invitation, changing a password and ending one's own session;
+ *   invitation, changing a password and ending one's own session; the live event stream's
+ *   `Cache-Control` and `X-Accel-Buffering`, and the `Retry-After` of its 503;
  * - query parameters that decode to an integer as `type: integer` with their bounds, default and
  *   description: on the wire they are text, so the generator shows a string.
  *
@@ -20,6 +21,7 @@ import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, OpenApi } from "effec
 import packageJson from "../../package.json" with { type: "json" }
 import { RequiredRole, requiredRoleExtension, type Role } from "../domain/Role.js"
 import { AuthApi } from "./AuthApi.js"
+import { EventsApi, liveEvents } from "./EventsApi.js"
 import { PageStatusApi } from "./PageStatusApi.js"
 import { StatusApi } from "./StatusApi.js"
 
@@ -113,6 +115,25 @@ const cookieHeaders: Record<string, { readonly status: string; readonly header: 
         "Secure; SameSite=Lax`, which clears its cookie.",
       required: false,
       schema: { type: "string" }
+    }
+  }
+}
+
+/** The live event stream's headers (src/http/EventsHttp.ts), by status. */
+const eventStreamHeaders: Record<string, Record<string, Header>> = {
+  "200": {
+    "Cache-Control": header("Neither the browser nor a cache keeps the stream.", { type: "string", const: "no-cache" }),
+    "X-Accel-Buffering": header("Tells nginx to pass each event on at once rather than buffer the answer.", {
+      type: "string",
+      const: "no"
+    })
+  },
+  "503": {
+    "Retry-After": {
+      description: `Present when the instance has its ${liveEvents.maxStreams} streams open or is stopping: ` +
+        "seconds to wait before connecting again.",
+      required: false,
+      schema: { type: "integer", minimum: 0 }
     }
   }
 }
@@ -268,6 +289,15 @@ const completeOperation = (
   op = withHeaders(op, "429", { "Retry-After": retryAfter })
   const cookie = cookieHeaders[op.operationId]
   if (cookie !== undefined) op = withHeaders(op, cookie.status, { "Set-Cookie": cookie.header })
+  if (op.operationId === `${EventsApi.identifier}.stream`) {
+    for (const [status, headers] of Object.entries(eventStreamHeaders)) op = withHeaders(op, status, headers)
+    const responses = op.responses as Record<string, OpenApi.OpenApiSpecResponse>
+    const success = responses["200"]
+    if (success !== undefined) {
+      const description = "The events, as they come: the answer stays open until the client or the server ends it."
+      op = { ...op, responses: { ...responses, "200": { ...success, description } } }
+    }
+  }
   return op
 }
 

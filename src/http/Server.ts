@@ -49,6 +49,7 @@ import { clientAddressMiddleware, type TrustedProxies } from "./ClientAddress.js
 import { ComponentGroupsHttp } from "./ComponentGroupsHttp.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
+import { EventsHttp, LiveEvents } from "./EventsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
 import { IdempotencyLive } from "./IdempotencyLive.js"
 import { IncidentsHttp } from "./IncidentsHttp.js"
@@ -105,7 +106,8 @@ const ApiServices = Layer.mergeAll(
   Overview.layer,
   TeamMembers.layer,
   Invitations.layer,
-  OwnAccount.layer
+  OwnAccount.layer,
+  LiveEvents.layer
 )
 
 /**
@@ -135,7 +137,8 @@ export const ApiHandlers = Layer.mergeAll(
   OverviewHttp,
   ResponseTimesHttp,
   AuditLogHttp,
-  TeamHttp
+  TeamHttp,
+  EventsHttp
 ).pipe(
   Layer.provide([
     AuthenticationLive,
@@ -174,10 +177,18 @@ const Routes = Layer.mergeAll(
   PublicRoutes.pipe(Layer.provide([PublicPages.layer, Subscriptions.layer]))
 )
 
-/** The routes served with the middleware, logging the address it listens on. */
-export const HttpLive = Layer.unwrap(
-  Effect.map(
-    AppConfig,
-    (config) => HttpRouter.serve(Routes, { middleware: serverMiddleware(config.trustProxy), disableLogger: true })
-  )
-).pipe(Layer.provide(ApiServices))
+/**
+ * The routes served with the middleware, logging the address it listens on. The live event
+ * streams end as it stops (LiveEvents.endOnShutdown, built after the server so that it is
+ * finalized first): the server would otherwise wait for their connections, which never close
+ * by themselves.
+ */
+export const HttpLive = LiveEvents.endOnShutdown.pipe(
+  Layer.provideMerge(Layer.unwrap(
+    Effect.map(
+      AppConfig,
+      (config) => HttpRouter.serve(Routes, { middleware: serverMiddleware(config.trustProxy), disableLogger: true })
+    )
+  )),
+  Layer.provide(ApiServices)
+)

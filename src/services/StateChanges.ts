@@ -1,8 +1,10 @@
 /**
- * Announces committed changes of what the public sees. In-process readers learn of a change
- * synchronously (`version`) and through a PubSub (each notice with what it touched); other instances through PostgreSQL
- * LISTEN/NOTIFY (NOTIFY is sent inside the change's transaction, so it leaves only on commit).
- * A notification means "look again": receiving one twice is harmless.
+ * Announces committed changes of what the public sees, and of the monitors' states. In-process
+ * readers learn of a change synchronously (`version`) and through a PubSub (each notice with what
+ * it touched: the public snapshot, the mirror, the admin API's live events); other instances
+ * through PostgreSQL LISTEN/NOTIFY (NOTIFY is sent inside the change's transaction, so it leaves
+ * only on commit; `announce` sends its own, for a change committed elsewhere). A notification
+ * means "look again": receiving one twice is harmless.
  *
  * A change says what it touches of the public state (`touch`: the components, some incidents,
  * the windows, the organization), and its announcement carries it, in process and in its
@@ -38,9 +40,15 @@ const channel = "status_page_changes"
 export const maxTouchedIncidents = 16
 
 /**
- * What a change touched of what the public sees: the components (with their groups), the
- * incidents with these ids (or all of them), the maintenance windows, the organization's profile.
- * A notice is anyone's who may NOTIFY: its ids are ones PostgreSQL can compare, and few.
+ * What a change touched: of what the public sees, the components (with their groups), the
+ * incidents with these ids (or all of them), the maintenance windows, the organization's profile
+ * (with the status pages); and, for the dashboard only, the monitors' states (`monitors`, which
+ * the public side ignores: it sees a monitor through its component). A notice is anyone's who
+ * may NOTIFY: its ids are ones PostgreSQL can compare, and few.
+ *
+ * A key an instance does not know is dropped when it reads a notice (the schema's default for
+ * excess properties is to ignore them): an instance of the version before `monitors` reads
+ * `{"monitors":true}` as `{}`, a change that touched nothing public.
  */
 export const Touched = Schema.Struct({
   components: Schema.optionalKey(Schema.Boolean),
@@ -48,11 +56,23 @@ export const Touched = Schema.Struct({
     Schema.Union([Schema.Array(IdString).check(Schema.isMaxLength(maxTouchedIncidents)), Schema.Literal("all")])
   ),
   maintenance: Schema.optionalKey(Schema.Boolean),
-  organization: Schema.optionalKey(Schema.Boolean)
+  organization: Schema.optionalKey(Schema.Boolean),
+  monitors: Schema.optionalKey(Schema.Boolean)
 })
 export type Touched = typeof Touched.Type
 
-export const touchedEverything: Touched = { components: true, incidents: "all", maintenance: true, organization: true }
+export const touchedEverything: Touched = {
+  components: true,
+  incidents: "all",
+  maintenance: true,
+  organization: true,
+  monitors: true
+}
+
+/** Whether a change touched anything the public sees (`monitors` alone is the dashboard's). */
+export const touchesPublic = (touched: Touched): boolean =>
+  touched.components === true || touched.incidents !== undefined || touched.maintenance === true ||
+  touched.organization === true
 
 /** Both changes' touches (past `maxTouchedIncidents` incidents: all of them). */
 export const mergeTouched = (a: Touched, b: Touched): Touched => {
@@ -68,7 +88,8 @@ export const mergeTouched = (a: Touched, b: Touched): Touched => {
     ...(a.components === true || b.components === true ? { components: true } : {}),
     ...(incidents === undefined ? {} : { incidents }),
     ...(a.maintenance === true || b.maintenance === true ? { maintenance: true } : {}),
-    ...(a.organization === true || b.organization === true ? { organization: true } : {})
+    ...(a.organization === true || b.organization === true ? { organization: true } : {}),
+    ...(a.monitors === true || b.monitors === true ? { monitors: true } : {})
   }
 }
 
@@ -204,6 +225,21 @@ export class StateChanges extends Context.Service<StateChanges>()("StateChanges"
       })
 
     /**
+     * Announces a change committed without `commit` (ingest's monitor states): to in-process
+     * readers at once, and to other instances with a NOTIFY of its own, sent outside any
+     * transaction (call it after the change committed). No read side is waited for: nobody's
+     * answer hangs on it. It never fails: a NOTIFY that does not go out is logged, and the other
+     * instances learn of the state with the next change.
+     */
+    const announce = (touched: Touched) =>
+      Effect.andThen(
+        bump(touched),
+        notifyOthers(touched).pipe(
+          Effect.catch((error) => Effect.logWarning("Announcing a change to other instances failed", error))
+        )
+      )
+
+    /**
      * Registers an in-process read side for the scope's lifetime, with `catchUp`: what brings it
      * up to the changes announced so far, run by each commit before it returns (it must not
      * fail, and run whole once started). The side takes what changes touched since it last took
@@ -231,6 +267,7 @@ export class StateChanges extends Context.Service<StateChanges>()("StateChanges"
 
     return {
       commit,
+      announce,
       registerReadSide,
       /** Increases with every change this process knows of; a cache built at an older version is stale. */
       version: () => version,

@@ -29,7 +29,7 @@ import { ComponentStatuses } from "../../src/services/catalog/ComponentStatuses.
 import { IncidentAutomation } from "../../src/services/monitoring/IncidentAutomation.js"
 import { ProbeRegistry } from "../../src/services/monitoring/ProbeRegistry.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
-import { StateChanges } from "../../src/services/StateChanges.js"
+import { StateChanges, type Touched } from "../../src/services/StateChanges.js"
 import { checkResult, slotOf } from "../support/CheckResults.js"
 import { logAnnotations, replaceDefaultLogger } from "../support/Logs.js"
 import { makeTestLayer } from "../support/TestLayer.js"
@@ -57,6 +57,7 @@ const world = (
   const advanced: Array<ReadonlyArray<string>> = []
   const refusals: Array<{ region: unknown; probe: unknown; counts: unknown }> = []
   let commits = 0
+  const announced: Array<Touched> = []
 
   const monitorState = makeTestLayer(MonitorStateRepo)({
     // Paused monitors are not locked: their reports are refused as a deleted monitor's.
@@ -156,7 +157,8 @@ const world = (
           Effect.suspend(() => {
             commits++
             return orUnavailable(change)
-          })
+          }),
+        announce: (touched) => Effect.sync(() => void announced.push(touched))
       }),
       makeTestLayer(ProbeRegistry)({ offlineRegions: () => Effect.succeed(offline) }),
       // Audit entries are the integration tests' (test/audit).
@@ -178,7 +180,18 @@ const world = (
       return yield* f((yield* ResultIngest).ingest)
     }).pipe(Effect.provide(layer))
 
-  return { monitors, regionStates, downtime, offline, handed, advanced, refusals, commits: () => commits, run }
+  return {
+    monitors,
+    regionStates,
+    downtime,
+    offline,
+    handed,
+    advanced,
+    refusals,
+    commits: () => commits,
+    announced: () => announced,
+    run
+  }
 }
 
 /** What a region of the monitor keeps after these checks (`advanceRegion`, as ingest applies it). */
@@ -220,6 +233,8 @@ describe("ResultIngest", () => {
           expect(w.monitors.m1).toMatchObject({ state: "down", stateChangedAt: t0 })
           expect(w.downtime).toEqual([{ monitorId: "m1", startedAt: s1, endedAt: null }])
           expect([w.handed, w.commits(), w.advanced]).toEqual([["api"], 1, [["m1"]]])
+          // A transition is announced to the admin side's live stream.
+          expect(w.announced()).toEqual([{ monitors: true }])
           // Refusals are logged a minute after the first, one line per probe.
           expect(w.refusals).toEqual([])
           yield* TestClock.adjust("1 minute")
@@ -289,6 +304,7 @@ describe("ResultIngest", () => {
           yield* ingest([...runs(s1, ["eu", "ap"]), ...runs(s2, ["eu", "ap"])])
           expect(w.monitors.m1!.state).toBe("up")
           expect([w.downtime, w.handed, w.commits(), w.advanced]).toEqual([[], [], 0, []])
+          expect(w.announced()).toEqual([])
           w.offline.clear()
           yield* TestClock.adjust("1 minute")
           yield* ingest(runs(s2 + minute, ["eu", "ap"]))

@@ -74,6 +74,8 @@ describe("response-time charts in a browser", () => {
     await page.close()
 
     const admin = await suite.openScreen("monitors")
+    // The chart is in the monitor's detail pane.
+    await admin.getByRole("button", { name: "Details of Checkout API https://example.com/health" }).click()
     const adminChart = admin.getByRole("img", {
       name: "Response times of https://example.com/health, last 24 hours"
     })

@@ -71,7 +71,13 @@ export interface AxeViolation {
 }
 
 /** The serious and critical axe-core violations on the page as it is now. */
-export const seriousAccessibilityViolations = async (page: Page): Promise<Array<AxeViolation>> => {
+export const seriousAccessibilityViolations = async (page: Page): Promise<Array<AxeViolation>> =>
+  (await accessibilityViolations(page)).filter((violation) =>
+    violation.impact === "serious" || violation.impact === "critical"
+  )
+
+/** Every axe-core violation on the page as it is now, whatever its impact. */
+export const accessibilityViolations = async (page: Page): Promise<Array<AxeViolation>> => {
   // Evaluated through the DevTools protocol, so the page's CSP (scripts from 'self' only) allows it.
   await page.evaluate(axe.source)
   const violations = await page.evaluate(async () => {
@@ -85,7 +91,7 @@ export const seriousAccessibilityViolations = async (page: Page): Promise<Array<
       nodes: v.nodes.map((n) => ({ target: n.target }))
     }))
   })
-  return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+  return violations
 }
 
 /** A page on the dashboard screen `screen`, signed in through the form if the browser has no session yet. */
@@ -157,14 +163,21 @@ export const openIncidentInDashboard = async (
   await expectStatusMessage(page, `${incident.title} was opened.`)
 }
 
-/** Posts an update on the incident titled `title` from its row on the incidents screen; returns the row. */
+/**
+ * The cards of the items titled `title` on a screen that lists them as cards (incidents,
+ * maintenance): each card is an article named by its title.
+ */
+export const itemCard = (page: Page, title: string) => page.getByRole("article", { name: title, exact: true })
+
+/** Posts an update on the incident titled `title` from its card on the incidents screen; returns the card. */
 export const postIncidentUpdateInDashboard = async (page: Page, title: string, status: string, message: string) => {
-  const row = page.getByRole("row").filter({ hasText: title })
-  await row.getByRole("button", { name: "Post update" }).click()
-  const update = row.getByRole("form", { name: `Update on ${title}` })
-  await update.getByLabel("Status").selectOption(status)
+  const card = itemCard(page, title)
+  await card.getByRole("button", { name: "Post update" }).click()
+  const update = card.getByRole("form", { name: `Update on ${title}` })
+  // The status is a row of radio buttons: one tap.
+  await update.getByRole("group", { name: "Status" }).locator(`input[value="${status}"]`).check()
   await update.getByLabel("Message").fill(message)
   await update.getByRole("button", { name: "Post update" }).click()
   await expectStatusMessage(page, `The update on ${title} was posted.`)
-  return row
+  return card
 }

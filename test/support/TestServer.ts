@@ -5,8 +5,8 @@
  * without credentials. The server's Clock is the suite's TestClock, set to the real time.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { ConfigProvider, Context, Effect, Layer, type LogLevel } from "effect"
-import { HttpClient, HttpClientRequest, HttpServer } from "effect/http"
+import { ConfigProvider, Context, Effect, Layer, type LogLevel, Option, Stream } from "effect"
+import { HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { TestClock } from "effect/testing"
 
@@ -111,7 +111,30 @@ export const AnonymousApiClient = Effect.flatMap(
   (client) => HttpApiClient.make(Api).pipe(Effect.provideService(HttpClient.HttpClient, client))
 )
 
-/** Sends a raw request with a JSON body (any value, even an invalid one) and returns status and parsed body. */
+/**
+ * An event stream's text up to the end of its first event (a blank line); reading stops there and
+ * the connection is closed, since the stream never ends by itself (the admin API's live events).
+ */
+const firstEvent = (response: HttpClientResponse.HttpClientResponse) =>
+  response.stream.pipe(
+    Stream.decodeText,
+    Stream.scan(() => "", (text, chunk: string) => text + chunk),
+    Stream.takeUntil((text) => /\r?\n\r?\n/.test(text)),
+    Stream.runLast,
+    Effect.map((text) => {
+      const read = Option.getOrElse(text, () => "")
+      const end = /\r?\n\r?\n/.exec(read)
+      return end === null ? read : read.slice(0, end.index + end[0].length)
+    })
+  )
+
+const isEventStream = (response: HttpClientResponse.HttpClientResponse) =>
+  (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase() === "text/event-stream"
+
+/**
+ * Sends a raw request with a JSON body (any value, even an invalid one) and returns status and
+ * parsed body; of an event stream, the text of its first event.
+ */
 export const sendJson = (
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   url: string,
@@ -129,7 +152,7 @@ export const sendJson = (
       )
     }
     const response = yield* client.execute(request)
-    const text = yield* response.text
+    const text = isEventStream(response) ? yield* firstEvent(response) : yield* response.text
     return {
       status: response.status,
       headers: response.headers,

@@ -24,7 +24,7 @@
 import { Context, DateTime, Deferred, Effect, Exit, Layer, Option, PubSub, Schedule, Semaphore } from "effect"
 
 import type { IncidentStatus, PublicIncidentDetail } from "../../domain/Incident.js"
-import { StateChanges } from "../../services/StateChanges.js"
+import { StateChanges, touchesPublic } from "../../services/StateChanges.js"
 import type { IncidentIndex, IncidentsPage, PublicState } from "./PublicStatus.js"
 import { assemble, holdsPage, PublicStatus } from "./PublicStatus.js"
 import type { Site, SitePage } from "./Site.js"
@@ -68,8 +68,9 @@ export class PublicSnapshot extends Context.Service<PublicSnapshot>()("PublicSna
       const { touched, version } = tracker.take()
       const previous = current
       if (previous?.version === version) return Effect.succeed(previous.snapshot)
-      // A change that touched nothing public: the same snapshot is current at its version.
-      if (previous !== undefined && Object.keys(touched).length === 0) {
+      // A change that touched nothing public (or only the monitors' states, the dashboard's):
+      // the same snapshot is current at its version.
+      if (previous !== undefined && !touchesPublic(touched)) {
         current = { version, snapshot: previous.snapshot }
         return Effect.succeed(previous.snapshot)
       }

@@ -26,7 +26,7 @@ import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.j
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
 import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { collectingMoves, ComponentStatuses, statusChanges, type StatusMove } from "../catalog/ComponentStatuses.js"
-import { StateChanges, touchesComponents } from "../StateChanges.js"
+import { StateChanges, touch } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
@@ -117,6 +117,12 @@ const displayUrl = (url: string) => {
     return url
   }
 }
+
+/**
+ * What a change of a monitor touches: its component's status (the public side reads it again) and
+ * the monitors themselves, which only the admin side's live stream follows.
+ */
+const touchesComponentsAndMonitors = touch({ components: true, monitors: true })
 
 export class Monitors extends Context.Service<Monitors>()("Monitors", {
   make: Effect.gen(function*() {
@@ -215,7 +221,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
     const move = (id: MonitorId, definition: MonitorDefinition, current: Monitor) =>
       stateChanges.commit(Effect.gen(function*() {
         // Of the public state, only the components' statuses change.
-        yield* touchesComponents
+        yield* touchesComponentsAndMonitors
         const before = yield* lockPlacement(id, definition.componentId)
         const [after, moves] = yield* collectingMoves(Effect.gen(function*() {
           const after = yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id))
@@ -282,6 +288,8 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
             yield* record(created, undefined, created)
             return created
           }))
+          // Nothing public changes: only the admin side's live stream hears of it.
+          yield* stateChanges.announce({ monitors: true })
           return masked(created)
         })
       ),
@@ -348,6 +356,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
               yield* record(updated, current, updated)
               return updated
             }))
+            yield* stateChanges.announce({ monitors: true })
             return masked(updated)
           }
           yield* componentExists(definition.componentId)
@@ -369,7 +378,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
        */
       setPaused: Effect.fn("Monitors.setPaused")((id: MonitorId, paused: boolean) =>
         stateChanges.commit(Effect.gen(function*() {
-          yield* touchesComponents
+          yield* touchesComponentsAndMonitors
           const { componentId } = yield* lockPlacement(id)
           const before = yield* stored(id)
           const [, moves] = yield* collectingMoves(Effect.gen(function*() {
@@ -387,7 +396,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
       /** Deletes a monitor; its past downtime stays in the uptime history, its open interval ends now. */
       remove: Effect.fn("Monitors.remove")((id: MonitorId) =>
         stateChanges.commit(Effect.gen(function*() {
-          yield* touchesComponents
+          yield* touchesComponentsAndMonitors
           const { componentId } = yield* lockPlacement(id)
           const before = yield* stored(id)
           const [, moves] = yield* collectingMoves(Effect.gen(function*() {

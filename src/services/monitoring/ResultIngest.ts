@@ -230,10 +230,13 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
           // read after the commit with one statement. A batch that moves nothing (the steady
           // state) reads and writes nothing here, and does not invalidate the public snapshot.
           yield* Effect.forEach(yield* statuses.outOfLineWithMonitors(componentIds), followMonitors, { discard: true })
-          // After the components moved: an incident's severity and title follow the component's
-          // new status. The results are stored whatever happens here; a failed pass is taken up
-          // by the IncidentAutomationClock.
           if (transitioned.length > 0) {
+            // A monitor's state is no public state (its component is): the dashboard's live events
+            // hear of it, on every instance, and the public snapshot stays as it is.
+            yield* changes.announce({ monitors: true })
+            // After the components moved: an incident's severity and title follow the component's
+            // new status. The results are stored whatever happens here; a failed pass is taken up
+            // by the IncidentAutomationClock.
             yield* automation.advance(transitioned).pipe(
               Effect.catchCause((cause) => Effect.logWarning("Automatic incidents: pass failed after ingest", cause))
             )

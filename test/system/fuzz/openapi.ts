@@ -71,7 +71,8 @@ const answersFeed = (responses: Record<string, DocumentedResponse>) => {
   const types = Object.entries(responses).filter(([status]) => status.startsWith("2")).flatMap((
     [, response]
   ) => Object.keys(response.content))
-  return types.length > 0 && !types.includes("application/json")
+  // The feeds are RSS and Atom; the live event stream (text/event-stream) refuses unknown queries like JSON answers.
+  return types.length > 0 && types.every((type) => type.endsWith("xml"))
 }
 
 export const parseDocument = (raw: JsonSchema): ApiDocument => {

@@ -160,19 +160,29 @@ const makeSender = (baseUrl: string, concurrency: number, localAddress: string |
         (res) => {
           const chunks: Array<Buffer> = []
           let size = 0
+          const answer = () => ({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: decoded(res.headers, Buffer.concat(chunks))
+          })
+          // An event stream (the admin API's live events) never ends: its answer is its first
+          // event, up to the blank line, and the request is dropped then (its socket with it).
+          const eventStream = String(res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase() ===
+            "text/event-stream"
           res.on("data", (chunk: Buffer) => {
             size += chunk.length
             if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk)
+            if (eventStream) {
+              const text = Buffer.concat(chunks).toString("utf8")
+              const end = /\r?\n\r?\n/.exec(text)
+              if (end !== null) {
+                chunks.splice(0, chunks.length, Buffer.from(text.slice(0, end.index + end[0].length)))
+                resolve(answer())
+                req.destroy()
+              }
+            }
           })
-          res.on(
-            "end",
-            () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                headers: res.headers,
-                body: decoded(res.headers, Buffer.concat(chunks))
-              })
-          )
+          res.on("end", () => resolve(answer()))
           res.on("error", reject)
         }
       )

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 
-import { expectAccessible, expectFitsViewport, openIncidentInDashboard, screenshot } from "../../support/Browser.js"
+import {
+  expectAccessible,
+  expectFitsViewport,
+  itemCard,
+  openIncidentInDashboard,
+  screenshot
+} from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 
 const suite = useBrowserStack()
@@ -73,7 +79,7 @@ describe("dashboard audit log", () => {
     await page.getByRole("heading", { name: "Incidents", level: 1 }).waitFor()
     await openIncidentInDashboard(page, { title: "Payments fail", message: "Card payments fail.", components: [] })
 
-    const row = page.getByRole("row").filter({ hasText: "Payments fail" })
+    const row = itemCard(page, "Payments fail")
     await row.getByRole("button", { name: "Timeline" }).click()
     await expect.poll(() => row.textContent()).toMatch(/Last changed by ops@example\.com, \w/)
 

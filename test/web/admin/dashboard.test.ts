@@ -10,6 +10,7 @@ import {
   expectAccessible,
   expectFitsViewport,
   expectStatusMessage,
+  itemCard,
   openIncidentInDashboard,
   postIncidentUpdateInDashboard,
   screenshot
@@ -224,9 +225,10 @@ describe("admin dashboard", () => {
     await expectAccessible(page)
     await screenshot(page, "monitors-field-error")
 
-    const row = page.getByRole("row").filter({ hasText: "https://search.example.test/health" })
-    await row.getByRole("button", { name: "Edit" }).click()
-    const edit = row.getByRole("form")
+    await page.getByRole("button", { name: "Details of Search https://search.example.test/health" }).click()
+    const detail = page.getByRole("region", { name: "Search https://search.example.test/health" })
+    await detail.getByRole("button", { name: "Edit" }).click()
+    const edit = detail.getByRole("form")
     await edit.getByLabel("Failures before down").fill("5")
     await edit.getByLabel("Regions").fill("eu-west, us-east")
     await edit.getByRole("button", { name: "Save" }).click()
@@ -240,14 +242,14 @@ describe("admin dashboard", () => {
       expectedStatusCode: 204
     })
 
-    await row.getByRole("button", { name: "Pause" }).click()
+    await detail.getByRole("button", { name: "Pause" }).click()
     await expect.poll(() => page.getByText("The monitor of https://search.example.test/health is paused.").isVisible())
       .toBe(true)
     expect((await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === stored!.id)?.paused).toBe(
       true
     )
-    await expect.poll(() => row.getByRole("cell").filter({ hasText: "Paused" }).count()).toBe(1)
-    await row.getByRole("button", { name: "Resume" }).click()
+    await expect.poll(() => detail.locator(".monitor-state").textContent()).toBe("Paused")
+    await detail.getByRole("button", { name: "Resume" }).click()
     await expect.poll(async () =>
       (await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === stored!.id)?.paused
     ).toBe(false)
@@ -294,13 +296,14 @@ describe("admin dashboard", () => {
       state: "unknown",
       reportingRegions: []
     })
-    const row = page.getByRole("row").filter({ hasText: "https://checkout.example.test/api" })
-    expect(await row.textContent()).toContain("No region reporting")
-    expect(await row.textContent()).toContain("expects 200-299, 304")
+    await page.getByRole("button", { name: "Details of Checkout https://checkout.example.test/api" }).click()
+    const detail = page.getByRole("region", { name: "Checkout https://checkout.example.test/api" })
+    expect(await detail.textContent()).toContain("No region reporting")
+    expect(await detail.textContent()).toContain("expects 200-299, 304")
 
     // The edit form shows the header masked; saving it unchanged keeps it, and the new body is stored.
-    await row.getByRole("button", { name: "Edit" }).click()
-    const edit = row.getByRole("form")
+    await detail.getByRole("button", { name: "Edit" }).click()
+    const edit = detail.getByRole("form")
     expect(await edit.getByLabel("Request headers").inputValue()).toBe("Authorization: ********")
     await edit.getByLabel("Request body").fill("{\"cart\":2}")
     await edit.getByRole("button", { name: "Save" }).click()
@@ -427,7 +430,7 @@ describe("admin dashboard", () => {
         local
       )
 
-    const row = page.getByRole("row").filter({ hasText: "Database upgrade" })
+    const row = itemCard(page, "Database upgrade")
     await row.getByRole("button", { name: "Edit" }).click()
     const edit = row.getByRole("form", { name: "Edit Database upgrade" })
     await edit.getByLabel("Description").fill("Read-only for two hours.")
@@ -458,7 +461,7 @@ describe("admin dashboard", () => {
     await api((client) => client.components.remove({ params: { id: hidden.id } }))
 
     const page = await openScreen("maintenance")
-    const row = page.getByRole("row").filter({ hasText: "Vault rotation" })
+    const row = itemCard(page, "Vault rotation")
     await row.getByRole("button", { name: "Edit" }).click()
     const edit = row.getByRole("form", { name: "Edit Vault rotation" })
     await edit.getByLabel("Description").fill("Keys are rotated.")

@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Result, Schema } from "effect"
 
 import { HttpApiDecodeError } from "../../../src/api/ApiErrors.js"
+import { preconditionFailed } from "../../../src/api/Preconditions.js"
 import { CreateComponent } from "../../../src/domain/Component.js"
 import { BadRequest } from "../../../src/domain/Errors.js"
 import { CreateMaintenance } from "../../../src/domain/Maintenance.js"
@@ -64,6 +65,14 @@ describe("failures in the dashboard", () => {
       fields: { timeoutMs: "Must be shorter than the interval" }
     })
     expect(failed(new BadRequest({ message: "The key has expired" })).message).toBe("The key has expired")
+  })
+
+  it("a save that lost a race (412 on If-Match) is its own kind, so an editor can offer the newer version", () => {
+    const failure = failed(preconditionFailed("incidents"))
+    expect(failure.kind).toBe("preconditionFailed")
+    expect(failure.message).toMatch(/^Someone else changed this item since you opened it/)
+    expect(failure.fields).toEqual({})
+    expect(failed(new BadRequest({ message: "The key has expired" })).kind).toBe("other")
   })
 
   it("the typed client's own check says what the server would", () => {

@@ -8,7 +8,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 
 import { ResultIngest } from "../../../src/services/monitoring/ResultIngest.js"
-import { expectAccessible, expectFitsViewport, expectStatusMessage, screenshot } from "../../support/Browser.js"
+import {
+  expectAccessible,
+  expectFitsViewport,
+  expectStatusMessage,
+  itemCard,
+  screenshot
+} from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 import { checkResult, slotOf } from "../../support/CheckResults.js"
 import { ApiClient } from "../../support/TestServer.js"
@@ -40,7 +46,7 @@ describe("dashboard incident automation", () => {
     await form.getByRole("button", { name: "Open incident" }).click()
     await expectStatusMessage(page, "Checkout errors was opened.")
 
-    const row = page.getByRole("row").filter({ hasText: "Checkout errors" })
+    const row = itemCard(page, "Checkout errors")
     await row.getByText("Draft", { exact: true }).waitFor()
     const [draft] = await api((client) => client.incidents.list({ query: {} }))
     expect(draft).toMatchObject({ title: "Checkout errors", published: false, componentIds: [checkout.id] })
@@ -98,7 +104,7 @@ describe("dashboard incident automation", () => {
     expect(opened).toMatchObject({ source: "monitor", automation: "active", published: false })
 
     const page = await openScreen("incidents")
-    const row = page.getByRole("row").filter({ hasText: opened!.title })
+    const row = itemCard(page, opened!.title)
     await row.getByText("Opened by monitor · automation active").waitFor()
     await row.getByText("Draft", { exact: true }).waitFor()
     await expectAccessible(page)
@@ -145,14 +151,15 @@ describe("dashboard incident automation", () => {
       incidentTemplateId: template.id,
       resolveAfterSeconds: 120
     })
-    const row = page.getByRole("row").filter({ hasText: "https://payments.example.test/health" })
-    await row.getByText("on outage opens a draft incident from template Payments down, resolved after 120 s up", {
+    await page.getByRole("button", { name: "Details of Payments https://payments.example.test/health" }).click()
+    const detail = page.getByRole("region", { name: "Payments https://payments.example.test/health" })
+    await detail.getByText("on outage opens a draft incident from template Payments down, resolved after 120 s up", {
       exact: false
     }).waitFor()
 
     // The edit form starts from the stored values; out-of-range delays are the API's to refuse.
-    await row.getByRole("button", { name: "Edit" }).click()
-    const edit = row.getByRole("form", { name: "Edit the monitor of https://payments.example.test/health" })
+    await detail.getByRole("button", { name: "Edit" }).click()
+    const edit = detail.getByRole("form", { name: "Edit the monitor of https://payments.example.test/health" })
     expect(await edit.getByLabel("Incident on outage").inputValue()).toBe("draft")
     expect(await edit.getByLabel("Incident template").inputValue()).toBe(template.id)
     expect(await edit.getByLabel("Resolve after (seconds)").inputValue()).toBe("120")
@@ -166,7 +173,7 @@ describe("dashboard incident automation", () => {
     await expectStatusMessage(page, "The monitor of https://payments.example.test/health was saved.")
     const saved = (await api((client) => client.monitors.list({ query: {} }))).find((m) => m.id === created!.id)
     expect(saved).toMatchObject({ incidentPolicy: "publish", incidentTemplateId: null, resolveAfterSeconds: 0 })
-    await row.getByText("on outage opens and publishes an incident from the default text, resolved after 0 s up", {
+    await detail.getByText("on outage opens and publishes an incident from the default text, resolved after 0 s up", {
       exact: false
     }).waitFor()
     await expectAccessible(page)

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 
-import { expectAccessible, expectStatusMessage, screenshot } from "../../support/Browser.js"
+import { expectAccessible, expectStatusMessage, itemCard, screenshot } from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 
 const suite = useBrowserStack()
@@ -38,7 +38,7 @@ describe("dashboard recurring maintenance", () => {
     expect(first.recurrence).toEqual({ frequency: "weekly", interval: 2, count: 4 })
     expect(first.seriesId).toBe(first.id)
 
-    const rows = page.getByRole("row").filter({ hasText: "Patch night" })
+    const rows = itemCard(page, "Patch night")
     await expect.poll(() => rows.count()).toBe(1)
     expect(await rows.first().textContent()).toContain("Repeats every 2 weeks, 4 times")
     await expectAccessible(page)
@@ -47,7 +47,7 @@ describe("dashboard recurring maintenance", () => {
     // Cancelling this occurrence only: the next one (two weeks on) takes its place.
     const scheduled = rows.filter({ hasText: "Scheduled" })
     await scheduled.getByRole("button", { name: "Cancel this occurrence" }).click()
-    await scheduled.getByRole("button", { name: "Cancel this occurrence only" }).click()
+    await scheduled.getByRole("button", { name: "Cancel only this occurrence of Patch night" }).click()
     await expectStatusMessage(page, "This occurrence of Patch night was cancelled.")
     await expect.poll(() => rows.count()).toBe(2)
     const series = async () =>
@@ -64,7 +64,7 @@ describe("dashboard recurring maintenance", () => {
     // This and all later: the series ends.
     const nextRow = rows.filter({ hasText: "Scheduled" })
     await nextRow.getByRole("button", { name: "Cancel this and all later" }).click()
-    await nextRow.getByRole("button", { name: "Cancel this and all later occurrences" }).click()
+    await nextRow.getByRole("button", { name: "Cancel Patch night from this occurrence on" }).click()
     await expectStatusMessage(page, "Patch night and its later occurrences were cancelled.")
     expect((await series()).map((window) => window.status)).toEqual(["cancelled", "cancelled"])
     await page.close()

@@ -9,7 +9,13 @@ import { Effect } from "effect"
 import type { Page } from "playwright-core"
 
 import { adminEmail, adminPassword, signIn } from "../../support/Auth.js"
-import { expectAccessible, expectFitsViewport, expectStatusMessage, screenshot } from "../../support/Browser.js"
+import {
+  expectAccessible,
+  expectFitsViewport,
+  expectStatusMessage,
+  itemCard,
+  screenshot
+} from "../../support/Browser.js"
 import { useBrowserStackWithSmtp } from "../../support/BrowserStack.js"
 import { AnonymousApiClient } from "../../support/TestServer.js"
 
@@ -109,7 +115,7 @@ describe("dashboard team and roles", () => {
 
     await page.goto(`${suite.stack.baseUrl}/admin#/incidents`)
     await page.getByRole("heading", { name: "Incidents", level: 1 }).waitFor()
-    const incident = page.getByRole("row").filter({ hasText: "Disk full" })
+    const incident = itemCard(page, "Disk full")
     await incident.getByRole("button", { name: "Post update" }).waitFor()
     expect(await incident.getByRole("button", { name: "Resolve" }).count()).toBe(1)
     expect(await page.getByRole("form", { name: "New incident" }).count()).toBe(1)
@@ -143,7 +149,7 @@ describe("dashboard team and roles", () => {
 
     const page = await signInAs("vic@example.com", password, "incidents")
     await page.getByRole("heading", { name: "Incidents", level: 1 }).waitFor()
-    const incident = page.getByRole("row").filter({ hasText: "Slow search" })
+    const incident = itemCard(page, "Slow search")
     await incident.getByRole("button", { name: "Timeline" }).waitFor()
     // Reading its timeline is all a viewer may do with it.
     expect(await incident.getByRole("button").count()).toBe(1)

@@ -1,7 +1,8 @@
 /**
  * The dashboard: who is signed in and with which role, the navigation built from the screen
  * registry (less the screens the role may not read) with the count of open incidents, and the
- * current screen, in the shell (`ui/Shell.tsx`). Any 401 from the API (session expired or ended)
+ * current screen, in the shell (`ui/Shell.tsx`). While signed in it keeps the live stream open
+ * (core/live.ts) and knows the organization's time zone (core/timeZone.ts). Any 401 from the API (session expired or ended)
  * returns to the sign-in form. At `/admin/invitation#<token>` it shows the invitation first, and
  * enters signed in once it is accepted.
  */
@@ -11,7 +12,9 @@ import type { Me } from "../../../domain/Auth.js"
 import { AccessContext, accessOf, canWith, roleLabel } from "./core/access.js"
 import { call, onSignedOut } from "./core/api.js"
 import type { Failure } from "./core/failure.js"
+import { useLiveConnection, useLiveRefresh } from "./core/live.js"
 import { href, useRoute } from "./core/router.js"
+import { operatorTimeZone, PageTimeZoneContext } from "./core/timeZone.js"
 import { Invitation, readInvitationToken } from "./Invitation.js"
 import { AccountScreen } from "./screens/AccountScreen.js"
 import { IncidentsScreen } from "./screens/IncidentsScreen.js"
@@ -81,6 +84,20 @@ export const App = () => {
   }
 }
 
+/** The organization's time zone, for times on hover (core/timeZone.ts): read once, and again when it changes. */
+const usePageTimeZoneOf = () => {
+  const [zone, setZone] = useState(operatorTimeZone)
+  const load = async () => {
+    const outcome = await call((api) => api.organization.get())
+    if (outcome.ok) setZone(outcome.value.timezone)
+  }
+  useEffect(() => void load(), [])
+  useLiveRefresh(organizationKind, load)
+  return zone
+}
+
+const organizationKind = ["organization"] as const
+
 const Dashboard = (props: { readonly me: Me; readonly onSignOut: () => void }) => {
   const route = useRoute()
   const access = accessOf(props.me)
@@ -89,6 +106,8 @@ const Dashboard = (props: { readonly me: Me; readonly onSignOut: () => void }) =
   const screen = [...allowed, AccountScreen].find((candidate) => candidate.path === route) ?? allowed[0] ??
     AccountScreen
   const openIncidents = useOpenIncidents(route, canWith(access, "overview.get"))
+  const pageTimeZone = usePageTimeZoneOf()
+  useLiveConnection()
   const [signingOut, setSigningOut] = useState(false)
   const [signOutFailure, setSignOutFailure] = useState<Failure | null>(null)
 
@@ -109,32 +128,34 @@ const Dashboard = (props: { readonly me: Me; readonly onSignOut: () => void }) =
 
   const user = props.me.user
   return (
-    <Shell
-      screens={allowed}
-      current={screen}
-      counts={{
-        [IncidentsScreen.path]: openIncidents === null ? null : { value: openIncidents, counts: "open" }
-      }}
-      account={
-        <>
-          <div class="account">
-            {user && <span class="muted">{user.email}</span>}
-            <span class="muted">Role: {roleLabel[props.me.role]}</span>
-            {props.me.authenticatedBy === "session" && (
-              <a
-                href={href(AccountScreen.path)}
-                aria-current={screen === AccountScreen ? "page" : undefined}
-              >
-                {AccountScreen.title}
-              </a>
-            )}
-            <button type="button" onClick={signOut} disabled={signingOut}>Sign out</button>
-          </div>
-          <FailureMessage failure={signOutFailure} />
-        </>
-      }
-    >
-      <screen.View key={screen.path} />
-    </Shell>
+    <PageTimeZoneContext.Provider value={pageTimeZone}>
+      <Shell
+        screens={allowed}
+        current={screen}
+        counts={{
+          [IncidentsScreen.path]: openIncidents === null ? null : { value: openIncidents, counts: "open" }
+        }}
+        account={
+          <>
+            <div class="account">
+              {user && <span class="muted">{user.email}</span>}
+              <span class="muted">Role: {roleLabel[props.me.role]}</span>
+              {props.me.authenticatedBy === "session" && (
+                <a
+                  href={href(AccountScreen.path)}
+                  aria-current={screen === AccountScreen ? "page" : undefined}
+                >
+                  {AccountScreen.title}
+                </a>
+              )}
+              <button type="button" onClick={signOut} disabled={signingOut}>Sign out</button>
+            </div>
+            <FailureMessage failure={signOutFailure} />
+          </>
+        }
+      >
+        <screen.View key={screen.path} />
+      </Shell>
+    </PageTimeZoneContext.Provider>
   )
 }

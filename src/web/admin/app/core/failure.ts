@@ -9,8 +9,12 @@ import { HttpClientError } from "effect/http"
 import { fieldIssues } from "../../../../api/IssueMessages.js"
 
 export interface Failure {
-  /** `notFound`: the item (or an invitation's link) is gone; a page may say more than the server's words. */
-  readonly kind: "unauthorized" | "notFound" | "other"
+  /**
+   * `notFound`: the item (or an invitation's link) is gone; a page may say more than the server's words.
+   * `preconditionFailed`: someone else changed the item since the form read it (412 on `If-Match`); an
+   * editor over the item read afresh (ui/resources.tsx, FreshEditor) names it and offers their version.
+   */
+  readonly kind: "unauthorized" | "notFound" | "preconditionFailed" | "other"
   /** One sentence for the whole form. */
   readonly message: string
   /** Messages by the name of the field they concern (the first element of an issue's path). */
@@ -87,11 +91,11 @@ const describeError = (error: unknown): Failure => {
       return { kind: "unauthorized", message: message || "Please sign in.", fields: {} }
     case "NotFound":
       return { kind: "notFound", message: message || "It no longer exists.", fields: {} }
-    // The form was opened on a version someone else has changed since (If-Match): say so, keep
-    // what was typed, and tell how to see their change.
+    // The form was opened on a version someone else has changed since (If-Match): say so and keep
+    // what was typed. This sentence is for a form that cannot read the item again itself.
     case "PreconditionFailed":
       return {
-        kind: "other",
+        kind: "preconditionFailed",
         message: "Someone else changed this item since you opened it, so it was not saved. Cancel and open it " +
           "again to see their change; copy what you typed first if you want to keep it.",
         fields: {}

@@ -109,7 +109,9 @@ const SessionRow = (props: { readonly session: OwnSession; readonly onChanged: (
         <ConfirmButton
           label="Sign out"
           name={`Sign out the session started ${new Date(session.createdAt).toLocaleString()}`}
-          confirmLabel={session.current ? "Sign out this session" : "Sign out that session"}
+          confirmLabel={`${session.current ? "Sign out this session" : "Sign out that session"} (started ${
+            new Date(session.createdAt).toLocaleString()
+          })`}
           onConfirm={signOut}
         />
       </td>

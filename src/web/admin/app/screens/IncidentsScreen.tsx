@@ -13,6 +13,9 @@ import type { Component } from "../../../../domain/Component.js"
 import type { Incident, IncidentAutomation, IncidentSeverity, IncidentStatus } from "../../../../domain/Incident.js"
 import { incidentStatusLabel, openIncidentStatuses, optionsOf, severityLabel } from "../../../Labels.js"
 import { useCan } from "../core/access.js"
+import type { ApiClient } from "../core/api.js"
+import { useLiveRefresh } from "../core/live.js"
+import type { Screen } from "../core/Screen.js"
 import { type ComponentId, componentNames } from "../ui/ComponentPicker.js"
 import {
   type ChosenStatuses,
@@ -20,8 +23,8 @@ import {
   ComponentStatusPicker,
   statusChoices
 } from "../ui/ComponentStatusPicker.js"
-import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feedback.js"
-import { Checkbox, Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
+import { ConfirmButton, VisibilityBadge, When } from "../ui/feedback.js"
+import { Checkbox, ChoiceField, Fieldset, SelectField, TextArea, TextField } from "../ui/fields.js"
 import { LastChanged } from "../ui/LastChanged.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import {
@@ -29,15 +32,15 @@ import {
   InlineSection,
   NewSection,
   OpenButton,
+  ResourceCard,
+  ResourceCards,
   ResourceForm,
   ResourcePage,
-  ResourceTable,
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
 import { type TemplateJson, TemplatePicker } from "../ui/TemplatePicker.js"
 import { PostmortemEditor } from "./PostmortemEditor.js"
-import type { Screen } from "../core/Screen.js"
 
 const incidentStatuses = optionsOf(incidentStatusLabel)
 const incidentSeverities = optionsOf(severityLabel)
@@ -164,7 +167,12 @@ const NewIncident = (
   )
 }
 
-const PostUpdate = (
+/**
+ * Posting an update on an incident, opened in place: its status, its message, the affected
+ * components' statuses. Give it the incident read afresh inside a `FreshEditor`, so that an update
+ * someone else posted meanwhile refuses this one and the form offers theirs.
+ */
+export const PostUpdate = (
   props: {
     readonly incident: IncidentJson
     /** The ETag the incident was read with: an update posted by someone else meanwhile refuses this one. */
@@ -208,7 +216,7 @@ const PostUpdate = (
         onSubmit={save}
         onCancel={props.onCancel}
       >
-        <SelectField
+        <ChoiceField
           id={`${id}-status`}
           label="Status"
           hint="Choosing Resolved resolves the incident."
@@ -272,7 +280,7 @@ const Timeline = ({ incident }: { readonly incident: IncidentJson }) => (
   </ol>
 )
 
-const IncidentRow = (props: {
+const IncidentCard = (props: {
   readonly incident: IncidentJson
   readonly components: ReadonlyArray<ComponentJson>
   readonly onChanged: (message: string) => void
@@ -285,6 +293,8 @@ const IncidentRow = (props: {
   const { failure, act } = useRowActions(props.onChanged)
   const can = useCan()
   const open = incident.status !== "resolved"
+  const read = (api: ApiClient) =>
+    api.incidents.get({ params: { id: incident.id }, responseMode: "decoded-and-response" })
 
   const resolve = () =>
     act(
@@ -299,131 +309,154 @@ const IncidentRow = (props: {
     act((api) => api.incidents.publish({ params: { id: incident.id } }), () => `${incident.title} was published.`)
 
   return (
-    <tr>
-      <th scope="row">
-        {incident.title}
-        <span class="badge">{severityLabel[incident.severity]}</span>
-        {incident.published ? <VisibilityBadge isPublic={incident.isPublic} /> : <span class="badge draft">Draft</span>}
-        <p class="small muted">
-          Affects {componentNames(props.components, incident.componentIds)} · opened <When at={incident.createdAt} />
-          {incident.resolvedAt && (
-            <>
-              {" · resolved "}
-              <When at={incident.resolvedAt} />
-            </>
-          )}
-        </p>
-        {incident.source === "monitor" && (
-          <p class="small">
-            Opened by monitor{incident.automation !== null && ` · ${automationLabel[incident.automation]}`}
-          </p>
-        )}
-        <p class="small">{incident.message}</p>
-        <FailureMessage failure={failure} />
-        {(timeline.open || posting.open) && (
-          // Read again whenever the incident changes.
-          <LastChanged
-            key={incident.updatedAt.epochMilliseconds}
-            targetType="incident"
-            targetId={incident.id}
-          />
-        )}
-        {timeline.open && <Timeline incident={incident} />}
-        {posting.open && (
-          <FreshEditor
-            read={(api) => api.incidents.get({ params: { id: incident.id }, responseMode: "decoded-and-response" })}
-          >
-            {(fresh, etag) => (
-              <PostUpdate
-                incident={fresh}
-                etag={etag}
-                components={props.components}
-                onCancel={posting.close}
-                onPosted={(updated) => posting.done(`The update on ${updated.title} was posted.`)}
-              />
-            )}
-          </FreshEditor>
-        )}
-        {postmortem.open && (
-          <PostmortemEditor
-            incident={incident}
-            onCancel={postmortem.close}
-            onSaved={(saved) =>
-              postmortem.done(
-                `The postmortem of ${saved.title} was ${
-                  saved.postmortem?.published ? "published" : "saved as a draft"
-                }.`
-              )}
-          />
-        )}
-      </th>
-      <td>
-        <span class={open ? "badge bad" : "badge ok"}>{incidentStatusLabel[incident.status]}</span>
-      </td>
-      <td class="row-actions">
-        <OpenButton open={timeline.open} onToggle={timeline.toggle} label="Timeline" hidden={`of ${incident.title}`} />
-        {!incident.published && can("incidents.publish") && (
-          <button type="button" onClick={publish}>
-            Publish<span class="visually-hidden">{` ${incident.title}`}</span>
-          </button>
-        )}
-        {open && can("incidents.addUpdate") && (
+    <ResourceCard
+      id={`incident-${incident.id}`}
+      title={incident.title}
+      status={{ text: incidentStatusLabel[incident.status], tone: open ? "bad" : "ok" }}
+      badges={
+        <>
+          <span class="badge">{severityLabel[incident.severity]}</span>
+          {incident.published
+            ? <VisibilityBadge isPublic={incident.isPublic} />
+            : <span class="badge draft">Draft</span>}
+        </>
+      }
+      failure={failure}
+      actions={
+        <>
           <OpenButton
-            open={posting.open}
-            onToggle={posting.toggle}
-            label="Post update"
-            hidden={`on ${incident.title}`}
-          />
-        )}
-        {open && can("incidents.resolve") && (
-          <>
-            <ConfirmButton label="Resolve" confirmLabel={`Resolve ${incident.title}`} onConfirm={resolve} />
-            {incident.componentIds.length > 0 && (
-              <Checkbox
-                id={`restore-${incident.id}`}
-                label="Restore components"
-                checked={restoreComponents}
-                onChange={setRestoreComponents}
-              />
-            )}
-          </>
-        )}
-        {!open && can("incidents.setPostmortem") && (
-          <OpenButton
-            open={postmortem.open}
-            onToggle={postmortem.toggle}
-            label={incident.postmortem ? "Edit postmortem" : "Write postmortem"}
+            open={timeline.open}
+            onToggle={timeline.toggle}
+            label="Timeline"
             hidden={`of ${incident.title}`}
           />
+          {!incident.published && can("incidents.publish") && (
+            <button type="button" onClick={publish}>
+              Publish<span class="visually-hidden">{` ${incident.title}`}</span>
+            </button>
+          )}
+          {open && can("incidents.addUpdate") && (
+            <OpenButton
+              open={posting.open}
+              onToggle={posting.toggle}
+              label="Post update"
+              hidden={`on ${incident.title}`}
+            />
+          )}
+          {open && can("incidents.resolve") && (
+            <div class="card-action-group">
+              <ConfirmButton label="Resolve" confirmLabel={`Resolve ${incident.title}`} onConfirm={resolve} />
+              {incident.componentIds.length > 0 && (
+                <Checkbox
+                  id={`restore-${incident.id}`}
+                  label="Restore components"
+                  checked={restoreComponents}
+                  onChange={setRestoreComponents}
+                />
+              )}
+            </div>
+          )}
+          {!open && can("incidents.setPostmortem") && (
+            <OpenButton
+              open={postmortem.open}
+              onToggle={postmortem.toggle}
+              label={incident.postmortem ? "Edit postmortem" : "Write postmortem"}
+              hidden={`of ${incident.title}`}
+            />
+          )}
+        </>
+      }
+      opened={
+        <>
+          {(timeline.open || posting.open) && (
+            // Read again whenever the incident changes.
+            <LastChanged
+              key={incident.updatedAt.epochMilliseconds}
+              targetType="incident"
+              targetId={incident.id}
+            />
+          )}
+          {timeline.open && <Timeline incident={incident} />}
+          {posting.open && (
+            <FreshEditor read={read}>
+              {(fresh, etag) => (
+                <PostUpdate
+                  incident={fresh}
+                  etag={etag}
+                  components={props.components}
+                  onCancel={posting.close}
+                  onPosted={(updated) => posting.done(`The update on ${updated.title} was posted.`)}
+                />
+              )}
+            </FreshEditor>
+          )}
+          {postmortem.open && (
+            <FreshEditor read={read}>
+              {(fresh, etag) => (
+                <PostmortemEditor
+                  incident={fresh}
+                  etag={etag}
+                  onCancel={postmortem.close}
+                  onSaved={(saved) =>
+                    postmortem.done(
+                      `The postmortem of ${saved.title} was ${
+                        saved.postmortem?.published ? "published" : "saved as a draft"
+                      }.`
+                    )}
+                />
+              )}
+            </FreshEditor>
+          )}
+        </>
+      }
+    >
+      <p class="small muted">
+        Affects {componentNames(props.components, incident.componentIds)} · opened <When at={incident.createdAt} />
+        {incident.resolvedAt && (
+          <>
+            {" · resolved "}
+            <When at={incident.resolvedAt} />
+          </>
         )}
-      </td>
-    </tr>
+      </p>
+      {incident.source === "monitor" && (
+        <p class="small">
+          Opened by monitor{incident.automation !== null && ` · ${automationLabel[incident.automation]}`}
+        </p>
+      )}
+      <p class="small">{incident.message}</p>
+    </ResourceCard>
   )
 }
 
+const liveKinds = ["incidents", "components"] as const
+
 const IncidentsView = () => {
   // Open incidents first.
-  const { loaded, message, changed } = useListScreen((api) =>
+  const { loaded, message, changed, refresh } = useListScreen((api) =>
     Effect.map(
       everyItem(api.incidents.list),
       (incidents) => incidents.toSorted((a, b) => Number(a.status === "resolved") - Number(b.status === "resolved"))
     )
   )
+  // Changes made elsewhere (another operator, a monitor, the maintenance clock) show as they happen.
+  useLiveRefresh(liveKinds, refresh)
   const componentList = useComponentChoices()
   const can = useCan()
 
   return (
     <ResourcePage title="Incidents" message={message}>
-      <ResourceTable
+      <ResourceCards
         loaded={loaded}
-        caption="Incidents"
-        columns={["Incident", "Status", "Actions"]}
-        empty="No incidents yet."
+        label="Incidents"
+        empty={can("incidents.create")
+          ? "No incidents yet. When something breaks, open one below (or press n anywhere)."
+          : "No incidents yet."}
       >
         {(incident) => (
-          <IncidentRow key={incident.id} incident={incident} components={componentList} onChanged={changed} />
+          <IncidentCard key={incident.id} incident={incident} components={componentList} onChanged={changed} />
         )}
-      </ResourceTable>
+      </ResourceCards>
       {can("incidents.create") && (
         <NewSection id="new-incident" title="New incident">
           <NewIncident components={componentList} onCreated={(incident) => changed(`${incident.title} was opened.`)} />

@@ -13,8 +13,10 @@ import { CreateMaintenance, type Maintenance, UpdateMaintenance } from "../../..
 import { type RecurrenceFrequency, repeatsEvery } from "../../../../domain/Recurrence.js"
 import { maintenanceStatusLabel } from "../../../Labels.js"
 import { useCan } from "../core/access.js"
+import { useLiveRefresh } from "../core/live.js"
+import type { Screen } from "../core/Screen.js"
 import { type ComponentId, componentNames, ComponentPicker } from "../ui/ComponentPicker.js"
-import { ConfirmButton, FailureMessage, VisibilityBadge, When } from "../ui/feedback.js"
+import { ConfirmButton, VisibilityBadge, When } from "../ui/feedback.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
 import { useComponentChoices, useListScreen, useSubmit } from "../ui/requests.js"
 import {
@@ -22,14 +24,14 @@ import {
   InlineSection,
   NewSection,
   OpenButton,
+  ResourceCard,
+  ResourceCards,
   ResourceForm,
   type ResourceFormProps,
   ResourcePage,
-  ResourceTable,
   useOpenPart,
   useRowActions
 } from "../ui/resources.js"
-import type { Screen } from "../core/Screen.js"
 
 type WindowJson = typeof Maintenance.json.Type
 type ComponentJson = typeof Component.json.Type
@@ -233,7 +235,7 @@ const WindowForm = (props: ResourceFormProps<WindowJson> & { readonly components
   )
 }
 
-const WindowRow = (props: {
+const WindowCard = (props: {
   readonly window: WindowJson
   readonly components: ReadonlyArray<ComponentJson>
   readonly onChanged: (message: string) => void
@@ -256,105 +258,109 @@ const WindowRow = (props: {
     )
 
   return (
-    <tr>
-      <th scope="row">
-        {window.title}
-        <VisibilityBadge isPublic={window.isPublic} />
-        <p class="small muted">
-          <When at={window.scheduledStart} /> to <When at={window.scheduledEnd} /> ·{" "}
-          {componentNames(props.components, window.componentIds)}
-        </p>
-        {window.recurrence !== null && (
-          <p class="small">
-            Repeats {repeatsEvery(window.recurrence)}
-            {window.recurrence.until !== undefined && (
+    <ResourceCard
+      id={`window-${window.id}`}
+      title={window.title}
+      status={{ text: maintenanceStatusLabel[window.status], ...(changeable ? {} : { tone: "ok" }) }}
+      badges={<VisibilityBadge isPublic={window.isPublic} />}
+      failure={failure}
+      actions={(changeable && (can("maintenance.update") || can("maintenance.cancel"))) && (
+        <>
+          {can("maintenance.update") && (
+            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={window.title} />
+          )}
+          {can("maintenance.cancel") && (window.recurrence === null
+            ? (
+              <ConfirmButton
+                label="Cancel window"
+                name={`Cancel window ${window.title}`}
+                confirmLabel={`Cancel ${window.title}`}
+                onConfirm={() => cancel(false)}
+              />
+            )
+            : (
               <>
-                {" "}until <When at={window.recurrence.until} />
-              </>
-            )}
-          </p>
-        )}
-        {window.description && <p class="small">{window.description}</p>}
-        <FailureMessage failure={failure} />
-        {editor.open && (
-          <InlineSection id={`edit-${window.id}`} title={`Edit ${window.title}`}>
-            <FreshEditor
-              read={(api) => api.maintenance.get({ params: { id: window.id }, responseMode: "decoded-and-response" })}
-            >
-              {(fresh, etag) => (
-                <WindowForm
-                  id={`edit-${window.id}`}
-                  initial={fresh}
-                  etag={etag}
-                  components={props.components}
-                  submitLabel="Save"
-                  onCancel={editor.close}
-                  onSaved={(saved) => editor.done(`${saved.title} was saved.`)}
-                />
-              )}
-            </FreshEditor>
-          </InlineSection>
-        )}
-      </th>
-      <td>
-        <span class={changeable ? "badge" : "badge ok"}>{maintenanceStatusLabel[window.status]}</span>
-      </td>
-      <td class="row-actions">
-        {changeable && can("maintenance.update") && (
-          <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={window.title} />
-        )}
-        {changeable && can("maintenance.cancel") && (
-          <>
-            {window.recurrence === null
-              ? (
                 <ConfirmButton
-                  label="Cancel window"
-                  confirmLabel={`Cancel ${window.title}`}
+                  label="Cancel this occurrence"
+                  name={`Cancel this occurrence of ${window.title}`}
+                  confirmLabel={`Cancel only this occurrence of ${window.title}`}
                   onConfirm={() => cancel(false)}
                 />
-              )
-              : (
-                <>
-                  <ConfirmButton
-                    label="Cancel this occurrence"
-                    confirmLabel="Cancel this occurrence only"
-                    onConfirm={() => cancel(false)}
-                  />
-                  <ConfirmButton
-                    label="Cancel this and all later"
-                    confirmLabel="Cancel this and all later occurrences"
-                    onConfirm={() => cancel(true)}
-                  />
-                </>
-              )}
-          </>
-        )}
-      </td>
-    </tr>
+                <ConfirmButton
+                  label="Cancel this and all later"
+                  name={`Cancel this and all later occurrences of ${window.title}`}
+                  confirmLabel={`Cancel ${window.title} from this occurrence on`}
+                  onConfirm={() => cancel(true)}
+                />
+              </>
+            ))}
+        </>
+      )}
+      opened={editor.open && (
+        <InlineSection id={`edit-${window.id}`} title={`Edit ${window.title}`}>
+          <FreshEditor
+            read={(api) => api.maintenance.get({ params: { id: window.id }, responseMode: "decoded-and-response" })}
+          >
+            {(fresh, etag) => (
+              <WindowForm
+                id={`edit-${window.id}`}
+                initial={fresh}
+                etag={etag}
+                components={props.components}
+                submitLabel="Save"
+                onCancel={editor.close}
+                onSaved={(saved) => editor.done(`${saved.title} was saved.`)}
+              />
+            )}
+          </FreshEditor>
+        </InlineSection>
+      )}
+    >
+      <p class="small muted">
+        <When at={window.scheduledStart} /> to <When at={window.scheduledEnd} /> ·{" "}
+        {componentNames(props.components, window.componentIds)}
+      </p>
+      {window.recurrence !== null && (
+        <p class="small">
+          Repeats {repeatsEvery(window.recurrence)}
+          {window.recurrence.until !== undefined && (
+            <>
+              {" "}until <When at={window.recurrence.until} />
+            </>
+          )}
+        </p>
+      )}
+      {window.description && <p class="small">{window.description}</p>}
+    </ResourceCard>
   )
 }
 
+const liveKinds = ["maintenance", "components"] as const
+
 const MaintenanceView = () => {
   // Latest start first.
-  const { loaded, message, changed } = useListScreen((api) =>
+  const { loaded, message, changed, refresh } = useListScreen((api) =>
     Effect.map(
       everyItem(api.maintenance.list),
       (windows) => windows.toSorted((a, b) => b.scheduledStart.epochMilliseconds - a.scheduledStart.epochMilliseconds)
     )
   )
+  // Changes made elsewhere (another operator, a monitor, the maintenance clock) show as they happen.
+  useLiveRefresh(liveKinds, refresh)
   const componentList = useComponentChoices()
   const can = useCan()
 
   return (
     <ResourcePage title="Maintenance" message={message}>
-      <ResourceTable
+      <ResourceCards
         loaded={loaded}
-        caption="Maintenance windows"
-        columns={["Window", "Status", "Actions"]}
-        empty="No maintenance scheduled."
+        label="Maintenance windows"
+        empty={can("maintenance.create")
+          ? "No maintenance scheduled. Plan a window below: readers and subscribers are told ahead of time."
+          : "No maintenance scheduled."}
       >
-        {(window) => <WindowRow key={window.id} window={window} components={componentList} onChanged={changed} />}
-      </ResourceTable>
+        {(window) => <WindowCard key={window.id} window={window} components={componentList} onChanged={changed} />}
+      </ResourceCards>
       {can("maintenance.create") && (
         <NewSection id="new-window" title="Schedule maintenance">
           <WindowForm

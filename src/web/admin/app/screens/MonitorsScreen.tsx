@@ -1,534 +1,338 @@
 /**
- * Monitors: creating and editing checks with the fields of their type (an http request and
- * what its answer must hold, a dns lookup and its expected values), the quorum and the
- * degraded threshold, and the incident it opens on an outage (none, a draft or a published one,
- * from which template, resolved after how long up); the list shows each monitor's state and the
- * regions that count now.
+ * Monitors: the fleet as a list in the manner of Uptime Kuma, each monitor one line with its
+ * state in words, its component and target, and a heartbeat bar of its recent runs (every region
+ * in one bar), worst first. Choosing one opens its detail (MonitorDetail) beside the list, or in
+ * its place on a phone, with a way back. Below the list, the form that creates one (MonitorForm).
+ *
+ * `reload` reads the list and the bars shown again: on a live change to monitors or components
+ * (core/live.ts), and every minute while the tab is visible, since a run that changes no state
+ * sends no change notice.
  */
-import { useState } from "preact/hooks"
+import { Effect } from "effect"
+import { type RefObject } from "preact"
+import { useCallback, useEffect, useRef, useState } from "preact/hooks"
 
-import { withIfMatch } from "../../../../client/IfMatch.js"
 import { everyItem } from "../../../../client/Pages.js"
-import type { Component } from "../../../../domain/Component.js"
-import type { IncidentTemplate } from "../../../../domain/IncidentTemplate.js"
-import {
-  type IncidentPolicy,
-  maskedHeaderValue,
-  type Monitor,
-  monitorLimits,
-  type MonitorType,
-  type QuorumRule
-} from "../../../../domain/Monitor.js"
-import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
+import type { MonitorId } from "../../../../domain/Monitor.js"
 import { useCan } from "../core/access.js"
-import { ConfirmButton, FailureMessage, Loading } from "../ui/feedback.js"
-import { SelectField, TextArea, TextField } from "../ui/fields.js"
-import { useListScreen, useLoad, useSubmit } from "../ui/requests.js"
-import {
-  FreshEditor,
-  InlineSection,
-  NewSection,
-  OpenButton,
-  ResourceForm,
-  type ResourceFormProps,
-  ResourcePage,
-  ResourceTable,
-  useOpenPart,
-  useRowActions
-} from "../ui/resources.js"
-import { ResponseTimeChart } from "../ui/ResponseTimeChart.js"
+import { call } from "../core/api.js"
+import type { Failure } from "../core/failure.js"
+import { useLiveRefresh } from "../core/live.js"
+import { href } from "../core/router.js"
 import type { Screen } from "../core/Screen.js"
+import { FailureMessage, Loading } from "../ui/feedback.js"
+import { HeartbeatBar, HeartbeatLegend, tallyOf, tallyPhrase } from "../ui/HeartbeatBar.js"
+import { type Loaded, useLoad } from "../ui/requests.js"
+import { NewSection, ResourcePage } from "../ui/resources.js"
+import { MonitorDetail, type ShownState, StateBadge, stateLabel, stateOf } from "./MonitorDetail.js"
+import { type ComponentJson, MonitorForm, type MonitorJson } from "./MonitorForm.js"
+import { type RecentRuns, useRecentRuns } from "./recentRuns.js"
 
-const monitorTypes = optionsOf(monitorTypeLabel)
+/** How often the list and its bars are read again while the tab is visible: a monitor's default interval. */
+export const refreshEvery = 60_000
 
-type MonitorJson = typeof Monitor.json.Type
-/** `T` with its possibly-undefined properties optional and never undefined: what leaving them out makes. */
-type LeftOut<T,> =
-  & { readonly [K in keyof T as undefined extends T[K] ? never : K]: T[K] }
-  & { readonly [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> }
-type ComponentJson = typeof Component.json.Type
-type TemplateJson = typeof IncidentTemplate.json.Type
+const liveKinds = ["monitors", "components"] as const
 
-const incidentPolicyLabel: Record<IncidentPolicy, string> = {
-  off: "Off",
-  draft: "Open a draft incident",
-  publish: "Open and publish an incident"
-}
-const incidentPolicies = optionsOf(incidentPolicyLabel)
+/** Worst first, as an operator in an outage reads the list. */
+const severity: Record<ShownState, number> = { down: 0, degraded: 1, "no-data": 2, up: 3, paused: 4 }
 
-const targetField: Record<MonitorType, { readonly label: string; readonly hint: string }> = {
-  http: { label: "URL", hint: "The http:// or https:// address to request." },
-  tcp: { label: "Host and port", hint: "host:port or tcp://host:port, such as db.example.com:5432." },
-  ssl_expiry: { label: "Host", hint: "https://host or https://host:port, without a path." },
-  dns: { label: "Host name", hint: "The name to resolve, such as example.com (or dns://example.com)." }
-}
+const byWorstFirst = (names: ReadonlyMap<string, string>) => (a: MonitorJson, b: MonitorJson) =>
+  severity[stateOf(a)] - severity[stateOf(b)] ||
+  (names.get(a.componentId) ?? "").localeCompare(names.get(b.componentId) ?? "") ||
+  a.url.localeCompare(b.url)
 
-const methods = (["GET", "HEAD", "POST"] as const).map((value) => ({ value, label: value }))
-const recordTypes = (["A", "AAAA", "CNAME", "MX", "TXT", "NS"] as const).map((value) => ({ value, label: value }))
-type Method = typeof methods[number]["value"]
-type RecordType = typeof recordTypes[number]["value"]
-
-const stateLabel: Record<MonitorJson["state"], string> = {
-  unknown: "Not checked yet",
-  up: "Up",
-  degraded: "Degraded",
-  down: "Down"
+/** "5 monitors: 1 down, 1 degraded, 2 up, 1 paused". */
+const countsPhrase = (monitors: ReadonlyArray<MonitorJson>) => {
+  const counts = new Map<ShownState, number>()
+  for (const monitor of monitors) counts.set(stateOf(monitor), (counts.get(stateOf(monitor)) ?? 0) + 1)
+  const parts = (Object.keys(severity) as Array<ShownState>)
+    .filter((state) => counts.has(state))
+    .map((state) => `${counts.get(state)} ${stateLabel[state].toLowerCase()}`)
+  return `${monitors.length} ${monitors.length === 1 ? "monitor" : "monitors"}: ${parts.join(", ")}`
 }
 
-const quorumPhrase = (quorum: QuorumRule) =>
-  quorum === "majority"
-    ? "a majority of regions"
-    : quorum === "any"
-    ? "any region"
-    : quorum === "all"
-    ? "every region"
-    : `${quorum} region${quorum === 1 ? "" : "s"}`
+const selectButtonId = (id: MonitorId) => `select-${id.replace(/[^A-Za-z0-9_-]/g, "_")}`
 
-/** A comma- or space-separated list; empty: none. */
-const listOf = (text: string) => text.split(/[\s,]+/).filter((item) => item.length > 0)
-
-/** "majority", "any", "all", or a number; empty: the default. Anything else goes to the API to judge. */
-const quorumOf = (text: string): QuorumRule => {
-  const trimmed = text.trim()
-  return trimmed === "" ? "majority" : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed as QuorumRule
+/** The first field of the New monitor form, or its heading when it has none (no component yet). */
+const goToNewMonitor = (event: Event) => {
+  event.preventDefault()
+  const field = document.getElementById("new-monitor-component")
+  const target = field ?? document.getElementById("new-monitor-title")
+  target?.scrollIntoView({ block: "center" })
+  field?.focus()
 }
 
-/** One `Name: value` a line; a value left as the mask keeps the stored one. */
-const headersOf = (text: string): Record<string, string> | null => {
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line.length > 0)
-  if (lines.length === 0) return null
-  return Object.fromEntries(lines.map((line) => {
-    const colon = line.indexOf(":")
-    return colon < 0 ? [line, ""] : [line.slice(0, colon).trim(), line.slice(colon + 1).trim()]
-  }))
+/** Calls `onSeen` once, when `element` first comes near the viewport. */
+const useSeen = (element: RefObject<HTMLElement | null>, onSeen: () => void) => {
+  useEffect(() => {
+    const node = element.current
+    if (node === null) return
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) {
+        observer.disconnect()
+        onSeen()
+      }
+    }, { rootMargin: "200px" })
+    observer.observe(node)
+    return () => observer.disconnect()
+  }, [])
 }
-const headersText = (headers: MonitorJson["headers"] | undefined) =>
-  headers ? Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join("\n") : ""
 
-const optionalText = (text: string) => text.trim() === "" ? null : text
-
-/** An optional whole number: empty means "the default"; anything else goes to the API to judge. */
-const optionalNumber = (text: string): number | undefined => text.trim() === "" ? undefined : Number(text.trim())
-const numberText = (value: number | null | undefined) => value === null || value === undefined ? "" : String(value)
-
-const MonitorForm = (
-  props: ResourceFormProps<MonitorJson> & {
-    readonly components: ReadonlyArray<ComponentJson>
-    readonly templates: ReadonlyArray<TemplateJson>
-  }
+const LineRuns = (
+  props: { readonly monitor: MonitorJson; readonly name: string; readonly recent: RecentRuns | undefined }
 ) => {
-  const { initial } = props
-  const [componentId, setComponentId] = useState<string>(initial?.componentId ?? props.components[0]?.id ?? "")
-  const [type, setType] = useState<MonitorType>(initial?.type ?? "http")
-  const [url, setUrl] = useState(initial?.url ?? "")
-  const [interval, setIntervalText] = useState(numberText(initial?.intervalSeconds))
-  const [timeout, setTimeoutText] = useState(numberText(initial?.timeoutMs))
-  const [expectedStatus, setExpectedStatus] = useState(initial?.expectedStatusCodes?.join(", ") ?? "")
-  const [threshold, setThreshold] = useState(numberText(initial?.failureThreshold))
-  const [regions, setRegions] = useState(initial?.regions?.join(", ") ?? "")
-  const [quorum, setQuorum] = useState(initial ? String(initial.quorum) : "")
-  const [degradedAbove, setDegradedAbove] = useState(numberText(initial?.degradedAboveMs))
-  const [method, setMethod] = useState<Method>(initial?.method ?? "GET")
-  const [headers, setHeaders] = useState(headersText(initial?.headers))
-  const [body, setBody] = useState(initial?.body ?? "")
-  const [bodyContains, setBodyContains] = useState(initial?.bodyContains ?? "")
-  const [bodyNotContains, setBodyNotContains] = useState(initial?.bodyNotContains ?? "")
-  const [recordType, setRecordType] = useState<RecordType>(initial?.dnsRecordType ?? "A")
-  const [expectedValues, setExpectedValues] = useState(initial?.dnsExpectedValues?.join(", ") ?? "")
-  const [incidentPolicy, setIncidentPolicy] = useState<IncidentPolicy>(initial?.incidentPolicy ?? "off")
-  const [incidentTemplateId, setIncidentTemplateId] = useState(initial?.incidentTemplateId ?? "")
-  const [resolveAfter, setResolveAfter] = useState(numberText(initial?.resolveAfterSeconds))
-  const { failure, busy, submit, fieldError } = useSubmit()
-  const field = (name: string) => `${props.id}-${name}`
-
-  const save = async () => {
-    const regionList = listOf(regions)
-    const codes = listOf(expectedStatus)
-    const values = listOf(expectedValues)
-    const http = type === "http"
-    const payload = {
-      componentId: componentId as ComponentJson["id"],
-      type,
-      url: url.trim(),
-      intervalSeconds: optionalNumber(interval),
-      timeoutMs: optionalNumber(timeout),
-      failureThreshold: optionalNumber(threshold),
-      regions: regionList.length === 0 ? null : regionList,
-      quorum: quorumOf(quorum),
-      degradedAboveMs: optionalNumber(degradedAbove) ?? null,
-      // The fields of the other types are left out: the API resets them when the type changes.
-      method: http ? method : undefined,
-      headers: http ? headersOf(headers) : undefined,
-      body: http ? (method === "POST" ? optionalText(body) : null) : undefined,
-      expectedStatusCodes: http && codes.length > 0 ? codes : undefined,
-      bodyContains: http ? optionalText(bodyContains) : undefined,
-      bodyNotContains: http ? optionalText(bodyNotContains) : undefined,
-      dnsRecordType: type === "dns" ? recordType : undefined,
-      dnsExpectedValues: type === "dns" ? (values.length === 0 ? null : values) : undefined,
-      incidentPolicy,
-      incidentTemplateId: incidentTemplateId === "" ? null : incidentTemplateId as TemplateJson["id"],
-      resolveAfterSeconds: optionalNumber(resolveAfter)
-    }
-    // Left-out fields keep their defaults (create) or stored values (update).
-    const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as
-      & LeftOut<typeof payload>
-      & { url: string }
-    const outcome = await submit((api) =>
-      initial
-        ? api.monitors.update({ params: { id: initial.id }, payload: defined }).pipe(withIfMatch(props.etag))
-        : api.monitors.create({ payload: defined })
+  const { monitor, recent } = props
+  if (recent?.runs == null) {
+    return (
+      <>
+        <HeartbeatBar runs={[]} degradedAboveMs={monitor.degradedAboveMs} name={props.name} />
+        {recent?.failure
+          ? <p class="small run-failed">The recent runs could not be read: {recent.failure.message}</p>
+          : <p class="small muted">Reading the recent runs…</p>}
+      </>
     )
-    if (outcome.ok) props.onSaved(outcome.value)
   }
-
   return (
-    <ResourceForm {...props} failure={failure} busy={busy} onSubmit={save}>
-      <SelectField
-        id={field("component")}
-        label="Component"
-        value={componentId}
-        options={props.components.map((component) => ({ value: component.id as string, label: component.name }))}
-        onChange={setComponentId}
-        error={fieldError("componentId")}
-      />
-      <SelectField
-        id={field("type")}
-        label="Check"
-        value={type}
-        options={monitorTypes}
-        onChange={setType}
-        error={fieldError("type")}
-      />
-      <TextField
-        id={field("url")}
-        label={targetField[type].label}
-        hint={targetField[type].hint}
-        required
-        value={url}
-        onInput={setUrl}
-        error={fieldError("url")}
-      />
-      <TextField
-        id={field("interval")}
-        label="Interval (seconds)"
-        inputMode="numeric"
-        value={interval}
-        onInput={setIntervalText}
-        hint={`${monitorLimits.intervalSeconds.min} to ${monitorLimits.intervalSeconds.max}; ${monitorLimits.intervalSeconds.default} when empty.`}
-        error={fieldError("intervalSeconds")}
-      />
-      <TextField
-        id={field("timeout")}
-        label="Time-out (milliseconds)"
-        inputMode="numeric"
-        value={timeout}
-        onInput={setTimeoutText}
-        hint={`${monitorLimits.timeoutMs.min} to ${monitorLimits.timeoutMs.max}, shorter than the interval.`}
-        error={fieldError("timeoutMs")}
-      />
-      {type === "http" && (
-        <>
-          <SelectField
-            id={field("method")}
-            label="Method"
-            value={method}
-            options={methods}
-            onChange={setMethod}
-            error={fieldError("method")}
-          />
-          <TextArea
-            id={field("headers")}
-            label="Request headers"
-            value={headers}
-            onInput={setHeaders}
-            hint={`One "Name: value" a line, at most ${monitorLimits.headers.max}. Stored values show as ${maskedHeaderValue}; leave them so to keep them.`}
-            error={fieldError("headers")}
-          />
-          {method === "POST" && (
-            <TextArea
-              id={field("body")}
-              label="Request body"
-              value={body}
-              onInput={setBody}
-              hint="Sent with the POST; empty for none."
-              error={fieldError("body")}
-            />
-          )}
-          <TextField
-            id={field("expected-status")}
-            label="Expected status codes"
-            value={expectedStatus}
-            onInput={setExpectedStatus}
-            hint={`Codes and ranges, comma-separated, such as 200-299, 304; ${monitorLimits.expectedStatusCode.default} when empty.`}
-            error={fieldError("expectedStatusCodes") ?? fieldError("expectedStatusCode")}
-          />
-          {method !== "HEAD" && (
-            <>
-              <TextField
-                id={field("body-contains")}
-                label="Body contains"
-                value={bodyContains}
-                onInput={setBodyContains}
-                hint="Text the first 1 MB of the answer must contain; empty for no check."
-                error={fieldError("bodyContains")}
-              />
-              <TextField
-                id={field("body-not-contains")}
-                label="Body does not contain"
-                value={bodyNotContains}
-                onInput={setBodyNotContains}
-                hint="Text the first 1 MB of the answer must not contain; empty for no check."
-                error={fieldError("bodyNotContains")}
-              />
-            </>
-          )}
-        </>
-      )}
-      {type === "dns" && (
-        <>
-          <SelectField
-            id={field("record-type")}
-            label="Record type"
-            value={recordType}
-            options={recordTypes}
-            onChange={setRecordType}
-            error={fieldError("dnsRecordType")}
-          />
-          <TextField
-            id={field("expected-values")}
-            label="Expected values"
-            value={expectedValues}
-            onInput={setExpectedValues}
-            hint="Comma-separated values that must all be among the answers, such as 203.0.113.7; empty for any answer."
-            error={fieldError("dnsExpectedValues")}
-          />
-        </>
-      )}
-      <TextField
-        id={field("threshold")}
-        label="Failures before down"
-        inputMode="numeric"
-        value={threshold}
-        onInput={setThreshold}
-        hint={`Consecutive failed checks, ${monitorLimits.failureThreshold.min} to ${monitorLimits.failureThreshold.max}; ${monitorLimits.failureThreshold.default} when empty.`}
-        error={fieldError("failureThreshold")}
-      />
-      <TextField
-        id={field("regions")}
-        label="Regions"
-        value={regions}
-        onInput={setRegions}
-        hint="Comma-separated, such as eu-west, us-east; empty for every region with a probe."
-        error={fieldError("regions")}
-      />
-      <TextField
-        id={field("quorum")}
-        label="Quorum"
-        value={quorum}
-        onInput={setQuorum}
-        hint="How many failing regions make it down: majority, any, all, or a number of regions; majority when empty."
-        error={fieldError("quorum")}
-      />
-      <TextField
-        id={field("degraded-above")}
-        label="Degraded above (milliseconds)"
-        inputMode="numeric"
-        value={degradedAbove}
-        onInput={setDegradedAbove}
-        hint={`A success slower than this counts as degraded, ${monitorLimits.degradedAboveMs.min} to ${monitorLimits.degradedAboveMs.max}; empty for never.`}
-        error={fieldError("degradedAboveMs")}
-      />
-      <SelectField
-        id={field("incident-policy")}
-        label="Incident on outage"
-        hint="When the quorum finds it down: open an incident on its component, as a draft to publish or at once."
-        value={incidentPolicy}
-        options={incidentPolicies}
-        onChange={setIncidentPolicy}
-        error={fieldError("incidentPolicy")}
-      />
-      <SelectField
-        id={field("incident-template")}
-        label="Incident template"
-        hint="Gives that incident its title, message and severity; None for the default ones."
-        value={incidentTemplateId}
-        options={[
-          { value: "", label: "None" },
-          ...props.templates.map((template) => ({ value: template.id as string, label: template.name })),
-          // A template the list no longer holds still shows, so saving keeps it rather than clearing it.
-          ...(incidentTemplateId !== "" && !props.templates.some((template) => template.id === incidentTemplateId)
-            ? [{ value: incidentTemplateId, label: "A template not listed" }]
-            : [])
-        ]}
-        onChange={setIncidentTemplateId}
-        error={fieldError("incidentTemplateId")}
-      />
-      <TextField
-        id={field("resolve-after")}
-        label="Resolve after (seconds)"
-        inputMode="numeric"
-        value={resolveAfter}
-        onInput={setResolveAfter}
-        hint={`How long it stays up before that incident is resolved, ${monitorLimits.resolveAfterSeconds.min} to ${monitorLimits.resolveAfterSeconds.max}; ${monitorLimits.resolveAfterSeconds.default} when empty.`}
-        error={fieldError("resolveAfterSeconds")}
-      />
-    </ResourceForm>
+    <>
+      <HeartbeatBar runs={recent.runs} degradedAboveMs={monitor.degradedAboveMs} name={props.name} />
+      <p class="small muted">
+        {recent.runs.length === 0 ? "No runs yet." : tallyPhrase(tallyOf(recent.runs, monitor.degradedAboveMs))}
+      </p>
+    </>
   )
 }
 
-/** The incident a monitor opens on an outage, in words for its row. */
-const incidentPhrase = (monitor: MonitorJson, templates: ReadonlyArray<TemplateJson>) => {
-  if (monitor.incidentPolicy === "off") return "no incident on outage"
-  const template = monitor.incidentTemplateId === null
-    ? "the default text"
-    : `template ${templates.find((t) => t.id === monitor.incidentTemplateId)?.name ?? monitor.incidentTemplateId}`
-  const opens = monitor.incidentPolicy === "draft" ? "opens a draft incident" : "opens and publishes an incident"
-  return `on outage ${opens} from ${template}, resolved after ${monitor.resolveAfterSeconds} s up`
-}
-
-const MonitorRow = (props: {
+const MonitorLine = (props: {
   readonly monitor: MonitorJson
-  readonly components: ReadonlyArray<ComponentJson>
-  readonly templates: ReadonlyArray<TemplateJson>
-  readonly onChanged: (message: string) => void
-  /** Whether the role may change monitors: the Actions column is left out otherwise. */
-  readonly actions: boolean
+  readonly componentName: string
+  readonly recent: RecentRuns | undefined
+  readonly selected: boolean
+  readonly onSelect: (id: MonitorId) => void
+  readonly onSeen: (id: MonitorId) => void
 }) => {
   const { monitor } = props
-  const editor = useOpenPart(props.onChanged)
-  const { failure, act } = useRowActions(props.onChanged)
-  const can = useCan()
-  const componentName = props.components.find((component) => component.id === monitor.componentId)?.name ??
-    "unknown component"
-  const pauseOrResume = () =>
-    act(
-      (api) =>
-        monitor.paused
-          ? api.monitors.resume({ params: { id: monitor.id } })
-          : api.monitors.pause({ params: { id: monitor.id } }),
-      (saved) => `The monitor of ${monitor.url} is ${saved.paused ? "paused" : "checked again"}.`
-    )
-  const remove = () =>
-    act(
-      (api) => api.monitors.remove({ params: { id: monitor.id } }),
-      () => `The monitor of ${monitor.url} was deleted.`
-    )
-
+  const line = useRef<HTMLLIElement>(null)
+  useSeen(line, () => props.onSeen(monitor.id))
   return (
-    <tr>
-      <th scope="row">
-        <code>{monitor.url}</code>
-        <p class="small muted">
-          {monitorTypeLabel[monitor.type]} for {componentName} · every {monitor.intervalSeconds} s, time-out{" "}
-          {monitor.timeoutMs} ms
-          {monitor.method !== null && `, ${monitor.method}`}
-          {monitor.expectedStatusCodes !== null && `, expects ${monitor.expectedStatusCodes.join(", ")}`}
-          {monitor.dnsRecordType !== null && `, ${monitor.dnsRecordType} record`}
-          {monitor.dnsExpectedValues !== null && ` ${monitor.dnsExpectedValues.join(", ")}`} · down after{" "}
-          {monitor.failureThreshold} failures in {quorumPhrase(monitor.quorum)} ·{" "}
-          {monitor.regions === null ? "all regions" : monitor.regions.join(", ")}
-          {monitor.degradedAboveMs !== null && ` · degraded above ${monitor.degradedAboveMs} ms`}
-          {` · ${incidentPhrase(monitor, props.templates)}`}
-        </p>
-        <FailureMessage failure={failure} />
-        {editor.open && (
-          <InlineSection id={`edit-${monitor.id}`} title={`Edit the monitor of ${monitor.url}`}>
-            <FreshEditor
-              read={(api) => api.monitors.get({ params: { id: monitor.id }, responseMode: "decoded-and-response" })}
-            >
-              {(fresh, etag) => (
-                <MonitorForm
-                  id={`edit-${monitor.id}`}
-                  components={props.components}
-                  templates={props.templates}
-                  initial={fresh}
-                  etag={etag}
-                  submitLabel="Save"
-                  onCancel={editor.close}
-                  onSaved={(saved) => editor.done(`The monitor of ${saved.url} was saved.`)}
-                />
-              )}
-            </FreshEditor>
-          </InlineSection>
-        )}
-      </th>
-      <td>
-        {monitor.paused ? "Paused" : stateLabel[monitor.state]}
-        <p class="small muted">
-          {monitor.reportingRegions.length === 0
-            ? "No region reporting"
-            : `Reporting: ${monitor.reportingRegions.join(", ")}`}
-        </p>
-        <ResponseTimeChart monitorId={monitor.id} name={monitor.url} />
-      </td>
-      {props.actions && (
-        <td class="row-actions">
-          {can("monitors.update") && (
-            <OpenButton open={editor.open} onToggle={editor.toggle} label="Edit" hidden={monitor.url} />
-          )}
-          {can(monitor.paused ? "monitors.resume" : "monitors.pause") && (
-            <button type="button" onClick={pauseOrResume}>
-              {monitor.paused ? "Resume" : "Pause"}
-              <span class="visually-hidden">{monitor.url}</span>
-            </button>
-          )}
-          {can("monitors.remove") && (
-            <ConfirmButton label="Delete" confirmLabel={`Delete the monitor of ${monitor.url}`} onConfirm={remove} />
-          )}
-        </td>
-      )}
-    </tr>
+    <li ref={line} class={`monitor-line${props.selected ? " selected" : ""}`}>
+      <div class="monitor-line-head">
+        <StateBadge monitor={monitor} />
+        <button
+          type="button"
+          id={selectButtonId(monitor.id)}
+          class="monitor-select"
+          aria-current={props.selected ? "true" : undefined}
+          aria-controls={props.selected ? "monitor-detail" : undefined}
+          onClick={() => props.onSelect(monitor.id)}
+        >
+          <span class="visually-hidden">Details of</span>
+          <span class="monitor-name">{props.componentName}</span>
+          <span class="monitor-target">{monitor.url}</span>
+        </button>
+      </div>
+      <LineRuns monitor={monitor} name={`${props.componentName} (${monitor.url})`} recent={props.recent} />
+    </li>
   )
+}
+
+/** With no monitor yet: what to do first, and where. */
+const NoMonitors = (props: { readonly components: number; readonly mayCreate: boolean }) =>
+  props.mayCreate
+    ? (
+      <div class="monitors-empty">
+        <p>
+          <strong>No monitors yet.</strong>{" "}
+          A monitor checks a component's address from every probe region and sets the component's status from what it
+          finds.
+        </p>
+        <ol>
+          <li>
+            {props.components === 0
+              ? (
+                <>
+                  First add a component, what your readers see (such as "Checkout"), on the{" "}
+                  <a href={href("components")}>Components</a> screen.
+                </>
+              )
+              : <>You have {props.components === 1 ? "a component" : `${props.components} components`} to check.</>}
+          </li>
+          <li>
+            Then add its monitor with the{" "}
+            <a href={href("monitors")} onClick={goToNewMonitor}>New monitor form</a>: what to check, and how often.
+          </li>
+        </ol>
+      </div>
+    )
+    : <p>No monitors yet. An administrator adds them.</p>
+
+interface Lists {
+  readonly monitors: ReadonlyArray<MonitorJson>
+  readonly components: ReadonlyArray<ComponentJson>
 }
 
 const MonitorsView = () => {
-  const { loaded: monitors, message, changed } = useListScreen((api) => everyItem(api.monitors.list))
-  const [components] = useLoad((api) => everyItem(api.components.list))
+  const [lists, setLists] = useState<Loaded<Lists>>({ state: "loading" })
+  // A failed read again keeps the list shown and says so above it.
+  const [refreshFailure, setRefreshFailure] = useState<Failure | null>(null)
   const [templates] = useLoad((api) => everyItem(api.incidentTemplates.list))
   // Without templates (none, or not loaded) the menu offers only None; the monitors still show.
   const templateList = templates.state === "ready" ? templates.value : []
+  const [message, setMessage] = useState("")
+  const [selectedId, setSelectedId] = useState<MonitorId | null>(null)
+  // Where focus goes when the detail closes: the line's button, or the list's heading (deleted).
+  const focusAfterClose = useRef<string | null>(null)
+  const recent = useRecentRuns()
   const can = useCan()
-  const actions = can("monitors.update") || can("monitors.pause") || can("monitors.remove")
+
+  /** Reads the list, the components it names and the bars shown again. */
+  const reload = useCallback(async () => {
+    const outcome = await call((api) =>
+      Effect.all([everyItem(api.monitors.list), everyItem(api.components.list)], { concurrency: 2 })
+    )
+    if (!outcome.ok) {
+      setLists((previous) => previous.state === "ready" ? previous : { state: "failed", failure: outcome.failure })
+      setRefreshFailure(outcome.failure)
+      return
+    }
+    const [monitors, components] = outcome.value
+    setLists({ state: "ready", value: { monitors, components } })
+    setRefreshFailure(null)
+    await recent.refresh(monitors.map((monitor) => monitor.id))
+  }, [recent.refresh])
+
+  useLiveRefresh(liveKinds, reload)
+
+  useEffect(() => {
+    void reload()
+    // A hidden tab does not ask; it catches up as soon as it is shown again.
+    const visible = () => document.visibilityState === "visible"
+    const timer = setInterval(() => {
+      if (visible()) void reload()
+    }, refreshEvery)
+    const onVisibility = () => {
+      if (visible()) void reload()
+    }
+    document.addEventListener("visibilitychange", onVisibility)
+    return () => {
+      clearInterval(timer)
+      document.removeEventListener("visibilitychange", onVisibility)
+    }
+  }, [reload])
+
+  const changed = (text: string) => {
+    setMessage(text)
+    void reload()
+  }
+  const select = (id: MonitorId) => {
+    recent.show(id)
+    setSelectedId(id)
+  }
+  const close = (focus: string) => {
+    focusAfterClose.current = focus
+    setSelectedId(null)
+  }
+
+  const monitors = lists.state === "ready" ? lists.value.monitors : []
+  const selected = monitors.find((monitor) => monitor.id === selectedId)
+
+  // A monitor deleted elsewhere closes its detail.
+  useEffect(() => {
+    if (lists.state === "ready" && selectedId !== null && selected === undefined) close("monitor-list-title")
+  }, [lists])
+
+  // Once the detail is closed (and, on a phone, the list is back), focus returns to where it was.
+  useEffect(() => {
+    if (selectedId !== null || focusAfterClose.current === null) return
+    document.getElementById(focusAfterClose.current)?.focus()
+    focusAfterClose.current = null
+  }, [selectedId])
 
   return (
     <ResourcePage title="Monitors" message={message}>
-      <Loading loaded={components}>
-        {(componentList) => (
-          <>
-            <ResourceTable
-              loaded={monitors}
-              caption="Monitors"
-              columns={["Target", "State", ...(actions ? ["Actions"] : [])]}
-              empty="No monitors yet."
-            >
-              {(monitor) => (
-                <MonitorRow
-                  key={monitor.id}
-                  monitor={monitor}
-                  components={componentList}
-                  templates={templateList}
-                  onChanged={changed}
-                  actions={actions}
+      <Loading loaded={lists}>
+        {({ monitors, components }) => {
+          const names = new Map(components.map((component) => [component.id as string, component.name]))
+          const nameOf = (monitor: MonitorJson) => names.get(monitor.componentId) ?? "Unknown component"
+          return (
+            <>
+              {refreshFailure !== null && (
+                <FailureMessage
+                  failure={{
+                    ...refreshFailure,
+                    message: `Could not read the monitors again: ${refreshFailure.message}`
+                  }}
                 />
               )}
-            </ResourceTable>
-            {can("monitors.create") && (
-              <NewSection id="new-monitor" title="New monitor">
-                {componentList.length === 0
-                  ? <p>A monitor checks a component: create a component first.</p>
-                  : (
-                    <MonitorForm
-                      id="new-monitor"
-                      components={componentList}
-                      templates={templateList}
-                      submitLabel="Create monitor"
-                      onSaved={(monitor) => changed(`The monitor of ${monitor.url} was created.`)}
-                    />
+              <div class={`monitors-layout${selected ? " has-selection" : ""}`}>
+                <div class="monitors-main">
+                  <section class="monitor-list" aria-labelledby="monitor-list-title">
+                    <h2 id="monitor-list-title" tabIndex={-1}>All monitors</h2>
+                    {monitors.length === 0
+                      ? <NoMonitors components={components.length} mayCreate={can("monitors.create")} />
+                      : (
+                        <>
+                          <p class="monitor-counts">
+                            {countsPhrase(monitors)}
+                            {can("monitors.create") && (
+                              <>
+                                {" · "}
+                                <a href={href("monitors")} onClick={goToNewMonitor}>Add a monitor</a>
+                              </>
+                            )}
+                          </p>
+                          <HeartbeatLegend />
+                          <ul class="monitor-lines">
+                            {[...monitors].sort(byWorstFirst(names)).map((monitor) => (
+                              <MonitorLine
+                                key={monitor.id}
+                                monitor={monitor}
+                                componentName={nameOf(monitor)}
+                                recent={recent.byMonitor.get(monitor.id)}
+                                selected={monitor.id === selectedId}
+                                onSelect={select}
+                                onSeen={recent.show}
+                              />
+                            ))}
+                          </ul>
+                        </>
+                      )}
+                  </section>
+                  {can("monitors.create") && (
+                    <NewSection id="new-monitor" title="New monitor">
+                      {components.length === 0
+                        ? <p>A monitor checks a component: create a component first.</p>
+                        : (
+                          <MonitorForm
+                            id="new-monitor"
+                            components={components}
+                            templates={templateList}
+                            submitLabel="Create monitor"
+                            onSaved={(monitor) => changed(`The monitor of ${monitor.url} was created.`)}
+                          />
+                        )}
+                    </NewSection>
                   )}
-              </NewSection>
-            )}
-          </>
-        )}
+                </div>
+                {selected && (
+                  <MonitorDetail
+                    key={selected.id}
+                    monitor={selected}
+                    componentName={nameOf(selected)}
+                    components={components}
+                    templates={templateList}
+                    recent={recent.byMonitor.get(selected.id)}
+                    onChanged={changed}
+                    onDeleted={(text) => {
+                      close("monitor-list-title")
+                      changed(text)
+                    }}
+                    onClose={() => close(selectButtonId(selected.id))}
+                  />
+                )}
+              </div>
+            </>
+          )
+        }}
       </Loading>
     </ResourcePage>
   )

@@ -1,8 +1,11 @@
 /**
  * Overview, the dashboard's first screen: what is wrong now (GET /api/v1/admin/overview), each
- * item linking to the screen that deals with it. It refreshes itself every 15 seconds while the
- * tab is visible (and at once when it becomes visible again), keeping what it showed when a
- * refresh fails.
+ * item linking to the screen that deals with it, and each open incident with its "Post update"
+ * form in place: from here an operator on a phone posts an update in two taps. It reads again
+ * as soon as the live stream says something it shows changed (core/live.ts). What no change
+ * notice carries (a probe falling silent, a webhook giving up, mail piling up) it reads again
+ * every minute while the tab is visible, and at once when the tab is shown again. A failed read
+ * keeps what it showed.
  */
 import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
@@ -10,25 +13,28 @@ import { useCallback, useEffect, useState } from "preact/hooks"
 
 import type { OverviewReport } from "../../../../domain/Overview.js"
 import { incidentStatusLabel, monitorTypeLabel, severityLabel } from "../../../Labels.js"
+import { useCan } from "../core/access.js"
 import { call } from "../core/api.js"
 import type { Failure } from "../core/failure.js"
+import { useLiveRefresh } from "../core/live.js"
 import { href } from "../core/router.js"
-import { FailureMessage } from "../ui/feedback.js"
 import type { Screen } from "../core/Screen.js"
+import { FailureMessage, StatusMessage, When } from "../ui/feedback.js"
+import { useComponentChoices } from "../ui/requests.js"
+import { FreshEditor, OpenButton } from "../ui/resources.js"
+import { PostUpdate } from "./IncidentsScreen.js"
 
 type Report = typeof OverviewReport.Type
 type MonitorItem = Report["monitors"][number]
 type ProbeRegion = Report["probes"][number]
+type IncidentItem = Report["incidents"][number]
 
-export const refreshEvery = 15_000
+/** How often the overview reads again what no change notice carries (probes, webhooks, mail). */
+export const refreshEvery = 60_000
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" })
+const liveKinds = ["components", "incidents", "maintenance", "monitors", "organization"] as const
 
-const At = ({ at }: { readonly at: DateTime.Utc }) => (
-  <time dateTime={DateTime.formatIso(at)} title={DateTime.formatIso(at)}>
-    {timeFormat.format(DateTime.toDate(at))}
-  </time>
-)
+const At = ({ at }: { readonly at: DateTime.Utc }) => <When at={at} />
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
 
@@ -100,6 +106,57 @@ const MonitorEntry = ({ monitor }: { readonly monitor: MonitorItem }) => (
   </li>
 )
 
+/**
+ * An open incident: what it is, and "Post update" opening the incidents screen's own form in
+ * place, read afresh with its ETag (a newer update posted meanwhile refuses this one, 412).
+ */
+const IncidentEntry = ({ incident }: { readonly incident: IncidentItem }) => {
+  const can = useCan()
+  const [posting, setPosting] = useState(false)
+  const [posted, setPosted] = useState("")
+  const components = useComponentChoices()
+  return (
+    <li class="overview-incident">
+      <a href={href("incidents")}>{incident.title}</a>{" "}
+      <span class="badge">
+        {incidentStatusLabel[incident.status]}
+      </span>
+      {!incident.isPublic && <span class="badge">private</span>}
+      <p class="small muted">
+        {severityLabel[incident.severity]} · opened <At at={incident.startedAt} /> · updated{" "}
+        <At at={incident.updatedAt} />
+      </p>
+      <StatusMessage text={posted} />
+      {can("incidents.addUpdate") && (
+        <OpenButton
+          open={posting}
+          onToggle={() => setPosting(!posting)}
+          label="Post update"
+          hidden={`on ${incident.title}`}
+        />
+      )}
+      {posting && (
+        <FreshEditor
+          read={(api) => api.incidents.get({ params: { id: incident.id }, responseMode: "decoded-and-response" })}
+        >
+          {(fresh, etag) => (
+            <PostUpdate
+              incident={fresh}
+              etag={etag}
+              components={components}
+              onCancel={() => setPosting(false)}
+              onPosted={(updated) => {
+                setPosting(false)
+                setPosted(`The update on ${updated.title} was posted.`)
+              }}
+            />
+          )}
+        </FreshEditor>
+      )}
+    </li>
+  )
+}
+
 const ProbeRegionEntry = ({ region }: { readonly region: ProbeRegion }) => (
   <li>
     <a href={href("probes")}>{region.region}</a>: {region.regionOffline
@@ -145,19 +202,7 @@ const ReportView = ({ report }: { readonly report: Report }) => {
         shown={report.incidents.length}
         none="No incident is open."
       >
-        {report.incidents.map((incident) => (
-          <li key={incident.id}>
-            <a href={href("incidents")}>{incident.title}</a>{" "}
-            <span class="badge">
-              {incidentStatusLabel[incident.status]}
-            </span>
-            {!incident.isPublic && <span class="badge">private</span>}
-            <p class="small muted">
-              {severityLabel[incident.severity]} · opened <At at={incident.startedAt} /> · updated{" "}
-              <At at={incident.updatedAt} />
-            </p>
-          </li>
-        ))}
+        {report.incidents.map((incident) => <IncidentEntry key={incident.id} incident={incident} />)}
       </Section>
       <Section
         id="probes"
@@ -225,6 +270,8 @@ const OverviewView = () => {
     setFailure(outcome.ok ? null : outcome.failure)
   }, [])
 
+  useLiveRefresh(liveKinds, load)
+
   useEffect(() => {
     void load()
     // A hidden tab does not ask; it catches up as soon as it is shown again.
@@ -246,7 +293,7 @@ const OverviewView = () => {
     <>
       <h1>Overview</h1>
       <p class="muted">
-        What is wrong now. This page refreshes every 15 seconds
+        What is wrong now, updated as things change
         {report !== null && (
           <>
             ; last updated <At at={report.generatedAt} />

@@ -1,9 +1,11 @@
 /**
  * The postmortem of a resolved incident: its Markdown and whether the public sees it. Saving
- * writes the whole postmortem; a draft stays in the dashboard and the admin API.
+ * writes the whole postmortem; a draft stays in the dashboard and the admin API. Given the
+ * incident read afresh (FreshEditor), saving over someone else's edit made meanwhile is refused.
  */
 import { useState } from "preact/hooks"
 
+import { withIfMatch } from "../../../../client/IfMatch.js"
 import type { Incident } from "../../../../domain/Incident.js"
 import { Checkbox, TextArea } from "../ui/fields.js"
 import { useSubmit } from "../ui/requests.js"
@@ -14,6 +16,8 @@ type IncidentJson = typeof Incident.json.Type
 export const PostmortemEditor = (
   props: {
     readonly incident: IncidentJson
+    /** The ETag the incident was read with, sent as `If-Match`. */
+    readonly etag: string | undefined
     readonly onSaved: (incident: IncidentJson) => void
     readonly onCancel: () => void
   }
@@ -26,7 +30,9 @@ export const PostmortemEditor = (
 
   const save = async () => {
     const outcome = await submit((api) =>
-      api.incidents.setPostmortem({ params: { id: incident.id }, payload: { body, published } })
+      api.incidents.setPostmortem({ params: { id: incident.id }, payload: { body, published } }).pipe(
+        withIfMatch(props.etag)
+      )
     )
     if (outcome.ok) props.onSaved(outcome.value)
   }

@@ -227,7 +227,7 @@ const ApiKeys = () => {
         loaded={loaded}
         caption="API keys"
         columns={["Name", "Prefix", "Created", "Last used", "Expires", "Role", "Actions"]}
-        empty="No API keys yet."
+        empty="No API keys yet. Create one below for your automation or the command line."
       >
         {(key) => <ApiKeyRow key={key.id} apiKey={key} onChanged={changed} />}
       </ResourceTable>

@@ -56,7 +56,7 @@ const SubscribersView = () => {
         loaded={loaded}
         caption="Subscribers"
         columns={["E-mail", "Confirmed", "Components", "Subscribed", ...(can("subscribers.remove") ? ["Actions"] : [])]}
-        empty="No subscribers yet."
+        empty="No subscribers yet. Readers subscribe from the status page’s Subscribe link; they show here once they confirm."
       >
         {(subscriber) => (
           <SubscriberRow key={subscriber.id} subscriber={subscriber} components={components} onChanged={changed} />

@@ -209,7 +209,7 @@ const TeamView = () => {
             "Link works until",
             ...(can("team.revokeInvitation") ? ["Actions"] : [])
           ]}
-          empty="No open invitations."
+          empty="No open invitations. Invite a colleague below: they get a link by e-mail."
         >
           {(invitation) => <InvitationRow key={invitation.id} invitation={invitation} onChanged={invitationsChanged} />}
         </ResourceTable>

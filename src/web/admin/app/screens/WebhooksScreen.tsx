@@ -43,7 +43,7 @@ const Deliveries = ({ webhook }: { readonly webhook: WebhookJson }) => {
       loaded={loaded}
       caption={`Recent deliveries of ${webhook.name}`}
       columns={["When", "Event", "Attempt", "Result", "Time"]}
-      empty="No deliveries yet."
+      empty="No deliveries yet. Test sends one now."
     >
       {(attempt) => (
         <tr key={attempt.id}>
@@ -257,7 +257,7 @@ const WebhooksView = () => {
         loaded={loaded}
         caption="Webhooks"
         columns={["Webhook", "Active", "Actions"]}
-        empty="No webhooks yet."
+        empty="No webhooks yet. Add one below to tell your chat or on-call tool when incidents open, change and resolve."
       >
         {(webhook) => <WebhookRow key={webhook.id} webhook={webhook} components={componentList} onChanged={changed} />}
       </ResourceTable>

@@ -1,6 +1,7 @@
 /**
  * The frame around every screen: the header (the dashboard's name, the current screen's title on
- * phones, who is signed in), the navigation and the screen itself. The navigation is a sidebar
+ * phones, the search, who is signed in), the navigation, the live connection's banner, the
+ * screen itself, and the keyboard shortcuts. The navigation is a sidebar
  * listing the screens by group (`screenGroups`), with the current one marked and the count of
  * open incidents beside Incidents. Below 768 px it folds behind a **Menu** button: a disclosure
  * (no dialog, nothing behind it is made inert) that Escape closes, focus moving into it when it
@@ -11,6 +12,9 @@ import { useEffect, useRef, useState } from "preact/hooks"
 
 import { href } from "../core/router.js"
 import { type Screen, screenGroups } from "../core/Screen.js"
+import { LiveBanner } from "./LiveBanner.js"
+import { Search } from "./Search.js"
+import { Shortcuts } from "./Shortcuts.js"
 
 /** A number shown beside a screen's name, and what it counts ("open"). */
 export interface NavigationCount {
@@ -44,12 +48,15 @@ export const Shell = (props: {
       <header class="top">
         <p class="brand">Status admin</p>
         <p class="current-screen">{props.current.title}</p>
+        <Search />
         {props.account}
       </header>
       <Navigation screens={props.screens} current={props.current} counts={props.counts} />
       <main id="main" ref={main} tabIndex={-1}>
+        <LiveBanner />
         {props.children}
       </main>
+      <Shortcuts />
     </div>
   )
 }

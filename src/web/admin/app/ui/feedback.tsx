@@ -4,6 +4,7 @@ import type { ComponentChildren } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 
 import type { Failure } from "../core/failure.js"
+import { inOperatorZone, inPageZone, usePageTimeZone } from "../core/timeZone.js"
 import type { Loaded } from "./requests.js"
 
 /** A failure of a whole form or action, announced at once. */
@@ -27,23 +28,25 @@ export const Loading = <A,>(
   }
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
-
-export const When = ({ at, never = "never" }: { readonly at: DateTime.Utc | null; readonly never?: string }) =>
-  at === null ? <span class="muted">{never}</span> : (
-    <time dateTime={DateTime.formatIso(at)} title={DateTime.formatIso(at)}>
-      {dateFormat.format(DateTime.toDate(at))}
+/** An instant in the operator's zone, with the status page's zone on hover (core/timeZone.ts). */
+const Instant = ({ date, iso }: { readonly date: Date; readonly iso: string }) => {
+  const pageZone = usePageTimeZone()
+  return (
+    <time dateTime={iso} title={inPageZone(date, pageZone)}>
+      {inOperatorZone(date)}
     </time>
   )
+}
+
+export const When = ({ at, never = "never" }: { readonly at: DateTime.Utc | null; readonly never?: string }) =>
+  at === null
+    ? <span class="muted">{never}</span>
+    : <Instant date={DateTime.toDate(at)} iso={DateTime.formatIso(at)} />
 
 /** An instant the API gives as ISO 8601 text (audit entries, team members), in the browser's local time. */
 export const WhenText = ({ at }: { readonly at: string }) => {
   const date = new Date(at)
-  return Number.isNaN(date.getTime()) ? <span>{at}</span> : (
-    <time dateTime={at} title={at}>
-      {dateFormat.format(date)}
-    </time>
-  )
+  return Number.isNaN(date.getTime()) ? <span>{at}</span> : <Instant date={date} iso={at} />
 }
 
 /** Whether readers see an item: the visibility stored with it (docs/api.md, "Public visibility"). */
@@ -96,8 +99,13 @@ export const ConfirmButton = (props: {
 }
 
 /** A table that scrolls sideways on a narrow screen rather than squeezing its columns. */
+/**
+ * A table in a box that scrolls sideways on narrow screens, focusable so the keyboard can scroll
+ * it. The box is a region named after the table, marked as such: a section of the screen often
+ * bears the caption's own words, and two landmarks of one name are ambiguous.
+ */
 export const Table = (props: { readonly caption: string; readonly children: ComponentChildren }) => (
-  <div class="table-scroll" tabIndex={0} role="region" aria-label={props.caption}>
+  <div class="table-scroll" tabIndex={0} role="region" aria-label={`${props.caption} (table)`}>
     <table>
       <caption class="visually-hidden">{props.caption}</caption>
       {props.children}

@@ -119,3 +119,38 @@ export const Fieldset = (props: { readonly legend: string; readonly children: Co
     {props.children}
   </fieldset>
 )
+
+/**
+ * One of a few values, each a radio button drawn as a large segment (one tap on a phone, where a
+ * menu takes two). Arrow keys move between them, as for any radio group.
+ */
+export const ChoiceField = <V extends string,>(
+  props: FieldProps & {
+    readonly value: V
+    readonly options: ReadonlyArray<{ readonly value: V; readonly label: string }>
+    readonly onChange: (value: V) => void
+  }
+) => (
+  <fieldset
+    class={props.error ? "choices invalid" : "choices"}
+    aria-describedby={describedBy(props)}
+    aria-invalid={props.error ? "true" : undefined}
+  >
+    <legend>{props.label}</legend>
+    <div class="choice-options">
+      {props.options.map((option) => (
+        <label key={option.value} class="choice">
+          <input
+            type="radio"
+            name={props.id}
+            value={option.value}
+            checked={props.value === option.value}
+            onChange={() => props.onChange(option.value)}
+          />
+          <span>{option.label}</span>
+        </label>
+      ))}
+    </div>
+    <Help {...props} />
+  </fieldset>
+)

@@ -1,14 +1,15 @@
 /**
  * How many incidents are open, for the navigation: read from the overview
- * (GET /api/v1/admin/overview) when the screen changes and every 30 seconds while the tab is
- * visible (at once when it is shown again). A failed read gives null, and the count is not shown
- * rather than shown wrong.
+ * (GET /api/v1/admin/overview) when the screen changes and whenever the live stream says
+ * incidents changed (core/live.ts). A failed read gives null, and the count is not shown rather
+ * than shown wrong.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 
 import { call } from "../core/api.js"
+import { useLiveRefresh } from "../core/live.js"
 
-export const openIncidentsRefreshEvery = 30_000
+const liveKinds = ["incidents"] as const
 
 /** `route` is the current screen's address: each change reads the count afresh. */
 export const useOpenIncidents = (route: string, enabled: boolean): number | null => {
@@ -17,32 +18,19 @@ export const useOpenIncidents = (route: string, enabled: boolean): number | null
   const latest = useRef(0)
 
   const load = async () => {
+    if (!enabled) return
     const request = ++latest.current
     const outcome = await call((api) => api.overview.get())
     if (request === latest.current) setCount(outcome.ok ? outcome.value.counts.incidentsOpen : null)
   }
 
   useEffect(() => {
-    if (enabled) void load()
+    void load()
+    // An answer arriving after this is dropped.
+    return () => void latest.current++
   }, [route, enabled])
 
-  useEffect(() => {
-    if (!enabled) return
-    const visible = () => document.visibilityState === "visible"
-    const timer = setInterval(() => {
-      if (visible()) void load()
-    }, openIncidentsRefreshEvery)
-    const onVisibility = () => {
-      if (visible()) void load()
-    }
-    document.addEventListener("visibilitychange", onVisibility)
-    return () => {
-      clearInterval(timer)
-      document.removeEventListener("visibilitychange", onVisibility)
-      // An answer arriving after this is dropped.
-      latest.current++
-    }
-  }, [enabled])
+  useLiveRefresh(liveKinds, load)
 
   return enabled ? count : null
 }

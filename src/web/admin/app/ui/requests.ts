@@ -11,17 +11,25 @@ export type Loaded<A> =
   | { readonly state: "failed"; readonly failure: Failure }
   | { readonly state: "ready"; readonly value: A }
 
-/** Loads once on mount; `reload` fetches again (after a change) and keeps the old value meanwhile. */
+/**
+ * Loads once on mount; `reload` fetches again (after a change) and keeps the old value meanwhile.
+ * `refresh` is the live stream's reload (core/live.ts): a failure keeps what is shown, since the
+ * operator did not ask and may be typing in a form inside the list.
+ */
 export const useLoad = <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>) => {
   const [loaded, setLoaded] = useState<Loaded<A>>({ state: "loading" })
   const reload = useCallback(async () => {
     const outcome = await call(request)
     setLoaded(outcome.ok ? { state: "ready", value: outcome.value } : { state: "failed", failure: outcome.failure })
   }, [])
+  const refresh = useCallback(async () => {
+    const outcome = await call(request)
+    if (outcome.ok) setLoaded({ state: "ready", value: outcome.value })
+  }, [])
   useEffect(() => {
     void reload()
   }, [reload])
-  return [loaded, reload] as const
+  return [loaded, reload, refresh] as const
 }
 
 /**
@@ -29,13 +37,13 @@ export const useLoad = <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>) 
  * again.
  */
 export const useListScreen = <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>) => {
-  const [loaded, reload] = useLoad(request)
+  const [loaded, reload, refresh] = useLoad(request)
   const [message, setMessage] = useState("")
   const changed = (text: string) => {
     setMessage(text)
     void reload()
   }
-  return { loaded, reload, message, changed }
+  return { loaded, reload, refresh, message, changed }
 }
 
 /** The components to choose from in a form: empty until they have loaded. */
