@@ -103,6 +103,7 @@ describe("the OpenAPI document", () => {
       "auth.changePassword",
       "auth.inspectInvitation",
       "auth.signIn",
+      "events.stream",
       "subscriptions.subscribe"
     ])
     for (const op of limited) expect(headersOf(op.operationId, "429"), op.operationId).toContain("Retry-After")

@@ -340,7 +340,7 @@ it.layer(Stack)("automatic incidents", (it) => {
       expect(created.body).toMatchObject({ incidentPolicy: "off", incidentTemplateId: null, resolveAfterSeconds: 300 })
     }))
 
-  it.effect("an outage's commits say what they touch: its component's status, then the incident it opens", () =>
+  it.effect("an outage's commits say what they touch: its component's status, the monitor, then the incident it opens", () =>
     Effect.gen(function*() {
       const { monitorId } = yield* setup("Touching")
       // What each commit announces (StateChanges' NOTIFY): the public snapshot reads again only that.
@@ -358,7 +358,9 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* round(monitorId, [...regions])
       const [incident] = yield* incidentsOf(monitorId)
       expect(incident).toBeDefined()
-      yield* eventually(Effect.sync(() => touched.length), (n) => n >= 2)
-      expect(touched).toEqual([{ components: true }, { incidents: [incident!.id] }])
+      yield* eventually(Effect.sync(() => touched.length), (n) => n >= 3)
+      // The monitor's transition is announced too, for the dashboard's live stream (the public
+      // snapshot ignores it).
+      expect(touched).toEqual([{ components: true }, { monitors: true }, { incidents: [incident!.id] }])
     }))
 })

@@ -195,8 +195,14 @@ describe("dashboard monitors screen", () => {
     await screenshot(page, "monitors-detail-dark")
     await page.emulateMedia({ colorScheme: "light" })
 
+    // The open detail is in the address, so a link (the overview's, the search's) or a reload opens it.
+    expect(new URL(page.url()).hash).toBe(`#/monitors?id=${seeded!.monitorId}`)
+    await page.reload()
+    await detailPane(page).waitFor()
+
     await pane.getByRole("button", { name: `Close the details of ${checkoutName}` }).click()
     await expect.poll(() => pane.count()).toBe(0)
+    expect(new URL(page.url()).hash).toBe("#/monitors")
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toContain(checkoutUrl)
     await expectAccessibleInBothPalettes(page)
 
@@ -225,6 +231,31 @@ describe("dashboard monitors screen", () => {
     await detailsButton(page).click()
     await pane.waitFor()
     await expectFitsViewport(page)
+    await page.close()
+  })
+
+  it("asks before another monitor's detail replaces an edit with unsaved changes", async () => {
+    const page = await openScreen("monitors")
+    await checkoutLine(page).getByText("Last 30 runs:").waitFor()
+    await detailsButton(page).click()
+    const pane = detailPane(page)
+    await pane.getByRole("button", { name: "Edit" }).click()
+    await pane.getByLabel("Failures before down").fill("7")
+    const asked: Array<string> = []
+    // Declined: the detail, its address and what was typed stay.
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message())
+      void dialog.dismiss()
+    })
+    await page.getByRole("button", { name: "Details of Search https://search.example.test/health" }).click()
+    await expect.poll(() => asked.length).toBe(1)
+    expect(asked[0]).toContain("unsaved changes")
+    expect(new URL(page.url()).hash).toBe(`#/monitors?id=${seeded!.monitorId}`)
+    expect(await pane.getByLabel("Failures before down").inputValue()).toBe("7")
+    // Accepted: the other monitor's detail.
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.getByRole("button", { name: "Details of Search https://search.example.test/health" }).click()
+    await page.getByRole("region", { name: "Search https://search.example.test/health" }).waitFor()
     await page.close()
   })
 

@@ -93,8 +93,15 @@ describe("dashboard shell", () => {
     const nav = page.getByRole("navigation", { name: "Main" })
     const menu = nav.getByRole("button", { name: "Menu" })
     const overview = nav.getByRole("link", { name: "Overview" })
-    // The current screen's title stays in view in the header.
+    // The current screen's title stays in view in the header, and so do the open incidents.
     expect(await page.getByRole("banner").getByText("Overview", { exact: true }).isVisible()).toBe(true)
+    await openIncident("Phone count")
+    const count = page.getByRole("banner").getByRole("link", { name: /^Incidents \d+ open$/ })
+    await count.waitFor()
+    expect((await count.boundingBox())!.height).toBeGreaterThanOrEqual(44)
+    await page.setViewportSize({ width: 1280, height: 844 })
+    expect(await count.isVisible()).toBe(false)
+    await page.setViewportSize({ width: 390, height: 844 })
     expect(await menu.getAttribute("aria-expanded")).toBe("false")
     expect(await page.locator(`#${await menu.getAttribute("aria-controls")}`).isVisible()).toBe(false)
     expect((await menu.boundingBox())!.height).toBeGreaterThanOrEqual(44)

@@ -6,11 +6,14 @@
  * loss, every screen reads again, since changes may have been missed meanwhile.
  *
  * The browser reconnects by itself after a network failure or when the server ends the stream
- * (it does every 15 minutes); an answer other than 200 (the server restarting behind a proxy, a
- * 503 when streams are capped) closes the source for good, so this module opens a new one after
- * `reconnectAfter`. The state turns `lost` only when the stream stays down past `lostAfter`.
+ * (it does every 15 minutes); an answer other than 200 (401 once the session has ended, a 429 or
+ * 503 at a cap, the server restarting behind a proxy) closes the source for good, so this module
+ * opens a new one, backing off. The state turns `lost` only when the stream stays down past
+ * `lostAfter`.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
+
+import { call } from "./api.js"
 
 export type LiveKind = "components" | "incidents" | "maintenance" | "organization" | "monitors"
 
@@ -19,6 +22,7 @@ export type LiveState = "connecting" | "open" | "lost"
 
 const eventsUrl = "/api/v1/admin/events"
 const reconnectAfter = 5_000
+const reconnectAtMost = 60_000
 /** How long the stream may be down before the banner says the connection is lost. */
 const lostAfter = 6_000
 
@@ -63,9 +67,29 @@ const kindsOf = (data: string): ReadonlySet<LiveKind> => {
   }
 }
 
+/**
+ * The wait before opening a source again after the server refused one: doubling from
+ * `reconnectAfter` up to `reconnectAtMost`, each with up to a fifth more at random, so that the
+ * clients a restart or a cap turned away do not come back all at once.
+ */
+const backoff = (attempt: number) => {
+  const base = Math.min(reconnectAtMost, reconnectAfter * 2 ** attempt)
+  return base + Math.random() * base * 0.2
+}
+
+let refused = 0
+
+const close = () => {
+  clearTimeout(retry)
+  source?.close()
+  source = null
+}
+
 const open = () => {
-  source = new EventSource(eventsUrl)
-  source.addEventListener("ready", () => {
+  const opened = new EventSource(eventsUrl)
+  source = opened
+  opened.addEventListener("ready", () => {
+    refused = 0
     clearTimeout(losing)
     losing = undefined
     // Changes made while the stream was down are not sent again: every screen reads afresh.
@@ -73,30 +97,51 @@ const open = () => {
     everConnected = true
     setState("open")
   })
-  source.addEventListener("change", (event) => tell(kindsOf(event.data)))
-  source.addEventListener("error", () => {
+  opened.addEventListener("change", (event) => tell(kindsOf(event.data)))
+  opened.addEventListener("error", () => {
     // The server ends a stream now and then (every 15 minutes) and the browser is back within
     // seconds: only a stream still down `lostAfter` after it first failed is a lost connection
     // worth a banner (the browser's retries fail meanwhile; they do not restart the wait).
     losing ??= setTimeout(() => setState("lost"), lostAfter)
-    if (source?.readyState === EventSource.CLOSED) {
-      source = null
-      retry = setTimeout(open, reconnectAfter)
-    }
+    if (opened.readyState !== EventSource.CLOSED || source !== opened) return
+    // Refused (401, 429, 503): an ended session shows as the sign-in form (any 401 of the API
+    // does), else a new source, later and later.
+    source = null
+    void call((api) => api.auth.me())
+    retry = setTimeout(open, backoff(refused++))
   })
 }
+
+/**
+ * A tab hidden for `hiddenFor` lets go of its stream, and opens it again (reading everything
+ * afresh) when shown: a forgotten background tab neither holds a place on the server nor keeps
+ * its session from timing out for being idle.
+ */
+const hiddenFor = 60_000
 
 /** Opens the stream while the dashboard is mounted (signed in); closes it when it is not. */
 export const useLiveConnection = () => {
   useEffect(() => {
+    let hiding: ReturnType<typeof setTimeout> | undefined
+    const onVisibility = () => {
+      clearTimeout(hiding)
+      if (document.visibilityState === "hidden") {
+        hiding = setTimeout(close, hiddenFor)
+      } else if (source === null) {
+        clearTimeout(retry)
+        open()
+      }
+    }
     open()
+    document.addEventListener("visibilitychange", onVisibility)
     return () => {
-      clearTimeout(retry)
+      document.removeEventListener("visibilitychange", onVisibility)
+      clearTimeout(hiding)
       clearTimeout(losing)
       losing = undefined
-      source?.close()
-      source = null
+      close()
       everConnected = false
+      refused = 0
       state = "connecting"
     }
   }, [])
@@ -115,33 +160,59 @@ export const useLiveState = (): LiveState => {
 
 /**
  * Calls `reload` whenever a change touches one of `kinds` (and after a reconnection). Changes
- * arriving while a reload is under way make one more reload when it ends, not one each.
+ * arriving while a reload is under way make one more reload when it ends, not one each; with
+ * `atMostEvery` (ms), reloads start no closer together than that, so a screen that reads much
+ * (every monitor's runs) is not read back to back through a flapping outage. Returns the same
+ * runner, for a screen's own timer to go through it.
  */
-export const useLiveRefresh = (kinds: ReadonlyArray<LiveKind>, reload: () => unknown) => {
+export const useLiveRefresh = (
+  kinds: ReadonlyArray<LiveKind>,
+  reload: () => unknown,
+  atMostEvery = 0
+): () => void => {
   const latest = useRef(reload)
   latest.current = reload
+  const runner = useRef<() => void>(() => undefined)
   useEffect(() => {
     let running = false
     let again = false
+    let lastStart = -Infinity
+    let waiting: ReturnType<typeof setTimeout> | undefined
     const run = async () => {
-      if (running) {
+      if (running || waiting !== undefined) {
         again = true
+        return
+      }
+      const wait = lastStart + atMostEvery - performance.now()
+      if (wait > 0) {
+        waiting = setTimeout(() => {
+          waiting = undefined
+          void run()
+        }, wait)
         return
       }
       running = true
       try {
         do {
           again = false
+          lastStart = performance.now()
           await latest.current()
-        } while (again)
+        } while (again && atMostEvery === 0)
       } finally {
         running = false
       }
+      // Asked again meanwhile, with a spacing to keep: once more, when it allows.
+      if (again) void run()
     }
+    runner.current = () => void run()
     const listener: Listener = (touched) => {
       if (kinds.some((kind) => touched.has(kind))) void run()
     }
     listeners.add(listener)
-    return () => void listeners.delete(listener)
-  }, [kinds.join(",")])
+    return () => {
+      listeners.delete(listener)
+      clearTimeout(waiting)
+    }
+  }, [kinds.join(","), atMostEvery])
+  return () => runner.current()
 }

@@ -15,20 +15,30 @@ export const PageTimeZoneContext = createContext<string>(operatorTimeZone)
 export const usePageTimeZone = (): string => useContext(PageTimeZoneContext)
 
 const operatorFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
-const formatsByZone = new Map<string, Intl.DateTimeFormat>()
+const formatsByZone = new Map<string, Intl.DateTimeFormat | null>()
 
-const formatIn = (zone: string) => {
-  let format = formatsByZone.get(zone)
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "long", timeZone: zone })
+/**
+ * The format for `zone`; null for a zone this browser does not know (the server's list may be
+ * newer than an old browser's), which then shows no hover rather than failing the screen.
+ */
+const formatIn = (zone: string): Intl.DateTimeFormat | null => {
+  if (!formatsByZone.has(zone)) {
+    let format: Intl.DateTimeFormat | null
+    try {
+      format = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "long", timeZone: zone })
+    } catch {
+      format = null
+    }
     formatsByZone.set(zone, format)
   }
-  return format
+  return formatsByZone.get(zone)!
 }
 
 /** An instant as the operator reads it. */
 export const inOperatorZone = (date: Date): string => operatorFormat.format(date)
 
 /** The hover text: the instant in the page's zone, named ("30 Nov 2026, 03:15:00 CET (status page: Europe/Berlin)"). */
-export const inPageZone = (date: Date, pageZone: string): string =>
-  `${formatIn(pageZone).format(date)} (status page: ${pageZone})`
+export const inPageZone = (date: Date, pageZone: string): string | undefined => {
+  const format = formatIn(pageZone)
+  return format === null ? undefined : `${format.format(date)} (status page: ${pageZone})`
+}

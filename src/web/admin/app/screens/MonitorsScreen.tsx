@@ -18,7 +18,7 @@ import { useCan } from "../core/access.js"
 import { call } from "../core/api.js"
 import type { Failure } from "../core/failure.js"
 import { useLiveRefresh } from "../core/live.js"
-import { href } from "../core/router.js"
+import { href, useRouteQuery } from "../core/router.js"
 import type { Screen } from "../core/Screen.js"
 import { FailureMessage, Loading } from "../ui/feedback.js"
 import { HeartbeatBar, HeartbeatLegend, tallyOf, tallyPhrase } from "../ui/HeartbeatBar.js"
@@ -30,6 +30,7 @@ import { type RecentRuns, useRecentRuns } from "./recentRuns.js"
 
 /** How often the list and its bars are read again while the tab is visible: a monitor's default interval. */
 export const refreshEvery = 60_000
+const liveRefreshAtMostEvery = 10_000
 
 const liveKinds = ["monitors", "components"] as const
 
@@ -178,7 +179,11 @@ const MonitorsView = () => {
   // Without templates (none, or not loaded) the menu offers only None; the monitors still show.
   const templateList = templates.state === "ready" ? templates.value : []
   const [message, setMessage] = useState("")
-  const [selectedId, setSelectedId] = useState<MonitorId | null>(null)
+  // The monitor whose detail is open is in the address (`#/monitors?id=…`): links open it directly.
+  const route = useRouteQuery()
+  const selectedId = (route.params.get("id") as MonitorId | null) ?? null
+  // Another monitor, or none: the open detail (and an edit form in it) goes, so unsaved edits ask first.
+  const setSelectedId = (id: MonitorId | null) => route.replace(id === null ? {} : { id }, selectedId !== null)
   // Where focus goes when the detail closes: the line's button, or the list's heading (deleted).
   const focusAfterClose = useRef<string | null>(null)
   const recent = useRecentRuns()
@@ -200,17 +205,19 @@ const MonitorsView = () => {
     await recent.refresh(monitors.map((monitor) => monitor.id))
   }, [recent.refresh])
 
-  useLiveRefresh(liveKinds, reload)
+  // Read at most every 10 s however fast changes come (a flapping outage), through one runner
+  // with the minute's timer, so rounds never overlap.
+  const refresh = useLiveRefresh(liveKinds, reload, liveRefreshAtMostEvery)
 
   useEffect(() => {
     void reload()
     // A hidden tab does not ask; it catches up as soon as it is shown again.
     const visible = () => document.visibilityState === "visible"
     const timer = setInterval(() => {
-      if (visible()) void reload()
+      if (visible()) refresh()
     }, refreshEvery)
     const onVisibility = () => {
-      if (visible()) void reload()
+      if (visible()) refresh()
     }
     document.addEventListener("visibilitychange", onVisibility)
     return () => {
@@ -234,6 +241,11 @@ const MonitorsView = () => {
 
   const monitors = lists.state === "ready" ? lists.value.monitors : []
   const selected = monitors.find((monitor) => monitor.id === selectedId)
+
+  // A detail opened by its address reads its runs too (on a phone its line is not on screen).
+  useEffect(() => {
+    if (selectedId !== null) recent.show(selectedId)
+  }, [selectedId])
 
   // A monitor deleted elsewhere closes its detail.
   useEffect(() => {

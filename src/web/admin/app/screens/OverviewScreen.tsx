@@ -71,7 +71,7 @@ const Section = (props: {
 
 const MonitorEntry = ({ monitor }: { readonly monitor: MonitorItem }) => (
   <li>
-    <a href={href("monitors")}>{monitor.componentName}</a>{" "}
+    <a href={href("monitors", { id: monitor.id })}>{monitor.componentName}</a>{" "}
     <span class="badge bad">{monitor.state === "down" ? "Down" : "Degraded"}</span> since <At at={monitor.since} />
     <p class="small muted">
       {monitorTypeLabel[monitor.type as keyof typeof monitorTypeLabel] ?? monitor.type} · <code>{monitor.url}</code>
@@ -106,6 +106,30 @@ const MonitorEntry = ({ monitor }: { readonly monitor: MonitorItem }) => (
   </li>
 )
 
+/** The incidents screen's update form, on the incident read afresh; the components are read only once it opens. */
+const UpdateForm = (props: {
+  readonly incident: IncidentItem
+  readonly onCancel: () => void
+  readonly onPosted: (title: string) => void
+}) => {
+  const components = useComponentChoices()
+  return (
+    <FreshEditor
+      read={(api) => api.incidents.get({ params: { id: props.incident.id }, responseMode: "decoded-and-response" })}
+    >
+      {(fresh, etag) => (
+        <PostUpdate
+          incident={fresh}
+          etag={etag}
+          components={components}
+          onCancel={props.onCancel}
+          onPosted={(updated) => props.onPosted(updated.title)}
+        />
+      )}
+    </FreshEditor>
+  )
+}
+
 /**
  * An open incident: what it is, and "Post update" opening the incidents screen's own form in
  * place, read afresh with its ETag (a newer update posted meanwhile refuses this one, 412).
@@ -114,7 +138,6 @@ const IncidentEntry = ({ incident }: { readonly incident: IncidentItem }) => {
   const can = useCan()
   const [posting, setPosting] = useState(false)
   const [posted, setPosted] = useState("")
-  const components = useComponentChoices()
   return (
     <li class="overview-incident">
       <a href={href("incidents")}>{incident.title}</a>{" "}
@@ -136,22 +159,14 @@ const IncidentEntry = ({ incident }: { readonly incident: IncidentItem }) => {
         />
       )}
       {posting && (
-        <FreshEditor
-          read={(api) => api.incidents.get({ params: { id: incident.id }, responseMode: "decoded-and-response" })}
-        >
-          {(fresh, etag) => (
-            <PostUpdate
-              incident={fresh}
-              etag={etag}
-              components={components}
-              onCancel={() => setPosting(false)}
-              onPosted={(updated) => {
-                setPosting(false)
-                setPosted(`The update on ${updated.title} was posted.`)
-              }}
-            />
-          )}
-        </FreshEditor>
+        <UpdateForm
+          incident={incident}
+          onCancel={() => setPosting(false)}
+          onPosted={(title) => {
+            setPosting(false)
+            setPosted(`The update on ${title} was posted.`)
+          }}
+        />
       )}
     </li>
   )

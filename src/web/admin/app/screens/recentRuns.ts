@@ -11,6 +11,9 @@ import type { Failure } from "../core/failure.js"
 import { heartbeatLength } from "../ui/HeartbeatBar.js"
 
 /** A monitor's runs as last read (null before the first answer) and the last read's failure. */
+/** Bars read at once when the screen reads them again. */
+const readsAtOnce = 4
+
 export interface RecentRuns {
   readonly runs: ReadonlyArray<MonitorRun> | null
   readonly failure: Failure | null
@@ -48,7 +51,13 @@ export const useRecentRuns = () => {
   const refresh = useCallback(async (listed: ReadonlyArray<MonitorId>) => {
     const still = new Set(listed)
     for (const id of shown.current) if (!still.has(id)) shown.current.delete(id)
-    await Promise.all([...shown.current].map(read))
+    // A few at a time, so a long list does not take every connection the operator's own
+    // requests (a save, a pause) need.
+    const queue = [...shown.current]
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) await read(id)
+    }
+    await Promise.all(Array.from({ length: Math.min(readsAtOnce, queue.length) }, worker))
   }, [read])
 
   return { byMonitor, show, refresh }

@@ -2,8 +2,8 @@
  * The header's search over components, monitors and incidents: what the operator types is
  * matched (case-insensitively, every word) against names, URLs and titles, and the first matches
  * are listed as links to the screen that deals with each. The lists are read when the box is
- * first focused and again when the live stream says they changed, so typing asks the server
- * nothing. Enter opens the first match; Escape clears the box. `/` focuses it (ui/Shortcuts.tsx).
+ * first focused, and again at the next focus or keystroke after the live stream says they
+ * changed; otherwise typing asks the server nothing. Enter opens the first match; Escape clears the box. `/` focuses it (ui/Shortcuts.tsx).
  */
 import { Effect } from "effect"
 import { useRef, useState } from "preact/hooks"
@@ -24,6 +24,7 @@ interface Entry {
   readonly kind: "Component" | "Monitor" | "Incident"
   readonly label: string
   readonly detail: string
+  /** The screen's address after `#/` (`monitors?id=…`). */
   readonly path: string
   /** What the words are matched against, lower case. */
   readonly text: string
@@ -80,13 +81,23 @@ export const Search = () => {
           "Monitor",
           componentName.get(monitor.componentId) ?? monitor.url,
           monitor.url,
-          "monitors"
+          `monitors?id=${encodeURIComponent(monitor.id)}`
         )
       )
     ])
   }
 
-  useLiveRefresh(liveKinds, load)
+  // A change makes the lists stale; they are read again when the operator next searches, not at
+  // every change (each read takes every page of three lists).
+  const stale = useRef(false)
+  useLiveRefresh(liveKinds, () => {
+    stale.current = true
+  })
+  const readIfStale = () => {
+    if (!stale.current) return
+    stale.current = false
+    void load()
+  }
 
   const found = entries === null ? [] : matching(entries, query)
   const searching = query.trim().length > 0
@@ -102,11 +113,14 @@ export const Search = () => {
         aria-describedby="dashboard-search-results"
         value={query}
         onFocus={() => {
-          if (wanted.current) return
+          if (wanted.current) return readIfStale()
           wanted.current = true
           void load()
         }}
-        onInput={(event) => setQuery(event.currentTarget.value)}
+        onInput={(event) => {
+          setQuery(event.currentTarget.value)
+          readIfStale()
+        }}
         onKeyDown={(event) => {
           if (event.key === "Escape") setQuery("")
           if (event.key === "Enter" && found[0] !== undefined) {

@@ -48,6 +48,7 @@ export const Shell = (props: {
       <header class="top">
         <p class="brand">Status admin</p>
         <p class="current-screen">{props.current.title}</p>
+        <HeaderCounts screens={props.screens} counts={props.counts} />
         <Search />
         {props.account}
       </header>
@@ -58,6 +59,31 @@ export const Shell = (props: {
       </main>
       <Shortcuts />
     </div>
+  )
+}
+
+/**
+ * On phones, where the sidebar is folded, what the navigation counts (open incidents) stands in
+ * the header instead, linking to its screen: in view from every screen at every width.
+ */
+const HeaderCounts = (props: {
+  readonly screens: ReadonlyArray<Screen>
+  readonly counts: Readonly<Record<string, NavigationCount | null>>
+}) => {
+  const counted = props.screens.flatMap((screen) => {
+    const count = props.counts[screen.path]
+    return count && count.value > 0 ? [{ screen, count }] : []
+  })
+  if (counted.length === 0) return null
+  return (
+    <p class="header-counts">
+      {counted.map(({ count, screen }) => (
+        <a key={screen.path} href={href(screen.path)}>
+          {screen.title} <span class="nav-count active">{count.value}</span>
+          <span class="visually-hidden">{` ${count.counts}`}</span>
+        </a>
+      ))}
+    </p>
   )
 }
 

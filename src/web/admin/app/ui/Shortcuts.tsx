@@ -14,14 +14,17 @@ import { canWith, useAccess } from "../core/access.js"
 import { href } from "../core/router.js"
 import { searchInputId } from "./Search.js"
 
-/** Focuses the first element matching `selector` once the screen has drawn it (up to two seconds). */
-const focusWhenShown = (selector: string, click = false) => {
+/**
+ * Focuses the first element matching `selector` once the screen has drawn it (up to two seconds);
+ * `"open"` also presses it when it is a closed disclosure (`aria-expanded="false"`).
+ */
+const focusWhenShown = (selector: string, open?: "open") => {
   const deadline = performance.now() + 2_000
   const attempt = () => {
     const element = document.querySelector<HTMLElement>(selector)
     if (element !== null) {
       element.focus()
-      if (click) element.click()
+      if (open && element.getAttribute("aria-expanded") === "false") element.click()
     } else if (performance.now() < deadline) {
       requestAnimationFrame(attempt)
     }
@@ -64,7 +67,8 @@ export const Shortcuts = () => {
           if (!can("incidents.addUpdate")) return
           event.preventDefault()
           location.hash = href("overview")
-          focusWhenShown(".overview-incident button[aria-expanded=false]", true)
+          // The first open incident's form; opened already, it is focused, not closed.
+          focusWhenShown(".overview-incident:first-child > button[aria-expanded]", "open")
           return
         case "?":
           event.preventDefault()
