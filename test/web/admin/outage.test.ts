@@ -11,7 +11,7 @@ import { Effect, Exit, Scope } from "effect"
 import type { Locator, Page } from "playwright-core"
 
 import { adminEmail, adminPassword } from "../../support/Auth.js"
-import { expectAccessible, expectFitsViewport, screenshot } from "../../support/Browser.js"
+import { expectAccessible, expectFitsViewport, screenshot, unexpectedPageErrors } from "../../support/Browser.js"
 import { useBrowserStack } from "../../support/BrowserStack.js"
 import { tcpProxy } from "../../support/TcpProxy.js"
 
@@ -115,9 +115,10 @@ describe("the dashboard in an outage", () => {
     await page.getByRole("link", { name: "Missed while away" }).waitFor({ timeout: 5_000 })
     await page.close()
     await Effect.runPromise(Scope.close(scope, Exit.void))
-    // The browser's own lines about the requests the cut failed are expected here, and only they.
+    // The browser's own lines about the requests the cut failed are expected here, and only they
+    // (besides a 4xx the page shows in words, as everywhere: unexpectedPageErrors).
     expect(
-      suite.browser.pageErrors.splice(0).filter((error) =>
+      unexpectedPageErrors(suite.browser).filter((error) =>
         !/net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING|EMPTY_RESPONSE|CONNECTION_RESET)/.test(error)
       )
     ).toEqual([])

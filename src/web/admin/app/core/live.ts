@@ -173,6 +173,8 @@ export const useLiveRefresh = (
   const latest = useRef(reload)
   latest.current = reload
   const runner = useRef<() => void>(() => undefined)
+  // The same function at every render: a timer given it is not set again each time.
+  const stable = useRef(() => runner.current())
   useEffect(() => {
     let running = false
     let again = false
@@ -214,5 +216,5 @@ export const useLiveRefresh = (
       clearTimeout(waiting)
     }
   }, [kinds.join(","), atMostEvery])
-  return () => runner.current()
+  return stable.current
 }

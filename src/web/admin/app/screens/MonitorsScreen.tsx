@@ -22,7 +22,7 @@ import { href, useRouteQuery } from "../core/router.js"
 import type { Screen } from "../core/Screen.js"
 import { FailureMessage, Loading } from "../ui/feedback.js"
 import { HeartbeatBar, HeartbeatLegend, tallyOf, tallyPhrase } from "../ui/HeartbeatBar.js"
-import { type Loaded, useLoad } from "../ui/requests.js"
+import { type Loaded, useLoad, useReadWhileVisible } from "../ui/requests.js"
 import { NewSection, ResourcePage } from "../ui/resources.js"
 import { MonitorDetail, type ShownState, StateBadge, stateLabel, stateOf } from "./MonitorDetail.js"
 import { type ComponentJson, MonitorForm, type MonitorJson } from "./MonitorForm.js"
@@ -209,22 +209,8 @@ const MonitorsView = () => {
   // with the minute's timer, so rounds never overlap.
   const refresh = useLiveRefresh(liveKinds, reload, liveRefreshAtMostEvery)
 
-  useEffect(() => {
-    void reload()
-    // A hidden tab does not ask; it catches up as soon as it is shown again.
-    const visible = () => document.visibilityState === "visible"
-    const timer = setInterval(() => {
-      if (visible()) refresh()
-    }, refreshEvery)
-    const onVisibility = () => {
-      if (visible()) refresh()
-    }
-    document.addEventListener("visibilitychange", onVisibility)
-    return () => {
-      clearInterval(timer)
-      document.removeEventListener("visibilitychange", onVisibility)
-    }
-  }, [reload])
+  useEffect(() => void reload(), [reload])
+  useReadWhileVisible(refresh, refreshEvery)
 
   const changed = (text: string) => {
     setMessage(text)

@@ -7,7 +7,6 @@
  * every minute while the tab is visible, and at once when the tab is shown again. A failed read
  * keeps what it showed.
  */
-import { DateTime } from "effect"
 import type { ComponentChildren } from "preact"
 import { useCallback, useEffect, useState } from "preact/hooks"
 
@@ -20,7 +19,7 @@ import { useLiveRefresh } from "../core/live.js"
 import { href } from "../core/router.js"
 import type { Screen } from "../core/Screen.js"
 import { FailureMessage, StatusMessage, When } from "../ui/feedback.js"
-import { useComponentChoices } from "../ui/requests.js"
+import { useComponentChoices, useReadWhileVisible } from "../ui/requests.js"
 import { FreshEditor, OpenButton } from "../ui/resources.js"
 import { PostUpdate } from "./IncidentsScreen.js"
 
@@ -33,8 +32,6 @@ type IncidentItem = Report["incidents"][number]
 export const refreshEvery = 60_000
 
 const liveKinds = ["components", "incidents", "maintenance", "monitors", "organization"] as const
-
-const At = ({ at }: { readonly at: DateTime.Utc }) => <When at={at} />
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
 
@@ -72,7 +69,7 @@ const Section = (props: {
 const MonitorEntry = ({ monitor }: { readonly monitor: MonitorItem }) => (
   <li>
     <a href={href("monitors", { id: monitor.id })}>{monitor.componentName}</a>{" "}
-    <span class="badge bad">{monitor.state === "down" ? "Down" : "Degraded"}</span> since <At at={monitor.since} />
+    <span class="badge bad">{monitor.state === "down" ? "Down" : "Degraded"}</span> since <When at={monitor.since} />
     <p class="small muted">
       {monitorTypeLabel[monitor.type as keyof typeof monitorTypeLabel] ?? monitor.type} · <code>{monitor.url}</code>
     </p>
@@ -85,7 +82,7 @@ const MonitorEntry = ({ monitor }: { readonly monitor: MonitorItem }) => (
                 <>
                   failing{region.failingSince !== null && (
                     <>
-                      {" "}since <At at={region.failingSince} />
+                      {" "}since <When at={region.failingSince} />
                     </>
                   )} ({plural(region.consecutiveFailures, "failed check", "failed checks")} in a row)
                 </>
@@ -97,7 +94,7 @@ const MonitorEntry = ({ monitor }: { readonly monitor: MonitorItem }) => (
               </>
             )}
             <span class="muted">
-              {" "}· last checked <At at={region.lastCheckedAt} />
+              {" "}· last checked <When at={region.lastCheckedAt} />
             </span>
           </li>
         ))}
@@ -146,8 +143,8 @@ const IncidentEntry = ({ incident }: { readonly incident: IncidentItem }) => {
       </span>
       {!incident.isPublic && <span class="badge">private</span>}
       <p class="small muted">
-        {severityLabel[incident.severity]} · opened <At at={incident.startedAt} /> · updated{" "}
-        <At at={incident.updatedAt} />
+        {severityLabel[incident.severity]} · opened <When at={incident.startedAt} /> · updated{" "}
+        <When at={incident.updatedAt} />
       </p>
       <StatusMessage text={posted} />
       {can("incidents.addUpdate") && (
@@ -180,7 +177,7 @@ const ProbeRegionEntry = ({ region }: { readonly region: ProbeRegion }) => (
     <ul class="small">
       {region.offline.map((probe) => (
         <li key={probe.name}>
-          {probe.name} <span class="badge bad">Offline</span> last seen <At at={probe.lastSeenAt} />
+          {probe.name} <span class="badge bad">Offline</span> last seen <When at={probe.lastSeenAt} />
           {probe.version !== "" && <span class="muted">{" "}· version {probe.version}</span>}
         </li>
       ))}
@@ -247,7 +244,7 @@ const ReportView = ({ report }: { readonly report: Report }) => {
                 Last error: <span class="result-bad">{webhook.lastError}</span>
                 {webhook.lastFailedAt !== null && (
                   <span class="muted">
-                    {" "}at <At at={webhook.lastFailedAt} />
+                    {" "}at <When at={webhook.lastFailedAt} />
                   </span>
                 )}
               </p>
@@ -287,22 +284,8 @@ const OverviewView = () => {
 
   useLiveRefresh(liveKinds, load)
 
-  useEffect(() => {
-    void load()
-    // A hidden tab does not ask; it catches up as soon as it is shown again.
-    const visible = () => document.visibilityState === "visible"
-    const timer = setInterval(() => {
-      if (visible()) void load()
-    }, refreshEvery)
-    const onVisibility = () => {
-      if (visible()) void load()
-    }
-    document.addEventListener("visibilitychange", onVisibility)
-    return () => {
-      clearInterval(timer)
-      document.removeEventListener("visibilitychange", onVisibility)
-    }
-  }, [load])
+  useEffect(() => void load(), [load])
+  useReadWhileVisible(load, refreshEvery)
 
   return (
     <>
@@ -311,7 +294,7 @@ const OverviewView = () => {
         What is wrong now, updated as things change
         {report !== null && (
           <>
-            ; last updated <At at={report.generatedAt} />
+            ; last updated <When at={report.generatedAt} />
           </>
         )}.
       </p>

@@ -67,3 +67,24 @@ export const useSubmit = () => {
   const fieldError = (name: string): string | undefined => failure?.fields[name]
   return { failure, busy, submit, fieldError, clear: () => setFailure(null) }
 }
+
+/**
+ * Runs `read` every `everyMs` while the tab is visible, and at once when it is shown again: a
+ * hidden tab asks nothing and catches up when it comes back. (The first read is the screen's own.)
+ */
+export const useReadWhileVisible = (read: () => unknown, everyMs: number) => {
+  useEffect(() => {
+    const visible = () => document.visibilityState === "visible"
+    const timer = setInterval(() => {
+      if (visible()) void read()
+    }, everyMs)
+    const onVisibility = () => {
+      if (visible()) void read()
+    }
+    document.addEventListener("visibilitychange", onVisibility)
+    return () => {
+      clearInterval(timer)
+      document.removeEventListener("visibilitychange", onVisibility)
+    }
+  }, [read, everyMs])
+}
