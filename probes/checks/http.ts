@@ -3,7 +3,8 @@
  * so every check pays and measures DNS, connect and TLS like a first-time visitor). Redirects
  * are not followed: the answer must carry an expected status itself. At most the first 1 MB of
  * the body is read (then the connection is closed); what is read must arrive within the
- * time-out. An address of OUTBOUND_DENY is never connected to.
+ * time-out. An address of OUTBOUND_DENY is never connected to. JSON assertions are judged on
+ * that first 1 MB too (src/domain/JsonAssertion.ts), after the status and the body texts.
  */
 import * as http from "node:http"
 import * as https from "node:https"
@@ -13,7 +14,9 @@ import { performance } from "node:perf_hooks"
 import { Effect } from "effect"
 
 import { type CheckOutcome, type HttpMethod, statusCodeMatches } from "../../src/domain/CheckJob.js"
+import { assertionFailure, type JsonAssertion } from "../../src/domain/JsonAssertion.js"
 import { defaultOutboundGuard, type OutboundGuard } from "../../src/runtime/OutboundGuard.js"
+import { guardedMatcher } from "./guardedMatcher.js"
 import { describeError, roundMs as round } from "./outcome.js"
 import { trustedCas } from "./trust.js"
 
@@ -30,6 +33,8 @@ export interface HttpCheck {
   readonly expectedStatusCodes?: ReadonlyArray<string> | null | undefined
   readonly bodyContains?: string | null | undefined
   readonly bodyNotContains?: string | null | undefined
+  /** Judged on the first 1 MB of the body as JSON, in order; the first that fails is the error. */
+  readonly assertions?: ReadonlyArray<JsonAssertion> | null | undefined
 }
 
 export interface HttpCheckOptions {
@@ -70,8 +75,16 @@ const requestHeaders = (check: HttpCheck, method: HttpMethod, body: string | und
   return headers
 }
 
-/** Why the answer fails the check, or undefined when it passes; `text` is the first 1 MB of the body. */
-const verdict = (check: HttpCheck, statusCode: number | null, text: () => string): string | undefined => {
+/**
+ * Why the answer fails the check, or undefined when it passes; `text` is the first 1 MB of the
+ * body, `truncated` when the body was longer.
+ */
+const verdict = (
+  check: HttpCheck,
+  statusCode: number | null,
+  text: () => string,
+  truncated: boolean
+): string | undefined => {
   const expected = check.expectedStatusCodes ?? [String(check.expectedStatusCode)]
   if (statusCode === null || !statusCodeMatches(expected, statusCode)) {
     // Not the Location itself: the target's answer is not echoed into the monitor's error.
@@ -87,6 +100,8 @@ const verdict = (check: HttpCheck, statusCode: number | null, text: () => string
   if (notContains !== undefined && text().includes(notContains)) {
     return `expected body not to contain ${JSON.stringify(notContains)} in the first 1 MB, found`
   }
+  const assertions = check.assertions ?? undefined
+  if (assertions !== undefined) return assertionFailure(assertions, text(), truncated, guardedMatcher)
   return undefined
 }
 
@@ -171,12 +186,12 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
       headersAt = performance.now()
       statusCode = response.statusCode ?? null
       // The body is kept only when it is looked into; otherwise it is counted and dropped.
-      const keep = (check.bodyContains ?? check.bodyNotContains ?? undefined) !== undefined
+      const keep = (check.bodyContains ?? check.bodyNotContains ?? check.assertions ?? undefined) !== undefined
       const chunks: Array<Buffer> = []
       let received = 0
       let text: string | undefined
-      const judge = () => {
-        const failure = verdict(check, statusCode, () => (text ??= Buffer.concat(chunks).toString("utf8")))
+      const judge = (truncated: boolean) => {
+        const failure = verdict(check, statusCode, () => (text ??= Buffer.concat(chunks).toString("utf8")), truncated)
         finish(failure === undefined, failure ?? null)
       }
       response.on("data", (chunk: Buffer) => {
@@ -186,12 +201,12 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
         if (keep) chunks.push(part)
         if (received >= bodyReadLimit) {
           // Enough read: judge on the first 1 MB and drop the connection rather than download the rest.
-          judge()
+          judge(part.length < chunk.length || !response.complete)
           response.destroy()
         }
       })
       response.on("error", (error) => finish(false, `reading the response: ${error.message}`))
-      response.once("end", judge)
+      response.once("end", () => judge(false))
     })
     request.on("error", (error) => finish(false, describeError(error)))
     request.end(body)

@@ -24,6 +24,7 @@ import { OverviewApi } from "./OverviewApi.js"
 import { PageStatusApi } from "./PageStatusApi.js"
 import { conditional } from "./Preconditions.js"
 import { ProbesApi } from "./ProbesApi.js"
+import { PushApi } from "./PushApi.js"
 import { ResponseTimesApi } from "./ResponseTimesApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { StatusPagesApi } from "./StatusPagesApi.js"
@@ -58,6 +59,7 @@ export class Api extends HttpApi.make("status-page")
   .add(idempotentPosts(TeamApi).middleware(JsonBodies))
   .add(AuditLogApi.middleware(JsonBodies))
   .add(EventsApi.middleware(JsonBodies))
+  .add(PushApi)
   // Every endpoint answers a request that does not match its schemas with 400 HttpApiDecodeError.
   // Any endpoint that reaches the database answers 503 while it is away.
   // Any endpoint answers a body it cannot read (not valid JSON) with 400 BadRequest, and one over

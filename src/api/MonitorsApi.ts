@@ -44,7 +44,12 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
         "Requires `componentId` (an existing component, else **404**), `type` and `url`, the target: `http` an " +
           "`http://` or `https://` URL; `tcp` `tcp://host:port` or `host:port` (stored as `tcp://host:port`); " +
           "`ssl_expiry` `https://host` or `https://host:port` (no path); `dns` a host name such as `example.com` " +
-          "or `dns://example.com` (stored as the bare name; no port, path or address).",
+          "or `dns://example.com` (stored as the bare name; no port, path or address); `icmp` a host name or an IP " +
+          "address (stored bare); `grpc` `grpc://host:port` or `grpcs://host:port`; `postgres` " +
+          "`postgres://[user@]host[:port][/database]`; `mysql` `mysql://[user@]host[:port][/database]`; `redis` " +
+          "`redis://[user@]host[:port][/db]` or `rediss://`; `mqtt` `mqtt://[user@]host[:port]` or `mqtts://`; " +
+          "`amqp` `amqp://[user@]host[:port][/vhost]` or `amqps://`. A password in the URL is 400: it goes in " +
+          "`password`.",
         "Bounds and defaults: `intervalSeconds` 10–86400 (60); `timeoutMs` 100–60000 and shorter than the " +
           "interval (10000, or half the interval when that is shorter); `failureThreshold` 1–10 (3); `regions` a " +
           "non-empty list of at most 20 distinct region names such as `eu-west` (`a-z0-9_-`, at most 63 " +
@@ -57,14 +62,27 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
           "up to 65536 characters, with `POST` only; `expectedStatusCodes` 1–20 codes (`\"204\"`) or ranges " +
           "(`\"200-299\"`) within 100–599 (default `[\"200\"]`), or the single `expectedStatusCode` 100–599, not " +
           "both; `bodyContains` and `bodyNotContains` 1–1024 characters, looked for in the first 1 MB of the body " +
-          "(not with `HEAD`). `dns` only: `dnsRecordType` `A` (default), `AAAA`, `CNAME`, `MX`, `TXT` or `NS`; " +
-          "`dnsExpectedValues` 1–20 values that must all be among the answers, or null.",
+          "(not with `HEAD`); `assertions` 1–20 `{ path, op, value }` checked on the first 1 MB of the body as JSON " +
+          "(path a JSON Pointer or a `$`-JSONPath of `.name`, `['name']` and `[index]` steps; op `==`, `!=`, `<`, " +
+          "`>`, `contains`, `matches`, `exists`; value a JSON scalar, a number for `<` and `>`, a pattern for " +
+          "`matches`, none, true or false for `exists`), or null (not with `HEAD`). `dns` only: `dnsRecordType` `A` (default), `AAAA`, `CNAME`, `MX`, `TXT` or `NS`; " +
+          "`dnsExpectedValues` 1–20 values that must all be among the answers, or null. `postgres`, `mysql`, " +
+          "`redis`, `mqtt`, `amqp` only: `password` (at most 1024 characters, or null), answered as " +
+          "`\"********\"`; an update sending `\"********\"` keeps it, null or `\"\"` clears it. `grpc` only: " +
+          "`grpcService` (at most 256 characters; null or `\"\"`: the server's health). `icmp` only: `pingCount` " +
+          "1–10 (3).",
+        "`push` (a heartbeat: the job it watches calls its URL) takes no `url`, `regions` or `quorum`: the " +
+          "answer to its creation carries `pushToken`, shown this once (only its hash is stored; `POST " +
+          "…/:id/push-token` makes a new one), and its URL is `/api/v1/push/<pushToken>`. `pushToken` may be " +
+          "given (16–128 of `A-Za-z0-9_-`) to keep one another tool made. `graceSeconds` 0 to the interval " +
+          "(30, or the interval when shorter): how late a push may come. `failureThreshold` defaults to 1.",
         "Automatic incidents: `incidentPolicy` `\"off\"` (default), `\"draft\"` or `\"publish\"` opens an " +
           "incident when quorum finds the monitor down; `incidentTemplateId` an incident template's id (unknown: " +
           "**404**) or null gives its title, message and severity; `resolveAfterSeconds` 0–86400 (300) is how long " +
           "the monitor stays up before that incident is resolved.",
         "Rules across fields (target and type, time-out within the interval, fields of another type, body " +
-          "without `POST`, quorum above the regions, header names, repeated regions) answer 400 `BadRequest` " +
+          "without `POST`, quorum above the regions, header names, repeated regions, assertions with `HEAD`) " +
+          "answer 400 `BadRequest` " +
           "with `issues` naming the field.",
         "Answers **201**. The scheduler picks a new monitor up within about 5 s and checks it at once."
       ))
@@ -84,7 +102,9 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
           "`A`; null for the others). `headers` replaces the whole set: a name sent with `\"********\"` keeps its " +
           "stored value, a name left out is removed, null removes them all. Setting `expectedStatusCode` sets " +
           "`expectedStatusCodes` to that one code; answers carry `expectedStatusCode` only while the list is one " +
-          "single code (else null). An unknown monitor or `componentId` is 404.",
+          "single code (else null). `password` follows the rules of a header value: `\"********\"` keeps the " +
+          "stored one. A change of type to `push` makes its token, answered as `pushToken` this once; a change " +
+          "from `push` needs a `url`. An unknown monitor or `componentId` is 404.",
         "Moving a monitor to another component ends its open down interval on the old one (its earlier downtime " +
           "stays in the uptime history), opens one on the new one while it is still down, and decides both " +
           "components' status again from their monitors (`component.status_changed` when one changes)."
@@ -129,6 +149,20 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
         "Answers the monitor with `paused: false`. The scheduler checks it again from its next slot; its state " +
           "stays `unknown` until its regions have reported. Resuming a running monitor changes nothing. An " +
           "unknown id is 404."
+      ))
+  )
+  .add(
+    HttpApiEndpoint.post("rotatePushToken", "/:id/push-token", {
+      params: MonitorPath,
+      success: Monitor.json,
+      error: [BadRequest, NotFound]
+    })
+      .annotate(RequiredRole, "admin")
+      .annotateMerge(endpointDocs(
+        "Rotate a push monitor's token",
+        "Gives a push monitor a new token and answers the monitor with `pushToken`, the only time the new token " +
+          "is shown (only its hash is stored). Pushes to `/api/v1/push/<old token>` are 404 from then on. A " +
+          "monitor of another type is 400; an unknown id is 404."
       ))
   )
   .add(

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
-import { Conflict, NotFound } from "../domain/Errors.js"
+import { BadRequest, Conflict, NotFound } from "../domain/Errors.js"
 import { adminPageBounds, pageQueryFields } from "../domain/Page.js"
 import { RequiredRole } from "../domain/Role.js"
 import {
@@ -41,17 +41,23 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("create", "/", {
       payload: CreateWebhook,
-      success: CreatedWebhook.pipe(HttpApiSchema.status(201))
+      success: CreatedWebhook.pipe(HttpApiSchema.status(201)),
+      error: BadRequest
     })
       .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Create a webhook",
         "Requires `name` (1–200 characters), `url` (an absolute http(s) URL) and `type`: `chat_a` (Slack), " +
-          "`chat_b` (Discord), `chat_c` (Microsoft Teams Workflows) or `generic`. Defaults: `isActive` true, " +
-          "`notifyOnIncident`, `notifyOnMaintenance` and `notifyOnComponentChange` true, `componentIds` null " +
+          "`chat_b` (Discord), `chat_c` (Microsoft Teams Workflows), `generic`, `pagerduty` (Events API v2) or " +
+          "`opsgenie` (Alert API). Defaults: `isActive` true, `notifyOnIncident`, `notifyOnMaintenance` and " +
+          "`notifyOnComponentChange` true and `notifyOnMonitor` false, `componentIds` null " +
           "(every component; with a list, only events naming at least one of those components are delivered).",
+        "`pagerduty` and `opsgenie` require `integrationKey` (PagerDuty: the 32-character integration key; " +
+          "Opsgenie: the API integration's key), which no answer shows; they default to `notifyOnMonitor` true and " +
+          "the other toggles false, and `notifyOnMaintenance` or `notifyOnComponentChange` true is **400**: they " +
+          "page on incident and monitor events only. `integrationKey` on another type is **400**.",
         "Answers **201**. A `generic` webhook gets a `secret` (64 lowercase hex characters) that signs its " +
-          "deliveries; this response is the only one that shows it. Chat types get `secret: null`."
+          "deliveries; this response is the only one that shows it. The other types get `secret: null`."
       ))
   )
   .add(
@@ -59,14 +65,14 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       params: WebhookPath,
       payload: UpdateWebhook,
       success: Webhook.json,
-      error: [NotFound, Conflict]
+      error: [NotFound, Conflict, BadRequest]
     })
       .annotate(RequiredRole, "admin")
       .annotateMerge(endpointDocs(
         "Update a webhook",
         "A partial update with the rules of creation. The type cannot change: a body naming another `type` is " +
           "**409** `Conflict` and changes nothing (its own type is accepted). The secret stays as it is and is " +
-          "not shown. An unknown id is 404."
+          "not shown; an on-call webhook's `integrationKey` is replaced when one is sent. An unknown id is 404."
       ))
   )
   .add(
@@ -95,7 +101,8 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
           "webhook, signed and formatted like a real delivery. Answers `{ success, statusCode, durationMs, " +
           "error }` (a non-2xx answer, a redirect, a connection error or no answer within 10 s is a failure; the " +
           "answer is still 200). The attempt appears in the delivery log and leaves `consecutiveFailures` and " +
-          "`lastError` alone. An unknown id is 404."
+          "`lastError` alone. To `pagerduty` and `opsgenie` the sample is an alert of its own at the lowest " +
+          "severity (`info`, `P5`), to be closed in the tool. An unknown id is 404."
       ))
   )
   .add(
@@ -117,14 +124,17 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .middleware(Authentication)
   .prefix("/api/v1/admin/webhooks")
   .annotateMerge(groupDocs(
-    "Webhooks to chat tools and generic endpoints (admin; an API key or a session is required, else 401).",
+    "Webhooks to chat tools, on-call tools (PagerDuty, Opsgenie) and generic endpoints (admin; an API key or a " +
+      "session is required, else 401).",
     "Webhooks are an operator channel: they receive the events of private components, incidents and " +
       "maintenance windows too; a `componentIds` filter narrows them.",
     "The dispatcher delivers every outbox event to each matching active webhook at least once: a `POST` with " +
       "`X-Service-Event` and `X-Service-Delivery` (the delivery id, the same on every retry). `generic` " +
       "deliveries are `{ event, timestamp, organization: { name, url }, data }`, signed with `X-Service-Signature: " +
       "sha256=…` (HMAC-SHA256 of the body keyed with the secret string) and the Standard Webhooks headers " +
-      "`webhook-id`, `webhook-timestamp` and `webhook-signature`.",
+      "`webhook-id`, `webhook-timestamp` and `webhook-signature`. `pagerduty` deliveries are Events API v2 " +
+      "events (`trigger` on `monitor.down`/`monitor.degraded`, `resolve` on `monitor.up`, one `dedup_key` per " +
+      "monitor); `opsgenie` deliveries create an alert, or close it by alias, with `Authorization: GenieKey`.",
     "A delivery fails on a non-2xx answer, a redirect (never followed), a connection error (an address of " +
       "`OUTBOUND_DENY`, by default link-local and cloud metadata, is never connected to) or no answer within " +
       "10 s, and is retried after 5 s, 10 s and 20 s. After the fourth failed attempt `consecutiveFailures` " +

@@ -9,9 +9,22 @@
 import { Result, Schema, SchemaTransformation } from "effect"
 
 import { pattern, storable } from "./Fields.js"
+import { JsonAssertions } from "./JsonAssertion.js"
 import { regionPattern } from "./Region.js"
 
-export const CheckType = Schema.Literals(["http", "tcp", "ssl_expiry", "dns"])
+export const CheckType = Schema.Literals([
+  "http",
+  "tcp",
+  "ssl_expiry",
+  "dns",
+  "icmp",
+  "grpc",
+  "postgres",
+  "mysql",
+  "redis",
+  "mqtt",
+  "amqp"
+])
 export type CheckType = typeof CheckType.Type
 
 const EpochMillis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -77,7 +90,7 @@ const NeedleText = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength
 export const CheckDefinition = Schema.Struct({
   monitorId: Schema.NonEmptyString,
   type: CheckType,
-  /** `http(s)://…` for `http`; `tcp://host:port` or `host:port` for `tcp`; `https://host[:port]` or `host[:port]` for `ssl_expiry`; a host name for `dns`. */
+  /** `http(s)://…` for `http`; `tcp://host:port` or `host:port` for `tcp`; `https://host[:port]` or `host[:port]` for `ssl_expiry`; a host name for `dns`; a host name or an address for `icmp`; `grpc(s)://host:port` for `grpc`; `<scheme>://[user@]host[:port][/path]` for the databases and brokers. */
   url: Schema.NonEmptyString,
   timeoutMs: PositiveInt.check(Schema.isLessThanOrEqualTo(maxTimeoutMs)),
   expectedStatusCode: Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 })),
@@ -97,6 +110,8 @@ export const CheckDefinition = Schema.Struct({
   /** `http`: text the first 1 MB of the body must contain / must not contain. */
   bodyContains: Schema.optional(Schema.NullOr(NeedleText)),
   bodyNotContains: Schema.optional(Schema.NullOr(NeedleText)),
+  /** `http`: assertions on the first 1 MB of the body as JSON (src/domain/JsonAssertion.ts). */
+  assertions: Schema.optional(Schema.NullOr(JsonAssertions)),
   /** `dns`: the record type resolved; A when absent. */
   dnsRecordType: Schema.optional(Schema.NullOr(DnsRecordType)),
   /** `dns`: values that must all be among the answers (case-insensitive, trailing dot ignored). */
@@ -107,7 +122,13 @@ export const CheckDefinition = Schema.Struct({
         Schema.isMaxLength(20)
       )
     )
-  )
+  ),
+  /** `postgres`, `mysql`, `redis`, `mqtt`, `amqp`: the password sent to log in (the real value, never logged). */
+  password: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024)))),
+  /** `grpc`: the service whose health is asked; absent, null or "": the server's overall health. */
+  grpcService: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(256)))),
+  /** `icmp`: how many echo requests are sent; 3 when absent. */
+  pingCount: Schema.optional(Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10 }))))
 })
 export type CheckDefinition = typeof CheckDefinition.Type
 

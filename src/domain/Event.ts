@@ -9,6 +9,10 @@ export const EventName = Schema.Literals([
   "maintenance.started",
   "maintenance.completed",
   "maintenance.reminder",
-  "component.status_changed"
+  "component.status_changed",
+  /** A monitor's state, for the operators' webhooks only (never mailed to subscribers). */
+  "monitor.down",
+  "monitor.degraded",
+  "monitor.up"
 ])
 export type EventName = typeof EventName.Type

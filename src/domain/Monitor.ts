@@ -6,11 +6,27 @@ import { ComponentId } from "./Component.js"
 import type { Issue } from "./Errors.js"
 import { Id, pattern, Text } from "./Fields.js"
 import { IncidentTemplateId } from "./Incident.js"
+import { type JsonAssertion, JsonAssertions } from "./JsonAssertion.js"
 import { Generated } from "./ModelFields.js"
 import { Class } from "./Named.js"
-import { regionPattern } from "./Region.js"
+import { pushTarget, PushToken } from "./PushToken.js"
+import { isProbeRegion, regionPattern } from "./Region.js"
 
-export const MonitorType = Schema.Literals(["http", "tcp", "ssl_expiry", "dns"])
+export const MonitorType = Schema.Literals([
+  "http",
+  "tcp",
+  "ssl_expiry",
+  "dns",
+  /** Not run by probes: the job it watches calls its URL (docs/monitor-fleet.md, "Push monitors"). */
+  "push",
+  "icmp",
+  "grpc",
+  "postgres",
+  "mysql",
+  "redis",
+  "mqtt",
+  "amqp"
+])
 export type MonitorType = typeof MonitorType.Type
 
 export const MonitorId = Id("MonitorId")
@@ -18,7 +34,8 @@ export type MonitorId = typeof MonitorId.Type
 
 /** A probe region name such as `eu-west` (`regionPattern`). */
 export const Region = Schema.String.check(
-  pattern(regionPattern, "must be a region name such as eu-west: 1-63 of a-z, 0-9, '-', '_'")
+  pattern(regionPattern, "must be a region name such as eu-west: 1-63 of a-z, 0-9, '-', '_'"),
+  Schema.makeFilter((name: string) => isProbeRegion(name) || "push is the region of push monitors, not a probe's")
 )
 export const Regions = Schema.NullOr(Schema.Array(Region).check(Schema.isMinLength(1), Schema.isMaxLength(20)))
 
@@ -36,7 +53,12 @@ export const monitorLimits = {
   body: { maxLength: 65536 },
   expectedStatusCodes: { max: 20 },
   bodyText: { maxLength: 1024 },
-  dnsExpectedValues: { max: 20, valueLength: 1024 }
+  dnsExpectedValues: { max: 20, valueLength: 1024 },
+  password: { maxLength: 1024 },
+  grpcService: { maxLength: 256 },
+  pingCount: { min: 1, max: 10, default: 3 },
+  /** push only: how long after its interval a push may still come. */
+  graceSeconds: { min: 0, max: 86400, default: 30 }
 } as const
 
 /** What answers show in place of a header value, and what an update sends to keep the stored one. */
@@ -53,6 +75,7 @@ export const TimeoutMs = bounded(monitorLimits.timeoutMs)
 export const ExpectedStatusCode = bounded(monitorLimits.expectedStatusCode)
 export const FailureThreshold = bounded(monitorLimits.failureThreshold)
 export const ResolveAfterSeconds = bounded(monitorLimits.resolveAfterSeconds)
+export const GraceSeconds = bounded(monitorLimits.graceSeconds)
 
 /**
  * What the monitor does when its quorum finds it down (docs/status-model.md, "Automatic
@@ -91,6 +114,11 @@ export const ExpectedStatusCodes = Schema.Array(StatusCodeSpec).check(
 export const BodyText = Text(monitorLimits.bodyText.maxLength).check(
   Schema.isMinLength(1, { message: "must not be empty" })
 )
+
+/** The password of a database or broker monitor: write-only, answered as `"********"` like a header value. */
+export const Password = Text(monitorLimits.password.maxLength)
+export const GrpcService = Text(monitorLimits.grpcService.maxLength)
+export const PingCount = bounded(monitorLimits.pingCount)
 
 export const DnsExpectedValues = Schema.Array(
   Text(monitorLimits.dnsExpectedValues.valueLength).check(Schema.isMinLength(1, { message: "must not be empty" }))
@@ -141,9 +169,19 @@ const storedFields = {
   expectedStatusCodes: Schema.NullOr(Schema.Array(Schema.String)),
   bodyContains: Schema.NullOr(Schema.String),
   bodyNotContains: Schema.NullOr(Schema.String),
+  /** Assertions on the body as JSON (src/domain/JsonAssertion.ts). */
+  assertions: Schema.NullOr(JsonAssertions),
   /** dns only (null for the other types), as the next one. */
   dnsRecordType: Schema.NullOr(DnsRecordType),
   dnsExpectedValues: Schema.NullOr(Schema.Array(Schema.String)),
+  /** postgres, mysql, redis, mqtt and amqp only; `"********"` in every answer of the API when set. */
+  password: Schema.NullOr(Schema.String),
+  /** grpc only: the service whose health is asked (null: the server's). */
+  grpcService: Schema.NullOr(Schema.String),
+  /** icmp only: echo requests sent per check. */
+  pingCount: Schema.NullOr(Schema.Int),
+  /** push only (null for the other types): how long after its interval a push may still count for it. */
+  graceSeconds: Schema.NullOr(Schema.Int),
   state: MonitorState,
   /** A paused monitor is not checked; its state is `unknown` until it is resumed and checked again. */
   paused: Schema.Boolean,
@@ -161,7 +199,12 @@ export class StoredMonitor extends Model.Class<StoredMonitor>("StoredMonitor")(s
 export class Monitor extends Model.Class<Monitor>("Monitor")({
   ...storedFields,
   /** The regions whose data counts now: among its regions, checked within two intervals, not offline. */
-  reportingRegions: Schema.Array(Schema.String)
+  reportingRegions: Schema.Array(Schema.String),
+  /**
+   * push only, and only in the answer that made it (creation, rotation, a change of type to
+   * push): the token of its URL, which is stored hashed and never shown again.
+   */
+  pushToken: Schema.optionalKey(Schema.String)
 }) {
   /** The JSON variant, named `Monitor.json` in the OpenAPI document. */
   static override readonly json = super.json.annotate({ identifier: "Monitor.json" })
@@ -222,17 +265,25 @@ const checkFields = {
   expectedStatusCodes: Schema.optionalKey(ExpectedStatusCodes),
   bodyContains: Schema.optionalKey(Schema.NullOr(BodyText)),
   bodyNotContains: Schema.optionalKey(Schema.NullOr(BodyText)),
+  assertions: Schema.optionalKey(Schema.NullOr(JsonAssertions)),
   dnsRecordType: Schema.optionalKey(DnsRecordType),
   dnsExpectedValues: Schema.optionalKey(Schema.NullOr(DnsExpectedValues)),
+  password: Schema.optionalKey(Schema.NullOr(Password)),
+  grpcService: Schema.optionalKey(Schema.NullOr(GrpcService)),
+  pingCount: Schema.optionalKey(Schema.NullOr(PingCount)),
   incidentPolicy: Schema.optionalKey(IncidentPolicy),
   incidentTemplateId: Schema.optionalKey(Schema.NullOr(IncidentTemplateId)),
-  resolveAfterSeconds: Schema.optionalKey(ResolveAfterSeconds)
+  resolveAfterSeconds: Schema.optionalKey(ResolveAfterSeconds),
+  graceSeconds: Schema.optionalKey(GraceSeconds)
 }
 
 export class CreateMonitor extends Class<CreateMonitor>("CreateMonitor")({
   componentId: ComponentId,
   type: MonitorType,
-  url: Target,
+  /** Every type but push, whose URL the service makes. */
+  url: Schema.optionalKey(Target),
+  /** push only: the token to keep (one another tool made); absent: a new one is made. */
+  pushToken: Schema.optionalKey(PushToken),
   intervalSeconds: Schema.optionalKey(IntervalSeconds),
   timeoutMs: Schema.optionalKey(TimeoutMs),
   expectedStatusCode: Schema.optionalKey(ExpectedStatusCode),
@@ -272,9 +323,18 @@ export interface MonitorDefinition {
   readonly expectedStatusCodes: ReadonlyArray<string> | null
   readonly bodyContains: string | null
   readonly bodyNotContains: string | null
+  readonly assertions: ReadonlyArray<JsonAssertion> | null
   /** dns only: null for the other types, never null for dns. */
   readonly dnsRecordType: DnsRecordType | null
   readonly dnsExpectedValues: ReadonlyArray<string> | null
+  /** postgres, mysql, redis, mqtt, amqp only: the password sent to log in. */
+  readonly password: string | null
+  /** grpc only: the service asked; null: the server's overall health. */
+  readonly grpcService: string | null
+  /** icmp only: null for the other types, never null for icmp. */
+  readonly pingCount: number | null
+  /** push only: null for the other types, never null for push. */
+  readonly graceSeconds: number | null
   /** What an outage opens; not part of the check the probes run. */
   readonly incidentPolicy: IncidentPolicy
   readonly incidentTemplateId: string | null
@@ -290,8 +350,13 @@ export type TypeFields = Pick<
   | "expectedStatusCodes"
   | "bodyContains"
   | "bodyNotContains"
+  | "assertions"
   | "dnsRecordType"
   | "dnsExpectedValues"
+  | "password"
+  | "grpcService"
+  | "pingCount"
+  | "graceSeconds"
 >
 
 /** The defaults of the fields that belong to one type; null for the others. */
@@ -302,8 +367,13 @@ export const typeDefaults = (type: MonitorType): TypeFields => ({
   expectedStatusCodes: type === "http" ? [String(monitorLimits.expectedStatusCode.default)] : null,
   bodyContains: null,
   bodyNotContains: null,
+  assertions: null,
   dnsRecordType: type === "dns" ? "A" as const : null,
-  dnsExpectedValues: null
+  dnsExpectedValues: null,
+  password: null,
+  grpcService: null,
+  pingCount: type === "icmp" ? monitorLimits.pingCount.default : null,
+  graceSeconds: type === "push" ? monitorLimits.graceSeconds.default : null
 })
 
 const port = (value: string) => /^\d{1,5}$/.test(value) && Number(value) >= 1 && Number(value) <= 65535
@@ -329,9 +399,67 @@ const dnsTarget = (target: string): { url: string } | { problem: string } => {
   return { url: bare }
 }
 
+/** The host an icmp monitor pings, bare (a name in lower case, an address as given), or the reason it is not one. */
+const icmpTarget = (target: string): { url: string } | { problem: string } => {
+  const host = target.replace(/^\[(.*)\]$/, "$1")
+  if (isIPv4(host) || isIPv6(host)) return { url: host }
+  const bare = host.toLowerCase().replace(/\.$/, "")
+  return hostName.test(bare) && !/^\d+$/.test(bare.slice(bare.lastIndexOf(".") + 1))
+    ? { url: bare }
+    : { problem: "an icmp monitor needs a host name or an IP address, without a scheme or a port" }
+}
+
+/** The schemes of the database and broker monitors, and what the path of their URL may hold. */
+const serviceSchemes: Partial<
+  Record<MonitorType, { schemes: ReadonlyArray<string>; path: RegExp | null; form: string }>
+> = {
+  postgres: { schemes: ["postgres:"], path: /^\/[^/]{1,63}$/, form: "postgres://[user@]host[:port][/database]" },
+  mysql: { schemes: ["mysql:"], path: /^\/[^/]{1,64}$/, form: "mysql://[user@]host[:port][/database]" },
+  redis: {
+    schemes: ["redis:", "rediss:"],
+    path: /^\/\d{1,5}$/,
+    form: "redis://[user@]host[:port][/db-number] or rediss://"
+  },
+  mqtt: { schemes: ["mqtt:", "mqtts:"], path: null, form: "mqtt://[user@]host[:port] or mqtts://" },
+  amqp: {
+    schemes: ["amqp:", "amqps:"],
+    path: /^\/[^/]{1,255}$/,
+    form: "amqp://[user@]host[:port][/vhost] or amqps://"
+  },
+  grpc: { schemes: ["grpc:", "grpcs:"], path: null, form: "grpc://host:port or grpcs://host:port" }
+}
+
+/**
+ * The URL of a grpc, database or broker monitor in its stored form: scheme, user, host, port
+ * and path as given (no query, no fragment), never a password: that goes in `password`.
+ */
+const serviceTarget = (type: MonitorType, target: string): { url: string } | { problem: string } => {
+  const rule = serviceSchemes[type]!
+  const needs = `a ${type} monitor needs ${rule.form}`
+  let url: URL
+  try {
+    url = new URL(target)
+  } catch {
+    return { problem: needs }
+  }
+  if (!rule.schemes.includes(url.protocol.toLowerCase()) || url.hostname === "") return { problem: needs }
+  if (url.password !== "") return { problem: "put the password in `password`, not in the URL" }
+  if (url.search !== "" || url.hash !== "") return { problem: `${needs}, without a query or a fragment` }
+  const path = url.pathname === "/" ? "" : url.pathname
+  if (path !== "" && (rule.path === null || !rule.path.test(path))) return { problem: needs }
+  if (type === "grpc" && url.port === "") return { problem: needs }
+  if (type !== "grpc" && url.username === "" && target.includes("@")) return { problem: needs }
+  const user = url.username === "" ? "" : `${url.username}@`
+  return { url: `${url.protocol.toLowerCase()}//${user}${url.host.toLowerCase()}${path}` }
+}
+
 /** The target in its stored form, or the reason it does not suit the type. */
 export const normalizeTarget = (type: MonitorType, target: string): { url: string } | { problem: string } => {
   if (type === "dns") return dnsTarget(target)
+  // The service makes a push monitor's URL; the stored target is its path, token masked.
+  if (type === "push") return { url: pushTarget }
+  if (type === "icmp") return icmpTarget(target)
+  if (serviceSchemes[type] !== undefined) return serviceTarget(type, target)
   if (type === "tcp") {
     const match = /^(?:tcp:\/\/)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d+)$/.exec(target)
     return match && port(match[2]!)
@@ -397,8 +525,18 @@ const isIPv6 = (text: string) => {
   }
 }
 
-const httpFields = ["method", "headers", "body", "expectedStatusCodes", "bodyContains", "bodyNotContains"] as const
+const httpFields = [
+  "method",
+  "headers",
+  "body",
+  "expectedStatusCodes",
+  "bodyContains",
+  "bodyNotContains",
+  "assertions"
+] as const
 const dnsFields = ["dnsRecordType", "dnsExpectedValues"] as const
+/** The types that log in with a password. */
+export const passwordTypes: ReadonlyArray<MonitorType> = ["postgres", "mysql", "redis", "mqtt", "amqp"]
 
 /**
  * The rules across fields: the target suits the type, the time-out fits in the interval, the
@@ -434,12 +572,28 @@ export const definitionIssues = (definition: MonitorDefinition): Array<Issue> =>
       issues.push({ path: [field], message: "applies to dns monitors only" })
     }
   }
+  if (!passwordTypes.includes(definition.type) && definition.password !== null) {
+    issues.push({ path: ["password"], message: `applies to ${passwordTypes.join(", ")} monitors only` })
+  }
+  if (definition.type !== "grpc" && definition.grpcService !== null) {
+    issues.push({ path: ["grpcService"], message: "applies to grpc monitors only" })
+  }
+  if (definition.type !== "icmp" && definition.pingCount !== null) {
+    issues.push({ path: ["pingCount"], message: "applies to icmp monitors only" })
+  }
+  if (definition.type !== "push" && definition.graceSeconds !== null) {
+    issues.push({ path: ["graceSeconds"], message: "applies to push monitors only" })
+  }
+  // A run is admitted up to about three intervals late (ResultAdmission): a longer grace would outlast it.
+  if (definition.graceSeconds !== null && definition.graceSeconds > definition.intervalSeconds) {
+    issues.push({ path: ["graceSeconds"], message: "must not be longer than the interval" })
+  }
   if (definition.type === "http") {
     if (definition.body !== null && definition.method !== "POST") {
       issues.push({ path: ["body"], message: "is sent with POST only: set method to POST, or body to null" })
     }
     if (definition.method === "HEAD") {
-      for (const field of ["bodyContains", "bodyNotContains"] as const) {
+      for (const field of ["bodyContains", "bodyNotContains", "assertions"] as const) {
         if (definition[field] !== null) {
           issues.push({ path: [field], message: "cannot be checked: the answer to a HEAD has no body" })
         }

@@ -15,8 +15,10 @@ export const MaintenanceEventName = Schema.Literals([
   "maintenance.reminder"
 ])
 export const ComponentEventName = Schema.Literal("component.status_changed")
+/** A monitor's state moved (docs/notifications.md, "Monitor events"): the operators' channel, never mailed. */
+export const MonitorEventName = Schema.Literals(["monitor.down", "monitor.degraded", "monitor.up"])
 
-export const EventName = Schema.Union([IncidentEventName, MaintenanceEventName, ComponentEventName])
+export const EventName = Schema.Union([IncidentEventName, MaintenanceEventName, ComponentEventName, MonitorEventName])
 export type EventName = typeof EventName.Type
 
 export const IncidentStatusValue = Schema.Literals(["investigating", "identified", "monitoring", "resolved"])
@@ -72,6 +74,36 @@ export const ComponentEventData = Schema.Struct({
 })
 export type ComponentEventData = typeof ComponentEventData.Type
 
+/** What one region of a monitor last found: the evidence the quorum decided on. */
+export const MonitorRegionEvidence = Schema.Struct({
+  region: Schema.String,
+  ok: Schema.Boolean,
+  consecutiveFailures: Schema.Int,
+  /** ISO 8601 UTC. */
+  lastCheckedAt: Schema.String,
+  lastDurationMs: Schema.Finite,
+  lastStatusCode: Schema.NullOr(Schema.Int),
+  lastError: Schema.NullOr(Schema.String)
+})
+
+export const MonitorEventData = Schema.Struct({
+  /** The monitor. */
+  id: Schema.String,
+  /** Its check type (`http`, `tcp`, `push`, …). */
+  type: Schema.String,
+  /** What it checks: its stored `url` (a push monitor's holds no token). */
+  target: Schema.String,
+  componentId: Schema.String,
+  componentName: Schema.String,
+  state: Schema.Literals(["down", "degraded", "up"]),
+  previousState: Schema.Literals(["unknown", "up", "degraded", "down"]),
+  /** ISO 8601 UTC: when the quorum first held (down) or the run that brought it back (up, degraded). */
+  since: Schema.String,
+  /** Each region's latest, by region name. */
+  regions: Schema.Array(MonitorRegionEvidence)
+})
+export type MonitorEventData = typeof MonitorEventData.Type
+
 const eventFields = {
   /** Stable id of the event (the outbox row). */
   id: Schema.String,
@@ -87,21 +119,25 @@ export const MaintenanceEvent = Schema.Struct({
   data: MaintenanceEventData
 })
 export const ComponentEvent = Schema.Struct({ ...eventFields, event: ComponentEventName, data: ComponentEventData })
+export const MonitorEvent = Schema.Struct({ ...eventFields, event: MonitorEventName, data: MonitorEventData })
 
-export const NotificationEvent = Schema.Union([IncidentEvent, MaintenanceEvent, ComponentEvent])
+export const NotificationEvent = Schema.Union([IncidentEvent, MaintenanceEvent, ComponentEvent, MonitorEvent])
 export type NotificationEvent = typeof NotificationEvent.Type
 export type IncidentEvent = typeof IncidentEvent.Type
 export type MaintenanceEvent = typeof MaintenanceEvent.Type
 export type ComponentEvent = typeof ComponentEvent.Type
+export type MonitorEvent = typeof MonitorEvent.Type
 
 /** The toggle of a webhook that enables an event (docs/notifications.md, "Events"). */
-export type NotifyToggle = "notifyOnIncident" | "notifyOnMaintenance" | "notifyOnComponentChange"
+export type NotifyToggle = "notifyOnIncident" | "notifyOnMaintenance" | "notifyOnComponentChange" | "notifyOnMonitor"
 
 export const toggleOf = (event: EventName): NotifyToggle =>
   event.startsWith("incident.")
     ? "notifyOnIncident"
     : event.startsWith("maintenance.")
     ? "notifyOnMaintenance"
+    : event.startsWith("monitor.")
+    ? "notifyOnMonitor"
     : "notifyOnComponentChange"
 
 /** Who the notification is from: the organization's name and the public status-page address. */

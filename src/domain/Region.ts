@@ -4,3 +4,12 @@
  * No imports: the probe agent reads it without the service's code.
  */
 export const regionPattern = /^[a-z0-9][a-z0-9_-]{0,62}$/
+
+/**
+ * The region of push monitors' runs: the service itself records them (a push, or its absence).
+ * Reserved: no probe serves it and no monitor lists it, so no probe can report a push run.
+ */
+export const pushRegion = "push"
+
+/** A name a probe may serve and a monitor may list: the pattern, and not the reserved `push`. */
+export const isProbeRegion = (name: string): boolean => regionPattern.test(name) && name !== pushRegion

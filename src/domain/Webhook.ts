@@ -1,13 +1,25 @@
 import { Schema, SchemaTransformation } from "effect"
 import { Model } from "effect/schema"
 
-import { HttpUrl, Name, NumberFromString, Text } from "./Fields.js"
+import { HttpUrl, Name, NumberFromString, pattern, Text } from "./Fields.js"
 import { Generated } from "./ModelFields.js"
 import { Class } from "./Named.js"
 import { EventName } from "./NotificationEvent.js"
 
-export const WebhookType = Schema.Literals(["chat_a", "chat_b", "chat_c", "generic"])
+export const WebhookType = Schema.Literals(["chat_a", "chat_b", "chat_c", "generic", "pagerduty", "opsgenie"])
 export type WebhookType = typeof WebhookType.Type
+
+/** The on-call formats: they page on incident and monitor events only, with the key the operator gives. */
+export const onCallTypes: ReadonlyArray<WebhookType> = ["pagerduty", "opsgenie"]
+export const isOnCallType = (type: WebhookType): boolean => onCallTypes.includes(type)
+
+/**
+ * The key an on-call webhook authenticates with: PagerDuty's integration key (Events API v2's
+ * `routing_key`, 32 characters) or an Opsgenie API integration's key. Write-only: no answer shows it.
+ */
+export const IntegrationKey = Text(200).check(
+  pattern(/^[\x21-\x7e]+$/, "must be a key without spaces or control characters")
+).annotate({ description: "Write-only: never shown in an answer." })
 
 /** The names people know the chat formats by, accepted on input; answers keep the canonical ones. */
 const webhookTypeAliases = { slack: "chat_a", discord: "chat_b", teams: "chat_c" } as const
@@ -24,7 +36,8 @@ export const WebhookTypeInput = Schema.Literals([...WebhookType.literals, "slack
   )
 ).annotate({
   description:
-    "`chat_a` (Slack), `chat_b` (Discord), `chat_c` (Microsoft Teams) or `generic`; `slack`, `discord` and " +
+    "`chat_a` (Slack), `chat_b` (Discord), `chat_c` (Microsoft Teams), `generic`, `pagerduty` (Events API v2) " +
+    "or `opsgenie` (Alert API); `slack`, `discord` and " +
     "`teams` are accepted for the chat formats and answered as their canonical names."
 })
 
@@ -47,6 +60,8 @@ export class Webhook extends Model.Class<Webhook>("Webhook")({
   notifyOnIncident: Schema.Boolean,
   notifyOnMaintenance: Schema.Boolean,
   notifyOnComponentChange: Schema.Boolean,
+  /** monitor.down / degraded / up (docs/notifications.md, "Monitor events"). */
+  notifyOnMonitor: Schema.Boolean,
   componentIds: ComponentFilter,
   consecutiveFailures: Schema.Int,
   lastError: Schema.NullOr(Schema.String),
@@ -75,7 +90,11 @@ export class CreateWebhook extends Class<CreateWebhook>("CreateWebhook")({
   notifyOnIncident: Schema.optionalKey(Schema.Boolean),
   notifyOnMaintenance: Schema.optionalKey(Schema.Boolean),
   notifyOnComponentChange: Schema.optionalKey(Schema.Boolean),
-  componentIds: Schema.optionalKey(ComponentFilter)
+  /** Default: on for `pagerduty` and `opsgenie`, off for the others. */
+  notifyOnMonitor: Schema.optionalKey(Schema.Boolean),
+  componentIds: Schema.optionalKey(ComponentFilter),
+  /** Required for `pagerduty` and `opsgenie`, refused for the others. */
+  integrationKey: Schema.optionalKey(IntegrationKey)
 }) {}
 
 /**
@@ -91,7 +110,10 @@ export class UpdateWebhook extends Class<UpdateWebhook>("UpdateWebhook")({
   notifyOnIncident: Schema.optionalKey(Schema.Boolean),
   notifyOnMaintenance: Schema.optionalKey(Schema.Boolean),
   notifyOnComponentChange: Schema.optionalKey(Schema.Boolean),
-  componentIds: Schema.optionalKey(ComponentFilter)
+  notifyOnMonitor: Schema.optionalKey(Schema.Boolean),
+  componentIds: Schema.optionalKey(ComponentFilter),
+  /** Replaces an on-call webhook's key (refused for the other types). */
+  integrationKey: Schema.optionalKey(IntegrationKey)
 }) {}
 
 /** What one delivery attempt came to (the answer of POST /admin/webhooks/:id/test). */

@@ -20,5 +20,6 @@ export const MonitorsHttp = HttpApiBuilder.group(Api, "monitors", (handlers) =>
       .handle("pause", ({ params }) =>
         monitors.setPaused(params.id, true))
       .handle("resume", ({ params }) => monitors.setPaused(params.id, false))
+      .handle("rotatePushToken", ({ params }) => monitors.rotatePushToken(params.id))
       .handle("remove", ({ params }) => monitors.remove(params.id))
   }))

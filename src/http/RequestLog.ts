@@ -32,9 +32,12 @@ const looksSecret = (raw: string) => {
   return text.includes("@") || apiKeyLike.test(text) || (opaque.test(text) && !uuid.test(text))
 }
 
+/** Path segments after these are tokens: a confirmation link's, a push monitor's (which may be short: imported ones). */
+const tokenBefore = new Set(["verify", "push"])
+
 const redactSegments = (path: string) =>
   path.split("/").map((segment, i, segments) =>
-    segment.length > 0 && ((i > 0 && decoded(segments[i - 1]!).toLowerCase() === "verify") || looksSecret(segment))
+    segment.length > 0 && ((i > 0 && tokenBefore.has(decoded(segments[i - 1]!).toLowerCase())) || looksSecret(segment))
       ? redactedValue
       : segment
   ).join("/")
@@ -50,7 +53,7 @@ const redactQuery = (query: string) =>
   }).join("&")
 
 /**
- * The request target as the log shows it: a path segment after `verify`, the values of query
+ * The request target as the log shows it: a path segment after `verify` or `push`, the values of query
  * parameters named like a token, key, secret, password or e-mail, anything holding an `@` or an
  * API key, long token-like segments and values, and the user information of an absolute URL
  * become `REDACTED`. Everything else is kept as sent.

@@ -30,6 +30,7 @@ import { PageAccess } from "../services/catalog/PageAccess.js"
 import { StatusPages } from "../services/catalog/StatusPages.js"
 import { Monitors } from "../services/monitoring/Monitors.js"
 import { ProbeRegistry } from "../services/monitoring/ProbeRegistry.js"
+import { PushReceiver } from "../services/monitoring/PushReceiver.js"
 import { ResponseTimes } from "../services/monitoring/ResponseTimes.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
@@ -62,6 +63,7 @@ import { OrganizationHttp } from "./OrganizationHttp.js"
 import { OverviewHttp } from "./OverviewHttp.js"
 import { PreconditionsLive } from "./PreconditionsLive.js"
 import { ProbesHttp } from "./ProbesHttp.js"
+import { PushHttp } from "./PushHttp.js"
 import { requestLogger } from "./RequestLog.js"
 import { redactRequestSpan } from "./RequestSpan.js"
 import { ResponseTimesHttp } from "./ResponseTimesHttp.js"
@@ -107,7 +109,8 @@ const ApiServices = Layer.mergeAll(
   TeamMembers.layer,
   Invitations.layer,
   OwnAccount.layer,
-  LiveEvents.layer
+  LiveEvents.layer,
+  PushReceiver.layer
 )
 
 /**
@@ -138,7 +141,8 @@ export const ApiHandlers = Layer.mergeAll(
   ResponseTimesHttp,
   AuditLogHttp,
   TeamHttp,
-  EventsHttp
+  EventsHttp,
+  PushHttp
 ).pipe(
   Layer.provide([
     AuthenticationLive,

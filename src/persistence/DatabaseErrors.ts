@@ -43,6 +43,7 @@ export const sqlState = (error: SqlError.SqlError): string | undefined => {
 
 /** A row referenced something another transaction deleted meanwhile (SQLSTATE 23503). */
 export const isForeignKeyViolation = (error: SqlError.SqlError): boolean => sqlState(error) === "23503"
+export const isUniqueViolation = (error: SqlError.SqlError): boolean => sqlState(error) === "23505"
 
 export const databaseUnavailable = new ServiceUnavailable({
   message: "The database is unavailable; try again shortly"

@@ -80,6 +80,45 @@ export class MonitorStateRepo extends Context.Service<MonitorStateRepo>()("Monit
     const plain = sql.withoutTransforms()
     const locks = rowsOf(LocksRow)
 
+    /**
+     * The `monitor.down`, `monitor.degraded` and `monitor.up` events of a batch's transitions
+     * (docs/notifications.md, "Monitor events"), one statement: each with the monitor's target,
+     * its component, and what each of its regions last found, read after the batch saved them. A
+     * first `up` (from `unknown`: a new or resumed monitor) is no recovery and has none.
+     */
+    const monitorEvents = (
+      transitions: ReadonlyArray<{ monitor: LockedMonitor; state: "down" | "degraded" | "up"; since: number }>
+    ) => {
+      const events = transitions.filter((t) => !(t.state === "up" && t.monitor.state === "unknown"))
+      const ids = events.map((t) => t.monitor.id)
+      const states = events.map((t) => t.state)
+      const previous = events.map((t) => t.monitor.state)
+      const since = events.map((t) => new Date(t.since).toISOString())
+      return events.length === 0 ? Effect.void : sql`
+        insert into outbox_events (event, payload, component_ids)
+        select 'monitor.' || t.state,
+               -- The target as the audit log names it: a URL's credentials, query and fragment may hold a
+               -- secret, and these events leave for other services (PagerDuty, chat, any receiver).
+               jsonb_build_object('id', m.id, 'type', m.type,
+                 'target', regexp_replace(regexp_replace(m.url, '^([a-z][a-z0-9+.-]*://)[^/@?#]*@', '\\1'), '[?#].*$', ''),
+                 'componentId', c.id,
+                 'componentName', c.name, 'state', t.state, 'previousState', t.previous, 'since', t.since,
+                 'regions', coalesce((
+                   select jsonb_agg(jsonb_build_object('region', s.region, 'ok', s.last_ok,
+                       'consecutiveFailures', s.consecutive_failures,
+                       'lastCheckedAt', to_char(s.last_checked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                       'lastDurationMs', s.last_duration_ms, 'lastStatusCode', s.last_status_code,
+                       'lastError', s.last_error) order by s.region)
+                   from monitor_region_state s
+                   where s.monitor_id = m.id and (m.regions is null or m.regions ? s.region)), '[]'::jsonb)),
+               array[m.component_id]
+        from unnest(${ids}::text[], ${states}::text[], ${previous}::text[], ${since}::text[])
+             with ordinality as t (id, state, previous, since, n)
+        join monitors m on m.id = t.id
+        join components c on c.id = m.component_id
+        order by t.n`
+    }
+
     return {
       /**
        * The monitors of these ids that still exist and are not paused (a paused monitor's late
@@ -197,7 +236,8 @@ export class MonitorStateRepo extends Context.Service<MonitorStateRepo>()("Monit
       /**
        * Applies a batch's transitions with a few statements whatever its size: the monitors found
        * down get their state and an open downtime interval, the ones found up or degraded get
-       * theirs and their open interval, if any, closed (degraded is not downtime).
+       * theirs and their open interval, if any, closed (degraded is not downtime). Each writes its
+       * `monitor.*` event to the outbox in the same transaction (`monitorEvents`).
        */
       applyTransitions: (
         downs: ReadonlyArray<{ monitor: LockedMonitor; since: number }>,
@@ -226,7 +266,11 @@ export class MonitorStateRepo extends Context.Service<MonitorStateRepo>()("Monit
               ups.map((u) => new Date(u.at))
             }::timestamptz[]) as u (monitor_id, at)
                 where d.monitor_id = u.monitor_id and d.ended_at is null`
-          ], { discard: true })
+          ], { discard: true }),
+          monitorEvents([
+            ...downs.map((d) => ({ monitor: d.monitor, state: "down" as const, since: d.since })),
+            ...ups.map((u) => ({ monitor: u.monitor, state: u.state ?? "up", since: u.at }))
+          ])
         ], { discard: true }))
     } as const
   })

@@ -2,12 +2,12 @@ import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import type { SqlError, Statement } from "effect/sql"
 
 import { ComponentId } from "../domain/Component.js"
-import { NotFound } from "../domain/Errors.js"
+import { BadRequest, NotFound } from "../domain/Errors.js"
 import type { MonitorDefinition, MonitorId, MonitorRun } from "../domain/Monitor.js"
 import { Monitor, MonitorMiss, MonitorResult, singleStatusCode, StoredMonitor } from "../domain/Monitor.js"
 import type { PageRequest } from "../domain/Page.js"
 import { reportingRegions } from "../domain/Quorum.js"
-import { isForeignKeyViolation, orUnavailable } from "./DatabaseErrors.js"
+import { isForeignKeyViolation, isUniqueViolation, orUnavailable } from "./DatabaseErrors.js"
 import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { rowsOf } from "./Rows.js"
@@ -71,6 +71,12 @@ const componentGone = (definition: MonitorDefinition) => <A, R>(query: Effect.Ef
     query,
     isForeignKeyViolation,
     () => Effect.fail(NotFound.of("Component", definition.componentId))
+  ).pipe(
+    // The one unique column a write sets: a push token (an imported one) another monitor has.
+    Effect.catchIf(
+      (error): error is SqlError.SqlError => error._tag === "SqlError" && isUniqueViolation(error),
+      () => BadRequest.fromIssues([{ path: ["pushToken"], message: "is taken by another push monitor" }])
+    )
   )
 
 /** Monitors in the order they were made. */
@@ -121,7 +127,8 @@ export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo"
       quorum: JSON.stringify(definition.quorum),
       headers: json(definition.headers),
       expectedStatusCodes: json(definition.expectedStatusCodes),
-      dnsExpectedValues: json(definition.dnsExpectedValues)
+      dnsExpectedValues: json(definition.dnsExpectedValues),
+      assertions: json(definition.assertions)
     })
 
     return {
@@ -195,27 +202,45 @@ export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo"
        * (ResultAdmission). Never before an earlier monitor's, so lists keep the order of creation
        * on a clock that stands still (a test's) too.
        */
-      insert: (definition: MonitorDefinition, offline: ReadonlySet<string>, createdAt: number) => {
+      insert: (
+        definition: MonitorDefinition,
+        offline: ReadonlySet<string>,
+        createdAt: number,
+        /** push only: the SHA-256 of its token (src/domain/PushToken.ts). */
+        pushTokenHash: string | null = null
+      ) => {
         const c = columns(definition)
         return ids.first(
           sql`
             insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code,
                                   failure_threshold, regions, quorum, degraded_above_ms, method, headers, body,
-                                  expected_status_codes, body_contains, body_not_contains, dns_record_type,
-                                  dns_expected_values, incident_policy, incident_template_id, resolve_after_seconds,
-                                  created_at)
+                                  expected_status_codes, body_contains, body_not_contains, assertions, dns_record_type,
+                                  dns_expected_values, password, grpc_service, ping_count, incident_policy, incident_template_id, resolve_after_seconds,
+                                  grace_seconds, push_token_hash, created_at)
             values (${definition.componentId}, ${definition.type}, ${definition.url}, ${definition.intervalSeconds},
                     ${definition.timeoutMs}, ${c.expectedStatusCode}, ${definition.failureThreshold},
                     ${c.regions}::jsonb, ${c.quorum}::jsonb, ${definition.degradedAboveMs}, ${definition.method},
                     ${c.headers}::jsonb, ${definition.body}, ${c.expectedStatusCodes}::jsonb, ${definition.bodyContains},
-                    ${definition.bodyNotContains}, ${definition.dnsRecordType}, ${c.dnsExpectedValues}::jsonb,
+                    ${definition.bodyNotContains}, ${c.assertions}::jsonb, ${definition.dnsRecordType},
+                    ${c.dnsExpectedValues}::jsonb,
+                    ${definition.password}, ${definition.grpcService}, ${definition.pingCount},
                     ${definition.incidentPolicy}, ${definition.incidentTemplateId}, ${definition.resolveAfterSeconds},
+                    ${definition.graceSeconds}, ${pushTokenHash},
                     greatest(${new Date(createdAt)}::timestamptz,
                              (select max(created_at) + interval '1 microsecond' from monitors)))
             returning id`.pipe(componentGone(definition))
         ).pipe(thenFind(offline), Effect.flatMap((inserted) => Effect.orDie(Effect.fromOption(inserted))))
       },
-      replace: (id: MonitorId, definition: MonitorDefinition, offline: ReadonlySet<string> = new Set()) => {
+      /**
+       * `pushTokenHash`: a push monitor's new token (a change of type to push); absent, a push
+       * monitor keeps its token, and any other type has none.
+       */
+      replace: (
+        id: MonitorId,
+        definition: MonitorDefinition,
+        offline: ReadonlySet<string> = new Set(),
+        pushTokenHash: string | null = null
+      ) => {
         const c = columns(definition)
         return ids.first(
           sql`
@@ -226,10 +251,15 @@ export class MonitorsRepo extends Context.Service<MonitorsRepo>()("MonitorsRepo"
               quorum = ${c.quorum}::jsonb, degraded_above_ms = ${definition.degradedAboveMs},
               method = ${definition.method}, headers = ${c.headers}::jsonb, body = ${definition.body},
               expected_status_codes = ${c.expectedStatusCodes}::jsonb, body_contains = ${definition.bodyContains},
-              body_not_contains = ${definition.bodyNotContains}, dns_record_type = ${definition.dnsRecordType},
+              body_not_contains = ${definition.bodyNotContains}, assertions = ${c.assertions}::jsonb,
+              dns_record_type = ${definition.dnsRecordType},
               dns_expected_values = ${c.dnsExpectedValues}::jsonb,
+              password = ${definition.password}, grpc_service = ${definition.grpcService},
+              ping_count = ${definition.pingCount},
               incident_policy = ${definition.incidentPolicy}, incident_template_id = ${definition.incidentTemplateId},
               resolve_after_seconds = ${definition.resolveAfterSeconds},
+              grace_seconds = ${definition.graceSeconds},
+              push_token_hash = case when ${definition.type} = 'push' then coalesce(${pushTokenHash}, push_token_hash) end,
               updated_at = now()
             where id = ${id} returning id`.pipe(componentGone(definition))
         ).pipe(thenFind(offline))

@@ -5,7 +5,7 @@ import type { EventName } from "../domain/NotificationEvent.js"
 import { toggleOf } from "../domain/NotificationEvent.js"
 import type { PageRequest } from "../domain/Page.js"
 import type { CreateWebhook, UpdateWebhook } from "../domain/Webhook.js"
-import { Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
+import { isOnCallType, Webhook, WebhookId, WebhookType } from "../domain/Webhook.js"
 import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
@@ -35,6 +35,7 @@ export const receivesEvent = (sql: SqlClient.SqlClient, toggle: Statement.Fragme
   sql`w.is_active
     and case ${toggle} when 'notifyOnIncident' then w.notify_on_incident
                        when 'notifyOnMaintenance' then w.notify_on_maintenance
+                       when 'notifyOnMonitor' then w.notify_on_monitor
                        else w.notify_on_component_change end
     and (w.component_ids is null or w.component_ids ?| array(select jsonb_array_elements_text(${componentIds})))`
 
@@ -62,20 +63,28 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("WebhooksRepo"
 
       findById: (id: WebhookId) => webhooks.first(sql`select * from webhooks where id = ${id}`),
 
-      /** Fills the defaults of CreateWebhook: active, every toggle on, no component filter. */
-      insert: (input: CreateWebhook, secret: string | null) =>
-        webhooks.one(sql`
+      /**
+       * Fills the defaults of CreateWebhook: active, no component filter; the chat and generic types
+       * with the incident, maintenance and component toggles on and monitor events off, the on-call
+       * types with monitor events only (docs/notifications.md, "On-call webhooks").
+       */
+      insert: (input: CreateWebhook, secret: string | null) => {
+        const onCall = isOnCallType(input.type)
+        return webhooks.one(sql`
           insert into webhooks (name, url, type, is_active, secret, notify_on_incident, notify_on_maintenance,
-                                notify_on_component_change, component_ids)
+                                notify_on_component_change, notify_on_monitor, component_ids)
           values (${input.name}, ${input.url}, ${input.type}, ${input.isActive ?? true}, ${secret},
-                  ${input.notifyOnIncident ?? true}, ${input.notifyOnMaintenance ?? true},
-                  ${input.notifyOnComponentChange ?? true},
+                  ${input.notifyOnIncident ?? !onCall}, ${input.notifyOnMaintenance ?? !onCall},
+                  ${input.notifyOnComponentChange ?? !onCall}, ${input.notifyOnMonitor ?? onCall},
                   ${componentIdsParam(input.componentIds ?? null)}::jsonb)
-          returning *`),
+          returning *`)
+      },
 
       update: (id: WebhookId, changes: UpdateWebhook) => {
-        const { componentIds, type: _type, ...columns } = definedFields(changes)
+        const { componentIds, integrationKey, type: _type, ...columns } = definedFields(changes)
         const fields: Record<string, unknown> = { ...columns }
+        // An on-call webhook's key is kept where a generic one's secret is: no answer shows either.
+        if (integrationKey !== undefined) fields.secret = integrationKey
         if (componentIds !== undefined) fields.componentIds = sql`${componentIdsParam(componentIds)}::jsonb`
         return webhooks.first(updateById(sql, "webhooks", id, fields))
       },

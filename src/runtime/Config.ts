@@ -6,6 +6,7 @@ import { Config, ConfigProvider, Duration, Effect, Option, Redacted, Result, Sch
 
 import { type MirrorTarget, parseS3Url } from "../domain/MirrorTarget.js"
 import { parseAddressList } from "../domain/NetworkAddress.js"
+import { isProbeRegion } from "../domain/Region.js"
 import { RedisUrl } from "./RedisEndpoint.js"
 
 /**
@@ -125,7 +126,14 @@ export const AppConfig = Config.all({
   ),
   outboundDeny: OutboundDeny,
   roles,
-  probeRegion: Config.String("PROBE_REGION").pipe(Config.withDefault("local"))
+  probeRegion: Config.String("PROBE_REGION").pipe(
+    Config.withDefault("local"),
+    validate(
+      "PROBE_REGION",
+      "PROBE_REGION must be 1-63 of a-z, 0-9, '-', '_', and not push (the region of push monitors)",
+      isProbeRegion
+    )
+  )
 }).pipe(
   Config.map((config) => ({
     ...config,

@@ -59,14 +59,24 @@ export const webhookTypeLabel: Record<WebhookType, string> = {
   generic: "Generic JSON (signed)",
   chat_a: "Slack",
   chat_b: "Discord",
-  chat_c: "Microsoft Teams"
+  chat_c: "Microsoft Teams",
+  pagerduty: "PagerDuty (Events API v2)",
+  opsgenie: "Opsgenie (Alert API)"
 }
 
 export const monitorTypeLabel: Record<MonitorType, string> = {
   http: "HTTP(S) request",
   tcp: "TCP connection",
   ssl_expiry: "TLS certificate expiry",
-  dns: "DNS lookup"
+  dns: "DNS lookup",
+  push: "Push (heartbeat)",
+  icmp: "Ping (ICMP)",
+  grpc: "gRPC health",
+  postgres: "PostgreSQL",
+  mysql: "MySQL / MariaDB",
+  redis: "Redis",
+  mqtt: "MQTT broker",
+  amqp: "AMQP broker (RabbitMQ)"
 }
 
 export interface LabelledOption<V extends string> {

@@ -8,20 +8,26 @@
  * After a gap (no instance held the lock, or the active one stalled) only each monitor's latest
  * slot runs; the slots skipped are recorded as missed (`scheduler-away`), so every run due has a
  * result or a miss (docs/monitor-fleet.md, "Scheduler").
+ *
+ * Push monitors get no jobs: while it leads, the scheduler judges their deadlines instead
+ * (PushDeadlines).
  */
 import { Array as Arr, Clock, Duration, Effect, Layer, Result, Schedule, type Scope } from "effect"
 
-import { jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
+import { type CheckType, jobIdOf, JobTemplate, type ScheduledRun } from "../domain/CheckJob.js"
 import type { Monitor } from "../domain/Monitor.js"
 import { latestSlot, slotOffset } from "../domain/Slots.js"
 import { checkLabels, checksIngested, runsPublished, schedulerLag } from "../observability/Metrics.js"
 import { holdAdvisoryLock } from "../persistence/AdvisoryLock.js"
 import { CheckResultsRepo, type UnpublishedRuns } from "../persistence/CheckResultsRepo.js"
 import { MonitorsRepo } from "../persistence/MonitorsRepo.js"
+import { PushMonitorsRepo } from "../persistence/PushMonitorsRepo.js"
 import { JobTransport } from "../queue/JobTransport.js"
 import { noLabels } from "../runtime/MetricLabels.js"
 import { startSpan, traceparentOf, TracingEnabled } from "../runtime/Telemetry.js"
+import { ResultIngest } from "../services/monitoring/ResultIngest.js"
 import { formatMonitorError } from "./formatMonitorError.js"
+import { judgePushDeadlines } from "./PushDeadlines.js"
 
 /** Key of the advisory lock only the active scheduler holds. */
 const leaderLockKey = 7_311_402_001
@@ -66,15 +72,20 @@ const definitionKey = (m: Monitor) =>
     m.expectedStatusCodes,
     m.bodyContains,
     m.bodyNotContains,
+    m.assertions,
     m.dnsRecordType,
-    m.dnsExpectedValues
+    m.dnsExpectedValues,
+    m.password,
+    m.grpcService,
+    m.pingCount
   ])
 
 /** The job template of a monitor; fails when the monitor is not a valid check definition. */
 const templateOf = (monitor: Monitor) =>
   JobTemplate.make({
     monitorId: monitor.id,
-    type: monitor.type,
+    // Push monitors are left out before this (loadChanged); were one to come, its job would not validate.
+    type: monitor.type as CheckType,
     url: monitor.url,
     timeoutMs: monitor.timeoutMs,
     // Only http checks read it; the job schema wants a code for every type.
@@ -88,8 +99,12 @@ const templateOf = (monitor: Monitor) =>
     ...(monitor.expectedStatusCodes != null ? { expectedStatusCodes: monitor.expectedStatusCodes } : {}),
     ...(monitor.bodyContains != null ? { bodyContains: monitor.bodyContains } : {}),
     ...(monitor.bodyNotContains != null ? { bodyNotContains: monitor.bodyNotContains } : {}),
+    ...(monitor.assertions != null ? { assertions: monitor.assertions } : {}),
     ...(monitor.dnsRecordType != null ? { dnsRecordType: monitor.dnsRecordType } : {}),
-    ...(monitor.dnsExpectedValues != null ? { dnsExpectedValues: monitor.dnsExpectedValues } : {})
+    ...(monitor.dnsExpectedValues != null ? { dnsExpectedValues: monitor.dnsExpectedValues } : {}),
+    ...(monitor.password != null ? { password: monitor.password } : {}),
+    ...(monitor.grpcService != null ? { grpcService: monitor.grpcService } : {}),
+    ...(monitor.pingCount != null ? { pingCount: monitor.pingCount } : {})
   })
 
 /**
@@ -111,6 +126,8 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
   const entries = new Map<string, Entry>()
   /** The version of each monitor that is not a valid check, so it is reported once per change. */
   const invalid = new Map<string, string>()
+  /** The push monitors, published no job: while there are none, their deadlines cost no query. */
+  const pushMonitors = new Set<string>()
 
   const loadChanged = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -124,11 +141,20 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
     }
     for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
     for (const id of invalid.keys()) if (!seen.has(id)) invalid.delete(id)
+    for (const id of pushMonitors) if (!seen.has(id)) pushMonitors.delete(id)
     if (changed.length === 0) return
     // Paused or deleted since the first read: left out here, and dropped by the next reload.
     for (const { decode, id, version } of yield* monitors.findEach(changed)) {
       const existing = entries.get(id)
       const monitor = decode()
+      // No job is published for a push monitor: the job it watches calls in (PushDeadlines judges it).
+      if (Result.isSuccess(monitor) && monitor.success.type === "push") {
+        entries.delete(id)
+        invalid.set(id, version)
+        pushMonitors.add(id)
+        continue
+      }
+      pushMonitors.delete(id)
       const key = Result.isSuccess(monitor) ? definitionKey(monitor.success) : undefined
       // A change to what the check does not carry (its threshold, its quorum, its state) does not reschedule it.
       if (existing !== undefined && existing.key === key) {
@@ -281,6 +307,7 @@ const scheduleWhileLeader = Effect.fnUntraced(function*(recordings: Scope.Scope)
     Effect.schedule(Schedule.spaced(reloadEvery)),
     Effect.forkScoped
   )
+  yield* judgePushDeadlines(() => pushMonitors.size > 0).pipe(Effect.forkScoped)
   yield* tick
   return yield* tick.pipe(Effect.schedule(Schedule.spaced(tickEvery)), Effect.andThen(Effect.never))
 })
@@ -298,4 +325,4 @@ export const CheckScheduler = Layer.effectDiscard(
     Effect.annotateLogs("fiber", "check-scheduler"),
     Effect.forkScoped
   )
-).pipe(Layer.provide([MonitorsRepo.layer, CheckResultsRepo.layer]))
+).pipe(Layer.provide([MonitorsRepo.layer, CheckResultsRepo.layer, PushMonitorsRepo.layer, ResultIngest.layer]))

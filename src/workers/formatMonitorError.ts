@@ -1,6 +1,6 @@
 /**
  * A monitor's parse error as the scheduler logs it: the tree of what is wrong and where, with
- * the values of `headers` and `body` masked. The formatter prints the values it was given, and
+ * the values of `headers`, `body` and `password` masked. The formatter prints the values it was given, and
  * a row written behind the API's back may hold a credential in either (a header value with a
  * line break, a body too long for a job): the log says which field, never what it held.
  */
@@ -8,7 +8,7 @@ import { type Schema, SchemaIssue } from "effect"
 
 import { maskedHeaderValue } from "../domain/Monitor.js"
 
-const secretFields: ReadonlyArray<PropertyKey> = ["headers", "body"]
+const secretFields: ReadonlyArray<PropertyKey> = ["headers", "body", "password"]
 
 /** Every value masked, the shape kept: a record shows its header names, not their values. */
 const mask = (value: unknown): unknown => {

@@ -155,6 +155,23 @@ it.layer(TestServer(adminVariables))("audit log of admin writes", (it) => {
         undefined,
         () => ({ type: "monitor", id: monitorId, name: monitorUrl })
       )
+      // A push monitor's token: the entry says it changed, never what it is.
+      const push = yield* write(
+        "monitors.create",
+        "POST",
+        "/api/v1/admin/monitors",
+        { componentId, type: "push" },
+        (answer) => ({ type: "monitor", id: answer.id, name: "/api/v1/push/********" })
+      )
+      const rotated = yield* write(
+        "monitors.rotatePushToken",
+        "POST",
+        `/api/v1/admin/monitors/${push.answer.id}/push-token`,
+        undefined,
+        () => ({ type: "monitor", id: push.answer.id, name: "/api/v1/push/********" })
+      )
+      expect(rotated.entry.changes).toEqual({ pushToken: { before: "(secret)", after: "(secret)" } })
+      expect(JSON.stringify([push.entry, rotated.entry])).not.toContain(rotated.answer.pushToken)
 
       const organization = yield* write(
         "organization.updateCurrent",

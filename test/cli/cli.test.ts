@@ -399,6 +399,32 @@ describe("monitors", () => {
   })
 })
 
+describe("push monitors", () => {
+  it("rotate-push-token prints the new URL, which takes pushes; the old one is refused", async () => {
+    const monitor = await api((client) =>
+      client.monitors.create({ payload: { componentId: checkout, type: "push", intervalSeconds: 60 } })
+    )
+    const listed = await cli(["monitors", "list"])
+    expect(listed.stdout).toMatch(new RegExp(`${monitor.id}\\s+unknown\\s+push\\s+${checkout}\\s+/api/v1/push/\\*{8}`))
+    expect(listed.stdout).not.toContain(monitor.pushToken!)
+    const rotated = await cli(["monitors", "rotate-push-token", monitor.id])
+    expect(rotated.code, rotated.stderr).toBe(0)
+    const url = /^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/push\/[A-Za-z0-9_-]{32}$/m.exec(rotated.stdout)?.[0]
+    expect(url, rotated.stdout).toBeDefined()
+    expect((await fetch(`${url}?status=up`)).status).toBe(200)
+    expect((await fetch(`${env.STATUS_PAGE_URL}/api/v1/push/${monitor.pushToken}`)).status).toBe(404)
+    const notPush = await cli([
+      "monitors",
+      "rotate-push-token",
+      (await api((client) =>
+        client.monitors.create({ payload: { componentId: checkout, type: "tcp", url: "tcp://127.0.0.1:9" } })
+      )).id
+    ])
+    expect(notPush.code).toBe(1)
+    expect(notPush.stderr).toContain("only a push monitor has a push token")
+  })
+})
+
 describe("credentials and reachability", () => {
   it("is refused without a key or with a wrong one (1), and never prints the key", async () => {
     const wrongKey = "svc_" + "x".repeat(32)

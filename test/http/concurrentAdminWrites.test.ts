@@ -97,6 +97,8 @@ const notExercised: Readonly<Record<string, string>> = {
     "password is in test/team/ownAccount.test.ts (the new hash is written only over the one proven)",
   "auth.revokeSession": "the caller's own sessions, which no admin write touches",
   "auth.inspectInvitation": "public and read-only",
+  "push.post": "public, not an admin write: a push stores at most one run of a slot through ingest, which takes " +
+    "the monitor's lock (test/monitoring/pushMonitors.test.ts); the monitor's own writes are raced below",
   "auth.acceptInvitation": "public, needs the mailed token; one use under races is in test/team/invitations.test.ts"
 }
 
@@ -512,6 +514,35 @@ const monitors: Scenario = {
       expect(listed.filter((m) => m.componentId === ids.component)).toHaveLength(copies * rounds)
       expect((yield* sendJson("PUT", urlOf("monitors.update", ids.monitor), {})).status).toBe(404)
       expect((yield* client.components.list({ query: {} })).map((c) => c.id)).toContain(ids.component)
+    })
+}
+
+/** A push monitor's token rotated while its grace is edited, it is paused and resumed, and deleted. */
+const pushMonitors: Scenario = {
+  resource: "push monitors",
+  setup: Effect.gen(function*() {
+    const component = yield* made("components.create", { name: unique("Heartbeat") })
+    const monitor = yield* made("monitors.create", { componentId: component.id, type: "push" })
+    return { component: component.id, monitor: monitor.id }
+  }),
+  ops: [
+    { endpoint: "monitors.rotatePushToken", target: "monitor", allowed: [200, 404] },
+    {
+      endpoint: "monitors.update",
+      label: "grace",
+      target: "monitor",
+      body: (_, n) => ({ graceSeconds: 5 + n % 20 }),
+      allowed: [200, 404]
+    },
+    { endpoint: "monitors.pause", target: "monitor", allowed: [200, 404] },
+    { endpoint: "monitors.resume", target: "monitor", allowed: [200, 404] },
+    { endpoint: "monitors.remove", target: "monitor", terminal: true, once: "delete", allowed: [204, 404] }
+  ],
+  check: (ids) =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      expect((yield* client.monitors.list({ query: {} })).map((m) => m.id)).not.toContain(ids.monitor)
+      expect((yield* sendJson("POST", urlOf("monitors.rotatePushToken", ids.monitor))).status).toBe(404)
     })
 }
 
@@ -1169,6 +1200,7 @@ const scenarios: ReadonlyArray<Scenario> = [
   componentGroups,
   statusPages,
   monitors,
+  pushMonitors,
   incidents,
   maintenance,
   webhooks,

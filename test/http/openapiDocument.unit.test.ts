@@ -104,6 +104,8 @@ describe("the OpenAPI document", () => {
       "auth.inspectInvitation",
       "auth.signIn",
       "events.stream",
+      "push.get",
+      "push.post",
       "subscriptions.subscribe"
     ])
     for (const op of limited) expect(headersOf(op.operationId, "429"), op.operationId).toContain("Retry-After")

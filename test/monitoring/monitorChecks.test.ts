@@ -57,6 +57,7 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
         expectedStatusCodes: ["200"],
         bodyContains: null,
         bodyNotContains: null,
+        assertions: null,
         dnsRecordType: null,
         dnsExpectedValues: null,
         state: "unknown",
@@ -118,6 +119,18 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
       // An update without headers leaves them alone; null removes them.
       yield* client.monitors.update({ params: { id: created.id }, payload: { degradedAboveMs: null } })
       expect(yield* storedHeaders(created.id)).toEqual({ authorization: "Bearer s3cret", "X-Trace": "1" })
+      // Kept for the same host only: a target on another host needs the values given again.
+      for (const headers of [undefined, { authorization: "********" }]) {
+        const elsewhere = yield* sendJson("PUT", `/api/v1/admin/monitors/${created.id}`, {
+          url: "https://attacker.example/health",
+          ...(headers === undefined ? {} : { headers })
+        })
+        expect(elsewhere).toMatchObject({ status: 400, body: { issues: [{ path: ["headers"] }] } })
+      }
+      const samePath = yield* sendJson("PUT", `/api/v1/admin/monitors/${created.id}`, {
+        url: "https://api.example/other"
+      })
+      expect(samePath.status).toBe(200)
       const cleared = yield* client.monitors.update({ params: { id: created.id }, payload: { headers: null } })
       expect(cleared).toMatchObject({ headers: null, degradedAboveMs: null })
       // The mask names a header that has no stored value: refused, nothing changes.
@@ -344,5 +357,219 @@ it.layer(TestServer(), { timeout: "120 seconds" })("monitor checks", (it) => {
       expect(scheduler.jobsOf(http.id).find((job) => job.body === "ping 2")?.headers).toEqual({
         Authorization: "Bearer s3cret"
       })
+    }))
+
+  it.effect("stores an http monitor's JSON assertions, refuses bad ones naming them, and sends them in its jobs", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const { id: componentId } = yield* component
+      const assertions = [
+        { path: "$.status", op: "==", value: "ok" },
+        { path: "/data/count", op: ">", value: 0 },
+        { path: "$.version", op: "matches", value: "^2\\." },
+        { path: "$.checks['db']", op: "!=", value: null },
+        { path: "/error", op: "exists", value: false },
+        { path: "/data/items/0", op: "exists" }
+      ] as const
+      const created = yield* client.monitors.create({
+        payload: {
+          componentId,
+          type: "http",
+          url: "http://127.0.0.1:9/health",
+          intervalSeconds: 30,
+          timeoutMs: 1000,
+          assertions
+        }
+      })
+      expect(created.assertions).toEqual(assertions)
+      // The answer keeps an absent value absent, and null as null.
+      const raw = yield* sendJson("GET", `/api/v1/admin/monitors/${created.id}`)
+      expect(raw.body.assertions).toEqual(assertions)
+      expect(raw.body.assertions[5]).not.toHaveProperty("value")
+      expect(raw.body.assertions[3]).toHaveProperty("value", null)
+
+      const scheduler = yield* startScheduler
+      expect(yield* eventually(Effect.sync(() => scheduler.jobsOf(created.id)), (jobs) => jobs.length > 0, 20_000))
+        .toEqual([expect.objectContaining({ type: "http", assertions })])
+      // An update replaces the list (the job follows), null removes it, and a change of type drops it.
+      const one = [{ path: "$.up", op: "==", value: true }] as const
+      expect((yield* client.monitors.update({ params: { id: created.id }, payload: { assertions: one } })).assertions)
+        .toEqual(one)
+      expect(yield* stepUntil(() => scheduler.jobsOf(created.id).some((job) => job.assertions?.length === 1)))
+        .toBe(true)
+      expect((yield* client.monitors.update({ params: { id: created.id }, payload: { method: "POST" } })).assertions)
+        .toEqual(one)
+      expect((yield* client.monitors.update({ params: { id: created.id }, payload: { assertions: null } })).assertions)
+        .toBeNull()
+      yield* client.monitors.update({ params: { id: created.id }, payload: { assertions: one } })
+      const tcp = yield* client.monitors.update({
+        params: { id: created.id },
+        payload: { type: "tcp", url: "127.0.0.1:9" }
+      })
+      expect(tcp.assertions).toBeNull()
+      const plain = yield* client.monitors.create({ payload: { componentId, type: "http", url: "https://a.example" } })
+      expect(plain.assertions).toBeNull()
+
+      const base = { componentId, type: "http", url: "https://example.com" }
+      const exists = { path: "$", op: "exists" }
+      /** A monitor with these assertions, and the issue path of field `field` of assertion `index`. */
+      const monitorWith = (...list: ReadonlyArray<unknown>) => ({ ...base, assertions: list })
+      const at = (index: number, field: string) => ["assertions", index, field]
+      const cases: ReadonlyArray<readonly [string, Record<string, unknown>, ReadonlyArray<string | number>]> = [
+        ["JSONPath recursion", monitorWith(exists, { path: "$..id", op: "exists" }), at(1, "path")],
+        ["a path without $ or /", monitorWith({ path: "status", op: "exists" }), at(0, "path")],
+        ["a bad pointer escape", monitorWith({ path: "/a~2", op: "exists" }), at(0, "path")],
+        ["an unknown op", monitorWith({ path: "$", op: "=~", value: "x" }), at(0, "op")],
+        ["no value with ==", monitorWith({ path: "$.a", op: "==" }), at(0, "value")],
+        ["an object value", monitorWith({ path: "$.a", op: "==", value: { b: 1 } }), at(0, "value")],
+        ["a string with <", monitorWith({ path: "$.a", op: "<", value: "5" }), at(0, "value")],
+        ["a value with exists", monitorWith({ path: "$.a", op: "exists", value: 1 }), at(0, "value")],
+        ["a pattern that does not compile", monitorWith({ path: "$.a", op: "matches", value: "(" }), at(0, "value")],
+        ["nested quantifiers", monitorWith({ path: "$.a", op: "matches", value: "(a+)+$" }), at(0, "value")],
+        ["a pattern too long", monitorWith({ path: "$.a", op: "matches", value: "a".repeat(257) }), at(0, "value")],
+        ["no assertions", monitorWith(), ["assertions"]],
+        ["21 assertions", monitorWith(...Array.from({ length: 21 }, () => exists)), ["assertions"]],
+        ["assertions on HEAD", { ...monitorWith(exists), method: "HEAD" }, ["assertions"]],
+        ["assertions for tcp", { componentId, type: "tcp", url: "a.example:1", assertions: [exists] }, ["assertions"]]
+      ]
+      for (const [label, body, path] of cases) {
+        const response = yield* sendJson("POST", "/api/v1/admin/monitors", body)
+        expect(response.status, label).toBe(400)
+        expect(response.body.issues, label).toEqual(expect.arrayContaining([expect.objectContaining({ path })]))
+      }
+    }))
+
+  it.effect("icmp, grpc, database and broker monitors: their targets, a masked password kept on \"********\", their jobs", () =>
+    Effect.gen(function*() {
+      const client = yield* ApiClient
+      const { id: componentId } = yield* component
+      const create = (payload: Record<string, unknown>) =>
+        Effect.map(
+          sendJson("POST", "/api/v1/admin/monitors", { componentId, intervalSeconds: 30, timeoutMs: 1000, ...payload }),
+          (r) => {
+            expect(r.status, JSON.stringify(r.body)).toBe(201)
+            return r.body as { id: string; url: string; password: unknown; grpcService: unknown; pingCount: unknown }
+          }
+        )
+      const icmp = yield* create({ type: "icmp", url: "Host.Example." })
+      expect(icmp).toMatchObject({ url: "host.example", pingCount: 3, password: null, grpcService: null })
+      expect(yield* create({ type: "icmp", url: "[::1]", pingCount: 5 })).toMatchObject({ url: "::1", pingCount: 5 })
+      const grpc = yield* create({ type: "grpc", url: "grpcs://Health.Example:443", grpcService: "shop.Cart" })
+      expect(grpc).toMatchObject({ url: "grpcs://health.example:443", grpcService: "shop.Cart", pingCount: null })
+      expect(yield* create({ type: "grpc", url: "grpc://127.0.0.1:50051", grpcService: "" }))
+        .toMatchObject({ grpcService: null })
+      const postgres = yield* create({ type: "postgres", url: "postgres://app@DB.example/app", password: "pg-s3cret" })
+      expect(postgres).toMatchObject({ url: "postgres://app@db.example/app", password: "********", pingCount: null })
+      const targets: ReadonlyArray<readonly [string, string, string]> = [
+        ["mysql", "mysql://root@127.0.0.1:3306/shop", "mysql://root@127.0.0.1:3306/shop"],
+        ["redis", "rediss://cache.example:6380/2", "rediss://cache.example:6380/2"],
+        ["mqtt", "mqtts://probe@broker.example", "mqtts://probe@broker.example"],
+        ["amqp", "amqp://app@mq.example/%2F", "amqp://app@mq.example/%2F"]
+      ]
+      for (const [type, url, stored] of targets) {
+        expect(yield* create({ type, url }), type).toMatchObject({ url: stored, password: null })
+      }
+      // Masked in lists too; the stored value is the real one.
+      const listed = yield* client.monitors.list({ query: {} })
+      expect(listed.find((m) => m.id === postgres.id)?.password).toBe("********")
+      const storedPassword = (id: string) =>
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ password: string | null }>`select password from monitors where id = ${id}`
+        )
+          .pipe(Effect.map((rows) => rows[0]?.password))
+      expect(yield* storedPassword(postgres.id)).toBe("pg-s3cret")
+      // "********" keeps it, a new value replaces it, null clears it; the answer never shows it.
+      const kept = yield* sendJson("PUT", `/api/v1/admin/monitors/${postgres.id}`, {
+        password: "********",
+        url: "postgres://app@db.example/other"
+      })
+      expect(kept.body).toMatchObject({ password: "********", url: "postgres://app@db.example/other" })
+      expect(yield* storedPassword(postgres.id)).toBe("pg-s3cret")
+      // Kept on the same host only: another host's target needs the password given again.
+      for (const password of [undefined, "********"]) {
+        const elsewhere = yield* sendJson("PUT", `/api/v1/admin/monitors/${postgres.id}`, {
+          url: "postgres://app@attacker.example/app",
+          ...(password === undefined ? {} : { password })
+        })
+        expect(elsewhere).toMatchObject({ status: 400, body: { issues: [{ path: ["password"] }] } })
+      }
+      expect(yield* storedPassword(postgres.id)).toBe("pg-s3cret")
+      const moved = yield* sendJson("PUT", `/api/v1/admin/monitors/${postgres.id}`, {
+        url: "postgres://app@db2.example/app",
+        password: "pg-s3cret-2"
+      })
+      expect(moved.body).toMatchObject({ url: "postgres://app@db2.example/app", password: "********" })
+      yield* sendJson("PUT", `/api/v1/admin/monitors/${postgres.id}`, {
+        url: "postgres://app@db.example/other",
+        password: "pg-s3cret"
+      })
+
+      const scheduler = yield* startScheduler
+      yield* eventually(
+        Effect.sync(() => [postgres.id, grpc.id, icmp.id].every((id) => scheduler.jobsOf(id).length > 0)),
+        (all) => all,
+        20_000
+      )
+      expect(scheduler.jobsOf(postgres.id)[0]).toMatchObject({ type: "postgres", password: "pg-s3cret" })
+      expect(scheduler.jobsOf(grpc.id)[0]).toMatchObject({ type: "grpc", grpcService: "shop.Cart" })
+      expect(scheduler.jobsOf(grpc.id)[0]?.password).toBeUndefined()
+      expect(scheduler.jobsOf(icmp.id)[0]).toMatchObject({ type: "icmp", url: "host.example", pingCount: 3 })
+
+      const replaced = yield* sendJson("PUT", `/api/v1/admin/monitors/${postgres.id}`, { password: "pg-n3w" })
+      expect(replaced.body).toMatchObject({ password: "********" })
+      expect(yield* stepUntil(() => scheduler.jobsOf(postgres.id).some((job) => job.password === "pg-n3w"))).toBe(true)
+      const cleared = yield* sendJson("PUT", `/api/v1/admin/monitors/${postgres.id}`, { password: null })
+      expect(cleared.body).toMatchObject({ password: null })
+      expect(yield* storedPassword(postgres.id)).toBeNull()
+      // A change of type drops the fields of the old one.
+      const retyped = yield* sendJson("PUT", `/api/v1/admin/monitors/${icmp.id}`, {
+        type: "tcp",
+        url: "host.example:22"
+      })
+      expect(retyped.body).toMatchObject({ type: "tcp", pingCount: null })
+    }))
+
+  it.effect("refuses bad icmp, grpc, database and broker fields with 400 naming them", () =>
+    Effect.gen(function*() {
+      const { id: componentId } = yield* component
+      const redis = { componentId, type: "redis", url: "redis://cache.example" }
+      const cases: ReadonlyArray<readonly [string, Record<string, unknown>, ReadonlyArray<string | number>]> = [
+        ["a password in the URL", { ...redis, url: "redis://user:pw@cache.example" }, ["url"]],
+        ["a password for http", { componentId, type: "http", url: "https://a.example", password: "x" }, ["password"]],
+        ["a password for icmp", { componentId, type: "icmp", url: "a.example", password: "x" }, ["password"]],
+        ["a password too long", { ...redis, password: "x".repeat(1025) }, ["password"]],
+        ["the mask on creation", { ...redis, password: "********" }, ["password"]],
+        ["grpcService for redis", { ...redis, grpcService: "x" }, ["grpcService"]],
+        [
+          "grpcService too long",
+          { componentId, type: "grpc", url: "grpc://a.example:1", grpcService: "s".repeat(257) },
+          [
+            "grpcService"
+          ]
+        ],
+        ["pingCount for tcp", { componentId, type: "tcp", url: "a.example:1", pingCount: 3 }, ["pingCount"]],
+        ["pingCount 11", { componentId, type: "icmp", url: "a.example", pingCount: 11 }, ["pingCount"]],
+        ["pingCount 0", { componentId, type: "icmp", url: "a.example", pingCount: 0 }, ["pingCount"]],
+        ["icmp with a scheme", { componentId, type: "icmp", url: "http://a.example" }, ["url"]],
+        ["icmp with a port", { componentId, type: "icmp", url: "a.example:80" }, ["url"]],
+        ["grpc without a port", { componentId, type: "grpc", url: "grpc://a.example" }, ["url"]],
+        ["grpc over http", { componentId, type: "grpc", url: "http://a.example:50051" }, ["url"]],
+        ["redis database not a number", { ...redis, url: "redis://cache.example/zero" }, ["url"]],
+        ["redis with the wrong scheme", { ...redis, url: "postgres://cache.example" }, ["url"]],
+        ["mqtt with a path", { componentId, type: "mqtt", url: "mqtt://broker.example/topic" }, ["url"]],
+        ["postgres with a query", { componentId, type: "postgres", url: "postgres://db.example/app?sslmode=require" }, [
+          "url"
+        ]],
+        ["mysql with two path segments", { componentId, type: "mysql", url: "mysql://db.example/a/b" }, ["url"]],
+        ["amqp with a port out of range", { componentId, type: "amqp", url: "amqp://mq.example:70000" }, ["url"]]
+      ]
+      for (const [label, body, path] of cases) {
+        const response = yield* sendJson("POST", "/api/v1/admin/monitors", body)
+        expect(response.status, label).toBe(400)
+        expect(response.body.issues, label).toEqual(expect.arrayContaining([expect.objectContaining({ path })]))
+      }
+      const inUrl = yield* sendJson("POST", "/api/v1/admin/monitors", { ...redis, url: "redis://:pw@cache.example" })
+      expect(inUrl.body.issues).toEqual([{ path: ["url"], message: "put the password in `password`, not in the URL" }])
     }))
 })

@@ -110,7 +110,7 @@ it.layer(TestServer())("monitors", (it) => {
       const { id: componentId } = yield* component
       const base = { componentId, type: "http", url: "https://example.com" }
       const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
-        ["unknown type", { ...base, type: "icmp" }, "type"],
+        ["unknown type", { ...base, type: "smtp" }, "type"],
         ["missing url", { componentId, type: "http" }, "url"],
         ["ftp for http", { ...base, url: "ftp://example.com" }, "url"],
         ["relative url", { ...base, url: "/health" }, "url"],

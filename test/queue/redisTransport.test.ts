@@ -121,6 +121,24 @@ describe("redis streams transport", () => {
       expect((yield* Effect.promise(() => redis.xpending(`${prefix}results:eu`, "ingest")))[0]).toBe(0)
     }).pipe(Effect.scoped))
 
+  it.live("the results stream of the region push is never read: only the service records push monitors' runs", () =>
+    Effect.gen(function*() {
+      const { prefix, redis } = yield* redisPrefix
+      const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
+      const [job] = jobsFor(1)
+      // As a probe given the ACL rules of a region named push could write it.
+      yield* Effect.promise(() =>
+        redis.xadd(`${prefix}results:push`, "*", "result", JSON.stringify(resultFor(job!, "push")))
+      )
+      yield* queue.publishResults([checkResult("m", "eu", 0, true)])
+      expect([...(yield* queue.knownRegions())]).not.toContain("push")
+      const ingest = yield* queue.resultConsumer("ingest-1")
+      const received = yield* readAll(ingest, 1)
+      expect(received.map((d) => d.value.region)).toEqual(["eu"])
+      yield* ingest.ack(received.map((d) => d.id))
+      expect(yield* ingest.read(10, 100)).toEqual([])
+    }).pipe(Effect.scoped))
+
   it.live("an entry longer than its stream's limit is acknowledged and dropped unread, however valid its JSON", () =>
     Effect.gen(function*() {
       const { prefix, redis } = yield* redisPrefix
@@ -163,7 +181,7 @@ describe("redis streams transport", () => {
       const queue = yield* RedisJobTransport.make({ url: redisUrl, prefix })
       const consumer = yield* queue.jobConsumer("eu", "reader")
       const [job] = jobsFor(1, "largest", ["eu"])
-      // Every character JSON escapes as six: a body and twenty headers at their caps.
+      // Every character JSON escapes as six: a body, twenty headers and twenty assertions at their caps.
       const largest = {
         ...job!,
         type: "http" as const,
@@ -173,7 +191,13 @@ describe("redis streams transport", () => {
         expectedStatusCodes: Array.from({ length: 20 }, () => "200-299"),
         bodyContains: "\u0001".repeat(1024),
         bodyNotContains: "\u0001".repeat(1024),
-        dnsExpectedValues: Array.from({ length: 20 }, () => "\u0001".repeat(1024))
+        dnsExpectedValues: Array.from({ length: 20 }, () => "\u0001".repeat(1024)),
+        // A JSONPath name may hold any character but the quote and the backslash.
+        assertions: Array.from({ length: 20 }, () => ({
+          path: `$['${"\u0001".repeat(250)}']`,
+          op: "==" as const,
+          value: "\u0001".repeat(1024)
+        }))
       }
       yield* queue.publishJobs([new CheckJob(largest)])
       expect((yield* readAll(consumer, 1)).map((d) => d.value.body?.length)).toEqual([65_536])

@@ -175,6 +175,16 @@ const main = async () => {
           )
           check(
             "checks",
+            "every push monitor's slot has one run, as the client's pushes call for",
+            checks.push.asPlanned === checks.push.expected && checks.push.sendFailures.length === 0,
+            `${checks.push.expected} slots of push monitors (${checks.push.byAction.up} pushed up, ${checks.push.byAction.late} up within the grace, ${checks.push.byAction.down} down, ${checks.push.byAction.none} without a push; the latest sent ${
+              Math.round(checks.push.latestSendMs)
+            } ms after its time): ${checks.push.asPlanned} as planned, ${checks.push.lost} without a run, ${checks.push.twice} with two, ${checks.push.wrong} of another outcome${
+              [...checks.push.examples, ...checks.push.sendFailures.slice(0, 5)].map((e) => `; ${e}`).join("")
+            }`
+          )
+          check(
+            "checks",
             "the target saw every stored check, none twice",
             checks.storedWithoutRequest === 0 && checks.deliveredTwice === 0 &&
               checks.targetRequestsFromUnknownSource === 0,
@@ -192,7 +202,7 @@ const main = async () => {
       const runs_ = [{ seed, requests: fuzzRequests }, { seed: freshSeed, requests: freshFuzzRequests }]
       await scenario("fuzz", `requests from the OpenAPI document, seeds ${seed} and ${freshSeed} (fresh)`, async () => {
         const reports: Array<FuzzReport> = []
-        const secrets = await fuzzSecrets(bed)
+        const { removePushMonitor, ...secrets } = await fuzzSecrets(bed)
         for (const [i, run] of runs_.entries()) {
           reports.push(
             await runFuzz({
@@ -207,6 +217,7 @@ const main = async () => {
             })
           )
         }
+        await removePushMonitor()
         return { runs: reports }
       }, ({ runs: reports }) => {
         const sum = (pick: (report: FuzzReport) => number) => reports.reduce((total, report) => total + pick(report), 0)

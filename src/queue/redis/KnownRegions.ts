@@ -5,7 +5,7 @@
 import { Effect, type Scope } from "effect"
 import type { Redis } from "ioredis"
 
-import { regionPattern } from "../../domain/Region.js"
+import { isProbeRegion } from "../../domain/Region.js"
 import type { QueueError } from "../JobTransport.js"
 import { call } from "./RedisConnection.js"
 import { globEscape, type StreamKeys } from "./StreamKeys.js"
@@ -54,7 +54,7 @@ export const makeKnownRegions = (
       cursor = next
       for (const key of keys) {
         const region = key.slice(resultsPrefix.length)
-        if (regionPattern.test(region)) {
+        if (isProbeRegion(region)) {
           found.add(region)
         }
       }

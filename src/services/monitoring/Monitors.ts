@@ -10,7 +10,14 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { ComponentId } from "../../domain/Component.js"
 import { BadRequest, type Issue, NotFound, orNotFound } from "../../domain/Errors.js"
 import type { IncidentTemplateId } from "../../domain/Incident.js"
-import type { CreateMonitor, Headers, MonitorDefinition, MonitorId, UpdateMonitor } from "../../domain/Monitor.js"
+import type {
+  CreateMonitor,
+  Headers,
+  MonitorDefinition,
+  MonitorId,
+  MonitorType,
+  UpdateMonitor
+} from "../../domain/Monitor.js"
 import {
   definitionIssues,
   maskedHeaderValue,
@@ -21,23 +28,95 @@ import {
   type TypeFields
 } from "../../domain/Monitor.js"
 import type { PageRequest } from "../../domain/Page.js"
+import { pushTarget } from "../../domain/PushToken.js"
+import { pushRegion } from "../../domain/Region.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { IncidentTemplatesRepo } from "../../persistence/IncidentTemplatesRepo.js"
 import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
+import { PushMonitorsRepo } from "../../persistence/PushMonitorsRepo.js"
 import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { collectingMoves, ComponentStatuses, statusChanges, type StatusMove } from "../catalog/ComponentStatuses.js"
 import { StateChanges, touch } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
+import { PushIndex } from "./PushIndex.js"
+import { newPushToken, pushTokenHash } from "./PushTokens.js"
+
+/**
+ * The fields a push monitor does not take (its URL is made here, its one region is `push`, so
+ * quorum does not apply), and those other types must have or cannot take.
+ */
+const pushIssues = (
+  type: MonitorType,
+  given: { readonly url?: string; readonly regions?: unknown; readonly quorum?: unknown; readonly pushToken?: string },
+  urlRequired: boolean
+): ReadonlyArray<Issue> => {
+  if (type !== "push") {
+    return [
+      ...(urlRequired && given.url === undefined ? [{ path: ["url"], message: "is required" }] : []),
+      ...(given.pushToken !== undefined ? [{ path: ["pushToken"], message: "applies to push monitors only" }] : [])
+    ]
+  }
+  const made = "is not taken by a push monitor"
+  return [
+    ...(given.url !== undefined ? [{ path: ["url"], message: `${made}: the service makes its URL` }] : []),
+    ...(given.regions !== undefined ? [{ path: ["regions"], message: `${made}: its one region is push` }] : []),
+    ...(given.quorum !== undefined ? [{ path: ["quorum"], message: `${made}: its one region is push` }] : [])
+  ]
+}
+
+/** The fields push fixes, else the ones given or kept. */
+const pushPlacement = <Q>(type: MonitorType, url: string, regions: ReadonlyArray<string> | null, quorum: Q) =>
+  type === "push"
+    ? { url: pushTarget, regions: [pushRegion], quorum: "any" as const }
+    : { url, regions, quorum }
+
+/** The host (and port) of a target, to which its stored secrets are bound; a `host:port` target as it is. */
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host.toLowerCase()
+  } catch {
+    return url.toLowerCase()
+  }
+}
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)
 
-/** A monitor as the API answers it: header values are never shown after creation. */
+/** A monitor as the API answers it: header values and the password are never shown after creation. */
 const masked = (monitor: Monitor): Monitor =>
-  monitor.headers === null ? monitor : new Monitor({
+  monitor.headers === null && monitor.password === null ? monitor : new Monitor({
     ...monitor,
-    headers: Object.fromEntries(Object.keys(monitor.headers).map((name) => [name, maskedHeaderValue]))
+    headers: monitor.headers === null
+      ? null
+      : Object.fromEntries(Object.keys(monitor.headers).map((name) => [name, maskedHeaderValue])),
+    password: monitor.password === null ? null : maskedHeaderValue
   })
+
+/**
+ * The password to store: `"********"` keeps the stored one (an issue when there is none), null
+ * or "" clears it.
+ */
+const resolvePassword = (
+  given: string | null,
+  stored: string | null
+): { readonly password: string | null; readonly issues: ReadonlyArray<Issue> } =>
+  given === null || given === ""
+    ? { password: null, issues: [] }
+    : given !== maskedHeaderValue
+    ? { password: given, issues: [] }
+    : stored !== null
+    ? { password: stored, issues: [] }
+    : {
+      password: null,
+      issues: [{
+        path: ["password"],
+        message: `"${maskedHeaderValue}" keeps a stored password, and this monitor has none`
+      }]
+    }
+
+/** The answer that made a push monitor's token: the only one that shows it. */
+const withToken = (monitor: Monitor, pushToken: string | undefined): Monitor =>
+  pushToken === undefined ? monitor : new Monitor({ ...monitor, pushToken })
 
 /**
  * A monitor as its audit entry compares it: its settings, not what its checks found. Header
@@ -133,6 +212,8 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
     const registry = yield* ProbeRegistry
     const templates = yield* IncidentTemplatesRepo
     const audit = yield* AuditTrail
+    const pushIndex = yield* PushIndex
+    const pushRepo = yield* PushMonitorsRepo
     const transaction = audit.transaction
 
     /**
@@ -180,9 +261,14 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
      */
     const validated = (definition: MonitorDefinition, earlier: ReadonlyArray<Issue>, legacyCode: boolean) =>
       Effect.gen(function*() {
+        // A field the request got wrong already (a missing url) is not judged again across fields.
+        const named = new Set(earlier.filter((issue) => issue.path.length === 1).map((issue) => issue.path[0]))
+        const acrossFields = definitionIssues(definition).filter((issue) =>
+          !(issue.path.length === 1 && named.has(issue.path[0]))
+        )
         const issues = [
           ...earlier,
-          ...definitionIssues(definition).map((issue) =>
+          ...acrossFields.map((issue) =>
             legacyCode && issue.path[0] === "expectedStatusCodes" ? { ...issue, path: ["expectedStatusCode"] } : issue
           )
         ]
@@ -218,13 +304,15 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
      * component now; while it is still down, a new one opens on the new component from now, as
      * ingest records a monitor found down (ingest closes it when the monitor is up again).
      */
-    const move = (id: MonitorId, definition: MonitorDefinition, current: Monitor) =>
+    const move = (id: MonitorId, definition: MonitorDefinition, current: Monitor, pushTokenHash: string | null) =>
       stateChanges.commit(Effect.gen(function*() {
         // Of the public state, only the components' statuses change.
         yield* touchesComponentsAndMonitors
         const before = yield* lockPlacement(id, definition.componentId)
         const [after, moves] = yield* collectingMoves(Effect.gen(function*() {
-          const after = yield* repo.replace(id, definition, yield* offline).pipe(orNotFound("Monitor", id))
+          const after = yield* repo.replace(id, definition, yield* offline, pushTokenHash).pipe(
+            orNotFound("Monitor", id)
+          )
           if (before.componentId === definition.componentId) return after // moved there meanwhile
           const now = yield* Clock.currentTimeMillis
           yield* repo.endDowntime(id, now)
@@ -253,17 +341,18 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           const intervalSeconds = input.intervalSeconds ?? monitorLimits.intervalSeconds.default
           const defaults = typeDefaults(input.type)
           const headers = resolveHeaders(input.headers ?? null, null)
+          const password = resolvePassword(input.password ?? null, null)
           const codes = statusCodes(input, input.type, defaults.expectedStatusCodes)
+          const isPush = input.type === "push"
           const definition = yield* validated(
             {
               componentId: input.componentId,
               type: input.type,
-              url: input.url,
+              ...pushPlacement(input.type, input.url ?? "", input.regions ?? null, input.quorum ?? "majority"),
               intervalSeconds,
               timeoutMs: input.timeoutMs ?? defaultTimeout(intervalSeconds),
-              failureThreshold: input.failureThreshold ?? monitorLimits.failureThreshold.default,
-              regions: input.regions ?? null,
-              quorum: input.quorum ?? "majority",
+              // A missed heartbeat is down at once, as in Uptime Kuma; probes' checks wait for a streak.
+              failureThreshold: input.failureThreshold ?? (isPush ? 1 : monitorLimits.failureThreshold.default),
               degradedAboveMs: input.degradedAboveMs ?? null,
               method: input.method ?? defaults.method,
               headers: headers.headers,
@@ -271,32 +360,44 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
               expectedStatusCodes: codes.codes,
               bodyContains: input.bodyContains ?? null,
               bodyNotContains: input.bodyNotContains ?? null,
+              assertions: input.assertions ?? null,
               dnsRecordType: input.dnsRecordType ?? defaults.dnsRecordType,
               dnsExpectedValues: input.dnsExpectedValues ?? null,
+              password: password.password,
+              grpcService: input.grpcService || null,
+              pingCount: input.pingCount ?? defaults.pingCount,
               incidentPolicy: input.incidentPolicy ?? "off",
               incidentTemplateId: input.incidentTemplateId ?? null,
-              resolveAfterSeconds: input.resolveAfterSeconds ?? monitorLimits.resolveAfterSeconds.default
+              resolveAfterSeconds: input.resolveAfterSeconds ?? monitorLimits.resolveAfterSeconds.default,
+              graceSeconds: input.graceSeconds ?? (isPush ? Math.min(defaults.graceSeconds!, intervalSeconds) : null)
             },
-            [...headers.issues, ...codes.issues],
+            [...pushIssues(input.type, input, true), ...headers.issues, ...password.issues, ...codes.issues],
             input.expectedStatusCode !== undefined
           )
           yield* componentExists(definition.componentId)
           yield* templateExists(definition.incidentTemplateId)
           const regions = yield* offline
+          const pushToken = isPush ? input.pushToken ?? newPushToken() : undefined
           const created = yield* transaction(Effect.gen(function*() {
-            const created = yield* repo.insert(definition, regions, yield* Clock.currentTimeMillis)
+            const created = yield* repo.insert(
+              definition,
+              regions,
+              yield* Clock.currentTimeMillis,
+              pushToken === undefined ? null : pushTokenHash(pushToken)
+            )
             yield* record(created, undefined, created)
             return created
           }))
           // Nothing public changes: only the admin side's live stream hears of it.
           yield* stateChanges.announce({ monitors: true })
-          return masked(created)
+          if (isPush) yield* pushIndex.reload
+          return withToken(masked(created), pushToken)
         })
       ),
 
       /**
        * A partial update. Changing the type resets the fields of a type (method, headers, body,
-       * status codes, body texts, dns fields) to the new type's defaults; `"********"` as a
+       * status codes, body texts, JSON assertions, dns fields) to the new type's defaults; `"********"` as a
        * header's value keeps its stored value.
        */
       update: Effect.fn("Monitors.update")((id: MonitorId, changes: UpdateMonitor) =>
@@ -315,17 +416,27 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           const headers = changes.headers !== undefined
             ? resolveHeaders(changes.headers, typeChanged ? null : current.headers)
             : { headers: typed("headers"), issues: [] }
+          const password = changes.password !== undefined
+            ? resolvePassword(changes.password, typeChanged ? null : current.password)
+            : { password: typed("password"), issues: [] }
           const codes = statusCodes(changes, type, typed("expectedStatusCodes"))
+          // A monitor leaving push needs a target and takes probe regions again; one becoming push gets a token.
+          const leavesPush = current.type === "push" && type !== "push"
+          const intervalSeconds = changes.intervalSeconds ?? current.intervalSeconds
+          const pushToken = typeChanged && type === "push" ? newPushToken() : undefined
           const definition = yield* validated(
             {
               componentId: changes.componentId ?? current.componentId,
               type,
-              url: changes.url ?? current.url,
-              intervalSeconds: changes.intervalSeconds ?? current.intervalSeconds,
+              ...pushPlacement(
+                type,
+                changes.url ?? current.url,
+                changes.regions !== undefined ? changes.regions : leavesPush ? null : current.regions,
+                changes.quorum ?? (leavesPush ? "majority" : current.quorum)
+              ),
+              intervalSeconds,
               timeoutMs: changes.timeoutMs ?? current.timeoutMs,
               failureThreshold: changes.failureThreshold ?? current.failureThreshold,
-              regions: changes.regions !== undefined ? changes.regions : current.regions,
-              quorum: changes.quorum ?? current.quorum,
               degradedAboveMs: changes.degradedAboveMs !== undefined
                 ? changes.degradedAboveMs
                 : current.degradedAboveMs,
@@ -335,32 +446,60 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
               expectedStatusCodes: codes.codes,
               bodyContains: typed("bodyContains"),
               bodyNotContains: typed("bodyNotContains"),
+              assertions: typed("assertions"),
               dnsRecordType: typed("dnsRecordType"),
               dnsExpectedValues: typed("dnsExpectedValues"),
+              password: password.password,
+              grpcService: typed("grpcService") || null,
+              pingCount: typed("pingCount") ?? (type === "icmp" ? defaults.pingCount : null),
               incidentPolicy: changes.incidentPolicy ?? current.incidentPolicy,
               incidentTemplateId: changes.incidentTemplateId !== undefined
                 ? changes.incidentTemplateId
                 : current.incidentTemplateId,
-              resolveAfterSeconds: changes.resolveAfterSeconds ?? current.resolveAfterSeconds
+              resolveAfterSeconds: changes.resolveAfterSeconds ?? current.resolveAfterSeconds,
+              graceSeconds: changes.graceSeconds === undefined && typeChanged && type === "push"
+                ? Math.min(defaults.graceSeconds!, intervalSeconds)
+                : typed("graceSeconds")
             },
-            [...headers.issues, ...codes.issues],
+            [...pushIssues(type, changes, leavesPush), ...headers.issues, ...password.issues, ...codes.issues],
             changes.expectedStatusCode !== undefined
           )
+          // A kept secret goes only to the host it was given for: a new host needs it given again.
+          if (hostOf(definition.url) !== hostOf(current.url)) {
+            const keeps = (given: unknown) =>
+              given === undefined || given === maskedHeaderValue ||
+              (typeof given === "object" && given !== null && Object.values(given).includes(maskedHeaderValue))
+            const kept = [
+              ...(definition.password !== null && keeps(changes.password) ? ["password"] : []),
+              ...(definition.headers !== null && current.headers !== null && keeps(changes.headers) ? ["headers"] : [])
+            ]
+            if (kept.length > 0) {
+              return yield* BadRequest.fromIssues(kept.map((field) => ({
+                path: [field],
+                message:
+                  "give it again with a target on another host: a stored secret is sent only to the host it was given for"
+              })))
+            }
+          }
+          const hash = pushToken === undefined ? null : pushTokenHash(pushToken)
           if (definition.incidentTemplateId !== current.incidentTemplateId) {
             yield* templateExists(definition.incidentTemplateId)
           }
           if (definition.componentId === current.componentId) {
             const regions = yield* offline
             const updated = yield* transaction(Effect.gen(function*() {
-              const updated = yield* repo.replace(id, definition, regions).pipe(orNotFound("Monitor", id))
+              const updated = yield* repo.replace(id, definition, regions, hash).pipe(orNotFound("Monitor", id))
               yield* record(updated, current, updated)
               return updated
             }))
             yield* stateChanges.announce({ monitors: true })
-            return masked(updated)
+            if (type === "push" || current.type === "push") yield* pushIndex.reload
+            return withToken(masked(updated), pushToken)
           }
           yield* componentExists(definition.componentId)
-          return masked(yield* move(id, definition, current))
+          const moved = yield* move(id, definition, current, hash)
+          if (type === "push" || current.type === "push") yield* pushIndex.reload
+          return withToken(masked(moved), pushToken)
         })
       ),
 
@@ -390,7 +529,32 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           const after = yield* stored(id)
           yield* record(after, before, after, moves)
           return masked(after)
-        }))
+        })).pipe(Effect.tap((after) => after.type === "push" ? pushIndex.reload : Effect.void))
+      ),
+
+      /**
+       * Gives a push monitor a new token: the old one is refused from now on (on other instances
+       * once they hear of the change, within a second or two). Answers the monitor with the new
+       * token, the only time it is shown. Any other type of monitor is 400.
+       */
+      rotatePushToken: Effect.fn("Monitors.rotatePushToken")((id: MonitorId) =>
+        Effect.gen(function*() {
+          const before = yield* get(id)
+          if (before.type !== "push") {
+            return yield* BadRequest.fromIssues([{ path: ["type"], message: "only a push monitor has a push token" }])
+          }
+          const pushToken = newPushToken()
+          yield* transaction(Effect.gen(function*() {
+            if (!(yield* pushRepo.rotate(id, pushTokenHash(pushToken)))) return yield* NotFound.of("Monitor", id)
+            yield* audit.record({
+              target: { type: "monitor", id, name: displayUrl(before.url) },
+              changes: { pushToken: { before: "(secret)", after: "(secret)" } }
+            })
+          }))
+          yield* stateChanges.announce({ monitors: true })
+          yield* pushIndex.reload
+          return withToken(yield* get(id), pushToken)
+        })
       ),
 
       /** Deletes a monitor; its past downtime stays in the uptime history, its open interval ends now. */
@@ -405,7 +569,8 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
             yield* statuses.followMonitors(componentId)
           }))
           yield* record(before, before, undefined, moves)
-        }))
+          return before.type
+        })).pipe(Effect.flatMap((type) => type === "push" ? pushIndex.reload : Effect.void))
       )
     } as const
   })
@@ -418,7 +583,9 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
       StateChanges.layer,
       ProbeRegistry.layer,
       IncidentTemplatesRepo.layer,
-      AuditTrail.layer
+      AuditTrail.layer,
+      PushIndex.layer,
+      PushMonitorsRepo.layer
     ])
   )
 }

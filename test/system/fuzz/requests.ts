@@ -93,7 +93,10 @@ const asParamString = (value: unknown): string =>
   typeof value === "string" ? value : value === undefined ? "" : toJsonText(value).replace(/^"|"$/g, "")
 
 const pathValue = (op: Operation, param: Parameter, input: Input, ctx: Context): fc.Arbitrary<string> => {
-  const valid = param.name === "id" && op.resource !== undefined
+  const valid = param.name === "id" && op.id === "monitors.rotatePushToken"
+    // Only a push monitor has a token to rotate: one the fuzzer made (runFuzz keeps them apart).
+    ? ctx.idFor("push-monitors")
+    : param.name === "id" && op.resource !== undefined
     ? ctx.idFor(op.resource, op.method === "DELETE" ? "delete" : undefined)
     : param.name === "slug"
     // The default page is always there (a random slug names no page: 404).

@@ -50,6 +50,10 @@ export interface FuzzOptions {
   readonly signIn?: { readonly email: string; readonly password: string }
   /** The text of every mail sent so far to `fuzz-…@example.com` addresses. */
   readonly mailbox?: () => ReadonlyArray<string>
+  /** Tokens of push monitors made for the run: a push needs one (the run learns more from its answers). */
+  readonly pushTokens?: ReadonlyArray<string>
+  /** Their monitors: a rotation needs a push monitor (its answer's token joins the others). */
+  readonly pushMonitorIds?: ReadonlyArray<string>
 }
 
 export interface FuzzFailure {
@@ -269,6 +273,8 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   const orgResponse = await json("GET", "/api/v1/admin/org")
   const organization = orgResponse.status === 200 ? JSON.parse(orgResponse.body.toString("utf8")) : undefined
   if (organization?.id) pools.add("org", organization.id)
+  for (const token of options.pushTokens ?? []) pools.add("push-tokens", token)
+  for (const id of options.pushMonitorIds ?? []) pools.add("push-monitors", id)
   log(
     `fuzz: seed ${options.seed}, ${options.requests} requests over ${operations.length} operations, concurrency ${concurrency}`
   )
@@ -389,6 +395,16 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
       if (id !== undefined && response.body.toString("utf8").includes(id)) pools.remove(op.resource, id)
     }
     if (response.status >= 300) return
+    // A push monitor's token is shown once, in the answer that made it (a creation, a rotation).
+    const madeToken = response.body.length < 100_000 && /"pushToken"/.test(response.body.toString("utf8"))
+      ? JSON.parse(response.body.toString("utf8"))?.pushToken
+      : undefined
+    if (typeof madeToken === "string") {
+      pools.add("push-tokens", madeToken)
+      if (op.id === "monitors.create" && request.credentials === "key") {
+        pools.add("push-monitors", JSON.parse(response.body.toString("utf8")).id)
+      }
+    }
     // Public operations succeed with any credentials.
     if (op.id === "subscriptions.verify") spent.add(decodeURIComponent(request.target.split("?")[0]!.split("/").pop()!))
     if (op.id === "subscriptions.unsubscribe") spendLinksOf(JSON.parse(request.body ?? "{}").email)

@@ -5,6 +5,7 @@
  */
 import * as fc from "fast-check"
 
+import { MonitorType } from "../../../src/domain/Monitor.js"
 import type { JsonSchema } from "./openapi.js"
 
 /** JSON text emitted verbatim by `toJsonText`: numbers JSON.stringify cannot write (1e400, -0, 2^53+1). */
@@ -293,6 +294,10 @@ const hint = (name: string, schema: JsonSchema, ctx: Context): fc.Arbitrary<unkn
       return fc.integer({ min: 0, max: 50 }).map(String)
     case "token":
       return mostlyKnown(ctx.verifyTokens, charsOf("0123456789abcdef", 64, 64))
+    // A push URL's token, and the one a push monitor may be created with: mostly a known one (a
+    // creation with it is 400, taken), else a UUID, which fits the pattern.
+    case "pushToken":
+      return ctx.idFor("push-tokens")
     case "name":
     case "title":
     case "message":
@@ -314,6 +319,10 @@ export const validOf = (schema: JsonSchema, ctx: Context, name?: string): fc.Arb
   if (Array.isArray(s.type)) return fc.oneof(...s.type.map((type: string) => validOf({ ...s, type }, ctx, name)))
   switch (s.type) {
     case "string":
+      // A timestamp's pattern allows month 17 and day 94: a real date, within a few years of now.
+      if (typeof s.pattern === "string" && s.pattern.startsWith("^\\d{4}-\\d{2}-\\d{2}T")) {
+        return fc.integer({ min: -1000, max: 1000 }).map((days) => iso(ctx.now + days * DAY))
+      }
       if (typeof s.pattern === "string") return fc.stringMatching(new RegExp(s.pattern))
       return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 30, 30) })
     case "integer":
@@ -350,9 +359,32 @@ export const validOf = (schema: JsonSchema, ctx: Context, name?: string): fc.Arb
   }
 }
 
-const monitorTypes = new Set(["http", "tcp", "ssl_expiry", "dns"])
-const httpOnlyFields = ["method", "headers", "body", "expectedStatusCodes", "bodyContains", "bodyNotContains"]
+const monitorTypes = new Set<string>(MonitorType.literals)
+const httpOnlyFields = [
+  "method",
+  "headers",
+  "body",
+  "expectedStatusCodes",
+  "bodyContains",
+  "bodyNotContains",
+  "assertions"
+]
 const dnsOnlyFields = ["dnsRecordType", "dnsExpectedValues"]
+/** The fields of the other types, each of one type or a few. */
+const otherTypeFields = ["password", "grpcService", "pingCount", "graceSeconds", "pushToken"]
+const passwordTypes = new Set(["postgres", "mysql", "redis", "mqtt", "amqp"])
+/** Targets on loopback ports nobody listens on: the probes of the bed check them and fail. */
+const targetOf: Record<string, string> = {
+  tcp: "tcp://127.0.0.1:9",
+  ssl_expiry: "https://127.0.0.1:9",
+  icmp: "127.0.0.1",
+  grpc: "grpc://127.0.0.1:9",
+  postgres: "postgres://fuzz@127.0.0.1:9/fuzz",
+  mysql: "mysql://fuzz@127.0.0.1:9/fuzz",
+  redis: "redis://127.0.0.1:9",
+  mqtt: "mqtt://127.0.0.1:9",
+  amqp: "amqp://fuzz@127.0.0.1:9"
+}
 const without = (value: Record<string, unknown>, keys: ReadonlyArray<string>) =>
   Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)))
 
@@ -372,12 +404,32 @@ const consistent = (value: Record<string, unknown>): Record<string, unknown> => 
   }
   switch (monitor.type) {
     case undefined:
-      return without(monitor, [...httpOnlyFields, ...dnsOnlyFields])
+      return without(monitor, [...httpOnlyFields, ...dnsOnlyFields, ...otherTypeFields])
+    case "push": {
+      // The service makes its URL and its one region; a known token would be taken: a new one is made.
+      monitor = without(monitor, [
+        ...httpOnlyFields,
+        ...dnsOnlyFields,
+        ...otherTypeFields.filter((field) => field !== "graceSeconds"),
+        "expectedStatusCode",
+        "url",
+        "regions",
+        "quorum"
+      ])
+      const interval = typeof monitor.intervalSeconds === "number" ? monitor.intervalSeconds : 60
+      return typeof monitor.graceSeconds === "number" && monitor.graceSeconds > interval
+        ? { ...monitor, graceSeconds: interval }
+        : monitor
+    }
     case "http": {
-      monitor = without(monitor, dnsOnlyFields)
+      monitor = without(monitor, [...dnsOnlyFields, ...otherTypeFields])
       if ("expectedStatusCode" in monitor) monitor = without(monitor, ["expectedStatusCodes"])
       if (monitor.body !== undefined && monitor.body !== null) monitor = { ...monitor, method: "POST" }
-      if (monitor.method === "HEAD") monitor = without(monitor, ["bodyContains", "bodyNotContains"])
+      if (monitor.method === "HEAD") monitor = without(monitor, ["bodyContains", "bodyNotContains", "assertions"])
+      // A path, op and value that agree (the schema's rules across them are not in the document): one that does.
+      if (Array.isArray(monitor.assertions)) {
+        monitor = { ...monitor, assertions: [{ path: "$.status", op: "==", value: "ok" }] }
+      }
       // Header names must be tokens and some are the check's own: one the check accepts.
       if (monitor.headers !== undefined && monitor.headers !== null) {
         monitor = { ...monitor, headers: { "X-Fuzz": "1" } }
@@ -386,7 +438,10 @@ const consistent = (value: Record<string, unknown>): Record<string, unknown> => 
     }
     case "dns":
       // Probes of the system suite ask a closed loopback resolver (PROBE_DNS_SERVERS): no query leaves the machine.
-      monitor = { ...without(monitor, [...httpOnlyFields, "expectedStatusCode"]), url: "fuzz.invalid" }
+      monitor = {
+        ...without(monitor, [...httpOnlyFields, ...otherTypeFields, "expectedStatusCode"]),
+        url: "fuzz.invalid"
+      }
       // A and AAAA records (A is the default) expect addresses: one of the right family.
       if (Array.isArray(monitor.dnsExpectedValues) && monitor.dnsExpectedValues.length > 0) {
         const type = monitor.dnsRecordType ?? "A"
@@ -394,11 +449,23 @@ const consistent = (value: Record<string, unknown>): Record<string, unknown> => 
         if (type === "AAAA") monitor = { ...monitor, dnsExpectedValues: ["::1"] }
       }
       return monitor
-    default:
+    default: {
+      const type = monitor.type as string
+      const own = [
+        ...(passwordTypes.has(type) ? ["password"] : []),
+        ...(type === "grpc" ? ["grpcService"] : []),
+        ...(type === "icmp" ? ["pingCount"] : [])
+      ]
       return {
-        ...without(monitor, [...httpOnlyFields, ...dnsOnlyFields, "expectedStatusCode"]),
-        url: monitor.type === "tcp" ? "tcp://127.0.0.1:9" : "https://127.0.0.1:9"
+        ...without(monitor, [
+          ...httpOnlyFields,
+          ...dnsOnlyFields,
+          ...otherTypeFields.filter((field) => !own.includes(field)),
+          "expectedStatusCode"
+        ]),
+        url: targetOf[type] ?? "https://127.0.0.1:9"
       }
+    }
   }
 }
 

@@ -24,6 +24,14 @@ import {
   type StoredResult
 } from "../Runs.js"
 import { type Region, regions, type TestBed } from "../TestBed.js"
+import {
+  createPushMonitors,
+  judgePushes,
+  lastDeadline,
+  planPushes,
+  type PushJudgement,
+  sendPushes
+} from "./pushPlan.js"
 
 const monitorCount = 500
 const intervalSeconds = 10
@@ -73,6 +81,8 @@ export interface ChecksReport {
     readonly missedWhileRegionUp: ReadonlyArray<string>
   }
   readonly settleMs: number
+  /** The push monitors' slots in the window, judged against the client's pushes (pushPlan.ts). */
+  readonly push: PushJudgement & { readonly sendFailures: ReadonlyArray<string>; readonly latestSendMs: number }
 }
 
 export const runChecksScenario = async (
@@ -85,6 +95,8 @@ export const runChecksScenario = async (
   for (let i = 0; i < 10; i++) {
     components.push((await admin.ok<{ id: string }>("POST", "/api/v1/admin/components", { name: `Fleet ${i}` })).id)
   }
+  // First: a push monitor's first slot is not judged, and the window starts well after it.
+  const pushMonitors = await createPushMonitors(bed, components[0]!)
   /** Target number -> monitor id: each monitor checks a path of its own. */
   const monitorOf = new Map<number, string>()
   let nextMonitor = 0
@@ -126,7 +138,9 @@ export const runChecksScenario = async (
     )
   )
 
-  log(`  ${monitorCount} monitors checked; killing probes for ${windowMs / 1000} s`)
+  const pushes = planPushes(pushMonitors, random, windowStart, windowEnd)
+  const pushing = sendPushes(bed, pushes)
+  log(`  ${monitorCount} monitors checked; killing probes for ${windowMs / 1000} s, pushing to ${pushMonitors.length}`)
   const kills: Array<ProbeKill> = []
   /** Per probe, when it was up: from "probe ready" (every probe is before the window) until its kill. */
   const upTimes = new Map<ManagedProcess, Array<{ from: number; to: number }>>(
@@ -179,6 +193,7 @@ export const runChecksScenario = async (
   }
   await sleep(Math.max(0, windowEnd - Date.now()))
   for (const region of regions) for (const probe of bed.probes[region]) if (!probe.alive()) start(probe)
+  const sent = await pushing
 
   const { lost, offSlot, repeated, requests, rows, settleMs, unknownSource, withoutRequest } = await settledRuns({
     sql: bed.sql,
@@ -197,8 +212,11 @@ export const runChecksScenario = async (
   const missedWhileRegionUp = missedRows.filter((row) =>
     regionUpThroughout(row.region, row.scheduled_at, row.scheduled_at + intervalMs)
   )
-  await removeMonitors(bed, monitorIds)
+  await sleep(Math.max(0, lastDeadline(pushes) - Date.now()))
+  const push = { ...await judgePushes(bed.sql, pushes), sendFailures: sent.failures, latestSendMs: sent.latestMs }
+  await removeMonitors(bed, [...monitorIds, ...pushMonitors.map((monitor) => monitor.id)])
   return {
+    push,
     monitors: monitorCount,
     windowMs,
     loadedAfterMs: windowStart - createdAt,

@@ -57,6 +57,29 @@ const confirmSubscribers = async (bed: TestBed, count: number) => {
   return new Set(emails)
 }
 
+/**
+ * A push monitor for the run, on a component of its own the fuzzer does not know (so it never
+ * deletes it): a push needs a token, shown only when it is made. `remove` deletes both after it.
+ */
+const pushMonitorForTheRun = async (bed: TestBed) => {
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${bed.apis[0].baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${bed.apiKey}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`)
+    return response.status === 204 ? undefined : await response.json()
+  }
+  const component = await api("POST", "/api/v1/admin/components", { name: "Fuzz push", isPublic: false })
+  const monitor = await api("POST", "/api/v1/admin/monitors", { componentId: component.id, type: "push" })
+  return {
+    id: monitor.id as string,
+    token: monitor.pushToken as string,
+    remove: () => api("DELETE", `/api/v1/admin/components/${component.id}`).then(() => undefined)
+  }
+}
+
 export const fuzzSecrets = async (bed: TestBed) => {
   const first = await bed.sql.query<{ email: string }>("select email from users order by created_at limit 1")
   const email = first.rows[0]?.email
@@ -72,8 +95,12 @@ export const fuzzSecrets = async (bed: TestBed) => {
   )
   if (reset.code !== 0) throw new Error(`resetting the administrator's password failed: ${reset.stderr}`)
   const confirmed = await confirmSubscribers(bed, confirmedBeforeTheRun)
+  const push = await pushMonitorForTheRun(bed)
   return {
     signIn: { email, password },
+    pushTokens: [push.token],
+    pushMonitorIds: [push.id],
+    removePushMonitor: push.remove,
     // Their confirmation links are used: offered to the run, they could only fail.
     mailbox: () =>
       bed.smtp.messages.filter((mail) =>

@@ -210,6 +210,9 @@ export const notificationMail = (options: {
   }
 }
 
-/** The events subscribers are mailed about: incidents and maintenance, not component flips. */
+/**
+ * The events subscribers are mailed about: incidents and maintenance, not component flips, nor
+ * monitor events (`monitor.*`: the operators' channel, for webhooks only).
+ */
 export const isMailedEvent = (event: { readonly event: string }): boolean =>
   event.event.startsWith("incident.") || event.event.startsWith("maintenance.")

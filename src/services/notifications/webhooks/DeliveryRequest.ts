@@ -1,10 +1,13 @@
 /**
  * The HTTP request that delivers one event to one webhook: body in the webhook's format and,
- * for `generic`, the signature headers. Pure, so a retry with the same delivery id sends the
- * same body and the same `webhook-id`.
+ * for `generic`, the signature headers; for the on-call formats, their key where each vendor
+ * takes it (and Opsgenie's close action as the address). Pure, so a retry with the same
+ * delivery id sends the same body and the same `webhook-id`.
  */
 import type { NotificationEvent, Sender } from "../../../domain/NotificationEvent.js"
 import type { WebhookType } from "../../../domain/Webhook.js"
+import { opsgenieAuthorization, opsgenieUrl } from "./formats/Opsgenie.js"
+import { withRoutingKey } from "./formats/PagerDuty.js"
 import { renderBody } from "./Payload.js"
 import { serviceSignature, standardWebhookSignature, standardWebhooksKey } from "./Signing.js"
 
@@ -13,7 +16,7 @@ export const userAgent = "StatusPageService-Webhooks/1.0"
 export interface DeliveryTarget {
   readonly url: string
   readonly type: WebhookType
-  /** Set for `generic` webhooks only. */
+  /** A `generic` webhook's signing secret, or an on-call webhook's key; null for the chat types. */
   readonly secret: string | null
 }
 
@@ -35,13 +38,19 @@ export const buildDeliveryRequest = (options: {
   readonly body?: string
 }): DeliveryRequest => {
   const { deliveryId, event, sender, target, timestamp } = options
-  const body = options.body ?? renderBody(target.type, event, sender)
+  const rendered = options.body ?? renderBody(target.type, event, sender)
+  // PagerDuty takes its key in the body, Opsgenie in a header and the alert's alias in the URL.
+  const body = target.type === "pagerduty" && target.secret !== null
+    ? withRoutingKey(rendered, target.secret)
+    : rendered
+  const url = target.type === "opsgenie" ? opsgenieUrl(target.url, event) : target.url
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": userAgent,
     "x-service-event": event.event,
     "x-service-delivery": deliveryId
   }
+  if (target.type === "opsgenie" && target.secret !== null) headers.authorization = opsgenieAuthorization(target.secret)
   if (target.type === "generic" && target.secret !== null) {
     headers["x-service-signature"] = serviceSignature(target.secret, body)
     headers["webhook-id"] = deliveryId
@@ -53,5 +62,5 @@ export const buildDeliveryRequest = (options: {
       body
     )
   }
-  return { url: target.url, headers, body }
+  return { url, headers, body }
 }

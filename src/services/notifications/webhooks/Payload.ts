@@ -5,6 +5,8 @@ import { chatA } from "./formats/ChatA.js"
 import { chatB } from "./formats/ChatB.js"
 import { chatC } from "./formats/ChatC.js"
 import { generic } from "./formats/Generic.js"
+import { opsgenie } from "./formats/Opsgenie.js"
+import { pagerDuty } from "./formats/PagerDuty.js"
 
 export const renderPayload = (type: WebhookType, event: NotificationEvent, sender: Sender): unknown => {
   switch (type) {
@@ -16,6 +18,10 @@ export const renderPayload = (type: WebhookType, event: NotificationEvent, sende
       return chatC(event, sender)
     case "generic":
       return generic(event, sender)
+    case "pagerduty":
+      return pagerDuty(event, sender)
+    case "opsgenie":
+      return opsgenie(event, sender)
   }
 }
 

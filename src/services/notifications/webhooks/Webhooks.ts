@@ -3,11 +3,11 @@ import { randomUUID } from "node:crypto"
 
 import { Clock, Context, DateTime, Effect, Layer } from "effect"
 
-import { Conflict, orNotFound } from "../../../domain/Errors.js"
+import { BadRequest, Conflict, type Issue, orNotFound } from "../../../domain/Errors.js"
 import type { IncidentEvent } from "../../../domain/NotificationEvent.js"
 import type { PageRequest } from "../../../domain/Page.js"
-import type { CreateWebhook, UpdateWebhook, Webhook, WebhookId } from "../../../domain/Webhook.js"
-import { CreatedWebhook } from "../../../domain/Webhook.js"
+import type { CreateWebhook, UpdateWebhook, Webhook, WebhookId, WebhookType } from "../../../domain/Webhook.js"
+import { CreatedWebhook, isOnCallType } from "../../../domain/Webhook.js"
 import { WebhookDeliveriesRepo } from "../../../persistence/WebhookDeliveriesRepo.js"
 import { WebhooksRepo } from "../../../persistence/WebhooksRepo.js"
 import { AppConfig } from "../../../runtime/Config.js"
@@ -34,6 +34,54 @@ const sampleIncident = (organization: string, at: DateTime.Utc): IncidentEvent =
   }
 })
 
+/** PagerDuty refuses any other `routing_key` length (Events API v2). */
+const pagerDutyKeyLength = 32
+
+/**
+ * The rules of the on-call fields that a schema cannot check alone, for a webhook of `type`: its
+ * key (required for the on-call types on creation, refused for the others) and the toggles the
+ * on-call types cannot have (they page on incident and monitor events only).
+ */
+const onCallIssues = (
+  type: WebhookType,
+  fields: Pick<CreateWebhook, "integrationKey" | "notifyOnMaintenance" | "notifyOnComponentChange">,
+  creating: boolean
+): Effect.Effect<void, BadRequest> => {
+  const issues: Array<Issue> = []
+  if (isOnCallType(type)) {
+    if (creating && fields.integrationKey === undefined) {
+      issues.push({ path: ["integrationKey"], message: `is required for ${type} webhooks` })
+    }
+    const key = fields.integrationKey
+    if (type === "pagerduty" && key !== undefined && key.length !== pagerDutyKeyLength) {
+      issues.push({
+        path: ["integrationKey"],
+        message: `must be the ${pagerDutyKeyLength}-character integration key of a PagerDuty Events API v2 integration`
+      })
+    }
+    for (const toggle of ["notifyOnMaintenance", "notifyOnComponentChange"] as const) {
+      if (fields[toggle] === true) {
+        issues.push({
+          path: [toggle],
+          message: `must be false: ${type} webhooks page on incident and monitor events only`
+        })
+      }
+    }
+  } else if (fields.integrationKey !== undefined) {
+    issues.push({ path: ["integrationKey"], message: "applies to pagerduty and opsgenie webhooks only" })
+  }
+  return issues.length === 0 ? Effect.void : Effect.fail(BadRequest.fromIssues(issues))
+}
+
+/** The host (and port) of a URL, as a stored secret is bound to it. */
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host.toLowerCase()
+  } catch {
+    return url
+  }
+}
+
 export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
   make: Effect.gen(function*() {
     const config = yield* AppConfig
@@ -59,11 +107,15 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
       list: Effect.fn("Webhooks.list")((page: PageRequest) => repo.findPage(page)),
       get: Effect.fn("Webhooks.get")(get),
 
-      /** Only `generic` webhooks get a secret; this response is the only one that shows it. */
-      create: Effect.fn("Webhooks.create")((input: CreateWebhook) => {
+      /**
+       * Only `generic` webhooks get a secret; this response is the only one that shows it. An
+       * on-call webhook keeps the key it was given in the same column, and no answer shows it.
+       */
+      create: Effect.fn("Webhooks.create")(function*(input: CreateWebhook) {
+        yield* onCallIssues(input.type, input, true)
         const secret = input.type === "generic" ? generateSecret() : null
-        return transaction(Effect.gen(function*() {
-          const webhook = yield* repo.insert(input, secret)
+        return yield* transaction(Effect.gen(function*() {
+          const webhook = yield* repo.insert(input, secret ?? input.integrationKey ?? null)
           yield* record(webhook, undefined, webhook)
           return new CreatedWebhook({ ...webhook, secret })
         }))
@@ -76,6 +128,18 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
             return yield* new Conflict({
               message: "A webhook's type cannot be changed: create a new webhook of the other type"
             })
+          }
+          yield* onCallIssues(before.type, changes, false)
+          // The key goes only to the host it was given for: a new host needs it given again.
+          if (
+            isOnCallType(before.type) && changes.url !== undefined && changes.integrationKey === undefined &&
+            hostOf(changes.url) !== hostOf(before.url)
+          ) {
+            return yield* BadRequest.fromIssues([{
+              path: ["integrationKey"],
+              message:
+                "give the key again with a URL of another host: a stored key is sent only to the host it was given for"
+            }])
           }
           const after = yield* repo.update(id, changes).pipe(orNotFound("Webhook", id))
           yield* record(after, before, after)

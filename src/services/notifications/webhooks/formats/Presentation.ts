@@ -7,7 +7,7 @@ import { DateTime } from "effect"
 
 import type { ComponentStatus } from "../../../../domain/Component.js"
 import { formatUtcIso } from "../../../../domain/InstantFormat.js"
-import type { NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
+import type { MonitorEventData, NotificationEvent, Sender } from "../../../../domain/NotificationEvent.js"
 
 /** How alarming an event is; each chat format maps a tone to its own colour vocabulary. */
 export type Tone = "good" | "minor" | "major" | "critical" | "maintenance" | "neutral"
@@ -67,6 +67,18 @@ const maintenanceHeadline = {
   "maintenance.reminder": "Maintenance starts soon"
 } as const
 
+const monitorHeadline = { down: "Monitor down", degraded: "Monitor degraded", up: "Monitor up" } as const
+const monitorTone = { down: "critical", degraded: "minor", up: "good" } as const
+
+/** One region's evidence in a line: `eu-west: failing ×3 (HTTP 503: …), 120 ms at 2026-03-05 22:00 UTC`. */
+export const regionLine = (region: MonitorEventData["regions"][number]): string => {
+  const error = region.lastError ?? (region.lastStatusCode === null ? null : `HTTP ${region.lastStatusCode}`)
+  const failing = `failing ×${region.consecutiveFailures}`
+  const outcome = region.ok ? "ok" : error === null ? failing : `${failing} (${error})`
+  const at = formatUtcIso(region.lastCheckedAt)
+  return `${region.region}: ${outcome}, ${Math.round(region.lastDurationMs)} ms at ${at}`
+}
+
 const body = (event: NotificationEvent): Omit<Presentation, "url" | "footer" | "timestamp"> => {
   switch (event.event) {
     case "incident.created":
@@ -121,6 +133,25 @@ const body = (event: NotificationEvent): Omit<Presentation, "url" | "footer" | "
           { label: "Status", value: humanize(data.status) }
         ],
         tone: componentTone[data.status]
+      }
+    }
+    case "monitor.down":
+    case "monitor.degraded":
+    case "monitor.up": {
+      const { data } = event
+      return {
+        title: `${monitorHeadline[data.state]}: ${data.componentName}`,
+        description: [
+          `The ${data.type} check of ${data.target} is ${data.state} since ${formatUtcIso(data.since)}.`,
+          ...data.regions.map(regionLine)
+        ].join("\n"),
+        facts: [
+          { label: "Component", value: data.componentName },
+          { label: "Check", value: `${data.type} ${data.target}` },
+          { label: "Previous state", value: humanize(data.previousState) },
+          { label: "Since", value: formatUtcIso(data.since) }
+        ],
+        tone: monitorTone[data.state]
       }
     }
   }

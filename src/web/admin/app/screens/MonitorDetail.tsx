@@ -4,14 +4,16 @@
  * settings, and what may be done to it (edit, pause or resume, delete).
  */
 import { DateTime } from "effect"
-import { useEffect, useRef } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 
+import { describeAssertion } from "../../../../domain/JsonAssertion.js"
 import type { QuorumRule } from "../../../../domain/Monitor.js"
 import { monitorTypeLabel } from "../../../Labels.js"
 import { formatMs } from "../../../ResponseTimeChart.js"
 import { useCan } from "../core/access.js"
 import { ConfirmButton, FailureMessage, When } from "../ui/feedback.js"
 import { beatOf, HeartbeatBar, runOutcome, runTime, tallyOf, tallyPhrase } from "../ui/HeartbeatBar.js"
+import { PushUrl } from "../ui/PushUrl.js"
 import { FreshEditor, InlineSection, OpenButton, useOpenPart, useRowActions } from "../ui/resources.js"
 import { ResponseTimeChart } from "../ui/ResponseTimeChart.js"
 import { type ComponentJson, MonitorForm, type MonitorJson, type TemplateJson } from "./MonitorForm.js"
@@ -69,11 +71,12 @@ const checkPhrase = (monitor: MonitorJson) => {
   const values = monitor.dnsExpectedValues === null ? "" : ` ${monitor.dnsExpectedValues.join(", ")}`
   return [
     `${monitorTypeLabel[monitor.type]}${method} every ${monitor.intervalSeconds} s`,
-    `time-out ${monitor.timeoutMs} ms`,
+    monitor.graceSeconds === null ? `time-out ${monitor.timeoutMs} ms` : `grace ${monitor.graceSeconds} s`,
     monitor.expectedStatusCodes !== null && `expects ${monitor.expectedStatusCodes.join(", ")}`,
     monitor.dnsRecordType !== null && `${monitor.dnsRecordType} record${values}`,
     monitor.bodyContains !== null && `body contains "${monitor.bodyContains}"`,
-    monitor.bodyNotContains !== null && `body does not contain "${monitor.bodyNotContains}"`
+    monitor.bodyNotContains !== null && `body does not contain "${monitor.bodyNotContains}"`,
+    monitor.assertions !== null && `JSON: ${monitor.assertions.map(describeAssertion).join("; ")}`
   ].filter((part) => part !== false).join(", ")
 }
 
@@ -215,6 +218,16 @@ export const MonitorDetail = (props: {
           : api.monitors.pause({ params: { id: monitor.id } }),
       (saved) => `The monitor of ${monitor.url} is ${saved.paused ? "paused" : "checked again"}.`
     )
+  /** The token a rotation made, shown until another monitor is opened. */
+  const [pushToken, setPushToken] = useState<string | null>(null)
+  useEffect(() => setPushToken(null), [monitor.id])
+  const rotate = async () => {
+    const outcome = await act(
+      (api) => api.monitors.rotatePushToken({ params: { id: monitor.id } }),
+      () => `The push token of ${name} was replaced; the old URL no longer works.`
+    )
+    if (outcome.ok) setPushToken(outcome.value.pushToken ?? null)
+  }
   const remove = async () => {
     const outcome = await act((api) => api.monitors.remove({ params: { id: monitor.id } }))
     if (outcome.ok) props.onDeleted(`The monitor of ${monitor.url} was deleted.`)
@@ -248,6 +261,14 @@ export const MonitorDetail = (props: {
             <span class="visually-hidden">{monitor.url}</span>
           </button>
         )}
+        {monitor.type === "push" && can("monitors.rotatePushToken") && (
+          <ConfirmButton
+            label="New push URL"
+            name={`New push URL for ${name}`}
+            confirmLabel="Replace the push URL (the old one stops working)"
+            onConfirm={() => void rotate()}
+          />
+        )}
         {can("monitors.remove") && (
           <ConfirmButton
             label="Delete"
@@ -257,6 +278,7 @@ export const MonitorDetail = (props: {
           />
         )}
       </div>
+      {pushToken !== null && <PushUrl id={`push-url-${monitor.id}`} token={pushToken} />}
       {editor.open && (
         <InlineSection id={`edit-${monitor.id}`} title={`Edit the monitor of ${monitor.url}`}>
           <FreshEditor

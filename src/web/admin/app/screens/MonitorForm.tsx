@@ -15,10 +15,13 @@ import {
   type Monitor,
   monitorLimits,
   type MonitorType,
+  passwordTypes,
   type QuorumRule
 } from "../../../../domain/Monitor.js"
 import { monitorTypeLabel, optionsOf } from "../../../Labels.js"
+import { assertionRows, AssertionsEditor, assertionsOf } from "../ui/AssertionsEditor.js"
 import { SelectField, TextArea, TextField } from "../ui/fields.js"
+import { PushUrl } from "../ui/PushUrl.js"
 import { useSubmit } from "../ui/requests.js"
 import { ResourceForm, type ResourceFormProps } from "../ui/resources.js"
 
@@ -43,7 +46,16 @@ const targetField: Record<MonitorType, { readonly label: string; readonly hint: 
   http: { label: "URL", hint: "The http:// or https:// address to request." },
   tcp: { label: "Host and port", hint: "host:port or tcp://host:port, such as db.example.com:5432." },
   ssl_expiry: { label: "Host", hint: "https://host or https://host:port, without a path." },
-  dns: { label: "Host name", hint: "The name to resolve, such as example.com (or dns://example.com)." }
+  dns: { label: "Host name", hint: "The name to resolve, such as example.com (or dns://example.com)." },
+  // No field: the service makes a push monitor's URL.
+  push: { label: "", hint: "" },
+  icmp: { label: "Host", hint: "A host name or an IP address to ping, such as db.example.com or 203.0.113.7." },
+  grpc: { label: "Address", hint: "grpc://host:port (plaintext) or grpcs://host:port (TLS)." },
+  postgres: { label: "Server", hint: "postgres://user@host:5432/database (user postgres when left out)." },
+  mysql: { label: "Server", hint: "mysql://user@host:3306/database (user root when left out)." },
+  redis: { label: "Server", hint: "redis://user@host:6379/0, or rediss:// for TLS." },
+  mqtt: { label: "Broker", hint: "mqtt://user@host:1883, or mqtts:// for TLS (port 8883)." },
+  amqp: { label: "Broker", hint: "amqp://user@host:5672/vhost, or amqps:// for TLS (guest when no user)." }
 }
 
 const methods = (["GET", "HEAD", "POST"] as const).map((value) => ({ value, label: value }))
@@ -87,24 +99,33 @@ export const MonitorForm = (
   const { initial } = props
   const [componentId, setComponentId] = useState<string>(initial?.componentId ?? props.components[0]?.id ?? "")
   const [type, setType] = useState<MonitorType>(initial?.type ?? "http")
-  const [url, setUrl] = useState(initial?.url ?? "")
+  const [url, setUrl] = useState(initial?.type === "push" ? "" : initial?.url ?? "")
   const [interval, setIntervalText] = useState(numberText(initial?.intervalSeconds))
   const [timeout, setTimeoutText] = useState(numberText(initial?.timeoutMs))
   const [expectedStatus, setExpectedStatus] = useState(initial?.expectedStatusCodes?.join(", ") ?? "")
   const [threshold, setThreshold] = useState(numberText(initial?.failureThreshold))
-  const [regions, setRegions] = useState(initial?.regions?.join(", ") ?? "")
-  const [quorum, setQuorum] = useState(initial ? String(initial.quorum) : "")
+  // A push monitor's region and quorum are fixed: a change of its type starts from the defaults.
+  const pushed = initial?.type === "push"
+  const [regions, setRegions] = useState(pushed ? "" : initial?.regions?.join(", ") ?? "")
+  const [quorum, setQuorum] = useState(initial && !pushed ? String(initial.quorum) : "")
   const [degradedAbove, setDegradedAbove] = useState(numberText(initial?.degradedAboveMs))
   const [method, setMethod] = useState<Method>(initial?.method ?? "GET")
   const [headers, setHeaders] = useState(headersText(initial?.headers))
   const [body, setBody] = useState(initial?.body ?? "")
   const [bodyContains, setBodyContains] = useState(initial?.bodyContains ?? "")
   const [bodyNotContains, setBodyNotContains] = useState(initial?.bodyNotContains ?? "")
+  const [assertions, setAssertions] = useState(() => assertionRows(initial?.assertions))
   const [recordType, setRecordType] = useState<RecordType>(initial?.dnsRecordType ?? "A")
   const [expectedValues, setExpectedValues] = useState(initial?.dnsExpectedValues?.join(", ") ?? "")
   const [incidentPolicy, setIncidentPolicy] = useState<IncidentPolicy>(initial?.incidentPolicy ?? "off")
   const [incidentTemplateId, setIncidentTemplateId] = useState(initial?.incidentTemplateId ?? "")
   const [resolveAfter, setResolveAfter] = useState(numberText(initial?.resolveAfterSeconds))
+  const [grace, setGrace] = useState(numberText(initial?.graceSeconds))
+  const [password, setPassword] = useState(initial?.password ?? "")
+  const [grpcService, setGrpcService] = useState(initial?.grpcService ?? "")
+  const [pingCount, setPingCount] = useState(numberText(initial?.pingCount))
+  /** A saved push monitor whose token the answer showed: the form shows its URL until Done. */
+  const [made, setMade] = useState<MonitorJson | null>(null)
   const { failure, busy, submit, fieldError } = useSubmit()
   const field = (name: string) => `${props.id}-${name}`
 
@@ -113,15 +134,18 @@ export const MonitorForm = (
     const codes = listOf(expectedStatus)
     const values = listOf(expectedValues)
     const http = type === "http"
+    const push = type === "push"
     const payload = {
       componentId: componentId as ComponentJson["id"],
       type,
-      url: url.trim(),
+      // A push monitor takes no target, time-out, regions or quorum: its one region is push.
+      url: push ? undefined : url.trim(),
       intervalSeconds: optionalNumber(interval),
-      timeoutMs: optionalNumber(timeout),
+      timeoutMs: push ? undefined : optionalNumber(timeout),
       failureThreshold: optionalNumber(threshold),
-      regions: regionList.length === 0 ? null : regionList,
-      quorum: quorumOf(quorum),
+      regions: push ? undefined : regionList.length === 0 ? null : regionList,
+      quorum: push ? undefined : quorumOf(quorum),
+      graceSeconds: push ? optionalNumber(grace) : undefined,
       degradedAboveMs: optionalNumber(degradedAbove) ?? null,
       // The fields of the other types are left out: the API resets them when the type changes.
       method: http ? method : undefined,
@@ -130,22 +154,47 @@ export const MonitorForm = (
       expectedStatusCodes: http && codes.length > 0 ? codes : undefined,
       bodyContains: http ? optionalText(bodyContains) : undefined,
       bodyNotContains: http ? optionalText(bodyNotContains) : undefined,
+      assertions: http ? (method === "HEAD" ? null : assertionsOf(assertions)) : undefined,
       dnsRecordType: type === "dns" ? recordType : undefined,
       dnsExpectedValues: type === "dns" ? (values.length === 0 ? null : values) : undefined,
+      // The stored password shows as the mask: sent back as it is, it keeps it; emptied, it clears it.
+      password: passwordTypes.includes(type) ? optionalText(password) : undefined,
+      grpcService: type === "grpc" ? optionalText(grpcService) : undefined,
+      pingCount: type === "icmp" ? optionalNumber(pingCount) : undefined,
       incidentPolicy,
       incidentTemplateId: incidentTemplateId === "" ? null : incidentTemplateId as TemplateJson["id"],
       resolveAfterSeconds: optionalNumber(resolveAfter)
     }
     // Left-out fields keep their defaults (create) or stored values (update).
-    const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as
-      & LeftOut<typeof payload>
-      & { url: string }
+    const defined = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined)) as LeftOut<
+      typeof payload
+    >
     const outcome = await submit((api) =>
       initial
         ? api.monitors.update({ params: { id: initial.id }, payload: defined }).pipe(withIfMatch(props.etag))
         : api.monitors.create({ payload: defined })
     )
-    if (outcome.ok) props.onSaved(outcome.value)
+    if (!outcome.ok) return
+    if (outcome.value.pushToken === undefined) props.onSaved(outcome.value)
+    else setMade(outcome.value)
+  }
+
+  if (made !== null && made.pushToken !== undefined) {
+    return (
+      <div class="push-made">
+        <PushUrl id={field("push-url")} token={made.pushToken} />
+        <button
+          type="button"
+          class="primary"
+          onClick={() => {
+            setMade(null)
+            props.onSaved(made)
+          }}
+        >
+          Done
+        </button>
+      </div>
+    )
   }
 
   return (
@@ -166,15 +215,17 @@ export const MonitorForm = (
         onChange={setType}
         error={fieldError("type")}
       />
-      <TextField
-        id={field("url")}
-        label={targetField[type].label}
-        hint={targetField[type].hint}
-        required
-        value={url}
-        onInput={setUrl}
-        error={fieldError("url")}
-      />
+      {type !== "push" && (
+        <TextField
+          id={field("url")}
+          label={targetField[type].label}
+          hint={targetField[type].hint}
+          required
+          value={url}
+          onInput={setUrl}
+          error={fieldError("url")}
+        />
+      )}
       <TextField
         id={field("interval")}
         label="Interval (seconds)"
@@ -184,15 +235,29 @@ export const MonitorForm = (
         hint={`${monitorLimits.intervalSeconds.min} to ${monitorLimits.intervalSeconds.max}; ${monitorLimits.intervalSeconds.default} when empty.`}
         error={fieldError("intervalSeconds")}
       />
-      <TextField
-        id={field("timeout")}
-        label="Time-out (milliseconds)"
-        inputMode="numeric"
-        value={timeout}
-        onInput={setTimeoutText}
-        hint={`${monitorLimits.timeoutMs.min} to ${monitorLimits.timeoutMs.max}, shorter than the interval.`}
-        error={fieldError("timeoutMs")}
-      />
+      {type === "push"
+        ? (
+          <TextField
+            id={field("grace")}
+            label="Grace (seconds)"
+            inputMode="numeric"
+            value={grace}
+            onInput={setGrace}
+            hint={`How late a push may come before its run fails, ${monitorLimits.graceSeconds.min} to the interval; ${monitorLimits.graceSeconds.default} (or the interval when shorter) when empty.`}
+            error={fieldError("graceSeconds")}
+          />
+        )
+        : (
+          <TextField
+            id={field("timeout")}
+            label="Time-out (milliseconds)"
+            inputMode="numeric"
+            value={timeout}
+            onInput={setTimeoutText}
+            hint={`${monitorLimits.timeoutMs.min} to ${monitorLimits.timeoutMs.max}, shorter than the interval.`}
+            error={fieldError("timeoutMs")}
+          />
+        )}
       {type === "http" && (
         <>
           <SelectField
@@ -247,6 +312,12 @@ export const MonitorForm = (
                 hint="Text the first 1 MB of the answer must not contain; empty for no check."
                 error={fieldError("bodyNotContains")}
               />
+              <AssertionsEditor
+                id={field("assertions")}
+                rows={assertions}
+                onChange={setAssertions}
+                error={fieldError("assertions")}
+              />
             </>
           )}
         </>
@@ -271,31 +342,70 @@ export const MonitorForm = (
           />
         </>
       )}
+      {passwordTypes.includes(type) && (
+        <TextField
+          id={field("password")}
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onInput={setPassword}
+          hint={`Sent to log in, never shown again: a stored one shows as ${maskedHeaderValue}; leave it so to keep it, empty it to remove it. The user goes in the address.`}
+          error={fieldError("password")}
+        />
+      )}
+      {type === "grpc" && (
+        <TextField
+          id={field("grpc-service")}
+          label="Service"
+          value={grpcService}
+          onInput={setGrpcService}
+          hint="The service whose health is asked, such as shop.Cart; empty for the server's overall health."
+          error={fieldError("grpcService")}
+        />
+      )}
+      {type === "icmp" && (
+        <TextField
+          id={field("ping-count")}
+          label="Pings per check"
+          inputMode="numeric"
+          value={pingCount}
+          onInput={setPingCount}
+          hint={`${monitorLimits.pingCount.min} to ${monitorLimits.pingCount.max}; ${monitorLimits.pingCount.default} when empty. The check fails when none is answered.`}
+          error={fieldError("pingCount")}
+        />
+      )}
       <TextField
         id={field("threshold")}
         label="Failures before down"
         inputMode="numeric"
         value={threshold}
         onInput={setThreshold}
-        hint={`Consecutive failed checks, ${monitorLimits.failureThreshold.min} to ${monitorLimits.failureThreshold.max}; ${monitorLimits.failureThreshold.default} when empty.`}
+        hint={`Consecutive failed checks, ${monitorLimits.failureThreshold.min} to ${monitorLimits.failureThreshold.max}; ${
+          type === "push" ? 1 : monitorLimits.failureThreshold.default
+        } when empty.`}
         error={fieldError("failureThreshold")}
       />
-      <TextField
-        id={field("regions")}
-        label="Regions"
-        value={regions}
-        onInput={setRegions}
-        hint="Comma-separated, such as eu-west, us-east; empty for every region with a probe."
-        error={fieldError("regions")}
-      />
-      <TextField
-        id={field("quorum")}
-        label="Quorum"
-        value={quorum}
-        onInput={setQuorum}
-        hint="How many failing regions make it down: majority, any, all, or a number of regions; majority when empty."
-        error={fieldError("quorum")}
-      />
+      {type !== "push" && (
+        <>
+          <TextField
+            id={field("regions")}
+            label="Regions"
+            value={regions}
+            onInput={setRegions}
+            hint="Comma-separated, such as eu-west, us-east; empty for every region with a probe."
+            error={fieldError("regions")}
+          />
+          <TextField
+            id={field("quorum")}
+            label="Quorum"
+            value={quorum}
+            onInput={setQuorum}
+            hint="How many failing regions make it down: majority, any, all, or a number of regions; majority when empty."
+            error={fieldError("quorum")}
+          />
+        </>
+      )}
       <TextField
         id={field("degraded-above")}
         label="Degraded above (milliseconds)"

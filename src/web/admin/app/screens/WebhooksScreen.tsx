@@ -7,6 +7,7 @@ import { useState } from "preact/hooks"
 import { everyItem } from "../../../../client/Pages.js"
 import type { Component } from "../../../../domain/Component.js"
 import type { CreatedWebhook, DeliveryResult, Webhook, WebhookType } from "../../../../domain/Webhook.js"
+import { isOnCallType } from "../../../../domain/Webhook.js"
 import { optionsOf, webhookTypeLabel } from "../../../Labels.js"
 import { useCan } from "../core/access.js"
 import type { Screen } from "../core/Screen.js"
@@ -165,6 +166,19 @@ const NewWebhook = (props: {
   const [notifyOnIncident, setIncident] = useState(true)
   const [notifyOnMaintenance, setMaintenance] = useState(true)
   const [notifyOnComponentChange, setComponentChange] = useState(true)
+  const [notifyOnMonitor, setMonitor] = useState(false)
+  // On-call tools page on monitors (and, if asked, incidents) with the key their integration gives.
+  const [integrationKey, setIntegrationKey] = useState("")
+  const onCall = isOnCallType(type)
+  const chooseType = (next: WebhookType) => {
+    setType(next)
+    // The defaults of the API for the type: the on-call formats page on monitor events only.
+    const nextOnCall = isOnCallType(next)
+    setIncident(!nextOnCall)
+    setMaintenance(!nextOnCall)
+    setComponentChange(!nextOnCall)
+    setMonitor(nextOnCall)
+  }
   const [componentIds, setComponentIds] = useState<ReadonlyArray<string>>([])
   const { failure, busy, submit, fieldError } = useSubmit()
 
@@ -174,14 +188,17 @@ const NewWebhook = (props: {
       url: url.trim(),
       type,
       notifyOnIncident,
-      notifyOnMaintenance,
-      notifyOnComponentChange,
-      componentIds: componentIds.length === 0 ? null : componentIds
+      notifyOnComponentChange: onCall ? false : notifyOnComponentChange,
+      notifyOnMaintenance: onCall ? false : notifyOnMaintenance,
+      notifyOnMonitor,
+      componentIds: componentIds.length === 0 ? null : componentIds,
+      ...(onCall ? { integrationKey: integrationKey.trim() } : {})
     }
     const outcome = await submit((api) => api.webhooks.create({ payload }))
     if (outcome.ok) {
       setName("")
       setUrl("")
+      setIntegrationKey("")
       setComponentIds([])
       props.onCreated(outcome.value)
     }
@@ -205,22 +222,47 @@ const NewWebhook = (props: {
         label="Format"
         value={type}
         options={webhookTypes}
-        onChange={setType}
+        onChange={chooseType}
         error={fieldError("type")}
       />
+      {onCall && (
+        <TextField
+          id="webhook-integration-key"
+          label={type === "pagerduty" ? "Integration key" : "API key"}
+          type="password"
+          autoComplete="off"
+          required
+          value={integrationKey}
+          onInput={setIntegrationKey}
+          hint={type === "pagerduty"
+            ? "The Integration Key of an Events API v2 integration of your PagerDuty service. It is never shown again."
+            : "The API Key of an API integration in Opsgenie. It is never shown again."}
+          error={fieldError("integrationKey")}
+        />
+      )}
       <Fieldset legend="Notify on">
         <Checkbox id="webhook-incident" label="Incidents" checked={notifyOnIncident} onChange={setIncident} />
+        {!onCall && (
+          <>
+            <Checkbox
+              id="webhook-maintenance"
+              label="Maintenance"
+              checked={notifyOnMaintenance}
+              onChange={setMaintenance}
+            />
+            <Checkbox
+              id="webhook-component"
+              label="Component status changes"
+              checked={notifyOnComponentChange}
+              onChange={setComponentChange}
+            />
+          </>
+        )}
         <Checkbox
-          id="webhook-maintenance"
-          label="Maintenance"
-          checked={notifyOnMaintenance}
-          onChange={setMaintenance}
-        />
-        <Checkbox
-          id="webhook-component"
-          label="Component status changes"
-          checked={notifyOnComponentChange}
-          onChange={setComponentChange}
+          id="webhook-monitor"
+          label="Monitors going down, degraded and up"
+          checked={notifyOnMonitor}
+          onChange={setMonitor}
         />
       </Fieldset>
       {props.components.length > 0 && (
