@@ -74,7 +74,7 @@ export class MonitorsApi extends HttpApiGroup.make("monitors")
         "`push` (a heartbeat: the job it watches calls its URL) takes no `url`, `regions` or `quorum`: the " +
           "answer to its creation carries `pushToken`, shown this once (only its hash is stored; `POST " +
           "…/:id/push-token` makes a new one), and its URL is `/api/v1/push/<pushToken>`. `pushToken` may be " +
-          "given (16–128 of `A-Za-z0-9_-`) to keep one another tool made. `graceSeconds` 0 to the interval " +
+          "given (8–128 of `A-Za-z0-9_-`) to keep one another tool made. `graceSeconds` 0 to the interval " +
           "(30, or the interval when shorter): how late a push may come. `failureThreshold` defaults to 1.",
         "Automatic incidents: `incidentPolicy` `\"off\"` (default), `\"draft\"` or `\"publish\"` opens an " +
           "incident when quorum finds the monitor down; `incidentTemplateId` an incident template's id (unknown: " +

@@ -10,11 +10,14 @@ import { Schema } from "effect"
 
 import { pattern } from "./Fields.js"
 
-/** What a token is made of: URL-safe, and long enough not to be guessed (a made one has 32 characters). */
-export const pushTokenPattern = /^[A-Za-z0-9_-]{16,128}$/
+/**
+ * What a token is made of: URL-safe, 32 characters when made here; one given may be as short as 8
+ * (Uptime Kuma lets people set their own), still far beyond guessing over HTTP.
+ */
+export const pushTokenPattern = /^[A-Za-z0-9_-]{8,128}$/
 
 export const PushToken = Schema.String.check(
-  pattern(pushTokenPattern, "a push token is 16-128 of A-Z, a-z, 0-9, '_', '-'")
+  pattern(pushTokenPattern, "a push token is 8-128 of A-Z, a-z, 0-9, '_', '-'")
 )
 
 /** The path a push goes to, without the host: what the monitor's answers show as its target. */

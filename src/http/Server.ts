@@ -15,6 +15,8 @@ import { PublicUptime } from "../public/PublicUptime.js"
 import { SnapshotResponses } from "../public/SnapshotResponses.js"
 import { PublicSnapshot } from "../public/state/PublicSnapshot.js"
 import { PageStatusHttp, StatusHttp } from "../public/StatusHttp.js"
+import { StatuspageResponses } from "../public/StatuspageResponses.js"
+import { StatuspageRoutes } from "../public/StatuspageRoutes.js"
 import { AppConfig } from "../runtime/Config.js"
 import { AuditTrail } from "../services/audit/AuditTrail.js"
 import { Administrators } from "../services/auth/Administrators.js"
@@ -178,7 +180,9 @@ const Routes = Layer.mergeAll(
   HttpApiSwagger.layer(Api, { path: "/docs" }),
   AdminRoutes,
   MetricsRoute,
-  PublicRoutes.pipe(Layer.provide([PublicPages.layer, Subscriptions.layer]))
+  PublicRoutes.pipe(Layer.provide([PublicPages.layer, Subscriptions.layer])),
+  // Statuspage's public API for every page (docs/statuspage-compatibility.md).
+  StatuspageRoutes.pipe(Layer.provide(StatuspageResponses.layer))
 )
 
 /**

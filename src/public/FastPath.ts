@@ -14,6 +14,7 @@ import { PublicResponseTimes } from "./PublicResponseTimes.js"
 import { PublicUptime } from "./PublicUptime.js"
 import { SnapshotResponses } from "./SnapshotResponses.js"
 import { hostName, type Visit } from "./state/Site.js"
+import { StatuspageResponses } from "./StatuspageResponses.js"
 
 /** A `/p/<slug>/…` URL's slug and the path below it; undefined for any other URL. */
 export const underPage = (url: string): { readonly slug: string; readonly path: string } | undefined => {
@@ -26,6 +27,7 @@ export class FastPath extends Context.Service<FastPath>()("FastPath", {
   make: Effect.gen(function*() {
     const [snapshot, pages, uptime] = [yield* SnapshotResponses, yield* PublicPages, yield* PublicUptime]
     const responseTimes = yield* PublicResponseTimes
+    const statuspage = yield* StatuspageResponses
     return {
       /** The cached response for a request, if there is one and it is current. */
       lookup: (
@@ -39,12 +41,18 @@ export class FastPath extends Context.Service<FastPath>()("FastPath", {
           : { slug: page.slug, acceptLanguage }
         const path = page?.path ?? url
         return snapshot.cachedNow(path, visit) ?? pages.cachedNow(path, visit) ??
-          uptime.cachedNow(path, visit) ?? responseTimes.cachedNow(path, visit)
+          uptime.cachedNow(path, visit) ?? responseTimes.cachedNow(path, visit) ?? statuspage.cachedNow(path, visit)
       }
     } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([SnapshotResponses.layer, PublicPages.layer, PublicUptime.layer, PublicResponseTimes.layer])
+    Layer.provide([
+      SnapshotResponses.layer,
+      PublicPages.layer,
+      PublicUptime.layer,
+      PublicResponseTimes.layer,
+      StatuspageResponses.layer
+    ])
   )
 }

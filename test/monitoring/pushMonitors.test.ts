@@ -193,7 +193,9 @@ layer(Stack)("push monitors", (it) => {
       expect(JSON.stringify(audit.body)).toContain("monitors.rotatePushToken")
       expect(JSON.stringify(audit.body)).not.toContain(rotated.body.pushToken)
 
-      // A token another tool made (Uptime Kuma's: 32 letters and digits) keeps working after the move.
+      // A token another tool made (Uptime Kuma's: 32 letters and digits, or one its user chose) keeps working.
+      const chosen = yield* createPush({ pushToken: "fixturePushTok1" })
+      expect((yield* push(chosen.pushToken)).status).toBe(200)
       const kuma = "Kz8r2NvQp4TtXw9LmA3cHb6YeJ1gUdFs"
       const imported = yield* createPush({ pushToken: kuma })
       expect(imported.pushToken).toBe(kuma)
@@ -237,7 +239,8 @@ layer(Stack)("push monitors", (it) => {
         [{ type: "push", regions: ["eu-west"] }, ["regions"]],
         [{ type: "push", quorum: "all" }, ["quorum"]],
         [{ type: "push", intervalSeconds: 60, graceSeconds: 61 }, ["graceSeconds"]],
-        [{ type: "push", pushToken: "too-short" }, ["pushToken"]],
+        [{ type: "push", pushToken: "short" }, ["pushToken"]],
+        [{ type: "push", pushToken: "has a space in it" }, ["pushToken"]],
         [{ type: "http", url: "http://127.0.0.1/", graceSeconds: 5 }, ["graceSeconds"]],
         [{ type: "http", url: "http://127.0.0.1/", pushToken: "Kz8r2NvQp4TtXw9LmA3cHb6YeJ1gUdFs" }, ["pushToken"]],
         [{ type: "http", url: "http://127.0.0.1/", regions: ["push"] }, ["regions", 0]],
