@@ -258,7 +258,7 @@ export const capReceived = (
  * The outcome of a check that reports its total and its DNS time only (`postgres`, `mysql`,
  * `grpc`: their libraries keep the rest), started at `start`, resolved at `resolvedAt`.
  */
-export const timedOutcome = (start: number, resolvedAt: number | undefined, error: string | null): CheckOutcome => ({
+const timedOutcome = (start: number, resolvedAt: number | undefined, error: string | null): CheckOutcome => ({
   ok: error === null,
   durationMs: roundMs(performance.now() - start),
   timings: {
@@ -271,3 +271,47 @@ export const timedOutcome = (start: number, resolvedAt: number | undefined, erro
   error,
   sslDaysLeft: null
 })
+
+/**
+ * A check a library speaks (`postgres`, `mysql`, `grpc`): its time-out, the lookup through
+ * OUTBOUND_DENY, one verdict, and the library's connection closed after it, whatever comes first
+ * (the verdict, the time-out, or the check's interruption). `open` starts the library on the
+ * resolved address (`elapsedMs` of the time-out gone by then), calls `finish` with its verdict
+ * (null: passed) and answers how to close it.
+ */
+export const libraryCheck = (
+  target: ServiceTarget,
+  timeoutMs: number,
+  outbound: OutboundGuard | undefined,
+  open: (
+    resolved: { readonly address: string; readonly family: number; readonly elapsedMs: number },
+    finish: (error: string | null) => void
+  ) => () => void
+): Effect.Effect<CheckOutcome> =>
+  Effect.callback<CheckOutcome>((resume) => {
+    const start = performance.now()
+    let resolvedAt: number | undefined
+    let close: (() => void) | undefined
+    let done = false
+    const finish = (error: string | null) => {
+      if (done) return
+      done = true
+      clearTimeout(deadline)
+      close?.()
+      resume(Effect.succeed(timedOutcome(start, resolvedAt, error)))
+    }
+    const deadline = setTimeout(() => finish(`timed out after ${timeoutMs} ms`), timeoutMs)
+    resolveGuarded(target.host, outbound ?? defaultOutboundGuard).then((resolved) => {
+      if (done) return
+      resolvedAt = performance.now()
+      const opened = open({ ...resolved, elapsedMs: resolvedAt - start }, finish)
+      close = opened
+      // A verdict given while opening found nothing to close yet.
+      if (done) opened()
+    }, (error: Error & { code?: string }) => finish(connectionError(error, target.host, target.port)))
+    return Effect.sync(() => {
+      done = true
+      clearTimeout(deadline)
+      close?.()
+    })
+  })

@@ -8,22 +8,13 @@
  * Loaded only when a grpc job arrives: a chunk of its own in the probe bundle.
  */
 import { isIP } from "node:net"
-import { performance } from "node:perf_hooks"
 import { rootCertificates } from "node:tls"
 
 import * as grpc from "@grpc/grpc-js"
 import { Effect } from "effect"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
-import { defaultOutboundGuard } from "../../src/runtime/OutboundGuard.js"
-import {
-  connectionError,
-  type ConversationOptions,
-  failed,
-  parseServiceTarget,
-  resolveGuarded,
-  timedOutcome
-} from "./conversation.js"
+import { type ConversationOptions, failed, libraryCheck, parseServiceTarget } from "./conversation.js"
 
 export interface GrpcCheck {
   readonly url: string
@@ -103,65 +94,43 @@ const describeStatus = (error: grpc.ServiceError, service: string, timeoutMs: nu
   }
 }
 
-export const grpcCheck = (check: GrpcCheck, options: ConversationOptions = {}): Effect.Effect<CheckOutcome> =>
-  Effect.callback<CheckOutcome>((resume) => {
-    const start = performance.now()
-    const target = parseServiceTarget(check.url, { plain: "grpc", tls: "grpcs", port: 443 })
-    if (target === undefined || target.path !== undefined) {
-      resume(
-        Effect.succeed(failed(`invalid grpc target (want grpc://host:port or grpcs://host:port): ${check.url}`, 0))
+export const grpcCheck = (check: GrpcCheck, options: ConversationOptions = {}): Effect.Effect<CheckOutcome> => {
+  const target = parseServiceTarget(check.url, { plain: "grpc", tls: "grpcs", port: 443 })
+  if (target === undefined || target.path !== undefined) {
+    return Effect.succeed(failed(`invalid grpc target (want grpc://host:port or grpcs://host:port): ${check.url}`, 0))
+  }
+  const service = check.grpcService ?? ""
+  return libraryCheck(target, check.timeoutMs, options.outbound, ({ address, elapsedMs, family }, finish) => {
+    const authority = `${family === 6 && target.host.includes(":") ? `[${target.host}]` : target.host}:${target.port}`
+    const credentials = target.tls
+      ? grpc.credentials.createSsl(
+        options.extraCa === undefined ? null : Buffer.from([...rootCertificates, options.extraCa].join("\n"))
       )
-      return
-    }
-    const service = check.grpcService ?? ""
-    let resolvedAt: number | undefined
-    let client: grpc.Client | undefined
-    let done = false
-    const finish = (error: string | null) => {
-      if (done) return
-      done = true
-      clearTimeout(deadline)
-      client?.close()
-      resume(Effect.succeed(timedOutcome(start, resolvedAt, error)))
-    }
-    const deadline = setTimeout(() => finish(`timed out after ${check.timeoutMs} ms`), check.timeoutMs)
-    resolveGuarded(target.host, options.outbound ?? defaultOutboundGuard).then(({ address, family }) => {
-      if (done) return
-      resolvedAt = performance.now()
-      const authority = `${family === 6 && target.host.includes(":") ? `[${target.host}]` : target.host}:${target.port}`
-      const credentials = target.tls
-        ? grpc.credentials.createSsl(
-          options.extraCa === undefined ? null : Buffer.from([...rootCertificates, options.extraCa].join("\n"))
-        )
-        : grpc.credentials.createInsecure()
-      client = new grpc.Client(
-        family === 6 ? `ipv6:[${address}]:${target.port}` : `ipv4:${address}:${target.port}`,
-        credentials,
-        {
-          "grpc.default_authority": authority,
-          ...(target.tls && isIP(target.host) === 0 ? { "grpc.ssl_target_name_override": target.host } : {}),
-          // One call per check: no retries, no reconnect attempts after it.
-          "grpc.enable_retries": 0,
-          "grpc.max_reconnect_backoff_ms": check.timeoutMs
-        }
-      )
-      client.makeUnaryRequest(
-        healthCheckPath,
-        encodeHealthRequest,
-        decodeHealthResponse,
-        { service },
-        new grpc.Metadata(),
-        { deadline: Date.now() + Math.max(1, check.timeoutMs - (resolvedAt - start)) },
-        (error, response) => {
-          if (error !== null) return finish(describeStatus(error, service, check.timeoutMs))
-          const status = response?.status ?? 0
-          finish(status === 1 ? null : `health status ${servingStatuses[status] ?? status}, not SERVING`)
-        }
-      )
-    }, (error: Error & { code?: string }) => finish(connectionError(error, target.host, target.port)))
-    return Effect.sync(() => {
-      done = true
-      clearTimeout(deadline)
-      client?.close()
-    })
+      : grpc.credentials.createInsecure()
+    const client = new grpc.Client(
+      family === 6 ? `ipv6:[${address}]:${target.port}` : `ipv4:${address}:${target.port}`,
+      credentials,
+      {
+        "grpc.default_authority": authority,
+        ...(target.tls && isIP(target.host) === 0 ? { "grpc.ssl_target_name_override": target.host } : {}),
+        // One call per check: no retries, no reconnect attempts after it.
+        "grpc.enable_retries": 0,
+        "grpc.max_reconnect_backoff_ms": check.timeoutMs
+      }
+    )
+    client.makeUnaryRequest(
+      healthCheckPath,
+      encodeHealthRequest,
+      decodeHealthResponse,
+      { service },
+      new grpc.Metadata(),
+      { deadline: Date.now() + Math.max(1, check.timeoutMs - elapsedMs) },
+      (error, response) => {
+        if (error !== null) return finish(describeStatus(error, service, check.timeoutMs))
+        const status = response?.status ?? 0
+        finish(status === 1 ? null : `health status ${servingStatuses[status] ?? status}, not SERVING`)
+      }
+    )
+    return () => client.close()
   })
+}

@@ -6,21 +6,18 @@
  * address. Loaded only when a mysql job arrives: a chunk of its own in the probe bundle.
  */
 import type { Socket } from "node:net"
-import { performance } from "node:perf_hooks"
 
 import { Effect } from "effect"
 import mysql from "mysql2"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
-import { defaultOutboundGuard } from "../../src/runtime/OutboundGuard.js"
 import {
   capReceived,
   connectionError,
   type ConversationOptions,
   failed,
-  parseServiceTarget,
-  resolveGuarded,
-  timedOutcome
+  libraryCheck,
+  parseServiceTarget
 } from "./conversation.js"
 
 export interface MysqlCheck {
@@ -52,46 +49,24 @@ const describe = (error: Error & { code?: string | undefined; fatal?: boolean },
       ? "timed out while connecting"
       : connectionError(error, host, port))
 
-export const mysqlCheck = (check: MysqlCheck, options: ConversationOptions = {}): Effect.Effect<CheckOutcome> =>
-  Effect.callback<CheckOutcome>((resume) => {
-    const start = performance.now()
-    const target = parseServiceTarget(check.url, { plain: "mysql", port: 3306 })
-    if (target === undefined) {
-      resume(
-        Effect.succeed(failed(`invalid mysql target (want mysql://[user@]host[:port][/database]): ${check.url}`, 0))
-      )
-      return
-    }
-    let resolvedAt: number | undefined
-    let connection: mysql.Connection | undefined
-    let done = false
-    const finish = (error: string | null) => {
-      if (done) return
-      done = true
-      clearTimeout(deadline)
-      connection?.destroy()
-      resume(Effect.succeed(timedOutcome(start, resolvedAt, error)))
-    }
-    const deadline = setTimeout(() => finish(`timed out after ${check.timeoutMs} ms`), check.timeoutMs)
-    resolveGuarded(target.host, options.outbound ?? defaultOutboundGuard).then(({ address }) => {
-      if (done) return
-      resolvedAt = performance.now()
-      connection = mysql.createConnection({
-        host: address,
-        port: target.port,
-        user: target.user ?? "root",
-        password: check.password ?? "",
-        ...(target.path !== undefined ? { database: target.path } : {}),
-        connectTimeout: check.timeoutMs
-      })
-      // Errors after the verdict (the server closing) must not reach the process.
-      connection.on("error", () => undefined)
-      capReceived((connection as unknown as { stream: Socket }).stream, () => finish("the server sent more than 1 MB"))
-      connection.query("SELECT 1", (error) => finish(error === null ? null : describe(error, target.host, target.port)))
-    }, (error: Error & { code?: string }) => finish(connectionError(error, target.host, target.port)))
-    return Effect.sync(() => {
-      done = true
-      clearTimeout(deadline)
-      connection?.destroy()
+export const mysqlCheck = (check: MysqlCheck, options: ConversationOptions = {}): Effect.Effect<CheckOutcome> => {
+  const target = parseServiceTarget(check.url, { plain: "mysql", port: 3306 })
+  if (target === undefined) {
+    return Effect.succeed(failed(`invalid mysql target (want mysql://[user@]host[:port][/database]): ${check.url}`, 0))
+  }
+  return libraryCheck(target, check.timeoutMs, options.outbound, ({ address }, finish) => {
+    const connection = mysql.createConnection({
+      host: address,
+      port: target.port,
+      user: target.user ?? "root",
+      password: check.password ?? "",
+      ...(target.path !== undefined ? { database: target.path } : {}),
+      connectTimeout: check.timeoutMs
     })
+    // Errors after the verdict (the server closing) must not reach the process.
+    connection.on("error", () => undefined)
+    capReceived((connection as unknown as { stream: Socket }).stream, () => finish("the server sent more than 1 MB"))
+    connection.query("SELECT 1", (error) => finish(error === null ? null : describe(error, target.host, target.port)))
+    return () => connection.destroy()
   })
+}

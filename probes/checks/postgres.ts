@@ -6,21 +6,18 @@
  * arrives: this module is a chunk of its own in the probe bundle.
  */
 import type { Socket } from "node:net"
-import { performance } from "node:perf_hooks"
 
 import { Effect } from "effect"
 import pg from "pg"
 
 import type { CheckOutcome } from "../../src/domain/CheckJob.js"
-import { defaultOutboundGuard } from "../../src/runtime/OutboundGuard.js"
 import {
   capReceived,
   connectionError,
   type ConversationOptions,
   failed,
-  parseServiceTarget,
-  resolveGuarded,
-  timedOutcome
+  libraryCheck,
+  parseServiceTarget
 } from "./conversation.js"
 
 export interface PostgresCheck {
@@ -51,59 +48,37 @@ const describe = (error: Error & { code?: string | undefined }, host: string, po
     : "connection failed"
 }
 
-export const postgresCheck = (check: PostgresCheck, options: ConversationOptions = {}): Effect.Effect<CheckOutcome> =>
-  Effect.callback<CheckOutcome>((resume) => {
-    const start = performance.now()
-    const target = parseServiceTarget(check.url, { plain: "postgres", port: 5432 })
-    if (target === undefined) {
-      resume(
-        Effect.succeed(
-          failed(`invalid postgres target (want postgres://[user@]host[:port][/database]): ${check.url}`, 0)
-        )
-      )
-      return
-    }
-    let resolvedAt: number | undefined
-    let client: pg.Client | undefined
-    let done = false
-    const finish = (error: string | null) => {
-      if (done) return
-      done = true
-      clearTimeout(deadline)
-      // A failed connection's end rejects too; nothing more to report.
-      client?.end().catch(() => undefined)
-      resume(Effect.succeed(timedOutcome(start, resolvedAt, error)))
-    }
-    const deadline = setTimeout(() => finish(`timed out after ${check.timeoutMs} ms`), check.timeoutMs)
-    const user = target.user ?? "postgres"
-    resolveGuarded(target.host, options.outbound ?? defaultOutboundGuard).then(({ address }) => {
-      if (done) return
-      resolvedAt = performance.now()
-      client = new pg.Client({
-        host: address,
-        port: target.port,
-        user,
-        database: target.path ?? user,
-        // A function, so pg never falls back to PGPASSWORD or a .pgpass file of the probe's machine.
-        password: () => Promise.resolve(check.password ?? ""),
-        ssl: false,
-        application_name: "status-page-probe",
-        connectionTimeoutMillis: check.timeoutMs
-      })
-      // An error after the verdict (the server closing) must not reach the process.
-      client.on("error", () => undefined)
-      capReceived(
-        (client as unknown as { connection: { stream: Socket } }).connection.stream,
-        () => finish("the server sent more than 1 MB")
-      )
-      client.connect().then(() => client!.query("SELECT 1")).then(
-        () => finish(null),
-        (error: Error & { code?: string }) => finish(describe(error, target.host, target.port))
-      )
-    }, (error: Error & { code?: string }) => finish(connectionError(error, target.host, target.port)))
-    return Effect.sync(() => {
-      done = true
-      clearTimeout(deadline)
-      client?.end().catch(() => undefined)
+export const postgresCheck = (check: PostgresCheck, options: ConversationOptions = {}): Effect.Effect<CheckOutcome> => {
+  const target = parseServiceTarget(check.url, { plain: "postgres", port: 5432 })
+  if (target === undefined) {
+    return Effect.succeed(
+      failed(`invalid postgres target (want postgres://[user@]host[:port][/database]): ${check.url}`, 0)
+    )
+  }
+  const user = target.user ?? "postgres"
+  return libraryCheck(target, check.timeoutMs, options.outbound, ({ address }, finish) => {
+    const client = new pg.Client({
+      host: address,
+      port: target.port,
+      user,
+      database: target.path ?? user,
+      // A function, so pg never falls back to PGPASSWORD or a .pgpass file of the probe's machine.
+      password: () => Promise.resolve(check.password ?? ""),
+      ssl: false,
+      application_name: "status-page-probe",
+      connectionTimeoutMillis: check.timeoutMs
     })
+    // An error after the verdict (the server closing) must not reach the process.
+    client.on("error", () => undefined)
+    capReceived(
+      (client as unknown as { connection: { stream: Socket } }).connection.stream,
+      () => finish("the server sent more than 1 MB")
+    )
+    client.connect().then(() => client.query("SELECT 1")).then(
+      () => finish(null),
+      (error: Error & { code?: string }) => finish(describe(error, target.host, target.port))
+    )
+    // A failed connection's end rejects too; nothing more to report.
+    return () => void client.end().catch(() => undefined)
   })
+}

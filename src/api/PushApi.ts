@@ -17,6 +17,14 @@ const PushQuery = Schema.Struct({
   ping: Schema.optionalKey(Schema.String)
 })
 
+/** GET and POST take the same: a job may call the URL either way. */
+const push = {
+  params: PushPath,
+  query: PushQuery,
+  success: PushAccepted,
+  error: [BadRequest, NotFound, TooManyRequests]
+} as const
+
 const docs = (method: string) =>
   endpointDocs(
     `Push a heartbeat (${method})`,
@@ -32,22 +40,8 @@ const docs = (method: string) =>
   )
 
 export class PushApi extends HttpApiGroup.make("push")
-  .add(
-    HttpApiEndpoint.get("get", "/:pushToken", {
-      params: PushPath,
-      query: PushQuery,
-      success: PushAccepted,
-      error: [BadRequest, NotFound, TooManyRequests]
-    }).annotateMerge(docs("GET"))
-  )
-  .add(
-    HttpApiEndpoint.post("post", "/:pushToken", {
-      params: PushPath,
-      query: PushQuery,
-      success: PushAccepted,
-      error: [BadRequest, NotFound, TooManyRequests]
-    }).annotateMerge(docs("POST"))
-  )
+  .add(HttpApiEndpoint.get("get", "/:pushToken", push).annotateMerge(docs("GET")))
+  .add(HttpApiEndpoint.post("post", "/:pushToken", push).annotateMerge(docs("POST")))
   .prefix("/api/v1/push")
   .annotateMerge(groupDocs(
     "Push monitors' heartbeats: the job a push monitor watches calls its secret URL; no push within the " +

@@ -85,3 +85,15 @@ export const parseAddressList = (text: string): Result.Result<AddressList, strin
     includes: (address) => list.check(address, familyOf(address))
   })
 }
+
+/**
+ * The host (and port) a target sends to, in lower case: what a stored secret (a header value, a
+ * password, an integration key) is bound to. A target that is no URL (`host:port`) as it is.
+ */
+export const targetHost = (url: string): string => {
+  try {
+    return new URL(url).host.toLowerCase()
+  } catch {
+    return url.toLowerCase()
+  }
+}

@@ -31,16 +31,24 @@ export class PushMonitorsRepo extends Context.Service<PushMonitorsRepo>()("PushM
     const sql = yield* RetryingSqlClient
     const monitors = rowsOf(PushMonitorRow)
     const slots = rowsOf(Schema.Struct({ scheduledAt: Schema.Number }))
+    /** Every push monitor; `lastRun` says whether to look up its latest stored run (the deadlines need it, the token index not). */
+    const pushMonitors = (lastRun: boolean) =>
+      monitors.all(sql`
+        select m.id, m.push_token_hash, m.interval_seconds, m.grace_seconds, m.paused,
+               ${sql.literal(epochMs("m.created_at"))} as created_at,
+               ${sql.literal(epochMs("m.resumed_at"))} as resumed_at,
+               ${
+        lastRun
+          ? sql`(select ${sql.literal(epochMs("max(r.scheduled_at)"))} from check_results r
+                 where r.monitor_id = m.id and r.region = ${pushRegion})`
+          : sql.literal("null::float8")
+      } as last_run_at
+        from monitors m where m.type = 'push'`)
     return {
       /** Every push monitor, with its latest stored run: one statement, whatever their number. */
-      all: () =>
-        monitors.all(sql`
-          select m.id, m.push_token_hash, m.interval_seconds, m.grace_seconds, m.paused,
-                 ${sql.literal(epochMs("m.created_at"))} as created_at,
-                 ${sql.literal(epochMs("m.resumed_at"))} as resumed_at,
-                 (select ${sql.literal(epochMs("max(r.scheduled_at)"))} from check_results r
-                  where r.monitor_id = m.id and r.region = ${pushRegion}) as last_run_at
-          from monitors m where m.type = 'push'`),
+      all: () => pushMonitors(true),
+      /** Every push monitor, `lastRunAt` null: what the token index holds, read on every change of monitors. */
+      tokens: () => pushMonitors(false),
       /** Whether the run of `monitorId` due at `scheduledAt` is stored already. */
       hasRun: (monitorId: string, scheduledAt: number) =>
         Effect.map(

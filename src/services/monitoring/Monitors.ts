@@ -27,6 +27,7 @@ import {
   typeDefaults,
   type TypeFields
 } from "../../domain/Monitor.js"
+import { targetHost } from "../../domain/NetworkAddress.js"
 import type { PageRequest } from "../../domain/Page.js"
 import { pushTarget } from "../../domain/PushToken.js"
 import { pushRegion } from "../../domain/Region.js"
@@ -69,15 +70,6 @@ const pushPlacement = <Q>(type: MonitorType, url: string, regions: ReadonlyArray
   type === "push"
     ? { url: pushTarget, regions: [pushRegion], quorum: "any" as const }
     : { url, regions, quorum }
-
-/** The host (and port) of a target, to which its stored secrets are bound; a `host:port` target as it is. */
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).host.toLowerCase()
-  } catch {
-    return url.toLowerCase()
-  }
-}
 
 /** Default time-out: 10 s, or half the interval when that is shorter. */
 const defaultTimeout = (intervalSeconds: number) => Math.min(monitorLimits.timeoutMs.default, intervalSeconds * 500)
@@ -465,7 +457,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
             changes.expectedStatusCode !== undefined
           )
           // A kept secret goes only to the host it was given for: a new host needs it given again.
-          if (hostOf(definition.url) !== hostOf(current.url)) {
+          if (targetHost(definition.url) !== targetHost(current.url)) {
             const keeps = (given: unknown) =>
               given === undefined || given === maskedHeaderValue ||
               (typeof given === "object" && given !== null && Object.values(given).includes(maskedHeaderValue))

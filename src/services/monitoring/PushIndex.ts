@@ -19,7 +19,7 @@ export class PushIndex extends Context.Service<PushIndex>()("PushIndex", {
     let byHash = new Map<string, PushMonitorRow>()
 
     const reload = Effect.gen(function*() {
-      const rows = yield* repo.all()
+      const rows = yield* repo.tokens()
       byHash = new Map(rows.map((row) => [row.pushTokenHash, row]))
     }).pipe(Effect.withSpan("PushIndex.reload"))
     const reloadOrWarn = reload.pipe(

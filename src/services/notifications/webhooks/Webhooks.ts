@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { Clock, Context, DateTime, Effect, Layer } from "effect"
 
 import { BadRequest, Conflict, type Issue, orNotFound } from "../../../domain/Errors.js"
+import { targetHost } from "../../../domain/NetworkAddress.js"
 import type { IncidentEvent } from "../../../domain/NotificationEvent.js"
 import type { PageRequest } from "../../../domain/Page.js"
 import type { CreateWebhook, UpdateWebhook, Webhook, WebhookId, WebhookType } from "../../../domain/Webhook.js"
@@ -73,15 +74,6 @@ const onCallIssues = (
   return issues.length === 0 ? Effect.void : Effect.fail(BadRequest.fromIssues(issues))
 }
 
-/** The host (and port) of a URL, as a stored secret is bound to it. */
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).host.toLowerCase()
-  } catch {
-    return url
-  }
-}
-
 export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
   make: Effect.gen(function*() {
     const config = yield* AppConfig
@@ -133,7 +125,7 @@ export class Webhooks extends Context.Service<Webhooks>()("Webhooks", {
           // The key goes only to the host it was given for: a new host needs it given again.
           if (
             isOnCallType(before.type) && changes.url !== undefined && changes.integrationKey === undefined &&
-            hostOf(changes.url) !== hostOf(before.url)
+            targetHost(changes.url) !== targetHost(before.url)
           ) {
             return yield* BadRequest.fromIssues([{
               path: ["integrationKey"],
