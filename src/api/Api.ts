@@ -8,8 +8,11 @@ import { ApiErrors, strictParseOptions, strictQueries } from "./ApiErrors.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { AuditLogApi } from "./AuditLogApi.js"
 import { AuthApi } from "./AuthApi.js"
+import { BackupApi } from "./BackupApi.js"
 import { ComponentGroupsApi } from "./ComponentGroupsApi.js"
 import { ComponentsApi } from "./ComponentsApi.js"
+import { ConfigurationApi } from "./ConfigurationApi.js"
+import { ConfigurationSchemaApi } from "./ConfigurationSchemaApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { idempotentPosts } from "./Idempotency.js"
@@ -60,6 +63,9 @@ export class Api extends HttpApi.make("status-page")
   .add(AuditLogApi.middleware(JsonBodies))
   .add(EventsApi.middleware(JsonBodies))
   .add(PushApi)
+  .add(BackupApi.middleware(JsonBodies))
+  .add(idempotentPosts(ConfigurationApi).middleware(JsonBodies))
+  .add(ConfigurationSchemaApi.middleware(JsonBodies))
   // Every endpoint answers a request that does not match its schemas with 400 HttpApiDecodeError.
   // Any endpoint that reaches the database answers 503 while it is away.
   // Any endpoint answers a body it cannot read (not valid JSON) with 400 BadRequest, and one over

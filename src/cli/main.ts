@@ -12,11 +12,15 @@ import packageJson from "../../package.json" with { type: "json" }
 import { environment } from "../runtime/Config.js"
 import { AdminCommand } from "./AdminCommand.js"
 import { ApiKeyCommand } from "./ApiKeyCommand.js"
+import { BackupCommand } from "./BackupCommand.js"
 import { ExitCode, report } from "./CliFailure.js"
 import { ComponentsCommand } from "./ComponentsCommand.js"
+import { ApplyCommand, ExportCommand } from "./ConfigurationCommand.js"
+import { ImportCommand } from "./ImportCommand.js"
 import { IncidentsCommand } from "./IncidentsCommand.js"
 import { MaintenanceCommand } from "./MaintenanceCommand.js"
 import { MonitorsCommand } from "./MonitorsCommand.js"
+import { RestoreCommand } from "./RestoreCommand.js"
 
 const root = Command.make("status-page").pipe(
   Command.withDescription("Operate a status page from a shell or a pipeline"),
@@ -26,7 +30,12 @@ const root = Command.make("status-page").pipe(
     MaintenanceCommand,
     MonitorsCommand,
     ApiKeyCommand,
-    AdminCommand
+    AdminCommand,
+    ExportCommand,
+    ApplyCommand,
+    ImportCommand,
+    BackupCommand,
+    RestoreCommand
   ])
 )
 

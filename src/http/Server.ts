@@ -30,12 +30,16 @@ import { MaintenanceWindows } from "../services/catalog/MaintenanceWindows.js"
 import { OrganizationProfile } from "../services/catalog/OrganizationProfile.js"
 import { PageAccess } from "../services/catalog/PageAccess.js"
 import { StatusPages } from "../services/catalog/StatusPages.js"
+import { ConfigurationApply } from "../services/configuration/ConfigurationApply.js"
+import { ConfigurationExport } from "../services/configuration/ConfigurationExport.js"
+import { Imports } from "../services/configuration/Imports.js"
 import { Monitors } from "../services/monitoring/Monitors.js"
 import { ProbeRegistry } from "../services/monitoring/ProbeRegistry.js"
 import { PushReceiver } from "../services/monitoring/PushReceiver.js"
 import { ResponseTimes } from "../services/monitoring/ResponseTimes.js"
 import { Subscriptions } from "../services/notifications/Subscriptions.js"
 import { Webhooks } from "../services/notifications/webhooks/Webhooks.js"
+import { Backups } from "../services/operations/Backups.js"
 import { Overview } from "../services/operations/Overview.js"
 import { Invitations } from "../services/team/Invitations.js"
 import { OwnAccount } from "../services/team/OwnAccount.js"
@@ -47,10 +51,12 @@ import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuditLogHttp } from "./AuditLogHttp.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { AuthHttp } from "./AuthHttp.js"
+import { BackupHttp } from "./BackupHttp.js"
 import { bodyLimit } from "./BodyLimit.js"
 import { clientAddressMiddleware, type TrustedProxies } from "./ClientAddress.js"
 import { ComponentGroupsHttp } from "./ComponentGroupsHttp.js"
 import { ComponentsHttp } from "./ComponentsHttp.js"
+import { ConfigurationHttp, ConfigurationSchemaHttp } from "./ConfigurationHttp.js"
 import { errorBodies } from "./ErrorBodies.js"
 import { EventsHttp, LiveEvents } from "./EventsHttp.js"
 import { HealthHttp } from "./HealthHttp.js"
@@ -112,7 +118,11 @@ const ApiServices = Layer.mergeAll(
   Invitations.layer,
   OwnAccount.layer,
   LiveEvents.layer,
-  PushReceiver.layer
+  PushReceiver.layer,
+  Backups.layer,
+  ConfigurationExport.layer,
+  ConfigurationApply.layer,
+  Imports.layer
 )
 
 /**
@@ -144,7 +154,10 @@ export const ApiHandlers = Layer.mergeAll(
   AuditLogHttp,
   TeamHttp,
   EventsHttp,
-  PushHttp
+  PushHttp,
+  BackupHttp,
+  ConfigurationHttp,
+  ConfigurationSchemaHttp
 ).pipe(
   Layer.provide([
     AuthenticationLive,

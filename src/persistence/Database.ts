@@ -19,6 +19,7 @@ import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Result, Stri
 
 import { AppConfig, invalidData } from "../runtime/Config.js"
 import { databaseConnection, parseDatabaseUrl } from "./DatabaseHosts.js"
+import { EmbeddedDatabase } from "./EmbeddedBackup.js"
 import { serveEmbedded, serveOnSocket } from "./EmbeddedServer.js"
 import { Migrations } from "./Migrations.js"
 
@@ -139,28 +140,32 @@ export const DatabaseClient = Layer.unwrap(
           // more each time.
           onSuccess: () =>
             Effect.map(databaseConnection(url, connectTimeout), (connection) => ({
-              ...connection,
-              startupParameters: { jit: "off" }
+              connection: { ...connection, startupParameters: { jit: "off" } },
+              embedded: Option.none()
             }))
         }),
       onNone: () =>
         embeddedServer(config.dataDir).pipe(
-          Effect.map(({ password, server }) => ({
-            // A directory (starting with "/") names the socket `.s.PGSQL.<port>` in it.
-            host: server.host,
-            port: server.port,
-            database: "postgres",
-            username: "postgres",
-            password,
-            // The pool's connections share PGlite's one session (EmbeddedSessions): statements
-            // prepared under a name would stay there after their connection is gone, in memory
-            // that never shrinks. Unnamed statements, as node-postgres sent them, leave nothing.
-            prepare: false
+          Effect.map(({ db, password, server }) => ({
+            connection: {
+              // A directory (starting with "/") names the socket `.s.PGSQL.<port>` in it.
+              host: server.host,
+              port: server.port,
+              database: "postgres",
+              username: "postgres",
+              password,
+              // The pool's connections share PGlite's one session (EmbeddedSessions): statements
+              // prepared under a name would stay there after their connection is gone, in memory
+              // that never shrinks. Unnamed statements, as node-postgres sent them, leave nothing.
+              prepare: false
+            },
+            // For the backup, which must be taken by this process, on its PGlite (EmbeddedBackup).
+            embedded: Option.some({ db, dataDir: config.dataDir })
           }))
         )
     })
     return PgClient.layer({
-      ...target,
+      ...target.connection,
       types,
       maxConnections: poolSize,
       // node-postgres' pool closed a connection idle this long.
@@ -171,7 +176,8 @@ export const DatabaseClient = Layer.unwrap(
     }).pipe(
       // The pool's timers (connect time-out, closing idle connections) run on the real clock, as
       // node-postgres' did: a test's TestClock moves the service's time, not its sockets'.
-      Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue()))
+      Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue())),
+      Layer.merge(Layer.succeed(EmbeddedDatabase, target.embedded))
     )
   })
 )

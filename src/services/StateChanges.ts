@@ -93,10 +93,24 @@ export const mergeTouched = (a: Touched, b: Touched): Touched => {
   }
 }
 
-/** What the change being committed has said it touched (StateChanges.commit's own; none outside one). */
-const Said = Context.Reference<{ touched: Touched | undefined } | undefined>("StateChanges/said", {
-  defaultValue: () => undefined
-})
+/**
+ * The change being committed (StateChanges.commit's own; none outside one): what it has said it
+ * touched, and what is to run once it has committed (`afterCommit`).
+ */
+interface Saying {
+  touched: Touched | undefined
+  readonly afterCommit: Array<Effect.Effect<void>>
+}
+const Said = Context.Reference<Saying | undefined>("StateChanges/said", { defaultValue: () => undefined })
+
+/**
+ * Runs `effect` once the change being committed has committed (at once outside one): what reads
+ * the change through another connection (an in-memory index loading again) would not see it
+ * before, and on the embedded database, whose one session a transaction holds, would wait for it.
+ * A change rolled back runs none of it.
+ */
+export const afterCommit = (effect: Effect.Effect<void>) =>
+  Effect.flatMap(Said, (saying) => saying === undefined ? effect : Effect.sync(() => saying.afterCommit.push(effect)))
 
 /**
  * Says, inside a change that StateChanges.commit runs, what it touches of the public state (said
@@ -211,16 +225,21 @@ export class StateChanges extends Context.Service<StateChanges>()("StateChanges"
      * 503 (connection lost) or defects, as everywhere else.
      */
     const commit = <A, E, R>(change: Effect.Effect<A, E, R>) =>
-      Effect.suspend(() => {
-        const saying: { touched: Touched | undefined } = { touched: undefined }
+      Effect.flatMap(Said, (outer) => {
+        // A change inside another (an `apply` of a configuration document) is part of it: a
+        // savepoint whose touches are the outer change's, announced when that one commits.
+        if (outer !== undefined) return orUnavailable(sql.withTransaction(change))
+        const saying: Saying = { touched: undefined, afterCommit: [] }
         const touched = () => saying.touched ?? touchedEverything
         // Each try starts afresh: a transaction run again (a deadlock victim) says again what it touches.
         const transaction = sql.withTransaction(Effect.suspend(() => {
           saying.touched = undefined
+          saying.afterCommit.length = 0
           return Effect.tap(Effect.provideService(change, Said, saying), () => notifyOthers(touched()))
         }))
         return orUnavailable(transaction).pipe(
-          Effect.tap(() => Effect.andThen(bump(touched()), awaitApplied))
+          Effect.tap(() => Effect.andThen(bump(touched()), awaitApplied)),
+          Effect.tap(() => Effect.forEach(saying.afterCommit, (effect) => effect, { discard: true }))
         )
       })
 

@@ -429,6 +429,22 @@ it.layer(TestServer(adminVariables))("audit log of admin writes", (it) => {
       )
       expect(removed.entry.changes.name).toEqual({ before: "Checkout", after: null })
 
+      // A configuration applied, an import: each change they make is an entry of theirs (here one each).
+      yield* write(
+        "configuration.apply",
+        "POST",
+        "/api/v1/admin/configuration",
+        { document: { version: 1, components: [{ key: "audited", name: "Applied" }] } },
+        () => ({ type: "component", id: expect.any(String), name: "Applied" })
+      )
+      yield* write(
+        "configuration.import",
+        "POST",
+        "/api/v1/admin/imports",
+        { bundle: { configuration: { version: 1, groups: [{ key: "imported", name: "Imported" }] } } },
+        () => ({ type: "componentGroup", id: expect.any(String), name: "Imported" })
+      )
+
       // The walk covered every admin write the API declares.
       expect(walked.length).toBeGreaterThan(35)
       expect(walked.filter((operation) => !covered.has(operation))).toEqual([])

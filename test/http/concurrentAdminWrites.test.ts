@@ -361,6 +361,20 @@ const components: Scenario = {
       body: (_, n) => ({ status: n % 2 === 0 ? "degraded" : "major_outage" }),
       allowed: [200, 404]
     },
+    // A configuration naming it by its id, applied and imported: its update goes through the same
+    // service; once it is deleted, the key names nothing and a new component is made.
+    {
+      endpoint: "configuration.apply",
+      body: (ids, n) => ({ document: { version: 1, components: [{ key: ids.component, name: `Applied ${n}` }] } }),
+      allowed: [200, 404]
+    },
+    {
+      endpoint: "configuration.import",
+      body: (ids, n) => ({
+        bundle: { configuration: { version: 1, components: [{ key: ids.component, name: `Imported ${n}` }] } }
+      }),
+      allowed: [200, 404]
+    },
     // A neighbour: new components take the place after the last one, which this one's order moves.
     { endpoint: "components.create", body: () => ({ name: unique("Neighbour") }), allowed: [201] },
     { endpoint: "components.remove", target: "component", terminal: true, once: "delete", allowed: [204, 404] }

@@ -37,7 +37,7 @@ import { MonitorsRepo } from "../../persistence/MonitorsRepo.js"
 import { PushMonitorsRepo } from "../../persistence/PushMonitorsRepo.js"
 import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
 import { collectingMoves, ComponentStatuses, statusChanges, type StatusMove } from "../catalog/ComponentStatuses.js"
-import { StateChanges, touch } from "../StateChanges.js"
+import { afterCommit, StateChanges, touch } from "../StateChanges.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 import { PushIndex } from "./PushIndex.js"
 import { newPushToken, pushTokenHash } from "./PushTokens.js"
@@ -382,7 +382,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           }))
           // Nothing public changes: only the admin side's live stream hears of it.
           yield* stateChanges.announce({ monitors: true })
-          if (isPush) yield* pushIndex.reload
+          if (isPush) yield* afterCommit(pushIndex.reload)
           return withToken(masked(created), pushToken)
         })
       ),
@@ -485,12 +485,12 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
               return updated
             }))
             yield* stateChanges.announce({ monitors: true })
-            if (type === "push" || current.type === "push") yield* pushIndex.reload
+            if (type === "push" || current.type === "push") yield* afterCommit(pushIndex.reload)
             return withToken(masked(updated), pushToken)
           }
           yield* componentExists(definition.componentId)
           const moved = yield* move(id, definition, current, hash)
-          if (type === "push" || current.type === "push") yield* pushIndex.reload
+          if (type === "push" || current.type === "push") yield* afterCommit(pushIndex.reload)
           return withToken(masked(moved), pushToken)
         })
       ),
@@ -521,7 +521,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           const after = yield* stored(id)
           yield* record(after, before, after, moves)
           return masked(after)
-        })).pipe(Effect.tap((after) => after.type === "push" ? pushIndex.reload : Effect.void))
+        })).pipe(Effect.tap((after) => after.type === "push" ? afterCommit(pushIndex.reload) : Effect.void))
       ),
 
       /**
@@ -544,7 +544,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
             })
           }))
           yield* stateChanges.announce({ monitors: true })
-          yield* pushIndex.reload
+          yield* afterCommit(pushIndex.reload)
           return withToken(yield* get(id), pushToken)
         })
       ),
@@ -562,7 +562,7 @@ export class Monitors extends Context.Service<Monitors>()("Monitors", {
           }))
           yield* record(before, before, undefined, moves)
           return before.type
-        })).pipe(Effect.flatMap((type) => type === "push" ? pushIndex.reload : Effect.void))
+        })).pipe(Effect.flatMap((type) => type === "push" ? afterCommit(pushIndex.reload) : Effect.void))
       )
     } as const
   })

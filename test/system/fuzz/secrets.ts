@@ -10,9 +10,11 @@ export const isFuzzAddress = (email: string) => /^fuzz-.*@example\.com$/.test(em
  * Operations whose success needs a secret: an administrator's password, a token sent by mail to
  * a subscriber; or one the fuzzer never holds: a session (its admin requests use its API key,
  * which one's own account refuses), a member other than the first owner (members join only by
- * accepting a mailed invitation, and the last owner cannot be removed).
+ * accepting a mailed invitation, and the last owner cannot be removed), the embedded database
+ * (the bed runs on PostgreSQL, where a backup is pg_dump's: the service answers 409).
  */
-export const secretOf: Record<string, "signIn" | "mailbox" | "session" | "invitation"> = {
+export const secretOf: Record<string, "signIn" | "mailbox" | "session" | "invitation" | "embedded"> = {
+  "operations.backup": "embedded",
   "auth.signIn": "signIn",
   "subscriptions.verify": "mailbox",
   "subscriptions.unsubscribe": "mailbox",

@@ -394,7 +394,32 @@ const without = (value: Record<string, unknown>, keys: ReadonlyArray<string>) =>
  * depend on its type, a body goes with POST, a HEAD has no body to check, an integer quorum fits
  * the regions named. An update that does not name the type keeps only the fields of every type.
  */
+/**
+ * A configuration to apply or a bundle to import, as one that can succeed: an apply never
+ * prunes (it would delete the bed the other operations and scenarios work on), and an import's
+ * incidents name no components and it brings no subscribers (its keys are drawn at random, and
+ * name nothing the bundle defines).
+ */
+const consistentConfiguration = (value: Record<string, unknown>): Record<string, unknown> => {
+  if ("document" in value) return { ...value, prune: false }
+  if (!("bundle" in value) || typeof value.bundle !== "object" || value.bundle === null) return value
+  const { componentStatuses: _statuses, incidents, subscribers: _subscribers, ...bundle } = value.bundle as Record<
+    string,
+    unknown
+  >
+  return {
+    ...value,
+    bundle: {
+      ...bundle,
+      ...(Array.isArray(incidents)
+        ? { incidents: incidents.map((incident: Record<string, unknown>) => ({ ...incident, components: [] })) }
+        : {})
+    }
+  }
+}
+
 const consistent = (value: Record<string, unknown>): Record<string, unknown> => {
+  if ("document" in value || "bundle" in value) return consistentConfiguration(value)
   const isMonitor = "intervalSeconds" in value || "failureThreshold" in value || "quorum" in value ||
     monitorTypes.has(value.type as string)
   if (!isMonitor) return value
