@@ -196,12 +196,14 @@ export const continuedStatus = (
 /**
  * `status` with its `failingSince` no earlier than the monitor's creation and last resume: the
  * run of the slot in progress at creation is checked after it, and an outage it starts begins
- * when the monitor does, never before it existed.
+ * when the monitor does, never before it existed. Whole milliseconds, as every time of a region's
+ * state is stored: the database's creation time has microseconds, which the state's column
+ * refused (the report was dropped and its batch split in search of it).
  */
 export const clampFailingSince = (
   status: RegionStatus,
   monitor: { readonly createdAt: number; readonly resumedAt: number | null }
 ): RegionStatus => {
-  const start = Math.max(monitor.createdAt, monitor.resumedAt ?? monitor.createdAt)
+  const start = Math.ceil(Math.max(monitor.createdAt, monitor.resumedAt ?? monitor.createdAt))
   return status.failingSince !== null && status.failingSince < start ? { ...status, failingSince: start } : status
 }

@@ -177,6 +177,10 @@ describe("result admission", () => {
       now - 30_000
     )
     expect(clampFailingSince(started, { createdAt: now - 9 * minute, resumedAt: null })).toBe(started)
+    // The database's creation time has microseconds; a region's state keeps whole milliseconds
+    // (a fraction made PostgreSQL refuse the report: 22P02, and the result was dropped).
+    const fractional = clampFailingSince(started, { createdAt: now - minute + 0.71, resumedAt: null })
+    expect(fractional.failingSince).toBe(now - minute + 1)
     const succeeding = { ...started, lastOk: true, failingSince: null }
     expect(clampFailingSince(succeeding, { createdAt: now, resumedAt: null })).toBe(succeeding)
   })
