@@ -14,7 +14,7 @@
  * `new URL("../../migrations", import.meta.url)` still finds `migrations/`. `--outdir dist/<name>`
  * builds elsewhere at the same depth (the smoke test builds its own).
  */
-import { rmSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -40,9 +40,11 @@ const bundleEffectOnly: esbuild.Plugin = {
 rmSync(outdir, { recursive: true, force: true })
 await Promise.all([
   esbuild.build({
-    entryPoints: [join(root, "src/main.ts")],
-    outfile: join(outdir, "main.mjs"),
+    entryPoints: { main: join(root, "src/main.ts") },
+    outdir,
+    outExtension: { ".js": ".mjs" },
     bundle: true,
+    splitting: true,
     plugins: [bundleEffectOnly],
     platform: "node",
     format: "esm",
@@ -54,3 +56,14 @@ await Promise.all([
   esbuild.build({ ...dashboardBuildOptions, outdir: join(outdir, dashboardFolder) })
 ])
 await esbuild.stop()
+
+// esbuild writes strings and names in ASCII but keeps a few comments as written, and one character
+// beyond Latin-1 in a file makes V8 hold the whole source as two bytes a character (3.5 MB instead
+// of 1.75 for main.mjs, for as long as the service runs). Escaped, the comments read the same.
+for (const file of readdirSync(outdir).filter((name) => name.endsWith(".mjs"))) {
+  const path = join(outdir, file)
+  const source = readFileSync(path, "utf8")
+  if (/[^\x00-\xff]/.test(source)) {
+    writeFileSync(path, source.replace(/[^\x00-\xff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))
+  }
+}

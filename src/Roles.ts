@@ -15,7 +15,6 @@ import { DatabaseGauges } from "./persistence/DatabaseGauges.js"
 import { DispatcherGauges } from "./persistence/DispatcherGauges.js"
 import { SnapshotGauges } from "./public/state/SnapshotGauges.js"
 import * as InProcessJobTransport from "./queue/InProcessJobTransport.js"
-import * as RedisJobTransport from "./queue/redis/RedisJobTransport.js"
 import { StreamGauges } from "./queue/StreamGauges.js"
 import { AppConfig, QueueConfig } from "./runtime/Config.js"
 import { CheckScheduler } from "./workers/CheckScheduler.js"
@@ -28,12 +27,19 @@ import { MirrorPublisher } from "./workers/MirrorPublisher.js"
 import { ResponseTimeRollups } from "./workers/ResponseTimeRollups.js"
 import { UptimeAggregator } from "./workers/UptimeAggregator.js"
 
-/** The transport the configuration asks for: Redis Streams with REDIS_URL (and REDIS_CA_FILE), in-process without. */
+/**
+ * The transport the configuration asks for: Redis Streams with REDIS_URL (and REDIS_CA_FILE),
+ * in-process without. The Redis transport (and ioredis) is loaded only when asked for: the
+ * embedded default never holds it in memory (docs/benchmarks.md, "Cost per check").
+ */
 export const JobTransportLive = Layer.unwrap(
-  Effect.map(QueueConfig, (config) =>
+  Effect.flatMap(QueueConfig, (config) =>
     Option.match(config.redisUrl, {
-      onNone: () => InProcessJobTransport.layer(),
-      onSome: (url) => RedisJobTransport.layerConfig({ url, prefix: config.streamPrefix })
+      onNone: () => Effect.succeed(InProcessJobTransport.layer()),
+      onSome: (url) =>
+        Effect.promise(() => import("./queue/redis/RedisJobTransport.js")).pipe(
+          Effect.map((RedisJobTransport) => RedisJobTransport.layerConfig({ url, prefix: config.streamPrefix }))
+        )
     }))
 )
 

@@ -4,7 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 
 import { Api } from "../api/Api.js"
 import { PageVisits } from "../public/PageVisits.js"
@@ -46,6 +46,7 @@ import { OwnAccount } from "../services/team/OwnAccount.js"
 import { TeamMembers } from "../services/team/TeamMembers.js"
 import { AdminRoutes } from "../web/admin/AdminRoutes.js"
 import { apiDocsPolicy } from "./ApiDocsPolicy.js"
+import { ApiDocsRoute } from "./ApiDocsRoute.js"
 import { ApiErrorsLive, StrictQueryLive } from "./ApiErrors.js"
 import { ApiKeysHttp } from "./ApiKeysHttp.js"
 import { AuditLogHttp } from "./AuditLogHttp.js"
@@ -190,7 +191,7 @@ export const serverMiddleware = (trustProxy: TrustedProxies) =>
 /** Every route: the API, its Swagger page at /docs, the dashboard, /metrics and the public pages. */
 const Routes = Layer.mergeAll(
   ApiLive,
-  HttpApiSwagger.layer(Api, { path: "/docs" }),
+  ApiDocsRoute,
   AdminRoutes,
   MetricsRoute,
   PublicRoutes.pipe(Layer.provide([PublicPages.layer, Subscriptions.layer])),

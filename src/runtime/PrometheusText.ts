@@ -1,7 +1,8 @@
 /**
  * Prometheus text from Effect's metric registry: @effect/opentelemetry's metric producer feeds
  * the OpenTelemetry Prometheus exporter (as a reader only: it opens no server of its own), and
- * its serializer writes the text. Gauges read at scrape time are refreshed first.
+ * its serializer writes the text. Gauges read at scrape time are refreshed first. Loaded by
+ * MetricsExporter only when metrics are served.
  */
 import * as OtelMetrics from "@effect/opentelemetry/OtelMetrics"
 import * as OtelResource from "@effect/opentelemetry/Resource"
@@ -13,12 +14,9 @@ import {
   ATTR_TELEMETRY_SDK_NAME,
   TELEMETRY_SDK_LANGUAGE_VALUE_NODEJS
 } from "@opentelemetry/semantic-conventions"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 
 import { refreshScrapeGauges } from "./ScrapeGauges.js"
-
-/** What Prometheus expects of the text format. */
-export const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
 
 /**
  * The resource `target_info` describes: the service's name and the SDK's name and language
@@ -34,24 +32,20 @@ const resourceLayer = (serviceName: string) =>
     })
   )
 
-export class MetricsExporter extends Context.Service<MetricsExporter>()("MetricsExporter", {
-  make: (serviceName: string) =>
-    Effect.gen(function*() {
-      // The scope label would repeat on every line for one scope; `target_info` names the service.
-      const exporter = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true })
-      const serializer = new PrometheusSerializer("", false, undefined, false, true)
-      yield* Layer.build(
-        OtelMetrics.layer(() => exporter).pipe(Layer.provide(resourceLayer(serviceName)))
-      )
-      return {
-        /** The registry as Prometheus text, after the scrape-time gauges are read. */
-        scrape: Effect.fn("MetricsExporter.scrape")(function*() {
-          yield* refreshScrapeGauges
-          const { resourceMetrics } = yield* Effect.promise(() => exporter.collect())
-          return serializer.serialize(resourceMetrics)
-        })
-      } as const
-    })
-}) {
-  static readonly layer = (serviceName: string) => Layer.effect(this, this.make(serviceName))
-}
+export const makePrometheusText = (serviceName: string) =>
+  Effect.gen(function*() {
+    // The scope label would repeat on every line for one scope; `target_info` names the service.
+    const exporter = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true })
+    const serializer = new PrometheusSerializer("", false, undefined, false, true)
+    yield* Layer.build(
+      OtelMetrics.layer(() => exporter).pipe(Layer.provide(resourceLayer(serviceName)))
+    )
+    return {
+      /** The registry as Prometheus text, after the scrape-time gauges are read. */
+      scrape: Effect.fn("MetricsExporter.scrape")(function*() {
+        yield* refreshScrapeGauges
+        const { resourceMetrics } = yield* Effect.promise(() => exporter.collect())
+        return serializer.serialize(resourceMetrics)
+      })
+    } as const
+  })

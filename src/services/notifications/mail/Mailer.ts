@@ -4,7 +4,6 @@
  * default shows what would have been sent, its `secrets` replaced by `REDACTED`.
  */
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import nodemailer from "nodemailer"
 
 import type { ServiceUnavailable } from "../../../domain/Errors.js"
 import { MailOutboxLogRepo } from "../../../persistence/MailOutboxLogRepo.js"
@@ -98,7 +97,10 @@ export class Mailer extends Context.Service<Mailer>()("Mailer", {
       onSome: (url) =>
         Effect.map(
           Effect.acquireRelease(
-            Effect.sync(() => nodemailer.createTransport(Redacted.value(url))),
+            // nodemailer is loaded only with SMTP_URL: without it, it would sit in memory unused.
+            Effect.promise(() => import("nodemailer")).pipe(
+              Effect.map(({ default: nodemailer }) => nodemailer.createTransport(Redacted.value(url)))
+            ),
             (transport) => Effect.sync(() => transport.close())
           ),
           (transport) => (message: MailMessage): Effect.Effect<void, MailError | ServiceUnavailable> =>
