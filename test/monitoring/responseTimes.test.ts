@@ -218,7 +218,7 @@ it.layer(Stack)("response times", (it) => {
 
   it.effect("the status page draws a chart per component with monitors, with its text alternative", () =>
     Effect.gen(function*() {
-      const { component, monitor } = yield* monitored("Storefront <API>")
+      const { monitor } = yield* monitored("Storefront <API>")
       const client = yield* ApiClient
       const plain = yield* client.components.create({ payload: { name: "No monitors here" } })
       const now = yield* Clock.currentTimeMillis
@@ -235,10 +235,10 @@ it.layer(Stack)("response times", (it) => {
       expect(page.status).toBe(200)
       const html = page.body as string
       const card = html.slice(html.indexOf("Storefront &lt;API&gt;"), html.indexOf("No monitors here"))
-      const id = `rt-${component.id.replace(/[^A-Za-z0-9_-]/g, "_")}`
-      expect(card).toContain(`<svg role="img" aria-labelledby="${id}-t ${id}-d"`)
-      expect(card).toContain(`<title id="${id}-t">Response times of Storefront &lt;API&gt;, last 24 hours</title>`)
-      expect(card).toMatch(new RegExp(`<desc id="${id}-d">[^<]*95th percentile[^<]*\\(eu-west, us-east\\)`))
+      // Named and described by its first children, as the SVG accessibility mapping reads them.
+      expect(card).toMatch(
+        /<svg role="img" [^>]*><title>Response times of Storefront &lt;API&gt;, last 24 hours<\/title><desc>[^<]*95th percentile[^<]*\(eu-west, us-east\)/
+      )
       // eu-west: a line through three adjacent hours; us-east: one hour, a marker; told apart by dashes.
       expect(card.match(/<polyline /g)).toHaveLength(1)
       expect(card.match(/<circle /g)).toHaveLength(1)

@@ -244,7 +244,7 @@ const barsOf = (page: string) =>
       /<ol class="bar" aria-label="Daily uptime of ([^,"]+)[^"]*">(.*?)<\/ol><p class="small">(.*?)<\/p>/g
     )]
       .map(([, name, cells, summary]) => [name!, {
-        cells: [...cells!.matchAll(/<li class=\w+ tabindex=-1><span>([^<]*)<\/span>/g)].map((cell) => cell[1]!),
+        cells: [...cells!.matchAll(/<li(?: class=\w+)? tabindex=-1><span>([^<]*)<\/span>/g)].map((cell) => cell[1]!),
         summary: [...summary!.matchAll(/<span>([^<]*)<\/span>/g)].map((span) => span[1]!)
       }])
   )

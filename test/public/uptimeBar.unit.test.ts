@@ -30,7 +30,7 @@ const incident = (title: string, componentIds: ReadonlyArray<string>, from: numb
 
 /** The text of each of the 90 cells, oldest first. */
 const cellTexts = (markup: string) =>
-  [...markup.matchAll(/<li class=(\w+) tabindex=-1><span>([^<]*)<\/span>/g)].map((cell) => cell[2]!)
+  [...markup.matchAll(/<li(?: class=(\w+))? tabindex=-1><span>([^<]*)<\/span>/g)].map((cell) => cell[2]!)
 
 describe("uptime bar", () => {
   it("lists on each day the incidents that touched the component then, and only those", () => {
@@ -100,6 +100,12 @@ describe("uptime bar", () => {
     expect(cells.at(-2)).toBe("22 Nov 2026: before this component existed")
     expect(cells[0]).toBe("26 Aug 2026: before this component existed")
     expect(fresh.markup).toContain("<li class=before tabindex=-1>")
+    // A whole day up, most days of most bars, is the stylesheet's default cell: no class.
+    expect(fresh.markup).toContain("<li tabindex=-1><span>23 Nov 2026: 100 % uptime</span>")
+    expect(cellTexts(bars.component(component("old", "operational", today - 200 * day)).markup)).toHaveLength(90)
+    expect(bars.component(component("old", "operational", today - 200 * day)).markup).toContain(
+      "<li class=none tabindex=-1><span>26 Aug 2026: no data</span>"
+    )
     expect(fresh.markup).toContain("100 % uptime since 23 Nov 2026")
     // A major outage since its creation counts fully; a partial one at 30 %.
     expect(cellTexts(bars.component(component("down", "major_outage", createdToday)).markup).at(-1))

@@ -27,11 +27,11 @@ main{max-width:56rem;margin:0 auto;padding:1.25rem}h1{font-size:1.5rem;margin:0}
 ul.plain{list-style:none;margin:0;padding:0}.card{border:1px solid var(--line);border-radius:8px;padding:.9rem 1rem;margin-bottom:.75rem}
 .row{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.25rem 1rem;align-items:baseline}
 .st{font-weight:600}.st.operational{color:var(--up)}.st.degraded,.st.partial_outage{color:var(--down)}.st.major_outage{color:var(--out)}.st.maintenance{color:var(--maint)}
-.bar{display:flex;gap:2px;list-style:none;margin:.5rem 0 0;padding:0;height:2rem}.bar li{flex:1;border-radius:2px;background:var(--none);position:relative}
+.bar{display:flex;gap:2px;list-style:none;margin:.5rem 0 0;padding:0;height:2rem}.bar li{flex:1;border-radius:2px;background:var(--up);position:relative}
 .bar li:hover,.bar li:focus{outline:2px solid var(--ink);outline-offset:1px}
 .bar li:hover span,.bar li:focus span{clip:auto;overflow:visible;height:auto;width:max-content;max-width:min(18rem,60vw);white-space:normal;bottom:calc(100% + .4rem);left:50%;transform:translateX(-50%);z-index:1;background:var(--ink);color:#fff;padding:.3rem .55rem;border-radius:4px;font-size:.8rem}
 .bar li:nth-child(-n+30) span{left:0;transform:none}.bar li:nth-child(n+61) span{left:auto;right:0;transform:none}
-.bar .before{background:var(--before)}.bar .up{background:var(--up)}.bar .dip{background:var(--dip)}.bar .down{background:var(--down)}.bar .out{background:var(--out)}
+.bar .before{background:var(--before)}.bar .none{background:var(--none)}.bar .dip{background:var(--dip)}.bar .down{background:var(--down)}.bar .out{background:var(--out)}
 details{margin:.75rem 0 0}summary{cursor:pointer;font-weight:600;color:#0b57d0}.members{margin:.5rem 0 0}.members .card{margin:.5rem 0 0}h4{font-size:1rem;margin:0}
 .uptime .small{display:flex;justify-content:space-between;gap:.5rem}.response-times{margin:.75rem 0 0}.response-times svg{display:block;max-width:40rem;height:auto}.small{font-size:.875rem;color:var(--muted);margin:.25rem 0 0}
 .postmortem pre{overflow:auto;background:#f6f8fa;padding:.75rem;border-radius:6px}.postmortem code{font-size:.9em}.timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:.25rem 0 .75rem .9rem}

@@ -76,17 +76,18 @@ const componentChoices = (
   const ticked = new Set(checked)
   const byId = new Map(components.map((component) => [component.id, component]))
   const grouped = new Set(groups.flatMap((group) => group.componentIds))
+  // A label around its box needs no id to name it: a component's id once per box, not three times.
   const box = (component: PublicComponent) =>
-    html`<li><input type="checkbox" id="component-${component.id}" name="componentIds" value="${component.id}"${
+    html`<li><label><input type="checkbox" name="componentIds" value="${component.id}"${
       ticked.has(component.id) ? " checked" : ""
-    }> <label for="component-${component.id}">${component.name}</label></li>`
+    }> ${component.name}</label></li>`
   return html`<fieldset class="choices" aria-describedby="components-hint${
     options.error ? " components-error" : ""
   }"><legend>${options.legend}</legend><p id="components-hint" class="small">${m.subscribe.tickNone}</p>${
     options.error && html`<p id="components-error" class="error">${options.error}</p>`
   }<ul class="plain">${
     groups.map((group) =>
-      html`<li><fieldset class="choices"><legend>${group.name}</legend><ul class="plain"><li><input type="checkbox" id="group-${group.id}" name="groupIds" value="${group.id}"> <label for="group-${group.id}">${
+      html`<li><fieldset class="choices"><legend>${group.name}</legend><ul class="plain"><li><label><input type="checkbox" name="groupIds" value="${group.id}"> ${
         fill(m.subscribe.allOf, group.name)
       }</label></li>${group.componentIds.flatMap((id) => byId.get(id) ?? []).map(box)}</ul></fieldset></li>`
     )

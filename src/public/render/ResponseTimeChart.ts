@@ -26,10 +26,18 @@ export const p95Series = (regions: ReadonlyArray<RegionResponseTimes>): Array<Ch
     points: region.points.map((point) => ({ at: point.at.epochMilliseconds, value: point.p95Ms, count: point.count }))
   }))
 
-/** An id made of the characters an id attribute and a fragment take without escaping. */
-const idOf = (componentId: string) => `rt-${componentId.replace(/[^A-Za-z0-9_-]/g, "_")}`
+/**
+ * Coordinates in whole viewBox units (a pixel at most at full width): they are most of a chart's
+ * bytes, and their decimals the part gzip cannot shrink.
+ */
+const whole = (points: string) => points.replace(/\d+\.\d+/g, (n) => String(Math.round(Number(n))))
+const at = (n: number) => Math.round(n)
 
-const svg = (m: Messages, name: string, id: string, series: ReadonlyArray<ChartSeries>, from: number) => {
+/**
+ * The chart. Its accessible name and description are its first `<title>` and `<desc>` (no ids
+ * to refer to them); attributes shared by several shapes are set once on a group.
+ */
+const svg = (m: Messages, name: string, series: ReadonlyArray<ChartSeries>, from: number) => {
   const geometry = chartGeometry({
     series,
     from,
@@ -38,33 +46,37 @@ const svg = (m: Messages, name: string, id: string, series: ReadonlyArray<ChartS
     xLabels: [m.responseTimes.hoursAgo24, m.responseTimes.hoursAgo12, m.responseTimes.now]
   })
   const { plot } = geometry
-  return html`<svg role="img" aria-labelledby="${id}-t ${id}-d" viewBox="0 0 ${geometry.width} ${geometry.height}" width="100%" preserveAspectRatio="xMinYMin meet" font-size="12" font-family="system-ui,sans-serif"><title id="${id}-t">${
+  return html`<svg role="img" viewBox="0 0 ${geometry.width} ${geometry.height}" width="100%" preserveAspectRatio="xMinYMin meet" font-size="12" font-family="system-ui,sans-serif"><title>${
     fill(m.responseTimes.title, name)
-  }</title><desc id="${id}-d">${
+  }</title><desc>${
     fill(m.responseTimes.description, series.map((s) => s.region).join(m.listSeparator))
-  }</desc>${
+  }</desc><g stroke="#d0d7de">${
     geometry.yTicks.map((tick) =>
-      html`<line x1="${plot.left}" x2="${plot.right}" y1="${tick.y}" y2="${tick.y}" stroke="#d0d7de"/><text x="${
-        plot.left - 6
-      }" y="${tick.y + 4}" text-anchor="end" fill="#57606a">${tick.label}</text>`
+      html`<line x1="${plot.left}" x2="${plot.right}" y1="${at(tick.y)}" y2="${at(tick.y)}"/>`
     )
-  }${
+  }</g><g fill="#57606a"><g text-anchor="end">${
+    geometry.yTicks.map((tick) => html`<text x="${plot.left - 6}" y="${at(tick.y) + 4}">${tick.label}</text>`)
+  }</g>${
     geometry.xTicks.map((tick) =>
-      html`<text x="${tick.x}" y="${plot.bottom + 18}" text-anchor="${tick.anchor}" fill="#57606a">${tick.label}</text>`
+      html`<text x="${tick.x}" y="${plot.bottom + 18}"${
+        tick.anchor === "start" ? "" : html` text-anchor="${tick.anchor}"`
+      }>${tick.label}</text>`
     )
-  }${
+  }</g>${
     geometry.lines.map((line) =>
       html`<g stroke="${line.colour}" fill="none" stroke-width="2"${
         line.dash ? html` stroke-dasharray="${line.dash}"` : ""
-      }>${line.runs.map((points) => html`<polyline points="${points}"/>`)}${
+      }>${line.runs.map((points) => html`<polyline points="${whole(points)}"/>`)}${
         line.markers.map((marker) =>
-          html`<circle cx="${marker.x}" cy="${marker.y}" r="2.5" fill="${line.colour}" stroke-dasharray="none"/>`
+          html`<circle cx="${at(marker.x)}" cy="${
+            at(marker.y)
+          }" r="2.5" fill="${line.colour}" stroke-dasharray="none"/>`
         )
-      }<line x1="${line.legend.x}" x2="${line.legend.x + 28}" y1="${line.legend.y - 4}" y2="${
-        line.legend.y - 4
-      }"/></g><text x="${line.legend.x + 34}" y="${line.legend.y}" fill="#1f2328">${line.region}</text>`
+      }<line x1="${line.legend.x}" x2="${line.legend.x + 28}" y1="${line.legend.y - 4}" y2="${line.legend.y - 4}"/></g>`
     )
-  }</svg>`
+  }<g fill="#1f2328">${
+    geometry.lines.map((line) => html`<text x="${line.legend.x + 34}" y="${line.legend.y}">${line.region}</text>`)
+  }</g></svg>`
 }
 
 /** Each region's figures, for people who cannot see the lines. A table ignores `width: 1px`: its box is hidden. */
@@ -94,9 +106,8 @@ const drawChart = (
   if (series.length === 0) {
     return html`<p class="small">${m.responseTimes.none}</p>`
   }
-  const id = idOf(component.id)
   return html`<figure class="response-times"><figcaption class="small">${m.responseTimes.figcaption}</figcaption>${
-    svg(m, component.name, id, series, recent.from)
+    svg(m, component.name, series, recent.from)
   }${table(m, component.name, series, time)}</figure>`
 }
 

@@ -159,8 +159,10 @@ const renderBar = (
     )
     // The day's text is the cell's content (screen readers read it, the stylesheet shows it as a
     // tooltip on hover and, through tabindex, on a tap). 90 cells per component: the optional
-    // </li> and the class's quotes are left out to keep the page light.
-    return html`<li class=${new Raw(level(uptime))} tabindex=-1><span>${title}</span>`
+    // </li> and the class's quotes are left out, and a whole day up, most days, has no class (the
+    // stylesheet's default cell), to keep the page light.
+    const levelClass = level(uptime)
+    return html`<li${new Raw(levelClass === "up" ? "" : ` class=${levelClass}`)} tabindex=-1><span>${title}</span>`
   })
   return html`<div class="uptime"><ol class="bar" aria-label="${label}">${cells}</ol><p class="small"><span>${
     inputs.m.uptime.daysAgo(barDays)
