@@ -107,12 +107,15 @@ export const RestoreCommand = Command.make("restore", {
       Effect.onError(() => Effect.promise(() => rm(staging, { recursive: true, force: true })))
     )
 
+    const aside = Path.join(dataDir, `pgdata.before-restore-${now}`)
     if (holdsDatabase) {
-      const aside = Path.join(dataDir, `pgdata.before-restore-${now}`)
       yield* onFiles(`move ${pgdata} aside`, () => rename(pgdata, aside))
       yield* Console.log(`Moved the database that was in ${dataDir} to ${aside}; delete it once you no longer need it.`)
     }
-    yield* onFiles(`move the restored database to ${pgdata}`, () => rename(staging, pgdata))
+    yield* onFiles(`move the restored database to ${pgdata}`, () => rename(staging, pgdata)).pipe(
+      // DATA_DIR is never left without a database: the one moved aside goes back.
+      Effect.onError(() => holdsDatabase ? Effect.promise(() => rename(aside, pgdata).catch(() => {})) : Effect.void)
+    )
     const { manifest, migrations } = restored
     yield* Console.log(
       `Restored ${file} (taken ${manifest.takenAt} by version ${manifest.serviceVersion}) into ${dataDir}.` +
