@@ -31,6 +31,25 @@
  * BENCH_PROBE_NODE_OPTIONS (the probes' NODE_OPTIONS; default none, probes/Dockerfile sets
  * `--max-semi-space-size=2`), PROBE_CONCURRENCY (the probes'; their default 32), REDIS_URL
  * (default redis://127.0.0.1:6379; its user must be allowed ACL SETUSER), TEST_DATABASE_URL.
+ *
+ * The service measured alone (issue 46's 100,000 monitors × 3 regions), each default keeping
+ * the run above:
+ * - BENCH_PROBES=simulated: each region served by test/bench/probeSimulator.ts instead of a
+ *   probe (the same transport, ACL user, reads, results and acks; answers after 5–80 ms, 1 % of
+ *   monitors failing; no HTTP, so no target process). The monitors' URLs are then
+ *   `https://service-<n>.example.test/health`, never requested. The simulators also report how
+ *   long after its slot each job was XADDed (the scheduler's lag) and read;
+ * - BENCH_REGIONS (2): regions e2e-a, e2e-b, e2e-c, …;
+ * - BENCH_INGEST_INSTANCES (0): 0 runs one process with ROLES=scheduler,ingest; N runs one
+ *   process with ROLES=scheduler and N with ROLES=ingest, sharing each region's results through
+ *   the consumer group; each is measured on its own line;
+ * - BENCH_SIM_LATENCY_MS ("5,80"), BENCH_SIM_CONCURRENCY (2000): the simulators' latency range
+ *   and answers in flight;
+ * - BENCH_DRAIN_SECONDS (0): after the warm-up, wait at most this long until ingest has less than
+ *   a second of results unread (creating 100,000 monitors at once is a transient of minutes).
+ * Every run also prints Redis' memory (used_memory, the streams' lengths) at the end of the
+ * window, what the bench database's backends were doing (pg_stat_activity every second: running,
+ * waiting for a lock, for I/O), and when late runs fell (per 5 s of slots).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes, randomUUID } from "node:crypto"
@@ -68,10 +87,18 @@ const serviceNodeOptions = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? "--single-
   .filter((flag) => flag !== "" && flag !== "none")
 const probeNodeOptions = process.env.BENCH_PROBE_NODE_OPTIONS ?? ""
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
-const regions = ["e2e-a", "e2e-b"] as const
+const simulated = process.env.BENCH_PROBES === "simulated"
+const regions: ReadonlyArray<string> = Array.from(
+  { length: Number(process.env.BENCH_REGIONS ?? 2) },
+  (_, i) => `e2e-${String.fromCharCode(97 + i)}`
+)
+/** 0: one process runs scheduler and ingest (the run as before); N: a scheduler process and N ingest processes. */
+const ingestInstances = Number(process.env.BENCH_INGEST_INSTANCES ?? 0)
 const intervalSeconds = 60
 const intervalMs = intervalSeconds * 1000
-const targets = { monitors: 10_000, p99Ms: 2000, serviceShareOfProbes: 0.25 }
+const targets = simulated
+  ? { monitors: 100_000, p99Ms: 2000, serviceShareOfProbes: NaN }
+  : { monitors: 10_000, p99Ms: 2000, serviceShareOfProbes: 0.25 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const count = (n: number) => Math.round(n).toLocaleString("en-US")
@@ -155,7 +182,7 @@ const aclUsers = async (admin: Redis, prefix: string) => {
         [region, await make(`bench-e2e-${id}-${region}`, probeAclRules(prefix, region))] as const
       )
     )
-  ) as Record<(typeof regions)[number], string>
+  ) as Record<string, string>
   return {
     service,
     probes,
@@ -202,7 +229,7 @@ const backlog = async (redis: Redis, prefix: string) => {
 // ---- the run -------------------------------------------------------------------------------
 
 /** N components with one http monitor each, as the API would store them (defaults of CreateMonitor). */
-const insertMonitors = (db: pg.Client, monitors: number, urlPrefix: string) =>
+const insertMonitors = (db: pg.Client, monitors: number, urlPrefix: string, urlSuffix = "") =>
   db.query(
     `with c as (
        insert into components (name, display_order)
@@ -210,8 +237,8 @@ const insertMonitors = (db: pg.Client, monitors: number, urlPrefix: string) =>
        returning id, display_order)
      insert into monitors (component_id, type, url, interval_seconds, timeout_ms, expected_status_code,
                            expected_status_codes, method, failure_threshold)
-     select c.id, 'http', $2 || 'm' || (c.display_order - 1), $3::int, 10000, 200, '["200"]', 'GET', 3 from c`,
-    [monitors, urlPrefix, intervalSeconds]
+     select c.id, 'http', $2 || 'm' || (c.display_order - 1) || $4, $3::int, 10000, 200, '["200"]', 'GET', 3 from c`,
+    [monitors, urlPrefix, intervalSeconds, urlSuffix]
   )
 
 interface Window {
@@ -243,7 +270,115 @@ const unaccounted = async (db: pg.Client, window: Window) => {
   return { expected, missing }
 }
 
-const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis, monitors: number) => {
+/** Waits until `n` ingest consumers have joined the group `ingest` of every region's results stream. */
+const waitForIngestConsumers = async (admin: Redis, prefix: string, n: number, timeoutMs: number) => {
+  const deadline = performance.now() + timeoutMs
+  const joined = async (region: string) => {
+    try {
+      return ((await admin.xinfo("CONSUMERS", `${prefix}results:${region}`, "ingest")) as Array<unknown>).length
+    } catch {
+      return 0
+    }
+  }
+  for (;;) {
+    const counts = await Promise.all(regions.map(joined))
+    if (counts.every((c) => c >= n)) return
+    if (performance.now() > deadline) throw new Error(`ingest consumers per region after ${timeoutMs} ms: ${counts}`)
+    await sleep(500)
+  }
+}
+
+/** Results not yet read by ingest, over every region's stream (the group's `lag`). */
+const unreadResults = async (admin: Redis, prefix: string) => {
+  let unread = 0
+  for (const region of regions) {
+    try {
+      const groups = (await admin.xinfo("GROUPS", `${prefix}results:${region}`)) as Array<Array<string | number>>
+      for (const fields of groups) {
+        const at = fields.indexOf("lag")
+        if (fields[fields.indexOf("name") + 1] === "ingest" && at >= 0) unread += Number(fields[at + 1])
+      }
+    } catch {
+      // no stream yet
+    }
+  }
+  return unread
+}
+
+/** Redis' own account of its memory, and each stream's length: what the streams hold at this rate. */
+const redisMemory = async (admin: Redis, prefix: string) => {
+  const info = await admin.info("memory")
+  const used = Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? NaN)
+  const lengths = await Promise.all(
+    regions.flatMap((region) =>
+      ["jobs", "results"].map(async (kind) =>
+        `${kind}:${region} ${count(await admin.xlen(`${prefix}${kind}:${region}`))}`
+      )
+    )
+  )
+  return { used, lengths }
+}
+
+/**
+ * What the backends of the bench database are doing, sampled every second from
+ * pg_stat_activity until stopped: counts per state and wait event (`active` without a wait is
+ * on a core or waiting for one; `Lock` waits are rows another transaction holds).
+ */
+const sampleWaits = (db: pg.Client, database: string) => {
+  const seen = new Map<string, number>()
+  let sampling = Promise.resolve()
+  const sample = () => {
+    sampling = db.query<{ what: string; n: number }>(
+      `select coalesce(state, '?') || coalesce(' ' || wait_event_type || ':' || wait_event, '') as what,
+              count(*)::int as n
+       from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() group by 1`,
+      [database]
+    ).then(({ rows }) => {
+      for (const { n, what } of rows) seen.set(what, (seen.get(what) ?? 0) + n)
+    }, () => undefined)
+  }
+  const timer = setInterval(sample, 1000)
+  return {
+    stop: async () => {
+      clearInterval(timer)
+      await sampling
+      return [...seen].toSorted((a, b) => b[1] - a[1]).slice(0, 8)
+    }
+  }
+}
+
+/** The simulators' figures since their last SIGUSR2 (test/bench/probeSimulator.ts). */
+interface SimulatorStats {
+  readonly region: string
+  readonly seconds: number
+  readonly jobs: number
+  readonly results: number
+  readonly missed: number
+  readonly inFlight: number
+  readonly scheduledToXadd: { readonly n: number; readonly p50: number; readonly p99: number; readonly max: number }
+  readonly xaddToRead: { readonly n: number; readonly p50: number; readonly p99: number; readonly max: number }
+}
+const simulatorStats = async (simulators: ReadonlyArray<Running>) => {
+  const marker = "probe-simulator stats "
+  const before = simulators.map((s) => s.output().length)
+  for (const s of simulators) s.child.kill("SIGUSR2")
+  const deadline = performance.now() + 5000
+  while (simulators.some((s, i) => !s.output().slice(before[i]).includes(marker)) && performance.now() < deadline) {
+    await sleep(100)
+  }
+  return simulators.flatMap((s, i) => {
+    const text = s.output().slice(before[i])
+    const at = text.indexOf(marker)
+    return at < 0 ? [] : [JSON.parse(text.slice(at + marker.length).split("\n")[0]!) as SimulatorStats]
+  })
+}
+
+const measure = async (
+  checkTargets: CheckTargets | undefined,
+  bundle: string | undefined,
+  admin: Redis,
+  monitors: number
+) => {
   const prefix = `bench:${randomUUID()}:`
   const scope = Effect.runSync(Scope.make())
   const processes: Array<Running> = []
@@ -257,53 +392,114 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
       ...(serviceEntry.endsWith(".ts") ? ["--import", "tsx"] : []),
       serviceEntry
     ]
-    const service = run("service", process.execPath, serviceArgs, {
+    const serviceEnv = (roles: string) => ({
       DATABASE_URL: database.url,
       REDIS_URL: users.service,
       REDIS_STREAM_PREFIX: prefix,
-      ROLES: "scheduler,ingest"
+      ROLES: roles
     })
+    const schedulerRoles = ingestInstances === 0 ? "scheduler,ingest" : "scheduler"
+    const service = run(
+      ingestInstances === 0 ? "service" : "scheduler",
+      process.execPath,
+      serviceArgs,
+      serviceEnv(schedulerRoles)
+    )
     processes.push(service)
     await waitForOutput(service, "Scheduler active", 180_000)
-    console.log(`service: node ${serviceArgs.join(" ")} (pid ${service.child.pid}), ROLES=scheduler,ingest`)
-    const probes = regions.map((region) =>
-      run(`probe ${region}`, process.execPath, [bundle], {
-        REDIS_URL: users.probes[region],
+    console.log(`${service.name}: node ${serviceArgs.join(" ")} (pid ${service.child.pid}), ROLES=${schedulerRoles}`)
+    // Started once the first process has migrated the database.
+    const ingests = Array.from(
+      { length: ingestInstances },
+      (_, i) => run(`ingest ${i + 1}`, process.execPath, serviceArgs, serviceEnv("ingest"))
+    )
+    processes.push(...ingests)
+    if (ingests.length > 0) {
+      console.log(
+        `ingest: ${ingests.length} process${ingests.length === 1 ? "" : "es"} with ROLES=ingest, pids ${
+          ingests.map((p) => p.child.pid).join(", ")
+        }`
+      )
+    }
+    const services = [service, ...ingests]
+    const probes = regions.map((region) => {
+      const env = {
+        REDIS_URL: users.probes[region]!,
         REDIS_STREAM_PREFIX: prefix,
         PROBE_REGION: region,
-        PROBE_NAME: `${region}-1`,
-        NODE_OPTIONS: probeNodeOptions,
-        ...(process.env.PROBE_CONCURRENCY ? { PROBE_CONCURRENCY: process.env.PROBE_CONCURRENCY } : {})
-      })
-    )
+        PROBE_NAME: `${region}-1`
+      }
+      return simulated
+        ? run(`simulator ${region}`, process.execPath, ["--import", "tsx", "test/bench/probeSimulator.ts"], {
+          ...env,
+          ...(process.env.BENCH_SIM_LATENCY_MS ? { SIM_LATENCY_MS: process.env.BENCH_SIM_LATENCY_MS } : {}),
+          ...(process.env.BENCH_SIM_CONCURRENCY ? { SIM_CONCURRENCY: process.env.BENCH_SIM_CONCURRENCY } : {})
+        })
+        : run(`probe ${region}`, process.execPath, [bundle!], {
+          ...env,
+          NODE_OPTIONS: probeNodeOptions,
+          ...(process.env.PROBE_CONCURRENCY ? { PROBE_CONCURRENCY: process.env.PROBE_CONCURRENCY } : {})
+        })
+    })
     processes.push(...probes)
     for (const probe of probes) await waitForOutput(probe, "probe ready", 60_000)
     console.log(
-      `probes: node ${bundle}${probeNodeOptions ? ` (NODE_OPTIONS=${probeNodeOptions})` : ""}, pids ${
-        probes.map((p) => p.child.pid).join(", ")
-      }, each signed in as its region's ACL user`
+      simulated
+        ? `probe simulators: node --import tsx test/bench/probeSimulator.ts, pids ${
+          probes.map((p) => p.child.pid).join(", ")
+        }, each signed in as its region's ACL user`
+        : `probes: node ${bundle}${probeNodeOptions ? ` (NODE_OPTIONS=${probeNodeOptions})` : ""}, pids ${
+          probes.map((p) => p.child.pid).join(", ")
+        }, each signed in as its region's ACL user`
     )
     // The regions are known once their probes' first heartbeats made their results streams.
     await sleep(3000)
+    if (ingests.length > 0) await waitForIngestConsumers(admin, prefix, ingests.length, 60_000)
 
     db = new pg.Client({ connectionString: database.url })
     await db.connect()
     const tag = `e2e-${monitors}`
     const inserting = performance.now()
-    await insertMonitors(db, monitors, checkTargets.prefix(tag))
+    // Simulated probes request nothing: the URLs only give the jobs a real one's size.
+    await insertMonitors(
+      db,
+      monitors,
+      checkTargets?.prefix(tag) ?? "https://service-",
+      checkTargets ? "" : ".example.test/health"
+    )
     console.log(
       `inserted ${count(monitors)} components and monitors in ${fixed((performance.now() - inserting) / 1000, 1)} s`
     )
 
     // Warm-up: one interval after the monitors exist (the scheduler loads them within 5 s).
     await sleep(intervalMs + 5000)
-    const { distinct } = await checkTargets.counts(tag)
+    // Monitors created by thousands make a transient (each first result moves its monitor from
+    // unknown to up, with its event and component): with BENCH_DRAIN_SECONDS the window waits,
+    // that long at most, until ingest has less than a second of results unread.
+    const drainMs = Number(process.env.BENCH_DRAIN_SECONDS ?? 0) * 1000
+    if (drainMs > 0) {
+      const draining = performance.now()
+      const perSecond = (monitors * regions.length) / intervalSeconds
+      let unread = await unreadResults(admin, prefix)
+      while (unread > perSecond && performance.now() - draining < drainMs) {
+        await sleep(2000)
+        unread = await unreadResults(admin, prefix)
+      }
+      console.log(
+        `drain: ${count(unread)} results unread after ${
+          fixed((performance.now() - draining) / 1000, 0)
+        } s more (at most ${drainMs / 1000} s; a second's worth is ${count(perSecond)})`
+      )
+    }
+    const distinct = checkTargets
+      ? (await checkTargets.counts(tag)).distinct
+      : (await db.query<{ n: number }>("select count(distinct monitor_id)::int as n from check_results")).rows[0]!.n
     console.log(`warm-up: ${count(distinct)} of ${count(monitors)} monitors checked so far`)
 
     const redisPort = Number(new URL(redisUrl).port || 6379)
     const redisPid = pidListeningOn(redisPort)
     const named: Record<string, number | undefined> = {
-      service: service.child.pid,
+      ...Object.fromEntries(services.map((s) => [s.name, s.child.pid])),
       ...Object.fromEntries(probes.map((probe) => [probe.name, probe.child.pid])),
       redis: redisPid
     }
@@ -318,6 +514,8 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
       Object.fromEntries(Object.entries(named).map(([name, pid]) => [name, () => (pid === undefined ? 0 : rss(pid))]))
     )
     const backends = accumulateCpu(postgresBackendsOf(database.name))
+    const waits = sampleWaits(db, database.name)
+    if (simulated) await simulatorStats(probes)
     const before = cpuOf()
     const window = { from: Date.now(), to: 0 }
     const started = performance.now()
@@ -327,7 +525,10 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
     const elapsed = (performance.now() - started) / 1000
     const { max } = memory.stop()
     const ofDatabase = backends.stop()
+    const waited = await waits.stop()
     const load = loadAverage()
+    const simulatorFigures = simulated ? await simulatorStats(probes) : []
+    const redisMemoryAtEnd = await redisMemory(admin, prefix)
     const queued = await backlog(admin, prefix)
 
     // The window's last runs: each is stored or recorded as missed within its time-out and a batch.
@@ -391,9 +592,56 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
       } more than an interval`
     )
     console.log(`streams at the end of the window: ${queued.join("; ")}`)
+    console.log(
+      `the bench database's backends, sampled every second (backends × samples): ${
+        waited.map(([what, n]) => `${what} ${n}`).join(", ")
+      }`
+    )
+    if (latency.over2s > 0) {
+      // When the late runs fell: spread out (a slow process), or in bursts (a pause, a lock, the minute's work).
+      const late = (await db.query<{ at: number; late: number; runs: number }>(
+        `select (floor(extract(epoch from scheduled_at) / 5) * 5)::float8 as at,
+                (count(*) filter (where stored_at - scheduled_at > interval '2 seconds'))::int as late,
+                count(*)::int as runs
+         from check_results where scheduled_at >= $1 and scheduled_at < $2 group by 1 order by 1`,
+        range
+      )).rows
+      console.log(
+        `late runs per 5 s of slots (s into the window: late/runs): ${
+          late.filter((row) => row.late > 0).map((row) =>
+            `${Math.round(row.at - window.from / 1000)}: ${row.late}/${row.runs}`
+          ).join(", ")
+        }`
+      )
+    }
+    console.log(
+      `Redis at the end of the window: used_memory ${mb(redisMemoryAtEnd.used)}; stream lengths ${
+        redisMemoryAtEnd.lengths.join(", ")
+      }`
+    )
+    for (const figures of simulatorFigures) {
+      console.log(
+        `simulator ${figures.region}: ${count(figures.jobs)} jobs in ${fixed(figures.seconds, 0)} s (${
+          fixed(figures.jobs / figures.seconds, 1)
+        }/s), ${
+          count(figures.missed)
+        } answered as missed; slot -> XADD p50 ${figures.scheduledToXadd.p50} ms, p99 ${figures.scheduledToXadd.p99} ms, max ${figures.scheduledToXadd.max} ms; XADD -> read p50 ${figures.xaddToRead.p50} ms, p99 ${figures.xaddToRead.p99} ms, max ${figures.xaddToRead.max} ms`
+      )
+    }
 
+    const serviceCpu = services.reduce((sum, s) => sum + cpu(s.name), 0)
     const rows: Array<{ name: string; cpu: number; checks: number; rss?: number }> = [
-      { name: "service (scheduler, ingest)", cpu: cpu("service"), checks, rss: max.service! },
+      ...(ingests.length === 0
+        ? [{ name: "service (scheduler, ingest)", cpu: cpu("service"), checks, rss: max.service! }]
+        : [
+          ...services.map((s) => ({
+            name: s === service ? "scheduler (ROLES=scheduler)" : `${s.name} (ROLES=ingest)`,
+            cpu: cpu(s.name),
+            checks,
+            rss: max[s.name]!
+          })),
+          { name: "  the service, all its processes", cpu: serviceCpu, checks }
+        ]),
       ...probes.map((probe, i) => ({
         name: probe.name,
         cpu: cpu(probe.name),
@@ -416,8 +664,11 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
     }
 
     const probesCpu = probes.reduce((sum, probe) => sum + cpu(probe.name), 0)
-    const serviceShare = cpu("service") / probesCpu
+    const serviceShare = serviceCpu / probesCpu
     const missedRuns = missed + accounted.missing
+    const expectedRate = (monitors * regions.length) / intervalSeconds
+    // Stored in the window against the runs it held: short of it, the service fell behind.
+    const keptUp = accounted.expected > 0 && checks >= accounted.expected * 0.999
     console.log(`\ntargets (judged at ${count(monitors)} monitors; the target is ${count(targets.monitors)}):`)
     console.log(`- 0 missed runs: ${count(missedRuns)}: ${met(missedRuns === 0)}`)
     console.log(
@@ -425,16 +676,36 @@ const measure = async (checkTargets: CheckTargets, bundle: string, admin: Redis,
         met(latency.p99 <= targets.p99Ms)
       }`
     )
-    console.log(
-      `- the service's CPU per check <= ${targets.serviceShareOfProbes} of the probes': ${
-        fixed(per1000(cpu("service"), checks), 3)
-      } against ${fixed(per1000(probesCpu, checks), 3)} s / 1,000 checks, ${fixed(serviceShare)} of it: ${
-        met(serviceShare <= targets.serviceShareOfProbes)
-      }`
-    )
-    if (missedRuns > 0 || !(latency.p99 <= targets.p99Ms) || !(serviceShare <= targets.serviceShareOfProbes)) {
+    if (simulated) {
+      console.log(
+        `- every run of the window stored, ${fixed(expectedRate, 0)} results/s: ${count(checks)} of ${
+          count(accounted.expected)
+        }, ${fixed(checks / elapsed, 1)}/s: ${met(keptUp)}`
+      )
+      console.log(
+        `  (measured, no target) the service's CPU: ${fixed(per1000(serviceCpu, checks), 3)} s / 1,000 checks, ${
+          fixed(serviceCpu / elapsed)
+        } cores; PostgreSQL's bench backends: ${fixed(per1000(postgres.ofDatabase, checks), 3)}, ${
+          fixed(postgres.ofDatabase / elapsed)
+        } cores; the simulators (not the service): ${fixed(per1000(probesCpu, checks), 3)}, ${
+          fixed(probesCpu / elapsed)
+        } cores; whole machine ${fixed((after.machine - before.machine) / elapsed)} cores`
+      )
+    } else {
+      console.log(
+        `- the service's CPU per check <= ${targets.serviceShareOfProbes} of the probes': ${
+          fixed(per1000(serviceCpu, checks), 3)
+        } against ${fixed(per1000(probesCpu, checks), 3)} s / 1,000 checks, ${fixed(serviceShare)} of it: ${
+          met(serviceShare <= targets.serviceShareOfProbes)
+        }`
+      )
+    }
+    const shareMissed = !simulated && !(serviceShare <= targets.serviceShareOfProbes)
+    if (missedRuns > 0 || !(latency.p99 <= targets.p99Ms) || shareMissed || (simulated && !keptUp)) {
       // PostgreSQL ranked by the bench database's backends: the server's other processes also serve other work here.
-      const busiest = rows.filter((row) => !row.name.startsWith("PostgreSQL") && !row.name.startsWith("whole"))
+      const busiest = rows.filter((row) =>
+        !row.name.startsWith("PostgreSQL") && !row.name.startsWith("whole") && !row.name.includes("all its processes")
+      )
         .toSorted((a, b) => b.cpu - a.cpu)[0]!
       console.log(
         `  the process that used the most CPU: ${busiest.name.trim()}, ${fixed(busiest.cpu, 1)} s in ${
@@ -463,15 +734,16 @@ const main = async () => {
       stdio: "inherit"
     })
   }
+  // Simulated probes need neither the probe's bundle nor targets to check.
   const built = performance.now()
-  const bundle = await buildProbe()
-  console.log(`probe bundle ${bundle.outfile} built in ${fixed((performance.now() - built) / 1000, 1)} s`)
+  const bundle = simulated ? undefined : await buildProbe()
+  if (bundle) console.log(`probe bundle ${bundle.outfile} built in ${fixed((performance.now() - built) / 1000, 1)} s`)
   const admin = new Redis(redisUrl)
-  const checkTargets = await startCheckTargets()
+  const checkTargets = simulated ? undefined : await startCheckTargets()
   try {
-    for (const monitors of monitorCounts) await measure(checkTargets, bundle.outfile, admin, monitors)
+    for (const monitors of monitorCounts) await measure(checkTargets, bundle?.outfile, admin, monitors)
   } finally {
-    checkTargets.stop()
+    checkTargets?.stop()
     await admin.quit()
   }
 }
