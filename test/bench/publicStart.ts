@@ -16,7 +16,9 @@
  * measures and prints; it never fails on a number.
  *
  *   npm run bench:public-start     (BENCH_ROUNDS 5, BENCH_SECONDS 5, BENCH_CONNECTIONS 64,
- *                                   BENCH_START_TIMEOUT 300 s, BENCH_SERVICE_NODE_OPTIONS)
+ *                                   BENCH_START_TIMEOUT 300 s, BENCH_SERVICE_NODE_OPTIONS,
+ *                                   BENCH_COMPONENTS 20: with fewer than 13, no incident or window;
+ *                                   0: the service with nothing to do beside the reads)
  */
 import { spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
@@ -37,7 +39,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const startTimeoutMs = Number(process.env.BENCH_START_TIMEOUT ?? 300) * 1000
 const serviceNodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS ?? ""
 const target = 0.85
-const components = 20
+/** Components, each with a monitor; with none, no incident and no window either: the HTTP server alone. */
+const components = Number(process.env.BENCH_COMPONENTS ?? 20)
 const intervalSeconds = 20
 const path = "/api/v1/status"
 
@@ -116,6 +119,7 @@ const seed = async (base: string, authorization: string, targetUrl: (n: number) 
       intervalSeconds
     }, headers)
   }
+  if (components < 13) return
   for (let i = 0; i < 5; i++) {
     await request(base, "/api/v1/admin/incidents", {
       title: `Incident ${i + 1}`,
