@@ -30,7 +30,7 @@ import { UptimeAggregator } from "./workers/UptimeAggregator.js"
 /**
  * The transport the configuration asks for: Redis Streams with REDIS_URL (and REDIS_CA_FILE),
  * in-process without. The Redis transport (and ioredis) is loaded only when asked for: the
- * embedded default never holds it in memory (docs/benchmarks.md, "Cost per check").
+ * embedded default never holds it in memory (docs/benchmarks.md, "Third round").
  */
 export const JobTransportLive = Layer.unwrap(
   Effect.flatMap(QueueConfig, (config) =>

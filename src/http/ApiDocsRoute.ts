@@ -2,7 +2,7 @@
  * The API reference at /docs: Effect's Swagger UI page for the API, built at its first request
  * instead of at start. Swagger UI's script and stylesheet are about 5 MB of text that the
  * service would otherwise hold from start to stop for a page few requests ask for
- * (docs/benchmarks.md, "Cost per check"). The page and its policy (ApiDocsPolicy) are as before.
+ * (docs/benchmarks.md, "Third round"). The page and its policy (ApiDocsPolicy) are as before.
  */
 import { Effect, Layer, Scope } from "effect"
 import { HttpRouter } from "effect/http"

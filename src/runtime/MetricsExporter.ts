@@ -2,7 +2,7 @@
  * The process's metrics as Prometheus text (PrometheusText.ts), for whichever server answers
  * `GET /metrics`. The OpenTelemetry exporter behind it is loaded when the layer is built, that
  * is only when metrics are served (METRICS_PORT or METRICS_TOKEN): a process that serves none
- * does not hold it in memory (docs/benchmarks.md, "Cost per check").
+ * does not hold it in memory (docs/benchmarks.md, "Third round").
  */
 import { Context, Effect, Layer } from "effect"
 

@@ -1,14 +1,35 @@
 /**
  * What the benchmarks share to load the public side: autocannon in a child process (so the load
- * generator does not share the servers' event loop), and the history of resolved incidents the
+ * generator does not share the servers' event loop), a GET of the bytes as they travel, and the history of resolved incidents the
  * public reads are measured over.
  */
 import { execFile } from "node:child_process"
+import { get, type IncomingHttpHeaders } from "node:http"
 
 import type { PgClient } from "@effect/sql-pg"
 import { Effect } from "effect"
 
 import { sqlStatements } from "../../src/persistence/Migrations.js"
+
+export interface RawResponse {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: Buffer
+}
+
+/** A GET as autocannon sends it, on a connection of its own, with the body as it travelled (not unpacked). */
+export const rawGet = (url: string, headers: Record<string, string> = {}) =>
+  new Promise<RawResponse>((resolve, reject) => {
+    get(url, { headers, agent: false }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on(
+        "end",
+        () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) })
+      )
+      response.on("error", reject)
+    }).on("error", reject)
+  })
 
 export interface AutocannonResult {
   readonly requestsPerSecond: number

@@ -28,7 +28,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { writeFileSync } from "node:fs"
-import { createServer, get, type IncomingHttpHeaders } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { gzipSync } from "node:zlib"
 
@@ -46,6 +46,7 @@ import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { chromiumPath } from "../support/Browser.js"
 import { minimumLogLevel } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
+import { rawGet } from "./Autocannon.js"
 
 const runs = Number(process.env.BENCH_RUNS ?? 5)
 const sizes = (process.env.BENCH_SIZES ?? "20,50,200").split(",").map(Number)
@@ -254,24 +255,6 @@ const seed = async (base: string, databaseUrl: string, apiKey: string, size: num
     componentIds: [components[0]!.id, components[1]!.id]
   })
 }
-
-interface RawResponse {
-  readonly status: number
-  readonly headers: IncomingHttpHeaders
-  readonly body: Buffer
-}
-
-/** A GET with the body as it travelled (not unpacked). */
-const rawGet = (url: string, headers: Record<string, string>) =>
-  new Promise<RawResponse>((resolve, reject) => {
-    get(url, { headers, agent: false }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
-      response.on("error", reject)
-    }).on("error", reject)
-  })
 
 /** The parts of the page, each by the markup that starts and ends it (the stylesheet is one element). */
 const parts: ReadonlyArray<readonly [string, RegExp]> = [

@@ -17,8 +17,7 @@
  *
  *   npm run bench:public            (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS override)
  */
-import type { IncomingHttpHeaders } from "node:http"
-import { createServer, get } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
 import { ConfigProvider, Context, Effect, Layer } from "effect"
@@ -32,7 +31,7 @@ import { Database } from "../../src/persistence/Database.js"
 import { ApiKeys } from "../../src/services/auth/ApiKeys.js"
 import { minimumLogLevel } from "../support/Logs.js"
 import { freshDatabaseUrl } from "../support/TestDatabase.js"
-import { autocannon, type AutocannonResult, incidentHistorySql } from "./Autocannon.js"
+import { autocannon, type AutocannonResult, incidentHistorySql, rawGet, type RawResponse } from "./Autocannon.js"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -131,24 +130,6 @@ const fixed = (n: number) => n.toFixed(0).padStart(8)
 
 const mean = (results: ReadonlyArray<AutocannonResult>, key: keyof AutocannonResult) =>
   results.reduce((sum, r) => sum + r[key], 0) / results.length
-
-interface RawResponse {
-  readonly status: number
-  readonly headers: IncomingHttpHeaders
-  readonly body: Buffer
-}
-
-/** A GET as autocannon sends it, with the body as it travelled (not unpacked). */
-const rawGet = (url: string, headers: Record<string, string>) =>
-  new Promise<RawResponse>((resolve, reject) => {
-    get(url, { headers, agent: false }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
-      response.on("error", reject)
-    }).on("error", reject)
-  })
 
 /** A bare node:http server that answers every request with `reference`'s status, headers and bytes; its base URL. */
 const bareServer = (reference: RawResponse) =>

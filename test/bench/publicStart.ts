@@ -22,13 +22,12 @@
  */
 import { spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { get, type IncomingHttpHeaders } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 import { Effect } from "effect"
 
-import { autocannon, type AutocannonResult } from "./Autocannon.js"
+import { autocannon, type AutocannonResult, rawGet, type RawResponse } from "./Autocannon.js"
 import { startCheckTargets } from "./CheckTargets.js"
 import { apiKeyOf, npmStart, request } from "./NpmStart.js"
 import { loadAverage, pidListeningOn, processCpu } from "./ProcessStats.js"
@@ -45,24 +44,6 @@ const intervalSeconds = 20
 const path = "/api/v1/status"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-interface RawResponse {
-  readonly status: number
-  readonly headers: IncomingHttpHeaders
-  readonly body: Buffer
-}
-
-/** A GET as autocannon sends it, with the body as it travelled. */
-const rawGet = (url: string) =>
-  new Promise<RawResponse>((resolve, reject) => {
-    get(url, { agent: false }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
-      response.on("error", reject)
-    }).on("error", reject)
-  })
 
 /** The bare server: every request answered with the reference's status, headers and bytes. */
 const bareServerScript = `
@@ -119,6 +100,7 @@ const seed = async (base: string, authorization: string, targetUrl: (n: number) 
       intervalSeconds
     }, headers)
   }
+  // The incidents name components 1–10 and the windows 11–13: only a page that has them gets them.
   if (components < 13) return
   for (let i = 0; i < 5; i++) {
     await request(base, "/api/v1/admin/incidents", {
