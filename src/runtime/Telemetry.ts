@@ -156,15 +156,17 @@ export interface TracingOptions {
 }
 
 /**
- * The OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, with TracingEnabled; nothing
- * otherwise. The exporter's modules are loaded only then, so a probe without it does not
+ * The OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, with TracingEnabled; otherwise
+ * Effect's tracer is off (`References.TracerEnabled`), so no span is made at all. The exporter's modules are loaded only then, so a probe without it does not
  * evaluate them. Closing the layer sends the spans still buffered. The HTTP server's and
  * client's spans record the headers of `tracedHeaders` (Effect records none unless told).
  */
 export const tracingLayer = (options: TracingOptions): Layer.Layer<never, Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* TelemetryConfig
-    if (Option.isNone(config.otlpEndpoint)) return Layer.empty
+    // Nothing exports spans: Effect makes none either (its service methods, SQL statements and
+    // requests would each make one, timed and kept in memory until it ends, for nobody).
+    if (Option.isNone(config.otlpEndpoint)) return Layer.succeed(References.TracerEnabled, false)
     const [OtlpTracer, OtlpSerialization, OtlpExporter, FetchHttpClient, HttpClient, HttpMiddleware] = yield* Effect
       .promise(() =>
         Promise.all([

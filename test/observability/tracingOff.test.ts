@@ -3,7 +3,7 @@
  * trace context, a probe passes none on even when a job brings one, and nothing is exported.
  */
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Layer, References } from "effect"
 import type { Redis } from "ioredis"
 
 import * as ProbeAgent from "../../probes/ProbeAgent.js"
@@ -86,4 +86,15 @@ layer(Stack, { excludeTestServices: true, timeout: "60 seconds" })("tracing off"
       for (const text of reported) expect(text).not.toContain("traceparent")
       expect(sink.requests).toEqual([])
     }))
+
+  it.effect("Effect's tracer is off: a span made anyway is a no-op, neither timed nor recorded", () =>
+    Effect.gen(function*() {
+      expect(yield* References.TracerEnabled).toBe(false)
+      const span = yield* Effect.currentSpan.pipe(Effect.withSpan("anything", { attributes: { a: 1 } }))
+      expect({ spanId: span.spanId, sampled: span.sampled, attributes: span.attributes.size }).toEqual({
+        spanId: "noop",
+        sampled: false,
+        attributes: 0
+      })
+    }).pipe(Effect.provide(telemetryWithoutEndpoint)))
 })
