@@ -2,6 +2,9 @@
  * Composition root: reads the configuration, opens the database (running migrations) and
  * runs the roles named in ROLES. SIGTERM/SIGINT interrupt the layers, which close cleanly (exit 0).
  */
+// First: keeps nextTick's record shape before any garbage collection can drop it (runtime/TickShape.ts).
+import "./runtime/TickShape.js"
+
 import { NodeRuntime } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer } from "effect"
 
