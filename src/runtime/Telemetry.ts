@@ -3,9 +3,9 @@
  *
  * - Traces: when OTEL_EXPORTER_OTLP_ENDPOINT is set, every span (requests, service calls, SQL,
  *   deliveries, checks) goes to `<endpoint>/v1/traces` as OTLP JSON, through
- *   @effect/opentelemetry's own exporter. Unset, nothing is loaded or exported, and the hot
- *   paths (the scheduler's tick, the probe's checks, ingest) make no span of their own:
- *   they ask `TracingEnabled` once, not the exporter to drop what they made.
+ *   @effect/opentelemetry's own exporter. Unset, nothing is loaded or exported, Effect's tracer
+ *   is off, and the hot paths (the scheduler's tick, the probe's checks, ingest) make no span
+ *   of their own: they ask `TracingEnabled` once, not the exporter to drop what they made.
  * - A check's trace crosses Redis in the W3C `traceparent` of the job and of the result
  *   (src/domain/CheckJob.ts): the scheduler's span is the parent of the probe's check span,
  *   which ingest's batch span links to.
@@ -157,9 +157,10 @@ export interface TracingOptions {
 
 /**
  * The OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, with TracingEnabled; otherwise
- * Effect's tracer is off (`References.TracerEnabled`), so no span is made at all. The exporter's modules are loaded only then, so a probe without it does not
- * evaluate them. Closing the layer sends the spans still buffered. The HTTP server's and
- * client's spans record the headers of `tracedHeaders` (Effect records none unless told).
+ * Effect's tracer is off (`References.TracerEnabled`), so no span is made at all. The exporter's
+ * modules are loaded only then, so a probe without it does not evaluate them. Closing the layer
+ * sends the spans still buffered. The HTTP server's and client's spans record the headers of
+ * `tracedHeaders` (Effect records none unless told).
  */
 export const tracingLayer = (options: TracingOptions): Layer.Layer<never, Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
