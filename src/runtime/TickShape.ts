@@ -12,21 +12,15 @@
  */
 import { createHook } from "node:async_hooks"
 
-const kept: Array<object> = []
-
-/** Takes the record of one nextTick from its async hook (the only public way to it), then removes the hook. */
-export const keepTickShape = () => {
-  if (kept.length > 0) return
-  const hook = createHook({
-    init: (_asyncId, type, _triggerAsyncId, resource) => {
-      if (type === "TickObject" && kept.length === 0) kept.push(resource)
-    }
-  }).enable()
-  try {
-    process.nextTick(() => {})
-  } finally {
-    hook.disable()
+/** The record of one nextTick, taken from its async hook (the only public way to it); the hook is removed at once. */
+let kept: object | undefined
+const hook = createHook({
+  init: (_asyncId, type, _triggerAsyncId, resource) => {
+    if (type === "TickObject") kept ??= resource
   }
+}).enable()
+try {
+  process.nextTick(() => {})
+} finally {
+  hook.disable()
 }
-
-keepTickShape()

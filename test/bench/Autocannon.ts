@@ -1,7 +1,7 @@
 /**
  * What the benchmarks share to load the public side: autocannon in a child process (so the load
- * generator does not share the servers' event loop), a GET of the bytes as they travel, and the history of resolved incidents the
- * public reads are measured over.
+ * generator does not share the servers' event loop), a GET of the bytes as they travel, and the
+ * history of resolved incidents the public reads are measured over.
  */
 import { execFile } from "node:child_process"
 import { get, type IncomingHttpHeaders } from "node:http"
