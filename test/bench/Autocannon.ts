@@ -48,6 +48,8 @@ export interface AutocannonOptions {
   /** Requests per second in all; none: as many as it can. */
   readonly rate?: number
   readonly headers?: ReadonlyArray<string>
+  /** CPUs to run autocannon on (`taskset -c`, e.g. "1"); none: wherever the kernel puts it. */
+  readonly cpus?: string
 }
 
 export const autocannon = (url: string, options: AutocannonOptions) =>
@@ -55,7 +57,10 @@ export const autocannon = (url: string, options: AutocannonOptions) =>
     const args = ["--json", "-c", String(options.connections), "-d", String(options.seconds)]
     if (options.rate !== undefined && options.rate > 0) args.push("-R", String(options.rate))
     for (const header of options.headers ?? []) args.push("-H", header)
-    execFile("node_modules/.bin/autocannon", [...args, url], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
+    const [command, prefix] = options.cpus === undefined
+      ? ["node_modules/.bin/autocannon", []]
+      : ["taskset", ["-c", options.cpus, "node_modules/.bin/autocannon"]]
+    execFile(command, [...prefix, ...args, url], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       if (error) return resume(Effect.fail(error))
       const report = JSON.parse(stdout)
       resume(Effect.succeed({

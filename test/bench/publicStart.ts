@@ -15,14 +15,21 @@
  * /proc); the summary gives the ratio of the means and whether it reaches the target (0.85). It
  * measures and prints; it never fails on a number.
  *
+ * Pinned (where `taskset` exists and the machine has at least two CPUs): each server's process,
+ * every thread of it, on CPU 0 and autocannon on CPU 1, so that both servers get the same one
+ * core and the load generator never takes turns with them on it. Unpinned, the kernel placed
+ * them differently from round to round, and single runs of the same build spread from 0.62 to
+ * 1.00 (docs/benchmarks.md).
+ *
  *   npm run bench:public-start     (BENCH_ROUNDS 5, BENCH_SECONDS 5, BENCH_CONNECTIONS 64,
  *                                   BENCH_START_TIMEOUT 300 s, BENCH_SERVICE_NODE_OPTIONS,
  *                                   BENCH_COMPONENTS 20: with fewer than 13, no incident or window;
- *                                   0: the service with nothing to do beside the reads)
+ *                                   0: the service with nothing to do beside the reads;
+ *                                   BENCH_PIN 1: 0 leaves placement to the kernel)
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 
 import { Effect } from "effect"
@@ -44,6 +51,20 @@ const intervalSeconds = 20
 const path = "/api/v1/status"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const hasTaskset = (() => {
+  try {
+    execFileSync("taskset", ["-V"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+})()
+const pinned = process.env.BENCH_PIN !== "0" && hasTaskset && availableParallelism() >= 2
+/** Every thread of `pid` on CPU 0 (threads it starts later inherit it). */
+const pinServer = (pid: number) => {
+  if (pinned) execFileSync("taskset", ["-a", "-p", "-c", "0", String(pid)], { stdio: "ignore" })
+}
 
 /** The bare server: every request answered with the reference's status, headers and bytes. */
 const bareServerScript = `
@@ -76,7 +97,9 @@ const startBareServer = async (reference: RawResponse, folder: string) => {
 /** One autocannon round, with the CPU the server's process spent per request answered, in µs. */
 const round = async (base: string, pid: number) => {
   const before = processCpu(pid)
-  const result = await Effect.runPromise(autocannon(`${base}${path}`, { connections, seconds }))
+  const result = await Effect.runPromise(
+    autocannon(`${base}${path}`, { connections, seconds, ...(pinned ? { cpus: "1" } : {}) })
+  )
   return { ...result, cpu: ((processCpu(pid) - before) * 1e6) / Math.max(1, result.total) }
 }
 
@@ -143,6 +166,8 @@ const main = async () => {
     const { distinct } = await checkTargets.counts("public-start")
     const reference = await rawGet(`${service.base}${path}`)
     bare = await startBareServer(reference, folder)
+    pinServer(servicePid)
+    pinServer(bare.child.pid!)
     console.log(
       `GET ${path}: ${reference.status}, ${reference.body.byteLength} bytes; ${distinct} of ${components} monitors checked so far`
     )
@@ -177,7 +202,9 @@ const main = async () => {
     console.log(
       `throughput ratio ${ratio.toFixed(2)} (target >= ${target}: ${
         ratio >= target ? "met" : "NOT met"
-      }); CPU per request, bare / service: ${cpuRatio.toFixed(2)}; load average ${loadAverage()}`
+      }); CPU per request, bare / service: ${cpuRatio.toFixed(2)}; ${
+        pinned ? "servers on CPU 0, autocannon on CPU 1" : "not pinned"
+      }; load average ${loadAverage()}`
     )
   } finally {
     bare?.child.kill("SIGTERM")

@@ -40,6 +40,11 @@ describe("npm start on the embedded default", () => {
     try {
       const build = await runCommand("scripts/buildServer.ts", ["--outdir", bundle], {})
       expect(build.code, build.stderr).toBe(0)
+      // ASCII only: one character beyond it makes Node hand V8 a module's whole source as two
+      // bytes a character (scripts/buildServer.ts escapes them).
+      for (const file of readdirSync(join(projectRoot, bundle)).filter((name) => name.endsWith(".mjs"))) {
+        expect(/[^\x00-\x7f]/.test(readFileSync(join(projectRoot, bundle, file), "utf8")), file).toBe(false)
+      }
       const env = {
         // Any free port, each start its own: the test reads it from the log.
         PORT: "0",
@@ -67,6 +72,8 @@ describe("npm start on the embedded default", () => {
       const served = Buffer.from(await dashboard.arrayBuffer())
       expect(served.equals(readFileSync(join(projectRoot, bundle, "dashboard/app.js"))), "the prebuilt dashboard")
         .toBe(true)
+      // The page's footer separator ("·", escaped in the bundle) reaches the reader as itself.
+      expect(await (await fetch(`${base}/`)).text()).toContain("</a> \u00b7 <a href=")
       const summary = await fetch(`${base}/api/v1/status`)
       expect(await summary.json()).toEqual({
         status: "operational",
