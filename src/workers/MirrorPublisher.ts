@@ -2,9 +2,10 @@
  * Publishes the public page to the static mirror (MIRROR_S3_URL or MIRROR_DIR; docs/operations.md, "Static mirror"),
  * in the `api` role, one instance at a time (an advisory lock; the others stand by).
  *
- * After every change of what the public sees (bursts coalesce), once a minute (the uptime bars
- * and figures move), and in full at start and every hour (a mirror that was offline or edited by
- * hand catches up, and incidents older than the snapshot holds are written again). Only objects
+ * After every change of what the public sees (bursts coalesce; a monitor's state alone is not
+ * one), once a minute (the uptime bars and figures move), and in full at start and every hour (a
+ * mirror that was offline or edited by hand catches up, and incidents older than the snapshot
+ * holds are written again). Only objects
  * whose bytes changed are written, items before the history pages and the history before the
  * index that links to them; objects of items no longer public are deleted last. A failure is
  * retried with back-off and never blocks a request: readers are answered from the snapshot,
@@ -23,7 +24,7 @@ import { mirrorFailures, mirrorLag, mirrorObjectsDeleted, mirrorObjectsWritten }
 import { holdAdvisoryLock } from "../persistence/AdvisoryLock.js"
 import { MirrorConfig } from "../runtime/Config.js"
 import { noLabels } from "../runtime/MetricLabels.js"
-import { StateChanges, type Touched } from "../services/StateChanges.js"
+import { StateChanges, type Touched, touchesPublic } from "../services/StateChanges.js"
 
 const publisherLockKey = 7_311_402_002
 const tickMillis = 60_000
@@ -116,13 +117,22 @@ const lead = Effect.fnUntraced(function*(store: MirrorStore) {
           Effect.as(Effect.sleep(Math.max(0, lastTick + tickMillis - now)), Option.none<ReadonlyArray<Touched>>())
         )
         const at = yield* Clock.currentTimeMillis
-        work = nothing
-        if (Option.isNone(taken)) lastTick = at
-        else for (const touched of taken.value) work = merge(work, touched, at)
+        if (Option.isNone(taken)) {
+          lastTick = at
+          work = nothing
+        } else {
+          // A monitor's state alone (the dashboard's) changes nothing the mirror holds: wait on.
+          const seen = taken.value.filter(touchesPublic)
+          if (seen.length === 0) continue
+          work = nothing
+          for (const touched of seen) work = merge(work, touched, at)
+        }
       }
       // Changes announced meanwhile go with this publication (without waiting for any).
       const at = yield* Clock.currentTimeMillis
-      for (const touched of yield* PubSub.takeUpTo(notices, Number.MAX_SAFE_INTEGER)) work = merge(work, touched, at)
+      for (const touched of yield* PubSub.takeUpTo(notices, Number.MAX_SAFE_INTEGER)) {
+        if (touchesPublic(touched)) work = merge(work, touched, at)
+      }
       const exit = yield* Effect.exit(publish(work))
       const done = yield* Clock.currentTimeMillis
       if (exit._tag === "Success") {

@@ -9,16 +9,21 @@ import { tmpdir } from "node:os"
 import * as Path from "node:path"
 
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, Metric } from "effect"
 import { HttpServer } from "effect/http"
 
+import { mirrorLag } from "../../src/observability/Metrics.js"
+import { StateChanges, type Touched } from "../../src/services/StateChanges.js"
 import { MirrorPublisher } from "../../src/workers/MirrorPublisher.js"
 import { mirroredPaths, mirrorKeyOf, s3Credentials, type S3Server, startS3Server } from "../support/S3Server.js"
 import { ApiClient, LiveTestServer } from "../support/TestServer.js"
 
 /** The service on a loopback port with the mirror's publisher, as the `api` role runs it. */
 const startMirroredStack = async (variables: Record<string, string>) => {
-  const runtime = ManagedRuntime.make(MirrorPublisher.pipe(Layer.provideMerge(LiveTestServer(variables))))
+  // StateChanges merged too (the same instance the publisher and the API use), for the tests to announce on.
+  const runtime = ManagedRuntime.make(
+    MirrorPublisher.pipe(Layer.provideMerge(StateChanges.layer), Layer.provideMerge(LiveTestServer(variables)))
+  )
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag === "UnixPathAddress") throw new Error("the test server is not on TCP")
   const baseUrl = `http://127.0.0.1:${address.port}`
@@ -30,6 +35,13 @@ const startMirroredStack = async (variables: Record<string, string>) => {
       const response = await fetch(`${baseUrl}${path}`)
       return { body: Buffer.from(await response.arrayBuffer()), contentType: response.headers.get("content-type") }
     },
+    /** Announces a change as a committed write would, in this process. */
+    announce: (touched: Touched) =>
+      runtime.runPromise(Effect.gen(function*() {
+        yield* (yield* StateChanges).announce(touched)
+      })),
+    /** Publications after a change so far (each records its lag). */
+    publications: () => runtime.runPromise(Effect.map(Metric.value(mirrorLag), (state) => state.count)),
     dispose: () => runtime.dispose()
   }
 }
@@ -235,5 +247,19 @@ describe("static mirror in a folder", () => {
         message: name
       }).toBe(true)
     }
+  })
+
+  it("publishes nothing for a monitor's state alone, and again at the next public change", async () => {
+    await expect.poll(async () => file("index.html")?.equals((await stack.read("/")).body) ?? false, {
+      timeout: 10_000
+    }).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const before = await stack.publications()
+    // What ingest announces when monitors change state: the dashboard's, not the page's.
+    await stack.announce({ monitors: true })
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(await stack.publications()).toBe(before)
+    await stack.announce({ components: true })
+    await expect.poll(() => stack.publications(), { timeout: 10_000 }).toBeGreaterThan(before)
   })
 })
