@@ -5,11 +5,10 @@
  * After every change of what the public sees (bursts coalesce; a monitor's state alone is not
  * one), once a minute (the uptime bars and figures move), and in full at start and every hour (a
  * mirror that was offline or edited by hand catches up, and incidents older than the snapshot
- * holds are written again). Only objects
- * whose bytes changed are written, items before the history pages and the history before the
- * index that links to them; objects of items no longer public are deleted last. A failure is
- * retried with back-off and never blocks a request: readers are answered from the snapshot,
- * whatever the bucket does.
+ * holds are written again). Only objects whose bytes changed are written, items before the
+ * history pages and the history before the index that links to them; objects of items no longer
+ * public are deleted last. A failure is retried with back-off and never blocks a request: readers
+ * are answered from the snapshot, whatever the bucket does.
  */
 import { Clock, Effect, Layer, Option, PubSub, Schedule } from "effect"
 
