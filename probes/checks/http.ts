@@ -107,6 +107,11 @@ const verdict = (
 
 export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
   Effect.callback<CheckOutcome>((resume) => {
+    // The listeners below stay attached to the request, its socket and its response after the
+    // check, and V8's young-generation collections keep a closed socket's objects alive until the
+    // next full collection (Node's handles hold them). Through `resume` they would keep this
+    // check's fiber too, which then reaches the old generation with them: dropped once answered.
+    let answer: typeof resume | undefined = resume
     const start = performance.now()
     let lookupAt: number | undefined
     let connectAt: number | undefined
@@ -123,7 +128,9 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
       clearTimeout(deadline)
       const end = performance.now()
       const connectedFrom = lookupAt ?? start
-      resume(Effect.succeed({
+      const resumeWith = answer!
+      answer = undefined
+      resumeWith(Effect.succeed({
         ok,
         durationMs: round(end - start),
         timings: {
@@ -192,6 +199,9 @@ export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Eff
       let text: string | undefined
       const judge = (truncated: boolean) => {
         const failure = verdict(check, statusCode, () => (text ??= Buffer.concat(chunks).toString("utf8")), truncated)
+        // Up to 1 MB that the response's listeners would otherwise keep (see `answer`).
+        chunks.length = 0
+        text = undefined
         finish(failure === undefined, failure ?? null)
       }
       response.on("data", (chunk: Buffer) => {
