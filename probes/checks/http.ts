@@ -108,9 +108,9 @@ const verdict = (
 export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
   Effect.callback<CheckOutcome>((resume) => {
     // The listeners below stay attached to the request, its socket and its response after the
-    // check, and V8's young-generation collections keep a closed socket's objects alive until the
-    // next full collection (Node's handles hold them). Through `resume` they would keep this
-    // check's fiber too, which then reaches the old generation with them: dropped once answered.
+    // check, and a closed socket's objects survive young-generation collections until a full one
+    // (docs/benchmarks.md). Through `resume` they would keep this check's fiber too, which would
+    // reach the old generation with them: dropped once answered.
     let answer: typeof resume | undefined = resume
     const start = performance.now()
     let lookupAt: number | undefined
