@@ -64,7 +64,6 @@ await esbuild.stop()
 for (const file of readdirSync(outdir).filter((name) => name.endsWith(".mjs"))) {
   const path = join(outdir, file)
   const source = readFileSync(path, "utf8")
-  if (/[^\x00-\x7f]/.test(source)) {
-    writeFileSync(path, source.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))
-  }
+  const escaped = source.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  if (escaped !== source) writeFileSync(path, escaped)
 }
