@@ -1,5 +1,7 @@
 /** The `http` check against real node:http and node:https servers on loopback. */
-import type { IncomingHttpHeaders } from "node:http"
+import * as diagnostics from "node:diagnostics_channel"
+import type { ClientRequest, IncomingHttpHeaders } from "node:http"
+import type { Socket } from "node:net"
 
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -281,4 +283,39 @@ describe("http check", () => {
       expect(refused.error).not.toContain("tøken")
       expect(target.connections()).toBe(1)
     }))
+
+  it.live("lets go of the request, the response and its listeners once the socket is closed", () =>
+    Effect.gen(function*() {
+      // Node's own channel hands over each request the check makes.
+      const sockets: Array<{ socket: Promise<Socket & { _httpMessage?: unknown }>; closed: Promise<void> }> = []
+      const started = (message: unknown) => {
+        const { request } = message as { request: ClientRequest }
+        // Published once the request has its socket, or before.
+        const socket = new Promise<Socket>((resolve) =>
+          request.socket ? resolve(request.socket) : request.once("socket", resolve)
+        )
+        // Resolved after every "close" listener, the check's included.
+        const closed = socket.then((s) => new Promise<void>((resolve) => s.once("close", () => setImmediate(resolve))))
+        sockets.push({ socket, closed })
+      }
+      yield* Effect.acquireRelease(
+        Effect.sync(() => diagnostics.subscribe("http.client.request.start", started)),
+        () => Effect.sync(() => diagnostics.unsubscribe("http.client.request.start", started))
+      )
+      const target = yield* httpServer((request, response) =>
+        request.url === "/silent" ? undefined : response.end("hello")
+      )
+      const port = yield* closedPort
+      for (const url of [`${target.url}/ok`, `${target.url}/silent`, `http://127.0.0.1:${port}/`]) {
+        sockets.length = 0
+        yield* httpCheck({ url, timeoutMs: 300, expectedStatusCode: 200 })
+        expect(sockets).toHaveLength(1)
+        const socket = yield* Effect.promise(() => sockets[0]!.socket)
+        yield* Effect.promise(() => sockets[0]!.closed)
+        // Young collections keep a closed socket until a full one: it must reach nothing else.
+        expect(socket._httpMessage, url).toBeNull()
+        expect(socket.eventNames(), url).toEqual(["error"])
+        expect(socket.listenerCount("error")).toBe(1)
+      }
+    }).pipe(Effect.scoped))
 })
