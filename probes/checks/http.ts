@@ -109,9 +109,9 @@ const verdict = (
  * Lets go of what a closed socket still reaches. Young-generation collections keep a closed
  * socket alive until a full one, and with it whatever it reaches: its request (Node's
  * `_httpMessage`), the response, and every listener with what it closes over. Cut here, a
- * third as much of each request reaches the old generation (docs/benchmarks.md). Runs after
- * Node's own close listeners, which were added before this one; nothing is emitted on a closed
- * socket, but an error would find a listener.
+ * check alone in a process (a probe's) promotes a third as much (docs/benchmarks.md). Runs
+ * after Node's own close listeners, which were added before this one; nothing is emitted on a
+ * closed socket, but an error would find a listener.
  */
 const releaseClosed = (socket: Socket) => {
   socket.removeAllListeners()
