@@ -124,9 +124,8 @@ const ignore = () => {}
 export const httpCheck = (check: HttpCheck, options: HttpCheckOptions = {}): Effect.Effect<CheckOutcome> =>
   Effect.callback<CheckOutcome>((resume) => {
     // The listeners below stay attached to the request, its socket and its response after the
-    // check, and a closed socket's objects survive young-generation collections until a full one
-    // (docs/benchmarks.md). Through `resume` they would keep this check's fiber too, which would
-    // reach the old generation with them: dropped once answered.
+    // answer, until the socket closes (`releaseClosed`). Through `resume` they would keep this
+    // check's fiber too, and take it to the old generation with them: dropped once answered.
     let answer: typeof resume | undefined = resume
     const start = performance.now()
     let lookupAt: number | undefined

@@ -287,16 +287,15 @@ describe("http check", () => {
   it.live("lets go of the request, the response and its listeners once the socket is closed", () =>
     Effect.gen(function*() {
       // Node's own channel hands over each request the check makes.
-      const sockets: Array<{ socket: Promise<Socket & { _httpMessage?: unknown }>; closed: Promise<void> }> = []
+      // Each request's socket, once every "close" listener (the check's included) has run.
+      const closed: Array<Promise<Socket & { _httpMessage?: unknown }>> = []
       const started = (message: unknown) => {
         const { request } = message as { request: ClientRequest }
         // Published once the request has its socket, or before.
         const socket = new Promise<Socket>((resolve) =>
           request.socket ? resolve(request.socket) : request.once("socket", resolve)
         )
-        // Resolved after every "close" listener, the check's included.
-        const closed = socket.then((s) => new Promise<void>((resolve) => s.once("close", () => setImmediate(resolve))))
-        sockets.push({ socket, closed })
+        closed.push(socket.then((s) => new Promise((resolve) => s.once("close", () => setImmediate(() => resolve(s))))))
       }
       yield* Effect.acquireRelease(
         Effect.sync(() => diagnostics.subscribe("http.client.request.start", started)),
@@ -307,11 +306,10 @@ describe("http check", () => {
       )
       const port = yield* closedPort
       for (const url of [`${target.url}/ok`, `${target.url}/silent`, `http://127.0.0.1:${port}/`]) {
-        sockets.length = 0
+        closed.length = 0
         yield* httpCheck({ url, timeoutMs: 300, expectedStatusCode: 200 })
-        expect(sockets).toHaveLength(1)
-        const socket = yield* Effect.promise(() => sockets[0]!.socket)
-        yield* Effect.promise(() => sockets[0]!.closed)
+        expect(closed).toHaveLength(1)
+        const socket = yield* Effect.promise(() => closed[0]!)
         // Young collections keep a closed socket until a full one: it must reach nothing else.
         expect(socket._httpMessage, url).toBeNull()
         expect(socket.eventNames(), url).toEqual(["error"])
