@@ -25,7 +25,11 @@ import { withRetryAfter } from "./RetryAfter.js"
 const readyEvent = (version: number) =>
   `retry: ${liveEvents.reconnectMs}\nevent: ready\ndata: ${JSON.stringify({ version })}\n\n`
 
-const changeEvent = (touched: Touched) => `event: change\ndata: ${JSON.stringify(touched)}\n\n`
+/** The stream says `components: true` whichever components a change named, as documented (docs/api.md). */
+const changeEvent = ({ components, ...touched }: Touched) =>
+  `event: change\ndata: ${
+    JSON.stringify(components === undefined || components === false ? touched : { ...touched, components: true })
+  }\n\n`
 
 const keepAlive = ": keep-alive\n\n"
 

@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import type { ComponentId, CreateComponent, UpdateComponent } from "../domain/Component.js"
 import { Component } from "../domain/Component.js"
 import type { PageRequest } from "../domain/Page.js"
+import { orUnavailable } from "./DatabaseErrors.js"
 import { type Keyset, readPage } from "./Keyset.js"
 import { RetryingSqlClient } from "./RetryingSqlClient.js"
 import { definedFields, rowsOf, updateById } from "./Rows.js"
@@ -29,6 +30,17 @@ export class ComponentsRepo extends Context.Service<ComponentsRepo>()("Component
         ),
 
       findPublic: () => components.all(sql`select * from components where is_public order by display_order, name, id`),
+
+      /** The public components' ids in the order `findPublic` reads them: where a component read again by id goes. */
+      findPublicIds: () =>
+        orUnavailable(Effect.map(
+          sql<{ readonly id: ComponentId }>`select id from components where is_public order by display_order, name, id`,
+          (rows) => rows.map((row) => row.id)
+        )),
+
+      /** Those of these components that are public. */
+      findPublicByIds: (ids: ReadonlyArray<string>) =>
+        components.all(sql`select * from components where is_public and id = any(${[...ids]}::text[])`),
 
       findById: (id: ComponentId) => components.first(sql`select * from components where id = ${id}`),
 

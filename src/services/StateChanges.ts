@@ -40,18 +40,28 @@ const channel = "status_page_changes"
 export const maxTouchedIncidents = 16
 
 /**
- * What a change touched: of what the public sees, the components (with their groups), the
- * incidents with these ids (or all of them), the maintenance windows, the organization's profile
+ * Likewise for components: a change naming its components has only those read again (each
+ * write of one component at 500 of them read all 500 before); past this many, all of them.
+ */
+export const maxTouchedComponents = 16
+
+/**
+ * What a change touched: of what the public sees, the components with these ids (or all of them,
+ * `true`) with their groups, the incidents with these ids (or all of them), the maintenance
+ * windows, the organization's profile
  * (with the status pages); and, for the dashboard only, the monitors' states (`monitors`, which
  * the public side ignores: it sees a monitor through its component). A notice is anyone's who
  * may NOTIFY: its ids are ones PostgreSQL can compare, and few.
  *
  * A key an instance does not know is dropped when it reads a notice (the schema's default for
  * excess properties is to ignore them): an instance of the version before `monitors` reads
- * `{"monitors":true}` as `{}`, a change that touched nothing public.
+ * `{"monitors":true}` as `{}`, a change that touched nothing public; one before component ids
+ * cannot read a list of them, so it reads everything again.
  */
 export const Touched = Schema.Struct({
-  components: Schema.optionalKey(Schema.Boolean),
+  components: Schema.optionalKey(
+    Schema.Union([Schema.Boolean, Schema.Array(IdString).check(Schema.isMaxLength(maxTouchedComponents))])
+  ),
   incidents: Schema.optionalKey(
     Schema.Union([Schema.Array(IdString).check(Schema.isMaxLength(maxTouchedIncidents)), Schema.Literal("all")])
   ),
@@ -71,10 +81,22 @@ export const touchedEverything: Touched = {
 
 /** Whether a change touched anything the public sees (`monitors` alone is the dashboard's). */
 export const touchesPublic = (touched: Touched): boolean =>
-  touched.components === true || touched.incidents !== undefined || touched.maintenance === true ||
+  touchesAnyComponent(touched) || touched.incidents !== undefined || touched.maintenance === true ||
   touched.organization === true
 
-/** Both changes' touches (past `maxTouchedIncidents` incidents: all of them). */
+/** Whether a change touched some component or all of them. */
+export const touchesAnyComponent = (touched: Touched): boolean =>
+  touched.components !== undefined && touched.components !== false
+
+/** The components both changes touched: `true` (all) when either touched all, or past the bound. */
+const mergeComponents = (a: Touched["components"], b: Touched["components"]): Touched["components"] => {
+  if (a === true || b === true) return true
+  const ids = [...new Set([...(Array.isArray(a) ? a : []), ...(Array.isArray(b) ? b : [])])]
+  if (ids.length > maxTouchedComponents) return true
+  return ids.length > 0 ? ids : undefined
+}
+
+/** Both changes' touches (past `maxTouchedIncidents` incidents or `maxTouchedComponents` components: all of them). */
 export const mergeTouched = (a: Touched, b: Touched): Touched => {
   const merged = a.incidents === "all" || b.incidents === "all"
     ? "all"
@@ -84,8 +106,9 @@ export const mergeTouched = (a: Touched, b: Touched): Touched => {
     ? a.incidents
     : [...new Set([...a.incidents, ...b.incidents])]
   const incidents = merged !== undefined && merged !== "all" && merged.length > maxTouchedIncidents ? "all" : merged
+  const components = mergeComponents(a.components, b.components)
   return {
-    ...(a.components === true || b.components === true ? { components: true } : {}),
+    ...(components === undefined ? {} : { components }),
     ...(incidents === undefined ? {} : { incidents }),
     ...(a.maintenance === true || b.maintenance === true ? { maintenance: true } : {}),
     ...(a.organization === true || b.organization === true ? { organization: true } : {}),
@@ -124,8 +147,11 @@ export const touch = (touched: Touched) =>
       }
     }))
 
-/** `touch`: the components (with their groups). */
+/** `touch`: every component (with their groups). */
 export const touchesComponents = touch({ components: true })
+
+/** `touch`: these components (with their groups), and nothing else of them. */
+export const touchesComponentsById = (ids: ReadonlyArray<string>) => touch({ components: ids })
 
 /** A NOTIFY's payload: who sent it and what it touched. */
 const Notice = Schema.fromJsonString(Schema.Struct({ from: Schema.String, touched: Touched }))

@@ -344,8 +344,9 @@ it.layer(Stack)("automatic incidents", (it) => {
 
   it.effect("an outage's commits say what they touch: its component's status, the monitor, then the incident it opens", () =>
     Effect.gen(function*() {
-      const { monitorId } = yield* setup("Touching")
-      // What each commit announces (StateChanges' NOTIFY): the public snapshot reads again only that.
+      const { component, monitorId } = yield* setup("Touching")
+      // What each commit announces (StateChanges' NOTIFY): the public snapshot reads again only
+      // that, here the one component whose status moved.
       const touched: Array<unknown> = []
       const listening = yield* Deferred.make<void>()
       yield* listen(Redacted.make(yield* TestDatabaseUrl), "status_page_changes").pipe(
@@ -363,6 +364,6 @@ it.layer(Stack)("automatic incidents", (it) => {
       yield* eventually(Effect.sync(() => touched.length), (n) => n >= 3)
       // The monitor's transition is announced too, for the dashboard's live stream (the public
       // snapshot ignores it).
-      expect(touched).toEqual([{ components: true }, { monitors: true }, { incidents: [incident!.id] }])
+      expect(touched).toEqual([{ components: [component.id] }, { monitors: true }, { incidents: [incident!.id] }])
     }))
 })

@@ -214,6 +214,10 @@ layer(Layer.empty, { excludeTestServices: true })("read your writes", (it) => {
           a.client.incidents.update({ params: { id: "old-001" as IncidentId }, payload: { title: "Old, renamed" } }),
           b.client.incidents.update({ params: { id: `old-${old}` as IncidentId }, payload: { severity: "major" } }),
           a.client.components.update({ params: { id: api.id }, payload: { name: "API v2", groupId: group.id } }),
+          // A change names its components: a new one, and one moved in the order, are placed as
+          // the database orders them; the others are read again in their places.
+          b.client.components.create({ payload: { name: "Billing" } }),
+          a.client.components.update({ params: { id: web.id }, payload: { displayOrder: 50 } }),
           b.client.componentGroups.update({ params: { id: group.id }, payload: { name: "Core services" } }),
           a.client.maintenance.update({ params: { id: window.id }, payload: { title: "Upgrade, moved" } }),
           Effect.flatMap(

@@ -7,7 +7,7 @@ import { Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 
 import type { Touched as TouchedType } from "../../src/services/StateChanges.js"
-import { maxTouchedIncidents, mergeTouched, Touched } from "../../src/services/StateChanges.js"
+import { maxTouchedComponents, maxTouchedIncidents, mergeTouched, Touched } from "../../src/services/StateChanges.js"
 
 const incidents = (from: number, count: number) => Array.from({ length: count }, (_, i) => `incident-${from + i}`)
 const decode = Schema.decodeUnknownOption(Touched)
@@ -25,6 +25,20 @@ describe("touched", () => {
     pending = mergeTouched(pending, { incidents: ["one more"] })
     expect(pending.incidents).toBe("all")
     expect(mergeTouched(pending, { incidents: ["later"] }).incidents).toBe("all")
+  })
+
+  it("merges the components a burst names, and reads them all past the bound or when one change touched all", () => {
+    expect(mergeTouched({ components: ["a"] }, { components: ["a", "b"] })).toEqual({ components: ["a", "b"] })
+    expect(mergeTouched({ components: ["a"] }, { components: true })).toEqual({ components: true })
+    expect(mergeTouched({ components: false }, {})).toEqual({})
+    let pending: TouchedType = {}
+    for (const id of incidents(0, maxTouchedComponents)) pending = mergeTouched(pending, { components: [id] })
+    expect(pending.components).toHaveLength(maxTouchedComponents)
+    expect(mergeTouched(pending, { components: ["one more"] }).components).toBe(true)
+    expect(decode({ components: incidents(0, maxTouchedComponents + 1) })).toEqual(Option.none())
+    expect(decode({ components: ["c-1"], monitors: true })).toEqual(
+      Option.some({ components: ["c-1"], monitors: true })
+    )
   })
 
   it("reads no notice that names more incidents than the bound, or an id PostgreSQL refuses", () => {

@@ -18,7 +18,7 @@ import { IncidentsRepo } from "../../persistence/IncidentsRepo.js"
 import { MaintenanceRepo } from "../../persistence/MaintenanceRepo.js"
 import { OrganizationRepo } from "../../persistence/OrganizationRepo.js"
 import { StatusPagesRepo } from "../../persistence/StatusPagesRepo.js"
-import type { Touched } from "../../services/StateChanges.js"
+import { type Touched, touchesAnyComponent } from "../../services/StateChanges.js"
 
 /**
  * How many of the newest resolved incidents the state holds besides the open ones: with them, the
@@ -292,6 +292,50 @@ export const patchHeld = (
 }
 
 /**
+ * Whether the components with `ids` keep their places after they changed, `changed` being those
+ * of them read again that are public: none came, went, or has a new display order or name (the
+ * order is display order, name, id).
+ */
+export const componentsKeepOrder = (
+  previous: ReadonlyArray<Component>,
+  ids: ReadonlyArray<string>,
+  changed: ReadonlyArray<Component>
+): boolean => {
+  const before = new Map(previous.map((component) => [component.id as string, component]))
+  const after = new Map(changed.map((component) => [component.id as string, component]))
+  return ids.every((id) => {
+    const was = before.get(id)
+    const is = after.get(id)
+    return was === undefined || is === undefined
+      ? was === is
+      : was.displayOrder === is.displayOrder && was.name === is.name
+  })
+}
+
+/**
+ * The public components after some changed: `changed` replaces what `previous` held of them, in
+ * the places `order` gives (the public ids as the database orders them), or in their old places
+ * without it. Undefined when `order` names a component neither held nor read again (one another
+ * change made public, not read yet): then they are all read again.
+ */
+export const patchComponents = (
+  previous: ReadonlyArray<Component>,
+  changed: ReadonlyArray<Component>,
+  order?: ReadonlyArray<string>
+): ReadonlyArray<Component> | undefined => {
+  const byId = new Map(previous.map((component) => [component.id as string, component]))
+  for (const component of changed) byId.set(component.id, component)
+  if (order === undefined) return previous.map((component) => byId.get(component.id)!)
+  const placed: Array<Component> = []
+  for (const id of order) {
+    const component = byId.get(id)
+    if (component === undefined) return undefined
+    placed.push(component)
+  }
+  return placed
+}
+
+/**
  * What the public reads: public components, the overall status derived from them, and the
  * incidents and windows stored as public (naming only their public components). The state is
  * bounded (recent incidents); `incident` and `incidentsPage` read older ones, `incidentIndex`
@@ -329,6 +373,18 @@ export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus"
         return patchHeld(held, changed, yield* Clock.currentTimeMillis) ?? (yield* heldIncidents)
       })
 
+    /** The public components after a change that named `touched` of them (`true`: all of them). */
+    const componentsAfter = (previous: ReadonlyArray<Component>, touched: Touched["components"]) => {
+      if (touched === undefined || touched === false) return Effect.succeed(previous)
+      if (touched === true) return components.findPublic()
+      return Effect.gen(function*() {
+        const changed = yield* components.findPublicByIds(touched)
+        if (componentsKeepOrder(previous, touched, changed)) return patchComponents(previous, changed)!
+        return patchComponents(previous, changed, yield* components.findPublicIds()) ??
+          (yield* components.findPublic())
+      })
+    }
+
     /** Every part, read now (one query after the other). */
     const readAll = Effect.gen(function*() {
       return {
@@ -353,8 +409,8 @@ export class PublicStatus extends Context.Service<PublicStatus>()("PublicStatus"
           part === true ? read : Effect.succeed(kept)
         // A few queries at most, side by side: a write waits for them.
         return Effect.all({
-          components: again(touched.components, components.findPublic(), previous.components),
-          groups: again(touched.components, groups.findPublic(), previous.groups),
+          components: componentsAfter(previous.components, touched.components),
+          groups: again(touchesAnyComponent(touched), groups.findPublic(), previous.groups),
           incidents: changed === undefined
             ? Effect.succeed(previous.incidents)
             : changed === "all"

@@ -13,7 +13,7 @@ import { ComponentGroupsRepo } from "../../persistence/ComponentGroupsRepo.js"
 import { ComponentsRepo } from "../../persistence/ComponentsRepo.js"
 import { Visibility } from "../../persistence/Visibility.js"
 import { AuditTrail, changesBetween } from "../audit/AuditTrail.js"
-import { StateChanges, touch, touchedEverything, touchesComponents } from "../StateChanges.js"
+import { StateChanges, touch, touchedEverything, touchesComponentsById } from "../StateChanges.js"
 import { groupExists } from "./ComponentGroups.js"
 import { ComponentStatuses } from "./ComponentStatuses.js"
 
@@ -46,7 +46,7 @@ export class Components extends Context.Service<Components>()("Components", {
         const updated = yield* repo.update(id, fields).pipe(orNotFound("Component", id))
         const after = status === undefined ? updated : yield* statuses.setByOperator(id, status)
         const shownOrHidden = before.isPublic !== after.isPublic
-        yield* shownOrHidden ? touch(touchedEverything) : touchesComponents
+        yield* shownOrHidden ? touch(touchedEverything) : touchesComponentsById([id])
         if (shownOrHidden) yield* visibility.componentShownOrHidden(id)
         yield* record(after, before, after)
         return after
@@ -58,9 +58,9 @@ export class Components extends Context.Service<Components>()("Components", {
       get: Effect.fn("Components.get")((id: ComponentId) => repo.findById(id).pipe(orNotFound("Component", id))),
       create: Effect.fn("Components.create")((input: CreateComponent) =>
         changes.commit(Effect.gen(function*() {
-          yield* touchesComponents
           yield* groupExists(groups, input.groupId)
           const created = yield* repo.insert(input)
+          yield* touchesComponentsById([created.id])
           yield* record(created, undefined, created)
           return created
         }))
@@ -68,7 +68,7 @@ export class Components extends Context.Service<Components>()("Components", {
       update: Effect.fn("Components.update")((id: ComponentId, update: UpdateComponent) => write(id, update)),
       setStatus: Effect.fn("Components.setStatus")((id: ComponentId, status: ComponentStatus) =>
         changes.commit(Effect.gen(function*() {
-          yield* touchesComponents
+          yield* touchesComponentsById([id])
           const before = yield* repo.findByIdForUpdate(id).pipe(orNotFound("Component", id))
           const after = yield* statuses.setByOperator(id, status)
           yield* record(after, before, after)

@@ -29,7 +29,7 @@ import { AppConfig, QueueConfig } from "../../runtime/Config.js"
 import { linksTo, TracingEnabled } from "../../runtime/Telemetry.js"
 import { AuditTrail } from "../audit/AuditTrail.js"
 import { collectingMoves, ComponentStatuses, monitorsMayMove } from "../catalog/ComponentStatuses.js"
-import { StateChanges, touchesComponents } from "../StateChanges.js"
+import { StateChanges, touchesComponentsById } from "../StateChanges.js"
 import { IncidentAutomation } from "./IncidentAutomation.js"
 import { ProbeRegistry } from "./ProbeRegistry.js"
 
@@ -202,7 +202,7 @@ export class ResultIngest extends Context.Service<ResultIngest>()("ResultIngest"
      */
     const followMonitors = (componentId: ComponentId) =>
       changes.commit(Effect.gen(function*() {
-        yield* touchesComponents
+        yield* touchesComponentsById([componentId])
         const [, moves] = yield* collectingMoves(statuses.followMonitors(componentId))
         for (const move of moves) {
           yield* audit.record({
