@@ -18,6 +18,8 @@ export class ComponentsRepo extends Context.Service<ComponentsRepo>()("Component
   make: Effect.gen(function*() {
     const sql = yield* RetryingSqlClient
     const components = rowsOf(Component)
+    /** The public components in display order: one clause, so that the ids and the rows agree. */
+    const publicInOrder = sql.literal("from components where is_public order by display_order, name, id")
 
     return {
       findPage: (page: PageRequest) =>
@@ -29,12 +31,12 @@ export class ComponentsRepo extends Context.Service<ComponentsRepo>()("Component
           components.all
         ),
 
-      findPublic: () => components.all(sql`select * from components where is_public order by display_order, name, id`),
+      findPublic: () => components.all(sql`select * ${publicInOrder}`),
 
       /** The public components' ids in the order `findPublic` reads them: where a component read again by id goes. */
       findPublicIds: () =>
         orUnavailable(Effect.map(
-          sql<{ readonly id: ComponentId }>`select id from components where is_public order by display_order, name, id`,
+          sql<{ readonly id: ComponentId }>`select id ${publicInOrder}`,
           (rows) => rows.map((row) => row.id)
         )),
 

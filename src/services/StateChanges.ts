@@ -88,25 +88,26 @@ export const touchesPublic = (touched: Touched): boolean =>
 export const touchesAnyComponent = (touched: Touched): boolean =>
   touched.components !== undefined && touched.components !== false
 
-/** The components both changes touched: `true` (all) when either touched all, or past the bound. */
-const mergeComponents = (a: Touched["components"], b: Touched["components"]): Touched["components"] => {
-  if (a === true || b === true) return true
+/**
+ * What two changes named between them, of incidents or components: `all` when either named all
+ * of them or the ids together pass `max`, else the ids of both; nothing when neither named any.
+ */
+const mergeNamed = <All extends true | "all">(
+  a: ReadonlyArray<string> | All | false | undefined,
+  b: ReadonlyArray<string> | All | false | undefined,
+  all: All,
+  max: number
+): ReadonlyArray<string> | All | undefined => {
+  if (a === all || b === all) return all
+  if (!Array.isArray(a) && !Array.isArray(b)) return undefined
   const ids = [...new Set([...(Array.isArray(a) ? a : []), ...(Array.isArray(b) ? b : [])])]
-  if (ids.length > maxTouchedComponents) return true
-  return ids.length > 0 ? ids : undefined
+  return ids.length > max ? all : ids
 }
 
 /** Both changes' touches (past `maxTouchedIncidents` incidents or `maxTouchedComponents` components: all of them). */
 export const mergeTouched = (a: Touched, b: Touched): Touched => {
-  const merged = a.incidents === "all" || b.incidents === "all"
-    ? "all"
-    : a.incidents === undefined
-    ? b.incidents
-    : b.incidents === undefined
-    ? a.incidents
-    : [...new Set([...a.incidents, ...b.incidents])]
-  const incidents = merged !== undefined && merged !== "all" && merged.length > maxTouchedIncidents ? "all" : merged
-  const components = mergeComponents(a.components, b.components)
+  const components = mergeNamed(a.components, b.components, true, maxTouchedComponents)
+  const incidents = mergeNamed(a.incidents, b.incidents, "all", maxTouchedIncidents)
   return {
     ...(components === undefined ? {} : { components }),
     ...(incidents === undefined ? {} : { incidents }),
