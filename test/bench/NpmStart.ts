@@ -19,11 +19,18 @@ export interface Started {
   readonly stop: () => Promise<void>
 }
 
-/** `npm start` in a process group of its own, with exactly this environment (plus PATH and HOME). */
-export const npmStart = async (env: Record<string, string>, startTimeoutMs: number): Promise<Started> => {
+/**
+ * `npm start` in a process group of its own, with exactly this environment (plus PATH and HOME),
+ * in this repository or in another checkout (`cwd`, e.g. an older commit to compare with).
+ */
+export const npmStart = async (
+  env: Record<string, string>,
+  startTimeoutMs: number,
+  cwd: string = projectRoot
+): Promise<Started> => {
   const port = await freePort()
   const child = spawn("npm", ["start"], {
-    cwd: projectRoot,
+    cwd,
     detached: true,
     env: {
       PATH: process.env.PATH ?? "",

@@ -32,12 +32,17 @@
  * Kuma's figures (measured earlier on this machine; Kuma cannot run here: no Docker engine, not
  * on the npm registry) and to the bare anchor. It measures and prints; it never fails on a number.
  *
- * Environment: BENCH_MONITORS ("500,2000"), BENCH_SECONDS (60), BENCH_ONLY (anchor, embedded,
- * postgres; comma-separated; default all), BENCH_START_TIMEOUT (300 s: `npm start` may build
- * first), BENCH_CREATE_CONCURRENCY (8), BENCH_SERVICE_NODE_OPTIONS (NODE_OPTIONS for `npm start`),
- * TEST_DATABASE_URL.
+ * - baseline (only with BENCH_BASELINE, a directory): the embedded default of another checkout,
+ *   e.g. an older commit with its dependencies installed, measured the same way in the same run.
+ *   Kuma cannot run here and the machine's speed drifts from day to day, so the third round's
+ *   CPU target is judged against the code Kuma was measured side by side with (`kumaSideBySide`).
+ *
+ * Environment: BENCH_MONITORS ("500,2000"), BENCH_SECONDS (60), BENCH_ONLY (anchor, baseline,
+ * embedded, postgres; comma-separated; default all), BENCH_BASELINE (none), BENCH_START_TIMEOUT
+ * (300 s: `npm start` may build first), BENCH_CREATE_CONCURRENCY (8), BENCH_SERVICE_NODE_OPTIONS
+ * (NODE_OPTIONS for `npm start`), TEST_DATABASE_URL.
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -76,6 +81,11 @@ const createConcurrency = Number(process.env.BENCH_CREATE_CONCURRENCY ?? 8)
 /** Passed to `npm start` as NODE_OPTIONS, to try the service with other V8 settings. */
 const serviceNodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS ?? ""
 const intervalSeconds = 20
+/** Another checkout whose embedded default is measured beside this one's (`baseline`). */
+const baselineDir = process.env.BENCH_BASELINE
+const baselineCommit = baselineDir === undefined
+  ? undefined
+  : execFileSync("git", ["-C", baselineDir, "rev-parse", "HEAD"], { encoding: "utf8" }).trim()
 
 /**
  * Uptime Kuma 2.5.3 (SQLite), 500 monitors at 20 s, measured earlier on this machine (its
@@ -88,6 +98,12 @@ const kuma = { processCpuLow: 4.46, processCpuHigh: 4.87, machineCpu: 5.46, rss:
  * own process, 55–73 MB, is a launcher: the image and a service manager run node alone).
  */
 const targets = { processCpu: 0.4, machineCpu: kuma.machineCpu / 2, embeddedRss: kuma.rss }
+/**
+ * Issue 46 measured Kuma side by side with this commit's embedded default: 2.55 CPU s per 1,000
+ * checks against Kuma's 4.87. With that commit as the baseline of the same run, 0.4 of Kuma's is
+ * 0.4 × 4.87 / 2.55 = 0.76 of the baseline's, whatever the machine's speed that day.
+ */
+const kumaSideBySide = { commit: "ea619f2", service: 2.55, kuma: 4.87 }
 
 const MB = 1024 * 1024
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -272,7 +288,7 @@ const countStored = async (
 
 const measureService = async (
   checkTargets: CheckTargets,
-  configuration: "embedded" | "postgres",
+  configuration: "baseline" | "embedded" | "postgres",
   monitors: number
 ) => {
   const tag = `${configuration}-${monitors}`
@@ -283,11 +299,15 @@ const measureService = async (
       ? await Effect.runPromise(Scope.provide(freshDatabaseUrl, scope))
       : undefined
     console.log(`\n== ${configuration}, ${monitors} monitors: npm start ==`)
-    const service = await npmStart({
-      DATA_DIR: dataDir,
-      ...(database ? { DATABASE_URL: database.url } : {}),
-      ...(serviceNodeOptions === "" ? {} : { NODE_OPTIONS: serviceNodeOptions })
-    }, startTimeoutMs)
+    const service = await npmStart(
+      {
+        DATA_DIR: dataDir,
+        ...(database ? { DATABASE_URL: database.url } : {}),
+        ...(serviceNodeOptions === "" ? {} : { NODE_OPTIONS: serviceNodeOptions })
+      },
+      startTimeoutMs,
+      configuration === "baseline" ? baselineDir : undefined
+    )
     let measured: Awaited<ReturnType<typeof measureWindow>> | undefined
     let idle: Measured["idle"]
     let nodePeak = 0
@@ -344,6 +364,8 @@ const measureService = async (
     results.push({
       configuration: configuration === "embedded"
         ? "embedded default: npm start, PGlite, in-process probe"
+        : configuration === "baseline"
+        ? `baseline: the embedded default of ${baselineCommit?.slice(0, 7)} (${baselineDir})`
         : "PostgreSQL: DATABASE_URL=... npm start, in-process probe",
       monitors,
       ...measured,
@@ -432,6 +454,21 @@ const report = () => {
         machine <= targets.machineCpu ? "met" : "NOT met"
       }`
     )
+    const baseline = results.find((b) => b.configuration.startsWith("baseline") && b.monitors === r.monitors)
+    if (baseline !== undefined && r.configuration.startsWith("embedded")) {
+      const ratio = processes / per1000(baseline.cpu, baseline.checks)
+      const sideBySide = baselineCommit?.startsWith(kumaSideBySide.commit) === true
+      const target = (targets.processCpu * kumaSideBySide.kuma) / kumaSideBySide.service
+      console.log(
+        `  against the baseline of the same run: ${fixed(ratio)} of its CPU per 1,000 checks${
+          sideBySide
+            ? ` (Kuma was measured beside ${kumaSideBySide.commit}: ${kumaSideBySide.service} against ${kumaSideBySide.kuma}), so ${
+              fixed(ratio * kumaSideBySide.service / kumaSideBySide.kuma)
+            } of Kuma's; target <= ${fixed(target)} of the baseline's: ${ratio <= target ? "met" : "NOT met"}`
+            : ""
+        }`
+      )
+    }
     if (r.postgres !== undefined) {
       // All postgres processes hold the server's other work too; its backends for the bench database alone do not.
       const own = per1000(r.cpu - r.postgres.all + r.postgres.ofDatabase, r.checks)
@@ -472,8 +509,8 @@ const main = async () => {
         console.log(`\n== anchor, ${monitors} monitors: bare node:http loop ==`)
         await measureAnchor(checkTargets, monitors)
       }
-      for (const configuration of ["embedded", "postgres"] as const) {
-        if (!runs(configuration)) continue
+      for (const configuration of ["baseline", "embedded", "postgres"] as const) {
+        if (!runs(configuration) || (configuration === "baseline" && baselineDir === undefined)) continue
         // One configuration failing (a service that stops answering) leaves the others to measure.
         await measureService(checkTargets, configuration, monitors).catch((error) => {
           console.error(`  ${configuration}, ${monitors} monitors: not measured: ${error}`)
