@@ -37,6 +37,17 @@ export const poolSize = 10
 const embeddedSharedBuffers = "16MB"
 
 /**
+ * PostgreSQL fills each new 16 MB WAL segment with zeros before using it, to reserve its disk
+ * space. Inside PGlite each write of zeros becomes a fresh 256 kB buffer on the JavaScript side
+ * (Emscripten's writev copies its vectors into one array), so a segment's creation allocated
+ * 16 MB at once, and the C allocator kept it: the process stepped up 15 MB for good, and the
+ * commit that crossed into the segment took 76 ms. Off, the segment is created by writing its
+ * last byte. The price: a full disk is met when WAL is written rather than when the segment is
+ * made, and the database stops there either way.
+ */
+const embeddedWalParams = ["-c", "wal_init_zero=off"]
+
+/**
  * Creates the database files of a new data directory in a child process. PGlite's initdb grows
  * its own WebAssembly memory to about 600 MB, which this process would keep resident after it
  * is freed (about 120 MB more at idle, for good: docs/benchmarks.md).
@@ -78,7 +89,12 @@ const embeddedServer = (dataDir: string) =>
         const pgdata = Path.join(dataDir, "pgdata")
         await initdbOnce(pgdata)
         const db = await PGlite.create(pgdata, {
-          startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${embeddedSharedBuffers}`]
+          startParams: [
+            ...PGlite.defaultStartParams,
+            "-c",
+            `shared_buffers=${embeddedSharedBuffers}`,
+            ...embeddedWalParams
+          ]
         })
         const password = randomBytes(32).toString("base64url")
         const options = {

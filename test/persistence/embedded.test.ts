@@ -70,6 +70,18 @@ layer(Embedded, { excludeTestServices: true, timeout: 60_000 })("embedded PGlite
         select who, count(*)::integer as count from embedded_b group by who order by who`
       expect(counts).toEqual([{ who: "kept", count: 200 }])
     }))
+
+  it.effect("runs with the settings that keep its memory down: a small page cache, WAL segments not zero-filled", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const settings = yield* sql<{ name: string; setting: string; unit: string | null }>`
+        select name, setting, unit from pg_settings
+        where name in ('shared_buffers', 'wal_init_zero') order by name`
+      expect(settings).toEqual([
+        { name: "shared_buffers", setting: "2048", unit: "8kB" },
+        { name: "wal_init_zero", setting: "off", unit: null }
+      ])
+    }))
 })
 
 /**
