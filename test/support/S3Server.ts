@@ -46,6 +46,10 @@ export const mirroredPaths = [
 /** The key a public path has in the mirror's bucket. */
 export const mirrorKeyOf = (path: string) => path.endsWith("/") ? `${path.slice(1)}index.html` : path.slice(1)
 
+/** One read of an object at most this long, and this many reads before its error is thrown. */
+const readTimeoutMs = 2_000
+const readAttempts = 5
+
 export const startS3Server = async (bucket = "status-mirror") => {
   const directory = mkdtempSync(Path.join(tmpdir(), "s3rver-"))
   const written: Array<string> = []
@@ -95,18 +99,28 @@ export const startS3Server = async (bucket = "status-mirror") => {
       } while (token !== undefined)
       return keys.sort()
     },
-    /** An object's bytes and the headers it is served with; undefined when there is none. */
+    /**
+     * An object's bytes and the headers it is served with; undefined when there is none. s3rver
+     * rewrites an object's file in place where S3 replaces the object whole, so a read that meets
+     * a write of the same key is cut short ("aborted") or waits for bytes that never come: such a
+     * read is bounded and made again, as a reader of S3 would never see it.
+     */
     get: async (key: string) => {
-      try {
-        const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
-        return {
-          body: Buffer.from(await object.Body!.transformToByteArray()),
-          contentType: object.ContentType,
-          cacheControl: object.CacheControl
+      for (let attempt = 1;; attempt++) {
+        try {
+          const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+            abortSignal: AbortSignal.timeout(readTimeoutMs)
+          })
+          return {
+            body: Buffer.from(await object.Body!.transformToByteArray()),
+            contentType: object.ContentType,
+            cacheControl: object.CacheControl
+          }
+        } catch (error) {
+          if ((error as { name?: string }).name === "NoSuchKey") return undefined
+          if (attempt >= readAttempts) throw error
+          await new Promise((resolve) => setTimeout(resolve, 50))
         }
-      } catch (error) {
-        if ((error as { name?: string }).name === "NoSuchKey") return undefined
-        throw error
       }
     },
     put: (key: string, body: string) =>

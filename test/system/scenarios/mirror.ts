@@ -115,9 +115,10 @@ export const runMirrorScenario = async (bed: TestBed, log: (line: string) => voi
       200
     )
     takeoverMs = Math.round(performance.now() - killedAt)
-  } catch {
+  } catch (error) {
     // Reported as null, with what the survivor said of the mirror: why it did not take over.
-    const said = survivor.process.output().split("\n").filter((line) => /mirror/i.test(line)).slice(-10)
+    const said = survivor.process.tail().split("\n").filter((line) => /mirror/i.test(line)).slice(-10)
+    log(`  waiting for it: ${String(error)}`)
     log(`  the survivor's last words on the mirror:\n${said.map((line) => `    ${line.slice(0, 400)}`).join("\n")}`)
   }
   log(`  the standby published a change made after the kill ${takeoverMs} ms after it`)
