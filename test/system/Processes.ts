@@ -33,12 +33,8 @@ export interface ManagedProcess {
   readonly waitForOutput: (text: string, timeoutMs: number) => Promise<void>
   /** What the current incarnation has written since it started (its first 200,000 characters or so). */
   readonly output: () => string
-  /** What the current incarnation wrote last (about its last 1,000,000 characters). */
-  readonly tail: () => string
   readonly starts: () => number
 }
-
-const tailLength = 1_000_000
 
 export const managedProcess = (name: string, entry: string, env: Record<string, string>): ManagedProcess => {
   mkdirSync(logDir, { recursive: true })
@@ -46,9 +42,6 @@ export const managedProcess = (name: string, entry: string, env: Record<string, 
   let child: ChildProcess | undefined
   let exited: Promise<void> = Promise.resolve()
   let output = ""
-  /** The latest chunks, at most about `tailLength` characters. */
-  let recent: Array<string> = []
-  let recentLength = 0
   let starts = 0
 
   const alive = () => child !== undefined && child.exitCode === null && child.signalCode === null
@@ -57,8 +50,6 @@ export const managedProcess = (name: string, entry: string, env: Record<string, 
     if (alive()) throw new Error(`${name} is already running`)
     starts++
     output = ""
-    recent = []
-    recentLength = 0
     log.write(`\n==== start #${starts} at ${new Date().toISOString()} ====\n`)
     const process_ = spawn(process.execPath, ["--import", "tsx", entry], {
       cwd: projectRoot,
@@ -70,11 +61,7 @@ export const managedProcess = (name: string, entry: string, env: Record<string, 
     const collect = (chunk: Buffer) => {
       log.write(chunk)
       // Only the head is kept in memory, for waitForOutput (start-up lines).
-      const text = chunk.toString("utf8")
-      if (output.length < 200_000) output += text
-      recent.push(text)
-      recentLength += text.length
-      while (recentLength - recent[0]!.length > tailLength) recentLength -= recent.shift()!.length
+      if (output.length < 200_000) output += chunk.toString("utf8")
     }
     process_.stdout!.on("data", collect)
     process_.stderr!.on("data", collect)
@@ -110,17 +97,7 @@ export const managedProcess = (name: string, entry: string, env: Record<string, 
     }
   }
 
-  return {
-    name,
-    alive,
-    start,
-    kill,
-    stop,
-    waitForOutput,
-    output: () => output,
-    tail: () => recent.join(""),
-    starts: () => starts
-  }
+  return { name, alive, start, kill, stop, waitForOutput, output: () => output, starts: () => starts }
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

@@ -7,9 +7,12 @@
  * the mirror gets must be what the service answers: the same bytes for every mirrored path, every
  * link of the mirrored pages an object of the bucket, and nothing left of an incident made private.
  */
+import { readFileSync } from "node:fs"
+import * as Path from "node:path"
+
 import { mirroredPaths, mirrorKeyOf } from "../../support/S3Server.js"
 import { publicGet } from "../Client.js"
-import { sleep, until } from "../Processes.js"
+import { logDir, sleep, until } from "../Processes.js"
 import type { Api, TestBed } from "../TestBed.js"
 
 const changes = 20
@@ -116,8 +119,10 @@ export const runMirrorScenario = async (bed: TestBed, log: (line: string) => voi
     )
     takeoverMs = Math.round(performance.now() - killedAt)
   } catch (error) {
-    // Reported as null, with what the survivor said of the mirror: why it did not take over.
-    const said = survivor.process.tail().split("\n").filter((line) => /mirror/i.test(line)).slice(-10)
+    // Reported as null, with what the survivor said of the mirror last (from its log file: the
+    // process keeps only the head of its output): why it did not take over.
+    const said = readFileSync(Path.join(logDir, `${survivor.process.name}.log`), "utf8").split("\n")
+      .filter((line) => /mirror/i.test(line)).slice(-10)
     log(`  waiting for it: ${String(error)}`)
     log(`  the survivor's last words on the mirror:\n${said.map((line) => `    ${line.slice(0, 400)}`).join("\n")}`)
   }

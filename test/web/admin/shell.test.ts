@@ -168,8 +168,8 @@ describe("dashboard shell", () => {
     await page.close()
   })
 
-  // One test per colour scheme: each runs axe on every screen at two widths (about 22 s on a
-  // quiet machine, twice that while the rest of the suite runs beside it).
+  // One test per colour scheme: each runs axe on every screen at two widths (17–18 s alone,
+  // about twice that while the rest of the suite runs beside it).
   for (const colorScheme of ["light", "dark"] as const) {
     it(`has no accessibility violation on any screen at phone and desktop width, ${colorScheme}`, async () => {
       const page = await openScreen("overview")
