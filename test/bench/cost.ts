@@ -36,11 +36,14 @@
  *   e.g. an older commit with its dependencies installed, measured the same way in the same run.
  *   Kuma cannot run here and the machine's speed drifts from day to day, so the third round's
  *   CPU target is judged against the code Kuma was measured side by side with (`kumaSideBySide`).
+ *   With BENCH_TOGETHER=1 the baseline and the embedded default run at the same time and are
+ *   measured over the same window: the machine's speed drifts within minutes, and one after the
+ *   other the two met different machines (each uses about a twentieth of a core here).
  *
  * Environment: BENCH_MONITORS ("500,2000"), BENCH_SECONDS (60), BENCH_ONLY (anchor, baseline,
- * embedded, postgres; comma-separated; default all), BENCH_BASELINE (none), BENCH_START_TIMEOUT
- * (300 s: `npm start` may build first), BENCH_CREATE_CONCURRENCY (8), BENCH_SERVICE_NODE_OPTIONS
- * (NODE_OPTIONS for `npm start`), TEST_DATABASE_URL.
+ * embedded, postgres; comma-separated; default all), BENCH_BASELINE (none), BENCH_TOGETHER (0),
+ * BENCH_START_TIMEOUT (300 s: `npm start` may build first), BENCH_CREATE_CONCURRENCY (8),
+ * BENCH_SERVICE_NODE_OPTIONS (NODE_OPTIONS for `npm start`), TEST_DATABASE_URL.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -86,6 +89,8 @@ const baselineDir = process.env.BENCH_BASELINE
 const baselineCommit = baselineDir === undefined
   ? undefined
   : execFileSync("git", ["-C", baselineDir, "rev-parse", "HEAD"], { encoding: "utf8" }).trim()
+/** The baseline and the embedded default measured at the same time, over one window. */
+const together = process.env.BENCH_TOGETHER === "1"
 
 /**
  * Uptime Kuma 2.5.3 (SQLite), 500 monitors at 20 s, measured earlier on this machine (its
@@ -106,6 +111,16 @@ const targets = { processCpu: 0.4, machineCpu: kuma.machineCpu / 2, embeddedRss:
 const kumaSideBySide = { commit: "ea619f2", service: 2.55 }
 
 const MB = 1024 * 1024
+/** Resolves for all once `parties` calls came (a party that failed calls it too, to let the others go). */
+const barrier = (parties: number) => {
+  let arrived = 0
+  let release = () => {}
+  const all = new Promise<void>((resolve) => (release = resolve))
+  return () => {
+    if (++arrived >= parties) release()
+    return all
+  }
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const fixed = (n: number, digits = 2) => Number.isFinite(n) ? n.toFixed(digits) : "n/a"
 
@@ -203,7 +218,7 @@ const createMonitors = async (service: Started, checkTargets: CheckTargets, tag:
   }
   await Promise.all(Array.from({ length: createConcurrency }, worker))
   const took = (performance.now() - started) / 1000
-  console.log(`  created ${monitors} components and monitors through the API in ${took.toFixed(1)} s`)
+  console.log(`  ${tag}: created ${monitors} components and monitors through the API in ${took.toFixed(1)} s`)
 }
 
 /** Until the target has seen every monitor, and at least one interval after the last was created. */
@@ -214,7 +229,7 @@ const warmUp = async (checkTargets: CheckTargets, tag: string, monitors: number)
     const { distinct } = await checkTargets.counts(tag)
     const waited = performance.now() - from
     if (distinct >= monitors && waited >= intervalSeconds * 1000) {
-      console.log(`  warm-up: every monitor checked, ${(waited / 1000).toFixed(0)} s`)
+      console.log(`  ${tag}: warm-up: every monitor checked, ${(waited / 1000).toFixed(0)} s`)
       return
     }
     if (performance.now() > deadline) {
@@ -289,7 +304,9 @@ const countStored = async (
 const measureService = async (
   checkTargets: CheckTargets,
   configuration: "baseline" | "embedded" | "postgres",
-  monitors: number
+  monitors: number,
+  /** Resolves when every configuration measured at the same time is warmed up. */
+  ready: () => Promise<void> = () => Promise.resolve()
 ) => {
   const tag = `${configuration}-${monitors}`
   const dataDir = await mkdtemp(join(tmpdir(), "sps-bench-cost-"))
@@ -322,10 +339,11 @@ const measureService = async (
         const { args, comm } = processName(pid)
         return { pid, name: `${comm}${pid === nodePid ? " (service)" : ""}: ${args}`, rss: rss(pid) }
       })
-      console.log(`  RSS idle, empty database: ${mb(treeRss(service.child.pid!))}`)
+      console.log(`  ${tag}: RSS idle, empty database: ${mb(treeRss(service.child.pid!))}`)
       for (const p of idle) console.log(`    ${mb(p.rss).padStart(9)}  ${p.pid} ${p.name}`)
       await createMonitors(service, checkTargets, tag, monitors)
       await warmUp(checkTargets, tag, monitors)
+      await ready()
       measured = await measureWindow(checkTargets, tag, {
         cpu: () => treeCpu(service.child.pid!),
         nodeCpu: () => processCpu(nodePid),
@@ -509,13 +527,25 @@ const main = async () => {
         console.log(`\n== anchor, ${monitors} monitors: bare node:http loop ==`)
         await measureAnchor(checkTargets, monitors)
       }
-      for (const configuration of ["baseline", "embedded", "postgres"] as const) {
-        if (!runs(configuration) || (configuration === "baseline" && baselineDir === undefined)) continue
-        // One configuration failing (a service that stops answering) leaves the others to measure.
-        await measureService(checkTargets, configuration, monitors).catch((error) => {
+      const configurations = (["baseline", "embedded", "postgres"] as const).filter((configuration) =>
+        runs(configuration) && (configuration !== "baseline" || baselineDir !== undefined)
+      )
+      // One configuration failing (a service that stops answering) leaves the others to measure.
+      const measure = (configuration: typeof configurations[number], ready?: () => Promise<void>) =>
+        measureService(checkTargets, configuration, monitors, ready).catch((error) => {
           console.error(`  ${configuration}, ${monitors} monitors: not measured: ${error}`)
           failures.push(`${configuration}, ${monitors} monitors: ${String(error).split("\n")[0]}`)
+          void ready?.()
         })
+      const pair = together && configurations.includes("baseline") && configurations.includes("embedded")
+        ? (["baseline", "embedded"] as const)
+        : []
+      if (pair.length > 0) {
+        const ready = barrier(pair.length)
+        await Promise.all(pair.map((configuration) => measure(configuration, ready)))
+      }
+      for (const configuration of configurations.filter((c) => !(pair as ReadonlyArray<string>).includes(c))) {
+        await measure(configuration)
       }
     }
   } finally {
