@@ -40,7 +40,7 @@ export const batchWindow = Duration.seconds(1)
 /**
  * On the embedded database, whose statements run on the service's own thread, the window is
  * 5 s: a transaction's fixed cost (its five statements) then comes once for 125 results at 500
- * monitors rather than for 50 (2 s, docs/benchmarks.md, "Third round"), about 2 ms of CPU a
+ * monitors rather than for 50 (2 s, docs/benchmarks.md, "Third round"): about 1.8 ms of CPU a
  * second less ("The fifth morning"). A result waits at most 5 s to be stored: a monitor is
  * checked every 10 s at the most, and goes down only after failures in a row.
  */

@@ -234,7 +234,9 @@ const warmUp = async (checkTargets: CheckTargets, tag: string, monitors: number)
     }
     if (performance.now() > deadline) {
       console.error(
-        `  warm-up: only ${distinct} of ${monitors} monitors checked after ${(waited / 1000).toFixed(0)} s; measuring`
+        `  ${tag}: warm-up: only ${distinct} of ${monitors} monitors checked after ${
+          (waited / 1000).toFixed(0)
+        } s; measuring`
       )
       return
     }
@@ -537,15 +539,13 @@ const main = async () => {
           failures.push(`${configuration}, ${monitors} monitors: ${String(error).split("\n")[0]}`)
           void ready?.()
         })
-      const pair = together && configurations.includes("baseline") && configurations.includes("embedded")
-        ? (["baseline", "embedded"] as const)
-        : []
-      if (pair.length > 0) {
-        const ready = barrier(pair.length)
-        await Promise.all(pair.map((configuration) => measure(configuration, ready)))
+      const paired = together && configurations.includes("baseline") && configurations.includes("embedded")
+      if (paired) {
+        const ready = barrier(2)
+        await Promise.all([measure("baseline", ready), measure("embedded", ready)])
       }
-      for (const configuration of configurations.filter((c) => !(pair as ReadonlyArray<string>).includes(c))) {
-        await measure(configuration)
+      for (const configuration of configurations) {
+        if (!paired || configuration === "postgres") await measure(configuration)
       }
     }
   } finally {
