@@ -93,6 +93,26 @@ describe("OUTBOUND_DENY in the checks", () => {
       expect([allowed.connections(), denied.connections()]).toEqual([1, 0])
     }))
 
+  it("a guard's kept verdicts answer as the list does, past the number it keeps", () => {
+    const guard = guardOf("127.0.0.2/32, fd00::/8")
+    const ask = (host: string) => guard.refuse(host)?.message
+    const refused = "connection to 127.0.0.2 refused by OUTBOUND_DENY"
+    expect([ask("127.0.0.2"), ask("127.0.0.2"), ask("127.0.0.3"), ask("[fd00::1]"), ask("example.test")]).toEqual([
+      refused,
+      refused,
+      undefined,
+      "connection to [fd00::1] (fd00::1) refused by OUTBOUND_DENY",
+      undefined
+    ])
+    // More hosts than the guard keeps: it starts over and still answers the same.
+    for (let i = 0; i < 5000; i++) expect(ask(`127.1.${i >> 8}.${i & 255}`)).toBeUndefined()
+    expect([ask("127.0.0.2"), ask("::ffff:127.0.0.2"), ask("127.0.0.3")]).toEqual([
+      refused,
+      "connection to ::ffff:127.0.0.2 (127.0.0.2) refused by OUTBOUND_DENY",
+      undefined
+    ])
+  })
+
   it.live("the probe agent applies OUTBOUND_DENY from its environment", () =>
     Effect.gen(function*() {
       const target = yield* server("127.0.0.2")

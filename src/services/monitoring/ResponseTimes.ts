@@ -1,7 +1,7 @@
 /**
  * Response times by region: ingest appends each batch's successful checks to a pending table (in
  * the statement that stores the results, CheckResultsRepo.storeResults), `fold` adds them to the hourly and daily rollups later
- * (ResponseTimeRollups, every 10 s), and readers get percentiles per region and bucket merged
+ * (ResponseTimeRollups, every minute), and readers get percentiles per region and bucket merged
  * from those rollups alone, so a read costs the same however many checks were stored.
  */
 import { Clock, Context, Effect, Layer } from "effect"
