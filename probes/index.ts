@@ -3,7 +3,7 @@
  * transport it takes its jobs from. It reaches no database code (the same rule as the bundle,
  * scripts/buildProbe.ts).
  */
-export { CheckJob, CheckResult, MissedCheck } from "../src/domain/CheckJob.js"
+export { CheckJob, CheckResult, isMissed, MissedCheck, type ProbeReport } from "../src/domain/CheckJob.js"
 export { ProbeHeartbeat } from "../src/domain/ProbeHeartbeat.js"
 export { JobTransport, QueueError } from "../src/queue/JobTransport.js"
 export * as RedisJobTransport from "../src/queue/redis/RedisJobTransport.js"

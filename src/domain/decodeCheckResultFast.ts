@@ -8,7 +8,7 @@
  * test/domain/decodeCheckResultFast.unit.test.ts holds the two equal on arbitrary input.
  */
 import {
-  CheckResult,
+  type CheckResult,
   errorMaxLength,
   isTraceparent,
   maxReportedMillis,
@@ -20,13 +20,6 @@ import {
 import { storable } from "./Fields.js"
 
 const hasOwn = Object.prototype.hasOwnProperty
-
-/**
- * How the result is built: its bounds are checked here already, so the class constructor skips
- * the schema's checks (it still confirms the fields' types). Given as parse options, the
- * constructor uses this one object for every call instead of making its own.
- */
-const trusted = { parseOptions: { disableChecks: true } } as const
 
 /** What `storable` may refuse: a string without either is storable, which spares its regex the common case. */
 const suspect = /[\u0000\uD800-\uDFFF]/
@@ -84,7 +77,7 @@ export const decodeCheckResultFast = (input: unknown): CheckResult | undefined =
   if (!isTiming(dnsMs) || !isTiming(connectMs) || !isTiming(tlsMs) || !isTiming(firstByteMs)) {
     return undefined
   }
-  const fields = {
+  const fields: CheckResult = {
     jobId,
     monitorId,
     region,
@@ -99,12 +92,12 @@ export const decodeCheckResultFast = (input: unknown): CheckResult | undefined =
     sslDaysLeft
   }
   if (!hasOwn.call(input, "traceparent")) {
-    return new CheckResult(fields, trusted)
+    return fields
   }
   // Present, the schema keeps the key: the value when it is a valid traceparent, else undefined.
   const traceparent = (input as { readonly traceparent: unknown }).traceparent
-  return new CheckResult({
+  return {
     ...fields,
     traceparent: typeof traceparent === "string" && isTraceparent(traceparent) ? traceparent : undefined
-  }, trusted)
+  }
 }

@@ -64,7 +64,7 @@ export const makePushDeadlineJudge = Effect.gen(function*() {
       const slots = overdueSlots(monitor, judged.get(monitor.id), now)
       for (const scheduledAt of slots) {
         failures.push(
-          new CheckResult({
+          CheckResult.make({
             jobId: jobIdOf(monitor.id, scheduledAt),
             monitorId: monitor.id,
             region: pushRegion,

@@ -263,7 +263,7 @@ const ingestBench = (databaseUrl: string) =>
       const region = regions[round % regions.length]!
       // A slot of the monitor's 30 s grid: ingest admits only runs the scheduler could have published.
       const scheduledAt = slotAt(monitorId, 30_000, start + Math.floor(round / regions.length) * 30_000)
-      return new CheckResult({
+      return CheckResult.make({
         jobId: jobIdOf(monitorId, scheduledAt),
         monitorId,
         region,

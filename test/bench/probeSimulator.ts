@@ -27,7 +27,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Config, ConfigProvider, Duration, Effect, Layer } from "effect"
 
-import { type CheckJob, CheckResult, MissedCheck, type ProbeReport } from "../../src/domain/CheckJob.js"
+import { type CheckJob, CheckResult, isMissed, MissedCheck, type ProbeReport } from "../../src/domain/CheckJob.js"
 import { heartbeatEvery, ProbeHeartbeat } from "../../src/domain/ProbeHeartbeat.js"
 import { type Delivery, JobTransport } from "../../src/queue/JobTransport.js"
 import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
@@ -126,7 +126,7 @@ const simulate = Effect.gen(function*() {
     const failing = hashOf(job.monitorId) % 10_000 < failingPercent * 100
     const connectMs = Math.round(durationMs * 0.2 * 100) / 100
     const tlsMs = Math.round(durationMs * 0.3 * 100) / 100
-    return new CheckResult({
+    return CheckResult.make({
       jobId: job.id,
       monitorId: job.monitorId,
       region,
@@ -216,7 +216,7 @@ const simulate = Effect.gen(function*() {
       yield* transport.publishResults(due.map((a) => a.report))
       yield* consumer.ack(due.map((a) => a.delivery.id))
       for (const { report } of due) {
-        if (report instanceof CheckResult) {
+        if (!isMissed(report)) {
           stats.results++
           stats.checksLastMinute++
           if (!report.ok) stats.failures++

@@ -25,7 +25,7 @@ const texts = Array.from({ length: count }, (_, i) => {
   const scheduledAt = base + Math.floor(i / 10_000) * 60_000
   const failed = i % 50 === 0
   return JSON.stringify(
-    new CheckResult({
+    CheckResult.make({
       jobId: jobIdOf(monitorId, scheduledAt),
       monitorId,
       region: i % 2 === 0 ? "e2e-a" : "e2e-b",

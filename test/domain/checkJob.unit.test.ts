@@ -78,7 +78,7 @@ describe("check jobs", () => {
 
   it.effect("results round-trip through JSON", () =>
     Effect.gen(function*() {
-      const result = new CheckResult({
+      const result = CheckResult.make({
         jobId: "m1:5",
         monitorId: "m1",
         region: "eu-west",
@@ -98,7 +98,7 @@ describe("check jobs", () => {
 
   it.effect("results and misses share the results stream: JSON.stringify is their encoding, `_tag` tells them apart", () =>
     Effect.gen(function*() {
-      const result = new CheckResult({
+      const result = CheckResult.make({
         jobId: "m1:5",
         monitorId: "m1",
         region: "eu-west",

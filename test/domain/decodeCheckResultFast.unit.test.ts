@@ -32,7 +32,6 @@ const prototypes = new Map<unknown, string>([
   [null, "null"],
   [Object.prototype, "Object"],
   [Array.prototype, "Array"],
-  [CheckResult.prototype, "CheckResult"],
   [MissedCheck.prototype, "MissedCheck"],
   [ProbeHeartbeat.prototype, "ProbeHeartbeat"]
 ])
@@ -410,7 +409,7 @@ describe("decoding a results stream's entry", () => {
   })
 
   it("takes what probes send by hand: a CheckResult, with or without a traceparent", () => {
-    const sent = new CheckResult({
+    const sent = CheckResult.make({
       jobId: "m1:1790000000000",
       monitorId: "m1",
       region: "eu-west",
@@ -424,10 +423,9 @@ describe("decoding a results stream's entry", () => {
       error: "expected status 200, got 503",
       sslDaysLeft: null
     })
-    const traced = new CheckResult({ ...sent, traceparent: `00-${"ab".repeat(16)}-${"cd".repeat(8)}-01` })
+    const traced = CheckResult.make({ ...sent, traceparent: `00-${"ab".repeat(16)}-${"cd".repeat(8)}-01` })
     for (const report of [sent, traced]) {
       const decoded = decodeCheckResultFast(JSON.parse(JSON.stringify(report)))
-      expect(decoded).toBeInstanceOf(CheckResult)
       expect(shape(decoded)).toEqual(shape(report))
       expect(shape(decodeResultEntry(JSON.stringify(report)))).toEqual(shape(report))
     }
@@ -439,7 +437,7 @@ describe("decoding a results stream's entry", () => {
   it("refuses what a compromised probe might send", () => {
     const valid =
       `{"jobId":"m1:5","monitorId":"m1","region":"eu","probe":"p","scheduledAt":5,"checkedAt":6,"ok":true,"durationMs":1,"timings":{"dnsMs":null,"connectMs":null,"tlsMs":null,"firstByteMs":null},"statusCode":200,"error":null,"sslDaysLeft":null}`
-    expect(decodeResultEntry(valid)).toBeInstanceOf(CheckResult)
+    expect(shape(decodeResultEntry(valid))).toEqual(shape(JSON.parse(valid)))
     for (
       const [from, to] of [
         ["\"durationMs\":1", "\"durationMs\":-1"],

@@ -14,7 +14,7 @@ const result = (
   durationMs: number,
   options: { ok?: boolean; monitorId?: string; tlsMs?: number | null } = {}
 ) =>
-  new CheckResult({
+  CheckResult.make({
     jobId: jobIdOf(options.monitorId ?? "m1", scheduledAt),
     monitorId: options.monitorId ?? "m1",
     region,

@@ -61,9 +61,9 @@ describe("result admission", () => {
   })
 
   it("refuses a jobId that is not monitorId:scheduledAt", () => {
-    const forged = new CheckResult({ ...checkResult("m1", "eu", now, false), jobId: jobIdOf("m1", now - minute) })
+    const forged = CheckResult.make({ ...checkResult("m1", "eu", now, false), jobId: jobIdOf("m1", now - minute) })
     expect(rejectionOf(forged, everywhere, now)).toBe("job_id_mismatch")
-    const otherMonitor = new CheckResult({ ...checkResult("m1", "eu", now, false), jobId: jobIdOf("m2", now) })
+    const otherMonitor = CheckResult.make({ ...checkResult("m1", "eu", now, false), jobId: jobIdOf("m2", now) })
     expect(rejectionOf(otherMonitor, everywhere, now)).toBe("job_id_mismatch")
   })
 

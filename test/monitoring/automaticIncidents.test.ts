@@ -26,7 +26,7 @@ const regions = ["ap-south", "eu-west", "us-east"] as const
 
 /** A failed check that never got an answer, with an error that names the target (it must not be published). */
 const timedOut = (monitorId: string, region: string, scheduledAt: number) =>
-  new CheckResult({
+  CheckResult.make({
     ...checkResult(monitorId, region, scheduledAt, false),
     jobId: jobIdOf(monitorId, scheduledAt),
     statusCode: null,

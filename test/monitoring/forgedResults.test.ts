@@ -92,7 +92,7 @@ const refusedCount = (region: string, reason: string) =>
   )
 
 const failing = (monitorId: string, region: string, at: number): ProbeReport =>
-  new CheckResult({ ...checkResult(monitorId, region, at, false), probe: "forger-1" })
+  CheckResult.make({ ...checkResult(monitorId, region, at, false), probe: "forger-1" })
 
 it.layer(Stack, { timeout: "120 seconds" })("forged results", (it) => {
   it.effect("a region's probe cannot rewrite a monitor's past, flood it, or date runs before it existed", () =>

@@ -11,7 +11,7 @@ import { checkResult } from "../support/CheckResults.js"
 
 const at = 1_700_000_000_000
 const report = (region: string, probe: string, scheduledAt = at) =>
-  new CheckResult({ ...checkResult("m1", region, scheduledAt, false), probe })
+  CheckResult.make({ ...checkResult("m1", region, scheduledAt, false), probe })
 
 describe("refusal log", () => {
   it("writes one line per probe with the counts by reason and a few examples, then starts afresh", () => {

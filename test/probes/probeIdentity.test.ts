@@ -217,7 +217,7 @@ layer(LiveTestServer(), { excludeTestServices: true, timeout: "90 seconds" })("p
         // From a compromised probe of A, on its own stream:
         { as: asA, region: a, report: failing(now + century) },
         { as: asA, region: a, report: checkResult(`no-such-monitor-${randomUUID()}`, a, now, false) },
-        { as: asA, region: a, report: new CheckResult({ ...failing(now), jobId: jobIdOf(monitor.id, now - 60_000) }) },
+        { as: asA, region: a, report: CheckResult.make({ ...failing(now), jobId: jobIdOf(monitor.id, now - 60_000) }) },
         { as: asA, region: a, report: failing(now - 1) },
         { as: asA, region: a, report: { ...failing(now - 90_000), error: "x".repeat(errorMaxLength + 1) } },
         { as: asA, region: a, report: { ...failing(now - 120_000), error: "nul \u0000" } },

@@ -74,7 +74,7 @@ export const runsFor = (count: number, monitor = "m"): Array<ScheduledRun> =>
   }))
 
 export const resultFor = (job: CheckJob, region: string) =>
-  new CheckResult({
+  CheckResult.make({
     jobId: job.id,
     monitorId: job.monitorId,
     region,

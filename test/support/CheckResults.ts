@@ -26,7 +26,7 @@ export const checkResult = (
   ok: boolean,
   measured: Measured = {}
 ) =>
-  new CheckResult({
+  CheckResult.make({
     jobId: jobIdOf(monitorId, scheduledAt),
     monitorId,
     region,

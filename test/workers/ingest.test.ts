@@ -286,7 +286,7 @@ it.layer(Stack)("ingest", (it) => {
           // Dated a century ahead.
           result(monitor.id, "eu", at + century, false),
           // A job id of another run than the one reported.
-          new CheckResult({ ...result(monitor.id, "eu", at, false), jobId: jobIdOf(monitor.id, at - 60_000) }),
+          CheckResult.make({ ...result(monitor.id, "eu", at, false), jobId: jobIdOf(monitor.id, at - 60_000) }),
           // A run the scheduler never published: a millisecond off the monitor's slots.
           result(monitor.id, "eu", at + 1, false),
           miss(monitor.id, "us", at - 1),

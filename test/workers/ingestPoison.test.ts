@@ -56,7 +56,7 @@ it.layer(Stack, { timeout: "60 seconds" })("ingest of a batch PostgreSQL refuses
         at
       ) => [checkResult(monitor.id, "eu", at, true), checkResult(monitor.id, "us", at, false)])
       const earlier = latest - 6 * minute
-      const poison = new CheckResult({ ...checkResult(monitor.id, "eu", earlier, true), probe: "poisoned" })
+      const poison = CheckResult.make({ ...checkResult(monitor.id, "eu", earlier, true), probe: "poisoned" })
       const transport = yield* JobTransport
       // The poison in the middle of its region's stream, with good reports on either side.
       yield* transport.publishResults([...good.slice(0, 5), poison, ...good.slice(5)])

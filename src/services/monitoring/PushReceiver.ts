@@ -98,7 +98,7 @@ export class PushReceiver extends Context.Service<PushReceiver>()("PushReceiver"
         // One run per slot: a second push in it is acknowledged, and not offered to ingest as a duplicate.
         if (!late && (yield* repo.hasRun(monitor.id, current))) return
         yield* ingest.ingest([
-          new CheckResult({
+          CheckResult.make({
             jobId: jobIdOf(monitor.id, scheduledAt),
             monitorId: monitor.id,
             region: pushRegion,
