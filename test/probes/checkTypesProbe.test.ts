@@ -28,6 +28,7 @@ import { serve } from "./support/grpcHealthServer.js"
 const region = "check-types"
 const encodeJob = Schema.encodeSync(Schema.fromJsonString(CheckJob))
 const decodeReport = Schema.decodeUnknownOption(Schema.fromJsonString(ProbeReport))
+const decodeReportValue = Schema.decodeUnknownSync(ProbeReport)
 
 const built = Effect.acquireRelease(
   Effect.promise(async () => {
@@ -75,6 +76,13 @@ describe("the check types in a probe agent", () => {
         }, Date.now())
       ))
       const reports = (yield* readAll(ingest, targets.length)).map((delivery) => delivery.value)
+      // The agent builds each result by hand, with no schema pass: each is what the schema builds
+      // from it, every bound held and the same fields in the same order.
+      for (const report of reports) {
+        const decoded = decodeReportValue(report)
+        expect(decoded).toEqual(report)
+        expect(Object.keys(decoded)).toEqual(Object.keys(report))
+      }
       const outcomes = targets.map((target, index) => {
         const result = reports.find((report) => report.monitorId === `${run}-${index}`)
         return {
