@@ -31,7 +31,13 @@ import { judgePushDeadlines } from "./PushDeadlines.js"
 
 /** Key of the advisory lock only the active scheduler holds. */
 const leaderLockKey = 7_311_402_001
-const tickEvery = Duration.millis(100)
+/**
+ * How often the leader wakes to publish what fell due. Each wake-up costs more than its own
+ * work: it sets off a batch of checks, results and writes, and at 500 monitors on the embedded
+ * default ten batches a second cost a quarter to a third more CPU than two (docs/benchmarks.md).
+ * A run is published up to this long after its slot, a small part of any interval.
+ */
+export const tickEvery = Duration.millis(500)
 const reloadEvery = Duration.seconds(5)
 /**
  * How far back the runs no scheduler published are recorded as missed: a region whose last run
@@ -52,7 +58,7 @@ interface Entry {
   readonly key: string
   version: string
   readonly intervalMs: number
-  /** slotOffset, computed once: the tick runs every 100 ms over every monitor. */
+  /** slotOffset, computed once: every tick walks every monitor. */
   readonly offset: number
   nextDue: number
 }

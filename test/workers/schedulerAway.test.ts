@@ -20,7 +20,7 @@ import { checkLabels, checksIngested } from "../../src/observability/Metrics.js"
 import { serviceAclRules } from "../../src/queue/ProbeAcl.js"
 import * as RedisJobTransport from "../../src/queue/redis/RedisJobTransport.js"
 import { ResultIngest } from "../../src/services/monitoring/ResultIngest.js"
-import { slotAt } from "../../src/workers/CheckScheduler.js"
+import { slotAt, tickEvery } from "../../src/workers/CheckScheduler.js"
 import { checkResult } from "../support/CheckResults.js"
 import { eventually, realPause, stepUntil } from "../support/Eventually.js"
 import { startScheduler, startSchedulerWith } from "../support/RecordingScheduler.js"
@@ -298,14 +298,14 @@ it.layer(Stack, { timeout: "120 seconds" })("runs no scheduler published, after 
 
       // Stalled inside a tick for five minutes, as in schedulerClock.
       yield* scheduler.gate.close
-      yield* TestClock.adjust(100)
+      yield* TestClock.adjust(tickEvery)
       const stalledAt = yield* Clock.currentTimeMillis
       const ticksBefore = scheduler.ticks()
       yield* TestClock.adjust("5 minutes")
       yield* scheduler.gate.open
       yield* eventually(Effect.sync(() => scheduler.ticks()), (n) => n > ticksBefore)
       yield* realPause(50)
-      yield* TestClock.adjust(100)
+      yield* TestClock.adjust(tickEvery)
       const resumedAt = yield* Clock.currentTimeMillis
       const fellBehind = yield* recorded(scheduler, "Scheduler fell behind")
 

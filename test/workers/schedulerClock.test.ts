@@ -11,7 +11,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 
 import { MonitorId } from "../../src/domain/Monitor.js"
-import { slotAt } from "../../src/workers/CheckScheduler.js"
+import { slotAt, tickEvery } from "../../src/workers/CheckScheduler.js"
 import { eventually, realPause, stepUntil } from "../support/Eventually.js"
 import { startScheduler } from "../support/RecordingScheduler.js"
 import { ApiClient, TestServer } from "../support/TestServer.js"
@@ -183,16 +183,16 @@ it.layer(Stack, { timeout: "120 seconds" })("check scheduler on the TestClock", 
 
       // Stalled inside a tick (a long pause) for five minutes: 30 slots of one, 5 of the other.
       yield* scheduler.gate.close
-      yield* TestClock.adjust(100)
+      yield* TestClock.adjust(tickEvery)
       const stalledAt = yield* Clock.currentTimeMillis
       const ticksBefore = scheduler.ticks()
       yield* TestClock.adjust("5 minutes")
       expect(scheduler.ticks()).toBe(ticksBefore)
-      // The stalled tick finishes; the next one, 100 ms on, finds every monitor behind.
+      // The stalled tick finishes; the next one, a tick on, finds every monitor behind.
       yield* scheduler.gate.open
       yield* eventually(Effect.sync(() => scheduler.ticks()), (n) => n > ticksBefore)
       yield* realPause(50)
-      yield* TestClock.adjust(100)
+      yield* TestClock.adjust(tickEvery)
       const resumedAt = yield* Clock.currentTimeMillis
       expect(yield* eventually(Effect.sync(() => scheduler.ticks()), (n) => n > ticksBefore + 1)).toBe(ticksBefore + 2)
       // From there on, every slot again.
